@@ -1,0 +1,57 @@
+//===- SpPerm.h - spperm dialect --------------------------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The spperm dialect: the `!spperm.matrix` type, the format, permutation and
+// feature attributes, and the ops on fixed sparse matrices.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_DIALECT_SPPERM_IR_SPPERM_H
+#define SPPERM_DIALECT_SPPERM_IR_SPPERM_H
+
+#include "spperm/Sparse/Strategy.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <optional>
+
+namespace mlir {
+namespace spperm {
+class PermAttr;
+} // namespace spperm
+
+/// Parses a `::spperm::Strategy` keyword in attribute parameters.
+template <>
+struct FieldParser<::spperm::Strategy> {
+  static FailureOr<::spperm::Strategy> parse(AsmParser &parser);
+};
+
+/// Prints a strategy as its IR keyword.
+AsmPrinter &operator<<(AsmPrinter &printer, ::spperm::Strategy strategy);
+} // namespace mlir
+
+#include "spperm/Dialect/SpPerm/IR/SpPermDialect.h.inc"
+#include "spperm/Dialect/SpPerm/IR/SpPermEnums.h.inc"
+#include "spperm/Dialect/SpPerm/IR/SpPermAttrInterfaces.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "spperm/Dialect/SpPerm/IR/SpPermAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "spperm/Dialect/SpPerm/IR/SpPermTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "spperm/Dialect/SpPerm/IR/SpPermOps.h.inc"
+
+#endif // SPPERM_DIALECT_SPPERM_IR_SPPERM_H

@@ -1,0 +1,231 @@
+//===- SpPermAttrs.td - spperm attributes ------------------*- tablegen -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_DIALECT_SPPERM_IR_SPPERMATTRS_TD
+#define SPPERM_DIALECT_SPPERM_IR_SPPERMATTRS_TD
+
+include "spperm/Dialect/SpPerm/IR/SpPermBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def SpPerm_ResidualFormat : I32EnumAttr<"ResidualFormat",
+    "storage of the entries that fall outside dense blocks", [
+      I32EnumAttrCase<"csr", 0>,
+    ]> {
+  let cppNamespace = "::mlir::spperm";
+  let genSpecializedAttr = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Interfaces
+//===----------------------------------------------------------------------===//
+
+def SpPerm_FormatAttrInterface : AttrInterface<"FormatAttrInterface"> {
+  let cppNamespace = "::mlir::spperm";
+  let description = [{
+    A storage format of a `!spperm.matrix`. Every format may carry a row
+    permutation (`perm`); two matrices whose formats differ only in the
+    permutation hold the same entries in a different row order.
+  }];
+  // The permutation travels as a plain Attribute through the interface's
+  // methods (PermAttr is not yet a complete type where the interface's models
+  // are defined); the typed accessors below wrap them.
+  let methods = [
+    InterfaceMethod<
+      "The row permutation (a PermAttr), or null when rows are in file order.",
+      "::mlir::Attribute", "getPermAttr">,
+    InterfaceMethod<
+      "This format with `perm` (a PermAttr) as its row permutation; null "
+      "removes it.",
+      "::mlir::Attribute", "withPermAttr", (ins "::mlir::Attribute":$perm)>,
+    InterfaceMethod<
+      "The format's short name: `csr`, `bell` or `hbp`.",
+      "::llvm::StringRef", "getFormatName">,
+    InterfaceMethod<
+      "Checks the format's parameters against a rows x cols matrix.",
+      "::llvm::LogicalResult", "verifyShape",
+      (ins "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError,
+           "int64_t":$rows, "int64_t":$cols)>,
+  ];
+  let extraClassDeclaration = [{
+    /// The row permutation, or null when rows are in file order.
+    PermAttr getPerm() const;
+    /// This format with `perm` as its row permutation (null removes it).
+    FormatAttrInterface withPerm(PermAttr perm) const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+// A format's optional row permutation, printed in full (`perm =
+// #spperm.perm<lpt>`) rather than stripped to `<lpt>`.
+def SpPerm_PermParameter : OptionalParameter<"::mlir::spperm::PermAttr"> {
+  let printer = "$_printer.printAttribute($_self)";
+}
+
+class SpPerm_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<SpPerm_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def SpPerm_PermAttr : SpPerm_Attr<"Perm", "perm"> {
+  let summary = "A row-permutation strategy and its parameters";
+  let description = [{
+    Names the strategy that orders the rows of a matrix, with its parameters.
+    The permutation is a deterministic function of the matrix and this
+    attribute, so it is recomputed rather than spelled out in the IR.
+
+    Strategies (IR keyword — command-line name): `identity`, `plain`,
+    `flipped`, `lpt`, `warp_aware` — `warp-aware`, `cta_aware` — `cta-aware`,
+    `hybrid_1` — `hybrid-1`, `hybrid_2_1` — `hybrid-2.1`, `hybrid_2_2` —
+    `hybrid-2.2`, `hybrid_2_3` — `hybrid-2.3`, `bsa`. MLIR keywords cannot
+    contain `-`, hence the two spellings.
+
+    Parameters, each optional (defaults from the seeds are elided when
+    printing):
+    * `warps` — N_w, the warps of a CTA the load-balancing sorts spread rows
+      over (1 to 1024, default 32);
+    * `line` — columns per cache line of B in the bitmask model (a power of
+      two from 1 to 1024, default 32);
+    * `tau` — BSA's column-block width τ (1 to 1024; `bsa` only);
+    * `alpha` — BSA's similarity threshold α in (0, 1] (`bsa` only).
+
+    Example:
+
+    ```mlir
+    #spperm.perm<lpt>
+    #spperm.perm<warp_aware, warps = 16>
+    #spperm.perm<bsa, tau = 32, alpha = 0.3>
+    ```
+  }];
+  let parameters = (ins
+    "::spperm::Strategy":$strategy,
+    "int64_t":$warps,
+    "int64_t":$line,
+    "std::optional<int64_t>":$tau,
+    "::mlir::FloatAttr":$alpha
+  );
+  let builders = [
+    AttrBuilder<(ins "::spperm::Strategy":$strategy), [{
+      return $_get($_ctxt, strategy, kDefaultWarps, kDefaultLine,
+                   std::nullopt, ::mlir::FloatAttr());
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    static constexpr int64_t kDefaultWarps = 32;
+    static constexpr int64_t kDefaultLine = 32;
+  }];
+}
+
+def SpPerm_FeaturesAttr : SpPerm_Attr<"Features", "features"> {
+  let summary = "Static features of a matrix";
+  let description = [{
+    The statistics `spperm-extract-features` computed for a matrix, as a
+    dictionary of numbers (integers or floats) or of dictionaries of numbers,
+    for example `row_nnz = {mean = 21.4 : f64, max = 83 : i64}`. The count
+    keys `rows`, `cols`, `nnz` and `empty_rows` must be non-negative
+    integers, `density` a float in [0, 1], and they must agree with each
+    other (`nnz ≤ rows · cols`, `empty_rows ≤ rows`).
+
+    ```mlir
+    #spperm.features<{rows = 4 : i64, cols = 4 : i64, nnz = 7 : i64,
+                      density = 0.4375 : f64}>
+    ```
+  }];
+  let parameters = (ins "::mlir::DictionaryAttr":$entries);
+  let assemblyFormat = "`<` $entries `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The integer at `key`, if present and an integer.
+    std::optional<int64_t> getInt(::llvm::StringRef key) const;
+    /// The number at `key` as a double, if present and a number.
+    std::optional<double> getNumber(::llvm::StringRef key) const;
+  }];
+}
+
+def SpPerm_CsrAttr : SpPerm_Attr<"Csr", "csr", [
+    DeclareAttrInterfaceMethods<SpPerm_FormatAttrInterface,
+                                ["getPermAttr", "withPermAttr", "getFormatName", "verifyShape"]>]> {
+  let summary = "Compressed sparse row storage";
+  let description = [{
+    Row pointers, column indices and values, with 32-bit indices. With a
+    `perm`, the rows are stored in the permuted order.
+
+    ```mlir
+    #spperm.csr
+    #spperm.csr<perm = #spperm.perm<lpt>>
+    ```
+  }];
+  let parameters = (ins SpPerm_PermParameter:$perm);
+  let assemblyFormat = "(`<` struct($perm)^ `>`)?";
+}
+
+def SpPerm_BellAttr : SpPerm_Attr<"Bell", "bell", [
+    DeclareAttrInterfaceMethods<SpPerm_FormatAttrInterface,
+                                ["getPermAttr", "withPermAttr", "getFormatName", "verifyShape"]>]> {
+  let summary = "Blocked-ELL dense blocks plus a residual (BSA)";
+  let description = [{
+    The (permuted) matrix tiled into `block` × `block` tiles; dense enough
+    tiles are stored as Blocked-ELL — per block row, `width` block columns
+    (padded) with their dense values — and every other entry goes to the
+    `residual` format. `block = 1` gives plain ELL/HYB.
+
+    * `block` — τ, one of 1, 2, 4, 8, 16, 32;
+    * `width` — the ELL width in blocks, at least 1 and at most the number of
+      block columns of the matrix;
+    * `residual` — `csr`.
+
+    ```mlir
+    #spperm.bell<block = 32, width = 4, residual = csr>
+    #spperm.bell<block = 16, width = 2, residual = csr, perm = #spperm.perm<bsa>>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$block,
+    "int64_t":$width,
+    EnumParameter<SpPerm_ResidualFormat>:$residual,
+    SpPerm_PermParameter:$perm
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def SpPerm_HbpAttr : SpPerm_Attr<"Hbp", "hbp", [
+    DeclareAttrInterfaceMethods<SpPerm_FormatAttrInterface,
+                                ["getPermAttr", "withPermAttr", "getFormatName", "verifyShape"]>]> {
+  let summary = "Hash-based 2-D partition (HBP)";
+  let description = [{
+    The matrix cut into `rows` × `cols` blocks; inside each block the rows
+    are reordered by a nonlinear hash so that warps get balanced work. For
+    SpMM the B tile of a column block must fit in shared memory, so `cols`
+    is a parameter.
+
+    * `rows` — row-block height, a positive multiple of 32 (default in the
+      paper: 512);
+    * `cols` — column-block width, positive.
+
+    ```mlir
+    #spperm.hbp<rows = 512, cols = 4096>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$rows,
+    "int64_t":$cols,
+    SpPerm_PermParameter:$perm
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // SPPERM_DIALECT_SPPERM_IR_SPPERMATTRS_TD

@@ -1,0 +1,112 @@
+//===- SpPermOps.td - spperm operations --------------------*- tablegen -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_DIALECT_SPPERM_IR_SPPERMOPS_TD
+#define SPPERM_DIALECT_SPPERM_IR_SPPERMOPS_TD
+
+include "spperm/Dialect/SpPerm/IR/SpPermTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinTypes.td"
+
+def SpPerm_Matrix : Type<CPred<"::llvm::isa<::mlir::spperm::MatrixType>($_self)">,
+                         "spperm matrix", "::mlir::spperm::MatrixType">;
+
+def SpPerm_DenseMatrix : 2DTensorOf<[F32]>;
+
+class SpPerm_Op<string mnemonic, list<Trait> traits = []>
+    : Op<SpPerm_Dialect, mnemonic, traits>;
+
+def SpPerm_LoadOp : SpPerm_Op<"load", [Pure]> {
+  let summary = "The fixed sparse matrix stored in a file";
+  let description = [{
+    Names the file that holds the matrix (Matrix Market `.mtx`, DLMC
+    `.smtx`, optionally gzip-compressed) and where its values come from:
+    `values` is `"file"` (the default: the file's values, 1.0 for pattern
+    files), `"ones"` or `"random:SEED"` (see the `--values` contract in
+    docs/). The result is the matrix in file order, in CSR; permute and
+    convert it with `spperm.permute` and `spperm.convert`. A relative path
+    is resolved against the directory of the IR file being compiled.
+
+    `features`, when present, holds statistics computed by
+    `spperm-extract-features`; they must agree with the result type.
+
+    ```mlir
+    %A = spperm.load "weights/fc1.smtx" {values = "random:7"}
+        : !spperm.matrix<512x2048xf32, #spperm.csr>
+    ```
+  }];
+  let arguments = (ins StrAttr:$path,
+                       OptionalAttr<StrAttr>:$values,
+                       OptionalAttr<SpPerm_FeaturesAttr>:$features);
+  let results = (outs SpPerm_Matrix:$result);
+  let assemblyFormat = "$path attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def SpPerm_SpMMOp : SpPerm_Op<"spmm", [Pure]> {
+  let summary = "Sparse-times-dense matrix multiplication C = A · B";
+  let description = [{
+    Multiplies the fixed sparse matrix `A` (M × N) by the dense row-major
+    tensor `B` (N × K) and returns `C` (M × K) in the *original* row order of
+    `A`, whatever permutation its format carries. K may be dynamic; K = 1 is
+    sparse matrix–vector multiplication.
+
+    ```mlir
+    %C = spperm.spmm %A, %B : !spperm.matrix<4x6xf32, #spperm.csr>,
+                              tensor<6x?xf32> -> tensor<4x?xf32>
+    ```
+  }];
+  let arguments = (ins SpPerm_Matrix:$matrix, SpPerm_DenseMatrix:$dense);
+  let results = (outs SpPerm_DenseMatrix:$result);
+  let assemblyFormat = [{
+    $matrix `,` $dense attr-dict `:` qualified(type($matrix)) `,`
+    type($dense) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def SpPerm_PermuteOp : SpPerm_Op<"permute", [Pure]> {
+  let summary = "Reorder the rows of a matrix";
+  let description = [{
+    Stores the rows of an unpermuted matrix in the order chosen by the
+    strategy of the result type's `perm`. Only the permutation may differ
+    between the source and result formats.
+
+    ```mlir
+    %P = spperm.permute %A : !spperm.matrix<4x4xf32, #spperm.csr>
+        -> !spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt>>>
+    ```
+  }];
+  let arguments = (ins SpPerm_Matrix:$source);
+  let results = (outs SpPerm_Matrix:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` qualified(type($source)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def SpPerm_ConvertOp : SpPerm_Op<"convert", [Pure]> {
+  let summary = "Change the storage format of a matrix";
+  let description = [{
+    Converts a matrix to another storage format, keeping its row order: the
+    source and result formats carry the same permutation (or none). A
+    conversion to the same type folds away.
+
+    ```mlir
+    %B = spperm.convert %A : !spperm.matrix<64x64xf32, #spperm.csr>
+        -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 2, residual = csr>>
+    ```
+  }];
+  let arguments = (ins SpPerm_Matrix:$source);
+  let results = (outs SpPerm_Matrix:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` qualified(type($source)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // SPPERM_DIALECT_SPPERM_IR_SPPERMOPS_TD

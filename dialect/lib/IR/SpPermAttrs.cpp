@@ -1,0 +1,324 @@
+//===- SpPermAttrs.cpp - spperm attributes ----------------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Dialect/SpPerm/IR/SpPerm.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::spperm;
+
+//===----------------------------------------------------------------------===//
+// Strategy keywords
+//===----------------------------------------------------------------------===//
+
+FailureOr<::spperm::Strategy>
+FieldParser<::spperm::Strategy>::parse(AsmParser &parser) {
+  // The IR keyword (`warp_aware`), or the command-line name as a string
+  // (`"warp-aware"`), which cannot be a keyword.
+  SMLoc loc = parser.getCurrentLocation();
+  std::string keyword;
+  if (failed(parser.parseKeywordOrString(&keyword)))
+    return failure();
+  std::optional<::spperm::Strategy> strategy =
+      ::spperm::parseStrategy(keyword);
+  if (!strategy)
+    return parser.emitError(loc, "unknown row-permutation strategy '")
+           << keyword << "'";
+  return *strategy;
+}
+
+AsmPrinter &mlir::operator<<(AsmPrinter &printer,
+                              ::spperm::Strategy strategy) {
+  std::string_view name = ::spperm::strategyIrName(strategy);
+  printer << StringRef(name.data(), name.size());
+  return printer;
+}
+
+//===----------------------------------------------------------------------===//
+// PermAttr
+//===----------------------------------------------------------------------===//
+
+Attribute PermAttr::parse(AsmParser &parser, Type) {
+  MLIRContext *ctx = parser.getContext();
+  if (failed(parser.parseLess()))
+    return {};
+  FailureOr<::spperm::Strategy> strategy =
+      FieldParser<::spperm::Strategy>::parse(parser);
+  if (failed(strategy))
+    return {};
+
+  int64_t warps = kDefaultWarps;
+  int64_t line = kDefaultLine;
+  std::optional<int64_t> tau;
+  FloatAttr alpha;
+  llvm::SmallDenseSet<StringRef> seen;
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef key;
+    if (failed(parser.parseKeyword(&key)) || failed(parser.parseEqual()))
+      return {};
+    if (!seen.insert(key).second) {
+      parser.emitError(loc, "duplicate parameter '") << key << "'";
+      return {};
+    }
+    if (key == "warps" || key == "line" || key == "tau") {
+      int64_t value;
+      if (failed(parser.parseInteger(value)))
+        return {};
+      if (key == "warps")
+        warps = value;
+      else if (key == "line")
+        line = value;
+      else
+        tau = value;
+      continue;
+    }
+    if (key == "alpha") {
+      double value;
+      if (failed(parser.parseFloat(value)))
+        return {};
+      alpha = FloatAttr::get(Float64Type::get(ctx), value);
+      continue;
+    }
+    parser.emitError(loc, "unknown parameter '")
+        << key << "' (expected warps, line, tau or alpha)";
+    return {};
+  }
+  if (failed(parser.parseGreater()))
+    return {};
+  return parser.getChecked<PermAttr>(ctx, *strategy, warps, line, tau, alpha);
+}
+
+void PermAttr::print(AsmPrinter &printer) const {
+  printer << '<' << getStrategy();
+  if (getWarps() != kDefaultWarps)
+    printer << ", warps = " << getWarps();
+  if (getLine() != kDefaultLine)
+    printer << ", line = " << getLine();
+  if (getTau())
+    printer << ", tau = " << *getTau();
+  if (getAlpha()) {
+    printer << ", alpha = ";
+    printer.printFloat(getAlpha().getValue());
+  }
+  printer << '>';
+}
+
+LogicalResult PermAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ::spperm::Strategy strategy, int64_t warps,
+                               int64_t line, std::optional<int64_t> tau,
+                               FloatAttr alpha) {
+  if (warps < 1 || warps > 1024)
+    return emitError() << "warps must be in [1, 1024], got " << warps;
+  if (line < 1 || line > 1024 || !llvm::isPowerOf2_64(line))
+    return emitError() << "line must be a power of two in [1, 1024], got "
+                       << line;
+  bool isBsa = strategy == ::spperm::Strategy::Bsa;
+  if (tau) {
+    if (!isBsa)
+      return emitError() << "'tau' only applies to the bsa strategy";
+    if (*tau < 1 || *tau > 1024)
+      return emitError() << "tau must be in [1, 1024], got " << *tau;
+  }
+  if (alpha) {
+    if (!isBsa)
+      return emitError() << "'alpha' only applies to the bsa strategy";
+    double a = alpha.getValueAsDouble();
+    if (!(a > 0.0 && a <= 1.0))
+      return emitError() << "alpha must be in (0, 1], got " << a;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FeaturesAttr
+//===----------------------------------------------------------------------===//
+
+static bool isNumber(Attribute a) { return isa<IntegerAttr, FloatAttr>(a); }
+
+LogicalResult
+FeaturesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     DictionaryAttr entries) {
+  for (NamedAttribute entry : entries) {
+    Attribute value = entry.getValue();
+    if (isNumber(value))
+      continue;
+    auto group = dyn_cast<DictionaryAttr>(value);
+    if (!group)
+      return emitError() << "feature '" << entry.getName().getValue()
+                         << "' must be a number or a dictionary of numbers";
+    for (NamedAttribute inner : group)
+      if (!isNumber(inner.getValue()))
+        return emitError() << "feature '" << entry.getName().getValue() << "."
+                           << inner.getName().getValue()
+                           << "' must be a number";
+  }
+
+  auto getCount = [&](StringRef key,
+                      std::optional<int64_t> &out) -> LogicalResult {
+    Attribute value = entries.get(key);
+    if (!value)
+      return success();
+    auto intAttr = dyn_cast<IntegerAttr>(value);
+    if (!intAttr)
+      return emitError() << "feature '" << key << "' must be an integer";
+    out = intAttr.getValue().getSExtValue();
+    if (*out < 0)
+      return emitError() << "feature '" << key
+                         << "' must be non-negative, got " << *out;
+    return success();
+  };
+  std::optional<int64_t> rows, cols, nnz, emptyRows;
+  if (failed(getCount("rows", rows)) || failed(getCount("cols", cols)) ||
+      failed(getCount("nnz", nnz)) || failed(getCount("empty_rows", emptyRows)))
+    return failure();
+  if (rows && cols && nnz && *nnz > *rows * *cols)
+    return emitError() << "feature 'nnz' (" << *nnz << ") exceeds rows * cols ("
+                       << *rows * *cols << ")";
+  if (rows && emptyRows && *emptyRows > *rows)
+    return emitError() << "feature 'empty_rows' (" << *emptyRows
+                       << ") exceeds rows (" << *rows << ")";
+  if (Attribute density = entries.get("density")) {
+    auto floatAttr = dyn_cast<FloatAttr>(density);
+    if (!floatAttr)
+      return emitError() << "feature 'density' must be a float";
+    double d = floatAttr.getValueAsDouble();
+    if (!(d >= 0.0 && d <= 1.0))
+      return emitError() << "feature 'density' must be in [0, 1], got " << d;
+  }
+  return success();
+}
+
+std::optional<int64_t> FeaturesAttr::getInt(StringRef key) const {
+  if (auto intAttr = dyn_cast_or_null<IntegerAttr>(getEntries().get(key)))
+    return intAttr.getValue().getSExtValue();
+  return std::nullopt;
+}
+
+std::optional<double> FeaturesAttr::getNumber(StringRef key) const {
+  Attribute value = getEntries().get(key);
+  if (auto intAttr = dyn_cast_or_null<IntegerAttr>(value))
+    return static_cast<double>(intAttr.getValue().getSExtValue());
+  if (auto floatAttr = dyn_cast_or_null<FloatAttr>(value))
+    return floatAttr.getValueAsDouble();
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// FormatAttrInterface
+//===----------------------------------------------------------------------===//
+
+PermAttr FormatAttrInterface::getPerm() const {
+  return cast_or_null<PermAttr>(getPermAttr());
+}
+
+FormatAttrInterface FormatAttrInterface::withPerm(PermAttr perm) const {
+  return cast<FormatAttrInterface>(withPermAttr(perm));
+}
+
+//===----------------------------------------------------------------------===//
+// CsrAttr
+//===----------------------------------------------------------------------===//
+
+Attribute CsrAttr::getPermAttr() const { return getPerm(); }
+
+Attribute CsrAttr::withPermAttr(Attribute permAttr) const {
+  auto perm = cast_or_null<PermAttr>(permAttr);
+  return CsrAttr::get(getContext(), perm);
+}
+
+StringRef CsrAttr::getFormatName() const { return "csr"; }
+
+LogicalResult CsrAttr::verifyShape(function_ref<InFlightDiagnostic()>,
+                                   int64_t, int64_t) const {
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BellAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult BellAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               int64_t block, int64_t width, ResidualFormat,
+                               PermAttr) {
+  if (block < 1 || block > 32 || !llvm::isPowerOf2_64(block))
+    return emitError() << "block must be one of 1, 2, 4, 8, 16, 32, got "
+                       << block;
+  if (width < 1)
+    return emitError() << "width must be at least 1, got " << width;
+  return success();
+}
+
+Attribute BellAttr::getPermAttr() const { return getPerm(); }
+
+Attribute BellAttr::withPermAttr(Attribute permAttr) const {
+  auto perm = cast_or_null<PermAttr>(permAttr);
+  return BellAttr::get(getContext(), getBlock(), getWidth(), getResidual(),
+                       perm);
+}
+
+StringRef BellAttr::getFormatName() const { return "bell"; }
+
+LogicalResult
+BellAttr::verifyShape(function_ref<InFlightDiagnostic()> emitError,
+                      int64_t rows, int64_t cols) const {
+  (void)rows;
+  int64_t blockCols = llvm::divideCeil(cols, getBlock());
+  if (getWidth() > blockCols)
+    return emitError() << "ELL width " << getWidth() << " exceeds the "
+                       << blockCols << " block columns of a " << cols
+                       << "-column matrix with block " << getBlock();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// HbpAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult HbpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              int64_t rows, int64_t cols, PermAttr) {
+  if (rows < 32 || rows % 32 != 0)
+    return emitError() << "rows must be a positive multiple of 32, got "
+                       << rows;
+  if (cols < 1)
+    return emitError() << "cols must be positive, got " << cols;
+  return success();
+}
+
+Attribute HbpAttr::getPermAttr() const { return getPerm(); }
+
+Attribute HbpAttr::withPermAttr(Attribute permAttr) const {
+  auto perm = cast_or_null<PermAttr>(permAttr);
+  return HbpAttr::get(getContext(), getRows(), getCols(), perm);
+}
+
+StringRef HbpAttr::getFormatName() const { return "hbp"; }
+
+LogicalResult HbpAttr::verifyShape(function_ref<InFlightDiagnostic()>,
+                                   int64_t, int64_t) const {
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TableGen'd definitions
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Dialect/SpPerm/IR/SpPermAttrInterfaces.cpp.inc"
+#include "spperm/Dialect/SpPerm/IR/SpPermEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "spperm/Dialect/SpPerm/IR/SpPermAttrs.cpp.inc"
+
+void SpPermDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "spperm/Dialect/SpPerm/IR/SpPermAttrs.cpp.inc"
+      >();
+}

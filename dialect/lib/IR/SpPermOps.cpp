@@ -1,0 +1,142 @@
+//===- SpPermOps.cpp - spperm operations ------------------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Dialect/SpPerm/IR/SpPerm.h"
+#include "spperm/Sparse/MatrixIO.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::spperm;
+
+//===----------------------------------------------------------------------===//
+// LoadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  if (getPath().empty())
+    return emitOpError("requires a non-empty file path");
+  if (std::optional<StringRef> values = getValues()) {
+    ::spperm::StatusOr<::spperm::ValuesSpec> spec =
+        ::spperm::parseValuesSpec(std::string_view(values->data(),
+                                                   values->size()));
+    if (!spec)
+      return emitOpError() << spec.message();
+  }
+  MatrixType type = getResult().getType();
+  if (!isa<CsrAttr>(type.getFormat()))
+    return emitOpError("loads a matrix in #spperm.csr format, not ")
+           << type.getFormat() << "; use spperm.convert to change formats";
+  if (type.getPerm())
+    return emitOpError("loads a matrix in file order; use spperm.permute to "
+                       "reorder its rows");
+  if (std::optional<FeaturesAttr> features = getFeatures()) {
+    std::optional<int64_t> rows = features->getInt("rows");
+    std::optional<int64_t> cols = features->getInt("cols");
+    if (rows && *rows != type.getRows())
+      return emitOpError("features say ")
+             << *rows << " rows but the result type has " << type.getRows();
+    if (cols && *cols != type.getCols())
+      return emitOpError("features say ")
+             << *cols << " columns but the result type has " << type.getCols();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SpMMOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SpMMOp::verify() {
+  MatrixType a = getMatrix().getType();
+  auto b = cast<RankedTensorType>(getDense().getType());
+  auto c = cast<RankedTensorType>(getResult().getType());
+  if (!ShapedType::isDynamic(b.getDimSize(0)) && b.getDimSize(0) != a.getCols())
+    return emitOpError("dense operand has ")
+           << b.getDimSize(0) << " rows but the matrix has " << a.getCols()
+           << " columns";
+  if (!ShapedType::isDynamic(c.getDimSize(0)) && c.getDimSize(0) != a.getRows())
+    return emitOpError("result has ")
+           << c.getDimSize(0) << " rows but the matrix has " << a.getRows();
+  if (b.getDimSize(1) != c.getDimSize(1)) {
+    auto dim = [](int64_t d) {
+      return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+    };
+    return emitOpError("result has ")
+           << dim(c.getDimSize(1)) << " columns but the dense operand has "
+           << dim(b.getDimSize(1));
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PermuteOp
+//===----------------------------------------------------------------------===//
+
+/// Checks what every storage-changing op requires of its two types. (The
+/// element type is always f32, which MatrixType itself verifies.)
+static LogicalResult verifySameMatrix(Operation *op, MatrixType source,
+                                      MatrixType result) {
+  if (source.getRows() != result.getRows() ||
+      source.getCols() != result.getCols())
+    return op->emitOpError("changes the shape from ")
+           << source.getRows() << "x" << source.getCols() << " to "
+           << result.getRows() << "x" << result.getCols();
+  return success();
+}
+
+LogicalResult PermuteOp::verify() {
+  MatrixType source = getSource().getType();
+  MatrixType result = getResult().getType();
+  if (failed(verifySameMatrix(*this, source, result)))
+    return failure();
+  if (source.getPerm())
+    return emitOpError("source is already permuted by ") << source.getPerm();
+  if (!result.getPerm())
+    return emitOpError("result type has no row permutation");
+  if (result.getFormat().withPerm(nullptr) != source.getFormat())
+    return emitOpError("may only add a row permutation; the formats ")
+           << source.getFormat() << " and " << result.getFormat()
+           << " differ otherwise (use spperm.convert)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConvertOp
+//===----------------------------------------------------------------------===//
+
+/// Streams `perm`, or "none" for a null permutation.
+static InFlightDiagnostic &printPermOrNone(InFlightDiagnostic &diag,
+                                           PermAttr perm) {
+  if (perm)
+    return diag << perm;
+  return diag << "none";
+}
+
+LogicalResult ConvertOp::verify() {
+  MatrixType source = getSource().getType();
+  MatrixType result = getResult().getType();
+  if (failed(verifySameMatrix(*this, source, result)))
+    return failure();
+  if (source.getPerm() != result.getPerm()) {
+    InFlightDiagnostic diag = emitOpError(
+        "keeps the row order, but the permutation changes from ");
+    printPermOrNone(diag, source.getPerm()) << " to ";
+    printPermOrNone(diag, result.getPerm()) << " (use spperm.permute)";
+    return diag;
+  }
+  return success();
+}
+
+OpFoldResult ConvertOp::fold(FoldAdaptor) {
+  if (getSource().getType() == getResult().getType())
+    return getSource();
+  return {};
+}
+
+#define GET_OP_CLASSES
+#include "spperm/Dialect/SpPerm/IR/SpPermOps.cpp.inc"

@@ -1,0 +1,372 @@
+// RUN: spperm-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of the spperm types, attributes and ops.
+
+//===----------------------------------------------------------------------===//
+// !spperm.matrix
+//===----------------------------------------------------------------------===//
+
+// Indices are 32 bits wide, so dimensions stop at 2^31 - 1.
+// expected-error@+1 {{row count 2147483648 is outside [0, 2^31 - 1]}}
+func.func private @rows_too_large(!spperm.matrix<2147483648x4xf32, #spperm.csr>)
+
+// -----
+
+// expected-error@+1 {{column count 2147483648 is outside [0, 2^31 - 1]}}
+func.func private @cols_too_large(!spperm.matrix<4x2147483648xf32, #spperm.csr>)
+
+// -----
+
+// expected-error@+1 {{element type must be f32, got 'f16'}}
+func.func private @not_f32(!spperm.matrix<4x4xf16, #spperm.csr>)
+
+// -----
+
+// expected-error@+1 {{expected a 2-D shape, got 3 dimension(s)}}
+func.func private @three_dims(!spperm.matrix<4x4x4xf32, #spperm.csr>)
+
+// -----
+
+// expected-error@+1 {{expected a storage format attribute (#spperm.csr, #spperm.bell or #spperm.hbp), got #spperm.perm<lpt>}}
+func.func private @not_a_format(!spperm.matrix<4x4xf32, #spperm.perm<lpt>>)
+
+// -----
+
+// A dimension of the matrix type may not be dynamic: the matrix is fixed.
+// expected-error@+1 {{expected static shape}}
+func.func private @dynamic_dim(!spperm.matrix<?x4xf32, #spperm.csr>)
+
+// -----
+
+// 9 columns in blocks of 4 make 3 block columns.
+// expected-error@+1 {{ELL width 4 exceeds the 3 block columns of a 9-column matrix with block 4}}
+func.func private @bell_too_wide(!spperm.matrix<8x9xf32, #spperm.bell<block = 4, width = 4, residual = csr>>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #spperm.perm
+//===----------------------------------------------------------------------===//
+
+// expected-error@+2 {{unknown row-permutation strategy 'random'}}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @unknown_strategy(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<random>>>)
+
+// -----
+
+// expected-error@+2 {{warps must be in [1, 1024], got 0}}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @zero_warps(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt, warps = 0>>>)
+
+// -----
+
+// expected-error@+2 {{warps must be in [1, 1024], got 2048}}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @many_warps(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt, warps = 2048>>>)
+
+// -----
+
+// expected-error@+2 {{line must be a power of two in [1, 1024], got 48}}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @line_not_pow2(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<warp_aware, line = 48>>>)
+
+// -----
+
+// tau and alpha are BSA's parameters; on another strategy they would be
+// silently meaningless.
+// expected-error@+2 {{'tau' only applies to the bsa strategy}}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @tau_not_bsa(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt, tau = 16>>>)
+
+// -----
+
+// expected-error@+2 {{tau must be in [1, 1024], got 0}}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @tau_zero(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<bsa, tau = 0>>>)
+
+// -----
+
+// expected-error@+2 {{'alpha' only applies to the bsa strategy}}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @alpha_not_bsa(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<plain, alpha = 0.5>>>)
+
+// -----
+
+// expected-error@+2 {{alpha must be in (0, 1], got 1.5}}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @alpha_too_big(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<bsa, alpha = 1.5>>>)
+
+// -----
+
+// expected-error@+2 {{alpha must be in (0, 1], got 0}}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @alpha_zero(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<bsa, alpha = 0.0>>>)
+
+// -----
+
+// expected-error@+2 {{duplicate parameter 'warps'}}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @duplicate_param(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt, warps = 8, warps = 16>>>)
+
+// -----
+
+// expected-error@+2 {{unknown parameter 'delta' (expected warps, line, tau or alpha)}}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @unknown_param(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<bsa, delta = 0.5>>>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #spperm.bell and #spperm.hbp
+//===----------------------------------------------------------------------===//
+
+// expected-error@+1 {{block must be one of 1, 2, 4, 8, 16, 32, got 3}}
+func.func private @bell_block_3(!spperm.matrix<64x64xf32, #spperm.bell<block = 3, width = 1, residual = csr>>)
+
+// -----
+
+// expected-error@+1 {{block must be one of 1, 2, 4, 8, 16, 32, got 64}}
+func.func private @bell_block_64(!spperm.matrix<64x64xf32, #spperm.bell<block = 64, width = 1, residual = csr>>)
+
+// -----
+
+// expected-error@+1 {{width must be at least 1, got 0}}
+func.func private @bell_width_0(!spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 0, residual = csr>>)
+
+// -----
+
+// expected-error@+2 {{expected ::mlir::spperm::ResidualFormat to be one of: csr}}
+// expected-error@+1 {{failed to parse SpPerm_BellAttr parameter 'residual'}}
+func.func private @bell_residual(!spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 1, residual = coo>>)
+
+// -----
+
+// HBP hashes rows within a block onto warps, so blocks come in whole warps.
+// expected-error@+1 {{rows must be a positive multiple of 32, got 100}}
+func.func private @hbp_rows(!spperm.matrix<1024x1024xf32, #spperm.hbp<rows = 100, cols = 512>>)
+
+// -----
+
+// expected-error@+1 {{cols must be positive, got 0}}
+func.func private @hbp_cols(!spperm.matrix<1024x1024xf32, #spperm.hbp<rows = 512, cols = 0>>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #spperm.features
+//===----------------------------------------------------------------------===//
+
+// expected-error@+1 {{feature 'name' must be a number or a dictionary of numbers}}
+func.func private @feature_string() attributes {f = #spperm.features<{name = "x"}>}
+
+// -----
+
+// expected-error@+1 {{feature 'row_nnz.mean' must be a number}}
+func.func private @feature_nested_string() attributes {f = #spperm.features<{row_nnz = {mean = "x"}}>}
+
+// -----
+
+// expected-error@+1 {{feature 'nnz' must be non-negative, got -3}}
+func.func private @feature_negative() attributes {f = #spperm.features<{nnz = -3 : i64}>}
+
+// -----
+
+// expected-error@+1 {{feature 'rows' must be an integer}}
+func.func private @feature_float_count() attributes {f = #spperm.features<{rows = 4.0 : f64}>}
+
+// -----
+
+// expected-error@+1 {{feature 'nnz' (17) exceeds rows * cols (16)}}
+func.func private @feature_nnz() attributes {f = #spperm.features<{rows = 4 : i64, cols = 4 : i64, nnz = 17 : i64}>}
+
+// -----
+
+// expected-error@+1 {{feature 'empty_rows' (5) exceeds rows (4)}}
+func.func private @feature_empty_rows() attributes {f = #spperm.features<{rows = 4 : i64, empty_rows = 5 : i64}>}
+
+// -----
+
+// expected-error@+1 {{feature 'density' must be a float}}
+func.func private @feature_density_int() attributes {f = #spperm.features<{density = 1 : i64}>}
+
+// -----
+
+// expected-error@+1 {{feature 'density' must be in [0, 1], got 2}}
+func.func private @feature_density_range() attributes {f = #spperm.features<{density = 2.0 : f64}>}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// spperm.load
+//===----------------------------------------------------------------------===//
+
+func.func @load_empty_path() {
+  // expected-error@+1 {{'spperm.load' op requires a non-empty file path}}
+  %0 = spperm.load "" : !spperm.matrix<4x4xf32, #spperm.csr>
+  return
+}
+
+// -----
+
+func.func @load_bad_values() {
+  // expected-error@+1 {{'spperm.load' op invalid --values 'random:x'}}
+  %0 = spperm.load "a.mtx" {values = "random:x"} : !spperm.matrix<4x4xf32, #spperm.csr>
+  return
+}
+
+// -----
+
+func.func @load_not_csr() {
+  // expected-error@+1 {{'spperm.load' op loads a matrix in #spperm.csr format, not #spperm.hbp<rows = 512, cols = 4>; use spperm.convert to change formats}}
+  %0 = spperm.load "a.mtx" : !spperm.matrix<4x4xf32, #spperm.hbp<rows = 512, cols = 4>>
+  return
+}
+
+// -----
+
+func.func @load_permuted() {
+  // expected-error@+1 {{'spperm.load' op loads a matrix in file order; use spperm.permute to reorder its rows}}
+  %0 = spperm.load "a.mtx" : !spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt>>>
+  return
+}
+
+// -----
+
+func.func @load_features_rows() {
+  // expected-error@+1 {{'spperm.load' op features say 5 rows but the result type has 4}}
+  %0 = spperm.load "a.mtx" {features = #spperm.features<{rows = 5 : i64}>} : !spperm.matrix<4x4xf32, #spperm.csr>
+  return
+}
+
+// -----
+
+func.func @load_features_cols() {
+  // expected-error@+1 {{'spperm.load' op features say 3 columns but the result type has 4}}
+  %0 = spperm.load "a.mtx" {features = #spperm.features<{cols = 3 : i64}>} : !spperm.matrix<4x4xf32, #spperm.csr>
+  return
+}
+
+// -----
+
+func.func @load_features_not_features() {
+  // expected-error@+1 {{'spperm.load' op attribute 'features' failed to satisfy constraint}}
+  %0 = spperm.load "a.mtx" {features = {rows = 4 : i64}} : !spperm.matrix<4x4xf32, #spperm.csr>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// spperm.spmm
+//===----------------------------------------------------------------------===//
+
+func.func @spmm_b_rows(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<5x8xf32>) {
+  // expected-error@+1 {{'spperm.spmm' op dense operand has 5 rows but the matrix has 6 columns}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_c_rows(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x8xf32>) {
+  // expected-error@+1 {{'spperm.spmm' op result has 3 rows but the matrix has 4}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x8xf32> -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_k(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x8xf32>) {
+  // expected-error@+1 {{'spperm.spmm' op result has 9 columns but the dense operand has 8}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x8xf32> -> tensor<4x9xf32>
+  return
+}
+
+// -----
+
+// A static K in the result needs a static K in the operand (use tensor.cast).
+func.func @spmm_k_dynamic(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x?xf32>) {
+  // expected-error@+1 {{'spperm.spmm' op result has 8 columns but the dense operand has ?}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x?xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_f16(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x8xf16>) {
+  // expected-error@+1 {{'spperm.spmm' op operand #1 must be 2D tensor of 32-bit float values}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x8xf16> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_rank3(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x8x2xf32>) {
+  // expected-error@+1 {{'spperm.spmm' op operand #1 must be 2D tensor of 32-bit float values}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x8x2xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// spperm.permute
+//===----------------------------------------------------------------------===//
+
+func.func @permute_shape(%a: !spperm.matrix<4x6xf32, #spperm.csr>) {
+  // expected-error@+1 {{'spperm.permute' op changes the shape from 4x6 to 6x4}}
+  %p = spperm.permute %a : !spperm.matrix<4x6xf32, #spperm.csr> -> !spperm.matrix<6x4xf32, #spperm.csr<perm = #spperm.perm<lpt>>>
+  return
+}
+
+// -----
+
+func.func @permute_twice(%a: !spperm.matrix<4x6xf32, #spperm.csr<perm = #spperm.perm<lpt>>>) {
+  // expected-error@+1 {{'spperm.permute' op source is already permuted by #spperm.perm<lpt>}}
+  %p = spperm.permute %a : !spperm.matrix<4x6xf32, #spperm.csr<perm = #spperm.perm<lpt>>> -> !spperm.matrix<4x6xf32, #spperm.csr<perm = #spperm.perm<bsa>>>
+  return
+}
+
+// -----
+
+func.func @permute_no_perm(%a: !spperm.matrix<4x6xf32, #spperm.csr>) {
+  // expected-error@+1 {{'spperm.permute' op result type has no row permutation}}
+  %p = spperm.permute %a : !spperm.matrix<4x6xf32, #spperm.csr> -> !spperm.matrix<4x6xf32, #spperm.csr>
+  return
+}
+
+// -----
+
+func.func @permute_and_convert(%a: !spperm.matrix<64x64xf32, #spperm.csr>) {
+  // expected-error@+1 {{'spperm.permute' op may only add a row permutation; the formats #spperm.csr and #spperm.bell<block = 16, width = 1, residual = csr, perm = #spperm.perm<bsa>> differ otherwise (use spperm.convert)}}
+  %p = spperm.permute %a : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 1, residual = csr, perm = #spperm.perm<bsa>>>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// spperm.convert
+//===----------------------------------------------------------------------===//
+
+func.func @convert_shape(%a: !spperm.matrix<64x64xf32, #spperm.csr>) {
+  // expected-error@+1 {{'spperm.convert' op changes the shape from 64x64 to 64x32}}
+  %b = spperm.convert %a : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x32xf32, #spperm.bell<block = 16, width = 1, residual = csr>>
+  return
+}
+
+// -----
+
+func.func @convert_adds_perm(%a: !spperm.matrix<64x64xf32, #spperm.csr>) {
+  // expected-error@+1 {{'spperm.convert' op keeps the row order, but the permutation changes from none to #spperm.perm<bsa> (use spperm.permute)}}
+  %b = spperm.convert %a : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 1, residual = csr, perm = #spperm.perm<bsa>>>
+  return
+}
+
+// -----
+
+func.func @convert_changes_perm(%a: !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<lpt>>>) {
+  // expected-error@+1 {{'spperm.convert' op keeps the row order, but the permutation changes from #spperm.perm<lpt> to #spperm.perm<bsa> (use spperm.permute)}}
+  %b = spperm.convert %a : !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<lpt>>> -> !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<bsa>>>
+  return
+}

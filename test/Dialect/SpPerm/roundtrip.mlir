@@ -1,0 +1,133 @@
+// RUN: spperm-opt %s -split-input-file | spperm-opt -split-input-file | FileCheck %s
+
+// Every type, attribute and op prints in a form that parses back to itself.
+
+// CHECK-LABEL: func.func @load_csr
+// CHECK: spperm.load "a.mtx" : !spperm.matrix<4x6xf32, #spperm.csr>
+func.func @load_csr() -> !spperm.matrix<4x6xf32, #spperm.csr> {
+  %0 = spperm.load "a.mtx" : !spperm.matrix<4x6xf32, #spperm.csr>
+  return %0 : !spperm.matrix<4x6xf32, #spperm.csr>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @load_values
+// CHECK: spperm.load "w.smtx.gz" {values = "random:7"}
+// CHECK: spperm.load "w.smtx.gz" {values = "ones"}
+// CHECK: spperm.load "w.smtx.gz" {values = "file"}
+func.func @load_values() {
+  %0 = spperm.load "w.smtx.gz" {values = "random:7"} : !spperm.matrix<64x256xf32, #spperm.csr>
+  %1 = spperm.load "w.smtx.gz" {values = "ones"} : !spperm.matrix<64x256xf32, #spperm.csr>
+  %2 = spperm.load "w.smtx.gz" {values = "file"} : !spperm.matrix<64x256xf32, #spperm.csr>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @load_features
+// CHECK: features = #spperm.features<{cols = 6 : i64, density = 2.500000e-01 : f64, empty_rows = 1 : i64, nnz = 6 : i64, row_nnz = {max = 3 : i64, mean = 1.500000e+00 : f64}, rows = 4 : i64}>
+func.func @load_features() {
+  %0 = spperm.load "a.mtx" {features = #spperm.features<{rows = 4 : i64, cols = 6 : i64, nnz = 6 : i64, density = 0.25 : f64, empty_rows = 1 : i64, row_nnz = {mean = 1.5 : f64, max = 3 : i64}}>} : !spperm.matrix<4x6xf32, #spperm.csr>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @empty_shape
+// CHECK-SAME: !spperm.matrix<0x0xf32, #spperm.csr>
+func.func @empty_shape(%a: !spperm.matrix<0x0xf32, #spperm.csr>) {
+  return
+}
+
+// -----
+
+// Default parameters of #spperm.perm are elided when printing.
+
+// CHECK-LABEL: func.func @perms
+// CHECK-SAME: #spperm.csr<perm = #spperm.perm<lpt>>
+// CHECK-SAME: #spperm.csr<perm = #spperm.perm<warp_aware, warps = 16>>
+// CHECK-SAME: #spperm.csr<perm = #spperm.perm<hybrid_2_1, line = 64>>
+// CHECK-SAME: #spperm.csr<perm = #spperm.perm<bsa, tau = 32, alpha = 3.000000e-01>>
+// CHECK-SAME: #spperm.csr<perm = #spperm.perm<identity>>
+func.func @perms(
+    %a: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<lpt, warps = 32>>>,
+    %b: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<warp_aware, warps = 16>>>,
+    %c: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<hybrid_2_1, line = 64>>>,
+    %d: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<bsa, tau = 32, alpha = 0.3>>>,
+    %e: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<identity>>>) {
+  return
+}
+
+// -----
+
+// The command-line spellings of the strategies are accepted too.
+
+// CHECK-LABEL: func.func @cli_names
+// CHECK-SAME: #spperm.perm<warp_aware>
+// CHECK-SAME: #spperm.perm<cta_aware>
+// CHECK-SAME: #spperm.perm<hybrid_1>
+// CHECK-SAME: #spperm.perm<hybrid_2_3>
+func.func @cli_names(
+    %a: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<"warp-aware">>>,
+    %b: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<"cta-aware">>>,
+    %c: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<"hybrid-1">>>,
+    %d: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<"hybrid-2.3">>>) {
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @formats
+// CHECK-SAME: !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 2, residual = csr>>
+// CHECK-SAME: !spperm.matrix<64x64xf32, #spperm.bell<block = 32, width = 2, residual = csr, perm = #spperm.perm<bsa>>>
+// CHECK-SAME: !spperm.matrix<4x9xf32, #spperm.bell<block = 1, width = 9, residual = csr>>
+// CHECK-SAME: !spperm.matrix<1024x8192xf32, #spperm.hbp<rows = 512, cols = 4096>>
+// CHECK-SAME: !spperm.matrix<1024x8192xf32, #spperm.hbp<rows = 512, cols = 1024, perm = #spperm.perm<plain>>>
+func.func @formats(
+    %a: !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 2, residual = csr>>,
+    %b: !spperm.matrix<64x64xf32, #spperm.bell<block = 32, width = 2, residual = csr, perm = #spperm.perm<bsa>>>,
+    %c: !spperm.matrix<4x9xf32, #spperm.bell<block = 1, width = 9, residual = csr>>,
+    %d: !spperm.matrix<1024x8192xf32, #spperm.hbp<rows = 512, cols = 4096>>,
+    %e: !spperm.matrix<1024x8192xf32, #spperm.hbp<rows = 512, cols = 1024, perm = #spperm.perm<plain>>>) {
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @spmm_static
+// CHECK: spperm.spmm %{{.*}}, %{{.*}} : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x32xf32> -> tensor<4x32xf32>
+func.func @spmm_static(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x32xf32>) -> tensor<4x32xf32> {
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x32xf32> -> tensor<4x32xf32>
+  return %c : tensor<4x32xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @spmm_dynamic_k
+// CHECK: spperm.spmm %{{.*}}, %{{.*}} : !spperm.matrix<4x6xf32, #spperm.csr<perm = #spperm.perm<lpt>>>, tensor<6x?xf32> -> tensor<4x?xf32>
+func.func @spmm_dynamic_k(%a: !spperm.matrix<4x6xf32, #spperm.csr<perm = #spperm.perm<lpt>>>, %b: tensor<6x?xf32>) -> tensor<4x?xf32> {
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr<perm = #spperm.perm<lpt>>>, tensor<6x?xf32> -> tensor<4x?xf32>
+  return %c : tensor<4x?xf32>
+}
+
+// -----
+
+// K = 1 is SpMV.
+
+// CHECK-LABEL: func.func @spmv
+// CHECK: spperm.spmm %{{.*}}, %{{.*}} : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x1xf32> -> tensor<4x1xf32>
+func.func @spmv(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %x: tensor<6x1xf32>) -> tensor<4x1xf32> {
+  %y = spperm.spmm %a, %x : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x1xf32> -> tensor<4x1xf32>
+  return %y : tensor<4x1xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @permute_convert
+// CHECK: %[[P:.*]] = spperm.permute %{{.*}} : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<bsa>>>
+// CHECK: spperm.convert %[[P]] : !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<bsa>>> -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 2, residual = csr, perm = #spperm.perm<bsa>>>
+func.func @permute_convert(%a: !spperm.matrix<64x64xf32, #spperm.csr>) -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 2, residual = csr, perm = #spperm.perm<bsa>>> {
+  %p = spperm.permute %a : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<bsa>>>
+  %b = spperm.convert %p : !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<bsa>>> -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 2, residual = csr, perm = #spperm.perm<bsa>>>
+  return %b : !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 2, residual = csr, perm = #spperm.perm<bsa>>>
+}

@@ -1,0 +1,38 @@
+# -*- Python -*-
+# lit configuration of the spperm regression suite.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "SPPERM"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.spperm_obj_root, "test")
+
+# Fail a CHECK on a variable defined under another label.
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(
+    ("%inputs", os.path.join(config.test_source_root, "Inputs")))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# GPU tests ask for `REQUIRES: cuda-device`; elsewhere lit reports them as
+# UNSUPPORTED, never as passed.
+if config.enable_cuda and os.path.exists("/dev/nvidia0"):
+    config.available_features.add("cuda-device")
+
+tool_dirs = [config.spperm_tools_dir, config.llvm_tools_dir]
+tools = ["spperm-opt", "spperm-inspect"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+llvm_config.with_environment("PATH", config.spperm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -1,0 +1,76 @@
+//===- CommandLine.h - Argument parsing for spperm tools --------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A small, dependency-free command-line parser shared by the tools that must
+// also build where no LLVM exists (spperm-inspect, spperm-run). It accepts
+// `--name value`, `--name=value`, boolean `--flag`, positionals and `--help`,
+// and reports mistakes as one line `TOOL: error: ...`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_TOOLS_COMMANDLINE_H
+#define SPPERM_TOOLS_COMMANDLINE_H
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spperm {
+
+/// Prints `TOOL: error: MESSAGE` on stderr.
+void reportError(const std::string &tool, const std::string &message);
+
+/// Declarative command-line parser.
+class ArgParser {
+public:
+  ArgParser(std::string tool, std::string synopsis, std::string description);
+
+  /// A boolean `--name`.
+  void addFlag(const std::string &name, const std::string &help, bool *out);
+  /// An option `--name VALUE`; `seen`, when given, records that it was set.
+  void addOption(const std::string &name, const std::string &metavar,
+                 const std::string &help, std::string *out,
+                 bool *seen = nullptr);
+  /// A positional argument, in declaration order.
+  void addPositional(const std::string &name, const std::string &help,
+                     std::string *out, bool required = true);
+
+  /// Parses argv. Returns std::nullopt when the tool should go on, or the
+  /// exit code it should return at once (0 after --help, 1 after an error
+  /// that has been reported).
+  std::optional<int> parse(int argc, char **argv);
+
+  const std::string &tool() const { return toolName; }
+
+private:
+  struct Option {
+    std::string name;
+    std::string metavar; // empty for flags
+    std::string help;
+    bool *flag = nullptr;
+    std::string *value = nullptr;
+    bool *seen = nullptr;
+  };
+  struct Positional {
+    std::string name;
+    std::string help;
+    std::string *value;
+    bool required;
+  };
+
+  void printHelp() const;
+  Option *find(const std::string &name);
+
+  std::string toolName;
+  std::string synopsis;
+  std::string description;
+  std::vector<Option> options;
+  std::vector<Positional> positionals;
+};
+
+} // namespace spperm
+
+#endif // SPPERM_TOOLS_COMMANDLINE_H

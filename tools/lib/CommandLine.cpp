@@ -1,0 +1,124 @@
+//===- CommandLine.cpp - Argument parsing for spperm tools ------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Tools/CommandLine.h"
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace spperm;
+
+void spperm::reportError(const std::string &tool, const std::string &message) {
+  std::fprintf(stderr, "%s: error: %s\n", tool.c_str(), message.c_str());
+}
+
+ArgParser::ArgParser(std::string tool, std::string synopsis,
+                     std::string description)
+    : toolName(std::move(tool)), synopsis(std::move(synopsis)),
+      description(std::move(description)) {}
+
+void ArgParser::addFlag(const std::string &name, const std::string &help,
+                        bool *out) {
+  options.push_back({name, "", help, out, nullptr, nullptr});
+}
+
+void ArgParser::addOption(const std::string &name, const std::string &metavar,
+                          const std::string &help, std::string *out,
+                          bool *seen) {
+  options.push_back({name, metavar, help, nullptr, out, seen});
+}
+
+void ArgParser::addPositional(const std::string &name, const std::string &help,
+                              std::string *out, bool required) {
+  positionals.push_back({name, help, out, required});
+}
+
+ArgParser::Option *ArgParser::find(const std::string &name) {
+  for (Option &o : options)
+    if (o.name == name)
+      return &o;
+  return nullptr;
+}
+
+void ArgParser::printHelp() const {
+  std::printf("USAGE: %s %s\n\n%s\n", toolName.c_str(), synopsis.c_str(),
+              description.c_str());
+  if (!positionals.empty()) {
+    std::printf("\nARGUMENTS:\n");
+    for (const Positional &p : positionals)
+      std::printf("  %-28s %s\n", p.name.c_str(), p.help.c_str());
+  }
+  std::printf("\nOPTIONS:\n");
+  for (const Option &o : options) {
+    std::string lhs = "--" + o.name;
+    if (!o.metavar.empty())
+      lhs += " " + o.metavar;
+    std::printf("  %-28s %s\n", lhs.c_str(), o.help.c_str());
+  }
+  std::printf("  %-28s %s\n", "--help", "Print this help and exit");
+}
+
+std::optional<int> ArgParser::parse(int argc, char **argv) {
+  size_t nextPositional = 0;
+  bool onlyPositionals = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (!onlyPositionals && arg == "--") {
+      onlyPositionals = true;
+      continue;
+    }
+    if (!onlyPositionals && arg.size() > 1 && arg[0] == '-') {
+      if (arg == "--help" || arg == "-h" || arg == "-help") {
+        printHelp();
+        return 0;
+      }
+      std::string name = arg.substr(arg[1] == '-' ? 2 : 1);
+      std::optional<std::string> inlineValue;
+      if (size_t eq = name.find('='); eq != std::string::npos) {
+        inlineValue = name.substr(eq + 1);
+        name.resize(eq);
+      }
+      Option *o = find(name);
+      if (!o) {
+        reportError(toolName, "unknown option '" + arg + "' (see --help)");
+        return 1;
+      }
+      if (o->flag) {
+        if (inlineValue) {
+          reportError(toolName, "option '--" + name + "' takes no value");
+          return 1;
+        }
+        *o->flag = true;
+        continue;
+      }
+      if (!inlineValue) {
+        if (i + 1 >= argc) {
+          reportError(toolName, "option '--" + name + "' needs a value " +
+                                    o->metavar);
+          return 1;
+        }
+        inlineValue = argv[++i];
+      }
+      *o->value = *inlineValue;
+      if (o->seen)
+        *o->seen = true;
+      continue;
+    }
+    if (nextPositional >= positionals.size()) {
+      reportError(toolName, "unexpected argument '" + arg + "' (see --help)");
+      return 1;
+    }
+    *positionals[nextPositional++].value = arg;
+  }
+  for (size_t p = nextPositional; p < positionals.size(); ++p) {
+    if (positionals[p].required) {
+      reportError(toolName,
+                  "missing argument " + positionals[p].name + " (see --help)");
+      return 1;
+    }
+  }
+  return std::nullopt;
+}
