@@ -22,6 +22,11 @@ config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(
     ("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%spperm_src_root", config.spperm_src_root))
+config.substitutions.append(("%spperm_obj_root", config.spperm_obj_root))
+config.substitutions.append(("%spperm_tools_dir", config.spperm_tools_dir))
+# Debian's python3, which has numpy and scipy (tools/scripts/setup.sh).
+config.substitutions.append(("%spperm_python", "/usr/bin/python3"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

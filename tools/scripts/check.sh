@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+#===- check.sh - Set up spperm and run the whole test suite ----------------===#
+#
+# Installs what is missing, builds, and runs check-spperm through lit: the
+# FileCheck tests under test/ and every gtest binary. GPU tests need a GPU and
+# are reported as UNSUPPORTED (skipped) elsewhere, never as passed. The last
+# line is the summary `check-spperm: N passed, N failed, N skipped`.
+#
+#===------------------------------------------------------------------------===#
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+
+spperm_install_packages
+spperm_build
+
+log="$SPPERM_BUILD/check-spperm.log"
+status=0
+/usr/lib/llvm-22/bin/lit -sv "$SPPERM_BUILD/test" "$SPPERM_BUILD/test/Unit" 2>&1 | tee "$log" ||
+  status=$?
+
+count() {
+  sed -n "s/^ *$1: *\([0-9][0-9]*\).*/\1/p" "$log" | tail -n 1
+}
+passed=$(count Passed)
+failed=$(( $(count Failed || true) + 0 ))
+failed=$(( failed + $(count "Unresolved" || true) + 0 ))
+failed=$(( failed + $(count "Timed Out" || true) + 0 ))
+failed=$(( failed + $(count "Unexpectedly Passed" || true) + 0 ))
+skipped=$(( $(count Unsupported || true) + 0 ))
+skipped=$(( skipped + $(count "Expectedly Failed" || true) + 0 ))
+if [ -z "$passed" ] || [ "$passed" -eq 0 ]; then
+  echo "check: error: lit ran no test" >&2
+  status=1
+fi
+echo "check-spperm: ${passed:-0} passed, $failed failed, $skipped skipped"
+exit "$status"
