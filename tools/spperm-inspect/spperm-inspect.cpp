@@ -1,87 +1,277 @@
-//===- spperm-inspect.cpp - Print statistics of a sparse matrix -*- C++ -*-===//
+//===- spperm-inspect.cpp - Study a sparse matrix ---------------*- C++ -*-===//
 //
 // Part of the spperm project.
 //
 //===----------------------------------------------------------------------===//
 //
-// Reads a matrix file and prints its statistics, as a short table or (with
-// --json) as one JSON object with the keys of the DESIGN contract.
+// Reads a matrix file and prints its static features, as a short table or
+// (with --json) as one JSON object with the keys of the DESIGN contract and
+// every other feature. With --strategy it also runs row-permutation
+// strategies and reports their quality under the kernel model, and with
+// --emit-permutation it writes one strategy's permutation.
 //
 //===----------------------------------------------------------------------===//
 
+#include "spperm/Sparse/Features.h"
 #include "spperm/Sparse/MatrixIO.h"
-#include "spperm/Sparse/Stats.h"
+#include "spperm/Sparse/Npy.h"
+#include "spperm/Sparse/Permutation.h"
 #include "spperm/Tools/CommandLine.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <string>
 
 using namespace spperm;
+using json = nlohmann::ordered_json;
 
 static const char *const kTool = "spperm-inspect";
 
-static nlohmann::ordered_json statsToJson(const BasicStats &s) {
-  nlohmann::ordered_json j;
-  j["rows"] = s.rows;
-  j["cols"] = s.cols;
-  j["nnz"] = s.nnz;
-  j["density"] = s.density;
-  j["empty_rows"] = s.emptyRows;
-  j["row_nnz"] = {{"mean", s.rowNnzMean},
-                  {"std", s.rowNnzStd},
-                  {"min", s.rowNnzMin},
-                  {"max", s.rowNnzMax}};
+namespace {
+
+/// The outcome of one strategy on the matrix.
+struct StrategyReport {
+  Strategy strategy;
+  Permutation permutation;
+  PermutationQuality quality;
+  double seconds = 0.0;
+};
+
+json featuresToJson(const std::vector<FeatureValue> &values) {
+  json j = json::object();
+  for (const FeatureValue &v : values) {
+    json number = v.isInteger ? json(static_cast<int64_t>(v.value))
+                              : json(v.value);
+    if (v.group.empty())
+      j[v.name] = number;
+    else
+      j[v.group][v.name] = number;
+  }
   return j;
 }
 
-static void printTable(const std::string &path, const BasicStats &s) {
-  std::printf("%-12s %s\n", "matrix", path.c_str());
-  std::printf("%-12s %lld x %lld\n", "shape", static_cast<long long>(s.rows),
-              static_cast<long long>(s.cols));
-  std::printf("%-12s %lld\n", "nnz", static_cast<long long>(s.nnz));
-  std::printf("%-12s %.6g\n", "density", s.density);
-  std::printf("%-12s %lld\n", "empty rows", static_cast<long long>(s.emptyRows));
-  std::printf("%-12s mean %.4f  std %.4f  min %lld  max %lld\n", "row nnz",
-              s.rowNnzMean, s.rowNnzStd, static_cast<long long>(s.rowNnzMin),
-              static_cast<long long>(s.rowNnzMax));
+json reportToJson(const StrategyReport &r) {
+  json j;
+  j["strategy"] = std::string(strategyCliName(r.strategy));
+  j["time_ms"] = r.seconds * 1e3;
+  j["cta_max_warp_load_sum"] = r.quality.ctaMaxWarpLoadSum;
+  j["hamming_adjacent_mean"] = r.quality.hammingAdjacentMean;
+  j["hamming_warp_mean"] = r.quality.hammingWarpMean;
+  j["window_line_fetches"] = r.quality.windowLineFetches;
+  if (r.strategy == Strategy::Bsa) {
+    const std::vector<int32_t> &sizes = r.permutation.clusterSizes;
+    json clusters;
+    clusters["count"] = sizes.size();
+    clusters["min"] = sizes.empty() ? 0 : *std::min_element(sizes.begin(), sizes.end());
+    clusters["max"] = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+    int64_t total = 0;
+    for (int32_t s : sizes)
+      total += s;
+    clusters["mean"] = sizes.empty() ? 0.0 : double(total) / sizes.size();
+    clusters["sizes"] = sizes;
+    j["clusters"] = clusters;
+  }
+  return j;
 }
 
-int main(int argc, char **argv) {
-  std::string path;
-  std::string values = "file";
-  bool json = false;
+void printTable(const std::string &path, const Features &f) {
+  const BasicStats &s = f.basic;
+  std::printf("%-16s %s\n", "matrix", path.c_str());
+  std::printf("%-16s %lld x %lld\n", "shape", static_cast<long long>(s.rows),
+              static_cast<long long>(s.cols));
+  std::printf("%-16s %lld\n", "nnz", static_cast<long long>(s.nnz));
+  std::printf("%-16s %.6g\n", "density", s.density);
+  std::printf("%-16s %lld\n", "empty rows",
+              static_cast<long long>(s.emptyRows));
+  std::printf("%-16s mean %.4f  std %.4f  min %lld  max %lld\n", "row nnz",
+              s.rowNnzMean, s.rowNnzStd, static_cast<long long>(s.rowNnzMin),
+              static_cast<long long>(s.rowNnzMax));
+  std::printf("%-16s mean %.4f  std %.4f  max %lld\n", "warp load",
+              f.warpLoadMean, f.warpLoadStd,
+              static_cast<long long>(f.warpLoadMax));
+  std::printf("%-16s mean %.4f  max %.4f\n", "CTA imbalance",
+              f.ctaImbalanceMean, f.ctaImbalanceMax);
+  std::printf("%-16s %.6g\n", "bitmask density", f.bitmaskDensity);
+  std::printf("%-16s adjacent %.4f  warp %.4f\n", "hamming",
+              f.hammingAdjacentMean, f.hammingWarpMean);
+  std::printf("%-16s %.4f\n", "warp utilization", f.warpUtilization);
+  std::printf("%-16s tau 16: %.4f  tau 32: %.4f\n", "dense-tile nnz",
+              f.blocks16.denseNnzShare, f.blocks32.denseNnzShare);
+}
 
-  ArgParser args(kTool, "MATRIX [--json] [--values file|ones|random:SEED]",
-                 "Reads a sparse matrix (.mtx or .smtx, optionally .gz) and "
-                 "prints its statistics.");
+void printReports(const std::vector<StrategyReport> &reports) {
+  std::printf("\n%-12s %10s %12s %12s %14s %10s\n", "strategy", "cta-max",
+              "hamming-1", "hamming-Nw", "line-fetches", "time-ms");
+  for (const StrategyReport &r : reports)
+    std::printf("%-12s %10lld %12.4f %12.4f %14lld %10.3f\n",
+                std::string(strategyCliName(r.strategy)).c_str(),
+                static_cast<long long>(r.quality.ctaMaxWarpLoadSum),
+                r.quality.hammingAdjacentMean, r.quality.hammingWarpMean,
+                static_cast<long long>(r.quality.windowLineFetches),
+                r.seconds * 1e3);
+}
+
+bool parseIntOption(const std::string &name, const std::string &text,
+                    int32_t &out) {
+  const char *end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, out);
+  if (ec != std::errc() || p != end) {
+    reportError(kTool, "--" + name + " must be an integer, got '" + text + "'");
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string path, values = "file", strategyName, emitPath;
+  std::string warpsText = "32", lineText = "32", rowsPerWarpText = "4",
+              tauText = "32", alphaText = "0.3", candidatesText = "64";
+  bool json = false, strategySeen = false, emitSeen = false;
+
+  ArgParser args(
+      kTool,
+      "MATRIX [--json] [--values SPEC] [--strategy S|all] "
+      "[--emit-permutation FILE] [model options]",
+      "Reads a sparse matrix (.mtx or .smtx, optionally .gz) and prints its "
+      "static features (docs/Features.md). --strategy runs row-permutation "
+      "strategies and reports their quality (docs/Permutations.md); "
+      "--emit-permutation writes the permutation of one strategy, one "
+      "0-based original row index per line.");
   args.addPositional("MATRIX", "Matrix file (.mtx, .smtx, optionally .gz)",
                      &path);
   args.addFlag("json", "Print one JSON object instead of a table", &json);
   args.addOption("values", "SPEC",
                  "Values of the entries: file (default), ones, random:SEED",
                  &values);
+  args.addOption("strategy", "S",
+                 "identity, plain, flipped, lpt, warp-aware, cta-aware, "
+                 "hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa, or all",
+                 &strategyName, &strategySeen);
+  args.addOption("emit-permutation", "FILE",
+                 "Write the permutation of --strategy S to FILE", &emitPath,
+                 &emitSeen);
+  args.addOption("warps", "N", "Warps per CTA, N_w (default 32)", &warpsText);
+  args.addOption("line", "N", "Columns per cache line of B (default 32)",
+                 &lineText);
+  args.addOption("rows-per-warp", "N",
+                 "Rows per warp in a CTA window (default 4)",
+                 &rowsPerWarpText);
+  args.addOption("tau", "N", "BSA column-block width (default 32)", &tauText);
+  args.addOption("alpha", "X", "BSA similarity threshold (default 0.3)",
+                 &alphaText);
+  args.addOption("candidates", "N",
+                 "Candidates examined per line/block by the similarity "
+                 "strategies; 0 = exact, O(M^2) (default 64)",
+                 &candidatesText);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
+
+  PermutationOptions popts;
+  if (!parseIntOption("warps", warpsText, popts.warps) ||
+      !parseIntOption("line", lineText, popts.lineWidth) ||
+      !parseIntOption("rows-per-warp", rowsPerWarpText, popts.rowsPerWarp) ||
+      !parseIntOption("tau", tauText, popts.tau) ||
+      !parseIntOption("candidates", candidatesText, popts.candidateLimit))
+    return 1;
+  {
+    const char *end = alphaText.data() + alphaText.size();
+    auto [p, ec] = std::from_chars(alphaText.data(), end, popts.alpha);
+    if (ec != std::errc() || p != end) {
+      reportError(kTool, "--alpha must be a number, got '" + alphaText + "'");
+      return 1;
+    }
+  }
+  if (Status s = validatePermutationOptions(popts); !s) {
+    reportError(kTool, s.message());
+    return 1;
+  }
+
+  std::vector<Strategy> strategies;
+  if (strategySeen) {
+    if (strategyName == "all") {
+      strategies.assign(kAllStrategies.begin(), kAllStrategies.end());
+    } else if (std::optional<Strategy> s = parseStrategy(strategyName)) {
+      strategies.push_back(*s);
+    } else {
+      reportError(kTool, "unknown strategy '" + strategyName +
+                             "' (expected identity, plain, flipped, lpt, "
+                             "warp-aware, cta-aware, hybrid-1, hybrid-2.1, "
+                             "hybrid-2.2, hybrid-2.3, bsa or all)");
+      return 1;
+    }
+  }
+  if (emitSeen && strategies.size() != 1) {
+    reportError(kTool, "--emit-permutation needs one --strategy S (not all)");
+    return 1;
+  }
 
   StatusOr<ValuesSpec> spec = parseValuesSpec(values);
   if (!spec) {
     reportError(kTool, spec.message());
     return 1;
   }
-  ReadOptions options;
-  options.values = *spec;
-  StatusOr<CsrMatrix> matrix = readMatrixFile(path, options);
+  ReadOptions readOptions;
+  readOptions.values = *spec;
+  StatusOr<CsrMatrix> matrix = readMatrixFile(path, readOptions);
   if (!matrix) {
     reportError(kTool, matrix.message());
     return 1;
   }
 
-  BasicStats stats = computeBasicStats(*matrix);
-  if (json)
-    std::printf("%s\n", statsToJson(stats).dump(2).c_str());
-  else
-    printTable(path, stats);
+  FeatureOptions fopts;
+  fopts.warps = popts.warps;
+  fopts.lineWidth = popts.lineWidth;
+  fopts.rowsPerWarp = popts.rowsPerWarp;
+  Features features = computeFeatures(*matrix, fopts);
+
+  std::vector<StrategyReport> reports;
+  for (Strategy s : strategies) {
+    popts.strategy = s;
+    auto start = std::chrono::steady_clock::now();
+    StatusOr<Permutation> perm = computePermutation(*matrix, popts);
+    auto stop = std::chrono::steady_clock::now();
+    if (!perm) {
+      reportError(kTool, perm.message());
+      return 1;
+    }
+    StrategyReport r;
+    r.strategy = s;
+    r.permutation = std::move(*perm);
+    r.seconds = std::chrono::duration<double>(stop - start).count();
+    r.quality = evaluatePermutation(*matrix, r.permutation.order, popts);
+    reports.push_back(std::move(r));
+  }
+
+  if (emitSeen) {
+    std::string text;
+    text.reserve(reports.front().permutation.order.size() * 8);
+    for (int32_t row : reports.front().permutation.order)
+      text += std::to_string(row) + "\n";
+    if (Status s = writeFileAtomically(emitPath, text); !s) {
+      reportError(kTool, s.message());
+      return 1;
+    }
+  }
+
+  if (json) {
+    nlohmann::ordered_json out = featuresToJson(flattenFeatures(features));
+    if (!reports.empty()) {
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (const StrategyReport &r : reports)
+        list.push_back(reportToJson(r));
+      out["strategies"] = list;
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    printTable(path, features);
+    if (!reports.empty())
+      printReports(reports);
+  }
   return 0;
 }

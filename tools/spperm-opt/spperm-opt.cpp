@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
+#include "spperm/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -20,6 +21,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::spperm::registerSpPermPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::spperm::SpPermDialect>();

@@ -9,6 +9,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -45,6 +47,22 @@ LogicalResult LoadOp::verify() {
              << *cols << " columns but the result type has " << type.getCols();
   }
   return success();
+}
+
+std::string LoadOp::resolvePath(StringRef baseDir) {
+  StringRef path = getPath();
+  if (llvm::sys::path::is_absolute(path))
+    return path.str();
+  SmallString<256> resolved;
+  if (!baseDir.empty()) {
+    resolved = baseDir;
+  } else if (auto fileLoc = dyn_cast<FileLineColLoc>(getLoc())) {
+    StringRef dir = llvm::sys::path::parent_path(fileLoc.getFilename());
+    if (!dir.empty() && llvm::sys::fs::is_directory(dir))
+      resolved = dir;
+  }
+  llvm::sys::path::append(resolved, path);
+  return std::string(resolved);
 }
 
 //===----------------------------------------------------------------------===//

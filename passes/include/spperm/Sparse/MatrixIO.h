@@ -77,6 +77,11 @@ StatusOr<CsrMatrix> parseMatrixText(std::string_view text,
                                     std::string_view name,
                                     const ReadOptions &options = {});
 
+/// Writes `m` as a `real general` Matrix Market file (1-based, one entry per
+/// line, values in the shortest form that reads back to the same float),
+/// gzip-compressed when `path` ends in `.gz`. Written atomically.
+Status writeMatrixMarket(const std::string &path, const CsrMatrix &m);
+
 } // namespace spperm
 
 #endif // SPPERM_SPARSE_MATRIXIO_H

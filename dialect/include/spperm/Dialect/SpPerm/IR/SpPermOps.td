@@ -44,6 +44,13 @@ def SpPerm_LoadOp : SpPerm_Op<"load", [Pure]> {
   let results = (outs SpPerm_Matrix:$result);
   let assemblyFormat = "$path attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The file to read: `path` itself when absolute; else joined to
+    /// `baseDir` when that is non-empty; else to the directory of the file
+    /// named by the op's location (when it names an existing directory);
+    /// else relative to the working directory.
+    std::string resolvePath(::llvm::StringRef baseDir);
+  }];
 }
 
 def SpPerm_SpMMOp : SpPerm_Op<"spmm", [Pure]> {

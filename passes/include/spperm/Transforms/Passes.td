@@ -1,0 +1,99 @@
+//===- Passes.td - spperm transformation passes ------------*- tablegen -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Passes over spperm IR (keep alphabetical). Flags carry the `spperm-`
+// prefix; test-only passes would go under `spperm-test-*`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_TRANSFORMS_PASSES_TD
+#define SPPERM_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SpPermExtractFeatures : Pass<"spperm-extract-features", "::mlir::ModuleOp"> {
+  let summary = "Attach the static features of each loaded matrix";
+  let description = [{
+    Reads the file of every `spperm.load` (once per file and `values`), checks
+    that its shape matches the result type, computes the matrix's static
+    features (row-length and warp-load statistics, CTA imbalance, cache-line
+    bitmask density, Hamming distances between neighbouring rows, block
+    densities, ...; see docs/Features.md) and attaches them as the op's
+    `features` attribute. A relative path is resolved against `base-dir` if
+    given, else against the directory of the IR file the op came from, else
+    the working directory.
+
+    Before:
+    ```mlir
+    %A = spperm.load "a.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+    ```
+    After:
+    ```mlir
+    %A = spperm.load "a.mtx" {features = #spperm.features<{rows = 4 : i64,
+        cols = 5 : i64, nnz = 5 : i64, density = 2.500000e-01 : f64, ...}>}
+        : !spperm.matrix<4x5xf32, #spperm.csr>
+    ```
+  }];
+  let dependentDialects = ["::mlir::spperm::SpPermDialect"];
+  let options = [
+    Option<"baseDir", "base-dir", "std::string", /*default=*/"\"\"",
+           "Directory that relative matrix paths are resolved against">,
+    Option<"warps", "warps", "int64_t", /*default=*/"32",
+           "Warps per CTA (N_w) of the kernel model">,
+    Option<"lineWidth", "line", "int64_t", /*default=*/"32",
+           "Columns per cache line of B">,
+    Option<"rowsPerWarp", "rows-per-warp", "int64_t", /*default=*/"4",
+           "Rows each warp processes in one CTA window">,
+  ];
+}
+
+def SpPermPermuteRows : Pass<"spperm-permute-rows", "::mlir::ModuleOp"> {
+  let summary = "Record a row permutation in the type of each matrix";
+  let description = [{
+    For every `spperm.load` whose matrix feeds `spperm.spmm`, inserts a
+    `spperm.permute` to the same format carrying
+    `#spperm.perm<strategy, ...>` and makes the multiplications use it:
+
+    ```
+    spmm(load(f)) => spmm(permute(load(f)))    // same result, original row order
+    ```
+
+    The permutation itself is not materialized in the IR: it is a
+    deterministic function of the matrix and the attribute, recomputed when
+    the package is written. Matrices that are already permuted are left
+    alone.
+
+    Before:
+    ```mlir
+    %A = spperm.load "a.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+    %C = spperm.spmm %A, %B : !spperm.matrix<64x64xf32, #spperm.csr>, ...
+    ```
+    After (`strategy=lpt`):
+    ```mlir
+    %A = spperm.load "a.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+    %P = spperm.permute %A : !spperm.matrix<64x64xf32, #spperm.csr>
+        -> !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<lpt>>>
+    %C = spperm.spmm %P, %B : !spperm.matrix<64x64xf32,
+        #spperm.csr<perm = #spperm.perm<lpt>>>, ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::spperm::SpPermDialect"];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"identity\"",
+           "Strategy: identity, plain, flipped, lpt, warp-aware, cta-aware, "
+           "hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa">,
+    Option<"warps", "warps", "int64_t", /*default=*/"32",
+           "Warps per CTA (N_w)">,
+    Option<"lineWidth", "line", "int64_t", /*default=*/"32",
+           "Columns per cache line of B">,
+    Option<"tau", "tau", "int64_t", /*default=*/"0",
+           "BSA column-block width (bsa only; 0 = the default, 32)">,
+    Option<"alpha", "alpha", "double", /*default=*/"0.0",
+           "BSA similarity threshold (bsa only; 0 = the default, 0.3)">,
+  ];
+}
+
+#endif // SPPERM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,199 @@
+//===- Generators.cpp - Synthetic sparse matrices ---------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Sparse/Generators.h"
+#include "spperm/Sparse/MatrixIO.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+using namespace spperm;
+
+namespace {
+/// Uniform integer in [0, n) from a 64-bit engine, without std's
+/// implementation-defined distributions (same stream on every libstdc++).
+uint64_t below(std::mt19937_64 &rng, uint64_t n) {
+  assert(n > 0 && "empty range");
+  // Lemire's multiply-shift; the tiny bias is irrelevant for test matrices.
+  return static_cast<uint64_t>(
+      (static_cast<unsigned __int128>(rng()) * n) >> 64);
+}
+
+/// Uniform double in [0, 1) from the top 53 bits.
+double unit(std::mt19937_64 &rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
+
+/// Builds a CSR from triplets with values from randomValue(seed, e).
+CsrMatrix fromTriplets(CooTriplets &coo, uint64_t seed) {
+  coo.value.resize(coo.row.size());
+  for (size_t e = 0; e < coo.row.size(); ++e)
+    coo.value[e] = randomValue(seed, e);
+  return buildCsr(coo);
+}
+} // namespace
+
+CsrMatrix spperm::generateUniform(int32_t rows, int32_t cols, double density,
+                                  uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  CooTriplets coo;
+  coo.rows = rows;
+  coo.cols = cols;
+  if (cols > 0) {
+    for (int32_t r = 0; r < rows; ++r) {
+      // Binomial(cols, density) by summing Bernoulli trials is too slow for
+      // wide rows; a normal approximation rounded and clamped is enough.
+      double mean = density * cols;
+      double sd = std::sqrt(std::max(mean * (1.0 - density), 0.0));
+      double u1 = std::max(unit(rng), 1e-300), u2 = unit(rng);
+      double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+      int64_t count = std::llround(mean + sd * z);
+      count = std::clamp<int64_t>(count, 0, cols);
+      // Distinct columns: Floyd's sampling.
+      std::vector<int32_t> picked;
+      picked.reserve(count);
+      for (int64_t j = cols - count; j < cols; ++j) {
+        int32_t t = static_cast<int32_t>(below(rng, j + 1));
+        if (std::find(picked.begin(), picked.end(), t) != picked.end())
+          t = static_cast<int32_t>(j);
+        picked.push_back(t);
+      }
+      for (int32_t c : picked) {
+        coo.row.push_back(r);
+        coo.col.push_back(c);
+      }
+    }
+  }
+  return fromTriplets(coo, seed);
+}
+
+CsrMatrix spperm::generateRmat(int scale, int edgeFactor, uint64_t seed) {
+  assert(scale >= 0 && scale < 31 && "R-MAT scale out of range");
+  std::mt19937_64 rng(seed);
+  int64_t n = int64_t(1) << scale;
+  int64_t edges = n * edgeFactor;
+  CooTriplets coo;
+  coo.rows = n;
+  coo.cols = n;
+  coo.row.reserve(edges);
+  coo.col.reserve(edges);
+  // Graph500 parameters; thresholds in units of 2^-53.
+  const double a = 0.57, b = 0.19, c = 0.19;
+  for (int64_t e = 0; e < edges; ++e) {
+    int64_t i = 0, j = 0;
+    for (int bit = scale - 1; bit >= 0; --bit) {
+      double u = unit(rng);
+      if (u < a) {
+      } else if (u < a + b) {
+        j |= int64_t(1) << bit;
+      } else if (u < a + b + c) {
+        i |= int64_t(1) << bit;
+      } else {
+        i |= int64_t(1) << bit;
+        j |= int64_t(1) << bit;
+      }
+    }
+    coo.row.push_back(static_cast<int32_t>(i));
+    coo.col.push_back(static_cast<int32_t>(j));
+  }
+  return fromTriplets(coo, seed);
+}
+
+CsrMatrix spperm::generateBanded(int32_t n, int32_t halfWidth, uint64_t seed) {
+  CooTriplets coo;
+  coo.rows = n;
+  coo.cols = n;
+  for (int32_t i = 0; i < n; ++i) {
+    int32_t lo = std::max(0, i - halfWidth);
+    int32_t hi = std::min(n - 1, i + halfWidth);
+    for (int32_t j = lo; j <= hi; ++j) {
+      coo.row.push_back(i);
+      coo.col.push_back(j);
+    }
+  }
+  return fromTriplets(coo, seed);
+}
+
+CsrMatrix spperm::generateBlockSparse(int32_t rows, int32_t cols, int32_t block,
+                                      double blockDensity, uint64_t seed) {
+  assert(block > 0 && "block size must be positive");
+  std::mt19937_64 rng(seed);
+  CooTriplets coo;
+  coo.rows = rows;
+  coo.cols = cols;
+  int32_t blockRows = (rows + block - 1) / block;
+  int32_t blockCols = (cols + block - 1) / block;
+  for (int32_t bi = 0; bi < blockRows; ++bi) {
+    for (int32_t bj = 0; bj < blockCols; ++bj) {
+      if (unit(rng) >= blockDensity)
+        continue;
+      for (int32_t i = bi * block; i < std::min(rows, (bi + 1) * block); ++i)
+        for (int32_t j = bj * block; j < std::min(cols, (bj + 1) * block); ++j) {
+          coo.row.push_back(i);
+          coo.col.push_back(j);
+        }
+    }
+  }
+  return fromTriplets(coo, seed);
+}
+
+CsrMatrix spperm::generateSkewed(int32_t rows, int32_t cols, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  CooTriplets coo;
+  coo.rows = rows;
+  coo.cols = cols;
+  if (cols > 0) {
+    for (int32_t r = 0; r < rows; ++r) {
+      double u = unit(rng);
+      int64_t len;
+      if (u < 0.1)
+        len = 0; // empty rows
+      else if (u < 0.97)
+        len = static_cast<int64_t>(below(rng, 8)) + 1; // short rows
+      else
+        len = static_cast<int64_t>(below(rng, std::max<uint64_t>(cols, 1))) +
+              1; // a few rows as long as the matrix is wide
+      len = std::min<int64_t>(len, cols);
+      for (int64_t k = 0; k < len; ++k) {
+        coo.row.push_back(r);
+        coo.col.push_back(static_cast<int32_t>(below(rng, cols)));
+      }
+    }
+  }
+  return fromTriplets(coo, seed);
+}
+
+CsrMatrix spperm::permuteRows(const CsrMatrix &m,
+                              const std::vector<int32_t> &order) {
+  assert(static_cast<int32_t>(order.size()) == m.rows && "order size");
+  CsrMatrix out;
+  out.rows = m.rows;
+  out.cols = m.cols;
+  out.rowPtr.assign(m.rows + 1, 0);
+  out.colIdx.reserve(m.colIdx.size());
+  out.values.reserve(m.values.size());
+  for (int32_t p = 0; p < m.rows; ++p) {
+    int32_t r = order[p];
+    out.colIdx.insert(out.colIdx.end(), m.colIdx.begin() + m.rowPtr[r],
+                      m.colIdx.begin() + m.rowPtr[r + 1]);
+    out.values.insert(out.values.end(), m.values.begin() + m.rowPtr[r],
+                      m.values.begin() + m.rowPtr[r + 1]);
+    out.rowPtr[p + 1] = static_cast<int32_t>(out.colIdx.size());
+  }
+  return out;
+}
+
+CsrMatrix spperm::shuffleRows(const CsrMatrix &m, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int32_t> order(m.rows);
+  std::iota(order.begin(), order.end(), 0);
+  for (int32_t i = m.rows - 1; i > 0; --i)
+    std::swap(order[i], order[below(rng, i + 1)]);
+  return permuteRows(m, order);
+}

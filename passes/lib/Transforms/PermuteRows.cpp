@@ -1,0 +1,98 @@
+//===- PermuteRows.cpp - Record row permutations in matrix types -*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Transforms/Passes.h"
+
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace spperm {
+#define GEN_PASS_DEF_SPPERMPERMUTEROWS
+#include "spperm/Transforms/Passes.h.inc"
+} // namespace spperm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::spperm;
+
+namespace {
+
+/// spmm(load(f)) => spmm(permute(load(f))) for an unpermuted load.
+struct PermuteLoadedMatrix : public OpRewritePattern<LoadOp> {
+  PermuteLoadedMatrix(MLIRContext *ctx, PermAttr perm)
+      : OpRewritePattern<LoadOp>(ctx), perm(perm) {}
+
+  LogicalResult matchAndRewrite(LoadOp op,
+                                PatternRewriter &rewriter) const override {
+    MatrixType type = op.getResult().getType();
+    if (type.getPerm())
+      return rewriter.notifyMatchFailure(op, "matrix is already permuted");
+    if (llvm::none_of(op->getUsers(), llvm::IsaPred<SpMMOp>))
+      return rewriter.notifyMatchFailure(op, "no spperm.spmm uses it");
+
+    rewriter.setInsertionPointAfter(op);
+    MatrixType permuted = type.withFormat(type.getFormat().withPerm(perm));
+    auto permute = PermuteOp::create(rewriter, op.getLoc(), permuted,
+                                     op.getResult());
+    // Only the multiplications switch: they compute in the original row
+    // order whatever the storage, while other users keep the type they have.
+    rewriter.replaceUsesWithIf(op.getResult(), permute.getResult(),
+                               [](OpOperand &use) {
+                                 return isa<SpMMOp>(use.getOwner());
+                               });
+    return success();
+  }
+
+  PermAttr perm;
+};
+
+struct SpPermPermuteRowsPass
+    : public mlir::spperm::impl::SpPermPermuteRowsBase<SpPermPermuteRowsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    std::optional<::spperm::Strategy> parsed = ::spperm::parseStrategy(strategy);
+    if (!parsed) {
+      getOperation().emitError()
+          << "spperm-permute-rows: unknown strategy '" << strategy
+          << "' (expected identity, plain, flipped, lpt, warp-aware, "
+             "cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3 or bsa)";
+      return signalPassFailure();
+    }
+    std::optional<int64_t> tauParam;
+    if (tau != 0)
+      tauParam = tau;
+    FloatAttr alphaParam;
+    if (alpha != 0.0)
+      alphaParam = FloatAttr::get(Float64Type::get(ctx), alpha);
+    // The attribute's verifier owns the parameter rules; report its
+    // diagnostic against the module.
+    PermAttr perm = PermAttr::getChecked(
+        [&] {
+          return getOperation().emitError() << "spperm-permute-rows: ";
+        },
+        ctx, *parsed, static_cast<int64_t>(warps),
+        static_cast<int64_t>(lineWidth), tauParam, alphaParam);
+    if (!perm)
+      return signalPassFailure();
+
+    RewritePatternSet patterns(ctx);
+    populatePermuteRowsPatterns(patterns, perm);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::spperm::populatePermuteRowsPatterns(RewritePatternSet &patterns,
+                                               PermAttr perm) {
+  patterns.add<PermuteLoadedMatrix>(patterns.getContext(), perm);
+}

@@ -1,0 +1,28 @@
+// Invalid pass options are reported once, with the rule that failed.
+
+// RUN: not spperm-opt %s -spperm-permute-rows="strategy=random" 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// STRATEGY: error: spperm-permute-rows: unknown strategy 'random' (expected identity, plain, flipped, lpt, warp-aware, cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3 or bsa)
+
+// RUN: not spperm-opt %s -spperm-permute-rows="strategy=lpt warps=0" 2>&1 | FileCheck %s --check-prefix=WARPS
+// WARPS: error: spperm-permute-rows: warps must be in [1, 1024], got 0
+
+// RUN: not spperm-opt %s -spperm-permute-rows="strategy=lpt line=48" 2>&1 | FileCheck %s --check-prefix=LINE
+// LINE: error: spperm-permute-rows: line must be a power of two in [1, 1024], got 48
+
+// RUN: not spperm-opt %s -spperm-permute-rows="strategy=lpt alpha=0.5" 2>&1 | FileCheck %s --check-prefix=ALPHA
+// ALPHA: error: spperm-permute-rows: 'alpha' only applies to the bsa strategy
+
+// RUN: not spperm-opt %s -spperm-permute-rows="strategy=bsa alpha=2.0" 2>&1 | FileCheck %s --check-prefix=ALPHARANGE
+// ALPHARANGE: error: spperm-permute-rows: alpha must be in (0, 1], got 2
+
+// RUN: not spperm-opt %s -spperm-permute-rows="strategy=bsa tau=-1" 2>&1 | FileCheck %s --check-prefix=TAU
+// TAU: error: spperm-permute-rows: tau must be in [1, 1024], got -1
+
+// RUN: not spperm-opt %s -spperm-permute-rows="strategy=lpt warps=many" 2>&1 | FileCheck %s --check-prefix=PARSE
+// PARSE: for the --warps option: 'many' value invalid for long argument!
+
+func.func @f(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %a = spperm.load "a.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}

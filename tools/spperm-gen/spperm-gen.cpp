@@ -1,0 +1,170 @@
+//===- spperm-gen.cpp - Generate synthetic sparse matrices ------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Writes the synthetic matrices the benchmark protocol asks for where the
+// real set has none (R-MAT with Graph500 parameters, banded, uniform random,
+// block-sparse, skewed row lengths) as Matrix Market files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Sparse/Generators.h"
+#include "spperm/Sparse/MatrixIO.h"
+#include "spperm/Tools/CommandLine.h"
+
+#include <charconv>
+#include <cstdio>
+#include <string>
+
+using namespace spperm;
+
+static const char *const kTool = "spperm-gen";
+
+namespace {
+/// Parses a whole decimal integer or reports which option was bad.
+bool parseInt(const std::string &name, const std::string &text,
+              int64_t lo, int64_t hi, int64_t &out) {
+  const char *end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, out);
+  if (ec != std::errc() || p != end || out < lo || out > hi) {
+    reportError(kTool, "--" + name + " must be an integer in [" +
+                           std::to_string(lo) + ", " + std::to_string(hi) +
+                           "], got '" + text + "'");
+    return false;
+  }
+  return true;
+}
+
+bool parseFraction(const std::string &name, const std::string &text,
+                   double &out) {
+  const char *end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, out);
+  if (ec != std::errc() || p != end || !(out >= 0.0 && out <= 1.0)) {
+    reportError(kTool,
+                "--" + name + " must be a number in [0, 1], got '" + text + "'");
+    return false;
+  }
+  return true;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string kind, output, seedText = "1";
+  std::string rowsText = "1024", colsText, scaleText = "16",
+              edgeFactorText = "16", halfWidthText = "4", densityText = "0.01",
+              blockText = "32", blockDensityText = "0.1";
+  ArgParser args(
+      kTool, "KIND -o FILE [options]",
+      "Writes a synthetic sparse matrix as Matrix Market (.mtx, or .mtx.gz "
+      "compressed). KIND is one of:\n"
+      "  rmat     R-MAT, Graph500 a=0.57 b=c=0.19: 2^scale rows, "
+      "edge-factor * 2^scale edges (duplicates summed)\n"
+      "  banded   n x n, entries with |i - j| <= half-width\n"
+      "  uniform  rows x cols, each entry present with probability density\n"
+      "  block    rows x cols in block x block tiles, each dense with "
+      "probability block-density\n"
+      "  skewed   rows x cols, mostly short rows, some empty, a few very "
+      "long\n"
+      "Values are randomValue(seed, e) (see docs/MatrixFiles.md).");
+  args.addPositional("KIND", "rmat, banded, uniform, block or skewed", &kind);
+  args.addOption("o", "FILE", "Output file (required)", &output);
+  args.addOption("seed", "N", "Random seed (default 1)", &seedText);
+  args.addOption("scale", "N", "rmat: log2 of the dimension (default 16)",
+                 &scaleText);
+  args.addOption("edge-factor", "N", "rmat: edges per row (default 16)",
+                 &edgeFactorText);
+  args.addOption("rows", "N", "banded/uniform/block/skewed: rows (default 1024)",
+                 &rowsText);
+  args.addOption("cols", "N", "uniform/block/skewed: columns (default rows)",
+                 &colsText);
+  args.addOption("half-width", "N", "banded: half bandwidth (default 4)",
+                 &halfWidthText);
+  args.addOption("density", "P", "uniform: entry probability (default 0.01)",
+                 &densityText);
+  args.addOption("block", "N", "block: tile size (default 32)", &blockText);
+  args.addOption("block-density", "P",
+                 "block: tile probability (default 0.1)", &blockDensityText);
+  if (std::optional<int> exitCode = args.parse(argc, argv))
+    return *exitCode;
+  if (output.empty()) {
+    reportError(kTool, "missing -o FILE (see --help)");
+    return 1;
+  }
+
+  int64_t seed, rows, cols;
+  if (!parseInt("seed", seedText, 0, INT64_MAX, seed) ||
+      !parseInt("rows", rowsText, 0, kMaxIndex, rows) ||
+      !parseInt("cols", colsText.empty() ? rowsText : colsText, 0, kMaxIndex,
+                cols))
+    return 1;
+
+  CsrMatrix m;
+  if (kind == "rmat") {
+    int64_t scale, edgeFactor;
+    if (!parseInt("scale", scaleText, 0, 30, scale) ||
+        !parseInt("edge-factor", edgeFactorText, 1, 1024, edgeFactor))
+      return 1;
+    if ((edgeFactor << scale) > kMaxIndex) {
+      reportError(kTool, "rmat: edge-factor * 2^scale must stay below 2^31");
+      return 1;
+    }
+    m = generateRmat(static_cast<int>(scale), static_cast<int>(edgeFactor),
+                     static_cast<uint64_t>(seed));
+  } else if (kind == "banded") {
+    int64_t halfWidth;
+    if (!parseInt("half-width", halfWidthText, 0, kMaxIndex, halfWidth))
+      return 1;
+    if (rows * (2 * halfWidth + 1) > kMaxIndex) {
+      reportError(kTool, "banded: rows * (2 * half-width + 1) must stay below "
+                         "2^31");
+      return 1;
+    }
+    m = generateBanded(static_cast<int32_t>(rows),
+                       static_cast<int32_t>(halfWidth),
+                       static_cast<uint64_t>(seed));
+  } else if (kind == "uniform") {
+    double density;
+    if (!parseFraction("density", densityText, density))
+      return 1;
+    if (density * static_cast<double>(rows) * static_cast<double>(cols) >
+        1e9) {
+      reportError(kTool, "uniform: more than 10^9 expected entries");
+      return 1;
+    }
+    m = generateUniform(static_cast<int32_t>(rows), static_cast<int32_t>(cols),
+                        density, static_cast<uint64_t>(seed));
+  } else if (kind == "block") {
+    int64_t block;
+    double blockDensity;
+    if (!parseInt("block", blockText, 1, 1024, block) ||
+        !parseFraction("block-density", blockDensityText, blockDensity))
+      return 1;
+    if (blockDensity * static_cast<double>(rows) * static_cast<double>(cols) >
+        1e9) {
+      reportError(kTool, "block: more than 10^9 expected entries");
+      return 1;
+    }
+    m = generateBlockSparse(static_cast<int32_t>(rows),
+                            static_cast<int32_t>(cols),
+                            static_cast<int32_t>(block), blockDensity,
+                            static_cast<uint64_t>(seed));
+  } else if (kind == "skewed") {
+    m = generateSkewed(static_cast<int32_t>(rows), static_cast<int32_t>(cols),
+                       static_cast<uint64_t>(seed));
+  } else {
+    reportError(kTool, "unknown KIND '" + kind +
+                           "' (expected rmat, banded, uniform, block or "
+                           "skewed)");
+    return 1;
+  }
+
+  if (Status s = writeMatrixMarket(output, m); !s) {
+    reportError(kTool, s.message());
+    return 1;
+  }
+  std::fprintf(stderr, "%s: wrote %s: %d x %d, %lld entries\n", kTool,
+               output.c_str(), m.rows, m.cols, static_cast<long long>(m.nnz()));
+  return 0;
+}
