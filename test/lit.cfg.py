@@ -11,7 +11,7 @@ config.name = "SPPERM"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py",
-                   "lit.site.cfg.py"]
+                   "lit.site.cfg.py", "two-layers.mlir"]
 
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.spperm_obj_root, "test")
@@ -37,7 +37,7 @@ if config.enable_cuda and os.path.exists("/dev/nvidia0"):
     config.available_features.add("cuda-device")
 
 tool_dirs = [config.spperm_tools_dir, config.llvm_tools_dir]
-tools = ["spperm-opt", "spperm-inspect"]
+tools = ["spperm-opt", "spperm-inspect", "spperm-gen", "spperm-compile", "spperm-run"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.spperm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -247,12 +247,17 @@ LogicalResult CsrAttr::verifyShape(function_ref<InFlightDiagnostic()>,
 
 LogicalResult BellAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t block, int64_t width, ResidualFormat,
-                               PermAttr) {
+                               FloatAttr delta, PermAttr) {
   if (block < 1 || block > 32 || !llvm::isPowerOf2_64(block))
     return emitError() << "block must be one of 1, 2, 4, 8, 16, 32, got "
                        << block;
-  if (width < 1)
-    return emitError() << "width must be at least 1, got " << width;
+  if (width < 0)
+    return emitError() << "width must be non-negative, got " << width;
+  if (delta) {
+    double d = delta.getValueAsDouble();
+    if (!(d > 0.0 && d <= 1.0))
+      return emitError() << "delta must be in (0, 1], got " << d;
+  }
   return success();
 }
 
@@ -261,7 +266,7 @@ Attribute BellAttr::getPermAttr() const { return getPerm(); }
 Attribute BellAttr::withPermAttr(Attribute permAttr) const {
   auto perm = cast_or_null<PermAttr>(permAttr);
   return BellAttr::get(getContext(), getBlock(), getWidth(), getResidual(),
-                       perm);
+                       getDelta(), perm);
 }
 
 StringRef BellAttr::getFormatName() const { return "bell"; }

@@ -4,18 +4,25 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Every feature is exact and comes from a handful of linear passes:
-//  1. the per-row cache-line sets (RowLines, one pass over the entries);
-//  2. one pass over the rows in CTA windows: row lengths, warp loads, the
-//     row-length histogram, column spans, the window stragglers and the
-//     distinct lines of every window (a stamp per line, never cleared);
-//  3. one pass over the line sets for the Hamming distances of the pairs
-//     (i, i + 1) and (i, i + N_w) (branch-free merges of sorted lists);
-//  4. one pass over the entries per tile size, counting each block row's
-//     tiles in a stamp/counter array over block columns.
-// Counts are summed in integers; the second moments behind the standard
-// deviations in long double, as computeBasicStats() does. No pass allocates
-// per row: every scratch array is sized once up front.
+// Every feature is exact and comes from three linear passes:
+//  1. computeBasicStats() over the row pointers;
+//  2. one pass over the rows in order, CTA window by CTA window, and their
+//     entries: row lengths, warp loads, the row-length histogram, column
+//     spans, the window stragglers, the distinct lines of every window and
+//     the Hamming distances of the pairs (i, i + 1) and (i, i + N_w);
+//  3. one pass over the entries for the 16 x 16 tiles, whose counts add up
+//     to the 32 x 32 tiles'.
+// The cache-line sets of the rows (RowLines' sets) are never materialized:
+// building them alone would cost more than the rest of pass 2. The pass maps
+// columns to lines as it reads them and keeps one record per line: the last
+// window and row that touched it, and a 64-bit mask of which of the 64 rows
+// up to that one did. Stamps are never cleared, and set unions and
+// intersections become counts. A row's columns are sorted, so a line
+// repeated within a row is recognized by the previous entry's line. The
+// inner loops add comparison results instead of branching on them: the
+// lines of scattered rows hit and miss unpredictably. For N_w >= 64 the
+// (i, i + N_w) pairs take one more pass, lane by lane. Integer sums are
+// exact; no loop allocates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +40,8 @@ using namespace spperm::detail;
 namespace {
 
 constexpr int kHistogramBins = 10;
+/// Row-length histogram bins: 0 plus one per bit of a non-negative int32.
+constexpr int kRowLengthBins = 32;
 
 /// Population standard deviation of `n` values from their exact sums.
 double populationStd(long double sum, long double sumSquares, int64_t n) {
@@ -43,116 +52,34 @@ double populationStd(long double sum, long double sumSquares, int64_t n) {
   return static_cast<double>(std::sqrt(std::max<long double>(var, 0)));
 }
 
-/// |a AND b| of two sorted lists of distinct values. The merge advances by
-/// comparison results instead of branching on them: the lists of scattered
-/// rows interleave unpredictably.
-int64_t countShared(const int32_t *a, const int32_t *aEnd, const int32_t *b,
-                    const int32_t *bEnd) {
-  if (a == aEnd || b == bEnd || aEnd[-1] < *b || bEnd[-1] < *a)
-    return 0;
-  int64_t shared = 0;
-  while (a != aEnd && b != bEnd) {
-    int32_t x = *a, y = *b;
-    shared += x == y;
-    a += x <= y;
-    b += y <= x;
-  }
-  return shared;
-}
-
-/// Mean and population std of the Hamming distances of the line sets of rows
-/// (i, i + gap) over all such pairs; zeros when there is none.
-void hammingStats(const RowLines &rl, int64_t gap, double &mean,
-                  double &stdDev) {
+/// Mean and population std of a distance from its exact sums over `n` pairs.
+void distanceStats(int64_t sum, uint64_t sumSquares, int64_t n, double &mean,
+                   double &stdDev) {
   mean = stdDev = 0.0;
-  const int64_t rows = rl.rows;
-  if (gap < 1 || rows <= gap)
+  if (n <= 0)
     return;
-  const int64_t pairs = rows - gap;
-  int64_t sum = 0;
-  long double sumSquares = 0;
-  for (int64_t i = 0; i < pairs; ++i) {
-    int32_t a = static_cast<int32_t>(i), b = static_cast<int32_t>(i + gap);
-    int64_t d = rl.count(a) + rl.count(b) -
-                2 * countShared(rl.begin(a), rl.end(a), rl.begin(b), rl.end(b));
-    sum += d;
-    sumSquares += static_cast<long double>(d) * d;
-  }
-  // The same rounding as evaluatePermutation(): an exact sum divided in long
-  // double.
-  mean = static_cast<double>(static_cast<long double>(sum) / pairs);
-  stdDev = populationStd(sum, sumSquares, pairs);
+  // The same rounding as evaluatePermutation(): the exact sum divided in
+  // long double.
+  mean = static_cast<double>(static_cast<long double>(sum) / n);
+  stdDev = populationStd(sum, sumSquares, n);
 }
 
-/// Tile statistics for tau x tau tiles (tau a power of two). A tile's density
-/// is its entry count over tau^2, also for the partial tiles at the right and
-/// bottom edges.
-BlockFeatures blockFeatures(const CsrMatrix &m, int32_t tau) {
-  BlockFeatures b;
-  b.tau = tau;
-  b.densityHistogram.assign(kHistogramBins, 0);
-  const int64_t nnz = m.nnz();
-  if (nnz == 0)
-    return b;
+/// Column -> cache line for the usual power-of-two line widths.
+struct ShiftLine {
+  int shift;
+  int32_t operator()(int32_t col) const { return col >> shift; }
+};
 
-  int shift = 0;
-  while ((int32_t(1) << shift) < tau)
-    ++shift;
-  const int64_t area = static_cast<int64_t>(tau) * tau;
-  const int64_t blockCols = (static_cast<int64_t>(m.cols) + tau - 1) / tau;
-  const int64_t blockRows = (static_cast<int64_t>(m.rows) + tau - 1) / tau;
-
-  // stamp[c] == the block row whose tile count[c] holds; `touched` lists the
-  // block columns of the current block row. All three live for the whole
-  // pass, so nothing is cleared or allocated per block row.
-  std::vector<int32_t> stamp(static_cast<size_t>(blockCols), -1);
-  std::vector<int32_t> count(static_cast<size_t>(blockCols), 0);
-  std::vector<int32_t> touched;
-  touched.reserve(static_cast<size_t>(std::min<int64_t>(blockCols, nnz)));
-
-  int64_t denseNnz = 0;
-  for (int64_t br = 0; br < blockRows; ++br) {
-    const int32_t tag = static_cast<int32_t>(br);
-    const int32_t rowBegin = static_cast<int32_t>(br * tau);
-    const int32_t rowEnd =
-        static_cast<int32_t>(std::min<int64_t>(m.rows, (br + 1) * tau));
-    const int32_t *col = m.colIdx.data() + m.rowPtr[rowBegin];
-    const int32_t *colEnd = m.colIdx.data() + m.rowPtr[rowEnd];
-    touched.clear();
-    for (; col != colEnd; ++col) {
-      int32_t c = *col >> shift;
-      if (stamp[c] != tag) {
-        stamp[c] = tag;
-        count[c] = 0;
-        touched.push_back(c);
-      }
-      ++count[c];
-    }
-    for (int32_t c : touched) {
-      int64_t k = count[c];
-      // Bin j holds densities in (j/10, (j+1)/10]: j = ceil(10 k / area) - 1,
-      // in integers so that the edges 0.1, 0.2, ..., 1.0 are exact.
-      int64_t bin = (10 * k + area - 1) / area - 1;
-      ++b.densityHistogram[static_cast<size_t>(bin)];
-      if (2 * k >= area)
-        denseNnz += k;
-    }
-    b.nonzeroBlocks += static_cast<int64_t>(touched.size());
-  }
-  // The mean of k / tau^2 over the nonzero tiles is nnz / (tiles * tau^2).
-  b.meanDensity = static_cast<double>(nnz) /
-                  (static_cast<double>(b.nonzeroBlocks) * static_cast<double>(area));
-  b.denseNnzShare = static_cast<double>(denseNnz) / static_cast<double>(nnz);
-  return b;
-}
+/// Column -> cache line for any other width.
+struct DivideLine {
+  int32_t width;
+  int32_t operator()(int32_t col) const { return col / width; }
+};
 
 /// The row-length histogram bin of a row: 0 for empty rows, k >= 1 for
 /// lengths in [2^(k-1), 2^k).
 int rowLengthBin(int32_t len) {
-  int bin = 0;
-  for (uint32_t v = static_cast<uint32_t>(len); v != 0; v >>= 1)
-    ++bin;
-  return bin;
+  return len <= 0 ? 0 : 32 - __builtin_clz(static_cast<uint32_t>(len));
 }
 
 /// The name of row-length histogram bin `k`: "0", "1", "2-3", "4-7", ...
@@ -161,6 +88,310 @@ std::string rowLengthBinName(size_t k) {
     return std::to_string(k);
   int64_t lo = int64_t(1) << (k - 1);
   return std::to_string(lo) + "-" + std::to_string(2 * lo - 1);
+}
+
+/// Rows a line remembers for the Hamming distances: bit k of a line's mask
+/// says that row `row - k` touched it, so pairs up to 63 rows apart are
+/// counted in the row pass itself.
+constexpr int64_t kMaskRows = 64;
+
+/// Pass 2: everything that walks the rows in order, window by window. Also
+/// the (i, i + N_w) distances when N_w < kMaskRows; returns whether it did.
+template <typename LineOf>
+bool rowPass(const CsrMatrix &m, LineOf lineOf, int64_t numLines, Features &f) {
+  const int32_t rows = m.rows;
+  const int64_t nnz = m.nnz();
+  const int32_t warps = f.options.warps;
+  const int64_t window = static_cast<int64_t>(warps) * f.options.rowsPerWarp;
+  const int32_t *colIdx = m.colIdx.data();
+  const bool warpPairs = warps < kMaskRows;
+  const int gap = warpPairs ? warps : 1;
+
+  // Per line: the last window that fetched it, the last row that touched it
+  // and which of the kMaskRows rows up to that one touched it too.
+  struct LineState {
+    int32_t window;
+    int32_t row;
+    uint64_t mask;
+  };
+  std::vector<LineState> lineState(static_cast<size_t>(numLines),
+                                   LineState{-1, -1, 0});
+  LineState *ls = lineState.data();
+  std::vector<int64_t> warpTime(static_cast<size_t>(warps), 0);
+  // Line counts of the last kMaskRows rows, by row mod kMaskRows.
+  int64_t recentCounts[kMaskRows] = {};
+
+  int64_t histogram[kRowLengthBins] = {};
+  int64_t warpLoadSum = 0, warpLoadSquares = 0, warpLoadMax = 0;
+  int64_t lanes = 0, nonEmptyRows = 0, spanSum = 0;
+  int64_t totalLines = 0, fetches = 0;
+  int64_t adjacentSum = 0, warpSum = 0;
+  uint64_t adjacentSquares = 0, warpSquares = 0;
+  int64_t ctaSum = 0, imbalanceWindows = 0;
+  long double imbalanceSum = 0;
+  double imbalanceMax = 0.0;
+  int32_t windowIndex = 0;
+  for (int64_t start = 0; start < rows; start += window, ++windowIndex) {
+    const int64_t end = std::min<int64_t>(rows, start + window);
+    std::fill(warpTime.begin(), warpTime.end(), 0);
+    int32_t lane = 0;
+    int64_t windowWork = 0;
+    for (int32_t r = static_cast<int32_t>(start); r < end; ++r) {
+      const int32_t kBegin = m.rowPtr[r], kEnd = m.rowPtr[r + 1];
+      const int32_t len = kEnd - kBegin;
+      const int64_t load = warpLoad(len);
+      warpTime[lane] += load;
+      if (++lane == warps)
+        lane = 0;
+      windowWork += load;
+      warpLoadSquares += load * load;
+      warpLoadMax = std::max(warpLoadMax, load);
+      lanes += std::max<int64_t>(load, 1);
+      ++histogram[rowLengthBin(len)];
+      if (len > 0) {
+        ++nonEmptyRows;
+        spanSum += static_cast<int64_t>(colIdx[kEnd - 1]) - colIdx[kBegin] + 1;
+      }
+      // A line repeated within the row (isNew == 0) finds this row's own
+      // stamps: it is neither fetched nor counted as shared again.
+      int64_t count = 0, sharedAdjacent = 0, sharedWarp = 0;
+      int32_t lastLine = -1;
+      for (int32_t k = kBegin; k < kEnd; ++k) {
+        const int32_t l = lineOf(colIdx[k]);
+        const uint64_t isNew = l != lastLine;
+        lastLine = l;
+        count += isNew;
+        LineState &s = ls[l];
+        fetches += s.window != windowIndex;
+        s.window = windowIndex;
+        const uint32_t age =
+            static_cast<uint32_t>(r) - static_cast<uint32_t>(s.row);
+        const uint64_t keep = age < kMaskRows ? ~uint64_t(0) : 0;
+        const uint64_t mask = (s.mask << (age & (kMaskRows - 1))) & keep;
+        sharedAdjacent += (mask >> 1) & isNew;
+        sharedWarp += (mask >> gap) & isNew;
+        s.mask = mask | 1;
+        s.row = r;
+      }
+      totalLines += count;
+      if (r >= 1) {
+        const int64_t d =
+            recentCounts[(r - 1) % kMaskRows] + count - 2 * sharedAdjacent;
+        adjacentSum += d;
+        adjacentSquares += static_cast<uint64_t>(d * d);
+      }
+      if (warpPairs && r >= gap) {
+        const int64_t d =
+            recentCounts[(r - gap) % kMaskRows] + count - 2 * sharedWarp;
+        warpSum += d;
+        warpSquares += static_cast<uint64_t>(d * d);
+      }
+      recentCounts[r % kMaskRows] = count;
+    }
+    warpLoadSum += windowWork;
+    const int64_t straggler =
+        *std::max_element(warpTime.begin(), warpTime.end());
+    ctaSum += straggler;
+    if (windowWork > 0) {
+      // Mean over the warps that received rows: a short last window leaves
+      // the others idle, which is the matrix's size, not its balance.
+      const int64_t activeWarps = std::min<int64_t>(warps, end - start);
+      const long double imbalance =
+          static_cast<long double>(straggler) * activeWarps / windowWork;
+      imbalanceSum += imbalance;
+      imbalanceMax = std::max(imbalanceMax, static_cast<double>(imbalance));
+      ++imbalanceWindows;
+    }
+  }
+
+  f.warpLoadMax = warpLoadMax;
+  f.ctaMaxWarpLoadSum = ctaSum;
+  f.windowLineFetches = fetches;
+  f.ctaImbalanceMax = imbalanceMax;
+  if (imbalanceWindows > 0)
+    f.ctaImbalanceMean = static_cast<double>(imbalanceSum / imbalanceWindows);
+  if (rows > 0) {
+    f.warpLoadMean =
+        static_cast<double>(static_cast<long double>(warpLoadSum) / rows);
+    f.warpLoadStd = populationStd(warpLoadSum, warpLoadSquares, rows);
+    f.warpUtilization =
+        static_cast<double>(nnz) / (32.0 * static_cast<double>(lanes));
+    int bins = kRowLengthBins;
+    while (bins > 0 && histogram[bins - 1] == 0)
+      --bins;
+    f.rowNnzHistogram.assign(histogram, histogram + bins);
+  }
+  if (rows > 0 && numLines > 0)
+    f.bitmaskDensity =
+        static_cast<double>(totalLines) /
+        (static_cast<double>(rows) * static_cast<double>(numLines));
+  if (fetches > 0)
+    f.lineReuse =
+        static_cast<double>(totalLines) / static_cast<double>(fetches);
+  if (nonEmptyRows > 0)
+    f.columnSpanMean = static_cast<double>(static_cast<long double>(spanSum) /
+                                           nonEmptyRows / m.cols);
+  // A row's entries are sorted, so consecutive entries change line exactly
+  // |lines(row)| - 1 times: the same-line pairs are nnz - lines in all.
+  if (nnz > nonEmptyRows)
+    f.sameLineFraction = static_cast<double>(nnz - totalLines) /
+                         static_cast<double>(nnz - nonEmptyRows);
+  distanceStats(adjacentSum, adjacentSquares, int64_t(rows) - 1,
+                f.hammingAdjacentMean, f.hammingAdjacentStd);
+  if (warpPairs)
+    distanceStats(warpSum, warpSquares, int64_t(rows) - gap, f.hammingWarpMean,
+                  f.hammingWarpStd);
+  return warpPairs;
+}
+
+/// Pass 2b, only for gap >= kMaskRows: the Hamming distances of the pairs
+/// (i, i + gap), walking the rows lane by lane (j, j + gap, j + 2 gap, ...)
+/// with one stamp per line, the last row of the lane that touched it: a line
+/// of row r is shared with row r - gap exactly when its stamp is r - gap.
+/// Row indices are unique, so the stamps never need clearing between lanes.
+template <typename LineOf>
+void gapHammingPass(const CsrMatrix &m, LineOf lineOf, int64_t numLines,
+                    int64_t gap, double &mean, double &stdDev) {
+  const int64_t rows = m.rows;
+  mean = stdDev = 0.0;
+  if (rows <= gap)
+    return;
+  const int32_t *colIdx = m.colIdx.data();
+  std::vector<int32_t> stamp(static_cast<size_t>(numLines), -1);
+  int32_t *st = stamp.data();
+  int64_t sum = 0;
+  uint64_t sumSquares = 0;
+  for (int64_t lane = 0; lane < gap; ++lane) {
+    int32_t prev = -1;
+    int64_t prevCount = 0;
+    for (int64_t p = lane; p < rows; p += gap) {
+      const int32_t r = static_cast<int32_t>(p);
+      int64_t count = 0, shared = 0;
+      int32_t lastLine = -1;
+      for (int32_t k = m.rowPtr[r], e = m.rowPtr[r + 1]; k < e; ++k) {
+        const int32_t l = lineOf(colIdx[k]);
+        count += l != lastLine;
+        lastLine = l;
+        shared += st[l] == prev;
+        st[l] = r;
+      }
+      if (prev >= 0) {
+        const int64_t d = prevCount + count - 2 * shared;
+        sum += d;
+        sumSquares += static_cast<uint64_t>(d * d);
+      }
+      prev = r;
+      prevCount = count;
+    }
+  }
+  distanceStats(sum, sumSquares, rows - gap, mean, stdDev);
+}
+
+/// Counts one tile of `count` entries out of `area` cells: the density
+/// histogram (bin j holds densities in (j/10, (j+1)/10]), bin 0 apart in
+/// `sparse` and the entries of dense tiles (density >= 0.5) in `dense`.
+/// Nearly all sparse tiles land in bin 0, so a register sum for it avoids a
+/// chain of increments of one memory word.
+inline void tallyTile(int64_t count, int64_t area, int64_t *histogram,
+                      int64_t &sparse, int64_t &dense) {
+  // j = ceil(10 count / area) - 1 in integers, so that the edges 0.1, 0.2,
+  // ..., 1.0 are exact.
+  const int64_t bin = (10 * count + area - 1) / area - 1;
+  sparse += bin == 0;
+  if (bin != 0)
+    ++histogram[bin];
+  dense += 2 * count >= area ? count : 0;
+}
+
+/// Pass 3: the 16 x 16 tiles, counted per block row in a stamp/counter array
+/// over block columns, and the 32 x 32 tiles, summed from the 16 x 16 tiles
+/// of two consecutive block rows the same way. A tile's density is its
+/// count over tau^2, also for the partial tiles at the right and bottom
+/// edges.
+void blockPass(const CsrMatrix &m, BlockFeatures &b16, BlockFeatures &b32) {
+  constexpr int64_t area16 = 16 * 16, area32 = 32 * 32;
+  b16.tau = 16;
+  b32.tau = 32;
+  b16.densityHistogram.assign(kHistogramBins, 0);
+  b32.densityHistogram.assign(kHistogramBins, 0);
+  const int64_t nnz = m.nnz();
+  if (nnz == 0)
+    return;
+
+  const int64_t blockCols16 = (static_cast<int64_t>(m.cols) + 15) / 16;
+  const int64_t blockCols32 = (blockCols16 + 1) / 2;
+  const int64_t blockRows16 = (static_cast<int64_t>(m.rows) + 15) / 16;
+  // stamp[c] == the block row whose tile count[c] holds; `touched` lists the
+  // block columns the block row has touched. It is written branch-free, so
+  // it has room for one more than the most there can be.
+  std::vector<int32_t> stamp16(static_cast<size_t>(blockCols16), -1);
+  std::vector<int32_t> count16(static_cast<size_t>(blockCols16), 0);
+  std::vector<int32_t> touched16(
+      static_cast<size_t>(std::min<int64_t>(blockCols16, nnz)) + 1);
+  std::vector<int32_t> stamp32(static_cast<size_t>(blockCols32), -1);
+  std::vector<int32_t> count32(static_cast<size_t>(blockCols32), 0);
+  std::vector<int32_t> touched32(
+      static_cast<size_t>(std::min<int64_t>(blockCols32, nnz)) + 1);
+  int32_t *st16 = stamp16.data(), *cnt16 = count16.data();
+  int32_t *st32 = stamp32.data(), *cnt32 = count32.data();
+  int32_t *tch16 = touched16.data(), *tch32 = touched32.data();
+  int64_t *hist16 = b16.densityHistogram.data();
+  int64_t *hist32 = b32.densityHistogram.data();
+  const int32_t *colIdx = m.colIdx.data();
+
+  int64_t dense16 = 0, dense32 = 0;
+  int32_t touchedCount32 = 0;
+  for (int64_t br = 0; br < blockRows16; ++br) {
+    const int32_t tag16 = static_cast<int32_t>(br);
+    const int32_t tag32 = static_cast<int32_t>(br / 2);
+    const int32_t kBegin = m.rowPtr[static_cast<size_t>(br * 16)];
+    const int32_t kEnd =
+        m.rowPtr[static_cast<size_t>(std::min<int64_t>(m.rows, (br + 1) * 16))];
+    int32_t touchedCount16 = 0;
+    for (int32_t k = kBegin; k < kEnd; ++k) {
+      const int32_t c = colIdx[k] >> 4;
+      const int32_t seen = st16[c] == tag16;
+      st16[c] = tag16;
+      cnt16[c] = (cnt16[c] & -seen) + 1;
+      tch16[touchedCount16] = c;
+      touchedCount16 += 1 - seen;
+    }
+
+    int64_t sparse16 = 0;
+    for (int32_t i = 0; i < touchedCount16; ++i) {
+      const int32_t c = tch16[i];
+      const int32_t count = cnt16[c];
+      tallyTile(count, area16, hist16, sparse16, dense16);
+      const int32_t c32 = c >> 1;
+      const int32_t seen = st32[c32] == tag32;
+      st32[c32] = tag32;
+      cnt32[c32] = (cnt32[c32] & -seen) + count;
+      tch32[touchedCount32] = c32;
+      touchedCount32 += 1 - seen;
+    }
+    hist16[0] += sparse16;
+    b16.nonzeroBlocks += touchedCount16;
+
+    // A 32 x 32 block row is complete after its odd 16 x 16 block row or at
+    // the bottom edge.
+    if (br % 2 == 1 || br + 1 == blockRows16) {
+      int64_t sparse32 = 0;
+      for (int32_t i = 0; i < touchedCount32; ++i)
+        tallyTile(cnt32[tch32[i]], area32, hist32, sparse32, dense32);
+      hist32[0] += sparse32;
+      b32.nonzeroBlocks += touchedCount32;
+      touchedCount32 = 0;
+    }
+  }
+
+  // The mean of count / tau^2 over the nonzero tiles is
+  // nnz / (tiles * tau^2).
+  b16.meanDensity = static_cast<double>(nnz) /
+                    (static_cast<double>(b16.nonzeroBlocks) * area16);
+  b32.meanDensity = static_cast<double>(nnz) /
+                    (static_cast<double>(b32.nonzeroBlocks) * area32);
+  b16.denseNnzShare = static_cast<double>(dense16) / static_cast<double>(nnz);
+  b32.denseNnzShare = static_cast<double>(dense32) / static_cast<double>(nnz);
 }
 
 } // namespace
@@ -175,103 +406,19 @@ Features spperm::computeFeatures(const CsrMatrix &m,
   f.options.rowsPerWarp = std::max(options.rowsPerWarp, 1);
   f.basic = computeBasicStats(m);
 
-  const int32_t rows = m.rows;
-  const int64_t nnz = m.nnz();
-  const int32_t warps = f.options.warps;
-  const int64_t window = static_cast<int64_t>(warps) * f.options.rowsPerWarp;
+  const int32_t width = f.options.lineWidth;
+  const int64_t numLines = (static_cast<int64_t>(m.cols) + width - 1) / width;
+  auto linePasses = [&](auto lineOf) {
+    if (!rowPass(m, lineOf, numLines, f))
+      gapHammingPass(m, lineOf, numLines, f.options.warps, f.hammingWarpMean,
+                     f.hammingWarpStd);
+  };
+  if ((width & (width - 1)) == 0)
+    linePasses(ShiftLine{__builtin_ctz(static_cast<uint32_t>(width))});
+  else
+    linePasses(DivideLine{width});
 
-  RowLines rl = buildRowLines(m, f.options.lineWidth);
-  const int64_t totalLines = static_cast<int64_t>(rl.lines.size());
-
-  // Pass over the rows, window by window.
-  std::vector<int64_t> histogram(33, 0);
-  std::vector<int64_t> warpTime(static_cast<size_t>(warps), 0);
-  std::vector<int32_t> lineStamp(static_cast<size_t>(rl.numLines), -1);
-  int64_t warpLoadSum = 0;
-  long double warpLoadSquares = 0;
-  int64_t lanes = 0;
-  int64_t nonEmptyRows = 0;
-  long double spanSum = 0;
-  int64_t imbalanceWindows = 0;
-  long double imbalanceSum = 0;
-  int32_t windowIndex = 0;
-  for (int64_t start = 0; start < rows; start += window, ++windowIndex) {
-    const int64_t end = std::min<int64_t>(rows, start + window);
-    std::fill(warpTime.begin(), warpTime.end(), 0);
-    int32_t lane = 0;
-    int64_t windowWork = 0;
-    for (int64_t p = start; p < end; ++p) {
-      const int32_t r = static_cast<int32_t>(p);
-      const int32_t len = m.rowLength(r);
-      const int64_t load = warpLoad(len);
-      warpTime[lane] += load;
-      if (++lane == warps)
-        lane = 0;
-      windowWork += load;
-      warpLoadSum += load;
-      warpLoadSquares += static_cast<long double>(load) * load;
-      f.warpLoadMax = std::max(f.warpLoadMax, load);
-      lanes += 32 * std::max<int64_t>(load, 1);
-      ++histogram[rowLengthBin(len)];
-      if (len > 0) {
-        ++nonEmptyRows;
-        spanSum += static_cast<long double>(m.colIdx[m.rowPtr[r + 1] - 1]) -
-                   m.colIdx[m.rowPtr[r]] + 1;
-      }
-      for (const int32_t *l = rl.begin(r), *e = rl.end(r); l != e; ++l) {
-        if (lineStamp[*l] != windowIndex) {
-          lineStamp[*l] = windowIndex;
-          ++f.windowLineFetches;
-        }
-      }
-    }
-    const int64_t straggler = *std::max_element(warpTime.begin(), warpTime.end());
-    f.ctaMaxWarpLoadSum += straggler;
-    if (windowWork > 0) {
-      // Mean over the warps that received rows: a short last window leaves
-      // the others idle, which is the matrix's size, not its balance.
-      const int64_t activeWarps = std::min<int64_t>(warps, end - start);
-      long double imbalance =
-          static_cast<long double>(straggler) * activeWarps / windowWork;
-      imbalanceSum += imbalance;
-      f.ctaImbalanceMax =
-          std::max(f.ctaImbalanceMax, static_cast<double>(imbalance));
-      ++imbalanceWindows;
-    }
-  }
-
-  if (rows > 0) {
-    f.warpLoadMean = static_cast<double>(static_cast<long double>(warpLoadSum) / rows);
-    f.warpLoadStd = populationStd(warpLoadSum, warpLoadSquares, rows);
-    f.warpUtilization = static_cast<double>(nnz) / static_cast<double>(lanes);
-    size_t bins = histogram.size();
-    while (bins > 0 && histogram[bins - 1] == 0)
-      --bins;
-    f.rowNnzHistogram.assign(histogram.begin(), histogram.begin() + bins);
-  }
-  if (imbalanceWindows > 0)
-    f.ctaImbalanceMean = static_cast<double>(imbalanceSum / imbalanceWindows);
-  if (rows > 0 && rl.numLines > 0)
-    f.bitmaskDensity =
-        static_cast<double>(totalLines) /
-        (static_cast<double>(rows) * static_cast<double>(rl.numLines));
-  if (f.windowLineFetches > 0)
-    f.lineReuse = static_cast<double>(totalLines) /
-                  static_cast<double>(f.windowLineFetches);
-  if (nonEmptyRows > 0)
-    f.columnSpanMean =
-        static_cast<double>(spanSum / nonEmptyRows / m.cols);
-  // A row's entries are sorted, so consecutive entries change line exactly
-  // |lines(row)| - 1 times: the same-line pairs are nnz - lines in all.
-  if (nnz > nonEmptyRows)
-    f.sameLineFraction = static_cast<double>(nnz - totalLines) /
-                         static_cast<double>(nnz - nonEmptyRows);
-
-  hammingStats(rl, 1, f.hammingAdjacentMean, f.hammingAdjacentStd);
-  hammingStats(rl, warps, f.hammingWarpMean, f.hammingWarpStd);
-
-  f.blocks16 = blockFeatures(m, 16);
-  f.blocks32 = blockFeatures(m, 32);
+  blockPass(m, f.blocks16, f.blocks32);
   return f;
 }
 
@@ -315,21 +462,20 @@ std::vector<FeatureValue> spperm::flattenFeatures(const Features &f) {
   real("hamming", "warp_mean", f.hammingWarpMean);
   real("hamming", "warp_std", f.hammingWarpStd);
 
-  for (const auto &[group, b] :
-       {std::pair<const char *, const BlockFeatures *>{"blocks16", &f.blocks16},
-        std::pair<const char *, const BlockFeatures *>{"blocks32",
-                                                       &f.blocks32}}) {
-    integer(group, "nonzero_blocks", b->nonzeroBlocks);
-    real(group, "mean_density", b->meanDensity);
-    real(group, "dense_nnz_share", b->denseNnzShare);
+  auto blocks = [&](const char *group, const BlockFeatures &b) {
+    integer(group, "nonzero_blocks", b.nonzeroBlocks);
+    real(group, "mean_density", b.meanDensity);
+    real(group, "dense_nnz_share", b.denseNnzShare);
     // Always ten bins, so that every matrix has the same keys.
     for (int k = 0; k < kHistogramBins; ++k) {
-      int64_t v = static_cast<size_t>(k) < b->densityHistogram.size()
-                      ? b->densityHistogram[k]
+      int64_t v = static_cast<size_t>(k) < b.densityHistogram.size()
+                      ? b.densityHistogram[k]
                       : 0;
       integer(group, "d" + std::to_string(k), v);
     }
-  }
+  };
+  blocks("blocks16", f.blocks16);
+  blocks("blocks32", f.blocks32);
 
   for (size_t k = 0; k < f.rowNnzHistogram.size(); ++k)
     integer("row_nnz_histogram", rowLengthBinName(k), f.rowNnzHistogram[k]);

@@ -7,12 +7,12 @@
 #include "spperm/Transforms/Passes.h"
 
 #include "spperm/Sparse/Features.h"
-#include "spperm/Sparse/MatrixIO.h"
+#include "spperm/Transforms/MatrixUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/StringMap.h"
 
 namespace mlir {
 namespace spperm {
@@ -67,43 +67,20 @@ struct SpPermExtractFeaturesPass
       return signalPassFailure();
     }
 
-    // One read per (file, values) pair, however many ops load it.
-    llvm::StringMap<FeaturesAttr> cache;
+    // One read and one feature set per (file, values), however many ops
+    // load it.
+    MatrixCache matrices(baseDir);
+    llvm::DenseMap<const ::spperm::CsrMatrix *, FeaturesAttr> computed;
     WalkResult result = getOperation().walk([&](LoadOp op) -> WalkResult {
-      std::string path = op.resolvePath(baseDir);
-      std::string values = op.getValues().value_or("file").str();
-      std::string key = path + '\0' + values;
-      MatrixType type = op.getResult().getType();
-
-      auto it = cache.find(key);
-      if (it == cache.end()) {
-        ::spperm::StatusOr<::spperm::ValuesSpec> spec =
-            ::spperm::parseValuesSpec(values);
-        assert(spec && "verifier checked the values spec");
-        ::spperm::ReadOptions readOptions;
-        readOptions.values = *spec;
-        ::spperm::StatusOr<::spperm::CsrMatrix> matrix =
-            ::spperm::readMatrixFile(path, readOptions);
-        if (!matrix) {
-          op.emitOpError() << matrix.message();
-          return WalkResult::interrupt();
-        }
-        if (matrix->rows != type.getRows() || matrix->cols != type.getCols()) {
-          op.emitOpError() << "file " << path << " holds a " << matrix->rows
-                           << "x" << matrix->cols
-                           << " matrix, but the result type is "
-                           << type.getRows() << "x" << type.getCols();
-          return WalkResult::interrupt();
-        }
-        ::spperm::Features features =
-            ::spperm::computeFeatures(*matrix, options);
-        it = cache
-                 .try_emplace(key, buildFeaturesAttr(
-                                       &getContext(),
-                                       ::spperm::flattenFeatures(features)))
-                 .first;
-      }
-      op.setFeaturesAttr(it->second);
+      const ::spperm::CsrMatrix *matrix = matrices.get(op);
+      if (!matrix)
+        return WalkResult::interrupt();
+      FeaturesAttr &features = computed[matrix];
+      if (!features)
+        features = buildFeaturesAttr(
+            &getContext(), ::spperm::flattenFeatures(
+                               ::spperm::computeFeatures(*matrix, options)));
+      op.setFeaturesAttr(features);
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

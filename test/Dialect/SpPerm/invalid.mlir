@@ -130,8 +130,13 @@ func.func private @bell_block_64(!spperm.matrix<64x64xf32, #spperm.bell<block = 
 
 // -----
 
-// expected-error@+1 {{width must be at least 1, got 0}}
-func.func private @bell_width_0(!spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 0, residual = csr>>)
+// expected-error@+1 {{width must be non-negative, got -1}}
+func.func private @bell_width_negative(!spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = -1, residual = csr>>)
+
+// -----
+
+// expected-error@+1 {{delta must be in (0, 1], got 1.5}}
+func.func private @bell_delta(!spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 1, residual = csr, delta = 1.5>>)
 
 // -----
 

@@ -47,8 +47,11 @@ struct PermutationOptions {
   /// normalized weighted Jaccard similarity to its representative is >= alpha.
   double alpha = 0.3;
   /// Candidate pruning of the greedy similarity strategies (warp-aware,
-  /// cta-aware, hybrid-2.x, bsa): at most this many candidates are examined
-  /// per cache line / column block for each choice. 0 means exact (O(M^2)).
+  /// cta-aware, hybrid-1's locality tie-break, hybrid-2.x, bsa): roughly, at
+  /// most this many candidates are examined per cache line / column block
+  /// for each choice (bsa: rejected candidates per block per cluster, plus a
+  /// work allowance per cluster; docs/Permutations.md has each strategy's
+  /// exact rule). 0 means exact (O(M^2) in the worst case).
   int32_t candidateLimit = 64;
 };
 

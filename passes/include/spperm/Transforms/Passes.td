@@ -14,6 +14,53 @@
 
 include "mlir/Pass/PassBase.td"
 
+def SpPermConvertFormat : Pass<"spperm-convert-format", "::mlir::ModuleOp"> {
+  let summary = "Store each multiplied matrix in the chosen format";
+  let description = [{
+    Makes every `spperm.spmm` use its matrix in `format`, inserting a
+    `spperm.convert` (the row permutation, if any, is kept):
+
+    ```
+    spmm(A : #csr<perm = P>) => spmm(convert(A) : #bell<..., perm = P>)
+    ```
+
+    Parameters that depend on the data are computed from it: for `bell`,
+    the matrix is read, permuted and tiled, and the type records the ELL
+    width (block columns per block row) and the density threshold δ (given,
+    or searched by the cost model of docs/Formats.md). A width of 0 means no
+    tile reached δ: every entry is in the CSR residual.
+
+    Before:
+    ```mlir
+    %C = spperm.spmm %P, %B : !spperm.matrix<64x64xf32,
+        #spperm.csr<perm = #spperm.perm<bsa>>>, tensor<64x8xf32> -> ...
+    ```
+    After (`format=bell block=16`):
+    ```mlir
+    %F = spperm.convert %P : !spperm.matrix<64x64xf32,
+        #spperm.csr<perm = #spperm.perm<bsa>>> -> !spperm.matrix<64x64xf32,
+        #spperm.bell<block = 16, width = 2, residual = csr,
+                     delta = 5.000000e-01 : f64, perm = #spperm.perm<bsa>>>
+    %C = spperm.spmm %F, %B : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::spperm::SpPermDialect"];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"csr\"",
+           "Target format: csr, bell or hbp">,
+    Option<"block", "block", "int64_t", /*default=*/"32",
+           "bell: tile size tau (1, 2, 4, 8, 16 or 32)">,
+    Option<"delta", "delta", "double", /*default=*/"0.0",
+           "bell: density threshold in (0, 1]; 0 searches with the cost model">,
+    Option<"rowBlock", "row-block", "int64_t", /*default=*/"512",
+           "hbp: rows per row block (a positive multiple of 32)">,
+    Option<"colBlock", "col-block", "int64_t", /*default=*/"4096",
+           "hbp: columns per column block">,
+    Option<"baseDir", "base-dir", "std::string", /*default=*/"\"\"",
+           "Directory that relative matrix paths are resolved against">,
+  ];
+}
+
 def SpPermExtractFeatures : Pass<"spperm-extract-features", "::mlir::ModuleOp"> {
   let summary = "Attach the static features of each loaded matrix";
   let description = [{

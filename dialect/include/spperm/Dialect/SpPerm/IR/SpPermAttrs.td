@@ -182,19 +182,25 @@ def SpPerm_BellAttr : SpPerm_Attr<"Bell", "bell", [
     `residual` format. `block = 1` gives plain ELL/HYB.
 
     * `block` — τ, one of 1, 2, 4, 8, 16, 32;
-    * `width` — the ELL width in blocks, at least 1 and at most the number of
-      block columns of the matrix;
-    * `residual` — `csr`.
+    * `width` — the ELL width in blocks, at most the number of block columns
+      of the matrix; 0 when no tile is dense (every entry is in the
+      residual);
+    * `residual` — `csr`;
+    * `delta` (optional) — the density threshold δ in (0, 1] a tile needs to
+      be stored dense; absent means "searched by the cost model" (the
+      search's result is recorded by `spperm-convert-format`).
 
     ```mlir
     #spperm.bell<block = 32, width = 4, residual = csr>
-    #spperm.bell<block = 16, width = 2, residual = csr, perm = #spperm.perm<bsa>>
+    #spperm.bell<block = 16, width = 2, residual = csr, delta = 5.000000e-01 : f64,
+                 perm = #spperm.perm<bsa>>
     ```
   }];
   let parameters = (ins
     "int64_t":$block,
     "int64_t":$width,
     EnumParameter<SpPerm_ResidualFormat>:$residual,
+    OptionalParameter<"::mlir::FloatAttr">:$delta,
     SpPerm_PermParameter:$perm
   );
   let assemblyFormat = "`<` struct(params) `>`";

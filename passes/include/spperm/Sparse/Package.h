@@ -1,0 +1,105 @@
+//===- Package.h - The compiled-model package -------------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The package `spperm-compile` writes and the runtime loads (the DESIGN
+// contract; docs/Package.md gives the exact layout): a directory with
+//   manifest.json   schema, version, target, per layer: name, shape, nnz,
+//                   strategy and format with their parameters, kernels,
+//                   buffers (offset, size, sha256)
+//   data.bin        the layers' arrays, each 256-byte aligned
+//   kernels.ptx     (and kernels.<arch>.cubin) once code generation exists
+// Writing is atomic (a temporary directory renamed into place). Reading
+// verifies schema, version, sizes, bounds and every checksum before anything
+// is used, and refuses a corrupt package with one clear line.
+//
+// With external data, data.bin is left out: a layer names its source matrix
+// file (path + sha256 + values spec) and the reader rebuilds the arrays with
+// the sparse core (deterministically), then checks them against the
+// buffers' recorded checksums.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_SPARSE_PACKAGE_H
+#define SPPERM_SPARSE_PACKAGE_H
+
+#include "spperm/Sparse/Formats.h"
+#include "spperm/Sparse/MatrixIO.h"
+#include "spperm/Sparse/Permutation.h"
+#include "spperm/Sparse/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spperm {
+
+/// The manifest's schema version this build writes and reads.
+constexpr int kPackageVersion = 1;
+
+/// A generated kernel of a layer and its launch configuration (filled in by
+/// code generation; empty until then).
+struct KernelInfo {
+  std::string name;
+  std::string family;
+  int64_t gridX = 1, gridY = 1, gridZ = 1;
+  int64_t blockX = 1, blockY = 1, blockZ = 1;
+  int64_t sharedBytes = 0;
+};
+
+/// One layer (one fixed sparse matrix) of a package.
+struct PackageLayer {
+  std::string name;
+  /// The matrix in its storage format (order, arrays).
+  FormattedMatrix matrix;
+  /// How it was made: strategy and its parameters, format parameters.
+  PermutationOptions permutation;
+  FormatOptions format;
+  /// The K the kernels were specialized for; 0 when any K is accepted.
+  int64_t k = 0;
+  /// The source matrix: path as given, sha256 of the file's bytes, values.
+  std::string sourcePath;
+  std::string sourceSha256;
+  ValuesSpec values;
+  std::vector<KernelInfo> kernels;
+};
+
+/// Package-wide settings.
+struct PackageOptions {
+  std::string target = "sm_90";
+  /// Leave data.bin out; layers are rebuilt from their source files.
+  bool externalData = false;
+  /// Code generation's outputs, written beside the manifest when non-empty.
+  std::string ptx;
+  std::string cubin;
+};
+
+/// A loaded package.
+struct Package {
+  std::string target;
+  bool externalData = false;
+  std::vector<PackageLayer> layers;
+  std::string ptx;
+  std::string cubin;
+};
+
+/// Writes `layers` to the directory `dir` (which must not exist, or is
+/// replaced when it is a package directory), atomically.
+Status writePackage(const std::string &dir,
+                    const std::vector<PackageLayer> &layers,
+                    const PackageOptions &options);
+
+/// Reads and verifies the package in `dir`.
+StatusOr<Package> readPackage(const std::string &dir);
+
+/// SHA-256 of `size` bytes, as 64 lowercase hex digits.
+std::string sha256Hex(const void *data, size_t size);
+
+/// SHA-256 of a file's bytes.
+StatusOr<std::string> sha256File(const std::string &path);
+
+} // namespace spperm
+
+#endif // SPPERM_SPARSE_PACKAGE_H

@@ -1,0 +1,57 @@
+//===- MatrixUtils.h - From spperm IR to sparse-core objects ----*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The bridge between the IR, which names matrices and their storage, and the
+// sparse core, which holds the data: find the spperm.load a matrix value
+// comes from, read its file, and turn #spperm.perm / format attributes into
+// the core's options.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_TRANSFORMS_MATRIXUTILS_H
+#define SPPERM_TRANSFORMS_MATRIXUTILS_H
+
+#include "spperm/Dialect/SpPerm/IR/SpPerm.h"
+#include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/Formats.h"
+#include "spperm/Sparse/Permutation.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <memory>
+
+namespace mlir {
+namespace spperm {
+
+/// The spperm.load a matrix value is computed from (through spperm.permute
+/// and spperm.convert), or null when it is a block argument or comes from
+/// another op.
+LoadOp getSourceLoad(Value matrix);
+
+/// The core's permutation options for `perm` (null: identity).
+::spperm::PermutationOptions getPermutationOptions(PermAttr perm);
+
+/// The core's format options for a format attribute.
+::spperm::FormatOptions getFormatOptions(FormatAttrInterface format);
+
+/// Reads the matrices of spperm.load ops, once per (file, values).
+class MatrixCache {
+public:
+  explicit MatrixCache(std::string baseDir) : baseDir(std::move(baseDir)) {}
+
+  /// The matrix of `op`, or null after emitting an error on `op` (unreadable
+  /// file, or a shape different from the result type).
+  const ::spperm::CsrMatrix *get(LoadOp op);
+
+private:
+  std::string baseDir;
+  llvm::StringMap<std::unique_ptr<::spperm::CsrMatrix>> matrices;
+};
+
+} // namespace spperm
+} // namespace mlir
+
+#endif // SPPERM_TRANSFORMS_MATRIXUTILS_H

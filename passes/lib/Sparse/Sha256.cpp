@@ -1,0 +1,161 @@
+//===- Sha256.cpp - SHA-256 message digest ----------------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// A plain implementation of SHA-256 as specified in FIPS 180-4 (section 6.2):
+// 64-byte blocks, big-endian words, the 64 round constants of section 4.2.2.
+// The package writer and reader use it for the checksums of manifest.json,
+// data.bin, the kernels and the source matrix files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Sha256.h"
+
+#include "spperm/Sparse/Package.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+using namespace spperm;
+using spperm::detail::Sha256;
+
+namespace {
+
+constexpr uint32_t kRoundConstants[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+    0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+    0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+    0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+    0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+inline uint32_t rotr(uint32_t x, unsigned n) {
+  return (x >> n) | (x << (32 - n));
+}
+
+inline uint32_t loadBigEndian32(const uint8_t *p) {
+  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) |
+         (uint32_t(p[2]) << 8) | uint32_t(p[3]);
+}
+
+} // namespace
+
+Sha256::Sha256()
+    : state{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+            0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19},
+      buffer{} {}
+
+void Sha256::compress(const uint8_t *block) {
+  uint32_t w[64];
+  for (int t = 0; t < 16; ++t)
+    w[t] = loadBigEndian32(block + 4 * t);
+  for (int t = 16; t < 64; ++t) {
+    uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
+    uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
+    w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+  }
+  uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
+  uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
+  for (int t = 0; t < 64; ++t) {
+    uint32_t bigSigma1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+    uint32_t choose = (e & f) ^ (~e & g);
+    uint32_t t1 = h + bigSigma1 + choose + kRoundConstants[t] + w[t];
+    uint32_t bigSigma0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+    uint32_t majority = (a & b) ^ (a & c) ^ (b & c);
+    uint32_t t2 = bigSigma0 + majority;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  state[0] += a;
+  state[1] += b;
+  state[2] += c;
+  state[3] += d;
+  state[4] += e;
+  state[5] += f;
+  state[6] += g;
+  state[7] += h;
+}
+
+void Sha256::update(const void *data, size_t size) {
+  const uint8_t *p = static_cast<const uint8_t *>(data);
+  totalBytes += size;
+  if (buffered > 0) {
+    size_t take = std::min(size, buffer.size() - buffered);
+    std::memcpy(buffer.data() + buffered, p, take);
+    buffered += take;
+    p += take;
+    size -= take;
+    if (buffered < buffer.size())
+      return;
+    compress(buffer.data());
+    buffered = 0;
+  }
+  for (; size >= 64; p += 64, size -= 64)
+    compress(p);
+  if (size > 0) {
+    std::memcpy(buffer.data(), p, size);
+    buffered = size;
+  }
+}
+
+std::string Sha256::hexDigest() {
+  // Padding: a 1 bit, zeros up to 56 bytes mod 64, the bit length (64-bit
+  // big-endian).
+  const uint64_t bitLength = totalBytes * 8;
+  uint8_t pad[72] = {0x80};
+  size_t padSize = (buffered < 56 ? 56 : 120) - buffered;
+  for (int i = 0; i < 8; ++i)
+    pad[padSize + i] = static_cast<uint8_t>(bitLength >> (56 - 8 * i));
+  update(pad, padSize + 8);
+
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex(64, '0');
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 4; ++j) {
+      uint8_t byte = static_cast<uint8_t>(state[i] >> (24 - 8 * j));
+      hex[8 * i + 2 * j] = kHex[byte >> 4];
+      hex[8 * i + 2 * j + 1] = kHex[byte & 15];
+    }
+  return hex;
+}
+
+std::string spperm::sha256Hex(const void *data, size_t size) {
+  Sha256 hasher;
+  hasher.update(data, size);
+  return hasher.hexDigest();
+}
+
+StatusOr<std::string> spperm::sha256File(const std::string &path) {
+  struct Closer {
+    void operator()(std::FILE *f) const { std::fclose(f); }
+  };
+  std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
+  if (!file)
+    return Status::error(path + ": cannot open: " + std::strerror(errno));
+  Sha256 hasher;
+  std::unique_ptr<char[]> chunk(new char[1 << 16]);
+  while (true) {
+    size_t got = std::fread(chunk.get(), 1, 1 << 16, file.get());
+    hasher.update(chunk.get(), got);
+    if (got < (1 << 16))
+      break;
+  }
+  if (std::ferror(file.get()))
+    return Status::error(path + ": cannot read: " + std::strerror(errno));
+  return hasher.hexDigest();
+}

@@ -1,0 +1,153 @@
+//===- ConvertFormat.cpp - Choose the storage of each matrix ----*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Transforms/Passes.h"
+
+#include "spperm/Transforms/MatrixUtils.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir {
+namespace spperm {
+#define GEN_PASS_DEF_SPPERMCONVERTFORMAT
+#include "spperm/Transforms/Passes.h.inc"
+} // namespace spperm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::spperm;
+
+namespace {
+
+/// spmm(A) => spmm(convert(A)) when A is not in the chosen format.
+struct ConvertMultipliedMatrix : public OpRewritePattern<SpMMOp> {
+  ConvertMultipliedMatrix(MLIRContext *ctx, FormatChooser choose)
+      : OpRewritePattern<SpMMOp>(ctx), choose(std::move(choose)) {}
+
+  LogicalResult matchAndRewrite(SpMMOp op,
+                                PatternRewriter &rewriter) const override {
+    MatrixType type = op.getMatrix().getType();
+    FormatAttrInterface target = choose(op);
+    if (!target || target == type.getFormat())
+      return rewriter.notifyMatchFailure(op, "already in the chosen format");
+    assert(target.getPerm() == type.getPerm() &&
+           "a format change must keep the permutation");
+    rewriter.setInsertionPoint(op);
+    auto convert = ConvertOp::create(rewriter, op.getLoc(),
+                                     type.withFormat(target), op.getMatrix());
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getMatrixMutable().assign(convert.getResult()); });
+    return success();
+  }
+
+  FormatChooser choose;
+};
+
+struct SpPermConvertFormatPass
+    : public mlir::spperm::impl::SpPermConvertFormatBase<
+          SpPermConvertFormatPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ModuleOp module = getOperation();
+    if (format != "csr" && format != "bell" && format != "hbp") {
+      module.emitError() << "spperm-convert-format: unknown format '" << format
+                         << "' (expected csr, bell or hbp)";
+      return signalPassFailure();
+    }
+    if (format == "bell" &&
+        (block < 1 || block > 32 || !llvm::isPowerOf2_64(block))) {
+      module.emitError() << "spperm-convert-format: block must be one of 1, "
+                            "2, 4, 8, 16, 32, got "
+                         << static_cast<int64_t>(block);
+      return signalPassFailure();
+    }
+    if (format == "bell" && !(delta >= 0.0 && delta <= 1.0)) {
+      module.emitError() << "spperm-convert-format: delta must be in (0, 1] "
+                            "(or 0 to search), got "
+                         << static_cast<double>(delta);
+      return signalPassFailure();
+    }
+    if (format == "hbp" && (rowBlock < 32 || rowBlock % 32 != 0 ||
+                            colBlock < 1)) {
+      module.emitError() << "spperm-convert-format: row-block must be a "
+                            "positive multiple of 32 and col-block positive, "
+                            "got "
+                         << static_cast<int64_t>(rowBlock) << " and "
+                         << static_cast<int64_t>(colBlock);
+      return signalPassFailure();
+    }
+
+    MatrixCache matrices(baseDir);
+    bool failed = false;
+    FormatChooser choose = [&](SpMMOp op) -> FormatAttrInterface {
+      MatrixType type = op.getMatrix().getType();
+      PermAttr perm = type.getPerm();
+      if (format == "csr")
+        return CsrAttr::get(ctx, perm);
+      if (format == "hbp")
+        return HbpAttr::get(ctx, rowBlock, colBlock, perm);
+      // bell: the width (and a searched delta) come from the data.
+      if (auto bell = dyn_cast<BellAttr>(type.getFormat()))
+        if (bell.getBlock() == block &&
+            (delta == 0.0 || (bell.getDelta() &&
+                              bell.getDelta().getValueAsDouble() == delta)))
+          return bell;
+      LoadOp load = getSourceLoad(op.getMatrix());
+      if (!load) {
+        op.emitOpError("needs the matrix's spperm.load to compute its "
+                       "Blocked-ELL width");
+        failed = true;
+        return nullptr;
+      }
+      const ::spperm::CsrMatrix *m = matrices.get(load);
+      if (!m) {
+        failed = true;
+        return nullptr;
+      }
+      ::spperm::StatusOr<::spperm::Permutation> order =
+          ::spperm::computePermutation(*m, getPermutationOptions(perm));
+      if (!order) {
+        op.emitOpError() << order.message();
+        failed = true;
+        return nullptr;
+      }
+      ::spperm::FormatOptions options;
+      options.kind = ::spperm::FormatKind::Bell;
+      options.bellBlock = static_cast<int32_t>(block);
+      options.bellDelta = delta > 0.0 ? delta : -1.0;
+      ::spperm::StatusOr<::spperm::FormattedMatrix> built =
+          ::spperm::buildFormat(*m, order->order, options);
+      if (!built) {
+        op.emitOpError() << built.message();
+        failed = true;
+        return nullptr;
+      }
+      return BellAttr::get(ctx, block, built->bell.width, ResidualFormat::csr,
+                           FloatAttr::get(Float64Type::get(ctx),
+                                          built->bell.delta),
+                           perm);
+    };
+
+    RewritePatternSet patterns(ctx);
+    populateConvertFormatPatterns(patterns, choose);
+    if (::mlir::failed(applyPatternsGreedily(module, std::move(patterns))) ||
+        failed)
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::spperm::populateConvertFormatPatterns(RewritePatternSet &patterns,
+                                                 FormatChooser choose) {
+  patterns.add<ConvertMultipliedMatrix>(patterns.getContext(),
+                                        std::move(choose));
+}

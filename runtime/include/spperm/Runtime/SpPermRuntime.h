@@ -1,0 +1,142 @@
+/*===- SpPermRuntime.h - The spperm runtime C API ------------------*- C -*-===*
+ *
+ * Part of the spperm project.
+ *
+ *===----------------------------------------------------------------------===*
+ *
+ * A flat C ABI over a compiled package (docs/RuntimeABI.md): load a package
+ * directory once, look its layers up, run C = A * B many times, release.
+ *
+ *  - Every function returns an sprt_status; on failure it leaves a one-line
+ *    message that sprt_last_error() returns on the same thread. No C++
+ *    exception ever crosses this interface.
+ *  - Every function checks its arguments (NULL pointers, ranges, sizes)
+ *    before it touches anything.
+ *  - A package is verified completely (schema, sizes, bounds, checksums,
+ *    format invariants) when it is loaded; a corrupt one is refused with
+ *    SPRT_ERROR_CORRUPT_PACKAGE and nothing is kept.
+ *  - Dimensions are int64_t; matrices are row-major float32. Results are in
+ *    the ORIGINAL row order of the compiled matrix, whatever permutation the
+ *    package stores.
+ *
+ * spperm/Runtime/SpPermRuntime.hpp wraps this in move-only C++ classes.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef SPPERM_RUNTIME_SPPERMRUNTIME_H
+#define SPPERM_RUNTIME_SPPERMRUNTIME_H
+
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define SPRT_EXPORT __declspec(dllexport)
+#else
+#define SPRT_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The version of this interface; sprt_abi_version() returns the library's. */
+#define SPRT_ABI_VERSION 1
+
+/** The outcome of a call. The values are stable across versions. */
+typedef enum sprt_status {
+  SPRT_OK = 0,
+  /** A NULL pointer, an index or size out of range, a shape mismatch. */
+  SPRT_ERROR_INVALID_ARGUMENT = 1,
+  /** The package directory or one of its files cannot be opened or read. */
+  SPRT_ERROR_IO = 2,
+  /** The package is malformed, incomplete, of another version, or fails a
+   *  size, bound or checksum check. */
+  SPRT_ERROR_CORRUPT_PACKAGE = 3,
+  /** No layer of that name. */
+  SPRT_ERROR_NOT_FOUND = 4,
+  /** The request needs something this build or package lacks (e.g. the GPU
+   *  device in a build without CUDA). */
+  SPRT_ERROR_UNSUPPORTED = 5,
+  /** The device reported an error. */
+  SPRT_ERROR_DEVICE = 6,
+  /** Device memory could not be allocated. */
+  SPRT_ERROR_OUT_OF_MEMORY = 7
+} sprt_status;
+
+/** Where a package's layers run. */
+typedef enum sprt_device {
+  /** The host: the sparse core's CPU executor; stream arguments are ignored. */
+  SPRT_DEVICE_CPU = 0,
+  /** The GPU: the package's kernels through the CUDA driver API. */
+  SPRT_DEVICE_GPU = 1
+} sprt_device;
+
+/** A loaded package (opaque). */
+typedef struct sprt_package sprt_package;
+
+/** What sprt_layer_info reports about a layer (a different name because C
+ *  has one namespace for typedefs and functions). The strings belong to the
+ *  package and stay valid until it is released. */
+typedef struct sprt_layer_desc {
+  /** The layer's name (the --layer of spperm-run). */
+  const char *name;
+  /** A is rows x cols with nnz stored entries. */
+  int64_t rows;
+  int64_t cols;
+  int64_t nnz;
+  /** The K the kernels were specialized for; 0 when any K is accepted. */
+  int64_t k;
+  /** Storage format: "csr", "bell" or "hbp". */
+  const char *format;
+  /** Row-permutation strategy: "identity", "lpt", "bsa", ... */
+  const char *strategy;
+} sprt_layer_desc;
+
+/** SPRT_ABI_VERSION of the library (compare with the header's). */
+SPRT_EXPORT int32_t sprt_abi_version(void);
+
+/** The enumerator's name ("SPRT_OK", ...); "SPRT_UNKNOWN_STATUS" otherwise.
+ *  The string is static. */
+SPRT_EXPORT const char *sprt_status_name(sprt_status status);
+
+/** The message of the last failure on the calling thread ("" when none).
+ *  Valid until the next failing call on this thread. Successful calls leave
+ *  it unchanged. */
+SPRT_EXPORT const char *sprt_last_error(void);
+
+/** Loads and verifies the package directory `path` for `device`. On success
+ *  *out is a new package the caller releases with sprt_package_release; on
+ *  failure *out is NULL (when `out` is not NULL). */
+SPRT_EXPORT sprt_status sprt_package_load(const char *path, sprt_device device,
+                                          sprt_package **out);
+
+/** Releases a package and everything it holds; NULL is accepted. The package
+ *  must not be in use on another thread. */
+SPRT_EXPORT void sprt_package_release(sprt_package *package);
+
+/** The number of layers (>= 1). */
+SPRT_EXPORT sprt_status sprt_layer_count(const sprt_package *package,
+                                         int64_t *count);
+
+/** The index of the layer named `name`; SPRT_ERROR_NOT_FOUND if none. */
+SPRT_EXPORT sprt_status sprt_layer_find(const sprt_package *package,
+                                        const char *name, int64_t *index);
+
+/** Describes layer `index` (0 <= index < sprt_layer_count). */
+SPRT_EXPORT sprt_status sprt_layer_info(const sprt_package *package,
+                                        int64_t index, sprt_layer_desc *desc);
+
+/** C = A * B for layer `layer`: B is cols x k row-major, C is rows x k
+ *  row-major, rows in the original order; every element of C is written.
+ *  k >= 1, and k must equal the layer's k when that is not 0. On the CPU
+ *  device b and c are host pointers, must not overlap, and `stream` is
+ *  ignored; the call returns when C is complete. Calls on one package may
+ *  run concurrently from several threads (each with its own C). */
+SPRT_EXPORT sprt_status sprt_spmm(sprt_package *package, int64_t layer,
+                                  const float *b, int64_t k, float *c,
+                                  void *stream);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SPPERM_RUNTIME_SPPERMRUNTIME_H */

@@ -1,0 +1,265 @@
+//===- SpPermRuntime.cpp - The spperm runtime C API -------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The C API of spperm/Runtime/SpPermRuntime.h. A package is read and
+// verified by the sparse core (readPackage), then handed to the backend of
+// the requested device, which owns whatever it derives from the layers
+// (device buffers, modules, workspaces). The CPU backend runs the sparse
+// core's reference executor, spmmCpu; the GPU backend is not built yet.
+//
+// Errors are returned as status codes, with the message kept per thread for
+// sprt_last_error(). This file is built without exceptions, like the core;
+// host allocation failures end the process, as in LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Runtime/SpPermRuntime.h"
+
+#include "spperm/Sparse/Package.h"
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+using namespace spperm;
+
+namespace {
+
+/// The message of the last failure on this thread.
+thread_local std::string lastError;
+
+/// Records `message` as this thread's last error and returns `status`.
+sprt_status failWith(sprt_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+/// What a device does with the layers of a loaded package. A backend is
+/// created per package and owns what it derives from the layers.
+class Backend {
+public:
+  virtual ~Backend() = default;
+  /// C = A * B for `layer`; the arguments have been checked.
+  virtual sprt_status spmm(const PackageLayer &layer, const float *b, int64_t k,
+                           float *c, void *stream) = 0;
+};
+
+/// The host executor of the sparse core. Stateless, so concurrent calls are
+/// safe.
+class CpuBackend final : public Backend {
+public:
+  sprt_status spmm(const PackageLayer &layer, const float *b, int64_t k,
+                   float *c, void * /*stream*/) override {
+    spmmCpu(layer.matrix, b, k, c);
+    return SPRT_OK;
+  }
+};
+
+/// Creates the backend of `device` for `package`.
+sprt_status createBackend(sprt_device device, const Package & /*package*/,
+                          std::unique_ptr<Backend> &out) {
+  switch (device) {
+  case SPRT_DEVICE_CPU:
+    out = std::make_unique<CpuBackend>();
+    return SPRT_OK;
+  case SPRT_DEVICE_GPU:
+    return failWith(SPRT_ERROR_UNSUPPORTED, "GPU support is not built");
+  }
+  return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                  "sprt_package_load: unknown device " +
+                      std::to_string(static_cast<int>(device)));
+}
+
+/// Distinguishes "cannot read the package" (SPRT_ERROR_IO) from "the package
+/// is bad" (SPRT_ERROR_CORRUPT_PACKAGE) after readPackage failed: the
+/// directory or its manifest is missing or unreadable, or a file that is
+/// there cannot be opened.
+bool isIoFailure(const std::string &dir) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return true;
+  const std::string manifest = dir + "/manifest.json";
+  if (::access(manifest.c_str(), R_OK) != 0)
+    return true;
+  const std::string data = dir + "/data.bin";
+  return ::access(data.c_str(), F_OK) == 0 && ::access(data.c_str(), R_OK) != 0;
+}
+
+/// Overflow-checked a * b for non-negative operands.
+bool multiply(int64_t a, int64_t b, int64_t &out) {
+  return !__builtin_mul_overflow(a, b, &out);
+}
+
+} // namespace
+
+/// The opaque handle: the verified package, the strings sprt_layer_info
+/// hands out, and the device's backend.
+struct sprt_package {
+  Package package;
+  sprt_device device = SPRT_DEVICE_CPU;
+  std::vector<std::string> formatNames;
+  std::vector<std::string> strategyNames;
+  std::unique_ptr<Backend> backend;
+};
+
+int32_t sprt_abi_version(void) { return SPRT_ABI_VERSION; }
+
+const char *sprt_status_name(sprt_status status) {
+  switch (status) {
+  case SPRT_OK:
+    return "SPRT_OK";
+  case SPRT_ERROR_INVALID_ARGUMENT:
+    return "SPRT_ERROR_INVALID_ARGUMENT";
+  case SPRT_ERROR_IO:
+    return "SPRT_ERROR_IO";
+  case SPRT_ERROR_CORRUPT_PACKAGE:
+    return "SPRT_ERROR_CORRUPT_PACKAGE";
+  case SPRT_ERROR_NOT_FOUND:
+    return "SPRT_ERROR_NOT_FOUND";
+  case SPRT_ERROR_UNSUPPORTED:
+    return "SPRT_ERROR_UNSUPPORTED";
+  case SPRT_ERROR_DEVICE:
+    return "SPRT_ERROR_DEVICE";
+  case SPRT_ERROR_OUT_OF_MEMORY:
+    return "SPRT_ERROR_OUT_OF_MEMORY";
+  }
+  return "SPRT_UNKNOWN_STATUS";
+}
+
+const char *sprt_last_error(void) { return lastError.c_str(); }
+
+sprt_status sprt_package_load(const char *path, sprt_device device,
+                              sprt_package **out) {
+  if (!out)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_package_load: the output pointer is NULL");
+  *out = nullptr;
+  if (!path || !*path)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_package_load: the package path is NULL or empty");
+  if (device != SPRT_DEVICE_CPU && device != SPRT_DEVICE_GPU)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_package_load: unknown device " +
+                        std::to_string(static_cast<int>(device)));
+
+  StatusOr<Package> read = readPackage(path);
+  if (!read)
+    return failWith(isIoFailure(path) ? SPRT_ERROR_IO
+                                      : SPRT_ERROR_CORRUPT_PACKAGE,
+                    read.message());
+
+  auto package = std::make_unique<sprt_package>();
+  package->package = std::move(*read);
+  package->device = device;
+  for (const PackageLayer &layer : package->package.layers) {
+    package->formatNames.emplace_back(formatName(layer.matrix.kind));
+    package->strategyNames.emplace_back(
+        strategyCliName(layer.permutation.strategy));
+  }
+  if (sprt_status s = createBackend(device, package->package, package->backend);
+      s != SPRT_OK)
+    return s;
+  *out = package.release();
+  return SPRT_OK;
+}
+
+void sprt_package_release(sprt_package *package) { delete package; }
+
+sprt_status sprt_layer_count(const sprt_package *package, int64_t *count) {
+  if (!package || !count)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_layer_count: the package or the output pointer is "
+                    "NULL");
+  *count = static_cast<int64_t>(package->package.layers.size());
+  return SPRT_OK;
+}
+
+sprt_status sprt_layer_find(const sprt_package *package, const char *name,
+                            int64_t *index) {
+  if (!package || !name || !index)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_layer_find: the package, the name or the output "
+                    "pointer is NULL");
+  const std::vector<PackageLayer> &layers = package->package.layers;
+  for (size_t i = 0; i < layers.size(); ++i)
+    if (layers[i].name == name) {
+      *index = static_cast<int64_t>(i);
+      return SPRT_OK;
+    }
+  std::string names;
+  for (const PackageLayer &layer : layers)
+    names += (names.empty() ? "" : ", ") + layer.name;
+  return failWith(SPRT_ERROR_NOT_FOUND, "no layer named '" + std::string(name) +
+                                            "' (the package has: " + names +
+                                            ")");
+}
+
+sprt_status sprt_layer_info(const sprt_package *package, int64_t index,
+                            sprt_layer_desc *desc) {
+  if (!package || !desc)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_layer_info: the package or the output pointer is "
+                    "NULL");
+  const std::vector<PackageLayer> &layers = package->package.layers;
+  if (index < 0 || index >= static_cast<int64_t>(layers.size()))
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_layer_info: layer index " + std::to_string(index) +
+                        " is out of range [0, " +
+                        std::to_string(layers.size()) + ")");
+  const PackageLayer &layer = layers[index];
+  desc->name = layer.name.c_str();
+  desc->rows = layer.matrix.rows;
+  desc->cols = layer.matrix.cols;
+  desc->nnz = layer.matrix.nnz;
+  desc->k = layer.k;
+  desc->format = package->formatNames[index].c_str();
+  desc->strategy = package->strategyNames[index].c_str();
+  return SPRT_OK;
+}
+
+sprt_status sprt_spmm(sprt_package *package, int64_t layerIndex, const float *b,
+                      int64_t k, float *c, void *stream) {
+  auto invalid = [](const std::string &what) {
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT, "sprt_spmm: " + what);
+  };
+  if (!package)
+    return invalid("the package is NULL");
+  const std::vector<PackageLayer> &layers = package->package.layers;
+  if (layerIndex < 0 || layerIndex >= static_cast<int64_t>(layers.size()))
+    return invalid("layer index " + std::to_string(layerIndex) +
+                   " is out of range [0, " + std::to_string(layers.size()) +
+                   ")");
+  const PackageLayer &layer = layers[layerIndex];
+  if (k < 1)
+    return invalid("k must be at least 1, got " + std::to_string(k));
+  if (layer.k != 0 && k != layer.k)
+    return invalid("layer '" + layer.name + "' was compiled for K = " +
+                   std::to_string(layer.k) + ", got k = " + std::to_string(k));
+  int64_t bCount, cCount, bBytes, cBytes;
+  if (!multiply(layer.matrix.cols, k, bCount) ||
+      !multiply(layer.matrix.rows, k, cCount) ||
+      !multiply(bCount, int64_t(sizeof(float)), bBytes) ||
+      !multiply(cCount, int64_t(sizeof(float)), cBytes))
+    return invalid("k = " + std::to_string(k) +
+                   " makes B or C larger than the address space");
+  if (!b && bCount > 0)
+    return invalid("B is NULL");
+  if (!c && cCount > 0)
+    return invalid("C is NULL");
+  if (package->device == SPRT_DEVICE_CPU && bCount > 0 && cCount > 0) {
+    auto bAddr = reinterpret_cast<uintptr_t>(b);
+    auto cAddr = reinterpret_cast<uintptr_t>(c);
+    if (bAddr < cAddr + static_cast<uint64_t>(cBytes) &&
+        cAddr < bAddr + static_cast<uint64_t>(bBytes))
+      return invalid("B and C overlap");
+  }
+  return package->backend->spmm(layer, b, k, c, stream);
+}

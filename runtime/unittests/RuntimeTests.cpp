@@ -1,0 +1,1053 @@
+//===- RuntimeTests.cpp - Tests of the package and the runtime --*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// SHA-256 against the FIPS 180-2 vectors; packages written with writePackage
+// in every format and several strategies, read back exactly and run through
+// the C API against a float64 reference; every argument error; and the
+// corruption suite: every byte of a small package's manifest and data
+// flipped, truncations, deletions, and crafted manifests whose checksums are
+// recomputed so that only the structural checks can catch them. Each must
+// be refused with one line, never crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CApiSmoke.h"
+
+#include "spperm/Runtime/SpPermRuntime.h"
+#include "spperm/Runtime/SpPermRuntime.hpp"
+#include "spperm/Sparse/Generators.h"
+#include "spperm/Sparse/MatrixIO.h"
+#include "spperm/Sparse/Package.h"
+
+#include "gtest/gtest.h"
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace spperm;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// A fresh directory, removed with its contents on destruction.
+class ScratchDir {
+public:
+  ScratchDir() {
+    std::string tmpl = ::testing::TempDir() + "spperm-runtime-XXXXXX";
+    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add, ec);
+    std::filesystem::remove_all(dir, ec);
+  }
+  ScratchDir(const ScratchDir &) = delete;
+  ScratchDir &operator=(const ScratchDir &) = delete;
+
+  std::string path(const std::string &name) const { return dir + "/" + name; }
+  const std::string &root() const { return dir; }
+
+private:
+  std::string dir;
+};
+
+std::string readBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void writeBytes(const std::string &path, const std::string &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(out.good()) << path;
+}
+
+/// Overwrites one byte of an existing file in place (much cheaper than
+/// rewriting the file, which the flip tests do thousands of times).
+void patchByte(const std::string &path, size_t offset, char value) {
+  int fd = ::open(path.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0) << path;
+  ASSERT_EQ(::pwrite(fd, &value, 1, static_cast<off_t>(offset)), 1) << path;
+  ASSERT_EQ(::close(fd), 0);
+}
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+/// Format parameters small enough for the test matrices.
+FormatOptions formatOptions(FormatKind kind) {
+  FormatOptions o;
+  o.kind = kind;
+  o.bellBlock = 4;
+  o.hbpRowBlock = 64;
+  o.hbpColBlock = 16;
+  o.hbpWarps = 4;
+  return o;
+}
+
+/// A package layer of `m` made with strategy `s` in format `kind`.
+PackageLayer makeLayer(const std::string &name, const CsrMatrix &m, Strategy s,
+                       FormatKind kind, int64_t k = 0) {
+  PackageLayer layer;
+  layer.name = name;
+  layer.permutation.strategy = s;
+  layer.permutation.warps = 4;
+  layer.format = formatOptions(kind);
+  StatusOr<Permutation> perm = computePermutation(m, layer.permutation);
+  EXPECT_TRUE(perm) << perm.message();
+  StatusOr<FormattedMatrix> f = buildFormat(m, perm->order, layer.format);
+  EXPECT_TRUE(f) << f.message();
+  layer.matrix = std::move(*f);
+  layer.k = k;
+  layer.sourcePath = name + ".mtx";
+  layer.values.mode = ValueMode::File;
+  return layer;
+}
+
+/// The test matrices: uniform, skewed (empty and long rows), block-sparse.
+std::vector<CsrMatrix> testMatrices() {
+  return {generateUniform(70, 50, 0.08, 1), generateSkewed(90, 60, 2),
+          generateBlockSparse(64, 48, 4, 0.3, 3)};
+}
+
+/// C = A * B in float64, rows in the original order.
+std::vector<double> reference(const CsrMatrix &a, const std::vector<float> &b,
+                              int64_t k) {
+  std::vector<double> c(static_cast<size_t>(a.rows) * k, 0.0);
+  for (int32_t r = 0; r < a.rows; ++r)
+    for (int32_t e = a.rowPtr[r]; e < a.rowPtr[r + 1]; ++e)
+      for (int64_t j = 0; j < k; ++j)
+        c[r * k + j] += static_cast<double>(a.values[e]) *
+                        b[static_cast<int64_t>(a.colIdx[e]) * k + j];
+  return c;
+}
+
+/// ||got - want|| / ||want|| (Frobenius; absolute when want is 0).
+double relativeError(const std::vector<float> &got,
+                     const std::vector<double> &want) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    diff += (got[i] - want[i]) * (got[i] - want[i]);
+    norm += want[i] * want[i];
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+std::vector<float> randomDense(int64_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float &x : v)
+    x = u(rng);
+  return v;
+}
+
+/// Loads through the C API; returns the status, the message in `message`.
+sprt_status tryLoad(const std::string &dir, std::string &message) {
+  sprt_package *p = reinterpret_cast<sprt_package *>(0x1);
+  sprt_status s = sprt_package_load(dir.c_str(), SPRT_DEVICE_CPU, &p);
+  message = s == SPRT_OK ? "" : sprt_last_error();
+  if (s != SPRT_OK)
+    EXPECT_EQ(p, nullptr);
+  sprt_package_release(s == SPRT_OK ? p : nullptr);
+  return s;
+}
+
+/// Asserts that loading `dir` is refused as corrupt or unreadable, with one
+/// line that names a file of the package.
+void expectRefused(const std::string &dir, const std::string &what) {
+  std::string message;
+  sprt_status s = tryLoad(dir, message);
+  EXPECT_TRUE(s == SPRT_ERROR_CORRUPT_PACKAGE || s == SPRT_ERROR_IO)
+      << what << ": status " << sprt_status_name(s);
+  EXPECT_FALSE(message.empty()) << what;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << what << ": " << message;
+  EXPECT_EQ(message.rfind(dir, 0), 0u) << what << ": " << message;
+}
+
+/// The manifest's closing checksum as docs/Package.md defines it.
+std::string withChecksum(const json &manifest) {
+  std::string text = manifest.dump(2);
+  text.resize(text.size() - 2);
+  text += ",\n  ";
+  std::string sha = sha256Hex(text.data(), text.size());
+  return text + "\"manifest_sha256\": \"" + sha + "\"\n}\n";
+}
+
+/// Edits the manifest of `dir` and writes it back with a valid checksum.
+void rewriteManifest(const std::string &dir,
+                     const std::function<void(json &)> &edit) {
+  json j = json::parse(readBytes(dir + "/manifest.json"));
+  j.erase("manifest_sha256");
+  edit(j);
+  writeBytes(dir + "/manifest.json", withChecksum(j));
+}
+
+/// Copies the package directory `from` to `to`.
+void copyPackage(const std::string &from, const std::string &to) {
+  std::filesystem::remove_all(to);
+  std::filesystem::copy(from, to, std::filesystem::copy_options::recursive);
+}
+
+//===----------------------------------------------------------------------===//
+// SHA-256
+//===----------------------------------------------------------------------===//
+
+TEST(Sha256Test, FipsVectors) {
+  EXPECT_EQ(sha256Hex("", 0),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256Hex("abc", 3),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  const std::string m448 =
+      "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  EXPECT_EQ(sha256Hex(m448.data(), m448.size()),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  const std::string million(1000000, 'a');
+  EXPECT_EQ(sha256Hex(million.data(), million.size()),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256Test, FileMatchesMemoryAtEveryPaddingBoundary) {
+  ScratchDir dir;
+  std::mt19937 rng(5);
+  // Lengths around the 55/56/64-byte padding cases and across read chunks.
+  for (size_t n : {0u, 1u, 55u, 56u, 57u, 63u, 64u, 65u, 119u, 120u, 128u,
+                   65535u, 65536u, 65537u, 200001u}) {
+    std::string bytes(n, '\0');
+    for (char &c : bytes)
+      c = static_cast<char>(rng());
+    writeBytes(dir.path("f"), bytes);
+    StatusOr<std::string> file = sha256File(dir.path("f"));
+    ASSERT_TRUE(file) << file.message();
+    EXPECT_EQ(*file, sha256Hex(bytes.data(), bytes.size())) << n;
+  }
+  StatusOr<std::string> missing = sha256File(dir.path("missing"));
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.message().find("cannot open"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Writing and reading
+//===----------------------------------------------------------------------===//
+
+void expectSameCsr(const CsrMatrix &a, const CsrMatrix &b) {
+  EXPECT_EQ(a.rows, b.rows);
+  EXPECT_EQ(a.cols, b.cols);
+  EXPECT_EQ(a.rowPtr, b.rowPtr);
+  EXPECT_EQ(a.colIdx, b.colIdx);
+  EXPECT_EQ(a.values, b.values);
+}
+
+void expectSameMatrix(const FormattedMatrix &a, const FormattedMatrix &b) {
+  EXPECT_EQ(a.rows, b.rows);
+  EXPECT_EQ(a.cols, b.cols);
+  EXPECT_EQ(a.nnz, b.nnz);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.order, b.order);
+  switch (a.kind) {
+  case FormatKind::Csr:
+    expectSameCsr(a.csr, b.csr);
+    break;
+  case FormatKind::Bell:
+    EXPECT_EQ(a.bell.block, b.bell.block);
+    EXPECT_EQ(a.bell.width, b.bell.width);
+    EXPECT_EQ(a.bell.blockRows, b.bell.blockRows);
+    EXPECT_EQ(a.bell.blockCol, b.bell.blockCol);
+    EXPECT_EQ(a.bell.blockValues, b.bell.blockValues);
+    EXPECT_EQ(a.bell.delta, b.bell.delta);
+    EXPECT_EQ(a.bell.denseNnz, b.bell.denseNnz);
+    expectSameCsr(a.bell.residual, b.bell.residual);
+    break;
+  case FormatKind::Hbp:
+    EXPECT_EQ(a.hbp.rowBlock, b.hbp.rowBlock);
+    EXPECT_EQ(a.hbp.colBlock, b.hbp.colBlock);
+    EXPECT_EQ(a.hbp.blockRows, b.hbp.blockRows);
+    EXPECT_EQ(a.hbp.blockCols, b.hbp.blockCols);
+    EXPECT_EQ(a.hbp.blocks, b.hbp.blocks);
+    EXPECT_EQ(a.hbp.col, b.hbp.col);
+    EXPECT_EQ(a.hbp.data, b.hbp.data);
+    EXPECT_EQ(a.hbp.addSign, b.hbp.addSign);
+    EXPECT_EQ(a.hbp.zeroRow, b.hbp.zeroRow);
+    EXPECT_EQ(a.hbp.beginNnz, b.hbp.beginNnz);
+    EXPECT_EQ(a.hbp.outputHash, b.hbp.outputHash);
+    EXPECT_EQ(a.hbp.fixedBlocks, b.hbp.fixedBlocks);
+    EXPECT_EQ(a.hbp.fixedBlockPtr, b.hbp.fixedBlockPtr);
+    EXPECT_EQ(a.hbp.competitiveBlocks, b.hbp.competitiveBlocks);
+    EXPECT_EQ(a.hbp.hashA, b.hbp.hashA);
+    EXPECT_EQ(a.hbp.hashB, b.hbp.hashB);
+    EXPECT_EQ(a.hbp.hashC, b.hbp.hashC);
+    EXPECT_EQ(a.hbp.hashD, b.hbp.hashD);
+    break;
+  }
+}
+
+const FormatKind kKinds[] = {FormatKind::Csr, FormatKind::Bell,
+                             FormatKind::Hbp};
+const Strategy kStrategies[] = {Strategy::Identity, Strategy::Lpt,
+                                Strategy::Hybrid21, Strategy::Bsa};
+
+TEST(PackageTest, RoundTripIsExact) {
+  ScratchDir dir;
+  std::vector<PackageLayer> layers;
+  std::vector<CsrMatrix> matrices = testMatrices();
+  for (FormatKind kind : kKinds)
+    for (size_t s = 0; s < std::size(kStrategies); ++s) {
+      std::string name = std::string(formatName(kind)) + "_" +
+                         std::string(strategyCliName(kStrategies[s]));
+      layers.push_back(makeLayer(name, matrices[s % matrices.size()],
+                                 kStrategies[s], kind, s == 1 ? 8 : 0));
+    }
+  layers[0].kernels.push_back(
+      {"spmm_csr_0", "csr-warp", 4, 1, 1, 128, 1, 1, 4096});
+  layers[0].sourceSha256 = std::string(64, 'a');
+  layers[1].values = {ValueMode::Random, 42};
+  PackageOptions options;
+  options.ptx = "// ptx\n.version 8.0\n";
+  options.cubin = std::string("\x7f"
+                              "ELF\0\1\2",
+                              7);
+  ASSERT_TRUE(writePackage(dir.path("m.spp"), layers, options));
+  EXPECT_TRUE(exists(dir.path("m.spp/kernels.ptx")));
+  EXPECT_TRUE(exists(dir.path("m.spp/kernels.sm_90.cubin")));
+
+  StatusOr<Package> read = readPackage(dir.path("m.spp"));
+  ASSERT_TRUE(read) << read.message();
+  EXPECT_EQ(read->target, "sm_90");
+  EXPECT_FALSE(read->externalData);
+  EXPECT_EQ(read->ptx, options.ptx);
+  EXPECT_EQ(read->cubin, options.cubin);
+  ASSERT_EQ(read->layers.size(), layers.size());
+  for (size_t i = 0; i < layers.size(); ++i) {
+    SCOPED_TRACE(layers[i].name);
+    const PackageLayer &got = read->layers[i], &want = layers[i];
+    EXPECT_EQ(got.name, want.name);
+    EXPECT_EQ(got.k, want.k);
+    EXPECT_EQ(got.permutation.strategy, want.permutation.strategy);
+    EXPECT_EQ(got.permutation.warps, want.permutation.warps);
+    EXPECT_EQ(got.permutation.alpha, want.permutation.alpha);
+    EXPECT_EQ(got.format.kind, want.format.kind);
+    EXPECT_EQ(got.sourcePath, want.sourcePath);
+    EXPECT_EQ(got.sourceSha256, want.sourceSha256);
+    EXPECT_TRUE(got.values == want.values);
+    ASSERT_EQ(got.kernels.size(), want.kernels.size());
+    for (size_t k = 0; k < got.kernels.size(); ++k) {
+      EXPECT_EQ(got.kernels[k].name, want.kernels[k].name);
+      EXPECT_EQ(got.kernels[k].blockX, want.kernels[k].blockX);
+      EXPECT_EQ(got.kernels[k].sharedBytes, want.kernels[k].sharedBytes);
+    }
+    expectSameMatrix(got.matrix, want.matrix);
+  }
+
+  // The manifest is pretty JSON with the documented top-level keys and
+  // 256-byte aligned buffers.
+  json m = json::parse(readBytes(dir.path("m.spp/manifest.json")));
+  std::vector<std::string> keys;
+  for (auto it = m.begin(); it != m.end(); ++it)
+    keys.push_back(it.key());
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"schema", "version", "target", "data",
+                                      "code", "layers", "manifest_sha256"}));
+  for (const json &l : m["layers"])
+    for (const json &b : l["buffers"])
+      EXPECT_EQ(b["offset"].get<uint64_t>() % 256, 0u);
+}
+
+TEST(PackageTest, ReplacesAPackageButNothingElse) {
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(20, 20, 0.2, 7);
+  std::vector<PackageLayer> one = {
+      makeLayer("a", m, Strategy::Identity, FormatKind::Csr)};
+  std::vector<PackageLayer> two = {
+      makeLayer("b", m, Strategy::Lpt, FormatKind::Bell)};
+  PackageOptions options;
+  options.ptx = "old";
+  ASSERT_TRUE(writePackage(dir.path("p.spp/"), one, options));
+  ASSERT_TRUE(writePackage(dir.path("p.spp"), two, PackageOptions()));
+  StatusOr<Package> read = readPackage(dir.path("p.spp"));
+  ASSERT_TRUE(read) << read.message();
+  ASSERT_EQ(read->layers.size(), 1u);
+  EXPECT_EQ(read->layers[0].name, "b");
+  // Nothing of the old package, and no temporary directory, is left.
+  EXPECT_FALSE(exists(dir.path("p.spp/kernels.ptx")));
+  size_t entries = 0;
+  for (const auto &e : std::filesystem::directory_iterator(dir.root())) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1u);
+
+  // A directory that is not a package, and a file, are not replaced.
+  std::filesystem::create_directory(dir.path("other"));
+  writeBytes(dir.path("other/keep.txt"), "x");
+  Status s = writePackage(dir.path("other"), one, PackageOptions());
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("is not a spperm package"), std::string::npos);
+  EXPECT_TRUE(exists(dir.path("other/keep.txt")));
+  writeBytes(dir.path("file"), "x");
+  EXPECT_FALSE(writePackage(dir.path("file"), one, PackageOptions()));
+  EXPECT_EQ(readBytes(dir.path("file")), "x");
+}
+
+TEST(PackageTest, WriterRefusesBadInput) {
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(20, 20, 0.2, 7);
+  PackageLayer good = makeLayer("a", m, Strategy::Identity, FormatKind::Csr);
+  auto refused = [&](std::vector<PackageLayer> layers, PackageOptions o,
+                     const std::string &expect) {
+    Status s = writePackage(dir.path("x.spp"), layers, o);
+    ASSERT_FALSE(s) << expect;
+    EXPECT_NE(s.message().find(expect), std::string::npos) << s.message();
+    EXPECT_FALSE(exists(dir.path("x.spp")));
+  };
+  refused({}, PackageOptions(), "at least one layer");
+  refused({good, good}, PackageOptions(), "two layers are named 'a'");
+  PackageLayer bad = good;
+  bad.name = "";
+  refused({bad}, PackageOptions(), "layer name");
+  bad = good;
+  bad.name = "a\nb";
+  refused({bad}, PackageOptions(), "layer name");
+  bad = good;
+  bad.matrix.order[0] = bad.matrix.order[1];
+  refused({bad}, PackageOptions(), "does not verify");
+  bad = good;
+  bad.format.kind = FormatKind::Bell;
+  refused({bad}, PackageOptions(), "format options say bell");
+  bad = good;
+  bad.k = -1;
+  refused({bad}, PackageOptions(), "k must be");
+  PackageOptions o;
+  o.target = "../sm_90";
+  refused({good}, o, "target");
+  o = PackageOptions();
+  o.externalData = true;
+  refused({good}, o, "external data needs the source path and its sha256");
+  // Nothing is left beside the destination either.
+  EXPECT_TRUE(std::filesystem::is_empty(dir.root()));
+}
+
+//===----------------------------------------------------------------------===//
+// The C API
+//===----------------------------------------------------------------------===//
+
+TEST(RuntimeTest, SpmmMatchesFloat64Reference) {
+  ScratchDir dir;
+  std::vector<CsrMatrix> matrices = testMatrices();
+  std::vector<PackageLayer> layers;
+  std::vector<const CsrMatrix *> originals;
+  for (FormatKind kind : kKinds)
+    for (Strategy s : kStrategies)
+      for (size_t i = 0; i < matrices.size(); ++i) {
+        layers.push_back(makeLayer(std::string(formatName(kind)) + "." +
+                                       std::string(strategyCliName(s)) + "." +
+                                       std::to_string(i),
+                                   matrices[i], s, kind));
+        originals.push_back(&matrices[i]);
+      }
+  ASSERT_TRUE(writePackage(dir.path("all.spp"), layers, PackageOptions()));
+
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("all.spp").c_str(), SPRT_DEVICE_CPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  int64_t count = 0;
+  ASSERT_EQ(sprt_layer_count(p, &count), SPRT_OK);
+  ASSERT_EQ(count, static_cast<int64_t>(layers.size()));
+  for (int64_t i = 0; i < count; ++i) {
+    SCOPED_TRACE(layers[i].name);
+    int64_t found = -1;
+    ASSERT_EQ(sprt_layer_find(p, layers[i].name.c_str(), &found), SPRT_OK);
+    EXPECT_EQ(found, i);
+    sprt_layer_desc desc;
+    ASSERT_EQ(sprt_layer_info(p, i, &desc), SPRT_OK);
+    EXPECT_EQ(std::string(desc.name), layers[i].name);
+    EXPECT_EQ(desc.rows, originals[i]->rows);
+    EXPECT_EQ(desc.cols, originals[i]->cols);
+    EXPECT_EQ(desc.nnz, originals[i]->nnz());
+    EXPECT_EQ(desc.k, 0);
+    EXPECT_EQ(std::string(desc.format),
+              std::string(formatName(layers[i].matrix.kind)));
+    EXPECT_EQ(std::string(desc.strategy),
+              std::string(strategyCliName(layers[i].permutation.strategy)));
+    for (int64_t k : {1, 5, 32}) {
+      std::vector<float> b = randomDense(desc.cols * k, 100 + k);
+      std::vector<float> c(static_cast<size_t>(desc.rows * k), NAN);
+      ASSERT_EQ(sprt_spmm(p, i, b.data(), k, c.data(), nullptr), SPRT_OK)
+          << sprt_last_error();
+      EXPECT_LE(relativeError(c, reference(*originals[i], b, k)), 1e-5)
+          << "K = " << k;
+    }
+  }
+  sprt_package_release(p);
+}
+
+TEST(RuntimeTest, ArgumentErrors) {
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(30, 20, 0.2, 9);
+  ASSERT_TRUE(writePackage(
+      dir.path("p.spp"),
+      {makeLayer("fc1", m, Strategy::Lpt, FormatKind::Csr),
+       makeLayer("fc2", m, Strategy::Identity, FormatKind::Bell, 4)},
+      PackageOptions()));
+  const std::string path = dir.path("p.spp");
+
+  auto expectError = [](sprt_status got, sprt_status want,
+                        const std::string &text) {
+    EXPECT_EQ(got, want) << sprt_status_name(got);
+    std::string message = sprt_last_error();
+    EXPECT_NE(message.find(text), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+  };
+
+  sprt_package *p = nullptr;
+  expectError(sprt_package_load(path.c_str(), SPRT_DEVICE_CPU, nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT, "output pointer is NULL");
+  expectError(sprt_package_load(nullptr, SPRT_DEVICE_CPU, &p),
+              SPRT_ERROR_INVALID_ARGUMENT, "path is NULL or empty");
+  expectError(sprt_package_load("", SPRT_DEVICE_CPU, &p),
+              SPRT_ERROR_INVALID_ARGUMENT, "path is NULL or empty");
+  expectError(sprt_package_load(path.c_str(), static_cast<sprt_device>(7), &p),
+              SPRT_ERROR_INVALID_ARGUMENT, "unknown device 7");
+  expectError(sprt_package_load(path.c_str(), SPRT_DEVICE_GPU, &p),
+              SPRT_ERROR_UNSUPPORTED, "GPU support is not built");
+  EXPECT_EQ(p, nullptr);
+  expectError(
+      sprt_package_load(dir.path("missing").c_str(), SPRT_DEVICE_CPU, &p),
+      SPRT_ERROR_IO, dir.path("missing/manifest.json") + ": cannot open");
+
+  ASSERT_EQ(sprt_package_load(path.c_str(), SPRT_DEVICE_CPU, &p), SPRT_OK);
+  int64_t n, index;
+  sprt_layer_desc desc;
+  expectError(sprt_layer_count(nullptr, &n), SPRT_ERROR_INVALID_ARGUMENT,
+              "sprt_layer_count");
+  expectError(sprt_layer_count(p, nullptr), SPRT_ERROR_INVALID_ARGUMENT,
+              "sprt_layer_count");
+  expectError(sprt_layer_find(p, nullptr, &index), SPRT_ERROR_INVALID_ARGUMENT,
+              "sprt_layer_find");
+  expectError(sprt_layer_find(p, "fc3", &index), SPRT_ERROR_NOT_FOUND,
+              "no layer named 'fc3' (the package has: fc1, fc2)");
+  expectError(sprt_layer_info(p, 2, &desc), SPRT_ERROR_INVALID_ARGUMENT,
+              "layer index 2 is out of range [0, 2)");
+  expectError(sprt_layer_info(p, -1, &desc), SPRT_ERROR_INVALID_ARGUMENT,
+              "layer index -1");
+  expectError(sprt_layer_info(p, 0, nullptr), SPRT_ERROR_INVALID_ARGUMENT,
+              "sprt_layer_info");
+
+  std::vector<float> b(20 * 4, 1.0f), c(30 * 4);
+  expectError(sprt_spmm(nullptr, 0, b.data(), 4, c.data(), nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT, "the package is NULL");
+  expectError(sprt_spmm(p, 5, b.data(), 4, c.data(), nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT, "layer index 5");
+  expectError(sprt_spmm(p, 0, b.data(), 0, c.data(), nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT, "k must be at least 1, got 0");
+  expectError(sprt_spmm(p, 0, b.data(), -3, c.data(), nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT, "k must be at least 1");
+  expectError(sprt_spmm(p, 1, b.data(), 3, c.data(), nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT,
+              "layer 'fc2' was compiled for K = 4, got k = 3");
+  expectError(sprt_spmm(p, 0, nullptr, 4, c.data(), nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT, "B is NULL");
+  expectError(sprt_spmm(p, 0, b.data(), 4, nullptr, nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT, "C is NULL");
+  expectError(sprt_spmm(p, 0, c.data(), 4, c.data() + 10, nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT, "B and C overlap");
+  expectError(sprt_spmm(p, 0, b.data(), INT64_MAX / 2, c.data(), nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT, "larger than the address space");
+  EXPECT_EQ(sprt_spmm(p, 0, b.data(), 4, c.data(), nullptr), SPRT_OK);
+  EXPECT_EQ(sprt_spmm(p, 1, b.data(), 4, c.data(), nullptr), SPRT_OK);
+  sprt_package_release(p);
+  sprt_package_release(nullptr);
+
+  EXPECT_STREQ(sprt_status_name(SPRT_ERROR_CORRUPT_PACKAGE),
+               "SPRT_ERROR_CORRUPT_PACKAGE");
+  EXPECT_STREQ(sprt_status_name(static_cast<sprt_status>(99)),
+               "SPRT_UNKNOWN_STATUS");
+  EXPECT_EQ(sprt_abi_version(), SPRT_ABI_VERSION);
+}
+
+TEST(RuntimeTest, LastErrorIsPerThread) {
+  sprt_package *p;
+  ASSERT_EQ(sprt_package_load(nullptr, SPRT_DEVICE_CPU, &p),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  std::string mine = sprt_last_error();
+  std::string other = "unset";
+  std::thread([&] { other = sprt_last_error(); }).join();
+  EXPECT_EQ(other, "");
+  EXPECT_EQ(std::string(sprt_last_error()), mine);
+  // A successful call leaves the message alone.
+  EXPECT_STREQ(sprt_status_name(SPRT_OK), "SPRT_OK");
+  EXPECT_EQ(std::string(sprt_last_error()), mine);
+}
+
+TEST(RuntimeTest, ConcurrentSpmmOnOnePackage) {
+  ScratchDir dir;
+  CsrMatrix m = generateSkewed(200, 100, 4);
+  ASSERT_TRUE(writePackage(dir.path("p.spp"),
+                           {makeLayer("h", m, Strategy::Lpt, FormatKind::Hbp)},
+                           PackageOptions()));
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("p.spp").c_str(), SPRT_DEVICE_CPU, &p),
+            SPRT_OK);
+  const int64_t k = 8;
+  std::vector<float> b = randomDense(100 * k, 1);
+  std::vector<double> want = reference(m, b, k);
+  std::vector<double> errors(4, 1.0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      std::vector<float> c(200 * k);
+      for (int rep = 0; rep < 5; ++rep)
+        if (sprt_spmm(p, 0, b.data(), k, c.data(), nullptr) != SPRT_OK)
+          return;
+      errors[t] = relativeError(c, want);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (double e : errors)
+    EXPECT_LE(e, 1e-5);
+  sprt_package_release(p);
+}
+
+TEST(RuntimeTest, CApiFromC) {
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(40, 30, 0.1, 3);
+  ASSERT_TRUE(
+      writePackage(dir.path("p.spp"),
+                   {makeLayer("x", m, Strategy::Identity, FormatKind::Csr),
+                    makeLayer("y", m, Strategy::Bsa, FormatKind::Bell, 6)},
+                   PackageOptions()));
+  char error[512] = "";
+  EXPECT_EQ(sprtSmoke(dir.path("p.spp").c_str(), "x", error, sizeof error), 0)
+      << error;
+  EXPECT_EQ(sprtSmoke(dir.path("p.spp").c_str(), "y", error, sizeof error), 0)
+      << error;
+  EXPECT_EQ(sprtSmoke(dir.path("p.spp").c_str(), "z", error, sizeof error), 1);
+  EXPECT_NE(std::string(error).find("no layer named 'z'"), std::string::npos);
+}
+
+TEST(RuntimeTest, CppWrapper) {
+  namespace rt = spperm::runtime;
+  ScratchDir dir;
+  rt::Result<rt::Package> missing = rt::Package::load(dir.path("none"));
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.code(), SPRT_ERROR_IO);
+  EXPECT_NE(missing.message().find("cannot open"), std::string::npos);
+
+  CsrMatrix m = generateUniform(25, 15, 0.2, 8);
+  ASSERT_TRUE(writePackage(
+      dir.path("p.spp"), {makeLayer("only", m, Strategy::Lpt, FormatKind::Hbp)},
+      PackageOptions()));
+  rt::Result<rt::Package> loaded = rt::Package::load(dir.path("p.spp"));
+  ASSERT_TRUE(loaded) << loaded.message();
+  rt::Package package = std::move(loaded.value());
+  EXPECT_FALSE(loaded.value());
+  EXPECT_TRUE(package);
+  EXPECT_EQ(package.layerCount(), 1);
+  rt::Result<int64_t> layer = package.findLayer("only");
+  ASSERT_TRUE(layer);
+  rt::Result<sprt_layer_desc> info = package.layerInfo(*layer);
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->rows, 25);
+  EXPECT_STREQ(info->format, "hbp");
+  rt::Result<int64_t> none = package.findLayer("other");
+  EXPECT_EQ(none.code(), SPRT_ERROR_NOT_FOUND);
+
+  const int64_t k = 3;
+  std::vector<float> b = randomDense(15 * k, 2), c(25 * k);
+  rt::Status s = package.spmm(*layer, b.data(), k, c.data());
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_LE(relativeError(c, reference(m, b, k)), 1e-5);
+  rt::Status bad = package.spmm(*layer, b.data(), 0, c.data());
+  EXPECT_EQ(bad.code(), SPRT_ERROR_INVALID_ARGUMENT);
+
+  rt::Package moved;
+  moved = std::move(package);
+  EXPECT_FALSE(package);
+  EXPECT_EQ(moved.layerCount(), 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Corruption
+//===----------------------------------------------------------------------===//
+
+/// A small package with two layers and both kernel files.
+std::string writeSmallPackage(const ScratchDir &dir) {
+  CsrMatrix a = generateUniform(12, 10, 0.25, 11);
+  CsrMatrix b = generateBlockSparse(16, 12, 4, 0.4, 12);
+  std::vector<PackageLayer> layers = {
+      makeLayer("a", a, Strategy::Lpt, FormatKind::Csr),
+      makeLayer("b", b, Strategy::Identity, FormatKind::Bell, 2)};
+  layers[0].kernels.push_back({"k0", "csr-warp", 1, 1, 1, 32, 1, 1, 0});
+  PackageOptions options;
+  options.ptx = ".version 8.0\n";
+  options.cubin = "cubin";
+  std::string path = dir.path("small.spp");
+  EXPECT_TRUE(writePackage(path, layers, options));
+  return path;
+}
+
+TEST(CorruptionTest, EveryManifestByteFlipped) {
+  ScratchDir dir;
+  const std::string good = writeSmallPackage(dir);
+  const std::string bad = dir.path("bad.spp");
+  copyPackage(good, bad);
+  const std::string text = readBytes(good + "/manifest.json");
+  ASSERT_GT(text.size(), 1000u);
+  for (unsigned char mask : {0x01, 0x20, 0x80}) {
+    for (size_t i = 0; i < text.size(); ++i) {
+      patchByte(bad + "/manifest.json", i, static_cast<char>(text[i] ^ mask));
+      expectRefused(bad,
+                    "byte " + std::to_string(i) + " ^ " + std::to_string(mask));
+      patchByte(bad + "/manifest.json", i, text[i]);
+      if (HasFailure())
+        return;
+    }
+  }
+}
+
+TEST(CorruptionTest, EveryDataByteFlipped) {
+  ScratchDir dir;
+  const std::string good = writeSmallPackage(dir);
+  const std::string bad = dir.path("bad.spp");
+  copyPackage(good, bad);
+  const std::string data = readBytes(good + "/data.bin");
+  ASSERT_GT(data.size(), 256u);
+  for (size_t i = 0; i < data.size(); ++i) {
+    patchByte(bad + "/data.bin", i, static_cast<char>(data[i] ^ 0x10));
+    std::string message;
+    EXPECT_EQ(tryLoad(bad, message), SPRT_ERROR_CORRUPT_PACKAGE) << i;
+    EXPECT_EQ(message.rfind(bad + "/data.bin: ", 0), 0u) << message;
+    patchByte(bad + "/data.bin", i, data[i]);
+    if (HasFailure())
+      return;
+  }
+}
+
+TEST(CorruptionTest, TruncatedExtendedAndDeletedFiles) {
+  ScratchDir dir;
+  const std::string good = writeSmallPackage(dir);
+  const std::string bad = dir.path("bad.spp");
+  for (const char *file :
+       {"manifest.json", "data.bin", "kernels.ptx", "kernels.sm_90.cubin"}) {
+    const std::string bytes = readBytes(good + "/" + file);
+    for (size_t keep :
+         {size_t(0), size_t(1), bytes.size() / 2, bytes.size() - 1}) {
+      copyPackage(good, bad);
+      writeBytes(bad + "/" + file, bytes.substr(0, keep));
+      expectRefused(bad, std::string(file) + " cut to " + std::to_string(keep));
+    }
+    copyPackage(good, bad);
+    writeBytes(bad + "/" + file, bytes + "x");
+    expectRefused(bad, std::string(file) + " extended");
+    copyPackage(good, bad);
+    std::filesystem::remove(bad + "/" + file);
+    expectRefused(bad, std::string(file) + " deleted");
+    copyPackage(good, bad);
+    std::filesystem::remove(bad + "/" + file);
+    std::filesystem::create_directory(bad + "/" + file);
+    expectRefused(bad, std::string(file) + " replaced by a directory");
+  }
+  std::string message;
+  std::filesystem::remove_all(bad);
+  EXPECT_EQ(tryLoad(bad, message), SPRT_ERROR_IO);
+  writeBytes(bad, "not a directory");
+  EXPECT_EQ(tryLoad(bad, message), SPRT_ERROR_IO);
+}
+
+/// Manifests edited consistently (their checksum recomputed), so that only
+/// the structural checks can refuse them.
+TEST(CorruptionTest, CraftedManifests) {
+  ScratchDir dir;
+  const std::string good = writeSmallPackage(dir);
+  const std::string bad = dir.path("bad.spp");
+  struct Case {
+    const char *expect;
+    std::function<void(json &)> edit;
+  };
+  auto buf = [](json &m, int layer, int index) -> json & {
+    return m["layers"][layer]["buffers"][index];
+  };
+  const std::vector<Case> cases = {
+      {"unsupported package version 2", [](json &m) { m["version"] = 2; }},
+      {"schema 'other'", [](json &m) { m["schema"] = "other"; }},
+      {"version is -1", [](json &m) { m["version"] = -1; }},
+      {"unexpected key 'extra'", [](json &m) { m["extra"] = 1; }},
+      {"missing key 'layers'", [](json &m) { m.erase("layers"); }},
+      {"layers is empty", [](json &m) { m["layers"] = json::array(); }},
+      {"target '../x'", [](json &m) { m["target"] = "../x"; }},
+      {"data.file must be 'data.bin'",
+       [](json &m) { m["data"]["file"] = "../data.bin"; }},
+      {"code.ptx.file must be 'kernels.ptx'",
+       [](json &m) { m["code"]["ptx"]["file"] = "/etc/passwd"; }},
+      {"code.cubin.size is 9223372036854775807",
+       [](json &m) { m["code"]["cubin"]["size"] = INT64_MAX; }},
+      {"layers[0] ('a').rows is -12",
+       [](json &m) { m["layers"][0]["rows"] = -12; }},
+      {"rows is 4294967296",
+       [](json &m) { m["layers"][0]["rows"] = int64_t(1) << 32; }},
+      {"rows must be an integer",
+       [](json &m) { m["layers"][0]["rows"] = 12.5; }},
+      {"rows must be an integer",
+       [](json &m) { m["layers"][0]["rows"] = "12"; }},
+      {"rows must be an integer",
+       [](json &m) { m["layers"][0]["rows"] = 1e300; }},
+      {"nnz 1000 is larger than rows x cols",
+       [](json &m) { m["layers"][0]["nnz"] = 1000; }},
+      {"strategy 'fastest' is not a strategy name",
+       [](json &m) { m["layers"][0]["strategy"] = "fastest"; }},
+      {"strategy 'hybrid_2_1' is not a strategy name",
+       [](json &m) { m["layers"][0]["strategy"] = "hybrid_2_1"; }},
+      {"format 'coo'", [](json &m) { m["layers"][0]["format"] = "coo"; }},
+      {"alpha must be a number in [0, 1]",
+       [](json &m) { m["layers"][0]["strategy_params"]["alpha"] = 2.0; }},
+      {"warps must be in [1, 1024]",
+       [](json &m) { m["layers"][0]["strategy_params"]["warps"] = 4096; }},
+      {"delta must be in (0, 1]",
+       [](json &m) { m["layers"][1]["format_params"]["delta"] = 0.0; }},
+      {"block must be 1, 2, 4, 8, 16 or 32",
+       [](json &m) { m["layers"][1]["format_params"]["block"] = 3; }},
+      {"source.values",
+       [](json &m) { m["layers"][0]["source"]["values"] = "random:x"; }},
+      {"source.sha256 must be 64 lowercase hex digits",
+       [](json &m) { m["layers"][0]["source"]["sha256"] = "ABC"; }},
+      {"grid must have 3 elements",
+       [](json &m) {
+         m["layers"][0]["kernels"][0]["grid"] = json::array({1, 1});
+       }},
+      {"block[0] is 2048",
+       [](json &m) { m["layers"][0]["kernels"][0]["block"][0] = 2048; }},
+      {"offset 8 is not a multiple of 256",
+       [&](json &m) { buf(m, 0, 1)["offset"] = 8; }},
+      {"lie outside data.bin",
+       [&](json &m) { buf(m, 0, 1)["offset"] = 1 << 20; }},
+      {"lie outside data.bin",
+       [&](json &m) {
+         buf(m, 0, 1)["count"] = int64_t(1) << 40;
+         buf(m, 0, 1)["size"] = int64_t(4) << 40;
+       }},
+      {"size 4 does not match count 5",
+       [&](json &m) {
+         buf(m, 0, 1)["count"] = 5;
+         buf(m, 0, 1)["size"] = 4;
+       }},
+      {"size 9223372036854775804 does not match",
+       [&](json &m) {
+         buf(m, 0, 1)["count"] = INT64_MAX / 2;
+         buf(m, 0, 1)["size"] = INT64_MAX - 3;
+       }},
+      {"overlap",
+       [&](json &m) { buf(m, 0, 2)["offset"] = buf(m, 0, 1)["offset"]; }},
+      {"overlap",
+       [&](json &m) { buf(m, 1, 0)["offset"] = buf(m, 0, 0)["offset"]; }},
+      {"'csr.values' must have dtype f32",
+       [&](json &m) { buf(m, 0, 3)["dtype"] = "i32"; }},
+      {"dtype 'f64' is not one of",
+       [&](json &m) { buf(m, 0, 3)["dtype"] = "f64"; }},
+      {"needs a buffer 'csr.values'",
+       [&](json &m) { buf(m, 0, 3)["name"] = "csr.valuez"; }},
+      {"a second buffer with this name",
+       [&](json &m) { buf(m, 0, 3)["name"] = "csr.col_idx"; }},
+      {"'hbp.col' is not an array of the csr format",
+       [&](json &m) {
+         json extra = buf(m, 0, 3);
+         extra["name"] = "hbp.col";
+         extra["dtype"] = "i32";
+         m["layers"][0]["buffers"].push_back(extra);
+       }},
+      {"'order' has 11 elements, expected 12",
+       [&](json &m) {
+         buf(m, 0, 0)["count"] = 11;
+         buf(m, 0, 0)["size"] = 44;
+       }},
+      {"two layers are named 'a'",
+       [](json &m) { m["layers"][1]["name"] = "a"; }},
+      {"name must be 1 to 1024 bytes",
+       [](json &m) { m["layers"][1]["name"] = ""; }},
+      {"contains control characters",
+       [](json &m) { m["layers"][1]["name"] = "a\tb"; }},
+      {"buffer 'csr.row_ptr'",
+       [&](json &m) { buf(m, 0, 1)["sha256"] = std::string(64, '0'); }},
+      {"data.bin: the file does not match its sha256",
+       [](json &m) { m["data"]["sha256"] = std::string(64, 'f'); }},
+      {"data.bin: the file is",
+       [](json &m) {
+         m["data"]["size"] = m["data"]["size"].get<int64_t>() + 256;
+       }},
+      {"lie outside data.bin (1 bytes)",
+       [](json &m) { m["data"]["size"] = 1; }},
+      {"kernels.ptx: the file does not match its sha256",
+       [](json &m) { m["code"]["ptx"]["sha256"] = std::string(64, 'e'); }},
+  };
+  for (const Case &c : cases) {
+    copyPackage(good, bad);
+    rewriteManifest(bad, c.edit);
+    std::string message;
+    sprt_status s = tryLoad(bad, message);
+    EXPECT_EQ(s, SPRT_ERROR_CORRUPT_PACKAGE) << c.expect;
+    EXPECT_NE(message.find(c.expect), std::string::npos)
+        << "expected '" << c.expect << "' in: " << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+
+  // The checksum line must be where the writer puts it.
+  copyPackage(good, bad);
+  json m = json::parse(readBytes(bad + "/manifest.json"));
+  writeBytes(bad + "/manifest.json", m.dump(2));
+  expectRefused(bad, "manifest without its checksum line");
+  writeBytes(bad + "/manifest.json", "[1, 2]");
+  expectRefused(bad, "not an object");
+  writeBytes(bad + "/manifest.json", std::string(100000, '['));
+  expectRefused(bad, "deep nesting");
+}
+
+/// data.bin edited with every checksum recomputed: the structural checks
+/// (verifyFormat) must refuse it.
+TEST(CorruptionTest, ConsistentlyChecksummedBadArrays) {
+  ScratchDir dir;
+  const std::string good = writeSmallPackage(dir);
+  const std::string bad = dir.path("bad.spp");
+  // (layer, buffer, element, new int32 value)
+  struct Edit {
+    int layer, buffer;
+    size_t element;
+    int32_t value;
+  };
+  for (const Edit &e :
+       {Edit{0, 0, 0, 99}, Edit{0, 0, 1, -1}, Edit{0, 1, 3, 1000},
+        Edit{0, 2, 0, 10}, Edit{0, 2, 0, -5}, Edit{1, 1, 0, 77},
+        Edit{1, 3, 16, -9}}) {
+    copyPackage(good, bad);
+    std::string data = readBytes(bad + "/data.bin");
+    json m = json::parse(readBytes(bad + "/manifest.json"));
+    m.erase("manifest_sha256");
+    json &b = m["layers"][e.layer]["buffers"][e.buffer];
+    ASSERT_LT(e.element, b["count"].get<size_t>());
+    size_t at = b["offset"].get<size_t>() + 4 * e.element;
+    std::memcpy(&data[at], &e.value, 4);
+    b["sha256"] = sha256Hex(data.data() + b["offset"].get<size_t>(),
+                            b["size"].get<size_t>());
+    m["data"]["sha256"] = sha256Hex(data.data(), data.size());
+    writeBytes(bad + "/data.bin", data);
+    writeBytes(bad + "/manifest.json", withChecksum(m));
+    std::string message;
+    EXPECT_EQ(tryLoad(bad, message), SPRT_ERROR_CORRUPT_PACKAGE)
+        << b["name"] << "[" << e.element << "] = " << e.value;
+    EXPECT_NE(message.find("do not form a valid"), std::string::npos)
+        << message;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// External data
+//===----------------------------------------------------------------------===//
+
+TEST(ExternalDataTest, RoundTripAndModifiedSource) {
+  ScratchDir dir;
+  CsrMatrix m = generateSkewed(80, 50, 6);
+  ASSERT_TRUE(writeMatrixMarket(dir.path("w.mtx"), m));
+  StatusOr<CsrMatrix> reread = readMatrixFile(dir.path("w.mtx"));
+  ASSERT_TRUE(reread);
+  StatusOr<std::string> sha = sha256File(dir.path("w.mtx"));
+  ASSERT_TRUE(sha);
+
+  std::vector<PackageLayer> layers;
+  for (FormatKind kind : kKinds) {
+    PackageLayer l = makeLayer(std::string(formatName(kind)), *reread,
+                               Strategy::Hybrid21, kind);
+    l.sourcePath = "w.mtx"; // relative to the package's parent directory
+    l.sourceSha256 = *sha;
+    layers.push_back(std::move(l));
+  }
+  layers[0].sourcePath = dir.path("w.mtx"); // and an absolute path
+  PackageOptions options;
+  options.externalData = true;
+  // A relative source path is taken from the package's parent directory:
+  // one level further down, "w.mtx" does not resolve, and the writer says so.
+  std::filesystem::create_directory(dir.path("sub"));
+  Status misplaced = writePackage(dir.path("sub/ext.spp"), layers, options);
+  ASSERT_FALSE(misplaced);
+  EXPECT_NE(misplaced.message().find("resolves to " + dir.path("sub/w.mtx")),
+            std::string::npos)
+      << misplaced.message();
+  const std::string pkg = dir.path("ext.spp");
+  ASSERT_TRUE(writePackage(pkg, layers, options));
+  EXPECT_FALSE(exists(pkg + "/data.bin"));
+  json manifest = json::parse(readBytes(pkg + "/manifest.json"));
+  EXPECT_EQ(manifest["data"], "external");
+
+  StatusOr<Package> read = readPackage(pkg);
+  ASSERT_TRUE(read) << read.message();
+  EXPECT_TRUE(read->externalData);
+  for (size_t i = 0; i < layers.size(); ++i)
+    expectSameMatrix(read->layers[i].matrix, layers[i].matrix);
+
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(pkg.c_str(), SPRT_DEVICE_CPU, &p), SPRT_OK)
+      << sprt_last_error();
+  const int64_t k = 5;
+  std::vector<float> b = randomDense(50 * k, 3), c(80 * k);
+  for (int64_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(sprt_spmm(p, i, b.data(), k, c.data(), nullptr), SPRT_OK);
+    EXPECT_LE(relativeError(c, reference(m, b, k)), 1e-5);
+  }
+  sprt_package_release(p);
+
+  // One value changed in the source: refused, naming the source.
+  std::string text = readBytes(dir.path("w.mtx"));
+  std::string edited = text;
+  edited.insert(edited.size() - 1, "1");
+  writeBytes(dir.path("w.mtx"), edited);
+  std::string message;
+  EXPECT_EQ(tryLoad(pkg, message), SPRT_ERROR_CORRUPT_PACKAGE);
+  EXPECT_NE(message.find("does not match its recorded sha256"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.rfind(pkg + "/manifest.json: layer 'csr': ", 0), 0u)
+      << message;
+
+  // Missing source.
+  std::filesystem::remove(dir.path("w.mtx"));
+  EXPECT_EQ(tryLoad(pkg, message), SPRT_ERROR_CORRUPT_PACKAGE);
+  EXPECT_NE(message.find("cannot read the source matrix"), std::string::npos)
+      << message;
+
+  // A source whose checksum matches but whose rebuilt arrays differ (the
+  // manifest's parameters edited consistently): the buffer checksums catch
+  // it.
+  writeBytes(dir.path("w.mtx"), text);
+  rewriteManifest(pkg,
+                  [](json &j) { j["layers"][0]["strategy"] = "identity"; });
+  EXPECT_EQ(tryLoad(pkg, message), SPRT_ERROR_CORRUPT_PACKAGE);
+  EXPECT_NE(message.find("the rebuilt buffer 'order' does not match"),
+            std::string::npos)
+      << message;
+}
+
+} // namespace

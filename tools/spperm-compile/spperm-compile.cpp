@@ -1,0 +1,503 @@
+//===- spperm-compile.cpp - Compile fixed sparse matrices -------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Ahead-of-time compilation of fixed sparse matrices into a package the
+// runtime loads (docs/Package.md). The input is a matrix file (one layer) or
+// a .mlir module of spperm ops (one layer per function). The module goes
+// through spperm-extract-features, spperm-permute-rows and
+// spperm-convert-format; then every function's spperm.spmm becomes a layer:
+// its matrix is read, permuted and converted with the sparse core, exactly as
+// its type says, and written with the package writer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Dialect/SpPerm/IR/SpPerm.h"
+#include "spperm/Sparse/Features.h"
+#include "spperm/Sparse/Npy.h"
+#include "spperm/Sparse/Package.h"
+#include "spperm/Tools/CommandLine.h"
+#include "spperm/Transforms/MatrixUtils.h"
+#include "spperm/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+
+using namespace mlir;
+using namespace mlir::spperm;
+using ::spperm::ArgParser;
+using ::spperm::reportError;
+
+static const char *const kTool = "spperm-compile";
+
+namespace {
+
+/// The command line.
+struct Options {
+  std::string input, output, report;
+  std::string k = "0";
+  std::string strategy, format;
+  bool strategySeen = false, formatSeen = false;
+  std::string target = "sm_90";
+  std::string values = "file";
+  bool valuesSeen = false;
+  std::string data = "embed";
+  std::string warps = "32", line = "32", tau = "32", alpha = "0.3";
+  std::string block = "32", delta = "0", rowBlock = "512", colBlock = "4096";
+};
+
+/// Wall time of each compilation stage (BENCHMARK.md's compile-time split).
+struct StageTimes {
+  std::vector<std::pair<std::string, double>> seconds;
+  void add(const char *stage, double s) { seconds.emplace_back(stage, s); }
+};
+
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+bool parseInt64(const std::string &name, const std::string &text, int64_t lo,
+                int64_t hi, int64_t &out) {
+  const char *end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, out);
+  if (ec != std::errc() || p != end || out < lo || out > hi) {
+    reportError(kTool, "--" + name + " must be an integer in [" +
+                           std::to_string(lo) + ", " + std::to_string(hi) +
+                           "], got '" + text + "'");
+    return false;
+  }
+  return true;
+}
+
+bool parseDouble(const std::string &name, const std::string &text,
+                 double &out) {
+  const char *end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, out);
+  if (ec != std::errc() || p != end) {
+    reportError(kTool, "--" + name + " must be a number, got '" + text + "'");
+    return false;
+  }
+  return true;
+}
+
+bool endsWith(StringRef s, StringRef suffix) { return s.ends_with(suffix); }
+
+/// A layer name from a file name: its stem without matrix extensions, with
+/// characters outside [A-Za-z0-9_] replaced by '_'.
+std::string layerNameFor(StringRef path) {
+  StringRef name = llvm::sys::path::filename(path);
+  for (StringRef ext : {".gz", ".mtx", ".smtx"})
+    name.consume_back(ext);
+  for (StringRef ext : {".mtx", ".smtx"})
+    name.consume_back(ext);
+  std::string out;
+  for (char c : name)
+    out += (isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty() || isdigit(static_cast<unsigned char>(out[0])))
+    out = "m_" + out;
+  return out;
+}
+
+/// The interim `auto` policy until the learned selector exists: balance load
+/// when CTAs are imbalanced, use Blocked-ELL when most entries sit in dense
+/// 32x32 tiles. Documented in docs/Compile.md.
+std::pair<std::string, std::string> chooseAuto(const ::spperm::Features &f) {
+  std::string strategy = f.ctaImbalanceMean >= 1.25 ? "lpt" : "identity";
+  std::string format = f.blocks32.denseNnzShare >= 0.5 ? "bell" : "csr";
+  return {strategy, format};
+}
+
+/// Builds `func.func @NAME(%b: tensor<NxKxf32>) -> tensor<MxKxf32>` around
+/// one matrix file.
+OwningOpRef<ModuleOp> buildMatrixModule(MLIRContext *ctx,
+                                        const std::string &path,
+                                        const std::string &values, int32_t rows,
+                                        int32_t cols, int64_t k) {
+  OpBuilder b(ctx);
+  Location loc = FileLineColLoc::get(ctx, path, 0, 0);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  int64_t kDim = k > 0 ? k : ShapedType::kDynamic;
+  auto bType = RankedTensorType::get({cols, kDim}, b.getF32Type());
+  auto cType = RankedTensorType::get({rows, kDim}, b.getF32Type());
+  auto func = func::FuncOp::create(b, loc, layerNameFor(path),
+                                   b.getFunctionType({bType}, {cType}));
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  auto matrixType =
+      MatrixType::get(ctx, rows, cols, b.getF32Type(), CsrAttr::get(ctx, {}));
+  auto load = LoadOp::create(b, loc, matrixType, b.getStringAttr(path),
+                             values == "file" ? StringAttr()
+                                              : b.getStringAttr(values),
+                             FeaturesAttr());
+  auto spmm = SpMMOp::create(b, loc, cType, load.getResult(),
+                             entry->getArgument(0));
+  func::ReturnOp::create(b, loc, spmm.getResult());
+  return module;
+}
+
+/// Turns every function's spperm.spmm into a package layer, reading and
+/// converting its matrix exactly as its type says.
+LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
+                            const std::string &baseDir, bool cusparse,
+                            std::vector<::spperm::PackageLayer> &layers,
+                            StageTimes &times) {
+  double permuteSeconds = 0, formatSeconds = 0;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
+    if (spmms.empty())
+      continue;
+    if (spmms.size() > 1)
+      return func.emitError() << "holds " << spmms.size()
+                              << " spperm.spmm ops; a layer is one function "
+                                 "with one multiplication";
+    SpMMOp spmm = spmms.front();
+    MatrixType type = spmm.getMatrix().getType();
+    LoadOp load = getSourceLoad(spmm.getMatrix());
+    if (!load)
+      return spmm.emitOpError("multiplies a matrix that does not come from "
+                              "spperm.load");
+    const ::spperm::CsrMatrix *m = matrices.get(load);
+    if (!m)
+      return failure();
+
+    ::spperm::PackageLayer layer;
+    layer.name = func.getSymName().str();
+    layer.permutation = getPermutationOptions(type.getPerm());
+    layer.format = getFormatOptions(type.getFormat());
+    auto start = std::chrono::steady_clock::now();
+    ::spperm::StatusOr<::spperm::Permutation> order =
+        ::spperm::computePermutation(*m, layer.permutation);
+    permuteSeconds += since(start);
+    if (!order)
+      return spmm.emitOpError() << order.message();
+    start = std::chrono::steady_clock::now();
+    ::spperm::StatusOr<::spperm::FormattedMatrix> formatted =
+        ::spperm::buildFormat(*m, order->order, layer.format);
+    formatSeconds += since(start);
+    if (!formatted)
+      return spmm.emitOpError() << formatted.message();
+    if (auto bell = dyn_cast<BellAttr>(type.getFormat())) {
+      if (formatted->bell.width > bell.getWidth())
+        return spmm.emitOpError()
+               << "the data needs Blocked-ELL width " << formatted->bell.width
+               << " but the type says " << bell.getWidth();
+    }
+    layer.matrix = std::move(*formatted);
+    int64_t kDim = cast<RankedTensorType>(spmm.getDense().getType()).getDimSize(1);
+    layer.k = ShapedType::isDynamic(kDim) ? 0 : kDim;
+    layer.sourcePath = load.resolvePath(baseDir);
+    ::spperm::StatusOr<std::string> sha = ::spperm::sha256File(layer.sourcePath);
+    if (!sha)
+      return load.emitOpError() << sha.message();
+    layer.sourceSha256 = *sha;
+    layer.values =
+        *::spperm::parseValuesSpec(load.getValues().value_or("file").str());
+    if (cusparse) {
+      ::spperm::KernelInfo kernel;
+      kernel.name = "cusparse";
+      kernel.family = "cusparse";
+      layer.kernels.push_back(kernel);
+    }
+    layers.push_back(std::move(layer));
+  }
+  times.add("permutation", permuteSeconds);
+  times.add("format", formatSeconds);
+  if (layers.empty())
+    return module.emitError("no function multiplies a matrix "
+                            "(spperm.spmm): nothing to compile");
+  return success();
+}
+
+/// Writes a self-contained HTML page: the matrix features and the choices.
+bool writeReport(const std::string &path,
+                 const std::vector<::spperm::PackageLayer> &layers,
+                 const std::vector<std::vector<::spperm::FeatureValue>> &features,
+                 const StageTimes &times) {
+  std::string html =
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>spperm "
+      "compile report</title><style>body{font-family:sans-serif;margin:2em}"
+      "table{border-collapse:collapse;margin-bottom:1.5em}td,th{border:1px "
+      "solid #ccc;padding:2px 8px;text-align:left}</style></head><body>\n"
+      "<h1>spperm compile report</h1>\n<h2>Stages</h2>\n<table><tr><th>stage"
+      "</th><th>seconds</th></tr>\n";
+  for (const auto &[stage, s] : times.seconds)
+    html += "<tr><td>" + stage + "</td><td>" + std::to_string(s) +
+            "</td></tr>\n";
+  html += "</table>\n";
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const ::spperm::PackageLayer &l = layers[i];
+    html += "<h2>Layer " + l.name + "</h2>\n<table>\n";
+    html += "<tr><td>shape</td><td>" + std::to_string(l.matrix.rows) + " x " +
+            std::to_string(l.matrix.cols) + "</td></tr>\n";
+    html += "<tr><td>nnz</td><td>" + std::to_string(l.matrix.nnz) +
+            "</td></tr>\n";
+    html += "<tr><td>strategy</td><td>" +
+            std::string(::spperm::strategyCliName(l.permutation.strategy)) +
+            "</td></tr>\n";
+    html += "<tr><td>format</td><td>" +
+            std::string(::spperm::formatName(l.matrix.kind)) + "</td></tr>\n";
+    html += "</table>\n<h3>Features</h3>\n<table>\n";
+    if (i < features.size())
+      for (const ::spperm::FeatureValue &v : features[i])
+        html += "<tr><td>" + (v.group.empty() ? v.name : v.group + "." + v.name) +
+                "</td><td>" + std::to_string(v.value) + "</td></tr>\n";
+    html += "</table>\n";
+  }
+  html += "</body></html>\n";
+  ::spperm::Status s = ::spperm::writeFileAtomically(path, html);
+  if (!s)
+    reportError(kTool, s.message());
+  return s.isOk();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  ArgParser args(
+      kTool,
+      "INPUT -o PKG [--k K] [--strategy S|auto] [--format "
+      "csr|bell|hbp|cusparse|auto] [--target sm_90] [--values SPEC] "
+      "[--data embed|external] [--report FILE.html] [parameters]",
+      "Compiles fixed sparse matrices into a package for the spperm runtime. "
+      "INPUT is a matrix file (.mtx/.smtx, optionally .gz; one layer named "
+      "after the file) or a .mlir module of spperm ops (one layer per "
+      "function). See docs/Compile.md.");
+  args.addPositional("INPUT", "Matrix file or .mlir module", &o.input);
+  args.addOption("o", "PKG", "Output package directory (required)",
+                 &o.output);
+  args.addOption("k", "K",
+                 "Number of columns of B the package is specialized for; "
+                 "0 (default) accepts any K",
+                 &o.k);
+  args.addOption("strategy", "S",
+                 "Row permutation: identity, plain, flipped, lpt, warp-aware, "
+                 "cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, "
+                 "bsa, or auto (default for matrix files)",
+                 &o.strategy, &o.strategySeen);
+  args.addOption("format", "F",
+                 "Storage: csr, bell, hbp, cusparse (CSR run by cuSPARSE) or "
+                 "auto (default for matrix files)",
+                 &o.format, &o.formatSeen);
+  args.addOption("target", "ARCH", "GPU architecture (default sm_90)",
+                 &o.target);
+  args.addOption("values", "SPEC",
+                 "Matrix values: file (default), ones, random:SEED", &o.values,
+                 &o.valuesSeen);
+  args.addOption("data", "MODE",
+                 "embed (default: arrays in data.bin) or external (the "
+                 "package references the matrix file and its sha256)",
+                 &o.data);
+  args.addOption("report", "FILE.html", "Write an HTML report", &o.report);
+  args.addOption("warps", "N", "Warps per CTA (default 32)", &o.warps);
+  args.addOption("line", "N", "Columns per cache line of B (default 32)",
+                 &o.line);
+  args.addOption("tau", "N", "bsa: column-block width (default 32)", &o.tau);
+  args.addOption("alpha", "X", "bsa: similarity threshold (default 0.3)",
+                 &o.alpha);
+  args.addOption("block", "N", "bell: tile size (default 32)", &o.block);
+  args.addOption("delta", "X",
+                 "bell: density threshold; 0 searches (default)", &o.delta);
+  args.addOption("row-block", "N", "hbp: rows per block (default 512)",
+                 &o.rowBlock);
+  args.addOption("col-block", "N", "hbp: columns per block (default 4096)",
+                 &o.colBlock);
+  if (std::optional<int> exitCode = args.parse(argc, argv))
+    return *exitCode;
+
+  if (o.output.empty()) {
+    reportError(kTool, "missing -o PKG (see --help)");
+    return 1;
+  }
+  int64_t k, warps, line, tau, block, rowBlock, colBlock;
+  double alpha, delta;
+  if (!parseInt64("k", o.k, 0, ::spperm::kMaxIndex, k) ||
+      !parseInt64("warps", o.warps, 1, 1024, warps) ||
+      !parseInt64("line", o.line, 1, 1024, line) ||
+      !parseInt64("tau", o.tau, 1, 1024, tau) ||
+      !parseInt64("block", o.block, 1, 32, block) ||
+      !parseInt64("row-block", o.rowBlock, 32, ::spperm::kMaxIndex, rowBlock) ||
+      !parseInt64("col-block", o.colBlock, 1, ::spperm::kMaxIndex, colBlock) ||
+      !parseDouble("alpha", o.alpha, alpha) ||
+      !parseDouble("delta", o.delta, delta))
+    return 1;
+  if (o.data != "embed" && o.data != "external") {
+    reportError(kTool, "--data must be embed or external, got '" + o.data + "'");
+    return 1;
+  }
+  ::spperm::StatusOr<::spperm::ValuesSpec> valuesSpec =
+      ::spperm::parseValuesSpec(o.values);
+  if (!valuesSpec) {
+    reportError(kTool, valuesSpec.message());
+    return 1;
+  }
+  if (o.strategySeen && o.strategy != "auto" &&
+      !::spperm::parseStrategy(o.strategy)) {
+    reportError(kTool, "unknown strategy '" + o.strategy +
+                           "' (expected identity, plain, flipped, lpt, "
+                           "warp-aware, cta-aware, hybrid-1, hybrid-2.1, "
+                           "hybrid-2.2, hybrid-2.3, bsa or auto)");
+    return 1;
+  }
+  if (o.formatSeen && o.format != "csr" && o.format != "bell" &&
+      o.format != "hbp" && o.format != "cusparse" && o.format != "auto") {
+    reportError(kTool, "unknown format '" + o.format +
+                           "' (expected csr, bell, hbp, cusparse or auto)");
+    return 1;
+  }
+
+  DialectRegistry registry;
+  registry.insert<SpPermDialect, func::FuncDialect, tensor::TensorDialect,
+                  arith::ArithDialect>();
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  // Diagnostics become one line each: `spperm-compile: error: LOC: message`.
+  bool diagnosed = false;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Error)
+      return success();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    // FILE:LINE:COL for ops, FILE alone for the module (line 0).
+    Location loc = diag.getLocation();
+    if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+      loc = fused.getLocations().front();
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(loc)) {
+      os << fileLoc.getFilename().getValue();
+      if (fileLoc.getLine() != 0)
+        os << ":" << fileLoc.getLine() << ":" << fileLoc.getColumn();
+      os << ": ";
+    }
+    os << diag.str();
+    reportError(kTool, text);
+    diagnosed = true;
+    return success();
+  });
+
+  StageTimes times;
+  bool mlirInput = endsWith(o.input, ".mlir");
+  std::string baseDir;
+  OwningOpRef<ModuleOp> module;
+  std::vector<std::vector<::spperm::FeatureValue>> layerFeatures;
+  std::string strategy = o.strategySeen ? o.strategy : "";
+  std::string format = o.formatSeen ? o.format : "";
+
+  auto start = std::chrono::steady_clock::now();
+  if (mlirInput) {
+    if (o.valuesSeen) {
+      reportError(kTool, "--values applies to matrix files; a .mlir module "
+                         "says it on each spperm.load");
+      return 1;
+    }
+    if (!llvm::sys::fs::exists(o.input)) {
+      reportError(kTool, o.input + ": cannot open: No such file or directory");
+      return 1;
+    }
+    module = parseSourceFile<ModuleOp>(o.input, &ctx);
+    if (!module || failed(verify(*module)))
+      return 1;
+    if (strategy == "auto" || format == "auto") {
+      reportError(kTool, "--strategy/--format auto needs the selector, which "
+                         "works on matrix-file inputs for now");
+      return 1;
+    }
+  } else {
+    ::spperm::ReadOptions readOptions;
+    readOptions.values = *valuesSpec;
+    ::spperm::StatusOr<::spperm::CsrMatrix> m =
+        ::spperm::readMatrixFile(o.input, readOptions);
+    if (!m) {
+      reportError(kTool, m.message());
+      return 1;
+    }
+    times.add("read", since(start));
+    start = std::chrono::steady_clock::now();
+    ::spperm::FeatureOptions fopts;
+    fopts.warps = static_cast<int32_t>(warps);
+    fopts.lineWidth = static_cast<int32_t>(line);
+    ::spperm::Features features = ::spperm::computeFeatures(*m, fopts);
+    layerFeatures.push_back(::spperm::flattenFeatures(features));
+    times.add("features", since(start));
+    start = std::chrono::steady_clock::now();
+    auto [autoStrategy, autoFormat] = chooseAuto(features);
+    if (strategy.empty() || strategy == "auto")
+      strategy = autoStrategy;
+    if (format.empty() || format == "auto")
+      format = autoFormat;
+    times.add("selection", since(start));
+    SmallString<256> absolute(o.input);
+    llvm::sys::fs::make_absolute(absolute);
+    module = buildMatrixModule(&ctx, std::string(absolute), o.values, m->rows,
+                               m->cols, k);
+  }
+
+  // The pipeline up to the storage decisions.
+  start = std::chrono::steady_clock::now();
+  PassManager pm(&ctx);
+  if (!strategy.empty()) {
+    SpPermPermuteRowsOptions permute;
+    permute.strategy = strategy;
+    permute.warps = warps;
+    permute.lineWidth = line;
+    if (strategy == "bsa") {
+      permute.tau = tau;
+      permute.alpha = alpha;
+    }
+    pm.addPass(createSpPermPermuteRows(permute));
+  }
+  bool cusparse = format == "cusparse";
+  if (!format.empty()) {
+    SpPermConvertFormatOptions convert;
+    convert.format = cusparse ? "csr" : format;
+    convert.block = block;
+    convert.delta = delta;
+    convert.rowBlock = rowBlock;
+    convert.colBlock = colBlock;
+    convert.baseDir = baseDir;
+    pm.addPass(createSpPermConvertFormat(convert));
+  }
+  if (failed(pm.run(*module)))
+    return 1;
+  times.add("passes", since(start));
+
+  MatrixCache matrices(baseDir);
+  std::vector<::spperm::PackageLayer> layers;
+  if (failed(collectLayers(*module, matrices, baseDir, cusparse, layers,
+                           times)))
+    return 1;
+
+  start = std::chrono::steady_clock::now();
+  ::spperm::PackageOptions popts;
+  popts.target = o.target;
+  popts.externalData = o.data == "external";
+  if (::spperm::Status s = ::spperm::writePackage(o.output, layers, popts);
+      !s) {
+    reportError(kTool, s.message());
+    return 1;
+  }
+  times.add("packaging", since(start));
+
+  if (!o.report.empty() && !writeReport(o.report, layers, layerFeatures, times))
+    return 1;
+  return diagnosed ? 1 : 0;
+}
