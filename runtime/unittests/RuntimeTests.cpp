@@ -324,6 +324,11 @@ TEST(PackageTest, RoundTripIsExact) {
       layers.push_back(makeLayer(name, matrices[s % matrices.size()],
                                  kStrategies[s], kind, s == 1 ? 8 : 0));
     }
+  // A bell layer that also carries its permuted CSR (the csr.* buffers).
+  PackageLayer withCsr =
+      makeLayer("bell_with_csr", matrices[0], Strategy::Lpt, FormatKind::Bell);
+  withCsr.matrix.csr = permuteRows(matrices[0], withCsr.matrix.order);
+  layers.push_back(withCsr);
   layers[0].kernels.push_back(
       {"spmm_csr_0", "csr-warp", 4, 1, 1, 128, 1, 1, 4096});
   layers[0].sourceSha256 = std::string(64, 'a');
@@ -364,6 +369,7 @@ TEST(PackageTest, RoundTripIsExact) {
     }
     expectSameMatrix(got.matrix, want.matrix);
   }
+  expectSameCsr(read->layers.back().matrix.csr, withCsr.matrix.csr);
 
   // The manifest is pretty JSON with the documented top-level keys and
   // 256-byte aligned buffers.

@@ -27,6 +27,7 @@ failed=$(( failed + $(count "Unresolved" || true) + 0 ))
 failed=$(( failed + $(count "Timed Out" || true) + 0 ))
 failed=$(( failed + $(count "Unexpectedly Passed" || true) + 0 ))
 skipped=$(( $(count Unsupported || true) + 0 ))
+skipped=$(( skipped + $(count Skipped || true) + 0 ))
 skipped=$(( skipped + $(count "Expectedly Failed" || true) + 0 ))
 if [ -z "$passed" ] || [ "$passed" -eq 0 ]; then
   echo "check: error: lit ran no test" >&2

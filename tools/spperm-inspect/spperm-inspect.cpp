@@ -62,6 +62,9 @@ json reportToJson(const StrategyReport &r) {
   j["hamming_adjacent_mean"] = r.quality.hammingAdjacentMean;
   j["hamming_warp_mean"] = r.quality.hammingWarpMean;
   j["window_line_fetches"] = r.quality.windowLineFetches;
+  j["dense_tile_nnz_share"] = r.quality.denseTileNnzShare;
+  j["valid"] = isPermutation(r.permutation.order,
+                             static_cast<int32_t>(r.permutation.order.size()));
   if (r.strategy == Strategy::Bsa) {
     const std::vector<int32_t> &sizes = r.permutation.clusterSizes;
     json clusters;
@@ -104,15 +107,16 @@ void printTable(const std::string &path, const Features &f) {
 }
 
 void printReports(const std::vector<StrategyReport> &reports) {
-  std::printf("\n%-12s %10s %12s %12s %14s %10s\n", "strategy", "cta-max",
-              "hamming-1", "hamming-Nw", "line-fetches", "time-ms");
+  std::printf("\n%-12s %10s %12s %12s %14s %11s %10s\n", "strategy",
+              "cta-max", "hamming-1", "hamming-Nw", "line-fetches",
+              "dense-tiles", "time-ms");
   for (const StrategyReport &r : reports)
-    std::printf("%-12s %10lld %12.4f %12.4f %14lld %10.3f\n",
+    std::printf("%-12s %10lld %12.4f %12.4f %14lld %11.4f %10.3f\n",
                 std::string(strategyCliName(r.strategy)).c_str(),
                 static_cast<long long>(r.quality.ctaMaxWarpLoadSum),
                 r.quality.hammingAdjacentMean, r.quality.hammingWarpMean,
                 static_cast<long long>(r.quality.windowLineFetches),
-                r.seconds * 1e3);
+                r.quality.denseTileNnzShare, r.seconds * 1e3);
 }
 
 bool parseIntOption(const std::string &name, const std::string &text,

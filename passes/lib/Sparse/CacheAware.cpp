@@ -53,18 +53,24 @@
 //  * options.candidateLimit = 0: every scan takes every unused row of the
 //    line, and the result is exactly the greedy order defined above (the unit
 //    tests compare it with a brute-force implementation).
-//  * candidateLimit = k > 0: within a line the rows are ordered by their
-//    lines after it, then their lines before it (nearest first), then index,
-//    so rows with similar line sets are neighbours; a scan takes the k unused
-//    rows nearest to the reference row in that order (alternately after and
-//    before it). A reference of n > 16 lines takes only
-//    max(2, ceil(16 * k / n)) rows per line, about 16 * k per choice. Counts
-//    from cut scans are lower bounds: warp-aware re-measures the k
-//    candidates of best estimate exactly and takes the best of those and of
-//    the row of count c*; the CTA family re-measures the winner of the queue
-//    and re-queues it when it shares more of U than counted. Each choice
-//    costs O(k * min(n, 16)) plus the re-measuring, so a 1M-row, 10M-nonzero
-//    R-MAT matrix takes seconds.
+//  * candidateLimit = k > 0 (approximate): within a line the rows are
+//    ordered by their next four lines after it (lexicographically, a shorter
+//    list first), then by a fingerprint of their whole line list, then by
+//    index, so rows with similar line sets are neighbours and identical rows
+//    are contiguous. A scan of a line from a placed row x takes the unused
+//    rows identical to x next to it (at most k), then the w unused rows
+//    nearest to x in that order, alternately after and before it, where
+//    w = k for a reference of n <= 2 lines and max(2, ceil(2k / n))
+//    otherwise (about 2k rows per choice). Counts from cut scans are lower
+//    bounds. Warp-aware keeps the counts that reach min(|L(a)|, |L(r)|),
+//    which are exact, re-measures the max(1, k / 4) others of best estimate
+//    (skipping rows that cannot win even sharing all they can) and takes the
+//    best of those and of the row of count c*. The CTA family re-measures
+//    the winner of the queue against U and re-queues it when it shares more
+//    than counted. When no scan is cut the result is the exact order.
+//  Each choice costs O(k * min(n, 2)) plus the re-measuring; the index is
+//  built in O(nnz log) once. A 1M-row, 10M-nonzero R-MAT matrix takes a few
+//  seconds per strategy, a 1k-row, 100k-nonzero one milliseconds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,7 +93,7 @@ namespace {
 constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
 
 /// References of more lines than this share a budget of this many times the
-/// candidate limit across their lines.
+/// candidate limit across their lines (at least 2 rows per line).
 constexpr int64_t kLineBudget = 2;
 
 /// |L(a) AND L(b)|, merging or galloping through the longer list.
@@ -132,8 +138,7 @@ private:
 /// from used positions (initially i + 1, resp. i - 1) and is compressed
 /// along the path, so skipping used rows costs amortized near-constant time.
 int32_t findUnused(int32_t pos, int32_t end, const std::vector<int32_t> &slots,
-                   std::vector<int32_t> &link,
-                   const RowSet &used) {
+                   std::vector<int32_t> &link, const RowSet &used) {
   int32_t j = pos;
   while (j != end && used[slots[j]])
     j = link[j];
@@ -210,14 +215,12 @@ private:
   uint32_t generation = 0;
 };
 
-/// The inverted index line -> rows holding it. With a candidate limit, the
-/// rows of a line are ordered by their lines after it, then by their lines
-/// before it (nearest first), then by index, so rows with similar line sets
-/// are neighbours and a scan takes the unused rows nearest to a given row.
+/// The inverted index line -> rows holding it. With `similarityOrder` the rows
+/// of a line are ordered by their next lines, a fingerprint of their line
+/// list and their index (see the file comment); otherwise by index.
 class LineIndex {
 public:
-  LineIndex(const RowLines &rl, const RowSet &used,
-            bool similarityOrder)
+  LineIndex(const RowLines &rl, const RowSet &used, bool similarityOrder)
       : rl(rl), used(used) {
     assert(rl.lines.size() < static_cast<size_t>(INT32_MAX) &&
            "too many row lines for the index");
@@ -239,8 +242,7 @@ public:
     }
     if (similarityOrder)
       for (size_t l = 0; l < lines; ++l)
-        std::sort(slots.begin() + ptr[l], slots.begin() + ptr[l + 1],
-                  less);
+        std::sort(slots.begin() + ptr[l], slots.begin() + ptr[l + 1], less);
 
     posts.resize(slots.size());
     for (size_t pos = 0; pos < slots.size(); ++pos) {
@@ -266,9 +268,10 @@ public:
       __builtin_prefetch(&posts[slot[k]]);
   }
 
-  /// Appends to `out` up to `limit` unused rows holding the k-th line of the
-  /// used row `row`, nearest to `row` first, alternately after and before it.
-  /// Returns true when unused rows of the line were left out.
+  /// Appends to `out` the unused rows holding the k-th line of the placed
+  /// row `row`: up to `sameLimit` rows next to it with its fingerprint, then
+  /// up to `limit` more, nearest to `row` first, alternately after and before
+  /// it. Returns true when unused rows of the line were left out.
   bool scan(int32_t row, int32_t k, int64_t limit, int64_t sameLimit,
             std::vector<Hit> &out) {
     assert(used[row] && "scans start from a placed row");
@@ -280,14 +283,13 @@ public:
     // Up to sameLimit rows with the reference's fingerprint (its identical
     // rows, which the order keeps together) come on top of the window.
     const uint32_t print = posts[center].print;
-    for (int64_t same = 0; same < sameLimit && after != hi &&
-                           posts[after].print == print;
+    int64_t same = 0;
+    for (; same < sameLimit && after != hi && posts[after].print == print;
          ++same) {
       out.push_back({posts[after].row, posts[after].count});
       after = find(after + 1, hi, &Post::next);
     }
-    for (int64_t same = 0; same < sameLimit && before != lo &&
-                           posts[before].print == print;
+    for (; same < sameLimit && before != lo && posts[before].print == print;
          ++same) {
       out.push_back({posts[before].row, posts[before].count});
       before = find(before - 1, lo, &Post::prev);
@@ -343,9 +345,11 @@ private:
 
   /// A hash of the row's line list.
   uint32_t fingerprint(int32_t r) const {
-    uint64_t h = 0x9e3779b97f4a7c15ull * (static_cast<uint64_t>(rl.count(r)) + 1);
+    uint64_t h =
+        0x9e3779b97f4a7c15ull * (static_cast<uint64_t>(rl.count(r)) + 1);
     for (const int32_t *l = rl.begin(r); l != rl.end(r); ++l) {
-      h ^= static_cast<uint64_t>(*l) + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
+      h ^= static_cast<uint64_t>(*l) + 0x632be59bd9b4e019ull + (h << 6) +
+           (h >> 2);
       h *= 0xff51afd7ed558ccdull;
     }
     return static_cast<uint32_t>(h ^ (h >> 32));
@@ -455,8 +459,8 @@ public:
     int32_t lo = s.lowerBound(countKey | static_cast<uint32_t>(target));
     int32_t best = -1;
     int32_t above = s.nextUnused(lo);
-    if (above != s.size() && (s.keyAt(above) & ~uint64_t(0xffffffff)) ==
-                                 countKey)
+    if (above != s.size() &&
+        (s.keyAt(above) & ~uint64_t(0xffffffff)) == countKey)
       best = s.rowAt(above);
     int32_t below = lo > 0 ? s.prevUnused(lo - 1) : -1;
     if (below >= 0 && (s.keyAt(below) & ~uint64_t(0xffffffff)) == countKey) {
@@ -508,8 +512,7 @@ struct Key {
 /// The state both families share.
 struct Common {
   Common(const CsrMatrix &m, const PermutationOptions &options)
-      : rl(buildRowLines(m, options.lineWidth)),
-        used(m.rows),
+      : rl(buildRowLines(m, options.lineWidth)), used(m.rows),
         limit(options.candidateLimit == 0 ? kUnlimited
                                           : options.candidateLimit),
         warps(options.warps), index(rl, used, limit != kUnlimited) {
@@ -527,9 +530,8 @@ struct Common {
   int64_t window(int64_t lines) const {
     if (lines <= kLineBudget || limit == kUnlimited)
       return limit;
-    return std::min(limit,
-                    std::max<int64_t>(2, (kLineBudget * limit + lines - 1) /
-                                             lines));
+    return std::min(
+        limit, std::max<int64_t>(2, (kLineBudget * limit + lines - 1) / lines));
   }
 
   void take(int32_t r) {
@@ -615,7 +617,7 @@ private:
     c.index.prefetch(ref);
     for (int32_t k = 0, e = c.count[ref]; k < e; ++k)
       cut |= c.index.scan(ref, k, window, c.limit, hits);
-    tally.reset(hits.size());
+    tally.reset(std::min<size_t>(hits.size(), static_cast<size_t>(c.rl.rows)));
     for (const Hit &h : hits)
       tally.add(h);
 
@@ -634,13 +636,17 @@ private:
       // Counts from cut scans are lower bounds, exact only when they reach
       // min(|L(ref)|, |L(r)|): re-measure the other candidates of best
       // estimate.
+      // Estimates packed as (distance, row) for a cheap selection.
       estimates.clear();
       tally.forEach([&](const Tally::Entry &e) {
-        Key k = keyOf(e.row, e.count, e.shared);
-        if (e.shared == std::min<int64_t>(e.count, refCount))
-          best = std::min(best, k);
-        else
-          estimates.push_back(k);
+        if (e.shared == std::min<int64_t>(e.count, refCount)) {
+          best = std::min(best, keyOf(e.row, e.count, e.shared));
+          return;
+        }
+        int64_t h = refCount + e.count - 2 * int64_t(e.shared);
+        estimates.push_back(
+            static_cast<uint64_t>(std::min<int64_t>(h, UINT32_MAX)) << 32 |
+            static_cast<uint32_t>(e.row));
       });
       size_t keep = std::min<size_t>(remeasured, estimates.size());
       if (keep < estimates.size())
@@ -649,11 +655,11 @@ private:
       std::sort(estimates.begin(), estimates.begin() + keep);
       // The line lists are cache misses: start loading them all first.
       for (size_t i = 0; i < keep; ++i)
-        __builtin_prefetch(&c.rl.ptr[estimates[i].row]);
+        __builtin_prefetch(&c.rl.ptr[static_cast<uint32_t>(estimates[i])]);
       for (size_t i = 0; i < keep; ++i)
-        __builtin_prefetch(c.rl.begin(estimates[i].row));
+        __builtin_prefetch(c.rl.begin(static_cast<uint32_t>(estimates[i])));
       for (size_t i = 0; i < keep; ++i) {
-        int32_t r = estimates[i].row;
+        int32_t r = static_cast<int32_t>(static_cast<uint32_t>(estimates[i]));
         // Skip rows that cannot win even sharing all they can.
         int64_t optimistic = std::abs(refCount - c.count[r]);
         if (!(Key{optimistic, tieOf(r), 0, r} < best))
@@ -669,7 +675,7 @@ private:
   ByCount byCount;
   Tally tally;
   std::vector<Hit> hits;
-  std::vector<Key> estimates;
+  std::vector<uint64_t> estimates;
   /// Candidates re-measured per choice after cut scans.
   int64_t remeasured;
   /// mark[line] == markStamp for the lines of markedRef.

@@ -1594,12 +1594,24 @@ StatusOr<Package> spperm::readPackage(const std::string &dirArg) {
     const std::string dataPath = dir + "/" + kDataFile;
     if (Status s = readData(dataPath, m, std::move(buffers)); !s)
       return s;
-    for (LayerDesc &l : m.layers)
-      if (Status s = verifyFormat(l.layer.matrix); !s)
+    for (LayerDesc &l : m.layers) {
+      const FormattedMatrix &f = l.layer.matrix;
+      Status s = verifyFormat(f);
+      // verifyFormat looks at the arrays of f's format; a bell or hbp layer
+      // that also carries its CSR gets that checked here.
+      if (s && l.withCsr && f.kind != FormatKind::Csr) {
+        s = f.csr.verify();
+        if (s && f.csr.nnz() != f.nnz)
+          s = Status::error("its csr buffers hold " +
+                            std::to_string(f.csr.nnz()) + " entries, not " +
+                            std::to_string(f.nnz));
+      }
+      if (!s)
         return Status::error(dataPath + ": layer " + inQuotes(l.layer.name) +
                              ": the arrays do not form a valid " +
-                             std::string(formatName(l.layer.matrix.kind)) +
+                             std::string(formatName(f.kind)) +
                              " matrix: " + s.message());
+    }
   }
 
   Package package;

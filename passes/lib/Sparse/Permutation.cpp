@@ -142,5 +142,33 @@ spperm::evaluatePermutation(const CsrMatrix &m,
           ++q.windowLineFetches;
         }
   }
+
+  // Dense tiles: per block row of tau positions, count entries per block
+  // column (touched columns are remembered to reset the counters).
+  const int64_t tau = options.tau;
+  if (m.nnz() > 0) {
+    std::vector<int32_t> count(static_cast<size_t>((m.cols + tau - 1) / tau), 0);
+    std::vector<int32_t> touched;
+    int64_t dense = 0;
+    const double threshold = kDenseTileFill * static_cast<double>(tau * tau);
+    for (int64_t start = 0; start < rows; start += tau) {
+      int64_t end = std::min(rows, start + tau);
+      for (int64_t p = start; p < end; ++p) {
+        int32_t r = order[p];
+        for (int32_t k = m.rowPtr[r]; k < m.rowPtr[r + 1]; ++k) {
+          int32_t bc = static_cast<int32_t>(m.colIdx[k] / tau);
+          if (count[bc]++ == 0)
+            touched.push_back(bc);
+        }
+      }
+      for (int32_t bc : touched) {
+        if (count[bc] >= threshold)
+          dense += count[bc];
+        count[bc] = 0;
+      }
+      touched.clear();
+    }
+    q.denseTileNnzShare = static_cast<double>(dense) / m.nnz();
+  }
   return q;
 }

@@ -86,7 +86,15 @@ struct PermutationQuality {
   /// Distinct cache lines of B summed over CTA windows: an estimate of the
   /// B misses when each window's lines are fetched once.
   int64_t windowLineFetches = 0;
+  /// Share of nnz in tau x tau tiles (tau = options.tau) filled to at least
+  /// kDenseTileFill: BSA's objective, the entries Blocked-ELL can take.
+  double denseTileNnzShare = 0.0;
 };
+
+/// The fill from which a tile counts as dense in PermutationQuality (about
+/// where a 32 x 32 Blocked-ELL tile breaks even with CSR in the format cost
+/// model, docs/Formats.md).
+constexpr double kDenseTileFill = 0.125;
 
 /// Evaluates `order` (which must be a permutation of m's rows) for `m`.
 PermutationQuality evaluatePermutation(const CsrMatrix &m,

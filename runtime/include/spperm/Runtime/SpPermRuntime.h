@@ -46,7 +46,8 @@ typedef enum sprt_status {
   SPRT_OK = 0,
   /** A NULL pointer, an index or size out of range, a shape mismatch. */
   SPRT_ERROR_INVALID_ARGUMENT = 1,
-  /** The package directory or one of its files cannot be opened or read. */
+  /** The package directory or its manifest.json is missing or unreadable,
+   *  or data.bin exists but cannot be read. */
   SPRT_ERROR_IO = 2,
   /** The package is malformed, incomplete, of another version, or fails a
    *  size, bound or checksum check. */
