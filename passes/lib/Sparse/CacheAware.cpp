@@ -57,19 +57,21 @@
 //    ordered by their next four lines after it (lexicographically, a shorter
 //    list first), then by a fingerprint of their whole line list, then by
 //    index, so rows with similar line sets are neighbours and identical rows
-//    are contiguous. A scan of a line from a placed row x takes the unused
-//    rows identical to x next to it (at most k), then the w unused rows
+//    are contiguous. A scan of a line from a placed row x takes at most k
+//    unused rows: the rows identical to x next to it, then at most w others
 //    nearest to x in that order, alternately after and before it, where
 //    w = k for a reference of n <= 2 lines and max(2, ceil(2k / n))
-//    otherwise (about 2k rows per choice). Counts from cut scans are lower
-//    bounds. Warp-aware keeps the counts that reach min(|L(a)|, |L(r)|),
-//    which are exact, re-measures the max(1, k / 4) others of best estimate
-//    (skipping rows that cannot win even sharing all they can) and takes the
-//    best of those and of the row of count c*. The CTA family re-measures
-//    the winner of the queue against U and re-queues it when it shares more
-//    than counted. When no scan is cut the result is the exact order.
-//  Each choice costs O(k * min(n, 2)) plus the re-measuring; the index is
-//  built in O(nnz log) once. A 1M-row, 10M-nonzero R-MAT matrix takes a few
+//    otherwise (about 2k rows per choice besides identical rows). Counts from
+//    cut scans are lower bounds. Warp-aware keeps the counts that reach
+//    min(|L(a)|, |L(r)|), which are exact, re-measures the max(1, k / 4) others
+//    of best estimate (skipping rows that cannot win even sharing all they can)
+//    and takes the best of those and of the row of count c*. The CTA family
+//    re-measures the winner of the queue against U and re-queues it when it
+//    shares more than counted. When no scan is cut the result is the exact
+//    order.
+//  A choice scans O(k n) rows for n <= 2 lines, O(k + n) otherwise, and
+//  re-measures at most k / 4 of them; the index is built once by sorting
+//  each line's rows. A 1M-row, 10M-nonzero R-MAT matrix takes a few
 //  seconds per strategy, a 1k-row, 100k-nonzero one milliseconds.
 //
 //===----------------------------------------------------------------------===//
@@ -268,10 +270,10 @@ public:
       __builtin_prefetch(&posts[slot[k]]);
   }
 
-  /// Appends to `out` the unused rows holding the k-th line of the placed
-  /// row `row`: up to `sameLimit` rows next to it with its fingerprint, then
-  /// up to `limit` more, nearest to `row` first, alternately after and before
-  /// it. Returns true when unused rows of the line were left out.
+  /// Appends to `out` at most `sameLimit` unused rows holding the k-th line of
+  /// the placed row `row`: the rows next to it with its fingerprint, then at
+  /// most `limit` others, nearest to `row` first, alternately after and
+  /// before it. Returns true when unused rows of the line were left out.
   bool scan(int32_t row, int32_t k, int64_t limit, int64_t sameLimit,
             std::vector<Hit> &out) {
     assert(used[row] && "scans start from a placed row");
@@ -280,8 +282,8 @@ public:
     int32_t center = slotOf[rl.ptr[row] + k];
     int32_t after = find(center, hi, &Post::next);
     int32_t before = find(center, lo, &Post::prev);
-    // Up to sameLimit rows with the reference's fingerprint (its identical
-    // rows, which the order keeps together) come on top of the window.
+    // The rows with the reference's fingerprint (its identical rows, which
+    // the order keeps together) first.
     const uint32_t print = posts[center].print;
     int64_t same = 0;
     for (; same < sameLimit && after != hi && posts[after].print == print;
@@ -294,8 +296,9 @@ public:
       out.push_back({posts[before].row, posts[before].count});
       before = find(before - 1, lo, &Post::prev);
     }
+    const int64_t cap = std::min(limit, sameLimit - same);
     for (int64_t found = 0; after != hi || before != lo; ++found) {
-      if (found == limit)
+      if (found == cap)
         return true;
       if (after != hi && (before == lo || found % 2 == 0)) {
         out.push_back({posts[after].row, posts[after].count});
