@@ -7,12 +7,49 @@
 #include "spperm/Tools/CommandLine.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 
 using namespace spperm;
 
 void spperm::reportError(const std::string &tool, const std::string &message) {
   std::fprintf(stderr, "%s: error: %s\n", tool.c_str(), message.c_str());
+}
+
+bool spperm::parseIntegerOption(const std::string &tool,
+                                const std::string &name,
+                                const std::string &text, int64_t lo,
+                                int64_t hi, int64_t &out) {
+  const char *end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, out);
+  if (ec == std::errc() && p == end && out >= lo && out <= hi)
+    return true;
+  reportError(tool, "--" + name + " must be an integer in [" +
+                        std::to_string(lo) + ", " + std::to_string(hi) +
+                        "], got '" + text + "'");
+  return false;
+}
+
+bool spperm::parseNumberOption(const std::string &tool,
+                               const std::string &name,
+                               const std::string &text, double lo, double hi,
+                               double &out) {
+  const char *end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, out);
+  if (ec == std::errc() && p == end && out >= lo && out <= hi)
+    return true;
+  auto bound = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%g", v);
+    return std::string(buf);
+  };
+  bool unbounded = std::isinf(lo) && std::isinf(hi);
+  reportError(tool, "--" + name + " must be a number" +
+                        (unbounded ? "" : " in [" + bound(lo) + ", " +
+                                              bound(hi) + "]") +
+                        ", got '" + text + "'");
+  return false;
 }
 
 ArgParser::ArgParser(std::string tool, std::string synopsis,

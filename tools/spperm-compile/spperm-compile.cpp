@@ -36,8 +36,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 using namespace mlir;
@@ -77,26 +77,13 @@ double since(std::chrono::steady_clock::time_point start) {
 
 bool parseInt64(const std::string &name, const std::string &text, int64_t lo,
                 int64_t hi, int64_t &out) {
-  const char *end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, out);
-  if (ec != std::errc() || p != end || out < lo || out > hi) {
-    reportError(kTool, "--" + name + " must be an integer in [" +
-                           std::to_string(lo) + ", " + std::to_string(hi) +
-                           "], got '" + text + "'");
-    return false;
-  }
-  return true;
+  return ::spperm::parseIntegerOption(kTool, name, text, lo, hi, out);
 }
 
 bool parseDouble(const std::string &name, const std::string &text,
                  double &out) {
-  const char *end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, out);
-  if (ec != std::errc() || p != end) {
-    reportError(kTool, "--" + name + " must be a number, got '" + text + "'");
-    return false;
-  }
-  return true;
+  return ::spperm::parseNumberOption(kTool, name, text, -HUGE_VAL, HUGE_VAL,
+                                     out);
 }
 
 bool endsWith(StringRef s, StringRef suffix) { return s.ends_with(suffix); }

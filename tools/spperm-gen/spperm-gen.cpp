@@ -14,7 +14,6 @@
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Tools/CommandLine.h"
 
-#include <charconv>
 #include <cstdio>
 #include <string>
 
@@ -23,30 +22,14 @@ using namespace spperm;
 static const char *const kTool = "spperm-gen";
 
 namespace {
-/// Parses a whole decimal integer or reports which option was bad.
-bool parseInt(const std::string &name, const std::string &text,
-              int64_t lo, int64_t hi, int64_t &out) {
-  const char *end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, out);
-  if (ec != std::errc() || p != end || out < lo || out > hi) {
-    reportError(kTool, "--" + name + " must be an integer in [" +
-                           std::to_string(lo) + ", " + std::to_string(hi) +
-                           "], got '" + text + "'");
-    return false;
-  }
-  return true;
+bool parseInt(const std::string &name, const std::string &text, int64_t lo,
+              int64_t hi, int64_t &out) {
+  return parseIntegerOption(kTool, name, text, lo, hi, out);
 }
 
 bool parseFraction(const std::string &name, const std::string &text,
                    double &out) {
-  const char *end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, out);
-  if (ec != std::errc() || p != end || !(out >= 0.0 && out <= 1.0)) {
-    reportError(kTool,
-                "--" + name + " must be a number in [0, 1], got '" + text + "'");
-    return false;
-  }
-  return true;
+  return parseNumberOption(kTool, name, text, 0.0, 1.0, out);
 }
 } // namespace
 

@@ -21,8 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -121,12 +121,10 @@ void printReports(const std::vector<StrategyReport> &reports) {
 
 bool parseIntOption(const std::string &name, const std::string &text,
                     int32_t &out) {
-  const char *end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, out);
-  if (ec != std::errc() || p != end) {
-    reportError(kTool, "--" + name + " must be an integer, got '" + text + "'");
+  int64_t value;
+  if (!parseIntegerOption(kTool, name, text, INT32_MIN, INT32_MAX, value))
     return false;
-  }
+  out = static_cast<int32_t>(value);
   return true;
 }
 
@@ -183,14 +181,9 @@ int main(int argc, char **argv) {
       !parseIntOption("tau", tauText, popts.tau) ||
       !parseIntOption("candidates", candidatesText, popts.candidateLimit))
     return 1;
-  {
-    const char *end = alphaText.data() + alphaText.size();
-    auto [p, ec] = std::from_chars(alphaText.data(), end, popts.alpha);
-    if (ec != std::errc() || p != end) {
-      reportError(kTool, "--alpha must be a number, got '" + alphaText + "'");
-      return 1;
-    }
-  }
+  if (!parseNumberOption(kTool, "alpha", alphaText, -HUGE_VAL, HUGE_VAL,
+                         popts.alpha))
+    return 1;
   if (Status s = validatePermutationOptions(popts); !s) {
     reportError(kTool, s.message());
     return 1;

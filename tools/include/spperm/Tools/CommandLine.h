@@ -14,6 +14,7 @@
 #ifndef SPPERM_TOOLS_COMMANDLINE_H
 #define SPPERM_TOOLS_COMMANDLINE_H
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,19 @@ namespace spperm {
 
 /// Prints `TOOL: error: MESSAGE` on stderr.
 void reportError(const std::string &tool, const std::string &message);
+
+/// Parses the whole of `text` as a decimal integer in [lo, hi]; otherwise
+/// reports `--NAME must be an integer in [lo, hi], got 'TEXT'` and fails.
+bool parseIntegerOption(const std::string &tool, const std::string &name,
+                        const std::string &text, int64_t lo, int64_t hi,
+                        int64_t &out);
+
+/// Parses the whole of `text` as a number in [lo, hi]; otherwise reports
+/// `--NAME must be a number in [lo, hi], got 'TEXT'` (or `must be a number`
+/// when the range is unbounded) and fails.
+bool parseNumberOption(const std::string &tool, const std::string &name,
+                       const std::string &text, double lo, double hi,
+                       double &out);
 
 /// Declarative command-line parser.
 class ArgParser {
