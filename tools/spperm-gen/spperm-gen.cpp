@@ -34,7 +34,8 @@ bool parseFraction(const std::string &name, const std::string &text,
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string kind, output, seedText = "1";
+  std::string kind, output, seedText = "1", shuffleText;
+  bool shuffleSeen = false;
   std::string rowsText = "1024", colsText, scaleText = "16",
               edgeFactorText = "16", halfWidthText = "4", densityText = "0.01",
               blockText = "32", blockDensityText = "0.1";
@@ -54,6 +55,10 @@ int main(int argc, char **argv) {
   args.addPositional("KIND", "rmat, banded, uniform, block or skewed", &kind);
   args.addOption("o", "FILE", "Output file (required)", &output);
   args.addOption("seed", "N", "Random seed (default 1)", &seedText);
+  args.addOption("shuffle-rows", "SEED",
+                 "Shuffle the rows with a random permutation (hides the "
+                 "structure the locality strategies should recover)",
+                 &shuffleText, &shuffleSeen);
   args.addOption("scale", "N", "rmat: log2 of the dimension (default 16)",
                  &scaleText);
   args.addOption("edge-factor", "N", "rmat: edges per row (default 16)",
@@ -143,6 +148,12 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  if (shuffleSeen) {
+    int64_t shuffleSeed;
+    if (!parseInt("shuffle-rows", shuffleText, 0, INT64_MAX, shuffleSeed))
+      return 1;
+    m = shuffleRows(m, static_cast<uint64_t>(shuffleSeed));
+  }
   if (Status s = writeMatrixMarket(output, m); !s) {
     reportError(kTool, s.message());
     return 1;
