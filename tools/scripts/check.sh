@@ -19,7 +19,7 @@ status=0
   status=$?
 
 count() {
-  sed -n "s/^ *$1: *\([0-9][0-9]*\).*/\1/p" "$log" | tail -n 1
+  sed -n "s/^ *$1 *: *\([0-9][0-9]*\).*/\1/p" "$log" | tail -n 1
 }
 passed=$(count Passed)
 failed=$(( $(count Failed || true) + 0 ))
