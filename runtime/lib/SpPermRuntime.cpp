@@ -8,7 +8,9 @@
 // verified by the sparse core (readPackage), then handed to the backend of
 // the requested device, which owns whatever it derives from the layers
 // (device buffers, modules, workspaces). The CPU backend runs the sparse
-// core's reference executor, spmmCpu; the GPU backend is not built yet.
+// core's reference executor, spmmCpu; the GPU backend (CudaBackend.cpp,
+// built when CMake finds the CUDA toolkit) runs cuSPARSE through the driver
+// libraries it loads at first use.
 //
 // Errors are returned as status codes, with the message kept per thread for
 // sprt_last_error(). This file is built without exceptions, like the core;
@@ -18,9 +20,15 @@
 
 #include "spperm/Runtime/SpPermRuntime.h"
 
+#include "Backend.h"
+#ifdef SPPERM_HAVE_CUDA
+#include "CudaBackend.h"
+#endif
+
 #include "spperm/Sparse/Package.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -30,48 +38,70 @@
 #include <vector>
 
 using namespace spperm;
+using namespace spperm::runtime_detail;
 
 namespace {
 
 /// The message of the last failure on this thread.
 thread_local std::string lastError;
 
-/// Records `message` as this thread's last error and returns `status`.
-sprt_status failWith(sprt_status status, std::string message) {
+} // namespace
+
+sprt_status spperm::runtime_detail::failWith(sprt_status status,
+                                             std::string message) {
   lastError = std::move(message);
   return status;
 }
 
-/// What a device does with the layers of a loaded package. A backend is
-/// created per package and owns what it derives from the layers.
-class Backend {
-public:
-  virtual ~Backend() = default;
-  /// C = A * B for `layer`; the arguments have been checked.
-  virtual sprt_status spmm(const PackageLayer &layer, const float *b, int64_t k,
-                           float *c, void *stream) = 0;
-};
+namespace {
 
 /// The host executor of the sparse core. Stateless, so concurrent calls are
 /// safe.
 class CpuBackend final : public Backend {
 public:
-  sprt_status spmm(const PackageLayer &layer, const float *b, int64_t k,
-                   float *c, void * /*stream*/) override {
+  sprt_status spmm(int64_t /*index*/, const PackageLayer &layer,
+                   const float *b, int64_t k, float *c,
+                   void * /*stream*/) override {
     spmmCpu(layer.matrix, b, k, c);
+    return SPRT_OK;
+  }
+
+  sprt_status time(int64_t /*index*/, const PackageLayer &layer,
+                   const std::string &variant, const float *b, int64_t k,
+                   float *c, void * /*stream*/, int32_t warmup, int32_t runs,
+                   float *timesMs) override {
+    if (variant != "spperm")
+      return failWith(SPRT_ERROR_UNSUPPORTED,
+                      "sprt_spmm_time: variant '" + variant +
+                          "' needs the GPU device (the CPU runs only "
+                          "'spperm')");
+    for (int32_t i = 0; i < warmup; ++i)
+      spmmCpu(layer.matrix, b, k, c);
+    for (int32_t i = 0; i < runs; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      spmmCpu(layer.matrix, b, k, c);
+      std::chrono::duration<float, std::milli> elapsed =
+          std::chrono::steady_clock::now() - start;
+      timesMs[i] = elapsed.count();
+    }
     return SPRT_OK;
   }
 };
 
 /// Creates the backend of `device` for `package`.
-sprt_status createBackend(sprt_device device, const Package & /*package*/,
+sprt_status createBackend(sprt_device device, const Package &package,
                           std::unique_ptr<Backend> &out) {
   switch (device) {
   case SPRT_DEVICE_CPU:
     out = std::make_unique<CpuBackend>();
     return SPRT_OK;
   case SPRT_DEVICE_GPU:
+#ifdef SPPERM_HAVE_CUDA
+    return createCudaBackend(package, out);
+#else
+    (void)package;
     return failWith(SPRT_ERROR_UNSUPPORTED, "GPU support is not built");
+#endif
   }
   return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                   "sprt_package_load: unknown device " +
@@ -225,10 +255,16 @@ sprt_status sprt_layer_info(const sprt_package *package, int64_t index,
   return SPRT_OK;
 }
 
-sprt_status sprt_spmm(sprt_package *package, int64_t layerIndex, const float *b,
-                      int64_t k, float *c, void *stream) {
-  auto invalid = [](const std::string &what) {
-    return failWith(SPRT_ERROR_INVALID_ARGUMENT, "sprt_spmm: " + what);
+namespace {
+
+/// The argument checks of sprt_spmm and sprt_spmm_time (`what` names the
+/// function in messages).
+sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
+                               int64_t layerIndex, const float *b, int64_t k,
+                               const float *c) {
+  auto invalid = [what](const std::string &message) {
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    std::string(what) + ": " + message);
   };
   if (!package)
     return invalid("the package is NULL");
@@ -254,12 +290,89 @@ sprt_status sprt_spmm(sprt_package *package, int64_t layerIndex, const float *b,
     return invalid("B is NULL");
   if (!c && cCount > 0)
     return invalid("C is NULL");
-  if (package->device == SPRT_DEVICE_CPU && bCount > 0 && cCount > 0) {
+  if (bCount > 0 && cCount > 0) {
     auto bAddr = reinterpret_cast<uintptr_t>(b);
     auto cAddr = reinterpret_cast<uintptr_t>(c);
     if (bAddr < cAddr + static_cast<uint64_t>(cBytes) &&
         cAddr < bAddr + static_cast<uint64_t>(bBytes))
       return invalid("B and C overlap");
   }
-  return package->backend->spmm(layer, b, k, c, stream);
+  return SPRT_OK;
+}
+
+} // namespace
+
+sprt_status sprt_spmm(sprt_package *package, int64_t layerIndex, const float *b,
+                      int64_t k, float *c, void *stream) {
+  if (sprt_status s =
+          checkSpmmArguments("sprt_spmm", package, layerIndex, b, k, c);
+      s != SPRT_OK)
+    return s;
+  return package->backend->spmm(layerIndex,
+                                package->package.layers[layerIndex], b, k, c,
+                                stream);
+}
+
+sprt_status sprt_spmm_time(sprt_package *package, int64_t layerIndex,
+                           const char *variant, const float *b, int64_t k,
+                           float *c, void *stream, int32_t warmup,
+                           int32_t runs, float *times_ms) {
+  if (sprt_status s =
+          checkSpmmArguments("sprt_spmm_time", package, layerIndex, b, k, c);
+      s != SPRT_OK)
+    return s;
+  if (warmup < 0 || runs < 1)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_spmm_time: warmup must be >= 0 and runs >= 1, got " +
+                        std::to_string(warmup) + " and " +
+                        std::to_string(runs));
+  if (!times_ms)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_spmm_time: times_ms is NULL");
+  return package->backend->time(
+      layerIndex, package->package.layers[layerIndex],
+      variant && *variant ? variant : "spperm", b, k, c, stream, warmup, runs,
+      times_ms);
+}
+
+#ifdef SPPERM_HAVE_CUDA
+#define SPRT_GPU_CALL(call) return call
+#else
+#define SPRT_GPU_CALL(call)                                                    \
+  return failWith(SPRT_ERROR_UNSUPPORTED, "GPU support is not built")
+#endif
+
+sprt_status sprt_device_properties(sprt_device_props *props) {
+  if (!props)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_device_properties: the output pointer is NULL");
+  SPRT_GPU_CALL(gpuProperties(*props));
+}
+
+sprt_status sprt_device_malloc(int64_t bytes, void **ptr) {
+  if (!ptr || bytes < 0)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_device_malloc: the output pointer is NULL or the "
+                    "size negative");
+  SPRT_GPU_CALL(gpuMalloc(bytes, ptr));
+}
+
+sprt_status sprt_device_free(void *ptr) {
+  if (!ptr)
+    return SPRT_OK;
+  SPRT_GPU_CALL(gpuFree(ptr));
+}
+
+sprt_status sprt_memcpy_htod(void *dst, const void *src, int64_t bytes) {
+  if (bytes < 0 || (bytes > 0 && (!dst || !src)))
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_memcpy_htod: a NULL pointer or a negative size");
+  SPRT_GPU_CALL(gpuCopyToDevice(dst, src, bytes));
+}
+
+sprt_status sprt_memcpy_dtoh(void *dst, const void *src, int64_t bytes) {
+  if (bytes < 0 || (bytes > 0 && (!dst || !src)))
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_memcpy_dtoh: a NULL pointer or a negative size");
+  SPRT_GPU_CALL(gpuCopyToHost(dst, src, bytes));
 }

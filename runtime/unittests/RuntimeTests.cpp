@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Backend.h"
 #include "CApiSmoke.h"
 
 #include "spperm/Runtime/SpPermRuntime.h"
@@ -541,9 +542,23 @@ TEST(RuntimeTest, ArgumentErrors) {
               SPRT_ERROR_INVALID_ARGUMENT, "path is NULL or empty");
   expectError(sprt_package_load(path.c_str(), static_cast<sprt_device>(7), &p),
               SPRT_ERROR_INVALID_ARGUMENT, "unknown device 7");
+#ifdef SPPERM_HAVE_CUDA
+  // With the GPU backend built: a GPU package loads where a device is, and
+  // elsewhere the failure is one line from the loader or the driver.
+  if (sprt_status s = sprt_package_load(path.c_str(), SPRT_DEVICE_GPU, &p);
+      s == SPRT_OK) {
+    sprt_package_release(p);
+    p = nullptr;
+  } else {
+    expectError(s, SPRT_ERROR_DEVICE, "");
+    EXPECT_NE(std::string(sprt_last_error()), "");
+    EXPECT_EQ(p, nullptr);
+  }
+#else
   expectError(sprt_package_load(path.c_str(), SPRT_DEVICE_GPU, &p),
               SPRT_ERROR_UNSUPPORTED, "GPU support is not built");
   EXPECT_EQ(p, nullptr);
+#endif
   expectError(
       sprt_package_load(dir.path("missing").c_str(), SPRT_DEVICE_CPU, &p),
       SPRT_ERROR_IO, dir.path("missing/manifest.json") + ": cannot open");
@@ -1054,6 +1069,147 @@ TEST(ExternalDataTest, RoundTripAndModifiedSource) {
   EXPECT_NE(message.find("the rebuilt buffer 'order' does not match"),
             std::string::npos)
       << message;
+}
+
+//===----------------------------------------------------------------------===//
+// The original-order CSR the GPU backend hands to cuSPARSE
+//===----------------------------------------------------------------------===//
+
+TEST(OriginalCsrTest, EveryFormatGivesBackTheMatrix) {
+  for (const CsrMatrix &m : testMatrices())
+    for (FormatKind kind : kKinds)
+      for (Strategy s : kStrategies) {
+        PackageLayer layer = makeLayer("x", m, s, kind);
+        SCOPED_TRACE(std::string(formatName(kind)) + "." +
+                     std::string(strategyCliName(s)));
+        CsrMatrix got = runtime_detail::originalCsr(layer.matrix);
+        ASSERT_TRUE(got.verify()) << got.verify().message();
+        EXPECT_EQ(got.rows, m.rows);
+        EXPECT_EQ(got.cols, m.cols);
+        EXPECT_EQ(got.rowPtr, m.rowPtr);
+        EXPECT_EQ(got.colIdx, m.colIdx);
+        EXPECT_EQ(got.values, m.values);
+      }
+}
+
+//===----------------------------------------------------------------------===//
+// The GPU backend (skipped, visibly, where there is no usable GPU)
+//===----------------------------------------------------------------------===//
+
+/// Loads `path` for the GPU, or skips the test with the runtime's reason.
+#define LOAD_GPU_OR_SKIP(path, package)                                        \
+  do {                                                                         \
+    sprt_status s_ = sprt_package_load((path).c_str(), SPRT_DEVICE_GPU,       \
+                                       &(package));                            \
+    if (s_ == SPRT_ERROR_DEVICE || s_ == SPRT_ERROR_UNSUPPORTED) {            \
+      std::string message_ = sprt_last_error();                                \
+      EXPECT_EQ(message_.find('\n'), std::string::npos) << message_;          \
+      EXPECT_EQ((package), nullptr);                                           \
+      GTEST_SKIP() << "no usable GPU: " << message_;                           \
+    }                                                                          \
+    ASSERT_EQ(s_, SPRT_OK) << sprt_last_error();                              \
+  } while (0)
+
+/// Device memory for the duration of a test.
+struct DeviceArray {
+  void *ptr = nullptr;
+  explicit DeviceArray(int64_t bytes) {
+    EXPECT_EQ(sprt_device_malloc(bytes, &ptr), SPRT_OK) << sprt_last_error();
+  }
+  ~DeviceArray() { EXPECT_EQ(sprt_device_free(ptr), SPRT_OK); }
+  float *get() const { return static_cast<float *>(ptr); }
+};
+
+TEST(GpuTest, DeviceHelpersWithoutAGpuFailInOneLine) {
+  sprt_device_props props;
+  sprt_status s = sprt_device_properties(&props);
+  if (s == SPRT_OK)
+    GTEST_SKIP() << "a GPU is present: " << props.name;
+  EXPECT_TRUE(s == SPRT_ERROR_DEVICE || s == SPRT_ERROR_UNSUPPORTED)
+      << sprt_status_name(s);
+  void *ptr = reinterpret_cast<void *>(0x1);
+  EXPECT_EQ(sprt_device_malloc(64, &ptr), s);
+  std::string message = sprt_last_error();
+  EXPECT_FALSE(message.empty());
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(sprt_device_free(nullptr), SPRT_OK);
+  EXPECT_EQ(sprt_device_malloc(-1, &ptr), SPRT_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(GpuTest, SpmmMatchesFloat64Reference) {
+  ScratchDir dir;
+  std::vector<CsrMatrix> matrices = testMatrices();
+  std::vector<PackageLayer> layers;
+  std::vector<const CsrMatrix *> originals;
+  for (FormatKind kind : kKinds)
+    for (Strategy s : {Strategy::Identity, Strategy::Lpt, Strategy::Bsa})
+      for (size_t i = 0; i < matrices.size(); ++i) {
+        layers.push_back(makeLayer(std::string(formatName(kind)) + "." +
+                                       std::string(strategyCliName(s)) + "." +
+                                       std::to_string(i),
+                                   matrices[i], s, kind));
+        originals.push_back(&matrices[i]);
+      }
+  // An empty matrix: C must still be written (zeros).
+  CsrMatrix empty;
+  empty.rows = 40;
+  empty.cols = 30;
+  empty.rowPtr.assign(41, 0);
+  layers.push_back(makeLayer("empty", empty, Strategy::Identity,
+                             FormatKind::Csr));
+  originals.push_back(&empty);
+  ASSERT_TRUE(writePackage(dir.path("gpu.spp"), layers, PackageOptions()));
+
+  sprt_package *p = nullptr;
+  LOAD_GPU_OR_SKIP(dir.path("gpu.spp"), p);
+  sprt_device_props props;
+  ASSERT_EQ(sprt_device_properties(&props), SPRT_OK) << sprt_last_error();
+  std::printf("GPU: %s, driver %d, cuSPARSE %d\n", props.name,
+              props.driver_version, props.cusparse_version);
+  const char *baselines[] = {"cusparse-spmm-default", "cusparse-spmm-csr-alg2",
+                             "cusparse-spmm-csr-alg3", "cusparse-spmv-default",
+                             "cusparse-spmv-csr-alg1",
+                             "cusparse-spmv-csr-alg2"};
+  for (size_t i = 0; i < layers.size(); ++i) {
+    SCOPED_TRACE(layers[i].name);
+    const CsrMatrix &m = *originals[i];
+    for (int64_t k : {1, 5, 32}) {
+      SCOPED_TRACE("K = " + std::to_string(k));
+      std::vector<float> b = randomDense(m.cols * k, 100 + k);
+      const std::vector<double> want = reference(m, b, k);
+      const int64_t bBytes = m.cols * k * 4, cBytes = m.rows * k * 4;
+      DeviceArray db(bBytes), dc(cBytes);
+      ASSERT_EQ(sprt_memcpy_htod(db.get(), b.data(), bBytes), SPRT_OK);
+      std::vector<float> c(static_cast<size_t>(m.rows * k), NAN);
+      // Twice: the first call chooses and caches the plan, the second
+      // reuses it.
+      for (int round = 0; round < 2; ++round) {
+        std::fill(c.begin(), c.end(), NAN);
+        ASSERT_EQ(sprt_memcpy_htod(dc.get(), c.data(), cBytes), SPRT_OK);
+        ASSERT_EQ(sprt_spmm(p, int64_t(i), db.get(), k, dc.get(), nullptr),
+                  SPRT_OK)
+            << sprt_last_error();
+        ASSERT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), cBytes), SPRT_OK);
+        EXPECT_LE(relativeError(c, want), 1e-5) << "round " << round;
+      }
+      // Every baseline that cuSPARSE accepts gives the same C.
+      for (const char *variant : baselines) {
+        std::fill(c.begin(), c.end(), NAN);
+        ASSERT_EQ(sprt_memcpy_htod(dc.get(), c.data(), cBytes), SPRT_OK);
+        float times[3];
+        sprt_status s = sprt_spmm_time(p, int64_t(i), variant, db.get(), k,
+                                       dc.get(), nullptr, 1, 3, times);
+        if (s == SPRT_ERROR_UNSUPPORTED)
+          continue;
+        ASSERT_EQ(s, SPRT_OK) << variant << ": " << sprt_last_error();
+        ASSERT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), cBytes), SPRT_OK);
+        EXPECT_LE(relativeError(c, want), 1e-5) << variant;
+        for (float t : times)
+          EXPECT_GE(t, 0.0f) << variant;
+      }
+    }
+  }
+  sprt_package_release(p);
 }
 
 } // namespace

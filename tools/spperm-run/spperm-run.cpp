@@ -7,7 +7,15 @@
 // Loads a package through the runtime's C API (which verifies it), reads the
 // dense operand B from a .npy file, computes C = A * B for one layer in the
 // original row order, and writes C as a .npy file, atomically: on any error
-// nothing is written.
+// nothing is written. On the GPU, B is staged to device memory and C copied
+// back (sprt_device_malloc, sprt_memcpy_*).
+//
+// --bench times the layer per docs/BENCHMARK.md through sprt_spmm_time
+// (CUDA events on the GPU): warm-up runs, then timed runs, the median
+// reported; --baseline cusparse adds the cuSPARSE algorithms on the same
+// matrix (SpMM default / CSR_ALG2 / CSR_ALG3, and SpMV for K = 1), each
+// checked against the package's C. A table goes to stdout and, with --json,
+// one JSON record (device, clocks, matrix, K, variants, times) to a file.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,9 +23,16 @@
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Tools/CommandLine.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 using namespace spperm;
 namespace rt = spperm::runtime;
@@ -36,14 +51,137 @@ std::string shape(int64_t rows, int64_t cols) {
   return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
 }
 
+/// "STATUS_NAME: message" of the runtime's last failure.
+std::string runtimeError(sprt_status status) {
+  return std::string(sprt_last_error()) + " (" + sprt_status_name(status) +
+         ")";
+}
+
+/// A GPU buffer, freed on destruction.
+class DeviceArray {
+public:
+  DeviceArray() = default;
+  ~DeviceArray() { (void)sprt_device_free(ptr); }
+  DeviceArray(const DeviceArray &) = delete;
+  DeviceArray &operator=(const DeviceArray &) = delete;
+  sprt_status allocate(int64_t bytes) { return sprt_device_malloc(bytes, &ptr); }
+  float *get() const { return static_cast<float *>(ptr); }
+
+private:
+  void *ptr = nullptr;
+};
+
+/// Where B and C live for the runtime: host vectors on the CPU, device
+/// buffers (staged from and to the host vectors) on the GPU.
+struct Operands {
+  sprt_device device = SPRT_DEVICE_CPU;
+  DenseMatrix *b = nullptr;
+  DenseMatrix *c = nullptr;
+  DeviceArray db, dc;
+
+  int64_t bBytes() const { return int64_t(b->data.size() * sizeof(float)); }
+  int64_t cBytes() const { return int64_t(c->data.size() * sizeof(float)); }
+  const float *bPtr() const {
+    return device == SPRT_DEVICE_GPU ? db.get() : b->data.data();
+  }
+  float *cPtr() { return device == SPRT_DEVICE_GPU ? dc.get() : c->data.data(); }
+
+  /// Allocates and stages B (GPU).
+  sprt_status prepare() {
+    if (device != SPRT_DEVICE_GPU)
+      return SPRT_OK;
+    if (sprt_status s = db.allocate(bBytes()); s != SPRT_OK)
+      return s;
+    if (sprt_status s = dc.allocate(cBytes()); s != SPRT_OK)
+      return s;
+    return sprt_memcpy_htod(db.get(), b->data.data(), bBytes());
+  }
+  /// Fills C with NaN, so that an element left unwritten cannot pass.
+  sprt_status poison() {
+    std::fill(c->data.begin(), c->data.end(),
+              std::numeric_limits<float>::quiet_NaN());
+    if (device != SPRT_DEVICE_GPU)
+      return SPRT_OK;
+    return sprt_memcpy_htod(dc.get(), c->data.data(), cBytes());
+  }
+  /// Brings C back to the host (GPU; waits for the default stream).
+  sprt_status fetch() {
+    if (device != SPRT_DEVICE_GPU)
+      return SPRT_OK;
+    return sprt_memcpy_dtoh(c->data.data(), dc.get(), cBytes());
+  }
+};
+
+/// ||got - want|| / ||want|| (Frobenius; absolute when want is 0); NaN
+/// anywhere gives NaN.
+double relativeDifference(const std::vector<float> &got,
+                          const std::vector<float> &want) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    double d = double(got[i]) - double(want[i]);
+    diff += d * d;
+    norm += double(want[i]) * double(want[i]);
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+/// One timed variant.
+struct Timing {
+  std::string variant;
+  std::vector<float> timesMs;
+  double medianMs = 0, minMs = 0;
+  /// Relative difference of its C from the package's C (baselines).
+  double diff = 0;
+  /// Why it did not run, when it did not.
+  std::string skipped;
+};
+
+/// `s` as a JSON string literal.
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    switch (ch) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    default:
+      if (static_cast<unsigned char>(ch) < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+        out += buf;
+      } else {
+        out += ch;
+      }
+    }
+  }
+  return out + "\"";
+}
+
+/// A finite double as JSON (NaN and infinities become null).
+std::string jsonNumber(double v) {
+  if (!std::isfinite(v))
+    return "null";
+  std::ostringstream os;
+  os.precision(9);
+  os << v;
+  return os.str();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   std::string packagePath, layerName, deviceName, bPath, outPath;
+  std::string baselineName, jsonPath, warmupText = "5", runsText = "30";
   bool layerSeen = false, deviceSeen = false, bSeen = false, outSeen = false;
+  bool bench = false, baselineSeen = false, jsonSeen = false;
 
   ArgParser args(
-      kTool, "PKG [--layer NAME] --device cpu|gpu --b B.npy --out C.npy",
+      kTool,
+      "PKG [--layer NAME] --device cpu|gpu --b B.npy --out C.npy "
+      "[--bench [--baseline cusparse] [--json FILE]]",
       "Loads the package PKG (written by spperm-compile), verifies it, and "
       "computes C = A * B for one of its layers, with C's rows in the "
       "original order of the matrix. B is a float32 .npy array of shape "
@@ -58,8 +196,24 @@ int main(int argc, char **argv) {
                  &deviceName, &deviceSeen);
   args.addOption("b", "B.npy", "The dense operand B, shape (N, K)", &bPath,
                  &bSeen);
-  args.addOption("out", "C.npy", "Where to write C, shape (M, K)", &outPath,
-                 &outSeen);
+  args.addOption("out", "C.npy",
+                 "Where to write C, shape (M, K) (optional with --bench)",
+                 &outPath, &outSeen);
+  args.addFlag("bench",
+               "Time the layer (warm-up runs, then timed runs; CUDA events "
+               "on the GPU) and print a table with the median",
+               &bench);
+  args.addOption("baseline", "cusparse",
+                 "With --bench on the GPU: also time cuSPARSE (SpMM default, "
+                 "CSR_ALG2, CSR_ALG3; SpMV too for K = 1) on the same matrix",
+                 &baselineName, &baselineSeen);
+  args.addOption("json", "FILE",
+                 "With --bench: write a JSON record of the run to FILE",
+                 &jsonPath, &jsonSeen);
+  args.addOption("warmup", "N", "With --bench: untimed runs first (default 5)",
+                 &warmupText);
+  args.addOption("runs", "N", "With --bench: timed runs (default 30)",
+                 &runsText);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
 
@@ -74,8 +228,18 @@ int main(int argc, char **argv) {
     return fail("unknown device '" + deviceName + "' (expected cpu or gpu)");
   if (!bSeen)
     return fail("missing --b B.npy (see --help)");
-  if (!outSeen)
+  if (!outSeen && !bench)
     return fail("missing --out C.npy (see --help)");
+  if (baselineSeen && baselineName != "cusparse")
+    return fail("unknown baseline '" + baselineName + "' (expected cusparse)");
+  if ((baselineSeen || jsonSeen) && !bench)
+    return fail("--baseline and --json need --bench");
+  if (baselineSeen && device != SPRT_DEVICE_GPU)
+    return fail("--baseline cusparse needs --device gpu");
+  int64_t warmup = 0, runs = 0;
+  if (!parseIntegerOption(kTool, "warmup", warmupText, 0, 100000, warmup) ||
+      !parseIntegerOption(kTool, "runs", runsText, 1, 100000, runs))
+    return 1;
 
   rt::Result<rt::Package> loaded = rt::Package::load(packagePath, device);
   if (!loaded)
@@ -125,9 +289,191 @@ int main(int argc, char **argv) {
   if (__builtin_mul_overflow(c.rows, c.cols, &count))
     return fail("C of shape " + shape(c.rows, c.cols) + " is too large");
   c.data.resize(static_cast<size_t>(count));
-  if (rt::Status s = package.spmm(layer, b->data.data(), k, c.data.data()); !s)
-    return fail(s.message());
-  if (Status s = writeNpy(outPath, c); !s)
-    return fail(s.message());
+
+  Operands ops;
+  ops.device = device;
+  ops.b = &*b;
+  ops.c = &c;
+  if (sprt_status s = ops.prepare(); s != SPRT_OK)
+    return fail(runtimeError(s));
+  if (sprt_status s = ops.poison(); s != SPRT_OK)
+    return fail(runtimeError(s));
+  if (sprt_status s =
+          sprt_spmm(package.get(), layer, ops.bPtr(), k, ops.cPtr(), nullptr);
+      s != SPRT_OK)
+    return fail(runtimeError(s));
+  if (sprt_status s = ops.fetch(); s != SPRT_OK)
+    return fail(runtimeError(s));
+  if (!bench) {
+    if (Status s = writeNpy(outPath, c); !s)
+      return fail(s.message());
+    return 0;
+  }
+
+  // --bench: the package's path, then the baselines, each on its own.
+  const std::vector<float> packageC = c.data;
+  std::vector<std::string> variants = {"spperm"};
+  if (baselineSeen) {
+    for (const char *v : {"cusparse-spmm-default", "cusparse-spmm-csr-alg2",
+                          "cusparse-spmm-csr-alg3"})
+      variants.push_back(v);
+    if (k == 1)
+      for (const char *v : {"cusparse-spmv-default", "cusparse-spmv-csr-alg1",
+                            "cusparse-spmv-csr-alg2"})
+        variants.push_back(v);
+  }
+  std::vector<Timing> timings;
+  for (const std::string &variant : variants) {
+    Timing t;
+    t.variant = variant;
+    t.timesMs.resize(static_cast<size_t>(runs));
+    if (sprt_status s = ops.poison(); s != SPRT_OK)
+      return fail(runtimeError(s));
+    sprt_status s = sprt_spmm_time(package.get(), layer, variant.c_str(),
+                                   ops.bPtr(), k, ops.cPtr(), nullptr,
+                                   int32_t(warmup), int32_t(runs),
+                                   t.timesMs.data());
+    // A baseline cuSPARSE refuses for this shape is reported, not fatal
+    // (the table and the record show why).
+    if (s != SPRT_OK && s != SPRT_ERROR_OUT_OF_MEMORY && variant != "spperm") {
+      t.skipped = sprt_last_error();
+      t.timesMs.clear();
+      timings.push_back(std::move(t));
+      continue;
+    }
+    if (s != SPRT_OK)
+      return fail(variant + ": " + runtimeError(s));
+    if (sprt_status f = ops.fetch(); f != SPRT_OK)
+      return fail(runtimeError(f));
+    t.diff = relativeDifference(c.data, packageC);
+    std::vector<float> sorted = t.timesMs;
+    std::sort(sorted.begin(), sorted.end());
+    const size_t n = sorted.size();
+    t.medianMs = n % 2 ? sorted[n / 2]
+                       : 0.5 * (double(sorted[n / 2 - 1]) + sorted[n / 2]);
+    t.minMs = sorted.front();
+    timings.push_back(std::move(t));
+  }
+  // Every baseline must agree with the package (fp32 paths: 1e-5 relative,
+  // NaN never passes).
+  std::string disagreements;
+  for (const Timing &t : timings)
+    if (t.skipped.empty() && !(t.diff <= 1e-5))
+      disagreements += (disagreements.empty() ? "" : ", ") + t.variant;
+
+  const Timing *best = nullptr;
+  for (const Timing &t : timings)
+    if (t.variant != "spperm" && t.skipped.empty() &&
+        (!best || t.medianMs < best->medianMs))
+      best = &t;
+  const Timing &own = timings.front();
+
+  // Compulsory traffic and flops (docs/BENCHMARK.md).
+  const double bytes = 8.0 * info->nnz + 4.0 * (info->rows + 1) +
+                       4.0 * info->cols * k + 4.0 * info->rows * k;
+  const double flops = 2.0 * info->nnz * k;
+  // H100's L2 is 50 MB: a smaller working set is timed in cache.
+  const bool inL2 = device == SPRT_DEVICE_GPU && bytes < 50e6;
+
+  sprt_device_props props{};
+  bool haveProps = device == SPRT_DEVICE_GPU &&
+                   sprt_device_properties(&props) == SPRT_OK;
+
+  std::printf("%s layer '%s': %lld x %lld, nnz %lld, format %s, strategy "
+              "%s, K = %lld, device %s%s%s\n",
+              packagePath.c_str(), info->name, (long long)info->rows,
+              (long long)info->cols, (long long)info->nnz, info->format,
+              info->strategy, (long long)k, deviceName.c_str(),
+              haveProps ? " (" : "", haveProps ? props.name : "");
+  if (haveProps)
+    std::printf(")\n");
+  std::printf("%d warm-up + %lld timed runs; working set %.1f MB%s\n",
+              int(warmup), (long long)runs, bytes / 1e6,
+              inL2 ? " (fits in L2: in-cache numbers)" : "");
+  std::printf("%-26s %12s %12s %10s %10s %10s\n", "variant", "median_ms",
+              "min_ms", "GFLOP/s", "GB/s", "vs_best");
+  for (const Timing &t : timings) {
+    if (!t.skipped.empty()) {
+      std::printf("%-26s %12s  (%s)\n", t.variant.c_str(), "n/a",
+                  t.skipped.c_str());
+      continue;
+    }
+    const double seconds = t.medianMs / 1e3;
+    std::printf("%-26s %12.5f %12.5f %10.2f %10.2f", t.variant.c_str(),
+                t.medianMs, t.minMs, flops / seconds / 1e9,
+                bytes / seconds / 1e9);
+    if (best)
+      std::printf(" %9.3fx", best->medianMs / t.medianMs);
+    std::printf("\n");
+  }
+  if (best)
+    std::printf("best cuSPARSE: %s; speedup of spperm: %.3fx\n",
+                best->variant.c_str(), best->medianMs / own.medianMs);
+
+  if (jsonSeen) {
+    std::ostringstream j;
+    j << "{\n  \"tool\": \"spperm-run\",\n";
+    if (const char *commit = std::getenv("SPPERM_COMMIT"))
+      j << "  \"commit\": " << jsonString(commit) << ",\n";
+    j << "  \"package\": " << jsonString(packagePath) << ",\n"
+      << "  \"layer\": " << jsonString(info->name) << ",\n"
+      << "  \"device\": " << jsonString(deviceName) << ",\n";
+    if (haveProps)
+      j << "  \"gpu\": {\"name\": " << jsonString(props.name)
+        << ", \"ordinal\": " << props.ordinal
+        << ", \"driver_version\": " << props.driver_version
+        << ", \"cusparse_version\": " << props.cusparse_version
+        << ", \"compute_capability\": \"" << props.compute_major << "."
+        << props.compute_minor << "\""
+        << ", \"multiprocessors\": " << props.multiprocessors
+        << ", \"clock_khz\": " << props.clock_khz
+        << ", \"memory_clock_khz\": " << props.memory_clock_khz
+        << ", \"memory_bus_width\": " << props.memory_bus_width
+        << ", \"l2_cache_bytes\": " << props.l2_cache_bytes
+        << ", \"total_memory_bytes\": " << props.total_memory_bytes
+        << "},\n";
+    j << "  \"matrix\": {\"rows\": " << info->rows
+      << ", \"cols\": " << info->cols << ", \"nnz\": " << info->nnz
+      << ", \"format\": " << jsonString(info->format)
+      << ", \"strategy\": " << jsonString(info->strategy) << "},\n"
+      << "  \"k\": " << k << ",\n"
+      << "  \"warmup\": " << warmup << ",\n"
+      << "  \"runs\": " << runs << ",\n"
+      << "  \"compulsory_bytes\": " << jsonNumber(bytes) << ",\n"
+      << "  \"in_l2\": " << (inL2 ? "true" : "false") << ",\n"
+      << "  \"variants\": [";
+    for (size_t i = 0; i < timings.size(); ++i) {
+      const Timing &t = timings[i];
+      j << (i ? ",\n" : "\n") << "    {\"variant\": " << jsonString(t.variant);
+      if (!t.skipped.empty()) {
+        j << ", \"skipped\": " << jsonString(t.skipped) << "}";
+        continue;
+      }
+      j << ", \"median_ms\": " << jsonNumber(t.medianMs)
+        << ", \"min_ms\": " << jsonNumber(t.minMs)
+        << ", \"rel_diff_vs_spperm\": " << jsonNumber(t.diff)
+        << ", \"times_ms\": [";
+      for (size_t r = 0; r < t.timesMs.size(); ++r)
+        j << (r ? ", " : "") << jsonNumber(t.timesMs[r]);
+      j << "]}";
+    }
+    j << "\n  ]";
+    if (best)
+      j << ",\n  \"best_cusparse\": " << jsonString(best->variant)
+        << ",\n  \"speedup_vs_best_cusparse\": "
+        << jsonNumber(best->medianMs / own.medianMs);
+    j << "\n}\n";
+    if (Status s = writeFileAtomically(jsonPath, j.str()); !s)
+      return fail(s.message());
+  }
+  if (outSeen) {
+    // The package's C, not the last baseline's.
+    c.data = packageC;
+    if (Status s = writeNpy(outPath, c); !s)
+      return fail(s.message());
+  }
+  if (!disagreements.empty())
+    return fail("C of " + disagreements +
+                " differs from the package's C by more than 1e-5");
   return 0;
 }

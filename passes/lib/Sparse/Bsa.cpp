@@ -416,9 +416,29 @@ BsaClustering::BsaClustering(const CsrMatrix &m,
     dispersion[r] = bsaDispersion(options.tau, enc.nnzb(r), m.rowLength(r));
     ascending.push_back(r);
   }
-  std::stable_sort(
-      ascending.begin(), ascending.end(),
-      [&](int32_t a, int32_t b) { return dispersion[a] < dispersion[b]; });
+  // Ties in dispersion: by encoding (lexicographic over (block, count)),
+  // then row. Identical rows are therefore adjacent in the walk, so every
+  // representative judges them one after the other and they end up in one
+  // cluster (the walk's order is otherwise the seed's).
+  auto encodingLess = [&](int32_t a, int32_t b) {
+    const BlockCount *i = enc.entries.data() + enc.ptr[a];
+    const BlockCount *ie = enc.entries.data() + enc.ptr[a + 1];
+    const BlockCount *j = enc.entries.data() + enc.ptr[b];
+    const BlockCount *je = enc.entries.data() + enc.ptr[b + 1];
+    for (; i != ie && j != je; ++i, ++j) {
+      if (i->block != j->block)
+        return i->block < j->block;
+      if (i->count != j->count)
+        return i->count < j->count;
+    }
+    return i == ie && j != je;
+  };
+  std::stable_sort(ascending.begin(), ascending.end(),
+                   [&](int32_t a, int32_t b) {
+                     if (dispersion[a] != dispersion[b])
+                       return dispersion[a] < dispersion[b];
+                     return encodingLess(a, b);
+                   });
 
   // Re-lay the encodings by position for locality.
   rows.reserve(ascending.size());

@@ -130,11 +130,79 @@ SPRT_EXPORT sprt_status sprt_layer_info(const sprt_package *package,
  *  row-major, rows in the original order; every element of C is written.
  *  k >= 1, and k must equal the layer's k when that is not 0. On the CPU
  *  device b and c are host pointers, must not overlap, and `stream` is
- *  ignored; the call returns when C is complete. Calls on one package may
- *  run concurrently from several threads (each with its own C). */
+ *  ignored; the call returns when C is complete. On the GPU device b and c
+ *  are DEVICE pointers (e.g. from sprt_device_malloc), `stream` is a
+ *  CUstream or NULL (the legacy default stream), and the work is only
+ *  enqueued: C is complete once the stream has reached this point (the
+ *  first call for a layer, K and stream also chooses the cuSPARSE algorithm
+ *  and synchronizes the stream). Calls on one package may run concurrently
+ *  from several threads (each with its own C). */
 SPRT_EXPORT sprt_status sprt_spmm(sprt_package *package, int64_t layer,
                                   const float *b, int64_t k, float *c,
                                   void *stream);
+
+/** Benchmarking: runs `variant` of sprt_spmm's computation `warmup` times
+ *  untimed, then `runs` times, each timed on its own (CUDA events on the
+ *  GPU, a steady clock on the CPU), and writes the times in milliseconds to
+ *  times_ms[0 .. runs). Returns when all runs are complete; C then holds
+ *  the result of the last run. Arguments as for sprt_spmm; warmup >= 0,
+ *  runs >= 1. `variant` NULL or "spperm" is what sprt_spmm runs; on the GPU
+ *  the cuSPARSE baselines on the same matrix in the original row order are
+ *  "cusparse-spmm-default", "cusparse-spmm-csr-alg2",
+ *  "cusparse-spmm-csr-alg3" and, for k == 1, "cusparse-spmv-default",
+ *  "cusparse-spmv-csr-alg1", "cusparse-spmv-csr-alg2" (each with its
+ *  descriptors, buffer and preprocessing made before the first run).
+ *  SPRT_ERROR_UNSUPPORTED: an unknown variant, or one that cuSPARSE refuses
+ *  for this matrix and K. */
+SPRT_EXPORT sprt_status sprt_spmm_time(sprt_package *package, int64_t layer,
+                                       const char *variant, const float *b,
+                                       int64_t k, float *c, void *stream,
+                                       int32_t warmup, int32_t runs,
+                                       float *times_ms);
+
+/** What sprt_device_properties reports about the GPU the runtime uses
+ *  (CUDA device SPPERM_CUDA_DEVICE, 0 when that variable is unset). Clock
+ *  and cache fields are 0 when the driver does not report them. */
+typedef struct sprt_device_props {
+  /** The device's name, NUL-terminated. */
+  char name[256];
+  /** The CUDA device ordinal. */
+  int32_t ordinal;
+  /** cuDriverGetVersion: 1000 * major + 10 * minor (13000 is CUDA 13.0). */
+  int32_t driver_version;
+  /** The cuSPARSE library loaded: 1000 * major + 100 * minor + patch; 0
+   *  when it could not be loaded. */
+  int32_t cusparse_version;
+  int32_t compute_major;
+  int32_t compute_minor;
+  int32_t multiprocessors;
+  /** Typical SM clock and peak memory clock, in kHz. */
+  int32_t clock_khz;
+  int32_t memory_clock_khz;
+  /** Global memory bus width in bits. */
+  int32_t memory_bus_width;
+  int64_t l2_cache_bytes;
+  int64_t total_memory_bytes;
+} sprt_device_props;
+
+/** Fills *props for the runtime's GPU. SPRT_ERROR_DEVICE when there is no
+ *  usable GPU (the message says why: no driver library, no device, ...);
+ *  SPRT_ERROR_UNSUPPORTED in a build without CUDA. */
+SPRT_EXPORT sprt_status sprt_device_properties(sprt_device_props *props);
+
+/** Allocates `bytes` (>= 0; 0 gives NULL) of GPU memory, for sprt_spmm's
+ *  B and C on SPRT_DEVICE_GPU. Free it with sprt_device_free. */
+SPRT_EXPORT sprt_status sprt_device_malloc(int64_t bytes, void **ptr);
+
+/** Frees memory from sprt_device_malloc; NULL is accepted. */
+SPRT_EXPORT sprt_status sprt_device_free(void *ptr);
+
+/** Synchronous copies between host and GPU memory (they also wait for the
+ *  work enqueued on the legacy default stream, i.e. stream NULL). */
+SPRT_EXPORT sprt_status sprt_memcpy_htod(void *dst, const void *src,
+                                         int64_t bytes);
+SPRT_EXPORT sprt_status sprt_memcpy_dtoh(void *dst, const void *src,
+                                         int64_t bytes);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,59 @@
+//===- Backend.h - What a device does with a loaded package -----*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to the runtime library (not installed): the interface between the
+// C API (SpPermRuntime.cpp) and the device backends (the CPU executor there,
+// the CUDA backend in CudaBackend.cpp), and the host-side helpers they share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_RUNTIME_LIB_BACKEND_H
+#define SPPERM_RUNTIME_LIB_BACKEND_H
+
+#include "spperm/Runtime/SpPermRuntime.h"
+#include "spperm/Sparse/Package.h"
+
+#include <cstdint>
+#include <string>
+
+namespace spperm::runtime_detail {
+
+/// Records `message` as the calling thread's last error (sprt_last_error)
+/// and returns `status`.
+sprt_status failWith(sprt_status status, std::string message);
+
+/// What a device does with the layers of a loaded package. A backend is
+/// created per package and owns what it derives from the layers. The C API
+/// has checked every argument before it calls a backend.
+class Backend {
+public:
+  virtual ~Backend() = default;
+
+  /// C = A * B for layer number `index` (`layer` is that layer).
+  virtual sprt_status spmm(int64_t index, const PackageLayer &layer,
+                           const float *b, int64_t k, float *c,
+                           void *stream) = 0;
+
+  /// Runs `variant` of layer `index` `warmup` times untimed, then `runs`
+  /// times, each timed on its own, and stores the times in milliseconds in
+  /// timesMs[0 .. runs). C holds the result of the last run. `variant` is
+  /// "spperm" (what spmm runs) or a baseline the backend knows.
+  virtual sprt_status time(int64_t index, const PackageLayer &layer,
+                           const std::string &variant, const float *b,
+                           int64_t k, float *c, void *stream, int32_t warmup,
+                           int32_t runs, float *timesMs) = 0;
+};
+
+/// The matrix of `f` as a CSR in the ORIGINAL row order (rows un-permuted,
+/// columns strictly increasing within a row): what a user would hand to a
+/// library. Zero values of bell's dense blocks are not entries (they are
+/// the blocks' fill); every other stored entry, explicit zeros included, is
+/// kept.
+CsrMatrix originalCsr(const FormattedMatrix &f);
+
+} // namespace spperm::runtime_detail
+
+#endif // SPPERM_RUNTIME_LIB_BACKEND_H

@@ -1,0 +1,885 @@
+//===- CudaBackend.cpp - The GPU backend of the runtime ---------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The GPU backend, after IREE's CUDA driver (docs/STYLE.md section 4):
+//
+//  * Nothing CUDA is linked. libcuda.so.1 and libcusparse are opened with
+//    dlopen at the first GPU use, and every entry point listed in
+//    CudaSymbols.def is looked up with dlsym into a table of function
+//    pointers typed from cuda.h / cusparse.h. A missing library, symbol or
+//    device is an SPRT_ERROR_DEVICE with one line saying which, never a
+//    crash; the outcome is kept, so later calls report the same.
+//  * Every driver and cuSPARSE call is checked; a failure becomes a status
+//    whose message names the error, the call and its file:line.
+//  * One device (SPPERM_CUDA_DEVICE, default 0) and its primary context,
+//    retained once for the life of the process and pushed around every
+//    entry (ScopedContext) so that the caller's current context is left
+//    alone.
+//
+// Each layer is uploaded at load time as the CSR of its matrix in the
+// ORIGINAL row order (originalCsr), so cuSPARSE writes C in the original
+// order and no un-permutation step is needed. This is the `cusparse` path of
+// DESIGN.md and, until generated kernels exist, the path of every layer; it
+// is also the baseline the generated kernels are compared with.
+//
+// A call for a (layer, K, stream) first builds a Plan per candidate cuSPARSE
+// algorithm (descriptors, workspace, preprocessing), times each briefly, and
+// caches the fastest: later calls only rebind B and C and enqueue.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaBackend.h"
+
+#include <cuda.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+using namespace spperm;
+using namespace spperm::runtime_detail;
+
+// Two levels, so that the argument is macro-expanded first: cuda.h maps
+// e.g. cuMemAlloc to cuMemAlloc_v2, the symbol its prototype describes.
+#define SPRT_STRINGIFY_EXPANDED(x) SPRT_STRINGIFY(x)
+#define SPRT_STRINGIFY(x) #x
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Libraries and entry points
+//===----------------------------------------------------------------------===//
+
+/// The driver entry points of CudaSymbols.def, typed from cuda.h.
+struct DriverApi {
+#define SPRT_CU(name) decltype(&::name) name = nullptr;
+#include "CudaSymbols.def"
+};
+
+/// The cuSPARSE entry points of CudaSymbols.def, typed from cusparse.h.
+struct CusparseApi {
+#define SPRT_CUSPARSE(name) decltype(&::name) name = nullptr;
+#include "CudaSymbols.def"
+};
+
+/// The loaded driver, the device and its retained primary context. Created
+/// once per process and never destroyed (the context stays retained).
+struct Driver {
+  DriverApi api;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  int ordinal = 0;
+  /// SPRT_OK when usable; otherwise why not.
+  sprt_status status = SPRT_OK;
+  std::string error;
+};
+
+/// The loaded cuSPARSE library. Created once per process.
+struct Cusparse {
+  CusparseApi api;
+  /// 1000 * major + 100 * minor + patch.
+  int version = 0;
+  std::string path;
+  sprt_status status = SPRT_OK;
+  std::string error;
+};
+
+/// The last path component of __FILE__.
+const char *baseName(const char *path) {
+  const char *slash = std::strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/// "CUDA_ERROR_X (text)" for a driver result.
+std::string cuErrorText(const DriverApi &api, CUresult result) {
+  const char *name = nullptr, *text = nullptr;
+  if (api.cuGetErrorName)
+    api.cuGetErrorName(result, &name);
+  if (api.cuGetErrorString)
+    api.cuGetErrorString(result, &text);
+  std::string out =
+      name ? name : "CUDA error " + std::to_string(static_cast<int>(result));
+  if (text)
+    out += std::string(" (") + text + ")";
+  return out;
+}
+
+/// Records a failed driver call as this thread's error.
+sprt_status cuFailure(const DriverApi &api, CUresult result, const char *expr,
+                      const char *file, int line) {
+  return failWith(result == CUDA_ERROR_OUT_OF_MEMORY ? SPRT_ERROR_OUT_OF_MEMORY
+                                                     : SPRT_ERROR_DEVICE,
+                  cuErrorText(api, result) + " in " + expr + " at " +
+                      baseName(file) + ":" + std::to_string(line));
+}
+
+/// Records a failed cuSPARSE call as this thread's error. NOT_SUPPORTED
+/// becomes SPRT_ERROR_UNSUPPORTED (an algorithm that does not apply).
+sprt_status cusparseFailure(const CusparseApi &api, cusparseStatus_t result,
+                            const char *expr, const char *file, int line) {
+  sprt_status status = SPRT_ERROR_DEVICE;
+  if (result == CUSPARSE_STATUS_ALLOC_FAILED)
+    status = SPRT_ERROR_OUT_OF_MEMORY;
+  else if (result == CUSPARSE_STATUS_NOT_SUPPORTED)
+    status = SPRT_ERROR_UNSUPPORTED;
+  const char *name = api.cusparseGetErrorName(result);
+  const char *text = api.cusparseGetErrorString(result);
+  std::string message =
+      name ? name : "cuSPARSE error " + std::to_string(int(result));
+  if (text)
+    message += std::string(" (") + text + ")";
+  return failWith(status, message + " in " + expr + " at " + baseName(file) +
+                              ":" + std::to_string(line));
+}
+
+} // namespace
+
+/// Returns from the enclosing function when the driver call `expr` fails.
+#define SPRT_CU_RETURN_IF_ERROR(api, expr)                                     \
+  do {                                                                         \
+    if (CUresult result_ = (expr); result_ != CUDA_SUCCESS)                    \
+      return cuFailure(api, result_, #expr, __FILE__, __LINE__);               \
+  } while (0)
+
+/// Returns from the enclosing function when the cuSPARSE call `expr` fails.
+#define SPRT_CUSPARSE_RETURN_IF_ERROR(api, expr)                               \
+  do {                                                                         \
+    if (cusparseStatus_t result_ = (expr);                                     \
+        result_ != CUSPARSE_STATUS_SUCCESS)                                    \
+      return cusparseFailure(api, result_, #expr, __FILE__, __LINE__);         \
+  } while (0)
+
+/// Returns from the enclosing function when `expr` (an sprt_status) fails.
+#define SPRT_RETURN_IF_ERROR(expr)                                             \
+  do {                                                                         \
+    if (sprt_status status_ = (expr); status_ != SPRT_OK)                      \
+      return status_;                                                          \
+  } while (0)
+
+namespace {
+
+/// dlerror() as a string ("" when none).
+std::string dlError() {
+  const char *e = ::dlerror();
+  return e ? e : "";
+}
+
+/// Opens libcuda.so.1, resolves the table, initializes the driver and
+/// retains the device's primary context.
+void initDriver(Driver &d) {
+  auto fail = [&d](std::string message) {
+    d.status = SPRT_ERROR_DEVICE;
+    d.error = std::move(message);
+  };
+  ::dlerror();
+  void *library = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return fail("cannot load the CUDA driver: " + dlError());
+#define SPRT_CU(name)                                                          \
+  d.api.name = reinterpret_cast<decltype(d.api.name)>(                        \
+      ::dlsym(library, SPRT_STRINGIFY_EXPANDED(name)));                        \
+  if (!d.api.name)                                                             \
+    return fail("the CUDA driver libcuda.so.1 lacks " #name " (" +             \
+                std::string(SPRT_STRINGIFY_EXPANDED(name)) +                   \
+                "): it is older than this runtime needs");
+#include "CudaSymbols.def"
+
+  auto check = [&](CUresult result, const char *what) {
+    if (result == CUDA_SUCCESS)
+      return true;
+    fail(cuErrorText(d.api, result) + " in " + what);
+    return false;
+  };
+  if (!check(d.api.cuInit(0), "cuInit"))
+    return;
+  int count = 0;
+  if (!check(d.api.cuDeviceGetCount(&count), "cuDeviceGetCount"))
+    return;
+  if (const char *env = std::getenv("SPPERM_CUDA_DEVICE"); env && *env) {
+    char *end = nullptr;
+    long value = std::strtol(env, &end, 10);
+    if (*end || value < 0 || value > 1024)
+      return fail("SPPERM_CUDA_DEVICE must be a device ordinal, got '" +
+                  std::string(env) + "'");
+    d.ordinal = static_cast<int>(value);
+  }
+  if (count == 0)
+    return fail("the CUDA driver reports no device");
+  if (d.ordinal >= count)
+    return fail("SPPERM_CUDA_DEVICE is " + std::to_string(d.ordinal) +
+                ", but the driver reports " + std::to_string(count) +
+                " device(s)");
+  if (!check(d.api.cuDeviceGet(&d.device, d.ordinal), "cuDeviceGet"))
+    return;
+  if (!check(d.api.cuDevicePrimaryCtxRetain(&d.context, d.device),
+             "cuDevicePrimaryCtxRetain"))
+    return;
+}
+
+/// The process's driver (loaded on the first call).
+const Driver &driverInstance() {
+  static const Driver *instance = [] {
+    auto *d = new Driver;
+    initDriver(*d);
+    return d;
+  }();
+  return *instance;
+}
+
+/// Sets `out` to the usable driver, or records why there is none.
+sprt_status requireDriver(const Driver *&out) {
+  const Driver &d = driverInstance();
+  if (d.status != SPRT_OK)
+    return failWith(d.status, d.error);
+  out = &d;
+  return SPRT_OK;
+}
+
+/// Tries `path` as the cuSPARSE library; on success fills the table.
+bool openCusparse(Cusparse &s, const std::string &path, std::string &error) {
+  ::dlerror();
+  void *library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    error = dlError();
+    return false;
+  }
+  CusparseApi api;
+#define SPRT_CUSPARSE(name)                                                    \
+  api.name =                                                                   \
+      reinterpret_cast<decltype(api.name)>(::dlsym(library, #name));           \
+  if (!api.name) {                                                             \
+    error = path + " lacks " #name;                                            \
+    ::dlclose(library);                                                        \
+    return false;                                                              \
+  }
+#define SPRT_CUSPARSE_OPTIONAL(name)                                           \
+  api.name = reinterpret_cast<decltype(api.name)>(::dlsym(library, #name));
+#include "CudaSymbols.def"
+  s.api = api;
+  s.path = path;
+  int major = 0, minor = 0, patch = 0;
+  api.cusparseGetProperty(MAJOR_VERSION, &major);
+  api.cusparseGetProperty(MINOR_VERSION, &minor);
+  api.cusparseGetProperty(PATCH_LEVEL, &patch);
+  s.version = 1000 * major + 100 * minor + patch;
+  return true;
+}
+
+/// Opens cuSPARSE: $SPPERM_CUSPARSE_LIBRARY when set, else the sonames of
+/// CUDA 12 and 13 and the plain name, through the loader's search path and
+/// then in the toolkit this runtime was built against.
+void initCusparse(Cusparse &s) {
+  std::vector<std::string> candidates;
+  if (const char *env = std::getenv("SPPERM_CUSPARSE_LIBRARY"); env && *env) {
+    candidates.push_back(env);
+  } else {
+    const char *names[] = {"libcusparse.so.12", "libcusparse.so.13",
+                           "libcusparse.so"};
+    for (const char *name : names)
+      candidates.push_back(name);
+#ifdef SPPERM_CUDA_LIBRARY_DIR
+    for (const char *name : names)
+      candidates.push_back(std::string(SPPERM_CUDA_LIBRARY_DIR) + "/" + name);
+#endif
+  }
+  std::string first;
+  for (const std::string &path : candidates) {
+    std::string error;
+    if (openCusparse(s, path, error))
+      return;
+    if (first.empty())
+      first = error;
+  }
+  s.status = SPRT_ERROR_DEVICE;
+  s.error = "cannot load cuSPARSE: " + first + " (also tried " +
+            std::to_string(candidates.size() - 1) +
+            " other name(s); set SPPERM_CUSPARSE_LIBRARY to its path)";
+}
+
+/// The process's cuSPARSE (loaded on the first call).
+const Cusparse &cusparseInstance() {
+  static const Cusparse *instance = [] {
+    auto *s = new Cusparse;
+    initCusparse(*s);
+    return s;
+  }();
+  return *instance;
+}
+
+/// Sets `out` to the usable cuSPARSE, or records why there is none.
+sprt_status requireCusparse(const Cusparse *&out) {
+  const Cusparse &s = cusparseInstance();
+  if (s.status != SPRT_OK)
+    return failWith(s.status, s.error);
+  out = &s;
+  return SPRT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// RAII helpers
+//===----------------------------------------------------------------------===//
+
+/// Makes the runtime's primary context current for a scope and restores the
+/// caller's afterwards. Check `result` before relying on it.
+class ScopedContext {
+public:
+  explicit ScopedContext(const Driver &d) : d(d) {
+    result = d.api.cuCtxPushCurrent(d.context);
+  }
+  ~ScopedContext() {
+    if (result == CUDA_SUCCESS) {
+      CUcontext popped;
+      d.api.cuCtxPopCurrent(&popped);
+    }
+  }
+  ScopedContext(const ScopedContext &) = delete;
+  ScopedContext &operator=(const ScopedContext &) = delete;
+
+  CUresult result;
+
+private:
+  const Driver &d;
+};
+
+/// Pushes the primary context for the rest of the enclosing scope, or
+/// returns the failure.
+#define SPRT_SCOPED_CONTEXT(driver)                                            \
+  ScopedContext scopedContext_(driver);                                        \
+  if (scopedContext_.result != CUDA_SUCCESS)                                   \
+  return cuFailure((driver).api, scopedContext_.result, "cuCtxPushCurrent",    \
+                   __FILE__, __LINE__)
+
+/// Device memory, freed on destruction (with the primary context current,
+/// which the owners ensure).
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(DeviceBuffer &&other) noexcept
+      : d(other.d), ptr(std::exchange(other.ptr, 0)) {}
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept {
+    if (this != &other) {
+      reset();
+      d = other.d;
+      ptr = std::exchange(other.ptr, 0);
+    }
+    return *this;
+  }
+
+  /// Allocates `bytes` (none when 0).
+  sprt_status allocate(const Driver &driver, size_t bytes) {
+    reset();
+    d = &driver;
+    if (bytes == 0)
+      return SPRT_OK;
+    SPRT_CU_RETURN_IF_ERROR(d->api, d->api.cuMemAlloc(&ptr, bytes));
+    return SPRT_OK;
+  }
+  /// Allocates and fills with `bytes` from `host`.
+  sprt_status upload(const Driver &driver, const void *host, size_t bytes) {
+    SPRT_RETURN_IF_ERROR(allocate(driver, bytes));
+    if (bytes)
+      SPRT_CU_RETURN_IF_ERROR(d->api, d->api.cuMemcpyHtoD(ptr, host, bytes));
+    return SPRT_OK;
+  }
+  void reset() {
+    if (ptr)
+      d->api.cuMemFree(ptr);
+    ptr = 0;
+  }
+  void *get() const { return reinterpret_cast<void *>(ptr); }
+
+private:
+  const Driver *d = nullptr;
+  CUdeviceptr ptr = 0;
+};
+
+/// A layer's matrix on the device: the CSR in the original row order.
+struct DeviceLayer {
+  int64_t rows = 0, cols = 0, nnz = 0;
+  DeviceBuffer rowPtr, colIdx, values;
+};
+
+//===----------------------------------------------------------------------===//
+// cuSPARSE plans
+//===----------------------------------------------------------------------===//
+
+/// A cuSPARSE algorithm and the variant name sprt_spmm_time knows it by.
+struct Algorithm {
+  const char *variant;
+  bool spmv;
+  int alg;
+};
+
+constexpr Algorithm kAlgorithms[] = {
+    {"cusparse-spmm-default", false, CUSPARSE_SPMM_ALG_DEFAULT},
+    {"cusparse-spmm-csr-alg2", false, CUSPARSE_SPMM_CSR_ALG2},
+    {"cusparse-spmm-csr-alg3", false, CUSPARSE_SPMM_CSR_ALG3},
+    {"cusparse-spmv-default", true, CUSPARSE_SPMV_ALG_DEFAULT},
+    {"cusparse-spmv-csr-alg1", true, CUSPARSE_SPMV_CSR_ALG1},
+    {"cusparse-spmv-csr-alg2", true, CUSPARSE_SPMV_CSR_ALG2},
+};
+
+/// One cuSPARSE call made ready for a layer, K and stream: descriptors,
+/// workspace and preprocessing, so that run() only rebinds B and C and
+/// enqueues.
+class Plan {
+public:
+  Plan(const Cusparse &sp, cusparseHandle_t handle, const Algorithm &algorithm)
+      : sp(sp), handle(handle), algorithm(algorithm) {}
+  ~Plan() {
+    const CusparseApi &api = sp.api;
+    if (a)
+      api.cusparseDestroySpMat(a);
+    if (bMat)
+      api.cusparseDestroyDnMat(bMat);
+    if (cMat)
+      api.cusparseDestroyDnMat(cMat);
+    if (bVec)
+      api.cusparseDestroyDnVec(bVec);
+    if (cVec)
+      api.cusparseDestroyDnVec(cVec);
+  }
+  Plan(const Plan &) = delete;
+  Plan &operator=(const Plan &) = delete;
+
+  /// Builds the descriptors over `layer`, B and C, sizes and allocates the
+  /// workspace, and preprocesses. The primary context must be current.
+  sprt_status prepare(const Driver &d, const DeviceLayer &layer, int64_t k,
+                      const float *b, float *c, CUstream stream) {
+    const CusparseApi &api = sp.api;
+    this->stream = stream;
+    SPRT_CUSPARSE_RETURN_IF_ERROR(
+        api, api.cusparseCreateCsr(
+                 &a, layer.rows, layer.cols, layer.nnz, layer.rowPtr.get(),
+                 layer.colIdx.get(), layer.values.get(), CUSPARSE_INDEX_32I,
+                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+    SPRT_CUSPARSE_RETURN_IF_ERROR(api, api.cusparseSetStream(handle, stream));
+    size_t bytes = 0;
+    if (algorithm.spmv) {
+      if (k != 1)
+        return failWith(SPRT_ERROR_UNSUPPORTED,
+                        std::string(algorithm.variant) + " needs k = 1, got " +
+                            std::to_string(k));
+      SPRT_CUSPARSE_RETURN_IF_ERROR(
+          api, api.cusparseCreateDnVec(&bVec, layer.cols,
+                                       const_cast<float *>(b), CUDA_R_32F));
+      SPRT_CUSPARSE_RETURN_IF_ERROR(
+          api, api.cusparseCreateDnVec(&cVec, layer.rows, c, CUDA_R_32F));
+      SPRT_CUSPARSE_RETURN_IF_ERROR(
+          api, api.cusparseSpMV_bufferSize(
+                   handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a, bVec,
+                   &zero, cVec, CUDA_R_32F, spmvAlg(), &bytes));
+      SPRT_RETURN_IF_ERROR(buffer.allocate(d, bytes));
+      if (api.cusparseSpMV_preprocess)
+        SPRT_CUSPARSE_RETURN_IF_ERROR(
+            api, api.cusparseSpMV_preprocess(
+                     handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a, bVec,
+                     &zero, cVec, CUDA_R_32F, spmvAlg(), buffer.get()));
+      return SPRT_OK;
+    }
+    SPRT_CUSPARSE_RETURN_IF_ERROR(
+        api, api.cusparseCreateDnMat(&bMat, layer.cols, k, k,
+                                     const_cast<float *>(b), CUDA_R_32F,
+                                     CUSPARSE_ORDER_ROW));
+    SPRT_CUSPARSE_RETURN_IF_ERROR(
+        api, api.cusparseCreateDnMat(&cMat, layer.rows, k, k, c, CUDA_R_32F,
+                                     CUSPARSE_ORDER_ROW));
+    SPRT_CUSPARSE_RETURN_IF_ERROR(
+        api, api.cusparseSpMM_bufferSize(
+                 handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                 CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a, bMat, &zero, cMat,
+                 CUDA_R_32F, spmmAlg(), &bytes));
+    SPRT_RETURN_IF_ERROR(buffer.allocate(d, bytes));
+    SPRT_CUSPARSE_RETURN_IF_ERROR(
+        api, api.cusparseSpMM_preprocess(
+                 handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                 CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a, bMat, &zero, cMat,
+                 CUDA_R_32F, spmmAlg(), buffer.get()));
+    return SPRT_OK;
+  }
+
+  /// Enqueues C = A * B on the plan's stream.
+  sprt_status run(const float *b, float *c) {
+    const CusparseApi &api = sp.api;
+    SPRT_CUSPARSE_RETURN_IF_ERROR(api, api.cusparseSetStream(handle, stream));
+    if (algorithm.spmv) {
+      SPRT_CUSPARSE_RETURN_IF_ERROR(
+          api, api.cusparseDnVecSetValues(bVec, const_cast<float *>(b)));
+      SPRT_CUSPARSE_RETURN_IF_ERROR(api, api.cusparseDnVecSetValues(cVec, c));
+      SPRT_CUSPARSE_RETURN_IF_ERROR(
+          api, api.cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                a, bVec, &zero, cVec, CUDA_R_32F, spmvAlg(),
+                                buffer.get()));
+      return SPRT_OK;
+    }
+    SPRT_CUSPARSE_RETURN_IF_ERROR(
+        api, api.cusparseDnMatSetValues(bMat, const_cast<float *>(b)));
+    SPRT_CUSPARSE_RETURN_IF_ERROR(api, api.cusparseDnMatSetValues(cMat, c));
+    SPRT_CUSPARSE_RETURN_IF_ERROR(
+        api, api.cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                              CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a, bMat,
+                              &zero, cMat, CUDA_R_32F, spmmAlg(),
+                              buffer.get()));
+    return SPRT_OK;
+  }
+
+  const Algorithm &getAlgorithm() const { return algorithm; }
+
+private:
+  cusparseSpMMAlg_t spmmAlg() const {
+    return static_cast<cusparseSpMMAlg_t>(algorithm.alg);
+  }
+  cusparseSpMVAlg_t spmvAlg() const {
+    return static_cast<cusparseSpMVAlg_t>(algorithm.alg);
+  }
+
+  const Cusparse &sp;
+  cusparseHandle_t handle;
+  Algorithm algorithm;
+  CUstream stream = nullptr;
+  const float one = 1.0f, zero = 0.0f;
+  cusparseSpMatDescr_t a = nullptr;
+  cusparseDnMatDescr_t bMat = nullptr, cMat = nullptr;
+  cusparseDnVecDescr_t bVec = nullptr, cVec = nullptr;
+  DeviceBuffer buffer;
+};
+
+/// Runs `launch` `warmup` times, then `runs` times between a pair of events
+/// each, on `stream`; waits for the last and reads the times.
+sprt_status timeLaunches(const Driver &d, CUstream stream, int32_t warmup,
+                         int32_t runs, float *timesMs,
+                         const std::function<sprt_status()> &launch) {
+  const DriverApi &api = d.api;
+  for (int32_t i = 0; i < warmup; ++i)
+    SPRT_RETURN_IF_ERROR(launch());
+  std::vector<CUevent> events;
+  // Destroys the events however the function returns.
+  struct Events {
+    const DriverApi &api;
+    std::vector<CUevent> &events;
+    ~Events() {
+      for (CUevent e : events)
+        api.cuEventDestroy(e);
+    }
+  } guard{api, events};
+  for (int32_t i = 0; i < 2 * runs; ++i) {
+    CUevent e;
+    SPRT_CU_RETURN_IF_ERROR(api, api.cuEventCreate(&e, CU_EVENT_DEFAULT));
+    events.push_back(e);
+  }
+  for (int32_t i = 0; i < runs; ++i) {
+    SPRT_CU_RETURN_IF_ERROR(api, api.cuEventRecord(events[2 * i], stream));
+    SPRT_RETURN_IF_ERROR(launch());
+    SPRT_CU_RETURN_IF_ERROR(api, api.cuEventRecord(events[2 * i + 1], stream));
+  }
+  SPRT_CU_RETURN_IF_ERROR(api, api.cuEventSynchronize(events.back()));
+  for (int32_t i = 0; i < runs; ++i)
+    SPRT_CU_RETURN_IF_ERROR(api, api.cuEventElapsedTime(&timesMs[i],
+                                                        events[2 * i],
+                                                        events[2 * i + 1]));
+  return SPRT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// The backend
+//===----------------------------------------------------------------------===//
+
+class CudaBackend final : public Backend {
+public:
+  CudaBackend(const Driver &d, const Cusparse &sp) : d(d), sp(sp) {}
+
+  ~CudaBackend() override {
+    ScopedContext context(d);
+    plans.clear();
+    layers.clear();
+    if (handle)
+      sp.api.cusparseDestroy(handle);
+  }
+
+  /// Creates the cuSPARSE handle and uploads every layer.
+  sprt_status init(const Package &package) {
+    SPRT_SCOPED_CONTEXT(d);
+    SPRT_CUSPARSE_RETURN_IF_ERROR(sp.api, sp.api.cusparseCreate(&handle));
+    layers.resize(package.layers.size());
+    for (size_t i = 0; i < package.layers.size(); ++i) {
+      const CsrMatrix csr = originalCsr(package.layers[i].matrix);
+      DeviceLayer &layer = layers[i];
+      layer.rows = csr.rows;
+      layer.cols = csr.cols;
+      layer.nnz = csr.nnz();
+      SPRT_RETURN_IF_ERROR(layer.rowPtr.upload(
+          d, csr.rowPtr.data(), csr.rowPtr.size() * sizeof(int32_t)));
+      SPRT_RETURN_IF_ERROR(layer.colIdx.upload(
+          d, csr.colIdx.data(), csr.colIdx.size() * sizeof(int32_t)));
+      SPRT_RETURN_IF_ERROR(layer.values.upload(
+          d, csr.values.data(), csr.values.size() * sizeof(float)));
+    }
+    return SPRT_OK;
+  }
+
+  sprt_status spmm(int64_t index, const PackageLayer & /*layer*/,
+                   const float *b, int64_t k, float *c,
+                   void *stream) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    SPRT_SCOPED_CONTEXT(d);
+    std::function<sprt_status()> launch;
+    SPRT_RETURN_IF_ERROR(
+        packageLaunch(index, b, k, c, static_cast<CUstream>(stream), launch));
+    return launch();
+  }
+
+  sprt_status time(int64_t index, const PackageLayer & /*layer*/,
+                   const std::string &variant, const float *b, int64_t k,
+                   float *c, void *streamArg, int32_t warmup, int32_t runs,
+                   float *timesMs) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    SPRT_SCOPED_CONTEXT(d);
+    auto stream = static_cast<CUstream>(streamArg);
+    std::function<sprt_status()> launch;
+    std::unique_ptr<Plan> baseline;
+    if (variant == "spperm") {
+      SPRT_RETURN_IF_ERROR(packageLaunch(index, b, k, c, stream, launch));
+    } else {
+      const Algorithm *algorithm = findAlgorithm(variant);
+      if (!algorithm) {
+        std::string names = "spperm";
+        for (const Algorithm &a : kAlgorithms)
+          names += std::string(", ") + a.variant;
+        return failWith(SPRT_ERROR_UNSUPPORTED, "sprt_spmm_time: unknown "
+                                                "variant '" +
+                                                    variant + "' (known: " +
+                                                    names + ")");
+      }
+      if (algorithm->spmv && k != 1)
+        return failWith(SPRT_ERROR_UNSUPPORTED,
+                        variant + " needs k = 1, got " + std::to_string(k));
+      const DeviceLayer &layer = layers[index];
+      if (layer.rows == 0 || layer.nnz == 0) {
+        launch = trivialLaunch(layer, k, c, stream);
+      } else {
+        baseline = std::make_unique<Plan>(sp, handle, *algorithm);
+        SPRT_RETURN_IF_ERROR(baseline->prepare(d, layer, k, b, c, stream));
+        Plan *plan = baseline.get();
+        launch = [plan, b, c] { return plan->run(b, c); };
+      }
+    }
+    return timeLaunches(d, stream, warmup, runs, timesMs, launch);
+  }
+
+private:
+  static const Algorithm *findAlgorithm(const std::string &variant) {
+    for (const Algorithm &a : kAlgorithms)
+      if (variant == a.variant)
+        return &a;
+    return nullptr;
+  }
+
+  /// What C = A * B is for an empty matrix: nothing, or C = 0.
+  std::function<sprt_status()> trivialLaunch(const DeviceLayer &layer,
+                                             int64_t k, float *c,
+                                             CUstream stream) {
+    const Driver *driver = &d;
+    const size_t count = static_cast<size_t>(layer.rows * k);
+    return [driver, c, count, stream]() -> sprt_status {
+      if (count == 0)
+        return SPRT_OK;
+      SPRT_CU_RETURN_IF_ERROR(
+          driver->api,
+          driver->api.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(c), 0,
+                                       count, stream));
+      return SPRT_OK;
+    };
+  }
+
+  /// Sets `launch` to the package's computation of layer `index` for B, C
+  /// and `stream`: the cached plan for (index, k, stream), chosen now if
+  /// there is none.
+  sprt_status packageLaunch(int64_t index, const float *b, int64_t k, float *c,
+                            CUstream stream,
+                            std::function<sprt_status()> &launch) {
+    const DeviceLayer &layer = layers[index];
+    if (layer.rows == 0 || layer.nnz == 0) {
+      launch = trivialLaunch(layer, k, c, stream);
+      return SPRT_OK;
+    }
+    std::unique_ptr<Plan> &plan = plans[{index, k, stream}];
+    if (!plan)
+      SPRT_RETURN_IF_ERROR(choosePlan(layer, b, k, c, stream, plan));
+    Plan *p = plan.get();
+    launch = [p, b, c] { return p->run(b, c); };
+    return SPRT_OK;
+  }
+
+  /// Prepares every algorithm that applies to K, times each (1 warm-up, 5
+  /// runs, median), and keeps the fastest. An algorithm that fails (cuSPARSE
+  /// refuses some for some shapes, not always with NOT_SUPPORTED) is skipped
+  /// without touching the caller's last error, unless none works; running
+  /// out of memory is returned at once.
+  sprt_status choosePlan(const DeviceLayer &layer, const float *b, int64_t k,
+                         float *c, CUstream stream,
+                         std::unique_ptr<Plan> &out) {
+    const std::string savedError = sprt_last_error();
+    std::string refusals;
+    float bestMs = 0.0f;
+    for (const Algorithm &algorithm : kAlgorithms) {
+      if (algorithm.spmv && k != 1)
+        continue;
+      auto plan = std::make_unique<Plan>(sp, handle, algorithm);
+      sprt_status s = plan->prepare(d, layer, k, b, c, stream);
+      if (s == SPRT_OK) {
+        Plan *p = plan.get();
+        float times[5];
+        s = timeLaunches(d, stream, 1, 5, times,
+                         [p, b, c] { return p->run(b, c); });
+        if (s == SPRT_OK) {
+          std::sort(times, times + 5);
+          if (!out || times[2] < bestMs) {
+            bestMs = times[2];
+            out = std::move(plan);
+          }
+        }
+      }
+      if (s == SPRT_ERROR_OUT_OF_MEMORY)
+        return s;
+      if (s != SPRT_OK)
+        refusals += std::string(refusals.empty() ? "" : "; ") +
+                    algorithm.variant + ": " + sprt_last_error();
+    }
+    if (!out)
+      return failWith(SPRT_ERROR_DEVICE,
+                      "no cuSPARSE algorithm ran for this layer and k = " +
+                          std::to_string(k) + ": " + refusals);
+    failWith(SPRT_OK, savedError);
+    return SPRT_OK;
+  }
+
+  const Driver &d;
+  const Cusparse &sp;
+  cusparseHandle_t handle = nullptr;
+  std::vector<DeviceLayer> layers;
+  /// Serializes the calls on this package (they share the handle and the
+  /// plans; the work itself is only enqueued while it is held).
+  std::mutex mutex;
+  /// The chosen plan per (layer, K, stream).
+  std::map<std::tuple<int64_t, int64_t, CUstream>, std::unique_ptr<Plan>>
+      plans;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+sprt_status spperm::runtime_detail::createCudaBackend(
+    const Package &package, std::unique_ptr<Backend> &out) {
+  const Driver *d = nullptr;
+  const Cusparse *sp = nullptr;
+  SPRT_RETURN_IF_ERROR(requireDriver(d));
+  SPRT_RETURN_IF_ERROR(requireCusparse(sp));
+  auto backend = std::make_unique<CudaBackend>(*d, *sp);
+  SPRT_RETURN_IF_ERROR(backend->init(package));
+  out = std::move(backend);
+  return SPRT_OK;
+}
+
+sprt_status spperm::runtime_detail::gpuProperties(sprt_device_props &props) {
+  const Driver *d = nullptr;
+  SPRT_RETURN_IF_ERROR(requireDriver(d));
+  const DriverApi &api = d->api;
+  sprt_device_props p;
+  std::memset(&p, 0, sizeof p);
+  p.ordinal = d->ordinal;
+  SPRT_CU_RETURN_IF_ERROR(
+      api, api.cuDeviceGetName(p.name, sizeof p.name - 1, d->device));
+  int version = 0;
+  SPRT_CU_RETURN_IF_ERROR(api, api.cuDriverGetVersion(&version));
+  p.driver_version = version;
+  size_t total = 0;
+  SPRT_CU_RETURN_IF_ERROR(api, api.cuDeviceTotalMem(&total, d->device));
+  p.total_memory_bytes = static_cast<int64_t>(total);
+  // Attributes a driver may not report (clocks in recent ones) stay 0.
+  auto attribute = [&](CUdevice_attribute which) {
+    int value = 0;
+    if (api.cuDeviceGetAttribute(&value, which, d->device) != CUDA_SUCCESS)
+      return 0;
+    return value;
+  };
+  p.compute_major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  p.compute_minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  p.multiprocessors = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  p.clock_khz = attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  p.memory_clock_khz = attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+  p.memory_bus_width = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  p.l2_cache_bytes = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  const Cusparse &sp = cusparseInstance();
+  p.cusparse_version = sp.status == SPRT_OK ? sp.version : 0;
+  props = p;
+  return SPRT_OK;
+}
+
+sprt_status spperm::runtime_detail::gpuMalloc(int64_t bytes, void **ptr) {
+  const Driver *d = nullptr;
+  SPRT_RETURN_IF_ERROR(requireDriver(d));
+  if (bytes == 0) {
+    *ptr = nullptr;
+    return SPRT_OK;
+  }
+  SPRT_SCOPED_CONTEXT(*d);
+  CUdeviceptr p = 0;
+  SPRT_CU_RETURN_IF_ERROR(d->api,
+                          d->api.cuMemAlloc(&p, static_cast<size_t>(bytes)));
+  *ptr = reinterpret_cast<void *>(p);
+  return SPRT_OK;
+}
+
+sprt_status spperm::runtime_detail::gpuFree(void *ptr) {
+  if (!ptr)
+    return SPRT_OK;
+  const Driver *d = nullptr;
+  SPRT_RETURN_IF_ERROR(requireDriver(d));
+  SPRT_SCOPED_CONTEXT(*d);
+  SPRT_CU_RETURN_IF_ERROR(d->api,
+                          d->api.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)));
+  return SPRT_OK;
+}
+
+sprt_status spperm::runtime_detail::gpuCopyToDevice(void *dst, const void *src,
+                                                    int64_t bytes) {
+  const Driver *d = nullptr;
+  SPRT_RETURN_IF_ERROR(requireDriver(d));
+  if (bytes == 0)
+    return SPRT_OK;
+  SPRT_SCOPED_CONTEXT(*d);
+  SPRT_CU_RETURN_IF_ERROR(
+      d->api, d->api.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src,
+                                  static_cast<size_t>(bytes)));
+  return SPRT_OK;
+}
+
+sprt_status spperm::runtime_detail::gpuCopyToHost(void *dst, const void *src,
+                                                  int64_t bytes) {
+  const Driver *d = nullptr;
+  SPRT_RETURN_IF_ERROR(requireDriver(d));
+  if (bytes == 0)
+    return SPRT_OK;
+  SPRT_SCOPED_CONTEXT(*d);
+  SPRT_CU_RETURN_IF_ERROR(
+      d->api, d->api.cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src),
+                                  static_cast<size_t>(bytes)));
+  return SPRT_OK;
+}

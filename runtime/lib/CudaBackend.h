@@ -1,0 +1,42 @@
+//===- CudaBackend.h - The GPU backend of the runtime -----------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to the runtime library. The GPU backend loads libcuda.so.1 and
+// libcusparse at first use (dlopen; nothing CUDA is linked), retains the
+// primary context of one device for the life of the process, uploads each
+// layer's matrix as a CSR in the original row order, and runs it through
+// cuSPARSE (SpMM, or SpMV for K = 1). Built only when CMake finds the CUDA
+// toolkit (SPPERM_HAVE_CUDA); otherwise these functions report
+// SPRT_ERROR_UNSUPPORTED (CudaBackendStub in SpPermRuntime.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_RUNTIME_LIB_CUDABACKEND_H
+#define SPPERM_RUNTIME_LIB_CUDABACKEND_H
+
+#include "Backend.h"
+
+#include <memory>
+
+namespace spperm::runtime_detail {
+
+/// Creates the GPU backend of `package`: loads the libraries if needed and
+/// uploads every layer. SPRT_ERROR_DEVICE (with the loader's or driver's
+/// message) when there is no usable GPU.
+sprt_status createCudaBackend(const Package &package,
+                              std::unique_ptr<Backend> &out);
+
+/// The C API's device helpers (sprt_device_properties, sprt_device_malloc,
+/// ...), arguments already checked.
+sprt_status gpuProperties(sprt_device_props &props);
+sprt_status gpuMalloc(int64_t bytes, void **ptr);
+sprt_status gpuFree(void *ptr);
+sprt_status gpuCopyToDevice(void *dst, const void *src, int64_t bytes);
+sprt_status gpuCopyToHost(void *dst, const void *src, int64_t bytes);
+
+} // namespace spperm::runtime_detail
+
+#endif // SPPERM_RUNTIME_LIB_CUDABACKEND_H
