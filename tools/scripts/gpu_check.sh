@@ -102,7 +102,8 @@ else
 fi
 
 #--- 3. Correctness of every package layer ----------------------------------#
-# Prints "name<TAB>rows<TAB>cols<TAB>k<TAB>matrix-or-empty<TAB>values" per layer.
+# Prints "name<TAB>rows<TAB>cols<TAB>k<TAB>matrix<TAB>values" per layer, the
+# matrix "-" when its file is not found (read collapses empty tab fields).
 layers_of() {
   python3 - "$1" "$PKGDIR" <<'PY'
 import json, os, sys
@@ -111,7 +112,7 @@ m = json.load(open(os.path.join(pkg, "manifest.json")))
 for l in m["layers"]:
     src = l.get("source", {})
     path = src.get("path", "")
-    found = ""
+    found = "-"
     for cand in (path, os.path.join(pkgdir, os.path.basename(path))):
         if cand and os.path.isfile(cand):
             found = cand
@@ -148,7 +149,7 @@ for pkg in "${PACKAGES[@]}"; do
         rm -rf "$work"
         continue
       fi
-      if [[ -n "$matrix" ]]; then
+      if [[ "$matrix" != - ]]; then
         vflag=()
         [[ "$values" == ones || "$values" == random:* ]] && vflag=(--values "$values")
         if result=$(python3 "$SPMM_PY" check "$matrix" "$work/b.npy" "$work/c.npy" "${vflag[@]}" 2>&1); then
