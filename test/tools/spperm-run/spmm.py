@@ -36,8 +36,28 @@ def random_value(seed, entry):
     return np.float32((splitmix64(seed ^ entry) >> 40) / 2.0**23 - 1.0)
 
 
+def read_smtx(path, values):
+    """A DLMC .smtx file (pattern) as a float64 CSR matrix."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        lines = [l for l in f.read().split("\n") if l.strip()]
+    rows, cols, nnz = (int(x) for x in lines[0].replace(",", " ").split())
+    offsets = [int(x) for x in lines[1].split()] if rows else [0]
+    colidx = [int(x) for x in lines[2].split()] if nnz else []
+    r = [i for i in range(rows) for _ in range(offsets[i + 1] - offsets[i])]
+    if values.startswith("random:"):
+        seed = int(values.split(":")[1])
+        v = [float(random_value(seed, e)) for e in range(nnz)]
+    else:
+        v = [1.0] * nnz
+    a = sp.coo_matrix((v, (r, colidx)), shape=(rows, cols), dtype=np.float64)
+    return a.tocsr()
+
+
 def read_mtx(path, values):
     """A Matrix Market coordinate file as a float64 CSR matrix."""
+    if path.endswith((".smtx", ".smtx.gz")):
+        return read_smtx(path, values)
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
         lines = f.read().split("\n")
