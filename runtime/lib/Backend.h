@@ -47,13 +47,6 @@ public:
                            int32_t runs, float *timesMs) = 0;
 };
 
-/// The matrix of `f` as a CSR in the ORIGINAL row order (rows un-permuted,
-/// columns strictly increasing within a row): what a user would hand to a
-/// library. Zero values of bell's dense blocks are not entries (they are
-/// the blocks' fill); every other stored entry, explicit zeros included, is
-/// kept.
-CsrMatrix originalCsr(const FormattedMatrix &f);
-
 } // namespace spperm::runtime_detail
 
 #endif // SPPERM_RUNTIME_LIB_BACKEND_H

@@ -20,7 +20,7 @@
 //    alone.
 //
 // Each layer is uploaded at load time as the CSR of its matrix in the
-// ORIGINAL row order (originalCsr), so cuSPARSE writes C in the original
+// ORIGINAL row order (toOriginalCsr), so cuSPARSE writes C in the original
 // order and no un-permutation step is needed. This is the `cusparse` path of
 // DESIGN.md and, until generated kernels exist, the path of every layer; it
 // is also the baseline the generated kernels are compared with.
@@ -616,7 +616,7 @@ public:
     SPRT_CUSPARSE_RETURN_IF_ERROR(sp.api, sp.api.cusparseCreate(&handle));
     layers.resize(package.layers.size());
     for (size_t i = 0; i < package.layers.size(); ++i) {
-      const CsrMatrix csr = originalCsr(package.layers[i].matrix);
+      const CsrMatrix csr = toOriginalCsr(package.layers[i].matrix);
       DeviceLayer &layer = layers[i];
       layer.rows = csr.rows;
       layer.cols = csr.cols;

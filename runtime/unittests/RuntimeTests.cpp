@@ -1083,7 +1083,7 @@ TEST(OriginalCsrTest, EveryFormatGivesBackTheMatrix) {
         PackageLayer layer = makeLayer("x", m, s, kind);
         SCOPED_TRACE(std::string(formatName(kind)) + "." +
                      std::string(strategyCliName(s)));
-        CsrMatrix got = runtime_detail::originalCsr(layer.matrix);
+        CsrMatrix got = toOriginalCsr(layer.matrix);
         ASSERT_TRUE(got.verify()) << got.verify().message();
         EXPECT_EQ(got.rows, m.rows);
         EXPECT_EQ(got.cols, m.cols);

@@ -179,6 +179,12 @@ struct FormatStats {
 FormatStats computeFormatStats(const FormattedMatrix &f,
                                const CsrMatrix &original);
 
+/// The matrix `f` stores, back in CSR form in the ORIGINAL row order (rows
+/// sorted by column, values exactly as stored; zero values inside dense
+/// Blocked-ELL blocks are not entries). The reference path hands it to
+/// cuSPARSE.
+CsrMatrix toOriginalCsr(const FormattedMatrix &f);
+
 /// C = A * B on the CPU. B is cols x k row-major, C is rows x k row-major
 /// in the ORIGINAL row order; every element of C is written. Accumulates in
 /// float in a fixed order (deterministic).

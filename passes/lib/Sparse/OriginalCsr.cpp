@@ -4,15 +4,15 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// originalCsr: walks the arrays of a csr, bell or hbp FormattedMatrix the way
+// toOriginalCsr: walks the arrays of a csr, bell or hbp FormattedMatrix the way
 // the sparse core's executor does (spmmCpu), collects each entry under its
-// original row (order[position]), and sorts every row by column. The GPU
-// backend hands the result to cuSPARSE, which then writes C in the original
-// row order directly, so no un-permutation step is needed.
+// original row (order[position]), and sorts every row by column. The
+// runtime's GPU backend hands the result to cuSPARSE, which then writes C in
+// the original row order directly, so no un-permutation step is needed.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Backend.h"
+#include "spperm/Sparse/Formats.h"
 
 #include <algorithm>
 #include <numeric>
@@ -88,7 +88,7 @@ void forEachEntry(const FormattedMatrix &f, Visit &&visit) {
 
 } // namespace
 
-CsrMatrix spperm::runtime_detail::originalCsr(const FormattedMatrix &f) {
+CsrMatrix spperm::toOriginalCsr(const FormattedMatrix &f) {
   CsrMatrix out;
   out.rows = f.rows;
   out.cols = f.cols;
