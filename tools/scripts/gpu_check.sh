@@ -5,7 +5,8 @@
 #
 #===-----------------------------------------------------------------------===#
 #
-# The whole GPU check in one call (docs/DESIGN.md "Where code runs"):
+# The whole GPU check in one call (docs/DESIGN.md "Where code runs");
+# tools/scripts/gpu_prepare.sh prepares what it carries:
 #
 #   tools/scripts/gpu_check.sh PKGDIR
 #
