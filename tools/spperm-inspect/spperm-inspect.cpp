@@ -36,6 +36,7 @@ namespace {
 /// The outcome of one strategy on the matrix.
 struct StrategyReport {
   Strategy strategy;
+  int32_t rows = 0;
   Permutation permutation;
   PermutationQuality quality;
   double seconds = 0.0;
@@ -63,8 +64,7 @@ json reportToJson(const StrategyReport &r) {
   j["hamming_warp_mean"] = r.quality.hammingWarpMean;
   j["window_line_fetches"] = r.quality.windowLineFetches;
   j["dense_tile_nnz_share"] = r.quality.denseTileNnzShare;
-  j["valid"] = isPermutation(r.permutation.order,
-                             static_cast<int32_t>(r.permutation.order.size()));
+  j["valid"] = isPermutation(r.permutation.order, r.rows);
   if (r.strategy == Strategy::Bsa) {
     const std::vector<int32_t> &sizes = r.permutation.clusterSizes;
     json clusters;
@@ -239,6 +239,7 @@ int main(int argc, char **argv) {
     }
     StrategyReport r;
     r.strategy = s;
+    r.rows = matrix->rows;
     r.permutation = std::move(*perm);
     r.seconds = std::chrono::duration<double>(stop - start).count();
     r.quality = evaluatePermutation(*matrix, r.permutation.order, popts);

@@ -624,9 +624,10 @@ TEST(FormatsHbp, FixedAndCompetitiveSplit) {
   for (size_t i = 0; i < h.competitiveBlocks.size(); ++i) {
     lightestCompetitive =
         std::min(lightestCompetitive, nnzOf(h.competitiveBlocks[i]));
-    if (i > 0)
+    if (i > 0) {
       EXPECT_GE(nnzOf(h.competitiveBlocks[i - 1]),
                 nnzOf(h.competitiveBlocks[i]));
+    }
   }
   for (int32_t b : h.fixedBlocks)
     EXPECT_LE(nnzOf(b), lightestCompetitive);
@@ -666,8 +667,9 @@ TEST(FormatsHbp, HashReducesGroupDeviation) {
     // Rows are ordered by a coarsened length, so the result comes close to
     // sorting them; the 32-row blocks cannot gain much from any order.
     EXPECT_LE(st.hbpGroupStdAfter, 1.05 * ideal + 1e-9) << c.name;
-    if (c.rowBlock >= 512)
+    if (c.rowBlock >= 512) {
       EXPECT_LT(st.hbpGroupStdAfter, 0.5 * st.hbpGroupStdBefore) << c.name;
+    }
   }
 }
 
@@ -704,8 +706,9 @@ TEST(FormatsVerify, RejectsTargetedCorruption) {
   ASSERT_GT(bell.bell.residual.nnz(), 0);
 
   auto rejects = [&](FormattedMatrix f, const char *what, bool needsOriginal) {
-    if (!needsOriginal)
+    if (!needsOriginal) {
       EXPECT_FALSE(verifyFormat(f).isOk()) << what;
+    }
     EXPECT_FALSE(verifyFormat(f, &m).isOk()) << what;
   };
   {
