@@ -110,6 +110,8 @@
 
 #include "spperm/Sparse/Formats.h"
 
+#include "FormatTraversal.h"
+
 #include "spperm/Sparse/Generators.h"
 #include "spperm/Sparse/Permutation.h"
 
@@ -242,6 +244,19 @@ BellSplit selectTiles(const std::vector<Tile> &tiles, int32_t tau,
   return split;
 }
 
+/// A FormattedMatrix of `kind` with m's shape and the row order filled in.
+FormattedMatrix startFormat(const CsrMatrix &m,
+                            const std::vector<int32_t> &order,
+                            FormatKind kind) {
+  FormattedMatrix f;
+  f.rows = m.rows;
+  f.cols = m.cols;
+  f.nnz = m.nnz();
+  f.kind = kind;
+  f.order = order;
+  return f;
+}
+
 int64_t bellValueCount(int64_t blockRows, int64_t width, int32_t tau) {
   return blockRows * width * tau * tau;
 }
@@ -249,12 +264,7 @@ int64_t bellValueCount(int64_t blockRows, int64_t width, int32_t tau) {
 StatusOr<FormattedMatrix> buildBell(const CsrMatrix &m,
                                     const std::vector<int32_t> &order,
                                     const FormatOptions &options) {
-  FormattedMatrix f;
-  f.rows = m.rows;
-  f.cols = m.cols;
-  f.nnz = m.nnz();
-  f.kind = FormatKind::Bell;
-  f.order = order;
+  FormattedMatrix f = startFormat(m, order, FormatKind::Bell);
   CsrMatrix p = permuteRows(m, order);
 
   const int32_t tau = options.bellBlock;
@@ -451,12 +461,7 @@ void blockRowSegments(const CsrMatrix &p, int64_t br, int32_t rowBlock,
 StatusOr<FormattedMatrix> buildHbp(const CsrMatrix &m,
                                    const std::vector<int32_t> &order,
                                    const FormatOptions &options) {
-  FormattedMatrix f;
-  f.rows = m.rows;
-  f.cols = m.cols;
-  f.nnz = m.nnz();
-  f.kind = FormatKind::Hbp;
-  f.order = order;
+  FormattedMatrix f = startFormat(m, order, FormatKind::Hbp);
   CsrMatrix p = permuteRows(m, order);
 
   HbpStorage &h = f.hbp;
@@ -1004,82 +1009,41 @@ private:
   float scalar = 0.0f;
 };
 
+/// Sums each segment (FormatTraversal.h) into a partial row and adds it to
+/// C's row of the segment's ORIGINAL position; C starts zeroed, so a
+/// position with one segment (csr, bell) gets exactly its sum.
+template <bool kOne>
+class SpmmVisitor {
+public:
+  SpmmVisitor(const FormattedMatrix &a, const float *b, int64_t k, float *c)
+      : order(a.order), k(k), c(c), sum(b, k),
+        partial(static_cast<size_t>(k)) {}
+
+  void begin(int32_t position) {
+    row = c + static_cast<int64_t>(order[position]) * k;
+    sum.begin(partial.data());
+  }
+  void add(int32_t col, float v) { sum.add(col, v); }
+  void end() {
+    sum.finish();
+    for (int64_t x = 0; x < k; ++x)
+      row[x] += partial[x];
+  }
+
+private:
+  const std::vector<int32_t> &order;
+  int64_t k;
+  float *c;
+  RowSum<kOne> sum;
+  std::vector<float> partial;
+  float *row = nullptr;
+};
+
 template <bool kOne>
 void runSpmm(const FormattedMatrix &a, const float *b, int64_t k, float *c) {
-  RowSum<kOne> sum(b, k);
-  switch (a.kind) {
-  case FormatKind::Csr: {
-    const CsrMatrix &m = a.csr;
-    for (int32_t p = 0; p < a.rows; ++p) {
-      sum.begin(c + static_cast<int64_t>(a.order[p]) * k);
-      for (int32_t e = m.rowPtr[p]; e < m.rowPtr[p + 1]; ++e)
-        sum.add(m.colIdx[e], m.values[e]);
-      sum.finish();
-    }
-    return;
-  }
-  case FormatKind::Bell: {
-    // Per row: its dense blocks in order (zero values skipped), then the
-    // residual.
-    const BellStorage &bl = a.bell;
-    const int64_t tau = bl.block, width = bl.width, area = tau * tau;
-    const CsrMatrix &res = bl.residual;
-    for (int32_t p = 0; p < a.rows; ++p) {
-      sum.begin(c + static_cast<int64_t>(a.order[p]) * k);
-      const int64_t br = p / tau, i = p % tau;
-      for (int64_t w = 0; w < width; ++w) {
-        const int64_t bc = bl.blockCol[br * width + w];
-        if (bc < 0)
-          break;
-        const float *v =
-            bl.blockValues.data() + (br * width + w) * area + i * tau;
-        const int64_t jEnd = std::min<int64_t>(tau, a.cols - bc * tau);
-        for (int64_t j = 0; j < jEnd; ++j)
-          if (v[j] != 0.0f)
-            sum.add(bc * tau + j, v[j]);
-      }
-      for (int32_t e = res.rowPtr[p]; e < res.rowPtr[p + 1]; ++e)
-        sum.add(res.colIdx[e], res.values[e]);
-      sum.finish();
-    }
-    return;
-  }
-  case FormatKind::Hbp: {
-    // Per stored block the lanes' partial sums (entries in chain order),
-    // added into C block by block (increasing bc within a block row).
-    const HbpStorage &h = a.hbp;
-    const int64_t R = h.rowBlock, G = R / kWarp;
-    for (int32_t p = 0; p < a.rows; ++p)
-      std::fill(c + static_cast<int64_t>(a.order[p]) * k,
-                c + static_cast<int64_t>(a.order[p]) * k + k, 0.0f);
-    std::vector<float> partial(static_cast<size_t>(k));
-    const int64_t S = static_cast<int64_t>(h.blocks.size());
-    for (int64_t s = 0; s < S; ++s) {
-      const int64_t br = h.blocks[s] / h.blockCols;
-      for (int64_t g = 0; g < G; ++g)
-        for (int32_t t = 0; t < kWarp; ++t) {
-          const int64_t slot = s * R + g * kWarp + t;
-          const int32_t zr = h.zeroRow[slot];
-          if (zr < 0)
-            continue;
-          sum.begin(partial.data());
-          int64_t j = h.beginNnz[s * G + g] + t - zr;
-          while (true) {
-            sum.add(h.col[j], h.data[j]);
-            if (h.addSign[j] < 0)
-              break;
-            j += h.addSign[j];
-          }
-          sum.finish();
-          const int64_t row = br * R + h.outputHash[slot];
-          float *out = c + static_cast<int64_t>(a.order[row]) * k;
-          for (int64_t x = 0; x < k; ++x)
-            out[x] += partial[x];
-        }
-    }
-    return;
-  }
-  }
+  std::fill(c, c + static_cast<int64_t>(a.rows) * k, 0.0f);
+  SpmmVisitor<kOne> visitor(a, b, k, c);
+  detail::forEachSegment(a, visitor);
 }
 
 } // namespace
@@ -1158,12 +1122,7 @@ StatusOr<FormattedMatrix> spperm::buildFormat(const CsrMatrix &m,
                          str(m.rows) + " rows");
   switch (options.kind) {
   case FormatKind::Csr: {
-    FormattedMatrix f;
-    f.rows = m.rows;
-    f.cols = m.cols;
-    f.nnz = m.nnz();
-    f.kind = FormatKind::Csr;
-    f.order = order;
+    FormattedMatrix f = startFormat(m, order, FormatKind::Csr);
     f.csr = permuteRows(m, order);
     return f;
   }
