@@ -19,24 +19,38 @@
 //    entry (ScopedContext) so that the caller's current context is left
 //    alone.
 //
-// Each layer is uploaded at load time as the CSR of its matrix in the
-// ORIGINAL row order (toOriginalCsr), so cuSPARSE writes C in the original
-// order and no un-permutation step is needed. This is the `cusparse` path of
-// DESIGN.md and, until generated kernels exist, the path of every layer; it
-// is also the baseline the generated kernels are compared with.
+// Two ways to run a layer, chosen per K (chooseLaunch, KernelLaunch.h):
 //
-// A call for a (layer, K, stream) first builds a Plan per candidate cuSPARSE
-// algorithm (descriptors, workspace, preprocessing), times each briefly, and
-// caches the fastest: later calls only rebind B and C and enqueue.
+//  * Generated kernels. At load, the package's module is loaded once (its
+//    cubin when the package's target is the device's compute capability,
+//    else kernels.ptx compiled by the driver's JIT), every kernel of every
+//    layer is looked up and checked against the parameters its manifest
+//    entry lists, and the layer arrays the kernels take are uploaded as
+//    stored (permuted, in the layer's format). A call clears C when the
+//    variant asks for it and enqueues the variant's kernels in manifest
+//    order, each array passed as a 1-D memref descriptor (docs/RuntimeABI.md,
+//    "Generated kernels"). The kernels write C in the original row order.
+//  * cuSPARSE, for layers without kernels and the "cusparse" variant. The
+//    layer is uploaded as the CSR of its matrix in the ORIGINAL row order
+//    (toOriginalCsr), so cuSPARSE writes C in the original order and no
+//    un-permutation step is needed. This is also the baseline the generated
+//    kernels are compared with (sprt_spmm_time), for which a layer that
+//    never runs through cuSPARSE gets its CSR uploaded at the first
+//    baseline call. A call for a (layer, K, stream) first builds a Plan per
+//    candidate cuSPARSE algorithm (descriptors, workspace, preprocessing),
+//    times each briefly, and caches the fastest: later calls only rebind B
+//    and C and enqueue.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudaBackend.h"
+#include "KernelLaunch.h"
 
 #include <cuda.h>
 #include <cusparse.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -44,7 +58,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -195,6 +211,9 @@ void initDriver(Driver &d) {
     return fail("the CUDA driver libcuda.so.1 lacks " #name " (" +             \
                 std::string(SPRT_STRINGIFY_EXPANDED(name)) +                   \
                 "): it is older than this runtime needs");
+#define SPRT_CU_OPTIONAL(name)                                                 \
+  d.api.name = reinterpret_cast<decltype(d.api.name)>(                         \
+      ::dlsym(library, SPRT_STRINGIFY_EXPANDED(name)));
 #include "CudaSymbols.def"
 
   auto check = [&](CUresult result, const char *what) {
@@ -407,10 +426,23 @@ private:
   CUdeviceptr ptr = 0;
 };
 
-/// A layer's matrix on the device: the CSR in the original row order.
+/// A layer on the device.
 struct DeviceLayer {
+  /// The shape and the number of entries of the layer's matrix.
   int64_t rows = 0, cols = 0, nnz = 0;
+  /// cuSPARSE's matrix: the CSR in the original row order, with csrNnz
+  /// entries. Uploaded at load for a layer that may run through cuSPARSE,
+  /// otherwise at its first cuSPARSE baseline (sprt_spmm_time).
+  bool hasCsr = false;
+  int64_t csrNnz = 0;
   DeviceBuffer rowPtr, colIdx, values;
+  /// The layer arrays the generated kernels take, and where each is, by
+  /// name.
+  std::vector<DeviceBuffer> arrays;
+  std::map<std::string, DeviceSpan, std::less<>> spans;
+  /// The function of each of the layer's kernels (parallel to
+  /// PackageLayer::kernels; null for the "cusparse" variant).
+  std::vector<CUfunction> functions;
 };
 
 //===----------------------------------------------------------------------===//
@@ -460,11 +492,12 @@ public:
   /// workspace, and preprocesses. The primary context must be current.
   sprt_status prepare(const Driver &d, const DeviceLayer &layer, int64_t k,
                       const float *b, float *c, CUstream stream) {
+    assert(layer.hasCsr && "the layer's CSR is not on the device");
     const CusparseApi &api = sp.api;
     this->stream = stream;
     SPRT_CUSPARSE_RETURN_IF_ERROR(
         api, api.cusparseCreateCsr(
-                 &a, layer.rows, layer.cols, layer.nnz, layer.rowPtr.get(),
+                 &a, layer.rows, layer.cols, layer.csrNnz, layer.rowPtr.get(),
                  layer.colIdx.get(), layer.values.get(), CUSPARSE_INDEX_32I,
                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
     SPRT_CUSPARSE_RETURN_IF_ERROR(api, api.cusparseSetStream(handle, stream));
@@ -598,6 +631,41 @@ sprt_status timeLaunches(const Driver &d, CUstream stream, int32_t warmup,
 // The backend
 //===----------------------------------------------------------------------===//
 
+/// "CUDA_ERROR_X (text) in WHAT at FILE:LINE" as this thread's error, for
+/// a failed driver call that `what` describes in words.
+sprt_status cuFailureIn(const DriverApi &api, CUresult result,
+                        const std::string &what, const char *file, int line,
+                        const std::string &detail = "") {
+  return failWith(result == CUDA_ERROR_OUT_OF_MEMORY ? SPRT_ERROR_OUT_OF_MEMORY
+                                                     : SPRT_ERROR_DEVICE,
+                  cuErrorText(api, result) + " in " + what + " at " +
+                      baseName(file) + ":" + std::to_string(line) +
+                      (detail.empty() ? "" : ": " + detail));
+}
+
+/// `text` on one line: its lines joined with "; ", trailing space dropped.
+std::string oneLine(std::string_view text) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos)
+      end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
+      line.remove_suffix(1);
+    if (!line.empty())
+      out += (out.empty() ? "" : "; ") + std::string(line);
+    start = end + 1;
+  }
+  return out;
+}
+
+/// The dynamic shared memory a kernel gets without opting in.
+constexpr int64_t kDefaultSharedBytes = 48 * 1024;
+/// The size of the JIT's error log buffer.
+constexpr size_t kJitLogBytes = 16 * 1024;
+
 class CudaBackend final : public Backend {
 public:
   CudaBackend(const Driver &d, const Cusparse &sp) : d(d), sp(sp) {}
@@ -606,43 +674,44 @@ public:
     ScopedContext context(d);
     plans.clear();
     layers.clear();
+    if (module)
+      d.api.cuModuleUnload(module);
     if (handle)
       sp.api.cusparseDestroy(handle);
   }
 
-  /// Creates the cuSPARSE handle and uploads every layer.
+  /// Creates the cuSPARSE handle, loads the package's module when a layer
+  /// has generated kernels, and uploads what each layer runs with.
   sprt_status init(const Package &package) {
     SPRT_SCOPED_CONTEXT(d);
     SPRT_CUSPARSE_RETURN_IF_ERROR(sp.api, sp.api.cusparseCreate(&handle));
+    SPRT_RETURN_IF_ERROR(loadModule(package));
     layers.resize(package.layers.size());
     for (size_t i = 0; i < package.layers.size(); ++i) {
-      const CsrMatrix csr = toOriginalCsr(package.layers[i].matrix);
-      DeviceLayer &layer = layers[i];
-      layer.rows = csr.rows;
-      layer.cols = csr.cols;
-      layer.nnz = csr.nnz();
-      SPRT_RETURN_IF_ERROR(layer.rowPtr.upload(
-          d, csr.rowPtr.data(), csr.rowPtr.size() * sizeof(int32_t)));
-      SPRT_RETURN_IF_ERROR(layer.colIdx.upload(
-          d, csr.colIdx.data(), csr.colIdx.size() * sizeof(int32_t)));
-      SPRT_RETURN_IF_ERROR(layer.values.upload(
-          d, csr.values.data(), csr.values.size() * sizeof(float)));
+      const PackageLayer &layer = package.layers[i];
+      DeviceLayer &device = layers[i];
+      device.rows = layer.matrix.rows;
+      device.cols = layer.matrix.cols;
+      device.nnz = layer.matrix.nnz;
+      if (mayUseCusparse(layer))
+        SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
+      if (hasGeneratedKernels(layer))
+        SPRT_RETURN_IF_ERROR(prepareKernels(layer, device));
     }
     return SPRT_OK;
   }
 
-  sprt_status spmm(int64_t index, const PackageLayer & /*layer*/,
-                   const float *b, int64_t k, float *c,
-                   void *stream) override {
+  sprt_status spmm(int64_t index, const PackageLayer &layer, const float *b,
+                   int64_t k, float *c, void *stream) override {
     std::lock_guard<std::mutex> lock(mutex);
     SPRT_SCOPED_CONTEXT(d);
     std::function<sprt_status()> launch;
-    SPRT_RETURN_IF_ERROR(
-        packageLaunch(index, b, k, c, static_cast<CUstream>(stream), launch));
+    SPRT_RETURN_IF_ERROR(packageLaunch(index, layer, b, k, c,
+                                       static_cast<CUstream>(stream), launch));
     return launch();
   }
 
-  sprt_status time(int64_t index, const PackageLayer & /*layer*/,
+  sprt_status time(int64_t index, const PackageLayer &layer,
                    const std::string &variant, const float *b, int64_t k,
                    float *c, void *streamArg, int32_t warmup, int32_t runs,
                    float *timesMs) override {
@@ -652,7 +721,8 @@ public:
     std::function<sprt_status()> launch;
     std::unique_ptr<Plan> baseline;
     if (variant == "spperm") {
-      SPRT_RETURN_IF_ERROR(packageLaunch(index, b, k, c, stream, launch));
+      SPRT_RETURN_IF_ERROR(
+          packageLaunch(index, layer, b, k, c, stream, launch));
     } else {
       const Algorithm *algorithm = findAlgorithm(variant);
       if (!algorithm) {
@@ -667,12 +737,14 @@ public:
       if (algorithm->spmv && k != 1)
         return failWith(SPRT_ERROR_UNSUPPORTED,
                         variant + " needs k = 1, got " + std::to_string(k));
-      const DeviceLayer &layer = layers[index];
-      if (layer.rows == 0 || layer.nnz == 0) {
-        launch = trivialLaunch(layer, k, c, stream);
+      DeviceLayer &device = layers[index];
+      if (device.rows == 0 || device.nnz == 0) {
+        launch = trivialLaunch(device, k, c, stream);
       } else {
+        if (!device.hasCsr)
+          SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
         baseline = std::make_unique<Plan>(sp, handle, *algorithm);
-        SPRT_RETURN_IF_ERROR(baseline->prepare(d, layer, k, b, c, stream));
+        SPRT_RETURN_IF_ERROR(baseline->prepare(d, device, k, b, c, stream));
         Plan *plan = baseline.get();
         launch = [plan, b, c] { return plan->run(b, c); };
       }
@@ -687,6 +759,189 @@ private:
         return &a;
     return nullptr;
   }
+
+  //===--------------------------------------------------------------------===//
+  // Loading
+  //===--------------------------------------------------------------------===//
+
+  /// Uploads `layer` as the CSR of its matrix in the original row order.
+  sprt_status uploadCsr(const PackageLayer &layer, DeviceLayer &device) {
+    const CsrMatrix csr = toOriginalCsr(layer.matrix);
+    device.csrNnz = csr.nnz();
+    SPRT_RETURN_IF_ERROR(device.rowPtr.upload(
+        d, csr.rowPtr.data(), csr.rowPtr.size() * sizeof(int32_t)));
+    SPRT_RETURN_IF_ERROR(device.colIdx.upload(
+        d, csr.colIdx.data(), csr.colIdx.size() * sizeof(int32_t)));
+    SPRT_RETURN_IF_ERROR(device.values.upload(
+        d, csr.values.data(), csr.values.size() * sizeof(float)));
+    device.hasCsr = true;
+    return SPRT_OK;
+  }
+
+  /// Loads the package's module, when some layer has generated kernels: the
+  /// cubin when the package's target is this device's compute capability,
+  /// else kernels.ptx through the driver's JIT.
+  sprt_status loadModule(const Package &package) {
+    const PackageLayer *user = nullptr;
+    for (const PackageLayer &layer : package.layers)
+      if (hasGeneratedKernels(layer)) {
+        user = &layer;
+        break;
+      }
+    if (!user)
+      return SPRT_OK;
+    int major = 0, minor = 0;
+    SPRT_CU_RETURN_IF_ERROR(
+        d.api,
+        d.api.cuDeviceGetAttribute(
+            &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d.device));
+    SPRT_CU_RETURN_IF_ERROR(
+        d.api,
+        d.api.cuDeviceGetAttribute(
+            &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d.device));
+    const std::string deviceArch =
+        "sm_" + std::to_string(major) + std::to_string(minor);
+    const std::string cubinFile = "kernels." + package.target + ".cubin";
+    if (!package.cubin.empty() && targetMatches(package.target, major, minor)) {
+      moduleFile = cubinFile;
+      if (CUresult r = d.api.cuModuleLoadData(&module, package.cubin.data());
+          r != CUDA_SUCCESS)
+        return cuFailureIn(d.api, r, "cuModuleLoadData of " + moduleFile,
+                           __FILE__, __LINE__);
+      return SPRT_OK;
+    }
+    if (!package.ptx.empty()) {
+      moduleFile = "kernels.ptx";
+      std::vector<char> log(kJitLogBytes, '\0');
+      CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                                CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+      void *values[] = {log.data(), reinterpret_cast<void *>(
+                                        static_cast<uintptr_t>(log.size()))};
+      if (CUresult r = d.api.cuModuleLoadDataEx(&module, package.ptx.c_str(), 2,
+                                                options, values);
+          r != CUDA_SUCCESS) {
+        log.back() = '\0';
+        return cuFailureIn(d.api, r,
+                           "cuModuleLoadDataEx (the JIT of kernels.ptx for " +
+                               deviceArch + ")",
+                           __FILE__, __LINE__, oneLine(log.data()));
+      }
+      return SPRT_OK;
+    }
+    if (!package.cubin.empty())
+      return failWith(SPRT_ERROR_UNSUPPORTED,
+                      "the package's kernels are compiled for " +
+                          package.target + " only (" + cubinFile +
+                          ", no kernels.ptx), but the GPU is " + deviceArch);
+    return failWith(SPRT_ERROR_CORRUPT_PACKAGE,
+                    "layer '" + user->name +
+                        "' has generated kernels, but the package has no "
+                        "kernels.ptx or " +
+                        cubinFile);
+  }
+
+  /// Uploads the arrays the generated kernels of `layer` take, looks the
+  /// kernels up in the module and checks each against its manifest entry.
+  sprt_status prepareKernels(const PackageLayer &layer, DeviceLayer &device) {
+    std::set<std::string_view> wanted;
+    for (const KernelInfo &kernel : layer.kernels)
+      if (isGenerated(kernel))
+        wanted.insert(kernel.args.begin(), kernel.args.end());
+    for (const LayerBuffer &buffer : layerBuffers(layer)) {
+      if (!wanted.count(buffer.name))
+        continue;
+      const size_t bytes = buffer.count * (buffer.dtype == "i64" ? 8 : 4);
+      DeviceBuffer array;
+      SPRT_RETURN_IF_ERROR(array.upload(d, buffer.data, bytes));
+      device.spans[std::string(buffer.name)] = {
+          array.get(), static_cast<int64_t>(buffer.count)};
+      device.arrays.push_back(std::move(array));
+    }
+    device.functions.assign(layer.kernels.size(), nullptr);
+    for (size_t i = 0; i < layer.kernels.size(); ++i) {
+      const KernelInfo &kernel = layer.kernels[i];
+      if (!isGenerated(kernel))
+        continue;
+      const std::string where =
+          "layer '" + layer.name + "': kernel '" + kernel.name + "'";
+      // Every argument names an array that is now on the device.
+      KernelParams params;
+      SPRT_RETURN_IF_ERROR(
+          bindKernelParams(layer.name, kernel, device.spans, {}, params));
+      CUfunction function = nullptr;
+      CUresult r =
+          d.api.cuModuleGetFunction(&function, module, kernel.name.c_str());
+      if (r == CUDA_ERROR_NOT_FOUND)
+        return failWith(SPRT_ERROR_CORRUPT_PACKAGE,
+                        where + " (variant '" + kernel.variant +
+                            "') is not in " + moduleFile);
+      if (r != CUDA_SUCCESS)
+        return cuFailureIn(d.api, r, "cuModuleGetFunction for " + where,
+                           __FILE__, __LINE__);
+      SPRT_RETURN_IF_ERROR(checkParams(function, kernel, where));
+      if (kernel.sharedBytes > kDefaultSharedBytes) {
+        int optIn = 0;
+        SPRT_CU_RETURN_IF_ERROR(
+            d.api,
+            d.api.cuDeviceGetAttribute(
+                &optIn, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                d.device));
+        if (kernel.sharedBytes > optIn)
+          return failWith(SPRT_ERROR_UNSUPPORTED,
+                          where + " needs " +
+                              std::to_string(kernel.sharedBytes) +
+                              " bytes of shared memory; this GPU allows " +
+                              std::to_string(optIn) + " per block");
+        SPRT_CU_RETURN_IF_ERROR(
+            d.api,
+            d.api.cuFuncSetAttribute(
+                function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                static_cast<int>(kernel.sharedBytes)));
+      }
+      device.functions[i] = function;
+    }
+    return SPRT_OK;
+  }
+
+  /// Checks that `function` takes the parameters `kernel`'s args make (5
+  /// per array, 1 for K, each of 8 bytes), where the driver can tell
+  /// (cuFuncGetParamInfo, CUDA 12.4): a mismatch would make cuLaunchKernel
+  /// read garbage.
+  sprt_status checkParams(CUfunction function, const KernelInfo &kernel,
+                          const std::string &where) {
+    if (!d.api.cuFuncGetParamInfo)
+      return SPRT_OK;
+    const size_t want = paramCount(kernel.args);
+    size_t count = 0;
+    std::string wrongSize;
+    for (; count <= want; ++count) {
+      size_t offset = 0, size = 0;
+      CUresult r = d.api.cuFuncGetParamInfo(function, count, &offset, &size);
+      if (r == CUDA_ERROR_INVALID_VALUE)
+        break;
+      if (r != CUDA_SUCCESS)
+        return SPRT_OK; // The driver cannot tell for this function.
+      if (size != 8 && wrongSize.empty())
+        wrongSize = "parameter " + std::to_string(count) + " has " +
+                    std::to_string(size) + " bytes";
+    }
+    // No parameter at all is what a driver that cannot tell may answer too;
+    // every kernel takes at least C.
+    if ((count == want && wrongSize.empty()) || count == 0)
+      return SPRT_OK;
+    std::string found = wrongSize;
+    if (count != want)
+      found = "it takes " + (count > want ? "more" : std::to_string(count)) +
+              " parameters";
+    return failWith(SPRT_ERROR_CORRUPT_PACKAGE,
+                    where + " does not take the parameters its args make (" +
+                        std::to_string(want) +
+                        " of 8 bytes: 5 per array, 1 for K): " + found);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Launching
+  //===--------------------------------------------------------------------===//
 
   /// What C = A * B is for an empty matrix: nothing, or C = 0.
   std::function<sprt_status()> trivialLaunch(const DeviceLayer &layer,
@@ -706,21 +961,87 @@ private:
   }
 
   /// Sets `launch` to the package's computation of layer `index` for B, C
-  /// and `stream`: the cached plan for (index, k, stream), chosen now if
-  /// there is none.
-  sprt_status packageLaunch(int64_t index, const float *b, int64_t k, float *c,
+  /// and `stream`: the generated kernels of the variant chosen for K, or the
+  /// cached cuSPARSE plan for (index, k, stream), chosen now if there is
+  /// none.
+  sprt_status packageLaunch(int64_t index, const PackageLayer &layer,
+                            const float *b, int64_t k, float *c,
                             CUstream stream,
                             std::function<sprt_status()> &launch) {
-    const DeviceLayer &layer = layers[index];
-    if (layer.rows == 0 || layer.nnz == 0) {
-      launch = trivialLaunch(layer, k, c, stream);
+    // Chosen first, so that a K no kernel accepts fails for empty layers
+    // too.
+    LaunchChoice choice;
+    SPRT_RETURN_IF_ERROR(chooseLaunch(layer, k, choice));
+    const DeviceLayer &device = layers[index];
+    if (device.rows == 0 || device.nnz == 0) {
+      launch = trivialLaunch(device, k, c, stream);
       return SPRT_OK;
     }
+    if (!choice.cusparse)
+      return generatedLaunch(device, layer, choice, b, k, c, stream, launch);
     std::unique_ptr<Plan> &plan = plans[{index, k, stream}];
     if (!plan)
-      SPRT_RETURN_IF_ERROR(choosePlan(layer, b, k, c, stream, plan));
+      SPRT_RETURN_IF_ERROR(choosePlan(device, b, k, c, stream, plan));
     Plan *p = plan.get();
     launch = [p, b, c] { return p->run(b, c); };
+    return SPRT_OK;
+  }
+
+  /// One kernel launch of a variant, its parameters bound.
+  struct Step {
+    CUfunction function;
+    const KernelInfo *kernel;
+    KernelParams params;
+  };
+
+  /// Sets `launch` to the kernels of `choice` for B, C and `stream`: C
+  /// cleared first when the variant needs it, then each kernel in manifest
+  /// order.
+  sprt_status generatedLaunch(const DeviceLayer &device,
+                              const PackageLayer &layer,
+                              const LaunchChoice &choice, const float *b,
+                              int64_t k, float *c, CUstream stream,
+                              std::function<sprt_status()> &launch) {
+    const LaunchOperands operands{
+        {b, device.cols * k}, {c, device.rows * k}, k};
+    auto steps = std::make_shared<std::vector<Step>>();
+    for (size_t i : choice.kernels) {
+      Step step{device.functions[i], &layer.kernels[i], KernelParams()};
+      assert(step.function && "a generated kernel was not looked up");
+      SPRT_RETURN_IF_ERROR(bindKernelParams(
+          layer.name, layer.kernels[i], device.spans, operands, step.params));
+      steps->push_back(std::move(step));
+    }
+    const Driver *driver = &d;
+    const std::string *layerName = &layer.name;
+    const size_t cCount = static_cast<size_t>(device.rows * k);
+    const bool zero = choice.zeroOutput;
+    launch = [driver, steps, layerName, c, cCount, zero,
+              stream]() -> sprt_status {
+      const DriverApi &api = driver->api;
+      if (zero)
+        SPRT_CU_RETURN_IF_ERROR(
+            api, api.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(c), 0,
+                                      cCount, stream));
+      for (Step &step : *steps) {
+        const KernelInfo &kernel = *step.kernel;
+        if (CUresult r = api.cuLaunchKernel(
+                step.function, static_cast<unsigned>(kernel.gridX),
+                static_cast<unsigned>(kernel.gridY),
+                static_cast<unsigned>(kernel.gridZ),
+                static_cast<unsigned>(kernel.blockX),
+                static_cast<unsigned>(kernel.blockY),
+                static_cast<unsigned>(kernel.blockZ),
+                static_cast<unsigned>(kernel.sharedBytes), stream,
+                step.params.pointers(), nullptr);
+            r != CUDA_SUCCESS)
+          return cuFailureIn(api, r,
+                             "cuLaunchKernel of kernel '" + kernel.name +
+                                 "' of layer '" + *layerName + "'",
+                             __FILE__, __LINE__);
+      }
+      return SPRT_OK;
+    };
     return SPRT_OK;
   }
 
@@ -770,6 +1091,10 @@ private:
   const Driver &d;
   const Cusparse &sp;
   cusparseHandle_t handle = nullptr;
+  /// The package's generated kernels (null when no layer has any), and the
+  /// file it came from, for messages.
+  CUmodule module = nullptr;
+  std::string moduleFile;
   std::vector<DeviceLayer> layers;
   /// Serializes the calls on this package (they share the handle and the
   /// plans; the work itself is only enqueued while it is held).

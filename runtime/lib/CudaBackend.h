@@ -5,12 +5,13 @@
 //===----------------------------------------------------------------------===//
 //
 // Internal to the runtime library. The GPU backend loads libcuda.so.1 and
-// libcusparse at first use (dlopen; nothing CUDA is linked), retains the
-// primary context of one device for the life of the process, uploads each
-// layer's matrix as a CSR in the original row order, and runs it through
-// cuSPARSE (SpMM, or SpMV for K = 1). Built only when CMake finds the CUDA
-// toolkit (SPPERM_HAVE_CUDA); otherwise these functions report
-// SPRT_ERROR_UNSUPPORTED (CudaBackendStub in SpPermRuntime.cpp).
+// libcusparse at first use (dlopen; nothing CUDA is linked) and retains the
+// primary context of one device for the life of the process. A package's
+// layers run its generated kernels (the module loaded and the arrays
+// uploaded once, at load), or cuSPARSE (SpMM, or SpMV for K = 1) on the
+// layer's CSR in the original row order. Built only when CMake finds the
+// CUDA toolkit (SPPERM_HAVE_CUDA); otherwise the C API reports
+// SPRT_ERROR_UNSUPPORTED for the GPU (SpPermRuntime.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,9 +24,11 @@
 
 namespace spperm::runtime_detail {
 
-/// Creates the GPU backend of `package`: loads the libraries if needed and
-/// uploads every layer. SPRT_ERROR_DEVICE (with the loader's or driver's
-/// message) when there is no usable GPU.
+/// Creates the GPU backend of `package`: loads the libraries if needed,
+/// loads the package's kernel module and uploads every layer.
+/// SPRT_ERROR_DEVICE (with the loader's or driver's message) when there is
+/// no usable GPU; SPRT_ERROR_CORRUPT_PACKAGE or SPRT_ERROR_UNSUPPORTED when
+/// the package's kernels cannot run here (docs/RuntimeABI.md).
 sprt_status createCudaBackend(const Package &package,
                               std::unique_ptr<Backend> &out);
 

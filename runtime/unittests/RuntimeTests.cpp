@@ -331,8 +331,19 @@ TEST(PackageTest, RoundTripIsExact) {
       makeLayer("bell_with_csr", matrices[0], Strategy::Lpt, FormatKind::Bell);
   withCsr.matrix.csr = permuteRows(matrices[0], withCsr.matrix.order);
   layers.push_back(withCsr);
-  layers[0].kernels.push_back(
-      {"spmm_csr_0", "csr-warp", 4, 1, 1, 128, 1, 1, 4096});
+  KernelInfo kernel;
+  kernel.name = "spmm_csr_0";
+  kernel.family = "csr";
+  kernel.variant = "vec4";
+  kernel.kMin = 4;
+  kernel.kAlign = 4;
+  kernel.zeroOutput = true;
+  kernel.args = {"order", "csr.row_ptr", "csr.col_idx", "csr.values", "B",
+                 "C", "K"};
+  kernel.gridX = 4;
+  kernel.blockX = 128;
+  kernel.sharedBytes = 4096;
+  layers[0].kernels.push_back(kernel);
   layers[0].sourceSha256 = std::string(64, 'a');
   layers[1].values = {ValueMode::Random, 42};
   PackageOptions options;
@@ -368,6 +379,11 @@ TEST(PackageTest, RoundTripIsExact) {
       EXPECT_EQ(got.kernels[k].name, want.kernels[k].name);
       EXPECT_EQ(got.kernels[k].blockX, want.kernels[k].blockX);
       EXPECT_EQ(got.kernels[k].sharedBytes, want.kernels[k].sharedBytes);
+      EXPECT_EQ(got.kernels[k].variant, want.kernels[k].variant);
+      EXPECT_EQ(got.kernels[k].kMin, want.kernels[k].kMin);
+      EXPECT_EQ(got.kernels[k].kAlign, want.kernels[k].kAlign);
+      EXPECT_EQ(got.kernels[k].zeroOutput, want.kernels[k].zeroOutput);
+      EXPECT_EQ(got.kernels[k].args, want.kernels[k].args);
     }
     expectSameMatrix(got.matrix, want.matrix);
   }
@@ -726,7 +742,13 @@ std::string writeSmallPackage(const ScratchDir &dir) {
   std::vector<PackageLayer> layers = {
       makeLayer("a", a, Strategy::Lpt, FormatKind::Csr),
       makeLayer("b", b, Strategy::Identity, FormatKind::Bell, 2)};
-  layers[0].kernels.push_back({"k0", "csr-warp", 1, 1, 1, 32, 1, 1, 0});
+  KernelInfo kernel;
+  kernel.name = "k0";
+  kernel.family = "csr";
+  kernel.variant = "any";
+  kernel.args = {"csr.row_ptr", "B", "C", "K"};
+  kernel.blockX = 32;
+  layers[0].kernels.push_back(kernel);
   PackageOptions options;
   options.ptx = ".version 8.0\n";
   options.cubin = "cubin";

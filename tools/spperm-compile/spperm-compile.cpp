@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "spperm/Conversion/Passes.h"
+#include "spperm/Conversion/SpPermToGPU.h"
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 #include "spperm/Sparse/Features.h"
 #include "spperm/Sparse/Npy.h"
@@ -29,6 +31,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
@@ -148,7 +153,7 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
                             const std::string &baseDir, bool cusparse,
                             std::vector<::spperm::PackageLayer> &layers,
                             StageTimes &times) {
-  double permuteSeconds = 0, formatSeconds = 0;
+  FormatTimes formatTimes;
   for (auto func : module.getOps<func::FuncOp>()) {
     SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
     if (spmms.empty())
@@ -158,37 +163,16 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
                               << " spperm.spmm ops; a layer is one function "
                                  "with one multiplication";
     SpMMOp spmm = spmms.front();
-    MatrixType type = spmm.getMatrix().getType();
     LoadOp load = getSourceLoad(spmm.getMatrix());
-    if (!load)
-      return spmm.emitOpError("multiplies a matrix that does not come from "
-                              "spperm.load");
-    const ::spperm::CsrMatrix *m = matrices.get(load);
-    if (!m)
+    FailureOr<::spperm::FormattedMatrix> formatted =
+        buildFormattedMatrix(spmm, matrices, &formatTimes);
+    if (failed(formatted))
       return failure();
-
     ::spperm::PackageLayer layer;
     layer.name = func.getSymName().str();
+    MatrixType type = spmm.getMatrix().getType();
     layer.permutation = getPermutationOptions(type.getPerm());
     layer.format = getFormatOptions(type.getFormat());
-    auto start = std::chrono::steady_clock::now();
-    ::spperm::StatusOr<::spperm::Permutation> order =
-        ::spperm::computePermutation(*m, layer.permutation);
-    permuteSeconds += since(start);
-    if (!order)
-      return spmm.emitOpError() << order.message();
-    start = std::chrono::steady_clock::now();
-    ::spperm::StatusOr<::spperm::FormattedMatrix> formatted =
-        ::spperm::buildFormat(*m, order->order, layer.format);
-    formatSeconds += since(start);
-    if (!formatted)
-      return spmm.emitOpError() << formatted.message();
-    if (auto bell = dyn_cast<BellAttr>(type.getFormat())) {
-      if (formatted->bell.width > bell.getWidth())
-        return spmm.emitOpError()
-               << "the data needs Blocked-ELL width " << formatted->bell.width
-               << " but the type says " << bell.getWidth();
-    }
     layer.matrix = std::move(*formatted);
     int64_t kDim = cast<RankedTensorType>(spmm.getDense().getType()).getDimSize(1);
     layer.k = ShapedType::isDynamic(kDim) ? 0 : kDim;
@@ -203,15 +187,55 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
       ::spperm::KernelInfo kernel;
       kernel.name = "cusparse";
       kernel.family = "cusparse";
+      kernel.variant = "cusparse";
       layer.kernels.push_back(kernel);
     }
     layers.push_back(std::move(layer));
   }
-  times.add("permutation", permuteSeconds);
-  times.add("format", formatSeconds);
+  times.add("permutation", formatTimes.permutation);
+  times.add("format", formatTimes.format);
   if (layers.empty())
     return module.emitError("no function multiplies a matrix "
                             "(spperm.spmm): nothing to compile");
+  return success();
+}
+
+/// Generates every layer's kernels into the module's gpu.module, lowers it
+/// to PTX (spperm-pipeline's upstream half) and assembles a cubin when
+/// ptxas is available.
+LogicalResult generateCode(ModuleOp module,
+                           std::vector<::spperm::PackageLayer> &layers,
+                           const std::string &target,
+                           ::spperm::PackageOptions &popts, StageTimes &times) {
+  auto start = std::chrono::steady_clock::now();
+  module.getContext()
+      ->loadDialect<arith::ArithDialect, gpu::GPUDialect, math::MathDialect,
+                    memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
+                    vector::VectorDialect>();
+  gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
+  for (auto [index, layer] : llvm::enumerate(layers)) {
+    KernelGenOptions options;
+    options.k = layer.k;
+    options.prefix = "l" + std::to_string(index);
+    layer.kernels = generateLayerKernels(kernels, layer.matrix, options);
+  }
+  times.add("codegen", since(start));
+  start = std::chrono::steady_clock::now();
+  PassManager pm(module.getContext());
+  buildGpuToBinaryPipeline(pm, target);
+  if (failed(pm.run(module)))
+    return failure();
+  FailureOr<std::string> ptx = extractPtx(module);
+  if (failed(ptx))
+    return failure();
+  popts.ptx = std::move(*ptx);
+  times.add("ptx", since(start));
+  start = std::chrono::steady_clock::now();
+  ::spperm::StatusOr<std::string> cubin = assembleCubin(popts.ptx, target);
+  if (!cubin)
+    return module.emitError() << cubin.message();
+  popts.cubin = std::move(*cubin);
+  times.add("cubin", since(start));
   return success();
 }
 
@@ -354,10 +378,15 @@ int main(int argc, char **argv) {
   }
 
   DialectRegistry registry;
-  registry.insert<SpPermDialect, func::FuncDialect, tensor::TensorDialect,
-                  arith::ArithDialect>();
+  registry.insert<SpPermDialect>();
+  // The upstream dialects, interfaces and LLVM IR translations that code
+  // generation lowers through (as in spperm-opt).
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
   MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  ctx.loadDialect<SpPermDialect, func::FuncDialect, tensor::TensorDialect,
+                  arith::ArithDialect>();
   // Diagnostics become one line each: `spperm-compile: error: LOC: message`.
   bool diagnosed = false;
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
@@ -473,10 +502,13 @@ int main(int argc, char **argv) {
                            times)))
     return 1;
 
-  start = std::chrono::steady_clock::now();
   ::spperm::PackageOptions popts;
   popts.target = o.target;
   popts.externalData = o.data == "external";
+  if (!cusparse && failed(generateCode(*module, layers, o.target, popts, times)))
+    return 1;
+
+  start = std::chrono::steady_clock::now();
   if (::spperm::Status s = ::spperm::writePackage(o.output, layers, popts);
       !s) {
     reportError(kTool, s.message());

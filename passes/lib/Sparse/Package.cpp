@@ -253,6 +253,33 @@ void forEachBuffer(Matrix &f, bool withCsr, Fn &&fn) {
   }
 }
 
+} // namespace
+
+std::vector<LayerBuffer> spperm::layerBuffers(const PackageLayer &layer) {
+  std::vector<LayerBuffer> buffers;
+  forEachBuffer(layer.matrix, carriesCsr(layer.matrix),
+                [&](const char *name, const auto &v) {
+                  using T = typename std::decay_t<decltype(v)>::value_type;
+                  buffers.push_back({name, DType<T>::name, v.data(), v.size()});
+                });
+  return buffers;
+}
+
+namespace {
+
+/// Whether `name` may be a kernel parameter of `layer`: one of its buffers,
+/// or B, C, K.
+bool isKernelArgName(const PackageLayer &layer, const std::string &name) {
+  if (name == "B" || name == "C" || name == "K")
+    return true;
+  bool found = false;
+  forEachBuffer(layer.matrix, carriesCsr(layer.matrix),
+                [&](std::string_view buffer, const auto &) {
+                  found = found || buffer == name;
+                });
+  return found;
+}
+
 bool isCsrGroupName(std::string_view name) {
   return name == "csr.row_ptr" || name == "csr.col_idx" || name == "csr.values";
 }
@@ -411,6 +438,19 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
     if (k.sharedBytes < 0 || k.sharedBytes > kMaxIndex)
       return Status::error(where + "kernel " + inQuotes(k.name) +
                            " has a shared-memory size out of range");
+    if (!isValidName(k.variant))
+      return Status::error(where + "kernel " + inQuotes(k.name) +
+                           " needs a variant name");
+    if (k.kMin < 1 || k.kMax < 0 || (k.kMax != 0 && k.kMax < k.kMin) ||
+        k.kAlign < 1 || k.kMin > kMaxIndex || k.kMax > kMaxIndex ||
+        k.kAlign > kMaxIndex)
+      return Status::error(where + "kernel " + inQuotes(k.name) +
+                           " has an invalid K condition");
+    for (const std::string &arg : k.args)
+      if (!isKernelArgName(layer, arg))
+        return Status::error(where + "kernel " + inQuotes(k.name) +
+                             " takes " + inQuotes(arg) +
+                             ", which is not a buffer of the layer, B, C or K");
   }
   return Status::ok();
 }
@@ -419,6 +459,12 @@ json kernelJson(const KernelInfo &k) {
   json j;
   j["name"] = k.name;
   j["family"] = k.family;
+  j["variant"] = k.variant;
+  j["k_min"] = k.kMin;
+  j["k_max"] = k.kMax;
+  j["k_align"] = k.kAlign;
+  j["zero_output"] = k.zeroOutput;
+  j["args"] = k.args;
   j["grid"] = json::array({k.gridX, k.gridY, k.gridZ});
   j["block"] = json::array({k.blockX, k.blockY, k.blockZ});
   j["shared_bytes"] = k.sharedBytes;
@@ -887,6 +933,36 @@ public:
     return true;
   }
 
+  bool boolean(const json &obj, const std::string &ctx, std::string_view key,
+               bool &out) {
+    const json *v = member(obj, ctx, key);
+    if (!v)
+      return false;
+    if (!v->is_boolean())
+      return fail(join(ctx, key) + " must be true or false");
+    out = v->get<bool>();
+    return true;
+  }
+
+  /// An array of at most 64 strings.
+  bool stringList(const json &obj, const std::string &ctx,
+                  std::string_view key, std::vector<std::string> &out) {
+    const json *v = array(obj, ctx, key);
+    if (!v)
+      return false;
+    if (v->size() > 64)
+      return fail(join(ctx, key) + " has more than 64 elements");
+    out.clear();
+    for (const json &e : *v) {
+      if (!e.is_string())
+        return fail(join(ctx, key) + " must hold strings");
+      out.push_back(e.get<std::string>());
+      if (!isCleanUtf8(out.back()))
+        return fail(join(ctx, key) + " contains control characters");
+    }
+    return true;
+  }
+
   /// A triple [x, y, z] of integers in [1, hi].
   bool dims(const json &obj, const std::string &ctx, std::string_view key,
             int64_t hi, int64_t &x, int64_t &y, int64_t &z) {
@@ -1119,9 +1195,16 @@ bool parseLayer(ManifestReader &r, const json &l, size_t index,
       return r.fail(kCtx + " must be an object");
     KernelInfo k;
     if (!r.onlyKeys(kj, kCtx,
-                    {"name", "family", "grid", "block", "shared_bytes"}) ||
+                    {"name", "family", "variant", "k_min", "k_max", "k_align",
+                     "zero_output", "args", "grid", "block", "shared_bytes"}) ||
         !r.string(kj, kCtx, "name", k.name) ||
         !r.string(kj, kCtx, "family", k.family) ||
+        !r.string(kj, kCtx, "variant", k.variant) ||
+        !r.integer(kj, kCtx, "k_min", 1, kMaxIndex, k.kMin) ||
+        !r.integer(kj, kCtx, "k_max", 0, kMaxIndex, k.kMax) ||
+        !r.integer(kj, kCtx, "k_align", 1, kMaxIndex, k.kAlign) ||
+        !r.boolean(kj, kCtx, "zero_output", k.zeroOutput) ||
+        !r.stringList(kj, kCtx, "args", k.args) ||
         !r.dims(kj, kCtx, "grid", kMaxIndex, k.gridX, k.gridY, k.gridZ) ||
         !r.dims(kj, kCtx, "block", 1024, k.blockX, k.blockY, k.blockZ) ||
         !r.integer(kj, kCtx, "shared_bytes", 0, kMaxIndex, k.sharedBytes))
@@ -1223,6 +1306,16 @@ bool parseLayer(ManifestReader &r, const json &l, size_t index,
                       " is not an array of the " +
                       std::string(formatName(f.kind)) + " format");
   }
+  for (size_t i = 0; i < out.layer.kernels.size(); ++i)
+    for (const std::string &arg : out.layer.kernels[i].args) {
+      bool known = arg == "B" || arg == "C" || arg == "K";
+      for (const BufferDesc &b : out.buffers)
+        known = known || b.name == arg;
+      if (!known)
+        return r.fail(ctx + ".kernels[" + std::to_string(i) + "].args: " +
+                      inQuotes(arg) +
+                      " is not a buffer of the layer, B, C or K");
+    }
 
   // The counts that follow from the shape (verifyFormat checks the rest).
   auto expectCount = [&](const char *name, uint64_t want) {

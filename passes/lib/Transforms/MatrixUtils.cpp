@@ -8,6 +8,8 @@
 
 #include "spperm/Sparse/MatrixIO.h"
 
+#include <chrono>
+
 using namespace mlir;
 using namespace mlir::spperm;
 
@@ -89,4 +91,43 @@ const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op) {
     return nullptr;
   }
   return m;
+}
+
+FailureOr<::spperm::FormattedMatrix>
+mlir::spperm::buildFormattedMatrix(SpMMOp spmm, MatrixCache &cache,
+                                   FormatTimes *times) {
+  MatrixType type = spmm.getMatrix().getType();
+  LoadOp load = getSourceLoad(spmm.getMatrix());
+  if (!load)
+    return spmm.emitOpError("multiplies a matrix that does not come from "
+                            "spperm.load");
+  const ::spperm::CsrMatrix *m = cache.get(load);
+  if (!m)
+    return failure();
+  auto since = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  auto start = std::chrono::steady_clock::now();
+  ::spperm::StatusOr<::spperm::Permutation> order =
+      ::spperm::computePermutation(*m, getPermutationOptions(type.getPerm()));
+  if (times)
+    times->permutation += since(start);
+  if (!order)
+    return spmm.emitOpError() << order.message();
+  start = std::chrono::steady_clock::now();
+  ::spperm::StatusOr<::spperm::FormattedMatrix> formatted =
+      ::spperm::buildFormat(*m, order->order,
+                            getFormatOptions(type.getFormat()));
+  if (times)
+    times->format += since(start);
+  if (!formatted)
+    return spmm.emitOpError() << formatted.message();
+  if (auto bell = dyn_cast<BellAttr>(type.getFormat()))
+    if (formatted->bell.width > bell.getWidth())
+      return spmm.emitOpError()
+             << "the data needs Blocked-ELL width " << formatted->bell.width
+             << " but the type says " << bell.getWidth();
+  return std::move(*formatted);
 }

@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace spperm {
@@ -40,13 +41,37 @@ namespace spperm {
 constexpr int kPackageVersion = 1;
 
 /// A generated kernel of a layer and its launch configuration (filled in by
-/// code generation; empty until then).
+/// code generation). The kernels of a layer form variants, each a sequence of
+/// launches for a range of K: the runtime takes the variant of the first
+/// kernel whose K condition holds and launches every kernel of that variant
+/// in manifest order (docs/Package.md, "Kernels").
 struct KernelInfo {
+  /// The `gpu.func` symbol in kernels.ptx ("cusparse" for the library path).
   std::string name;
+  /// The kernel family (csr, csr-split, bell, hbp, hbp-combine, spmv,
+  /// cusparse, ...): informational.
   std::string family;
+  /// The variant this launch belongs to.
+  std::string variant;
+  /// The K condition: kMin <= K <= kMax (kMax 0 = no bound) and
+  /// K % kAlign == 0.
+  int64_t kMin = 1, kMax = 0, kAlign = 1;
+  /// C must be zero before this launch (the runtime clears it once).
+  bool zeroOutput = false;
+  /// The kernel's parameters in order: a buffer name of the layer
+  /// ("order", "csr.row_ptr", ...), "B", "C" (each passed as a 1-D memref
+  /// descriptor: allocated pointer, aligned pointer, offset, size, stride)
+  /// or "K" (a 64-bit integer).
+  std::vector<std::string> args;
   int64_t gridX = 1, gridY = 1, gridZ = 1;
   int64_t blockX = 1, blockY = 1, blockZ = 1;
   int64_t sharedBytes = 0;
+
+  /// Whether the K condition holds for `k`.
+  bool acceptsK(int64_t k) const {
+    return k >= kMin && (kMax == 0 || k <= kMax) && kAlign > 0 &&
+           k % kAlign == 0;
+  }
 };
 
 /// One layer (one fixed sparse matrix) of a package.
@@ -93,6 +118,22 @@ Status writePackage(const std::string &dir,
 
 /// Reads and verifies the package in `dir`.
 StatusOr<Package> readPackage(const std::string &dir);
+
+/// One array of a layer as the package stores it.
+struct LayerBuffer {
+  /// The buffer's name in the manifest ("order", "csr.row_ptr", ...).
+  std::string_view name;
+  /// Its element type: "i32", "i64" or "f32".
+  std::string_view dtype;
+  /// The first element (the layer's own storage).
+  const void *data;
+  /// The number of elements.
+  uint64_t count;
+};
+
+/// The arrays of `layer` in data.bin order (the same list the writer uses).
+/// The names and types are static strings; `data` points into `layer`.
+std::vector<LayerBuffer> layerBuffers(const PackageLayer &layer);
 
 /// SHA-256 of `size` bytes, as 64 lowercase hex digits.
 std::string sha256Hex(const void *data, size_t size);

@@ -17,6 +17,7 @@
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 #include "spperm/Sparse/CsrMatrix.h"
 #include "spperm/Sparse/Formats.h"
+#include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/Permutation.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -50,6 +51,20 @@ private:
   std::string baseDir;
   llvm::StringMap<std::unique_ptr<::spperm::CsrMatrix>> matrices;
 };
+
+/// Wall time spent by buildFormattedMatrix, per stage.
+struct FormatTimes {
+  double permutation = 0.0;
+  double format = 0.0;
+};
+
+/// The matrix that `spmm` multiplies, read through `cache`, permuted and
+/// stored exactly as its type says; failure after emitting an error on the
+/// op (unreadable matrix, invalid parameters, a Blocked-ELL width larger
+/// than the type records).
+FailureOr<::spperm::FormattedMatrix>
+buildFormattedMatrix(SpMMOp spmm, MatrixCache &cache,
+                     FormatTimes *times = nullptr);
 
 } // namespace spperm
 } // namespace mlir

@@ -1,0 +1,54 @@
+//===- Passes.td - spperm conversion passes ----------------*- tablegen -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_CONVERSION_PASSES_TD
+#define SPPERM_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Generate GPU kernels specialized for each multiplied matrix";
+  let description = [{
+    For every `spperm.spmm`, reads its matrix, permutes and stores it as the
+    matrix type says, and emits the layer's kernels as `gpu.func`s into the
+    `gpu.module @spperm_kernels` (the module becomes a
+    `gpu.container_module`). What is known of the matrix is baked into the
+    kernels as constants: the row ranges and group sizes, the chunks of long
+    rows (a constant `memref.global`), the Blocked-ELL block size and width,
+    the HBP partition, and K when the dense operand's type fixes it
+    (otherwise one variant per class of K).
+
+    Each `spperm.spmm` gets a `spperm.kernels` attribute: the launches in
+    the order the runtime runs them (name, family, variant, the K condition,
+    whether C is cleared first, the parameters, grid and block), i.e. the
+    `kernels` of the layer in the package manifest.
+
+    Kernel families (docs/Kernels.md): `csr` (a group of lanes per row,
+    entries cached in registers and broadcast by shuffle, 16-byte B and C
+    accesses), `bell` (the same with the row's dense blocks first: one store
+    of C), `*-spmv` (lanes stride over a row and reduce by shuffle; row
+    ranges of similar length get their own group size), `*-split` (chunks of
+    long rows, added atomically) and `hbp` (a warp per 2-D block, fixed and
+    ticketed competitive blocks, atomic combine).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"256",
+           "Threads per CTA (a multiple of 32, at most 1024)">,
+    Option<"baseDir", "base-dir", "std::string", /*default=*/"\"\"",
+           "Directory that relative matrix paths are resolved against">,
+  ];
+}
+
+#endif // SPPERM_CONVERSION_PASSES_TD

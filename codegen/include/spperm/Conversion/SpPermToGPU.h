@@ -1,0 +1,79 @@
+//===- SpPermToGPU.h - Kernels specialized for one matrix -------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The code generator behind spperm-lower-to-gpu and spperm-compile: given a
+// matrix in its storage format (spperm::FormattedMatrix), it emits the
+// layer's kernels as `gpu.func`s into a `gpu.module`, with what is known of
+// the matrix baked in as constants (row ranges, long-row chunks, block
+// sizes, ELL width, partition sizes, K when fixed), and returns how the
+// runtime launches them (spperm::KernelInfo, the package's `kernels`).
+// docs/Kernels.md describes the families and the plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_CONVERSION_SPPERMTOGPU_H
+#define SPPERM_CONVERSION_SPPERMTOGPU_H
+
+#include "spperm/Sparse/Formats.h"
+#include "spperm/Sparse/Package.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::spperm {
+
+/// What code generation knows besides the matrix.
+struct KernelGenOptions {
+  /// The K the layer is specialized for; 0 generates variants for every K
+  /// (SpMV, 16-byte vector classes, a scalar fallback).
+  int64_t k = 0;
+  /// Threads per CTA.
+  int64_t threads = 256;
+  /// Prefix of every symbol of the layer (unique within the package).
+  std::string prefix = "layer";
+};
+
+/// The name of the gpu.module that holds a package's kernels.
+constexpr const char *kKernelModuleName = "spperm_kernels";
+
+/// Returns the kernel module of `module` (marking it a GPU container),
+/// creating it when absent.
+gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
+
+/// Emits the kernels of one layer into `kernels` and returns their launches
+/// in the order the runtime runs them.
+std::vector<::spperm::KernelInfo>
+generateLayerKernels(gpu::GPUModuleOp kernels,
+                     const ::spperm::FormattedMatrix &matrix,
+                     const KernelGenOptions &options);
+
+/// Adds the upstream lowering from gpu.module/gpu.func (gpu, scf, arith,
+/// memref, vector, math, nvvm) to gpu.binary: convert-scf-to-cf,
+/// convert-gpu-to-nvvm, reconcile-unrealized-casts, nvvm-attach-target
+/// {chip, O=3} and gpu-module-to-binary{format}.
+void buildGpuToBinaryPipeline(OpPassManager &pm, StringRef chip,
+                              StringRef format = "isa");
+
+/// The PTX text of the kernel module's gpu.binary (after
+/// buildGpuToBinaryPipeline with format "isa").
+FailureOr<std::string> extractPtx(ModuleOp module);
+
+/// Assembles `ptx` for `chip` with ptxas (found as $SPPERM_PTXAS, on PATH,
+/// or under $CUDA_HOME/bin, /usr/local/cuda/bin). Returns the cubin, or an
+/// empty string when there is no ptxas; fails with ptxas' message.
+::spperm::StatusOr<std::string> assembleCubin(const std::string &ptx,
+                                              StringRef chip);
+
+/// Registers spperm-lower-to-gpu's companion pipeline `spperm-pipeline`.
+void registerSpPermPipeline();
+
+} // namespace mlir::spperm
+
+#endif // SPPERM_CONVERSION_SPPERMTOGPU_H

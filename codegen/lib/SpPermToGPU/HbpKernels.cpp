@@ -1,0 +1,201 @@
+//===- HbpKernels.cpp - The HBP (hash-based 2-D partition) kernel ---------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// One warp per stored 2-D block (docs/Formats.md, "hbp"): warp group by
+// group, lane t follows its add_sign chain from
+// begin_nnz + t - zero_row and adds the partial row into C[order[row]]. A
+// warp first runs its fixed blocks, then takes competitive blocks by atomic
+// ticket until none is left; the last warp to finish resets the ticket for
+// the next launch. The combine step is the atomic addition into C, which the
+// runtime clears before the launch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+#include "KernelBuilder.h"
+
+using namespace mlir;
+using namespace mlir::spperm::codegen;
+
+namespace {
+
+class HbpKernelEmitter {
+public:
+  HbpKernelEmitter(const HbpKernelSpec &spec, gpu::GPUFuncOp func,
+                   ImplicitLocOpBuilder &b)
+      : spec(spec), func(func), b(b), kb(b) {}
+
+  void emit(ArrayRef<KernelArg> args) {
+    for (auto [i, a] : llvm::enumerate(args))
+      params[a.name] = func.getArgument(i);
+    K = spec.k > 0 ? kb.idx(spec.k) : params["K"];
+    Value tid = kb.threadIdX();
+    Value warp = kb.add(kb.mul(kb.blockIdX(), spec.threads / kWarpSize),
+                        kb.div(tid, kWarpSize));
+    lane = kb.rem(tid, kWarpSize);
+    kb.ifThen(kb.lt(warp, spec.warps), [&] {
+      Value ptr = params.at("hbp.fixed_block_ptr");
+      Value fixed = params.at("hbp.fixed_blocks");
+      Value lo = kb.loadIndex(ptr, warp);
+      Value hi = kb.loadIndex(ptr, kb.add(warp, 1));
+      kb.forLoop(lo, hi, kb.idx(1), {},
+                 [&](Value i, ValueRange) -> SmallVector<Value> {
+                   processBlock(kb.loadIndex(fixed, i));
+                   return {};
+                 });
+      if (spec.competitive > 0)
+        emitCompetitive();
+    });
+    gpu::ReturnOp::create(b);
+  }
+
+private:
+  /// Takes tickets until the competitive blocks run out, then counts the
+  /// warp as finished; the last one resets both counters.
+  void emitCompetitive() {
+    auto countersType = MemRefType::get({2}, b.getI32Type());
+    Value counters = memref::GetGlobalOp::create(b, countersType, spec.counters);
+    Value first = kb.eq(lane, kb.idx(0));
+    Value competitive = params.at("hbp.competitive_blocks");
+    auto loop = scf::WhileOp::create(
+        b, TypeRange{b.getIndexType()}, ValueRange{},
+        [&](OpBuilder &nested, Location, ValueRange) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(nested.getInsertionBlock());
+          Value ticket = kb.guarded(
+              first,
+              [&] { return kb.atomicAddI32(counters, kb.idx(0), kb.i32(1)); },
+              kb.i32(0));
+          ticket = kb.toIndex(kb.shuffleIdx(ticket, kb.idx(0), kWarpSize,
+                                            kb.i32(-1)));
+          scf::ConditionOp::create(b, kb.lt(ticket, spec.competitive),
+                                   ValueRange{ticket});
+        },
+        [&](OpBuilder &nested, Location, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(nested.getInsertionBlock());
+          processBlock(kb.loadIndex(competitive, args[0]));
+          scf::YieldOp::create(b, ValueRange{});
+        });
+    (void)loop;
+    kb.ifThen(first, [&] {
+      Value done = kb.toIndex(kb.atomicAddI32(counters, kb.idx(1), kb.i32(1)));
+      kb.ifThen(kb.eq(done, kb.idx(spec.warps - 1)), [&] {
+        memref::StoreOp::create(b, kb.i32(0), counters, ValueRange{kb.idx(0)});
+        memref::StoreOp::create(b, kb.i32(0), counters, ValueRange{kb.idx(1)});
+      });
+    });
+  }
+
+  /// Stored block `s`, warp group by warp group.
+  void processBlock(Value s) {
+    const int64_t R = spec.rowBlock, groups = R / kWarpSize;
+    Value blockRow =
+        kb.div(kb.loadIndex(params.at("hbp.blocks"), s), spec.blockCols);
+    Value zeroRow = params.at("hbp.zero_row");
+    Value outputHash = params.at("hbp.output_hash");
+    Value beginNnz = params.at("hbp.begin_nnz");
+    Value order = params.at("order");
+    Type accType = spec.vec == 1
+                       ? Type(b.getF32Type())
+                       : Type(VectorType::get({spec.vec}, b.getF32Type()));
+    kb.forLoop(
+        kb.idx(0), kb.idx(groups), kb.idx(1), {},
+        [&](Value g, ValueRange) -> SmallVector<Value> {
+          Value slot =
+              kb.add(kb.add(kb.mul(s, R), kb.mul(g, kWarpSize)), lane);
+          Value zr = kb.loadIndex(zeroRow, slot);
+          kb.ifThen(kb.ge(zr, kb.idx(0)), [&] {
+            Value prow = kb.add(kb.mul(blockRow, R),
+                                kb.loadIndex(outputHash, slot));
+            Value orow = kb.loadIndex(order, prow);
+            Value j0 = kb.sub(
+                kb.add(kb.loadIndex(beginNnz, kb.add(kb.mul(s, groups), g)),
+                       lane),
+                zr);
+            kb.forLoop(kb.idx(0), K, kb.idx(spec.vec), {},
+                       [&](Value kBase, ValueRange) -> SmallVector<Value> {
+                         Value acc = walkChain(j0, kBase, accType);
+                         kb.atomicAddF32(acc, params.at("C"),
+                                         kb.add(kb.mul(orow, K), kBase));
+                         return {};
+                       });
+          });
+          return {};
+        });
+  }
+
+  /// The lane's sum over its chain starting at entry j0: a do-while over
+  /// add_sign (the last entry has add_sign -1).
+  Value walkChain(Value j0, Value kBase, Type accType) {
+    Value col = params.at("hbp.col"), data = params.at("hbp.data");
+    Value addSign = params.at("hbp.add_sign"), B = params.at("B");
+    Value yes = arith::ConstantIntOp::create(b, 1, 1);
+    Type idxType = b.getIndexType(), i1 = b.getI1Type();
+    auto loop = scf::WhileOp::create(
+        b, TypeRange{idxType, accType, i1},
+        ValueRange{j0, kb.zero(accType), yes},
+        [&](OpBuilder &nested, Location, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(nested.getInsertionBlock());
+          scf::ConditionOp::create(b, args[2], args);
+        },
+        [&](OpBuilder &nested, Location, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(nested.getInsertionBlock());
+          Value j = args[0];
+          Value c = kb.loadIndex(col, j);
+          Value bv =
+              kb.loadF32(B, kb.add(kb.mul(c, K), kBase), spec.vec);
+          Value acc = kb.fma(kb.load(data, j), bv, args[1]);
+          Value step = kb.loadIndex(addSign, j);
+          Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
+                                             step, kb.idx(0));
+          scf::YieldOp::create(b, ValueRange{kb.add(j, step), acc, more});
+        });
+    return loop.getResult(1);
+  }
+
+  const HbpKernelSpec &spec;
+  gpu::GPUFuncOp func;
+  ImplicitLocOpBuilder &b;
+  KernelBuilder kb;
+  llvm::StringMap<Value> params;
+  Value lane, K;
+};
+
+} // namespace
+
+std::vector<std::string>
+mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
+                                     const HbpKernelSpec &spec) {
+  MLIRContext *ctx = module.getContext();
+  Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
+  Type f32 = Float32Type::get(ctx);
+  SmallVector<KernelArg> args = {
+      {"order", i32},
+      {"hbp.blocks", i32},
+      {"hbp.col", i32},
+      {"hbp.data", f32},
+      {"hbp.add_sign", i32},
+      {"hbp.zero_row", i32},
+      {"hbp.begin_nnz", i64},
+      {"hbp.output_hash", i32},
+      {"hbp.fixed_blocks", i32},
+      {"hbp.fixed_block_ptr", i32},
+      {"hbp.competitive_blocks", i32},
+      {"B", f32},
+      {"C", f32},
+      {"K", IndexType::get(ctx)}};
+  gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
+  ImplicitLocOpBuilder b(func.getLoc(), ctx);
+  b.setInsertionPointToStart(&func.getBody().front());
+  HbpKernelEmitter(spec, func, b).emit(args);
+  std::vector<std::string> names;
+  for (const KernelArg &a : args)
+    names.push_back(a.name);
+  return names;
+}

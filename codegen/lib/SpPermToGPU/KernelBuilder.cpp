@@ -1,0 +1,148 @@
+//===- KernelBuilder.cpp - Helpers for writing gpu.func bodies ------------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::spperm::codegen;
+
+Value KernelBuilder::div(Value x, int64_t y) {
+  if (y == 1)
+    return x;
+  if (llvm::isPowerOf2_64(y))
+    return arith::ShRUIOp::create(b, x, idx(llvm::Log2_64(y)));
+  return arith::DivUIOp::create(b, x, idx(y));
+}
+
+Value KernelBuilder::rem(Value x, int64_t y) {
+  if (y == 1)
+    return idx(0);
+  if (llvm::isPowerOf2_64(y))
+    return arith::AndIOp::create(b, x, idx(y - 1));
+  return arith::RemUIOp::create(b, x, idx(y));
+}
+
+Value KernelBuilder::fma(Value a, Value x, Value acc) {
+  if (auto vt = dyn_cast<VectorType>(x.getType())) {
+    Value splat = vector::BroadcastOp::create(b, vt, a);
+    return vector::FMAOp::create(b, splat, x, acc);
+  }
+  // Scalars: a contractable multiply-add (math.fma would become a libdevice
+  // call); the NVPTX backend emits fma.rn.f32.
+  auto contract = arith::FastMathFlagsAttr::get(b.getContext(),
+                                                arith::FastMathFlags::contract);
+  Value prod = arith::MulFOp::create(b, a, x, contract);
+  return arith::AddFOp::create(b, prod, acc, contract);
+}
+
+Value KernelBuilder::loadF32(Value memref, Value i, int64_t width) {
+  if (width == 1)
+    return load(memref, i);
+  auto vt = VectorType::get({width}, b.getF32Type());
+  return vector::LoadOp::create(b, vt, memref, ValueRange{i},
+                                /*nontemporal=*/false,
+                                llvm::MaybeAlign(4 * width));
+}
+
+void KernelBuilder::storeF32(Value value, Value memref, Value i) {
+  if (auto vt = dyn_cast<VectorType>(value.getType())) {
+    vector::StoreOp::create(b, value, memref, ValueRange{i},
+                            /*nontemporal=*/false,
+                            llvm::MaybeAlign(4 * vt.getNumElements()));
+    return;
+  }
+  memref::StoreOp::create(b, value, memref, ValueRange{i});
+}
+
+void KernelBuilder::atomicAddF32(Value value, Value memref, Value i) {
+  auto vt = dyn_cast<VectorType>(value.getType());
+  int64_t n = vt ? vt.getNumElements() : 1;
+  for (int64_t e = 0; e < n; ++e) {
+    Value elem =
+        vt ? vector::ExtractOp::create(b, value, ArrayRef<int64_t>{e})
+                 .getResult()
+           : value;
+    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf, elem, memref,
+                                ValueRange{add(i, e)});
+  }
+}
+
+Value KernelBuilder::atomicAddI32(Value memref, Value i, Value v) {
+  return memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, v, memref,
+                                     ValueRange{i});
+}
+
+static Value clampFor(KernelBuilder &kb, int64_t width) {
+  return kb.i32(static_cast<int32_t>(((kWarpSize - width) << 8) | 0x1f));
+}
+
+Value KernelBuilder::shuffleIdx(Value v, Value srcLane, int64_t width,
+                                Value mask) {
+  return NVVM::ShflOp::create(b, v.getType(), mask, v, toI32(srcLane),
+                              clampFor(*this, width), NVVM::ShflKind::idx,
+                              UnitAttr());
+}
+
+Value KernelBuilder::shuffleXor(Value v, int64_t offset, int64_t width,
+                                Value mask) {
+  return NVVM::ShflOp::create(b, v.getType(), mask, v,
+                              i32(static_cast<int32_t>(offset)),
+                              clampFor(*this, width), NVVM::ShflKind::bfly,
+                              UnitAttr());
+}
+
+Value KernelBuilder::segmentMask(Value laneInWarp, int64_t width) {
+  if (width >= kWarpSize)
+    return i32(-1);
+  Value first = toI32(sub(laneInWarp, rem(laneInWarp, width)));
+  Value bits = i32(static_cast<int32_t>((uint64_t(1) << width) - 1));
+  return arith::ShLIOp::create(b, bits, first);
+}
+
+SmallVector<Value> KernelBuilder::forLoop(Value lb, Value ub, Value step,
+                                          ValueRange inits, const Body &body) {
+  auto loop = scf::ForOp::create(b, lb, ub, step, inits);
+  OpBuilder::InsertionGuard guard(b);
+  // Without loop-carried values the builder adds a terminator; ours
+  // replaces it.
+  if (loop.getBody()->mightHaveTerminator())
+    loop.getBody()->getTerminator()->erase();
+  b.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> results =
+      body(loop.getInductionVar(), loop.getRegionIterArgs());
+  scf::YieldOp::create(b, results);
+  return SmallVector<Value>(loop.getResults());
+}
+
+SmallVector<Value>
+KernelBuilder::ifThenElse(Value cond, TypeRange types,
+                          const std::function<SmallVector<Value>()> &thenBody,
+                          const std::function<SmallVector<Value>()> &elseBody) {
+  assert(!types.empty() && "use ifThen for an scf.if without results");
+  auto op = scf::IfOp::create(b, types, cond, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(op.thenBlock());
+  scf::YieldOp::create(b, thenBody());
+  b.setInsertionPointToStart(op.elseBlock());
+  scf::YieldOp::create(b, elseBody());
+  return SmallVector<Value>(op.getResults());
+}
+
+void KernelBuilder::ifThen(Value cond, const std::function<void()> &thenBody) {
+  auto op = scf::IfOp::create(b, TypeRange{}, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op.thenBlock()->getTerminator());
+  thenBody();
+}
+
+Value KernelBuilder::guarded(Value cond, const std::function<Value()> &load,
+                             Value otherwise) {
+  return ifThenElse(
+      cond, otherwise.getType(), [&]() -> SmallVector<Value> { return {load()}; },
+      [&]() -> SmallVector<Value> { return {otherwise}; })[0];
+}

@@ -1,0 +1,140 @@
+//===- KernelBuilder.h - Helpers for writing gpu.func bodies ----*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to the SpPermToGPU library: a thin layer over ImplicitLocOpBuilder
+// that keeps the kernel generators readable (index arithmetic, loads and
+// stores of 1-D memrefs, structured control flow with results, warp
+// shuffles and atomics). Index values are 64-bit on the device
+// (convert-gpu-to-nvvm{index-bitwidth=64}).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELBUILDER_H
+#define SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELBUILDER_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <cstdint>
+#include <functional>
+
+namespace mlir::spperm::codegen {
+
+/// Lanes of a warp.
+constexpr int64_t kWarpSize = 32;
+
+/// Builds the body of one kernel at the builder's insertion point.
+class KernelBuilder {
+public:
+  explicit KernelBuilder(ImplicitLocOpBuilder &b) : b(b) {}
+
+  ImplicitLocOpBuilder &builder() { return b; }
+
+  // Constants.
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value i32(int32_t v) {
+    return arith::ConstantIntOp::create(b, b.getI32Type(), v);
+  }
+  Value f32(float v) {
+    return arith::ConstantFloatOp::create(b, b.getF32Type(), APFloat(v));
+  }
+  /// A zero of `type` (f32 or vector<Vxf32>).
+  Value zero(Type type) {
+    return arith::ConstantOp::create(b, type, b.getZeroAttr(type));
+  }
+
+  // Index arithmetic (operands of equal type).
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
+  Value add(Value x, int64_t y) { return y == 0 ? x : add(x, idx(y)); }
+  Value mul(Value x, int64_t y) { return y == 1 ? x : mul(x, idx(y)); }
+  /// x / y and x % y for non-negative x; shifts and masks for powers of 2.
+  Value div(Value x, int64_t y);
+  Value rem(Value x, int64_t y);
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x, y);
+  }
+  Value lt(Value x, int64_t y) { return lt(x, idx(y)); }
+  Value ge(Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::sge, x, y);
+  }
+  Value eq(Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, x, y);
+  }
+  Value andI(Value x, Value y) { return arith::AndIOp::create(b, x, y); }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, c, x, y);
+  }
+  Value toIndex(Value v) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), v);
+  }
+  Value toI32(Value v) {
+    return arith::IndexCastOp::create(b, b.getI32Type(), v);
+  }
+
+  // Float arithmetic (f32 or vectors of it).
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
+  /// acc + a * x, with `a` a scalar broadcast when x is a vector.
+  Value fma(Value a, Value x, Value acc);
+
+  // Threads.
+  Value threadIdX() { return gpu::ThreadIdOp::create(b, gpu::Dimension::x); }
+  Value blockIdX() { return gpu::BlockIdOp::create(b, gpu::Dimension::x); }
+
+  // Memory (1-D memrefs).
+  Value load(Value memref, Value i) { return memref::LoadOp::create(b, memref, i); }
+  /// Loads an integer element and casts it to index.
+  Value loadIndex(Value memref, Value i) { return toIndex(load(memref, i)); }
+  /// Loads `width` consecutive f32 from `memref[i]` (a vector<width x f32>
+  /// with 4*width-byte alignment), or one f32 when width is 1.
+  Value loadF32(Value memref, Value i, int64_t width);
+  /// Stores `value` (f32 or vector) at memref[i], aligned like loadF32.
+  void storeF32(Value value, Value memref, Value i);
+  /// Atomically adds `value` (f32 or vector, element by element) at
+  /// memref[i].
+  void atomicAddF32(Value value, Value memref, Value i);
+  /// Atomically adds `v` to the i32 at memref[i] and returns the old value.
+  Value atomicAddI32(Value memref, Value i, Value v);
+
+  // Warp shuffles of f32 or i32 values inside aligned segments of `width`
+  // lanes, with `mask` the participating lanes (i32).
+  Value shuffleIdx(Value v, Value srcLane, int64_t width, Value mask);
+  Value shuffleXor(Value v, int64_t offset, int64_t width, Value mask);
+  /// The lanes of the `width`-lane segment that contains lane `laneInWarp`
+  /// (index), as an i32 mask.
+  Value segmentMask(Value laneInWarp, int64_t width);
+
+  // Structured control flow. Bodies return the values they yield.
+  using Body = std::function<SmallVector<Value>(Value iv, ValueRange args)>;
+  /// scf.for lb..ub step `step` carrying `inits`.
+  SmallVector<Value> forLoop(Value lb, Value ub, Value step, ValueRange inits,
+                             const Body &body);
+  /// scf.if with results of `types`.
+  SmallVector<Value>
+  ifThenElse(Value cond, TypeRange types,
+             const std::function<SmallVector<Value>()> &thenBody,
+             const std::function<SmallVector<Value>()> &elseBody);
+  /// scf.if without results.
+  void ifThen(Value cond, const std::function<void()> &thenBody);
+  /// A value that is `load()` when `cond` holds and `otherwise` else (the
+  /// load is not executed when cond is false).
+  Value guarded(Value cond, const std::function<Value()> &load,
+                Value otherwise);
+
+private:
+  ImplicitLocOpBuilder &b;
+};
+
+} // namespace mlir::spperm::codegen
+
+#endif // SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELBUILDER_H

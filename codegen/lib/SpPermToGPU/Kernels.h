@@ -1,0 +1,104 @@
+//===- Kernels.h - The kernel families of spperm-lower-to-gpu ---*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to the SpPermToGPU library: the description of one kernel that a
+// family emitter turns into a gpu.func, and the emitters. LayerKernels.cpp
+// plans which kernels a layer gets (variants per K class, row ranges, long
+// rows) and calls these.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELS_H
+#define SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELS_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::spperm::codegen {
+
+/// One parameter of a kernel: its name in the package ABI (a buffer name,
+/// "B", "C" or "K") and its element type (i32, i64 or f32 for buffers;
+/// index for K).
+struct KernelArg {
+  std::string name;
+  Type type;
+};
+
+/// Creates an empty `gpu.func` kernel named `name` whose parameters are
+/// `args` (buffers as memref<?xT>, K as index), with `threads` as its known
+/// block size. The entry block is left without terminator.
+gpu::GPUFuncOp createKernel(gpu::GPUModuleOp module, StringRef name,
+                            ArrayRef<KernelArg> args, int64_t threads);
+
+/// Where the rows of a row kernel come from.
+struct RowSource {
+  /// Rows [rowBegin, rowEnd) of the permuted row space, entries through
+  /// the row pointers.
+  int64_t rowBegin = 0, rowEnd = 0;
+  /// Rows with more entries than this are left to the split kernel (their C
+  /// row gets only the dense-block part, or zero); 0: no such rows.
+  int64_t longThreshold = 0;
+  /// Or: chunks of long rows, from the constant table `chunkTable`
+  /// (`chunks` triples row, begin, end); results are added atomically.
+  std::string chunkTable;
+  int64_t chunks = 0;
+  bool isChunks() const { return !chunkTable.empty(); }
+};
+
+/// The Blocked-ELL part of a bell layer (tau = 0: none).
+struct DenseBlocks {
+  int64_t tau = 0;
+  int64_t width = 0;
+  int64_t cols = 0;
+};
+
+/// A row kernel: a group of `lanes` lanes per row (or chunk). SpMM: each
+/// lane owns `vec` consecutive columns of C (16-byte accesses for 4), the
+/// group walks the row in steps of `lanes` entries, caching them in
+/// registers and broadcasting column and value by shuffle. SpMV: the lanes
+/// stride over the row and reduce by butterfly shuffles.
+struct RowKernelSpec {
+  std::string name;
+  int64_t lanes = 32;
+  int64_t vec = 1;
+  int64_t threads = 256;
+  /// K baked in; 0 reads it from the K parameter.
+  int64_t k = 0;
+  bool spmv = false;
+  RowSource source;
+  DenseBlocks dense;
+  /// Buffer names: order, row pointers, column indices, values, and for
+  /// dense blocks the block columns and block values.
+  std::string order, rowPtr, colIdx, values, blockCol, blockValues;
+};
+
+/// Emits a row kernel; returns its parameter names in order.
+std::vector<std::string> emitRowKernel(gpu::GPUModuleOp module,
+                                       const RowKernelSpec &spec);
+
+/// An HBP kernel: one warp per stored 2-D block, fixed blocks then
+/// competitive ones by atomic ticket; partial sums are combined into C
+/// atomically (C is cleared first).
+struct HbpKernelSpec {
+  std::string name;
+  int64_t threads = 256;
+  int64_t vec = 1;
+  int64_t k = 0;
+  int64_t rowBlock = 0, blockCols = 0, warps = 0, competitive = 0;
+  /// The module-level counters (ticket, finished warps) of this kernel.
+  std::string counters;
+};
+
+/// Emits an HBP kernel; returns its parameter names in order.
+std::vector<std::string> emitHbpKernel(gpu::GPUModuleOp module,
+                                       const HbpKernelSpec &spec);
+
+} // namespace mlir::spperm::codegen
+
+#endif // SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELS_H

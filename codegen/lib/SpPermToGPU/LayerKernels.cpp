@@ -1,0 +1,345 @@
+//===- LayerKernels.cpp - Which kernels a layer gets ----------------------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The plan of a layer's kernels (docs/Kernels.md):
+//  * variants by K: K = 1 (SpMV), multiples of 4 by size class (a group of
+//    2, 8, 16 or 32 lanes per row, 4 columns per lane, so that one group
+//    covers K), and a scalar fallback; a package compiled for one K gets
+//    exactly that K's kernels with K baked in;
+//  * SpMV: contiguous row ranges of similar row length (as a load-sorting
+//    permutation produces) get their own group size;
+//  * long rows (more than max(512, 8 x mean) entries for SpMM, 2048 for
+//    SpMV) are cut into chunks that separate groups add into C atomically,
+//    so a power-law row does not serialize on one warp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Conversion/SpPermToGPU.h"
+
+#include "Kernels.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::spperm;
+using namespace mlir::spperm::codegen;
+using ::spperm::FormatKind;
+using ::spperm::FormattedMatrix;
+using ::spperm::KernelInfo;
+
+gpu::GPUModuleOp mlir::spperm::getOrCreateKernelModule(ModuleOp module) {
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(module.getContext()));
+  for (auto m : module.getOps<gpu::GPUModuleOp>())
+    if (m.getName() == kKernelModuleName)
+      return m;
+  OpBuilder b(module.getContext());
+  b.setInsertionPointToEnd(module.getBody());
+  return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+}
+
+namespace {
+
+/// A range of K the layer gets one variant for.
+struct KClass {
+  std::string variant;
+  int64_t kMin, kMax, kAlign;
+  /// Lanes per row (0 for SpMV: chosen per row range) and columns per lane.
+  int64_t lanes, vec;
+  bool spmv;
+  /// K baked in (0: read at run time).
+  int64_t k;
+};
+
+int64_t pow2Ceil(int64_t v) {
+  return static_cast<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(v, 1)));
+}
+
+std::vector<KClass> kClasses(int64_t k) {
+  if (k == 1)
+    return {{"k1", 1, 1, 1, 0, 1, true, 1}};
+  if (k > 0) {
+    int64_t vec = k % 4 == 0 ? 4 : 1;
+    int64_t lanes = std::min<int64_t>(32, pow2Ceil((k + vec - 1) / vec));
+    return {{"k" + std::to_string(k), k, k, 1, lanes, vec, false, k}};
+  }
+  return {{"spmv", 1, 1, 1, 0, 1, true, 1},
+          {"vec4.g2", 4, 8, 4, 2, 4, false, 0},
+          {"vec4.g8", 12, 32, 4, 8, 4, false, 0},
+          {"vec4.g16", 36, 64, 4, 16, 4, false, 0},
+          {"vec4.g32", 68, 0, 4, 32, 4, false, 0},
+          {"scalar.g32", 2, 0, 1, 32, 1, false, 0}};
+}
+
+/// The CSR arrays a row kernel walks (the matrix's, or bell's residual).
+struct RowMatrix {
+  const std::vector<int32_t> *rowPtr = nullptr;
+  const char *rowPtrName, *colIdxName, *valuesName;
+  DenseBlocks dense;
+  const char *family;
+};
+
+/// A contiguous range of rows and the group size for it (SpMV).
+struct RowRange {
+  int64_t begin, end, lanes;
+};
+
+int64_t lanesForLength(double length) {
+  return std::min<int64_t>(32, pow2Ceil(static_cast<int64_t>(length + 0.5)));
+}
+
+/// SpMV row ranges: runs of rows whose length asks for the same group size,
+/// short runs merged into their neighbours; at most 8 ranges, else one.
+std::vector<RowRange> spmvRanges(const std::vector<int32_t> &rowPtr,
+                                 int64_t longThreshold) {
+  const int64_t rows = static_cast<int64_t>(rowPtr.size()) - 1;
+  constexpr int64_t kMinRows = 2048;
+  auto length = [&](int64_t r) {
+    int64_t n = rowPtr[r + 1] - rowPtr[r];
+    return n > longThreshold ? 0 : n;
+  };
+  std::vector<RowRange> ranges;
+  for (int64_t r = 0; r < rows;) {
+    int64_t lanes = lanesForLength(static_cast<double>(length(r)));
+    int64_t e = r + 1;
+    while (e < rows && lanesForLength(static_cast<double>(length(e))) == lanes)
+      ++e;
+    if (!ranges.empty() && (e - r < kMinRows ||
+                            ranges.back().end - ranges.back().begin < kMinRows))
+      ranges.back().end = e;
+    else
+      ranges.push_back({r, e, 0});
+    r = e;
+  }
+  if (ranges.size() > 8)
+    ranges = {{0, rows, 0}};
+  if (ranges.empty())
+    ranges = {{0, 0, 1}};
+  for (RowRange &range : ranges) {
+    int64_t nnz = 0;
+    for (int64_t r = range.begin; r < range.end; ++r)
+      nnz += length(r);
+    range.lanes = range.end > range.begin
+                      ? lanesForLength(static_cast<double>(nnz) /
+                                       static_cast<double>(range.end -
+                                                           range.begin))
+                      : 1;
+  }
+  return ranges;
+}
+
+class LayerPlanner {
+public:
+  LayerPlanner(gpu::GPUModuleOp module, const FormattedMatrix &m,
+               const KernelGenOptions &options)
+      : module(module), m(m), options(options) {}
+
+  std::vector<KernelInfo> plan() {
+    if (m.kind == FormatKind::Hbp) {
+      planHbp();
+      return kernels;
+    }
+    RowMatrix rm;
+    if (m.kind == FormatKind::Csr) {
+      rm = {&m.csr.rowPtr, "csr.row_ptr", "csr.col_idx", "csr.values",
+            DenseBlocks(), "csr"};
+    } else {
+      rm = {&m.bell.residual.rowPtr, "bell.residual.row_ptr",
+            "bell.residual.col_idx", "bell.residual.values",
+            DenseBlocks{m.bell.block, m.bell.width, m.cols}, "bell"};
+    }
+    for (const KClass &kc : kClasses(options.k))
+      planRows(rm, kc);
+    return kernels;
+  }
+
+private:
+  std::string symbol(const std::string &what) {
+    return options.prefix + "_" + what + "_" + std::to_string(counter++);
+  }
+
+  static std::string sanitize(std::string s) {
+    for (char &c : s)
+      if (!isalnum(static_cast<unsigned char>(c)))
+        c = '_';
+    return s;
+  }
+
+  KernelInfo launch(const std::string &name, const std::string &family,
+                    const KClass &kc, std::vector<std::string> args,
+                    int64_t groups, int64_t groupsPerBlock) {
+    KernelInfo k;
+    k.name = name;
+    k.family = family;
+    k.variant = kc.variant;
+    k.kMin = kc.kMin;
+    k.kMax = kc.kMax;
+    k.kAlign = kc.kAlign;
+    k.args = std::move(args);
+    k.gridX = std::max<int64_t>(1, (groups + groupsPerBlock - 1) /
+                                       groupsPerBlock);
+    k.blockX = options.threads;
+    return k;
+  }
+
+  /// The constant table of (row, begin, end) chunks of the rows longer than
+  /// `threshold`, `chunk` entries each; returns its symbol and size.
+  std::pair<std::string, int64_t> chunkTable(const std::vector<int32_t> &rowPtr,
+                                             int64_t threshold, int64_t chunk) {
+    std::vector<int32_t> table;
+    for (size_t r = 0; r + 1 < rowPtr.size(); ++r) {
+      int64_t begin = rowPtr[r], end = rowPtr[r + 1];
+      if (end - begin <= threshold)
+        continue;
+      for (int64_t p = begin; p < end; p += chunk) {
+        table.push_back(static_cast<int32_t>(r));
+        table.push_back(static_cast<int32_t>(p));
+        table.push_back(static_cast<int32_t>(std::min(end, p + chunk)));
+      }
+    }
+    if (table.empty())
+      return {"", 0};
+    std::string key = std::to_string(threshold) + "/" + std::to_string(chunk) +
+                      "/" + std::to_string(reinterpret_cast<uintptr_t>(&rowPtr));
+    auto it = tables.find(key);
+    if (it != tables.end())
+      return it->second;
+    std::string name = symbol("chunks");
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToStart(module.getBody());
+    auto type = MemRefType::get({static_cast<int64_t>(table.size())},
+                                b.getI32Type());
+    auto tensorType = RankedTensorType::get(type.getShape(), b.getI32Type());
+    memref::GlobalOp::create(
+        b, module.getLoc(), name, b.getStringAttr("private"), type,
+        DenseIntElementsAttr::get(tensorType, ArrayRef<int32_t>(table)),
+        /*constant=*/true, b.getI64IntegerAttr(16));
+    auto result = std::make_pair(name, static_cast<int64_t>(table.size() / 3));
+    tables[key] = result;
+    return result;
+  }
+
+  void planRows(const RowMatrix &rm, const KClass &kc) {
+    const std::vector<int32_t> &rowPtr = *rm.rowPtr;
+    const int64_t rows = m.rows;
+    const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
+    const double mean = rows > 0 ? static_cast<double>(nnz) / rows : 0.0;
+    const int64_t threshold = std::max<int64_t>(
+        kc.spmv ? 2048 : 512, static_cast<int64_t>(8 * mean));
+    const int64_t chunk = threshold / 2;
+    auto [table, chunks] = chunkTable(rowPtr, threshold, chunk);
+
+    RowKernelSpec spec;
+    spec.threads = options.threads;
+    spec.vec = kc.vec;
+    spec.k = kc.k;
+    spec.spmv = kc.spmv;
+    spec.dense = rm.dense;
+    spec.order = "order";
+    spec.rowPtr = rm.rowPtrName;
+    spec.colIdx = rm.colIdxName;
+    spec.values = rm.valuesName;
+    spec.blockCol = "bell.block_col";
+    spec.blockValues = "bell.block_values";
+    spec.source.longThreshold = chunks > 0 ? threshold : 0;
+    std::string family = kc.spmv ? std::string(rm.family) + "-spmv"
+                                 : std::string(rm.family);
+    std::vector<RowRange> ranges =
+        kc.spmv ? spmvRanges(rowPtr, chunks > 0 ? threshold : INT64_MAX)
+                : std::vector<RowRange>{{0, rows, kc.lanes}};
+    for (const RowRange &range : ranges) {
+      spec.lanes = range.lanes;
+      spec.source.rowBegin = range.begin;
+      spec.source.rowEnd = range.end;
+      spec.name = symbol(sanitize(family + "_" + kc.variant));
+      std::vector<std::string> args = emitRowKernel(module, spec);
+      kernels.push_back(launch(spec.name, family, kc, std::move(args),
+                               range.end - range.begin,
+                               spec.threads / spec.lanes));
+    }
+    if (chunks == 0)
+      return;
+    // The long rows' chunks, after the row kernel wrote their dense part (or
+    // zero).
+    RowKernelSpec split = spec;
+    split.dense = DenseBlocks();
+    split.lanes = kc.spmv ? 32 : kc.lanes;
+    split.source = RowSource();
+    split.source.chunkTable = table;
+    split.source.chunks = chunks;
+    split.name = symbol(sanitize(family + "_split_" + kc.variant));
+    std::vector<std::string> args = emitRowKernel(module, split);
+    kernels.push_back(launch(split.name, family + "-split", kc,
+                             std::move(args), chunks,
+                             split.threads / split.lanes));
+  }
+
+  void planHbp() {
+    const ::spperm::HbpStorage &h = m.hbp;
+    std::vector<KClass> classes;
+    if (options.k == 1)
+      classes = {{"k1", 1, 1, 1, 32, 1, false, 1}};
+    else if (options.k > 0)
+      classes = {{"k" + std::to_string(options.k), options.k, options.k, 1, 32,
+                  options.k % 4 == 0 ? 4 : 1, false, options.k}};
+    else
+      classes = {{"spmv", 1, 1, 1, 32, 1, false, 1},
+                 {"vec4", 4, 0, 4, 32, 4, false, 0},
+                 {"scalar", 2, 0, 1, 32, 1, false, 0}};
+    const int64_t warps =
+        std::max<int64_t>(1, static_cast<int64_t>(h.fixedBlockPtr.size()) - 1);
+    for (const KClass &kc : classes) {
+      HbpKernelSpec spec;
+      spec.name = symbol(sanitize("hbp_" + kc.variant));
+      spec.threads = options.threads;
+      spec.vec = kc.vec;
+      spec.k = kc.k;
+      spec.rowBlock = h.rowBlock;
+      spec.blockCols = std::max<int32_t>(1, h.blockCols);
+      spec.warps = warps;
+      spec.competitive = static_cast<int64_t>(h.competitiveBlocks.size());
+      if (spec.competitive > 0) {
+        spec.counters = spec.name + "_counters";
+        OpBuilder b(module.getContext());
+        b.setInsertionPointToStart(module.getBody());
+        auto type = MemRefType::get({2}, b.getI32Type());
+        memref::GlobalOp::create(
+            b, module.getLoc(), spec.counters, b.getStringAttr("private"),
+            type,
+            DenseIntElementsAttr::get(
+                RankedTensorType::get({2}, b.getI32Type()),
+                ArrayRef<int32_t>{0, 0}),
+            /*constant=*/false, b.getI64IntegerAttr(4));
+      }
+      std::vector<std::string> args = emitHbpKernel(module, spec);
+      KernelInfo k = launch(spec.name, "hbp", kc, std::move(args),
+                            warps * 32, spec.threads);
+      k.zeroOutput = true;
+      kernels.push_back(std::move(k));
+    }
+  }
+
+  gpu::GPUModuleOp module;
+  const FormattedMatrix &m;
+  const KernelGenOptions &options;
+  std::vector<KernelInfo> kernels;
+  std::map<std::string, std::pair<std::string, int64_t>> tables;
+  int64_t counter = 0;
+};
+
+} // namespace
+
+std::vector<KernelInfo>
+mlir::spperm::generateLayerKernels(gpu::GPUModuleOp kernels,
+                                   const FormattedMatrix &matrix,
+                                   const KernelGenOptions &options) {
+  return LayerPlanner(kernels, matrix, options).plan();
+}

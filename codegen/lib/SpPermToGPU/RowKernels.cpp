@@ -1,0 +1,287 @@
+//===- RowKernels.cpp - CSR and Blocked-ELL row kernels -------------------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The row-oriented kernel family (docs/Kernels.md): CSR SpMM with a group of
+// lanes per row, the same with a Blocked-ELL prologue for bell layers (one
+// pass over C: the dense blocks and the CSR residual of a row are summed in
+// registers and stored once), SpMV with lanes striding over a row, and the
+// split kernels that share long rows among several groups.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::spperm::codegen;
+
+gpu::GPUFuncOp mlir::spperm::codegen::createKernel(gpu::GPUModuleOp module,
+                                                   StringRef name,
+                                                   ArrayRef<KernelArg> args,
+                                                   int64_t threads) {
+  OpBuilder b(module.getContext());
+  b.setInsertionPointToEnd(module.getBody());
+  SmallVector<Type> types;
+  for (const KernelArg &a : args)
+    types.push_back(a.type.isIndex()
+                        ? a.type
+                        : MemRefType::get({ShapedType::kDynamic}, a.type));
+  auto func = gpu::GPUFuncOp::create(b, module.getLoc(), name,
+                                     b.getFunctionType(types, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  return func;
+}
+
+namespace {
+
+/// The values every row kernel computes first.
+struct RowState {
+  Value valid;  // i1: this group has a row or chunk
+  Value row;    // its position in the permuted row space
+  Value start;  // first entry
+  Value end;    // one past the last entry to process here
+  Value outRow; // the row of C (original order)
+};
+
+class RowKernelEmitter {
+public:
+  RowKernelEmitter(const RowKernelSpec &spec, gpu::GPUFuncOp func,
+                   ImplicitLocOpBuilder &b)
+      : spec(spec), func(func), b(b), kb(b) {}
+
+  void emit(ArrayRef<KernelArg> args) {
+    for (auto [i, a] : llvm::enumerate(args))
+      params[a.name] = func.getArgument(i);
+    Value tid = kb.threadIdX();
+    Value group = kb.div(tid, spec.lanes);
+    lane = kb.rem(tid, spec.lanes);
+    mask = kb.segmentMask(kb.rem(tid, kWarpSize), spec.lanes);
+    Value item =
+        kb.add(kb.mul(kb.blockIdX(), spec.threads / spec.lanes), group);
+    RowState s = locate(item);
+    K = spec.k > 0 ? kb.idx(spec.k) : params["K"];
+    if (spec.spmv)
+      emitSpmv(s);
+    else
+      emitSpmm(s);
+    gpu::ReturnOp::create(b);
+  }
+
+private:
+  Value param(const std::string &name) { return params.at(name); }
+
+  RowState locate(Value item) {
+    RowState s;
+    Value zero = kb.idx(0);
+    const RowSource &src = spec.source;
+    if (src.isChunks()) {
+      s.valid = kb.lt(item, src.chunks);
+      auto type = MemRefType::get({3 * src.chunks}, b.getI32Type());
+      Value table = memref::GetGlobalOp::create(b, type, src.chunkTable);
+      Value base = kb.mul(item, 3);
+      s.row = kb.guarded(
+          s.valid, [&] { return kb.loadIndex(table, base); }, zero);
+      s.start = kb.guarded(
+          s.valid, [&] { return kb.loadIndex(table, kb.add(base, 1)); }, zero);
+      s.end = kb.guarded(
+          s.valid, [&] { return kb.loadIndex(table, kb.add(base, 2)); }, zero);
+    } else {
+      s.row = kb.add(item, src.rowBegin);
+      s.valid = kb.lt(s.row, src.rowEnd);
+      Value rowPtr = param(spec.rowPtr);
+      s.start = kb.guarded(
+          s.valid, [&] { return kb.loadIndex(rowPtr, s.row); }, zero);
+      s.end = kb.guarded(
+          s.valid, [&] { return kb.loadIndex(rowPtr, kb.add(s.row, 1)); },
+          zero);
+      if (src.longThreshold > 0) {
+        Value isLong = arith::CmpIOp::create(
+            b, arith::CmpIPredicate::sgt, kb.sub(s.end, s.start),
+            kb.idx(src.longThreshold));
+        s.end = kb.select(isLong, s.start, s.end);
+      }
+    }
+    Value order = param(spec.order);
+    s.outRow =
+        kb.guarded(s.valid, [&] { return kb.loadIndex(order, s.row); }, zero);
+    return s;
+  }
+
+  /// acc + the dense blocks of row `s.row` (bell), for the columns starting
+  /// at `kcol` (SpMM) or, for SpMV, the lane's share of each block row.
+  Value densePrologue(const RowState &s, Value acc, Value kcol, Value active) {
+    const DenseBlocks &d = spec.dense;
+    if (d.tau == 0 || d.width == 0)
+      return acc;
+    return kb.guarded(
+        s.valid,
+        [&]() -> Value {
+          Value blockRow = kb.div(s.row, d.tau);
+          Value inBlock = kb.rem(s.row, d.tau);
+          Value blockCol = param(spec.blockCol);
+          Value blockValues = param(spec.blockValues);
+          return kb.forLoop(
+              kb.idx(0), kb.idx(d.width), kb.idx(1), acc,
+              [&](Value w, ValueRange it) -> SmallVector<Value> {
+                Value slot = kb.add(kb.mul(blockRow, d.width), w);
+                Value bc = kb.loadIndex(blockCol, slot);
+                Value has = kb.ge(bc, kb.idx(0));
+                return {kb.guarded(
+                    has,
+                    [&]() -> Value {
+                      Value col0 = kb.mul(bc, d.tau);
+                      Value jmax = kb.min(kb.idx(d.tau),
+                                          kb.sub(kb.idx(d.cols), col0));
+                      Value base = kb.mul(
+                          kb.add(kb.mul(slot, d.tau), inBlock), d.tau);
+                      Value lb = spec.spmv ? lane : kb.idx(0);
+                      Value step = kb.idx(spec.spmv ? spec.lanes : 1);
+                      return kb.forLoop(
+                          lb, jmax, step, it[0],
+                          [&](Value j, ValueRange a) -> SmallVector<Value> {
+                            Value v = kb.load(blockValues, kb.add(base, j));
+                            Value bRow = kb.add(col0, j);
+                            return {multiplyAdd(v, bRow, kcol, active, a[0])};
+                          })[0];
+                    },
+                    it[0])};
+              })[0];
+        },
+        acc);
+  }
+
+  /// acc + v * B[bRow, kcol .. kcol + vec), skipped for inactive lanes.
+  Value multiplyAdd(Value v, Value bRow, Value kcol, Value active, Value acc) {
+    Value B = param("B");
+    if (spec.spmv)
+      return kb.fma(v, kb.load(B, bRow), acc);
+    return kb.guarded(
+        active,
+        [&] {
+          Value bv = kb.loadF32(B, kb.add(kb.mul(bRow, K), kcol), spec.vec);
+          return kb.fma(v, bv, acc);
+        },
+        acc);
+  }
+
+  void emitSpmm(const RowState &s) {
+    Value colIdx = param(spec.colIdx), values = param(spec.values);
+    Type accType = spec.vec == 1
+                       ? Type(b.getF32Type())
+                       : Type(VectorType::get({spec.vec}, b.getF32Type()));
+    int64_t kTile = spec.lanes * spec.vec;
+    kb.forLoop(
+        kb.idx(0), K, kb.idx(kTile), {},
+        [&](Value kBase, ValueRange) -> SmallVector<Value> {
+          Value kcol = kb.add(kBase, kb.mul(lane, spec.vec));
+          Value active = spec.k > 0 && spec.k % kTile == 0
+                             ? arith::ConstantIntOp::create(b, 1, 1)
+                             : kb.lt(kcol, K);
+          Value acc = densePrologue(s, kb.zero(accType), kcol, active);
+          if (spec.lanes == 1) {
+            acc = kb.forLoop(
+                s.start, s.end, kb.idx(1), acc,
+                [&](Value p, ValueRange a) -> SmallVector<Value> {
+                  Value c = kb.loadIndex(colIdx, p);
+                  Value v = kb.load(values, p);
+                  return {multiplyAdd(v, c, kcol, active, a[0])};
+                })[0];
+          } else {
+            acc = kb.forLoop(
+                s.start, s.end, kb.idx(spec.lanes), acc,
+                [&](Value p, ValueRange a) -> SmallVector<Value> {
+                  // The group loads `lanes` entries at once (coalesced) and
+                  // hands them around by shuffle.
+                  Value q = kb.add(p, lane);
+                  Value in = kb.lt(q, s.end);
+                  Value c = kb.guarded(
+                      in, [&] { return kb.load(colIdx, q); }, kb.i32(0));
+                  Value v = kb.guarded(
+                      in, [&] { return kb.load(values, q); }, kb.f32(0.0f));
+                  Value n = kb.min(kb.idx(spec.lanes), kb.sub(s.end, p));
+                  return {kb.forLoop(
+                      kb.idx(0), n, kb.idx(1), a[0],
+                      [&](Value j, ValueRange a2) -> SmallVector<Value> {
+                        Value cj = kb.toIndex(
+                            kb.shuffleIdx(c, j, spec.lanes, mask));
+                        Value vj = kb.shuffleIdx(v, j, spec.lanes, mask);
+                        return {multiplyAdd(vj, cj, kcol, active, a2[0])};
+                      })[0]};
+                })[0];
+          }
+          Value C = param("C");
+          kb.ifThen(kb.andI(s.valid, active), [&] {
+            Value at = kb.add(kb.mul(s.outRow, K), kcol);
+            if (spec.source.isChunks())
+              kb.atomicAddF32(acc, C, at);
+            else
+              kb.storeF32(acc, C, at);
+          });
+          return {};
+        });
+  }
+
+  void emitSpmv(const RowState &s) {
+    Value colIdx = param(spec.colIdx), values = param(spec.values);
+    Value B = param("B");
+    Value sum = densePrologue(s, kb.f32(0.0f), Value(), Value());
+    sum = kb.forLoop(kb.add(s.start, lane), s.end, kb.idx(spec.lanes), sum,
+                     [&](Value q, ValueRange a) -> SmallVector<Value> {
+                       Value c = kb.loadIndex(colIdx, q);
+                       return {kb.fma(kb.load(values, q), kb.load(B, c), a[0])};
+                     })[0];
+    for (int64_t offset = spec.lanes / 2; offset >= 1; offset /= 2)
+      sum = kb.fadd(sum, kb.shuffleXor(sum, offset, spec.lanes, mask));
+    Value C = param("C");
+    Value first = kb.eq(lane, kb.idx(0));
+    kb.ifThen(kb.andI(s.valid, first), [&] {
+      if (spec.source.isChunks())
+        kb.atomicAddF32(sum, C, s.outRow);
+      else
+        kb.storeF32(sum, C, s.outRow);
+    });
+  }
+
+  const RowKernelSpec &spec;
+  gpu::GPUFuncOp func;
+  ImplicitLocOpBuilder &b;
+  KernelBuilder kb;
+  llvm::StringMap<Value> params;
+  Value lane, mask, K;
+};
+
+} // namespace
+
+std::vector<std::string>
+mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
+                                     const RowKernelSpec &spec) {
+  MLIRContext *ctx = module.getContext();
+  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
+  SmallVector<KernelArg> args = {{spec.order, i32}};
+  if (!spec.source.isChunks())
+    args.push_back({spec.rowPtr, i32});
+  args.push_back({spec.colIdx, i32});
+  args.push_back({spec.values, f32});
+  if (spec.dense.tau > 0 && spec.dense.width > 0) {
+    args.push_back({spec.blockCol, i32});
+    args.push_back({spec.blockValues, f32});
+  }
+  args.push_back({"B", f32});
+  args.push_back({"C", f32});
+  args.push_back({"K", IndexType::get(ctx)});
+  gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
+  ImplicitLocOpBuilder b(func.getLoc(), ctx);
+  b.setInsertionPointToStart(&func.getBody().front());
+  RowKernelEmitter(spec, func, b).emit(args);
+  std::vector<std::string> names;
+  for (const KernelArg &a : args)
+    names.push_back(a.name);
+  return names;
+}

@@ -1,0 +1,159 @@
+//===- KernelLaunch.cpp - Choosing and binding generated kernels ----------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLaunch.h"
+
+#include "Backend.h"
+
+#include <cctype>
+
+using namespace spperm;
+using namespace spperm::runtime_detail;
+
+bool spperm::runtime_detail::hasGeneratedKernels(const PackageLayer &layer) {
+  for (const KernelInfo &kernel : layer.kernels)
+    if (isGenerated(kernel))
+      return true;
+  return false;
+}
+
+bool spperm::runtime_detail::mayUseCusparse(const PackageLayer &layer) {
+  if (layer.kernels.empty())
+    return true;
+  for (const KernelInfo &kernel : layer.kernels)
+    if (!isGenerated(kernel))
+      return true;
+  return false;
+}
+
+namespace {
+
+/// The K condition of `kernel` in words, e.g. "4 <= K <= 64, K % 4 == 0".
+std::string describeK(const KernelInfo &kernel) {
+  std::string text = std::to_string(kernel.kMin) + " <= K";
+  if (kernel.kMax != 0)
+    text += " <= " + std::to_string(kernel.kMax);
+  if (kernel.kAlign > 1)
+    text += ", K % " + std::to_string(kernel.kAlign) + " == 0";
+  return text;
+}
+
+} // namespace
+
+sprt_status spperm::runtime_detail::chooseLaunch(const PackageLayer &layer,
+                                                 int64_t k, LaunchChoice &out) {
+  LaunchChoice choice;
+  if (layer.kernels.empty()) {
+    choice.cusparse = true;
+    out = std::move(choice);
+    return SPRT_OK;
+  }
+  const KernelInfo *first = nullptr;
+  for (const KernelInfo &kernel : layer.kernels)
+    if (kernel.acceptsK(k)) {
+      first = &kernel;
+      break;
+    }
+  if (!first) {
+    std::string variants;
+    for (const KernelInfo &kernel : layer.kernels)
+      variants += (variants.empty() ? "" : "; ") + kernel.variant + " (" +
+                  kernel.name + ": " + describeK(kernel) + ")";
+    return failWith(SPRT_ERROR_UNSUPPORTED,
+                    "layer '" + layer.name +
+                        "': no generated kernel accepts K = " +
+                        std::to_string(k) + " (the kernels: " + variants + ")");
+  }
+  choice.variant = first->variant;
+  choice.cusparse = !isGenerated(*first);
+  if (!choice.cusparse)
+    for (size_t i = 0; i < layer.kernels.size(); ++i)
+      if (layer.kernels[i].variant == choice.variant) {
+        choice.kernels.push_back(i);
+        choice.zeroOutput = choice.zeroOutput || layer.kernels[i].zeroOutput;
+      }
+  out = std::move(choice);
+  return SPRT_OK;
+}
+
+void KernelParams::addMemref(DeviceSpan span) {
+  Slot allocated, aligned;
+  allocated.pointer = span.data;
+  aligned.pointer = span.data;
+  slots.push_back(allocated);
+  slots.push_back(aligned);
+  addInt64(0);
+  addInt64(span.count);
+  addInt64(1);
+}
+
+void KernelParams::addInt64(int64_t value) {
+  Slot slot;
+  slot.integer = value;
+  slots.push_back(slot);
+}
+
+int64_t KernelParams::value(size_t i) const { return slots[i].integer; }
+
+void **KernelParams::pointers() {
+  pointerArray.resize(slots.size());
+  for (size_t i = 0; i < slots.size(); ++i)
+    pointerArray[i] = &slots[i];
+  return pointerArray.data();
+}
+
+size_t
+spperm::runtime_detail::paramCount(const std::vector<std::string> &args) {
+  size_t count = 0;
+  for (const std::string &arg : args)
+    count += arg == "K" ? 1 : 5;
+  return count;
+}
+
+sprt_status spperm::runtime_detail::bindKernelParams(
+    const std::string &layerName, const KernelInfo &kernel,
+    const std::map<std::string, DeviceSpan, std::less<>> &arrays,
+    const LaunchOperands &operands, KernelParams &out) {
+  KernelParams params;
+  for (const std::string &arg : kernel.args) {
+    if (arg == "K") {
+      params.addInt64(operands.k);
+    } else if (arg == "B") {
+      params.addMemref(operands.b);
+    } else if (arg == "C") {
+      params.addMemref(operands.c);
+    } else if (auto it = arrays.find(arg); it != arrays.end()) {
+      params.addMemref(it->second);
+    } else {
+      return failWith(SPRT_ERROR_CORRUPT_PACKAGE,
+                      "layer '" + layerName + "': kernel '" + kernel.name +
+                          "' takes '" + arg +
+                          "', which is not an array of the layer");
+    }
+  }
+  out = std::move(params);
+  return SPRT_OK;
+}
+
+bool spperm::runtime_detail::targetMatches(std::string_view target, int major,
+                                           int minor) {
+  if (target.substr(0, 3) != "sm_")
+    return false;
+  target.remove_prefix(3);
+  if (!target.empty() &&
+      std::islower(static_cast<unsigned char>(target.back())))
+    target.remove_suffix(1);
+  // At least one major digit and the minor digit, without leading zeros.
+  if (target.size() < 2 || target.size() > 4 || target[0] == '0')
+    return false;
+  int value = 0;
+  for (char ch : target) {
+    if (!std::isdigit(static_cast<unsigned char>(ch)))
+      return false;
+    value = 10 * value + (ch - '0');
+  }
+  return major >= 0 && minor >= 0 && minor <= 9 && value == 10 * major + minor;
+}

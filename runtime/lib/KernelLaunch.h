@@ -1,0 +1,139 @@
+//===- KernelLaunch.h - Choosing and binding generated kernels --*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to the runtime library. The host-side half of launching a layer's
+// generated kernels, kept free of CUDA so that it is tested everywhere:
+//
+//  * chooseLaunch: which kernels run a layer for a K (the variant of the
+//    first kernel whose K condition holds; cuSPARSE when the layer has no
+//    kernels or that variant is "cusparse").
+//  * KernelParams / bindKernelParams: a kernel's parameters as
+//    cuLaunchKernel takes them, in the ABI of MLIR's default memref lowering
+//    (each array a 1-D memref descriptor of five values; docs/RuntimeABI.md,
+//    "Generated kernels").
+//  * targetMatches: whether a package's target ("sm_90") names the device's
+//    compute capability, i.e. whether its cubin can be loaded as is.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_RUNTIME_LIB_KERNELLAUNCH_H
+#define SPPERM_RUNTIME_LIB_KERNELLAUNCH_H
+
+#include "spperm/Runtime/SpPermRuntime.h"
+#include "spperm/Sparse/Package.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace spperm::runtime_detail {
+
+/// The variant name of the layers (or K ranges) that run through cuSPARSE.
+inline constexpr std::string_view kCusparseVariant = "cusparse";
+
+/// Whether `kernel` is a launch of a generated kernel (not the cuSPARSE
+/// marker).
+inline bool isGenerated(const KernelInfo &kernel) {
+  return kernel.variant != kCusparseVariant;
+}
+
+/// Whether some K runs `layer` through generated kernels.
+bool hasGeneratedKernels(const PackageLayer &layer);
+
+/// Whether some K runs `layer` through cuSPARSE: it has no kernels, or one of
+/// its kernels is of the "cusparse" variant.
+bool mayUseCusparse(const PackageLayer &layer);
+
+/// How a layer runs for one K.
+struct LaunchChoice {
+  /// Through cuSPARSE (no kernels, or the variant chosen is "cusparse").
+  bool cusparse = false;
+  /// The variant chosen ("" when the layer has no kernels).
+  std::string variant;
+  /// The kernels of that variant, as indices into the layer's kernels, in
+  /// manifest order: the launches, in the order they are enqueued.
+  std::vector<size_t> kernels;
+  /// Whether C is cleared before the first launch (some kernel of the
+  /// variant has zeroOutput).
+  bool zeroOutput = false;
+};
+
+/// Chooses how `layer` runs for `k`: the variant of the first kernel in
+/// manifest order whose K condition holds, and every kernel of that variant.
+/// A layer without kernels runs through cuSPARSE. When the layer has kernels
+/// but none accepts `k`, records the reason and returns
+/// SPRT_ERROR_UNSUPPORTED.
+sprt_status chooseLaunch(const PackageLayer &layer, int64_t k,
+                         LaunchChoice &out);
+
+/// A device array as a kernel parameter sees it.
+struct DeviceSpan {
+  /// The device address (NULL for an empty array; kernels never read it).
+  const void *data = nullptr;
+  /// The number of elements.
+  int64_t count = 0;
+};
+
+/// The parameters of one kernel launch: values of 8 bytes each (pointers and
+/// 64-bit integers), and the array of pointers to them that cuLaunchKernel
+/// takes as `kernelParams`.
+class KernelParams {
+public:
+  /// Appends a 1-D memref descriptor over `span`: five parameters, the
+  /// allocated pointer, the aligned pointer (both span.data), the offset (0),
+  /// the size (span.count) and the stride (1).
+  void addMemref(DeviceSpan span);
+  /// Appends one 64-bit integer parameter.
+  void addInt64(int64_t value);
+
+  /// The number of parameters.
+  size_t size() const { return slots.size(); }
+  /// Parameter `i` as an integer (a pointer as its address), for tests.
+  int64_t value(size_t i) const;
+  /// One pointer per parameter, to its value: cuLaunchKernel's
+  /// `kernelParams`. Valid until this object is changed, moved or destroyed.
+  void **pointers();
+
+private:
+  union Slot {
+    const void *pointer;
+    int64_t integer;
+  };
+  std::vector<Slot> slots;
+  std::vector<void *> pointerArray;
+};
+
+/// The number of parameters a kernel taking `args` has (5 per array, 1 for
+/// "K").
+size_t paramCount(const std::vector<std::string> &args);
+
+/// What a launch binds besides the layer's arrays.
+struct LaunchOperands {
+  DeviceSpan b;
+  DeviceSpan c;
+  int64_t k = 0;
+};
+
+/// Sets `out` to the parameters of `kernel` of layer `layerName`, in the
+/// order of its args: a layer array from `arrays` (by name), "B" or "C" from
+/// `operands` (each a memref descriptor), "K" as a 64-bit integer. An array
+/// that `arrays` lacks is SPRT_ERROR_CORRUPT_PACKAGE naming it.
+sprt_status
+bindKernelParams(const std::string &layerName, const KernelInfo &kernel,
+                 const std::map<std::string, DeviceSpan, std::less<>> &arrays,
+                 const LaunchOperands &operands, KernelParams &out);
+
+/// Whether `target` (an architecture name such as "sm_90" or "sm_90a")
+/// names compute capability major.minor: "sm_", the major digits, one minor
+/// digit, and optionally one lowercase letter.
+bool targetMatches(std::string_view target, int major, int minor);
+
+} // namespace spperm::runtime_detail
+
+#endif // SPPERM_RUNTIME_LIB_KERNELLAUNCH_H

@@ -1,0 +1,80 @@
+//===- test_kernels.cu - Hand-written kernels for the runtime tests -------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The source of test_kernels.ptx, which GeneratedKernelTests.cpp packages as
+// a layer's "generated" kernels to test the runtime's launch path. Each
+// parameter list spells out the ABI of generated kernels (docs/RuntimeABI.md,
+// "Generated kernels"): every array is a 1-D memref descriptor (allocated
+// pointer, aligned pointer, offset, size, stride), K is a 64-bit integer.
+// The arguments, in order: order, csr.row_ptr, csr.col_idx, csr.values, B,
+// C, K. Regenerate the PTX with
+//
+//   nvcc -ptx -arch=compute_75 -o test_kernels.ptx test_kernels.cu
+//
+// and lower its `.version` line to 7.0 (nothing here needs a newer PTX ISA),
+// so that any driver of the last years JITs it.
+//
+//===----------------------------------------------------------------------===//
+
+#define MEMREF(T, name)                                                        \
+  T *name##Allocated, T *name, long long name##Offset, long long name##Size,   \
+      long long name##Stride
+
+/// The parameters every test kernel takes.
+#define SPMM_PARAMS                                                            \
+  MEMREF(const int, order), MEMREF(const int, rowPtr),                         \
+      MEMREF(const int, colIdx), MEMREF(const float, values),                  \
+      MEMREF(const float, b), MEMREF(float, c), long long k
+
+/// C[order[i], j] = the sum over row position i: one thread per (i, j), in a
+/// grid-stride loop, so that any launch configuration covers the matrix.
+extern "C" __global__ void spmm_rows(SPMM_PARAMS) {
+  const long long rows = orderSize;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       t < rows * k; t += stride) {
+    const long long i = t / k, j = t % k;
+    float acc = 0.0f;
+    for (int p = rowPtr[i]; p < rowPtr[i + 1]; ++p)
+      acc += values[p] * b[(long long)colIdx[p] * k + j];
+    c[(long long)order[i] * k + j] = acc;
+  }
+}
+
+/// Adds the entries p of each row whose index within the row has parity
+/// `parity` into C (which must start at zero).
+__device__ void addEntries(SPMM_PARAMS, int parity) {
+  const long long rows = orderSize;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       t < rows * k; t += stride) {
+    const long long i = t / k, j = t % k;
+    float acc = 0.0f;
+    for (int p = rowPtr[i] + parity; p < rowPtr[i + 1]; p += 2)
+      acc += values[p] * b[(long long)colIdx[p] * k + j];
+    atomicAdd(&c[(long long)order[i] * k + j], acc);
+  }
+}
+
+/// The first launch of a two-kernel variant that needs C cleared.
+extern "C" __global__ void spmm_even(SPMM_PARAMS) {
+  addEntries(orderAllocated, order, orderOffset, orderSize, orderStride,
+             rowPtrAllocated, rowPtr, rowPtrOffset, rowPtrSize, rowPtrStride,
+             colIdxAllocated, colIdx, colIdxOffset, colIdxSize, colIdxStride,
+             valuesAllocated, values, valuesOffset, valuesSize, valuesStride,
+             bAllocated, b, bOffset, bSize, bStride, cAllocated, c, cOffset,
+             cSize, cStride, k, 0);
+}
+
+/// The second launch.
+extern "C" __global__ void spmm_odd(SPMM_PARAMS) {
+  addEntries(orderAllocated, order, orderOffset, orderSize, orderStride,
+             rowPtrAllocated, rowPtr, rowPtrOffset, rowPtrSize, rowPtrStride,
+             colIdxAllocated, colIdx, colIdxOffset, colIdxSize, colIdxStride,
+             valuesAllocated, values, valuesOffset, valuesSize, valuesStride,
+             bAllocated, b, bOffset, bSize, bStride, cAllocated, c, cOffset,
+             cSize, cStride, k, 1);
+}

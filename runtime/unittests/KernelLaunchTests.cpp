@@ -1,0 +1,634 @@
+//===- KernelLaunchTests.cpp - The generated-kernel path ---------*- C++
+//-*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The runtime's launch path for generated kernels. Everywhere: the choice of
+// a variant for K, the kernel parameters in the memref-descriptor ABI, the
+// target check that decides between cubin and PTX, and layerBuffers (the
+// name -> array list the uploads use) against the buffers the writer
+// records. On a GPU (skipped, visibly, elsewhere): packages whose layers carry
+// the hand-written kernels of Inputs/test_kernels.ptx, run through sprt_spmm
+// and sprt_spmm_time and compared with spmmCpu, and the load errors (a
+// kernel the module lacks, a cubin for this GPU that does not load, a kernel
+// whose parameters do not match its args).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLaunch.h"
+
+#include "spperm/Runtime/SpPermRuntime.h"
+#include "spperm/Sparse/Generators.h"
+#include "spperm/Sparse/Package.h"
+
+#include "gtest/gtest.h"
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace spperm;
+using namespace spperm::runtime_detail;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// A fresh directory, removed with its contents on destruction.
+class ScratchDir {
+public:
+  ScratchDir() {
+    std::string tmpl = ::testing::TempDir() + "spperm-kernels-XXXXXX";
+    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  ScratchDir(const ScratchDir &) = delete;
+  ScratchDir &operator=(const ScratchDir &) = delete;
+
+  std::string path(const std::string &name) const { return dir + "/" + name; }
+
+private:
+  std::string dir;
+};
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// A kernel of variant `variant` for K in [kMin, kMax] (0 = no bound) and
+/// K % kAlign == 0.
+KernelInfo kernel(const std::string &name, const std::string &variant,
+                  int64_t kMin = 1, int64_t kMax = 0, int64_t kAlign = 1,
+                  bool zeroOutput = false) {
+  KernelInfo k;
+  k.name = name;
+  k.family = "csr";
+  k.variant = variant;
+  k.kMin = kMin;
+  k.kMax = kMax;
+  k.kAlign = kAlign;
+  k.zeroOutput = zeroOutput;
+  return k;
+}
+
+/// A package layer of `m` (strategy `s`, format `kind`); bell and hbp also
+/// carry their permuted CSR, which the test kernels read.
+PackageLayer makeLayer(const std::string &name, const CsrMatrix &m, Strategy s,
+                       FormatKind kind) {
+  PackageLayer layer;
+  layer.name = name;
+  layer.permutation.strategy = s;
+  layer.permutation.warps = 4;
+  layer.format.kind = kind;
+  layer.format.bellBlock = 4;
+  layer.format.hbpRowBlock = 64;
+  layer.format.hbpColBlock = 16;
+  layer.format.hbpWarps = 4;
+  StatusOr<Permutation> perm = computePermutation(m, layer.permutation);
+  EXPECT_TRUE(perm) << perm.message();
+  StatusOr<FormattedMatrix> f = buildFormat(m, perm->order, layer.format);
+  EXPECT_TRUE(f) << f.message();
+  layer.matrix = std::move(*f);
+  if (kind != FormatKind::Csr)
+    layer.matrix.csr = permuteRows(m, layer.matrix.order);
+  layer.sourcePath = name + ".mtx";
+  layer.values.mode = ValueMode::File;
+  return layer;
+}
+
+std::vector<float> randomDense(int64_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float &x : v)
+    x = u(rng);
+  return v;
+}
+
+/// ||got - want|| / ||want|| (Frobenius; absolute when want is 0).
+double relativeError(const std::vector<float> &got,
+                     const std::vector<float> &want) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    diff += (double(got[i]) - want[i]) * (double(got[i]) - want[i]);
+    norm += double(want[i]) * want[i];
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+//===----------------------------------------------------------------------===//
+// Choosing the kernels for K
+//===----------------------------------------------------------------------===//
+
+TEST(ChooseLaunchTest, LayerWithoutKernelsRunsThroughCusparse) {
+  PackageLayer layer;
+  layer.name = "plain";
+  LaunchChoice choice;
+  ASSERT_EQ(chooseLaunch(layer, 7, choice), SPRT_OK);
+  EXPECT_TRUE(choice.cusparse);
+  EXPECT_TRUE(choice.kernels.empty());
+  EXPECT_FALSE(hasGeneratedKernels(layer));
+  EXPECT_TRUE(mayUseCusparse(layer));
+}
+
+TEST(ChooseLaunchTest, FirstAcceptingKernelPicksTheVariant) {
+  PackageLayer layer;
+  layer.name = "fc1";
+  // vec4 (two launches, interleaved with the others in the manifest) for
+  // K % 4 == 0 up to 128; small for K <= 8; general for any K.
+  layer.kernels = {kernel("vec4_main", "vec4", 4, 128, 4, true),
+                   kernel("small", "small", 1, 8),
+                   kernel("vec4_tail", "vec4", 4, 128, 4),
+                   kernel("general", "general")};
+  EXPECT_TRUE(hasGeneratedKernels(layer));
+  EXPECT_FALSE(mayUseCusparse(layer));
+
+  struct Case {
+    int64_t k;
+    const char *variant;
+    std::vector<size_t> kernels;
+    bool zeroOutput;
+  } cases[] = {{1, "small", {1}, false},    {4, "vec4", {0, 2}, true},
+               {6, "small", {1}, false},    {12, "vec4", {0, 2}, true},
+               {13, "general", {3}, false}, {128, "vec4", {0, 2}, true},
+               {132, "general", {3}, false}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE("K = " + std::to_string(c.k));
+    LaunchChoice choice;
+    ASSERT_EQ(chooseLaunch(layer, c.k, choice), SPRT_OK);
+    EXPECT_FALSE(choice.cusparse);
+    EXPECT_EQ(choice.variant, c.variant);
+    EXPECT_EQ(choice.kernels, c.kernels);
+    EXPECT_EQ(choice.zeroOutput, c.zeroOutput);
+  }
+}
+
+TEST(ChooseLaunchTest, CusparseVariant) {
+  PackageLayer layer;
+  layer.name = "fc2";
+  layer.kernels = {kernel("cusparse", "cusparse", 1, 1),
+                   kernel("rows", "rows")};
+  EXPECT_TRUE(hasGeneratedKernels(layer));
+  EXPECT_TRUE(mayUseCusparse(layer));
+  LaunchChoice choice;
+  ASSERT_EQ(chooseLaunch(layer, 1, choice), SPRT_OK);
+  EXPECT_TRUE(choice.cusparse);
+  EXPECT_EQ(choice.variant, "cusparse");
+  EXPECT_TRUE(choice.kernels.empty());
+  ASSERT_EQ(chooseLaunch(layer, 2, choice), SPRT_OK);
+  EXPECT_FALSE(choice.cusparse);
+  EXPECT_EQ(choice.kernels, std::vector<size_t>{1});
+
+  PackageLayer onlyCusparse;
+  onlyCusparse.kernels = {kernel("cusparse", "cusparse")};
+  EXPECT_FALSE(hasGeneratedKernels(onlyCusparse));
+  EXPECT_TRUE(mayUseCusparse(onlyCusparse));
+}
+
+TEST(ChooseLaunchTest, NoKernelAcceptsK) {
+  PackageLayer layer;
+  layer.name = "x";
+  layer.kernels = {kernel("vec4", "vec4", 4, 0, 4),
+                   kernel("narrow", "narrow", 8, 16)};
+  LaunchChoice choice;
+  choice.variant = "untouched";
+  ASSERT_EQ(chooseLaunch(layer, 3, choice), SPRT_ERROR_UNSUPPORTED);
+  EXPECT_EQ(choice.variant, "untouched");
+  const std::string message = sprt_last_error();
+  EXPECT_NE(message.find("layer 'x': no generated kernel accepts K = 3"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("4 <= K, K % 4 == 0"), std::string::npos) << message;
+  EXPECT_NE(message.find("8 <= K <= 16"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel parameters
+//===----------------------------------------------------------------------===//
+
+TEST(KernelParamsTest, MemrefDescriptorsAndK) {
+  int dummy[4];
+  KernelParams params;
+  params.addMemref({&dummy[0], 4});
+  params.addInt64(-3);
+  params.addMemref({nullptr, 0});
+  ASSERT_EQ(params.size(), 11u);
+  const int64_t address = reinterpret_cast<int64_t>(&dummy[0]);
+  const int64_t want[] = {address, address, 0, 4, 1, -3, 0, 0, 0, 0, 1};
+  void **pointers = params.pointers();
+  for (size_t i = 0; i < params.size(); ++i) {
+    SCOPED_TRACE("parameter " + std::to_string(i));
+    EXPECT_EQ(params.value(i), want[i]);
+    // cuLaunchKernel reads each parameter's 8 bytes through its pointer.
+    EXPECT_EQ(*static_cast<int64_t *>(pointers[i]), want[i]);
+  }
+}
+
+TEST(KernelParamsTest, BindFollowsTheArgs) {
+  KernelInfo k = kernel("spmm", "rows");
+  k.args = {"order", "csr.row_ptr", "B", "C", "K"};
+  EXPECT_EQ(paramCount(k.args), 21u);
+  int order[3], rowPtr[4];
+  float b[10], c[6];
+  std::map<std::string, DeviceSpan, std::less<>> arrays = {
+      {"order", {order, 3}}, {"csr.row_ptr", {rowPtr, 4}}};
+  LaunchOperands operands{{b, 10}, {c, 6}, 2};
+  KernelParams params;
+  ASSERT_EQ(bindKernelParams("fc1", k, arrays, operands, params), SPRT_OK);
+  ASSERT_EQ(params.size(), 21u);
+  auto address = [](const void *p) { return reinterpret_cast<int64_t>(p); };
+  // clang-format off
+  const int64_t want[] = {
+      address(order),  address(order),  0, 3,  1, // order
+      address(rowPtr), address(rowPtr), 0, 4,  1, // csr.row_ptr
+      address(b),      address(b),      0, 10, 1, // B
+      address(c),      address(c),      0, 6,  1, // C
+      2};                                         // K
+  // clang-format on
+  for (size_t i = 0; i < params.size(); ++i)
+    EXPECT_EQ(params.value(i), want[i]) << "parameter " << i;
+
+  k.args = {"order", "csr.col_idx", "C"};
+  KernelParams untouched;
+  untouched.addInt64(5);
+  ASSERT_EQ(bindKernelParams("fc1", k, arrays, operands, untouched),
+            SPRT_ERROR_CORRUPT_PACKAGE);
+  EXPECT_EQ(untouched.size(), 1u);
+  EXPECT_STREQ(sprt_last_error(), "layer 'fc1': kernel 'spmm' takes "
+                                  "'csr.col_idx', which is not an array of "
+                                  "the layer");
+}
+
+//===----------------------------------------------------------------------===//
+// Targets
+//===----------------------------------------------------------------------===//
+
+TEST(TargetTest, MatchesTheComputeCapability) {
+  EXPECT_TRUE(targetMatches("sm_90", 9, 0));
+  EXPECT_TRUE(targetMatches("sm_90a", 9, 0));
+  EXPECT_TRUE(targetMatches("sm_86", 8, 6));
+  EXPECT_TRUE(targetMatches("sm_100", 10, 0));
+  EXPECT_TRUE(targetMatches("sm_120f", 12, 0));
+  EXPECT_FALSE(targetMatches("sm_90", 8, 0));
+  EXPECT_FALSE(targetMatches("sm_90", 9, 1));
+  EXPECT_FALSE(targetMatches("sm_80", 9, 0));
+  EXPECT_FALSE(targetMatches("sm_9", 0, 9));
+  EXPECT_FALSE(targetMatches("sm_090", 9, 0));
+  EXPECT_FALSE(targetMatches("compute_90", 9, 0));
+  EXPECT_FALSE(targetMatches("sm_9x0", 9, 0));
+  EXPECT_FALSE(targetMatches("sm_", 0, 0));
+  EXPECT_FALSE(targetMatches("", 0, 0));
+}
+
+//===----------------------------------------------------------------------===//
+// layerBuffers: the arrays the uploads take by name
+//===----------------------------------------------------------------------===//
+
+TEST(LayerBuffersTest, SameListAsTheWriter) {
+  ScratchDir dir;
+  const CsrMatrix m = generateSkewed(90, 60, 2);
+  std::vector<PackageLayer> layers = {
+      makeLayer("csr", m, Strategy::Lpt, FormatKind::Csr),
+      makeLayer("bell", m, Strategy::Identity, FormatKind::Bell),
+      makeLayer("hbp", m, Strategy::Identity, FormatKind::Hbp)};
+  // A bell layer without its CSR lists no csr.* buffers.
+  layers.push_back(layers[1]);
+  layers.back().name = "bell-only";
+  layers.back().matrix.csr = CsrMatrix();
+  ASSERT_TRUE(writePackage(dir.path("p.spp"), layers, PackageOptions()));
+  const auto manifest = nlohmann::ordered_json::parse(
+      readFile(dir.path("p.spp") + "/manifest.json"));
+
+  for (size_t i = 0; i < layers.size(); ++i) {
+    SCOPED_TRACE(layers[i].name);
+    const std::vector<LayerBuffer> buffers = layerBuffers(layers[i]);
+    const auto &recorded = manifest["layers"][i]["buffers"];
+    ASSERT_EQ(buffers.size(), recorded.size());
+    for (size_t j = 0; j < buffers.size(); ++j) {
+      EXPECT_EQ(std::string(buffers[j].name), recorded[j]["name"]);
+      EXPECT_EQ(std::string(buffers[j].dtype), recorded[j]["dtype"]);
+      EXPECT_EQ(buffers[j].count, recorded[j]["count"].get<uint64_t>());
+    }
+    EXPECT_EQ(buffers[0].data, layers[i].matrix.order.data());
+  }
+  // The pointers are the layer's own arrays.
+  const std::vector<LayerBuffer> hbp = layerBuffers(layers[2]);
+  for (const LayerBuffer &b : hbp)
+    if (b.name == "hbp.begin_nnz") {
+      EXPECT_EQ(b.dtype, "i64");
+      EXPECT_EQ(b.data, layers[2].matrix.hbp.beginNnz.data());
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// On the GPU (skipped, visibly, where there is no usable GPU)
+//===----------------------------------------------------------------------===//
+
+/// Skips the test unless the runtime has a usable GPU; sets `props`.
+#define REQUIRE_GPU(props)                                                     \
+  do {                                                                         \
+    if (sprt_status s_ = sprt_device_properties(&(props)); s_ != SPRT_OK)      \
+      GTEST_SKIP() << "no usable GPU: " << sprt_last_error();                  \
+  } while (0)
+
+/// Device memory for the duration of a test.
+struct DeviceArray {
+  void *ptr = nullptr;
+  explicit DeviceArray(int64_t bytes) {
+    EXPECT_EQ(sprt_device_malloc(bytes, &ptr), SPRT_OK) << sprt_last_error();
+  }
+  ~DeviceArray() { EXPECT_EQ(sprt_device_free(ptr), SPRT_OK); }
+  DeviceArray(const DeviceArray &) = delete;
+  DeviceArray &operator=(const DeviceArray &) = delete;
+  float *get() const { return static_cast<float *>(ptr); }
+};
+
+/// The hand-written kernels (Inputs/test_kernels.cu).
+std::string testPtx() {
+  std::string ptx = readFile(SPPERM_RUNTIME_TEST_INPUTS "/test_kernels.ptx");
+  EXPECT_FALSE(ptx.empty())
+      << "cannot read " SPPERM_RUNTIME_TEST_INPUTS "/test_kernels.ptx";
+  return ptx;
+}
+
+/// The arguments every test kernel takes.
+const std::vector<std::string> kTestArgs = {
+    "order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"};
+
+/// A test kernel with a launch configuration that covers any matrix (the
+/// kernels loop over the rows).
+KernelInfo testKernel(const std::string &name, const std::string &variant,
+                      int64_t kAlign = 1, bool zeroOutput = false) {
+  KernelInfo k = kernel(name, variant, 1, 0, kAlign, zeroOutput);
+  k.args = kTestArgs;
+  k.gridX = 8;
+  k.blockX = 128;
+  return k;
+}
+
+/// The kernels of the main test: for K % 32 == 0, the two-launch "atomic"
+/// variant (adds into C, so it needs C cleared); for any other K,
+/// "rows".
+std::vector<KernelInfo> testKernels() {
+  return {testKernel("spmm_even", "atomic", 32, true),
+          testKernel("spmm_odd", "atomic", 32),
+          testKernel("spmm_rows", "rows")};
+}
+
+/// Runs layer `index` of `p` for K through sprt_spmm (C first filled with
+/// NaN) and returns C.
+std::vector<float> runOnGpu(sprt_package *p, int64_t index,
+                            const PackageLayer &layer,
+                            const std::vector<float> &b, int64_t k,
+                            sprt_status &status) {
+  const int64_t bBytes = layer.matrix.cols * k * 4;
+  const int64_t cBytes = layer.matrix.rows * k * 4;
+  DeviceArray db(bBytes), dc(cBytes);
+  std::vector<float> c(static_cast<size_t>(layer.matrix.rows * k), NAN);
+  EXPECT_EQ(sprt_memcpy_htod(db.get(), b.data(), bBytes), SPRT_OK);
+  EXPECT_EQ(sprt_memcpy_htod(dc.get(), c.data(), cBytes), SPRT_OK);
+  status = sprt_spmm(p, index, db.get(), k, dc.get(), nullptr);
+  if (status == SPRT_OK) {
+    EXPECT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), cBytes), SPRT_OK)
+        << sprt_last_error();
+  }
+  return c;
+}
+
+TEST(GeneratedKernelGpuTest, MatchesSpmmCpu) {
+  sprt_device_props props;
+  REQUIRE_GPU(props);
+  ScratchDir dir;
+  const std::vector<CsrMatrix> matrices = {
+      generateUniform(70, 50, 0.08, 1), generateSkewed(300, 120, 2),
+      generateBlockSparse(64, 48, 4, 0.3, 3)};
+  std::vector<PackageLayer> layers;
+  for (size_t i = 0; i < matrices.size(); ++i)
+    for (FormatKind kind :
+         {FormatKind::Csr, FormatKind::Bell, FormatKind::Hbp}) {
+      layers.push_back(
+          makeLayer(std::string(formatName(kind)) + "." + std::to_string(i),
+                    matrices[i], Strategy::Lpt, kind));
+      layers.back().kernels = testKernels();
+    }
+  // cuSPARSE for K = 1, the generated kernels otherwise.
+  layers.push_back(
+      makeLayer("mixed", matrices[1], Strategy::Bsa, FormatKind::Csr));
+  layers.back().kernels = testKernels();
+  layers.back().kernels.insert(layers.back().kernels.begin(),
+                               kernel("cusparse", "cusparse", 1, 1));
+  // More dynamic shared memory than a kernel gets without opting in (every
+  // GPU since sm_75 allows at least 64 KiB).
+  layers.back().kernels.back().sharedBytes = 60 * 1024;
+  // No entries: C must still be all zeros.
+  CsrMatrix empty;
+  empty.rows = 40;
+  empty.cols = 30;
+  empty.rowPtr.assign(41, 0);
+  layers.push_back(
+      makeLayer("empty", empty, Strategy::Identity, FormatKind::Csr));
+  layers.back().kernels = testKernels();
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(dir.path("gen.spp"), layers, options));
+
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("gen.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  for (size_t i = 0; i < layers.size(); ++i) {
+    SCOPED_TRACE(layers[i].name);
+    const FormattedMatrix &m = layers[i].matrix;
+    for (int64_t k : {1, 3, 32}) {
+      SCOPED_TRACE("K = " + std::to_string(k));
+      const std::vector<float> b = randomDense(m.cols * k, 7 + k);
+      std::vector<float> want(static_cast<size_t>(m.rows * k));
+      spmmCpu(m, b.data(), k, want.data());
+      // Twice: nothing of the first call may leak into the second.
+      for (int round = 0; round < 2; ++round) {
+        sprt_status s;
+        const std::vector<float> got =
+            runOnGpu(p, int64_t(i), layers[i], b, k, s);
+        ASSERT_EQ(s, SPRT_OK) << sprt_last_error();
+        EXPECT_LE(relativeError(got, want), 1e-5) << "round " << round;
+      }
+    }
+  }
+
+  // sprt_spmm_time runs the same kernels, and the cuSPARSE baseline of a
+  // layer that never runs through cuSPARSE uploads its CSR on demand.
+  const FormattedMatrix &m = layers[1].matrix;
+  const int64_t k = 32;
+  const std::vector<float> b = randomDense(m.cols * k, 99);
+  std::vector<float> want(static_cast<size_t>(m.rows * k));
+  spmmCpu(m, b.data(), k, want.data());
+  DeviceArray db(m.cols * k * 4), dc(m.rows * k * 4);
+  ASSERT_EQ(sprt_memcpy_htod(db.get(), b.data(), m.cols * k * 4), SPRT_OK);
+  for (const char *variant : {"spperm", "cusparse-spmm-default"}) {
+    SCOPED_TRACE(variant);
+    std::vector<float> c(static_cast<size_t>(m.rows * k), NAN);
+    ASSERT_EQ(sprt_memcpy_htod(dc.get(), c.data(), m.rows * k * 4), SPRT_OK);
+    float times[3];
+    ASSERT_EQ(sprt_spmm_time(p, 1, variant, db.get(), k, dc.get(), nullptr, 1,
+                             3, times),
+              SPRT_OK)
+        << sprt_last_error();
+    ASSERT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), m.rows * k * 4), SPRT_OK);
+    EXPECT_LE(relativeError(c, want), 1e-5);
+    for (float t : times)
+      EXPECT_GE(t, 0.0f);
+  }
+  sprt_package_release(p);
+}
+
+TEST(GeneratedKernelGpuTest, NoKernelForK) {
+  sprt_device_props props;
+  REQUIRE_GPU(props);
+  ScratchDir dir;
+  std::vector<PackageLayer> layers = {
+      makeLayer("wide", generateUniform(70, 50, 0.08, 1), Strategy::Lpt,
+                FormatKind::Csr)};
+  layers[0].kernels = {testKernel("spmm_rows", "rows", 4)};
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(dir.path("k4.spp"), layers, options));
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("k4.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  const std::vector<float> b = randomDense(50 * 3, 1);
+  sprt_status s;
+  runOnGpu(p, 0, layers[0], b, 3, s);
+  EXPECT_EQ(s, SPRT_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(sprt_last_error())
+                .find("layer 'wide': no generated kernel accepts K = 3"),
+            std::string::npos)
+      << sprt_last_error();
+  const std::vector<float> b4 = randomDense(50 * 4, 1);
+  runOnGpu(p, 0, layers[0], b4, 4, s);
+  EXPECT_EQ(s, SPRT_OK) << sprt_last_error();
+  sprt_package_release(p);
+}
+
+/// Writes a one-layer package with `kernels` and `options` to `path` and
+/// loads it for the GPU; returns the status and the message.
+sprt_status loadWith(const std::string &path, std::vector<KernelInfo> kernels,
+                     const PackageOptions &options, std::string &message) {
+  std::vector<PackageLayer> layers = {makeLayer(
+      "fc1", generateUniform(70, 50, 0.08, 1), Strategy::Lpt, FormatKind::Csr)};
+  layers[0].kernels = std::move(kernels);
+  EXPECT_TRUE(writePackage(path, layers, options));
+  sprt_package *p = reinterpret_cast<sprt_package *>(0x1);
+  sprt_status s = sprt_package_load(path.c_str(), SPRT_DEVICE_GPU, &p);
+  message = s == SPRT_OK ? "" : sprt_last_error();
+  if (s != SPRT_OK) {
+    EXPECT_EQ(p, nullptr);
+  }
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  sprt_package_release(s == SPRT_OK ? p : nullptr);
+  return s;
+}
+
+TEST(GeneratedKernelGpuTest, LoadErrors) {
+  sprt_device_props props;
+  REQUIRE_GPU(props);
+  ScratchDir dir;
+  PackageOptions options;
+  options.ptx = testPtx();
+  std::string message;
+
+  // A kernel the module lacks.
+  EXPECT_EQ(loadWith(dir.path("missing.spp"),
+                     {testKernel("spmm_rows", "rows"),
+                      testKernel("spmm_columns", "rows")},
+                     options, message),
+            SPRT_ERROR_CORRUPT_PACKAGE);
+  EXPECT_EQ(message, "layer 'fc1': kernel 'spmm_columns' (variant 'rows') is "
+                     "not in kernels.ptx");
+
+  // Generated kernels, but no code.
+  EXPECT_EQ(loadWith(dir.path("nocode.spp"), {testKernel("spmm_rows", "rows")},
+                     PackageOptions(), message),
+            SPRT_ERROR_CORRUPT_PACKAGE);
+  EXPECT_NE(message.find("no kernels.ptx"), std::string::npos) << message;
+
+  // PTX the JIT refuses: the message carries its log.
+  PackageOptions badPtx;
+  badPtx.ptx = ".version 7.0\n.target sm_75\n.address_size 64\nnonsense\n";
+  EXPECT_EQ(loadWith(dir.path("badptx.spp"), {testKernel("spmm_rows", "rows")},
+                     badPtx, message),
+            SPRT_ERROR_DEVICE);
+  EXPECT_NE(message.find("cuModuleLoadDataEx"), std::string::npos) << message;
+  std::printf("note: the JIT's refusal: %s\n", message.c_str());
+
+  // A cubin for this GPU is loaded instead of the PTX (here it is not a
+  // cubin, so loading fails); a cubin for another target is ignored.
+  const std::string arch = "sm_" + std::to_string(props.compute_major) +
+                           std::to_string(props.compute_minor);
+  PackageOptions withCubin = options;
+  withCubin.cubin = "not a cubin";
+  withCubin.target = arch;
+  EXPECT_EQ(loadWith(dir.path("cubin.spp"), {testKernel("spmm_rows", "rows")},
+                     withCubin, message),
+            SPRT_ERROR_DEVICE);
+  EXPECT_NE(message.find("cuModuleLoadData of kernels." + arch + ".cubin"),
+            std::string::npos)
+      << message;
+  withCubin.target = props.compute_major == 5 ? "sm_60" : "sm_50";
+  EXPECT_EQ(loadWith(dir.path("other.spp"), {testKernel("spmm_rows", "rows")},
+                     withCubin, message),
+            SPRT_OK)
+      << message;
+  withCubin.ptx.clear();
+  EXPECT_EQ(loadWith(dir.path("cubinonly.spp"),
+                     {testKernel("spmm_rows", "rows")}, withCubin, message),
+            SPRT_ERROR_UNSUPPORTED);
+  EXPECT_NE(message.find("but the GPU is " + arch), std::string::npos)
+      << message;
+
+  // Args that do not match the kernel's parameters (one array short),
+  // where the driver can tell (cuFuncGetParamInfo).
+  KernelInfo short_ = testKernel("spmm_rows", "rows");
+  short_.args.erase(short_.args.begin());
+  sprt_status s = loadWith(dir.path("short.spp"), {short_}, options, message);
+  if (s == SPRT_OK) {
+    std::printf("note: this driver cannot check kernel parameters\n");
+  } else {
+    EXPECT_EQ(s, SPRT_ERROR_CORRUPT_PACKAGE);
+    EXPECT_NE(message.find("layer 'fc1': kernel 'spmm_rows' does not take the "
+                           "parameters its args make (26 of 8 bytes"),
+              std::string::npos)
+        << message;
+  }
+
+  // More dynamic shared memory than any GPU has.
+  KernelInfo greedy = testKernel("spmm_rows", "rows");
+  greedy.sharedBytes = 64 << 20;
+  EXPECT_EQ(loadWith(dir.path("greedy.spp"), {greedy}, options, message),
+            SPRT_ERROR_UNSUPPORTED);
+  EXPECT_NE(message.find("needs 67108864 bytes of shared memory"),
+            std::string::npos)
+      << message;
+}
+
+} // namespace
