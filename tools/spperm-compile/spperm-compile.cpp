@@ -505,6 +505,22 @@ int main(int argc, char **argv) {
   ::spperm::PackageOptions popts;
   popts.target = o.target;
   popts.externalData = o.data == "external";
+  if (popts.externalData) {
+    // A source inside the package's parent directory is recorded relative
+    // to it, so that the directory can be moved as a whole
+    // (docs/Package.md, "External data").
+    SmallString<256> parent(o.output);
+    llvm::sys::fs::make_absolute(parent);
+    llvm::sys::path::remove_dots(parent, /*remove_dot_dot=*/true);
+    llvm::sys::path::remove_filename(parent);
+    std::string prefix = std::string(parent.str()) + "/";
+    for (::spperm::PackageLayer &layer : layers) {
+      SmallString<256> src(layer.sourcePath);
+      llvm::sys::path::remove_dots(src, /*remove_dot_dot=*/true);
+      if (StringRef(src).starts_with(prefix))
+        layer.sourcePath = StringRef(src).drop_front(prefix.size()).str();
+    }
+  }
   if (!cusparse && failed(generateCode(*module, layers, o.target, popts, times)))
     return 1;
 

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+#===- gpu_suite.sh - The GPU correctness suite, in one device call ---------===#
+#
+# Part of the spperm project.
+#
+#===------------------------------------------------------------------------===#
+#
+# Runs on the GPU machine, from the repository root, with .gpu/ carried
+# (made here by gpu_prepare.sh for deps/ and gpu_suite_prepare.sh for
+# suite.tar.xz):
+#   SPPERM_CMAKE_ARGS=-DCMAKE_PREFIX_PATH=$PWD/.gpu/deps OUT=$OUT \
+#     bash tools/scripts/gpu_suite.sh
+# Builds the MLIR-free half, runs RuntimeTests (its GPU tests must run, not
+# skip), unpacks the suite, regenerates the big matrices, runs spperm-verify
+# over every package for K in $KS (default 1,32,128,512), then
+# compute-sanitizer memcheck and racecheck on one package per kernel family
+# (suite/san/*.spp). Writes $OUT/summary.txt (what docs/results/ keeps) and
+# $OUT/verify.log; exits non-zero on any failure.
+#
+#===------------------------------------------------------------------------===#
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD="$ROOT/build-gpu"
+OUTDIR="${OUT:-$BUILD/gpu-suite}"
+KS="${KS:-1,32,128,512}"
+JOBS="${JOBS:-$(nproc)}"
+mkdir -p "$OUTDIR"
+SUMMARY="$OUTDIR/summary.txt"
+: >"$SUMMARY"
+FAILURES=0
+say() { echo "== $*" | tee -a "$SUMMARY"; }
+fail() { echo "FAIL: $*" | tee -a "$SUMMARY"; FAILURES=$((FAILURES + 1)); }
+
+say "gpu_suite: $(date -u +%FT%TZ)"
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1 || true; } | tee -a "$SUMMARY"
+GENERATOR="Unix Makefiles"
+command -v ninja >/dev/null && GENERATOR=Ninja
+START=$SECONDS
+if ! cmake -G "$GENERATOR" -S "$ROOT" -B "$BUILD" -DSPPERM_ENABLE_COMPILER=OFF \
+    -DCMAKE_BUILD_TYPE=Release ${SPPERM_CMAKE_ARGS:-} >"$OUTDIR/configure.log" 2>&1 ||
+   ! cmake --build "$BUILD" -j "$JOBS" >"$OUTDIR/build.log" 2>&1; then
+  tail -30 "$OUTDIR/build.log" "$OUTDIR/configure.log" 2>/dev/null
+  fail "configure/build"
+  exit 1
+fi
+say "built in $((SECONDS - START)) s"
+
+say "RuntimeTests"
+"$BUILD/unittests/Runtime/RuntimeTests" >"$OUTDIR/RuntimeTests.log" 2>&1
+rc=$?
+grep -E "^\[  (PASSED|SKIPPED|FAILED) " "$OUTDIR/RuntimeTests.log" | tee -a "$SUMMARY"
+[[ $rc == 0 ]] || fail "RuntimeTests (see RuntimeTests.log)"
+if grep -q "^\[  SKIPPED \] Gpu" "$OUTDIR/RuntimeTests.log"; then
+  fail "GPU unit tests were skipped on the GPU machine"
+fi
+
+WORK="$BUILD/suite-work"
+rm -rf "$WORK" && mkdir -p "$WORK"
+xz -dc "$ROOT/.gpu/suite.tar.xz" | tar -C "$WORK" -xf -
+S="$WORK/suite"
+if compgen -G "$S/big/*.spp" >/dev/null; then
+  START=$SECONDS
+  "$BUILD/bin/spperm-gen" rmat --scale 20 --edge-factor 16 --seed 1 -o "$S/big/rmat20.mtx"
+  "$BUILD/bin/spperm-gen" banded --rows 1048576 --half-width 5 --seed 1 -o "$S/big/banded1m.mtx"
+  say "regenerated the big matrices in $((SECONDS - START)) s"
+fi
+
+say "spperm-verify: K in $KS, poisoned C, float64 reference from the source, normwise tolerance 1e-5"
+START=$SECONDS
+for dir in "$S" "$S/big"; do
+  compgen -G "$dir/*.spp" >/dev/null || continue
+  jobs=8
+  [[ "$dir" == "$S/big" ]] && jobs=2
+  "$BUILD/bin/spperm-verify" "$dir" --device gpu --k "$KS" --jobs "$jobs" >>"$OUTDIR/verify.log" 2>&1 || true
+done
+say "verified in $((SECONDS - START)) s"
+grep -c '^ok ' "$OUTDIR/verify.log" | sed 's/^/checks passed: /' | tee -a "$SUMMARY"
+nfail=$(grep -c '^FAIL' "$OUTDIR/verify.log")
+echo "checks failed: $nfail" | tee -a "$SUMMARY"
+grep '^FAIL' "$OUTDIR/verify.log" | head -40 | tee -a "$SUMMARY"
+grep -A40 '^summary' "$OUTDIR/verify.log" | tee -a "$SUMMARY"
+python3 - "$OUTDIR/verify.log" <<'PY' | tee -a "$SUMMARY"
+import re, sys, collections
+rows = collections.defaultdict(lambda: [0, 0.0])
+pk = set()
+for line in open(sys.argv[1]):
+    m = re.match(r'(ok  |FAIL) (\S+) \S+ K=(\d+) format=(\S+) strategy=(\S+) variant=(\S+) rel_err=(\S+)', line)
+    if not m: continue
+    pk.add(m.group(2))
+    key = (m.group(4), m.group(5), int(m.group(3)))
+    rows[key][0] += 1
+    rows[key][1] = max(rows[key][1], float(m.group(7)))
+print(f"packages: {len(pk)}")
+print("| format | strategy | K | checks | max rel. error |")
+print("|---|---|---|---|---|")
+for (f, s, k), (n, e) in sorted(rows.items()):
+    print(f"| {f} | {s} | {k} | {n} | {e:.2e} |")
+PY
+[[ "$nfail" == 0 ]] || fail "$nfail checks failed"
+
+if command -v compute-sanitizer >/dev/null || [[ -x /usr/local/cuda/bin/compute-sanitizer ]]; then
+  CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for pkg in "$S"/san/*.spp; do
+    [[ -e "$pkg" ]] || continue
+    for tool in memcheck racecheck; do
+      log="$OUTDIR/san.$(basename "$pkg" .spp).$tool.log"
+      "$CS" --tool "$tool" --error-exitcode 3 "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k 1,32,128 --jobs 1 >"$log" 2>&1
+      rc=$?
+      line="$(basename "$pkg") $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1) (exit $rc)"
+      echo "$line" | tee -a "$SUMMARY"
+      [[ $rc == 0 ]] || fail "$line"
+    done
+  done
+else
+  fail "compute-sanitizer not found"
+fi
+say "failures: $FAILURES"
+exit $((FAILURES > 0))

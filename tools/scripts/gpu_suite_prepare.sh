@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+#===- gpu_suite_prepare.sh - Packages for the GPU suite --------------------===#
+#
+# Part of the spperm project.
+#
+#===------------------------------------------------------------------------===#
+#
+# Run here (after the README's build): fills .gpu/ (see gpu_prepare.sh for
+# deps/) with suite.tar.xz, which holds
+#   suite/m/...          the matrices (a copy of ../shared/data/matrices)
+#   suite/*.spp          one package per matrix x format x strategy, with
+#                        external data (the package records m/FILE) and
+#                        values random:3
+#   suite/san/*.spp      one package per kernel family for compute-sanitizer
+#   suite/big/*.spp      the generated >= 1 M-row matrices' packages; the
+#                        matrices themselves are regenerated on the device by
+#                        spperm-gen (deterministic; gpu_suite.sh checks the
+#                        sha256 through the package reader)
+# Then gpu_suite.sh runs it in one device call.
+#
+# Usage: gpu_suite_prepare.sh [MATRIX_GLOB...]   (default: every matrix)
+#   env FORMATS (csr bell hbp), STRATEGIES (identity lpt warp-aware bsa),
+#   BIG=0 to leave the generated matrices out, JOBS (nproc).
+#
+#===------------------------------------------------------------------------===#
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN="$ROOT/build/bin"
+DATA="$ROOT/../shared/data/matrices"
+STAGE="$ROOT/.gpu/stage"
+FORMATS="${FORMATS:-csr bell hbp}"
+STRATEGIES="${STRATEGIES:-identity lpt warp-aware bsa}"
+BIG="${BIG:-1}"
+JOBS="${JOBS:-$(nproc)}"
+
+rm -rf "$STAGE"
+mkdir -p "$STAGE/suite/m" "$STAGE/suite/big"
+if [[ $# -gt 0 ]]; then
+  matrices=("$@")
+else
+  mapfile -t matrices < <(cd "$DATA" && find . -name '*.mtx.gz' -o -name '*.smtx.gz' | sed 's|^\./||' | sort)
+fi
+for m in "${matrices[@]}"; do
+  mkdir -p "$STAGE/suite/m/$(dirname "$m")"
+  cp "$DATA/$m" "$STAGE/suite/m/$m"
+done
+
+jobs_file="$STAGE/jobs.txt"
+: >"$jobs_file"
+for m in "${matrices[@]}"; do
+  name=$(echo "$m" | sed 's|/|__|g; s|\.s\?mtx\.gz$||')
+  for f in $FORMATS; do
+    for s in $STRATEGIES; do
+      echo "$STAGE/suite/m/$m $STAGE/suite/$name.$f.$s.spp $f $s" >>"$jobs_file"
+    done
+  done
+done
+if [[ "$BIG" == 1 ]]; then
+  # Graph500 R-MAT scale 20 (1 M rows, ~15 M nnz) and a banded 1 M-row
+  # matrix (half-width 5, 11 M nnz); regenerated on the device.
+  "$BIN/spperm-gen" rmat --scale 20 --edge-factor 16 --seed 1 -o "$STAGE/suite/big/rmat20.mtx"
+  "$BIN/spperm-gen" banded --rows 1048576 --half-width 5 --seed 1 -o "$STAGE/suite/big/banded1m.mtx"
+  for m in rmat20 banded1m; do
+    for f in $FORMATS; do
+      for s in $STRATEGIES; do
+        echo "$STAGE/suite/big/$m.mtx $STAGE/suite/big/$m.$f.$s.spp $f $s" >>"$jobs_file"
+      done
+    done
+  done
+fi
+echo "compiling $(wc -l <"$jobs_file") packages with $JOBS jobs"
+xargs -P "$JOBS" -L 1 bash -c '"$0" "$1" -o "$2" --format "$3" --strategy "$4" --data external --values random:3' "$BIN/spperm-compile" <"$jobs_file"
+# compute-sanitizer targets: a skewed matrix (long rows, so the split
+# kernels run too) in each format, data embedded.
+mkdir -p "$STAGE/suite/san"
+"$BIN/spperm-gen" skewed --rows 4096 --cols 4096 --seed 2 -o "$STAGE/skewed.mtx"
+for fs in csr:lpt bell:bsa hbp:identity; do
+  "$BIN/spperm-compile" "$STAGE/skewed.mtx" -o "$STAGE/suite/san/skewed.${fs%%:*}.spp" \
+    --format "${fs%%:*}" --strategy "${fs##*:}" --values random:3
+done
+rm -f "$STAGE/suite/big/"*.mtx "$STAGE/skewed.mtx"
+tar -C "$STAGE" -cf - suite | xz -T1 -9e >"$ROOT/.gpu/suite.tar.xz"
+rm -rf "$STAGE"
+ls -la "$ROOT/.gpu/suite.tar.xz"
+du -sh "$ROOT/.gpu" | sed 's/^/carried: /'

@@ -1,0 +1,312 @@
+//===- spperm-verify.cpp - Check packages against a float64 reference -----===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The GPU suite's driver (docs/Testing.md): for every package in a
+// directory (or one package), every layer and every K of --k, runs C = A * B
+// on --device with C poisoned (NaN) beforehand, and compares it with a
+// float64 product computed on the host from the layer's SOURCE matrix file
+// (read again with the sparse core; the package's own arrays when the
+// source cannot be found). A result passes when every element was written
+// (no NaN left where the reference is finite) and the normwise relative
+// error ||C - R||_F / ||R||_F is at most --tolerance. One line per check,
+// a summary at the end, exit status 1 on any failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Runtime/SpPermRuntime.h"
+#include "spperm/Sparse/MatrixIO.h"
+#include "spperm/Sparse/Package.h"
+#include "spperm/Tools/CommandLine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <dirent.h>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <thread>
+#include <vector>
+
+using namespace spperm;
+
+static const char *const kTool = "spperm-verify";
+
+namespace {
+
+/// A dense random B, values in [-1, 1), deterministic in (rows, k).
+std::vector<float> makeB(int64_t rows, int64_t k) {
+  std::vector<float> b(static_cast<size_t>(rows * k));
+  uint64_t x = 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(rows * 131 + k);
+  for (float &v : b) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    v = static_cast<float>(static_cast<double>(x >> 40) / 8388608.0 - 1.0);
+  }
+  return b;
+}
+
+/// R = A * B in float64, rows split over the host's threads.
+std::vector<double> reference(const CsrMatrix &a, const std::vector<float> &b,
+                              int64_t k) {
+  std::vector<double> r(static_cast<size_t>(a.rows) * k, 0.0);
+  auto work = [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      double *out = &r[static_cast<size_t>(i * k)];
+      for (int32_t p = a.rowPtr[i]; p < a.rowPtr[i + 1]; ++p) {
+        const double v = a.values[p];
+        const float *row = &b[static_cast<size_t>(a.colIdx[p]) * k];
+        for (int64_t j = 0; j < k; ++j)
+          out[j] += v * row[j];
+      }
+    }
+  };
+  const int64_t work64 = a.nnz() * k;
+  const int64_t n = work64 < (int64_t(1) << 22)
+                        ? 1
+                        : std::max<int64_t>(
+                              1, std::thread::hardware_concurrency());
+  std::vector<std::thread> threads;
+  for (int64_t t = 0; t < n; ++t)
+    threads.emplace_back(work, a.rows * t / n, a.rows * (t + 1) / n);
+  for (std::thread &t : threads)
+    t.join();
+  return r;
+}
+
+bool isDirectory(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::vector<std::string> findPackages(const std::string &path) {
+  struct stat st;
+  if (stat((path + "/manifest.json").c_str(), &st) == 0)
+    return {path};
+  std::vector<std::string> out;
+  if (DIR *d = opendir(path.c_str())) {
+    while (dirent *e = readdir(d)) {
+      std::string name = e->d_name;
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".spp") == 0 &&
+          isDirectory(path + "/" + name))
+        out.push_back(path + "/" + name);
+    }
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string parentOf(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+struct Totals {
+  std::mutex mutex;
+  int64_t checks = 0, failures = 0;
+  double maxError = 0.0;
+  std::map<std::string, int64_t> perVariant;
+};
+
+/// Checks every layer of one package for every K; prints one line each.
+void verifyPackage(const std::string &path, sprt_device device,
+                   const std::vector<int64_t> &ks, double tolerance,
+                   Totals &totals) {
+  auto report = [&](bool ok, const std::string &line) {
+    std::lock_guard<std::mutex> lock(totals.mutex);
+    std::printf("%s %s\n", ok ? "ok  " : "FAIL", line.c_str());
+    std::fflush(stdout);
+    ++totals.checks;
+    if (!ok)
+      ++totals.failures;
+  };
+  StatusOr<Package> pkg = readPackage(path);
+  if (!pkg) {
+    report(false, path + ": " + pkg.message());
+    return;
+  }
+  sprt_package *rt = nullptr;
+  if (sprt_package_load(path.c_str(), device, &rt) != SPRT_OK) {
+    report(false, path + ": load: " + sprt_last_error());
+    return;
+  }
+  for (size_t li = 0; li < pkg->layers.size(); ++li) {
+    const PackageLayer &layer = pkg->layers[li];
+    // The reference matrix: the source file when it can be found.
+    CsrMatrix a;
+    std::string refFrom = "source";
+    std::string src = layer.sourcePath;
+    if (!src.empty() && src[0] != '/')
+      src = parentOf(path) + "/" + src;
+    ReadOptions ro;
+    ro.values = layer.values;
+    StatusOr<CsrMatrix> m =
+        src.empty() ? StatusOr<CsrMatrix>(Status::error("no source"))
+                    : readMatrixFile(src, ro);
+    if (m) {
+      a = std::move(*m);
+    } else {
+      a = toOriginalCsr(layer.matrix);
+      refFrom = "package";
+    }
+    for (int64_t k : ks) {
+      if (layer.k != 0 && k != layer.k)
+        continue;
+      std::string tag = path + " " + layer.name + " K=" + std::to_string(k);
+      std::string variant = "none";
+      for (const KernelInfo &ki : layer.kernels)
+        if (ki.acceptsK(k)) {
+          variant = ki.variant;
+          break;
+        }
+      const int64_t rows = layer.matrix.rows, cols = layer.matrix.cols;
+      std::vector<float> b = makeB(cols, k);
+      std::vector<float> c(static_cast<size_t>(rows * k),
+                           std::numeric_limits<float>::quiet_NaN());
+      const int64_t bBytes = static_cast<int64_t>(b.size() * 4);
+      const int64_t cBytes = static_cast<int64_t>(c.size() * 4);
+      sprt_status st = SPRT_OK;
+      if (device == SPRT_DEVICE_GPU) {
+        void *db = nullptr, *dc = nullptr;
+        st = sprt_device_malloc(bBytes, &db);
+        if (st == SPRT_OK)
+          st = sprt_device_malloc(cBytes, &dc);
+        if (st == SPRT_OK)
+          st = sprt_memcpy_htod(db, b.data(), bBytes);
+        if (st == SPRT_OK)
+          st = sprt_memcpy_htod(dc, c.data(), cBytes);
+        if (st == SPRT_OK)
+          st = sprt_spmm(rt, static_cast<int64_t>(li),
+                         static_cast<const float *>(db), k,
+                         static_cast<float *>(dc), nullptr);
+        if (st == SPRT_OK)
+          st = sprt_memcpy_dtoh(c.data(), dc, cBytes);
+        sprt_device_free(db);
+        sprt_device_free(dc);
+      } else {
+        st = sprt_spmm(rt, static_cast<int64_t>(li), b.data(), k, c.data(),
+                       nullptr);
+      }
+      if (st != SPRT_OK) {
+        report(false, tag + ": " + sprt_status_name(st) + ": " +
+                          sprt_last_error());
+        continue;
+      }
+      std::vector<double> r = reference(a, b, k);
+      double num = 0.0, den = 0.0;
+      int64_t unwritten = 0;
+      for (size_t i = 0; i < r.size(); ++i) {
+        if (std::isnan(c[i]) && !std::isnan(r[i])) {
+          ++unwritten;
+          continue;
+        }
+        const double d = static_cast<double>(c[i]) - r[i];
+        num += d * d;
+        den += r[i] * r[i];
+      }
+      const double err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+      const bool ok = unwritten == 0 && std::isfinite(err) && err <= tolerance;
+      {
+        std::lock_guard<std::mutex> lock(totals.mutex);
+        if (std::isfinite(err))
+          totals.maxError = std::max(totals.maxError, err);
+        ++totals.perVariant[std::string(formatName(layer.matrix.kind)) + "/" +
+                            variant];
+      }
+      std::ostringstream line;
+      line << tag << " format=" << formatName(layer.matrix.kind)
+           << " strategy=" << strategyCliName(layer.permutation.strategy)
+           << " variant=" << variant << " rel_err=" << err
+           << " unwritten=" << unwritten << " ref=" << refFrom;
+      report(ok, line.str());
+    }
+  }
+  sprt_package_release(rt);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string input, device = "gpu", kList = "1,32,128,512", tol = "1e-5",
+                     jobs = "4";
+  ArgParser args(kTool, "PKG|DIR [--device gpu|cpu] [--k LIST] "
+                        "[--tolerance X] [--jobs N]",
+                 "Runs every layer of the packages (PKG, or every *.spp in "
+                 "DIR) for each K with C poisoned and checks it against a "
+                 "float64 product of the layer's source matrix.");
+  args.addPositional("PKG", "A package or a directory of packages", &input);
+  args.addOption("device", "DEV", "gpu (default) or cpu", &device);
+  args.addOption("k", "LIST", "Comma-separated K values (default "
+                              "1,32,128,512)",
+                 &kList);
+  args.addOption("tolerance", "X", "Largest normwise relative error "
+                                   "(default 1e-5)",
+                 &tol);
+  args.addOption("jobs", "N", "Packages checked at once (default 4)", &jobs);
+  if (std::optional<int> exitCode = args.parse(argc, argv))
+    return *exitCode;
+  if (device != "gpu" && device != "cpu") {
+    reportError(kTool, "--device must be gpu or cpu, got '" + device + "'");
+    return 1;
+  }
+  std::vector<int64_t> ks;
+  {
+    std::stringstream ss(kList);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      int64_t k;
+      if (!parseIntegerOption(kTool, "k", item, 1, 1 << 20, k))
+        return 1;
+      ks.push_back(k);
+    }
+  }
+  double tolerance;
+  int64_t nJobs;
+  if (!parseNumberOption(kTool, "tolerance", tol, 0.0, 1.0, tolerance) ||
+      !parseIntegerOption(kTool, "jobs", jobs, 1, 256, nJobs))
+    return 1;
+  std::vector<std::string> packages = findPackages(input);
+  if (packages.empty()) {
+    reportError(kTool, input + ": no package (a directory with manifest.json, "
+                               "or one holding *.spp packages)");
+    return 1;
+  }
+  sprt_device dev = device == "gpu" ? SPRT_DEVICE_GPU : SPRT_DEVICE_CPU;
+  if (dev == SPRT_DEVICE_GPU) {
+    sprt_device_props props;
+    if (sprt_device_properties(&props) != SPRT_OK) {
+      reportError(kTool, std::string("no usable GPU: ") + sprt_last_error());
+      return 1;
+    }
+    std::printf("device: %s (sm_%d%d), driver %d, cuSPARSE %d\n", props.name,
+                props.compute_major, props.compute_minor,
+                props.driver_version, props.cusparse_version);
+  }
+  Totals totals;
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  for (int64_t t = 0; t < nJobs; ++t)
+    threads.emplace_back([&] {
+      for (size_t i; (i = next++) < packages.size();)
+        verifyPackage(packages[i], dev, ks, tolerance, totals);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  std::printf("summary: %zu packages, %lld checks, %lld failures, max "
+              "rel_err %.3e\n",
+              packages.size(), static_cast<long long>(totals.checks),
+              static_cast<long long>(totals.failures), totals.maxError);
+  for (const auto &[variant, n] : totals.perVariant)
+    std::printf("  %-24s %lld checks\n", variant.c_str(),
+                static_cast<long long>(n));
+  return totals.failures == 0 ? 0 : 1;
+}
