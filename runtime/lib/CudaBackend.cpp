@@ -914,16 +914,20 @@ private:
     const size_t want = paramCount(kernel.args);
     size_t count = 0;
     std::string wrongSize;
-    for (; count <= want; ++count) {
+    // Only parameters 0 .. want-1 are asked about: a probe past the last one
+    // is an API error that tools such as compute-sanitizer report. (A kernel
+    // with more parameters than its args make is therefore not caught.)
+    for (; count < want; ++count) {
       size_t offset = 0, size = 0;
       CUresult r = d.api.cuFuncGetParamInfo(function, count, &offset, &size);
       if (r == CUDA_ERROR_INVALID_VALUE)
         break;
       if (r != CUDA_SUCCESS)
         return SPRT_OK; // The driver cannot tell for this function.
-      if (size != 8 && wrongSize.empty())
+      if ((size != 8 || offset != 8 * count) && wrongSize.empty())
         wrongSize = "parameter " + std::to_string(count) + " has " +
-                    std::to_string(size) + " bytes";
+                    std::to_string(size) + " bytes at offset " +
+                    std::to_string(offset);
     }
     // No parameter at all is what a driver that cannot tell may answer too;
     // every kernel takes at least C.
@@ -931,8 +935,7 @@ private:
       return SPRT_OK;
     std::string found = wrongSize;
     if (count != want)
-      found = "it takes " + (count > want ? "more" : std::to_string(count)) +
-              " parameters";
+      found = "it takes " + std::to_string(count) + " parameters";
     return failWith(SPRT_ERROR_CORRUPT_PACKAGE,
                     where + " does not take the parameters its args make (" +
                         std::to_string(want) +

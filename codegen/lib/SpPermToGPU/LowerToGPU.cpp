@@ -46,10 +46,11 @@ struct SpPermLowerToGPU
   using Base::Base;
 
   void runOnOperation() override {
-    if (threads < 32 || threads > 1024 || threads % 32 != 0) {
+    const int64_t threadCount = threads;
+    if (threadCount < 32 || threadCount > 1024 || threadCount % 32 != 0) {
       getOperation().emitError("spperm-lower-to-gpu: threads must be a "
                                "multiple of 32 in [32, 1024], got ")
-          << threads;
+          << std::to_string(threadCount);
       return signalPassFailure();
     }
     ModuleOp module = getOperation();
@@ -75,9 +76,6 @@ struct SpPermLowerToGPU
         if (!isalnum(static_cast<unsigned char>(c)))
           c = '_';
       options.prefix = prefix + "_" + std::to_string(index);
-      if (options.k == 0 && spmm.getDense().getType().getDimSize(1) == 0) {
-        // K = 0: nothing to launch.
-      }
       SmallVector<Attribute> launches;
       for (const ::spperm::KernelInfo &info :
            generateLayerKernels(kernels, *formatted, options))

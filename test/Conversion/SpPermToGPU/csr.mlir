@@ -1,0 +1,73 @@
+// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu | FileCheck %s
+
+// A K-agnostic CSR layer: one variant per class of K (SpMV, 16-byte vector
+// groups of 2, 8, 16 and 32 lanes, a scalar fallback), all in one gpu.module.
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       func.func @layer
+// CHECK:         spperm.spmm {{.*}} {spperm.kernels = [
+// CHECK-SAME:      {args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], block = array<i64: 256, 1, 1>, family = "csr-spmv", grid = array<i64: {{[0-9]+}}, 1, 1>, k_align = 1 : i64, k_max = 1 : i64, k_min = 1 : i64, name = "layer_0_csr_spmv_spmv_0", variant = "spmv", zero_output = false}
+// CHECK-SAME:      family = "csr", {{.*}} k_align = 4 : i64, k_max = 8 : i64, k_min = 4 : i64, name = "layer_0_csr_vec4_g2_1", variant = "vec4.g2"
+// CHECK-SAME:      k_align = 4 : i64, k_max = 32 : i64, k_min = 12 : i64, name = "layer_0_csr_vec4_g8_2", variant = "vec4.g8"
+// CHECK-SAME:      k_align = 4 : i64, k_max = 64 : i64, k_min = 36 : i64, name = "layer_0_csr_vec4_g16_3", variant = "vec4.g16"
+// CHECK-SAME:      k_align = 4 : i64, k_max = 0 : i64, k_min = 68 : i64, name = "layer_0_csr_vec4_g32_4", variant = "vec4.g32"
+// CHECK-SAME:      k_align = 1 : i64, k_max = 0 : i64, k_min = 2 : i64, name = "layer_0_csr_scalar_g32_5", variant = "scalar.g32"
+// CHECK:       gpu.module @spperm_kernels
+// SpMV: lanes stride over the row, then a butterfly reduction; lane 0
+// stores C[order[row]].
+// CHECK:         gpu.func @layer_0_csr_spmv_spmv_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: index) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK:           scf.for
+// CHECK:             arith.mulf {{.*}} fastmath<contract>
+// CHECK:           nvvm.shfl.sync bfly
+// CHECK:           memref.store
+// SpMM: a group caches `lanes` entries and broadcasts them by shuffle; each
+// lane loads and stores 16 bytes of B and C.
+// CHECK:         gpu.func @layer_0_csr_vec4_g8_2
+// CHECK:           scf.for %[[KB:.*]] = %{{.*}} to %{{.*}} step %c32
+// CHECK:             scf.for
+// CHECK:               memref.load %{{.*}} : memref<?xi32>
+// CHECK:               scf.for
+// CHECK:                 nvvm.shfl.sync idx
+// CHECK:                 nvvm.shfl.sync idx
+// CHECK:                 vector.load %{{.*}} {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK:                 vector.fma
+// CHECK:             vector.store %{{.*}} {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK:         gpu.func @layer_0_csr_scalar_g32_5
+// CHECK-NOT:       vector.load
+// CHECK:           gpu.return
+func.func @layer(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x?xf32> -> tensor<64x?xf32>
+  return %c : tensor<64x?xf32>
+}
+
+// -----
+
+// K fixed by the type: exactly one variant, with K baked in (the K
+// parameter stays in the signature for a uniform ABI but is not read).
+
+// CHECK-LABEL: func.func @fixed
+// CHECK:         spperm.kernels = [{args = {{.*}}, family = "csr", {{.*}}k_max = 32 : i64, k_min = 32 : i64, name = "fixed_0_csr_k32_0", variant = "k32", zero_output = false}]
+// CHECK:       gpu.func @fixed_0_csr_k32_0
+// One K tile: 8 lanes x 4 columns = K.
+// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c32
+func.func @fixed(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %l = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %a = spperm.permute %l : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<lpt>>>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<lpt>>>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
+
+// -----
+
+// SpMV of a fixed K = 1.
+
+// CHECK-LABEL: func.func @spmv
+// CHECK:         variant = "k1"
+// CHECK:       gpu.func @spmv_0_csr_spmv_k1_0
+// CHECK:         nvvm.shfl.sync bfly
+func.func @spmv(%b: tensor<64x1xf32>) -> tensor<64x1xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x1xf32> -> tensor<64x1xf32>
+  return %c : tensor<64x1xf32>
+}

@@ -1,0 +1,34 @@
+// RUN: spperm-opt %s -spperm-convert-format="format=hbp row-block=64 col-block=32" -spperm-lower-to-gpu | FileCheck %s
+
+// HBP: one warp per stored 2-D block; fixed blocks first, then competitive
+// blocks by an atomic ticket (a module-level counter pair that the last
+// warp resets), each lane walking its add_sign chain; partial rows are
+// combined into C atomically, so C is cleared first (zero_output).
+
+// CHECK-LABEL: func.func @layer
+// CHECK:         spperm.kernels = [{args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "K"], {{.*}}family = "hbp", {{.*}}variant = "k8", zero_output = true}]
+// CHECK:       gpu.module @spperm_kernels
+// CHECK:         memref.global "private" @layer_0_hbp_k8_0_counters : memref<2xi32> = dense<0>
+// CHECK:         gpu.func @layer_0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}) kernel
+// Fixed blocks.
+// CHECK:           scf.for
+// CHECK:             memref.load %{{.*}} : memref<?xi64>
+// The add_sign chain, a do-while.
+// CHECK:             scf.while
+// CHECK:               scf.condition
+// CHECK:               vector.load
+// CHECK:               vector.fma
+// CHECK:             memref.atomic_rmw addf
+// Competitive blocks by ticket, broadcast from lane 0.
+// CHECK:           memref.get_global @layer_0_hbp_k8_0_counters
+// CHECK:           scf.while
+// CHECK:             memref.atomic_rmw addi
+// CHECK:             nvvm.shfl.sync idx
+// CHECK:           memref.atomic_rmw addi
+// CHECK:           memref.store
+// CHECK:           gpu.return
+func.func @layer(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
+  return %c : tensor<64x8xf32>
+}

@@ -1,0 +1,19 @@
+// RUN: spperm-opt %s -split-input-file -verify-diagnostics -spperm-lower-to-gpu
+// RUN: not spperm-opt %s -spperm-lower-to-gpu="threads=48" 2>&1 | FileCheck %s --check-prefix=THREADS
+
+// THREADS: error: spperm-lower-to-gpu: threads must be a multiple of 32 in [32, 1024], got 48
+
+func.func @missing(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  // expected-error @below {{cannot open}}
+  %a = spperm.load "does-not-exist.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
+  return %c : tensor<64x8xf32>
+}
+
+// -----
+
+func.func @not_loaded(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  // expected-error @below {{multiplies a matrix that does not come from spperm.load}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
+  return %c : tensor<64x8xf32>
+}

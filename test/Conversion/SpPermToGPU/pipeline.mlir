@@ -1,0 +1,18 @@
+// RUN: spperm-opt %s -spperm-pipeline="target=sm_90 strategy=lpt format=csr" | FileCheck %s
+// RUN: spperm-opt %s -spperm-pipeline="target=sm_80" | FileCheck %s --check-prefix=SM80
+
+// The named pipeline: permute, convert, spperm-lower-to-gpu, then upstream
+// convert-gpu-to-nvvm, nvvm-attach-target and gpu-module-to-binary: the
+// kernels end up as PTX in a gpu.binary; the host function keeps its
+// spperm ops with the launch descriptions.
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:         spperm.permute
+// CHECK:         spperm.spmm {{.*}}spperm.kernels = [{{.*}}variant = "k16"
+// CHECK:       gpu.binary @spperm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_90">, {{.*}}assembly = "{{.*}}.target sm_90{{.*}}.visible .entry layer_0_csr_k16_0({{.*}}shfl.sync.idx.b32{{.*}}ld.global.v4{{.*}}st.global.v4
+// SM80:        gpu.binary @spperm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80">, {{.*}}.target sm_80
+func.func @layer(%b: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x16xf32> -> tensor<64x16xf32>
+  return %c : tensor<64x16xf32>
+}
