@@ -24,6 +24,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD="$ROOT/build-gpu"
 OUTDIR="${OUT:-$BUILD/gpu-suite}"
 KS="${KS:-1,32,128,512}"
+BENCH_KS="${BENCH_KS:-32,128}"
 JOBS="${JOBS:-$(nproc)}"
 mkdir -p "$OUTDIR"
 SUMMARY="$OUTDIR/summary.txt"
@@ -37,10 +38,11 @@ say "gpu_suite: $(date -u +%FT%TZ)"
 GENERATOR="Unix Makefiles"
 command -v ninja >/dev/null && GENERATOR=Ninja
 START=$SECONDS
+mkdir -p "$BUILD"
 if ! cmake -G "$GENERATOR" -S "$ROOT" -B "$BUILD" -DSPPERM_ENABLE_COMPILER=OFF \
-    -DCMAKE_BUILD_TYPE=Release ${SPPERM_CMAKE_ARGS:-} >"$OUTDIR/configure.log" 2>&1 ||
-   ! cmake --build "$BUILD" -j "$JOBS" >"$OUTDIR/build.log" 2>&1; then
-  tail -30 "$OUTDIR/build.log" "$OUTDIR/configure.log" 2>/dev/null
+    -DCMAKE_BUILD_TYPE=Release ${SPPERM_CMAKE_ARGS:-} >"$BUILD/configure.log" 2>&1 ||
+   ! cmake --build "$BUILD" -j "$JOBS" >"$BUILD/build.log" 2>&1; then
+  tail -30 "$BUILD/build.log" "$BUILD/configure.log" 2>/dev/null
   fail "configure/build"
   exit 1
 fi
@@ -66,13 +68,13 @@ if compgen -G "$S/big/*.spp" >/dev/null; then
   say "regenerated the big matrices in $((SECONDS - START)) s"
 fi
 
-say "spperm-verify: K in $KS, poisoned C, float64 reference from the source, normwise tolerance 1e-5"
+say "spperm-verify: K in $KS, poisoned C, float64 reference from the source, normwise tolerance 1e-5; timings for K in $BENCH_KS"
 START=$SECONDS
 for dir in "$S" "$S/big"; do
   compgen -G "$dir/*.spp" >/dev/null || continue
   jobs=8
   [[ "$dir" == "$S/big" ]] && jobs=2
-  "$BUILD/bin/spperm-verify" "$dir" --device gpu --k "$KS" --jobs "$jobs" >>"$OUTDIR/verify.log" 2>&1 || true
+  "$BUILD/bin/spperm-verify" "$dir" --device gpu --k "$KS" --bench "$BENCH_KS" --jobs "$jobs" >>"$OUTDIR/verify.log" 2>&1 || true
 done
 say "verified in $((SECONDS - START)) s"
 grep -c '^ok ' "$OUTDIR/verify.log" | sed 's/^/checks passed: /' | tee -a "$SUMMARY"
@@ -99,21 +101,25 @@ for (f, s, k), (n, e) in sorted(rows.items()):
 PY
 [[ "$nfail" == 0 ]] || fail "$nfail checks failed"
 
+say "benchmark: best spperm variant (format x strategy) vs best cuSPARSE algorithm, per matrix"
+python3 "$ROOT/tools/scripts/bench_table.py" "$OUTDIR/verify.log" "$OUTDIR/bench.json" | tee -a "$SUMMARY"
+
 if command -v compute-sanitizer >/dev/null || [[ -x /usr/local/cuda/bin/compute-sanitizer ]]; then
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for pkg in "$S"/san/*.spp; do
     [[ -e "$pkg" ]] || continue
     for tool in memcheck racecheck; do
-      log="$OUTDIR/san.$(basename "$pkg" .spp).$tool.log"
+      log="$BUILD/san.$(basename "$pkg" .spp).$tool.log"
       "$CS" --tool "$tool" --error-exitcode 3 "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k 1,32,128 --jobs 1 >"$log" 2>&1
       rc=$?
       line="$(basename "$pkg") $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1) (exit $rc)"
       echo "$line" | tee -a "$SUMMARY"
-      [[ $rc == 0 ]] || fail "$line"
+      [[ $rc == 0 ]] || { fail "$line"; grep -m20 -A8 '^=========  *[A-Z]' "$log" >>"$OUTDIR/sanitizer-errors.log"; }
     done
   done
 else
   fail "compute-sanitizer not found"
 fi
+xz -9 "$OUTDIR/verify.log"
 say "failures: $FAILURES"
 exit $((FAILURES > 0))

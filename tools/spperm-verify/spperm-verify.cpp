@@ -110,6 +110,33 @@ std::string parentOf(const std::string &path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+/// Serializes GPU work: checks and timings run one at a time while the
+/// host work (package loading, references) of other packages overlaps.
+std::mutex gpuLock;
+
+struct BenchOptions {
+  std::vector<int64_t> ks;
+  int32_t warmup = 5, runs = 20;
+};
+
+double median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// Times `variant` of layer `li` for K = k; returns the median in ms, or a
+/// negative value when it cannot run.
+double timeVariant(sprt_package *rt, int64_t li, const char *variant,
+                   const float *b, int64_t k, float *c,
+                   const BenchOptions &bench) {
+  std::vector<float> times(static_cast<size_t>(bench.runs));
+  if (sprt_spmm_time(rt, li, variant, b, k, c, nullptr, bench.warmup,
+                     bench.runs, times.data()) != SPRT_OK)
+    return -1.0;
+  return median(times);
+}
+
 struct Totals {
   std::mutex mutex;
   int64_t checks = 0, failures = 0;
@@ -117,10 +144,74 @@ struct Totals {
   std::map<std::string, int64_t> perVariant;
 };
 
+/// Times every layer for each K of `bench` (and, for csr layers in the
+/// original order, the best of the cuSPARSE algorithms on the same matrix);
+/// prints `bench` lines.
+void benchPackage(const Package &pkg, sprt_package *rt,
+                  const BenchOptions &bench, Totals &totals,
+                  const std::string &path) {
+  for (size_t li = 0; li < pkg.layers.size(); ++li) {
+    const PackageLayer &layer = pkg.layers[li];
+    const bool baseline = layer.matrix.kind == FormatKind::Csr &&
+                          layer.permutation.strategy == Strategy::Identity;
+    for (int64_t k : bench.ks) {
+      if (layer.k != 0 && k != layer.k)
+        continue;
+      std::vector<float> b = makeB(layer.matrix.cols, k);
+      const int64_t bBytes = static_cast<int64_t>(b.size() * 4);
+      const int64_t cBytes = layer.matrix.rows * k * 4;
+      std::lock_guard<std::mutex> gpu(gpuLock);
+      void *db = nullptr, *dc = nullptr;
+      if (sprt_device_malloc(bBytes, &db) != SPRT_OK ||
+          sprt_device_malloc(cBytes, &dc) != SPRT_OK ||
+          sprt_memcpy_htod(db, b.data(), bBytes) != SPRT_OK) {
+        sprt_device_free(db);
+        sprt_device_free(dc);
+        continue;
+      }
+      const float *bd = static_cast<const float *>(db);
+      float *cd = static_cast<float *>(dc);
+      std::ostringstream line;
+      line << "bench " << path << " " << layer.name << " K=" << k
+           << " format=" << formatName(layer.matrix.kind)
+           << " strategy=" << strategyCliName(layer.permutation.strategy)
+           << " rows=" << layer.matrix.rows << " cols=" << layer.matrix.cols
+           << " nnz=" << layer.matrix.nnz << " spperm_ms="
+           << timeVariant(rt, static_cast<int64_t>(li), "spperm", bd, k, cd,
+                          bench);
+      if (baseline) {
+        std::vector<const char *> algs =
+            k == 1 ? std::vector<const char *>{"cusparse-spmv-default",
+                                               "cusparse-spmv-csr-alg1",
+                                               "cusparse-spmv-csr-alg2"}
+                   : std::vector<const char *>{"cusparse-spmm-default",
+                                               "cusparse-spmm-csr-alg2",
+                                               "cusparse-spmm-csr-alg3"};
+        double best = -1.0;
+        std::string bestAlg = "none";
+        for (const char *alg : algs) {
+          double ms =
+              timeVariant(rt, static_cast<int64_t>(li), alg, bd, k, cd, bench);
+          if (ms > 0 && (best < 0 || ms < best)) {
+            best = ms;
+            bestAlg = alg;
+          }
+        }
+        line << " cusparse_ms=" << best << " cusparse_alg=" << bestAlg;
+      }
+      sprt_device_free(db);
+      sprt_device_free(dc);
+      std::lock_guard<std::mutex> lock(totals.mutex);
+      std::printf("%s\n", line.str().c_str());
+      std::fflush(stdout);
+    }
+  }
+}
+
 /// Checks every layer of one package for every K; prints one line each.
 void verifyPackage(const std::string &path, sprt_device device,
                    const std::vector<int64_t> &ks, double tolerance,
-                   Totals &totals) {
+                   const BenchOptions &bench, Totals &totals) {
   auto report = [&](bool ok, const std::string &line) {
     std::lock_guard<std::mutex> lock(totals.mutex);
     std::printf("%s %s\n", ok ? "ok  " : "FAIL", line.c_str());
@@ -176,6 +267,7 @@ void verifyPackage(const std::string &path, sprt_device device,
       const int64_t cBytes = static_cast<int64_t>(c.size() * 4);
       sprt_status st = SPRT_OK;
       if (device == SPRT_DEVICE_GPU) {
+        std::lock_guard<std::mutex> gpu(gpuLock);
         void *db = nullptr, *dc = nullptr;
         st = sprt_device_malloc(bBytes, &db);
         if (st == SPRT_OK)
@@ -230,6 +322,8 @@ void verifyPackage(const std::string &path, sprt_device device,
       report(ok, line.str());
     }
   }
+  if (device == SPRT_DEVICE_GPU && !bench.ks.empty())
+    benchPackage(*pkg, rt, bench, totals, path);
   sprt_package_release(rt);
 }
 
@@ -237,7 +331,7 @@ void verifyPackage(const std::string &path, sprt_device device,
 
 int main(int argc, char **argv) {
   std::string input, device = "gpu", kList = "1,32,128,512", tol = "1e-5",
-                     jobs = "4";
+                     jobs = "4", benchList, runs = "20";
   ArgParser args(kTool, "PKG|DIR [--device gpu|cpu] [--k LIST] "
                         "[--tolerance X] [--jobs N]",
                  "Runs every layer of the packages (PKG, or every *.spp in "
@@ -252,23 +346,38 @@ int main(int argc, char **argv) {
                                    "(default 1e-5)",
                  &tol);
   args.addOption("jobs", "N", "Packages checked at once (default 4)", &jobs);
+  args.addOption("bench", "LIST",
+                 "Also time every layer for these K (GPU; CUDA events, "
+                 "median of --runs after 5 warm-up runs), and the best "
+                 "cuSPARSE algorithm for csr layers in the original order",
+                 &benchList);
+  args.addOption("runs", "N", "Timed runs per measurement (default 20)",
+                 &runs);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
   if (device != "gpu" && device != "cpu") {
     reportError(kTool, "--device must be gpu or cpu, got '" + device + "'");
     return 1;
   }
-  std::vector<int64_t> ks;
-  {
-    std::stringstream ss(kList);
+  auto parseList = [](const std::string &name, const std::string &text,
+                      std::vector<int64_t> &out) {
+    std::stringstream ss(text);
     std::string item;
     while (std::getline(ss, item, ',')) {
       int64_t k;
-      if (!parseIntegerOption(kTool, "k", item, 1, 1 << 20, k))
-        return 1;
-      ks.push_back(k);
+      if (!parseIntegerOption(kTool, name, item, 1, 1 << 20, k))
+        return false;
+      out.push_back(k);
     }
-  }
+    return true;
+  };
+  std::vector<int64_t> ks;
+  BenchOptions bench;
+  int64_t nRuns;
+  if (!parseList("k", kList, ks) || !parseList("bench", benchList, bench.ks) ||
+      !parseIntegerOption(kTool, "runs", runs, 1, 100000, nRuns))
+    return 1;
+  bench.runs = static_cast<int32_t>(nRuns);
   double tolerance;
   int64_t nJobs;
   if (!parseNumberOption(kTool, "tolerance", tol, 0.0, 1.0, tolerance) ||
@@ -297,7 +406,7 @@ int main(int argc, char **argv) {
   for (int64_t t = 0; t < nJobs; ++t)
     threads.emplace_back([&] {
       for (size_t i; (i = next++) < packages.size();)
-        verifyPackage(packages[i], dev, ks, tolerance, totals);
+        verifyPackage(packages[i], dev, ks, tolerance, bench, totals);
     });
   for (std::thread &t : threads)
     t.join();
