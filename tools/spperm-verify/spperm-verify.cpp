@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <dirent.h>
@@ -266,6 +267,7 @@ void verifyPackage(const std::string &path, sprt_device device,
       const int64_t bBytes = static_cast<int64_t>(b.size() * 4);
       const int64_t cBytes = static_cast<int64_t>(c.size() * 4);
       sprt_status st = SPRT_OK;
+      const auto started = std::chrono::steady_clock::now();
       if (device == SPRT_DEVICE_GPU) {
         std::lock_guard<std::mutex> gpu(gpuLock);
         void *db = nullptr, *dc = nullptr;
@@ -293,6 +295,9 @@ void verifyPackage(const std::string &path, sprt_device device,
                           sprt_last_error());
         continue;
       }
+      const double runMs = std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - started)
+                               .count();
       std::vector<double> r = reference(a, b, k);
       double num = 0.0, den = 0.0;
       int64_t unwritten = 0;
@@ -318,7 +323,8 @@ void verifyPackage(const std::string &path, sprt_device device,
       line << tag << " format=" << formatName(layer.matrix.kind)
            << " strategy=" << strategyCliName(layer.permutation.strategy)
            << " variant=" << variant << " rel_err=" << err
-           << " unwritten=" << unwritten << " ref=" << refFrom;
+           << " unwritten=" << unwritten << " ref=" << refFrom
+           << " wall_ms=" << runMs;
       report(ok, line.str());
     }
   }
