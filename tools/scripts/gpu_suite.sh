@@ -26,7 +26,8 @@ OUTDIR="${OUT:-$BUILD/gpu-suite}"
 KS="${KS:-1,32,128,512}"
 BENCH_KS="${BENCH_KS:-32,128}"
 # Which parts run: main (the shared matrices), big (the generated ones),
-# san (compute-sanitizer); BIG_GLOB narrows the big packages.
+# san (compute-sanitizer); BIG_GLOB (space-separated globs) narrows the big
+# packages.
 SETS="${SETS:-main big san}"
 BIG_GLOB="${BIG_GLOB:-*}"
 JOBS="${JOBS:-$(nproc)}"
@@ -78,7 +79,7 @@ if [[ " $SETS " == *" main "* ]]; then
   "$BUILD/bin/spperm-verify" "$S" --device gpu --k "$KS" --bench "$BENCH_KS" --jobs 8 >>"$OUTDIR/verify.log" 2>&1 || true
 fi
 if [[ " $SETS " == *" big "* ]]; then
-  for pkg in "$S"/big/$BIG_GLOB.spp; do
+  for pkg in $(for g in $BIG_GLOB; do echo "$S"/big/$g.spp; done); do
     [[ -e "$pkg" ]] || continue
     "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k "$KS" --bench "$BENCH_KS" --jobs 1 >>"$OUTDIR/verify.log" 2>&1 || true
   done
