@@ -26,9 +26,9 @@ OUTDIR="${OUT:-$BUILD/gpu-suite}"
 KS="${KS:-1,32,128,512}"
 BENCH_KS="${BENCH_KS:-32,128}"
 # Which parts run: main (the shared matrices), big (the generated ones),
-# san (compute-sanitizer); BIG_GLOB (space-separated globs) narrows the big
+# tc (tensor-core variants), san (compute-sanitizer); BIG_GLOB (space-separated globs) narrows the big
 # packages.
-SETS="${SETS:-main big san}"
+SETS="${SETS:-main big tc san}"
 BIG_GLOB="${BIG_GLOB:-*}"
 JOBS="${JOBS:-$(nproc)}"
 mkdir -p "$OUTDIR"
@@ -85,6 +85,19 @@ if [[ " $SETS " == *" big "* ]]; then
   done
 fi
 touch "$OUTDIR/verify.log"
+if [[ " $SETS " == *" tc "* ]] && compgen -G "$S/tc/*.spp" >/dev/null; then
+  # Tensor-core variants (opt-in precision): TF32/FP16 inputs carry a
+  # relative error of about 2^-11 per product, so the bound is 5e-3.
+  say "tensor-core packages: K in 8,16,32,128,512 (and 1, 12 through the fp32 variants), tolerance 5e-3"
+  "$BUILD/bin/spperm-verify" "$S/tc" --device gpu --k 1,8,12,16,32,128,512 --tolerance 5e-3 \
+    --bench "$BENCH_KS" --jobs 8 >"$OUTDIR/tc.log" 2>&1 || true
+  grep -c '^ok ' "$OUTDIR/tc.log" | sed 's/^/tc checks passed: /' | tee -a "$SUMMARY"
+  ntc=$(grep -c '^FAIL' "$OUTDIR/tc.log")
+  echo "tc checks failed: $ntc" | tee -a "$SUMMARY"
+  grep '^FAIL' "$OUTDIR/tc.log" | head -20 | tee -a "$SUMMARY"
+  grep -A12 '^summary' "$OUTDIR/tc.log" | tee -a "$SUMMARY"
+  [[ "$ntc" == 0 ]] || fail "$ntc tensor-core checks failed"
+fi
 say "verified in $((SECONDS - START)) s"
 grep -c '^ok ' "$OUTDIR/verify.log" | sed 's/^/checks passed: /' | tee -a "$SUMMARY"
 nfail=$(grep -c '^FAIL' "$OUTDIR/verify.log")
@@ -121,7 +134,9 @@ elif command -v compute-sanitizer >/dev/null || [[ -x /usr/local/cuda/bin/comput
     [[ -e "$pkg" ]] || continue
     for tool in memcheck racecheck; do
       log="$BUILD/san.$(basename "$pkg" .spp).$tool.log"
-      "$CS" --tool "$tool" --error-exitcode 3 "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k 1,32,128 --jobs 1 >"$log" 2>&1
+      tol=1e-5
+      [[ "$pkg" == *tf32* || "$pkg" == *f16* ]] && tol=5e-3
+      "$CS" --tool "$tool" --error-exitcode 3 "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k 1,32,128 --tolerance "$tol" --jobs 1 >"$log" 2>&1
       rc=$?
       line="$(basename "$pkg") $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1) (exit $rc)"
       echo "$line" | tee -a "$SUMMARY"

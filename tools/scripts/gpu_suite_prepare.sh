@@ -32,6 +32,10 @@ STAGE="$ROOT/.gpu/stage"
 FORMATS="${FORMATS:-csr bell hbp}"
 STRATEGIES="${STRATEGIES:-identity lpt warp-aware bsa}"
 BIG="${BIG:-1}"
+# Parts of the archive: main (the shared matrices), big, san, tc (the
+# tensor-core variants: bell with --precision tf32 and f16).
+PARTS="${PARTS:-main big san tc}"
+[[ " $PARTS " == *" big "* ]] || BIG=0
 JOBS="${JOBS:-$(nproc)}"
 
 rm -rf "$STAGE"
@@ -41,6 +45,7 @@ if [[ $# -gt 0 ]]; then
 else
   mapfile -t matrices < <(cd "$DATA" && find . -name '*.mtx.gz' -o -name '*.smtx.gz' | sed 's|^\./||' | sort)
 fi
+matrices_main=("${matrices[@]}")
 for m in "${matrices[@]}"; do
   mkdir -p "$STAGE/suite/m/$(dirname "$m")"
   cp "$DATA/$m" "$STAGE/suite/m/$m"
@@ -48,7 +53,8 @@ done
 
 jobs_file="$STAGE/jobs.txt"
 : >"$jobs_file"
-for m in "${matrices[@]}"; do
+[[ " $PARTS " == *" main "* ]] || matrices_main=()
+for m in ${matrices_main[@]+"${matrices_main[@]}"}; do
   name=$(echo "$m" | sed 's|/|__|g; s|\.s\?mtx\.gz$||')
   for f in $FORMATS; do
     for s in $STRATEGIES; do
@@ -70,10 +76,40 @@ if [[ "$BIG" == 1 ]]; then
   done
 fi
 echo "compiling $(wc -l <"$jobs_file") packages with $JOBS jobs"
-xargs -P "$JOBS" -L 1 bash -c '"$0" "$1" -o "$2" --format "$3" --strategy "$4" --data external --values random:3' "$BIN/spperm-compile" <"$jobs_file"
+xargs -r -P "$JOBS" -L 1 bash -c '"$0" "$1" -o "$2" --format "$3" --strategy "$4" --data external --values random:3' "$BIN/spperm-compile" <"$jobs_file"
 # compute-sanitizer targets: a skewed matrix (long rows, so the split
-# kernels run too) in each format, data embedded.
+# kernels run too) in each format, data embedded; with tc, a block-sparse
+# matrix through the tensor-core variants too.
 mkdir -p "$STAGE/suite/san"
+if [[ " $PARTS " == *" tc "* ]]; then
+  mkdir -p "$STAGE/suite/tc"
+  # The packages record their sources relative to suite/tc/: reach the
+  # matrices through a link.
+  ln -s ../m "$STAGE/suite/tc/m"
+  "$BIN/spperm-gen" block --rows 2048 --cols 1000 --block 32 --block-density 0.2 --seed 3 -o "$STAGE/suite/tc/blocks.mtx"
+  for p in tf32 f16; do
+    for blk in 16 32; do
+      "$BIN/spperm-compile" "$STAGE/suite/tc/blocks.mtx" -o "$STAGE/suite/tc/blocks.b$blk.$p.spp" \
+        --format bell --block "$blk" --strategy identity --precision "$p" --values random:3
+      # Half-dense blocks: the residual and the blocks both matter.
+      "$BIN/spperm-compile" "$STAGE/suite/tc/blocks.mtx" -o "$STAGE/suite/tc/blocks.b$blk.d05.$p.spp" \
+        --format bell --block "$blk" --delta 0.9 --strategy bsa --precision "$p" --values random:3
+    done
+    for m in "${matrices[@]}"; do
+      name=$(echo "$m" | sed 's|/|__|g; s|\.s\?mtx\.gz$||')
+      "$BIN/spperm-compile" "$STAGE/suite/tc/m/$m" -o "$STAGE/suite/tc/$name.$p.spp" --format bell \
+        --strategy bsa --precision "$p" --data external --values random:3 2>/dev/null ||
+        echo "skipped $m for $p (not compilable as bell)"
+    done
+  done
+  rm -f "$STAGE/suite/tc/"*.mtx
+  "$BIN/spperm-gen" block --rows 2048 --cols 1000 --block 32 --block-density 0.2 --seed 3 -o "$STAGE/blocks.mtx"
+  for p in tf32 f16; do
+    "$BIN/spperm-compile" "$STAGE/blocks.mtx" -o "$STAGE/suite/san/blocks.bell.$p.spp" \
+      --format bell --block 32 --delta 0.9 --strategy bsa --precision "$p" --values random:3
+  done
+  rm -f "$STAGE/blocks.mtx"
+fi
 "$BIN/spperm-gen" skewed --rows 4096 --cols 4096 --seed 2 -o "$STAGE/skewed.mtx"
 for fs in csr:lpt bell:bsa hbp:identity; do
   "$BIN/spperm-compile" "$STAGE/skewed.mtx" -o "$STAGE/suite/san/skewed.${fs%%:*}.spp" \

@@ -64,6 +64,7 @@ struct Options {
   std::string values = "file";
   bool valuesSeen = false;
   std::string data = "embed";
+  std::string precision = "fp32";
   std::string warps = "32", line = "32", tau = "32", alpha = "0.3";
   std::string block = "32", delta = "0", rowBlock = "512", colBlock = "4096";
 };
@@ -205,18 +206,20 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
 /// ptxas is available.
 LogicalResult generateCode(ModuleOp module,
                            std::vector<::spperm::PackageLayer> &layers,
-                           const std::string &target,
+                           const std::string &target, Precision precision,
                            ::spperm::PackageOptions &popts, StageTimes &times) {
   auto start = std::chrono::steady_clock::now();
   module.getContext()
       ->loadDialect<arith::ArithDialect, gpu::GPUDialect, math::MathDialect,
-                    memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
+                    memref::MemRefDialect, NVVM::NVVMDialect,
+                    nvgpu::NVGPUDialect, scf::SCFDialect,
                     vector::VectorDialect>();
   gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
   for (auto [index, layer] : llvm::enumerate(layers)) {
     KernelGenOptions options;
     options.k = layer.k;
     options.prefix = "l" + std::to_string(index);
+    options.precision = precision;
     layer.kernels = generateLayerKernels(kernels, layer.matrix, options);
   }
   times.add("codegen", since(start));
@@ -289,7 +292,8 @@ int main(int argc, char **argv) {
       kTool,
       "INPUT -o PKG [--k K] [--strategy S|auto] [--format "
       "csr|bell|hbp|cusparse|auto] [--target sm_90] [--values SPEC] "
-      "[--data embed|external] [--report FILE.html] [parameters]",
+      "[--data embed|external] [--precision fp32|tf32|f16] [--report "
+      "FILE.html] [parameters]",
       "Compiles fixed sparse matrices into a package for the spperm runtime. "
       "INPUT is a matrix file (.mtx/.smtx, optionally .gz; one layer named "
       "after the file) or a .mlir module of spperm ops (one layer per "
@@ -320,6 +324,11 @@ int main(int argc, char **argv) {
                  "package references the matrix file and its sha256)",
                  &o.data);
   args.addOption("report", "FILE.html", "Write an HTML report", &o.report);
+  args.addOption("precision", "P",
+                 "Blocked-ELL dense blocks: fp32 (default, CUDA cores), tf32 "
+                 "or f16 (tensor cores, opt-in; bell layers with 16 x 16 or "
+                 "32 x 32 blocks, K a multiple of 8)",
+                 &o.precision);
   args.addOption("warps", "N", "Warps per CTA (default 32)", &o.warps);
   args.addOption("line", "N", "Columns per cache line of B (default 32)",
                  &o.line);
@@ -352,6 +361,11 @@ int main(int argc, char **argv) {
       !parseDouble("alpha", o.alpha, alpha) ||
       !parseDouble("delta", o.delta, delta))
     return 1;
+  if (o.precision != "fp32" && o.precision != "tf32" && o.precision != "f16") {
+    reportError(kTool, "--precision must be fp32, tf32 or f16, got '" +
+                           o.precision + "'");
+    return 1;
+  }
   if (o.data != "embed" && o.data != "external") {
     reportError(kTool, "--data must be embed or external, got '" + o.data + "'");
     return 1;
@@ -521,7 +535,11 @@ int main(int argc, char **argv) {
         layer.sourcePath = StringRef(src).drop_front(prefix.size()).str();
     }
   }
-  if (!cusparse && failed(generateCode(*module, layers, o.target, popts, times)))
+  Precision precision = o.precision == "tf32"  ? Precision::TF32
+                        : o.precision == "f16" ? Precision::F16
+                                               : Precision::F32;
+  if (!cusparse &&
+      failed(generateCode(*module, layers, o.target, precision, popts, times)))
     return 1;
 
   start = std::chrono::steady_clock::now();

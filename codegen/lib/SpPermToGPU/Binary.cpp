@@ -7,6 +7,7 @@
 #include "spperm/Conversion/SpPermToGPU.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -24,6 +25,7 @@ using namespace mlir::spperm;
 void mlir::spperm::buildGpuToBinaryPipeline(OpPassManager &pm, StringRef chip,
                                             StringRef format) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNvvm;
   toNvvm.indexBitwidth = 64;

@@ -99,6 +99,23 @@ struct HbpKernelSpec {
 std::vector<std::string> emitHbpKernel(gpu::GPUModuleOp module,
                                        const HbpKernelSpec &spec);
 
+/// The element type the tensor-core path feeds the MMA units.
+enum class MmaPrecision { TF32, F16 };
+
+/// A tensor-core kernel for the dense blocks of a bell layer (tau 16 or
+/// 32): a warp per 16-row slice of a block row, adding into C.
+struct MmaKernelSpec {
+  std::string name;
+  MmaPrecision precision = MmaPrecision::TF32;
+  int64_t threads = 128;
+  int64_t k = 0;
+  int64_t tau = 0, width = 0, blockRows = 0, rows = 0, cols = 0;
+};
+
+/// Emits a tensor-core kernel; returns its parameter names in order.
+std::vector<std::string> emitMmaKernel(gpu::GPUModuleOp module,
+                                       const MmaKernelSpec &spec);
+
 } // namespace mlir::spperm::codegen
 
 #endif // SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELS_H

@@ -156,8 +156,28 @@ public:
             "bell.residual.col_idx", "bell.residual.values",
             DenseBlocks{m.bell.block, m.bell.width, m.cols}, "bell"};
     }
+    const bool tensorCores = m.kind == FormatKind::Bell &&
+                             options.precision != Precision::F32 &&
+                             (m.bell.block == 16 || m.bell.block == 32) &&
+                             m.bell.width > 0;
+    if (tensorCores) {
+      // The tensor-core variants come first, so that they are chosen for
+      // every K they accept (multiples of 8); other K use the fp32 ones.
+      const char *suffix = options.precision == Precision::TF32 ? "tf32"
+                                                                : "f16";
+      for (KClass kc : kClasses(options.k)) {
+        if (kc.spmv || kc.vec != 4 || (kc.k > 0 && kc.k % 8 != 0))
+          continue;
+        kc.kMin = (std::max<int64_t>(kc.kMin, 8) + 7) / 8 * 8;
+        if (kc.kMax != 0 && kc.kMax < kc.kMin)
+          continue;
+        kc.kAlign = 8;
+        kc.variant += std::string(".") + suffix;
+        planRows(rm, kc, /*tensorCores=*/true);
+      }
+    }
     for (const KClass &kc : kClasses(options.k))
-      planRows(rm, kc);
+      planRows(rm, kc, /*tensorCores=*/false);
     return kernels;
   }
 
@@ -227,7 +247,10 @@ private:
     return result;
   }
 
-  void planRows(const RowMatrix &rm, const KClass &kc) {
+  /// The kernels of variant `kc`: the row kernel(s), the long-row split,
+  /// and with `tensorCores` the dense blocks on tensor cores (the row
+  /// kernels then walk only the residual).
+  void planRows(const RowMatrix &rm, const KClass &kc, bool tensorCores) {
     const std::vector<int32_t> &rowPtr = *rm.rowPtr;
     const int64_t rows = m.rows;
     const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
@@ -242,7 +265,7 @@ private:
     spec.vec = kc.vec;
     spec.k = kc.k;
     spec.spmv = kc.spmv;
-    spec.dense = rm.dense;
+    spec.dense = tensorCores ? DenseBlocks() : rm.dense;
     spec.order = "order";
     spec.rowPtr = rm.rowPtrName;
     spec.colIdx = rm.colIdxName;
@@ -265,21 +288,40 @@ private:
                                range.end - range.begin,
                                spec.threads / spec.lanes));
     }
-    if (chunks == 0)
+    if (chunks > 0) {
+      // The long rows' chunks, after the row kernel wrote their dense part
+      // (or zero).
+      RowKernelSpec split = spec;
+      split.dense = DenseBlocks();
+      split.lanes = kc.spmv ? 32 : kc.lanes;
+      split.source = RowSource();
+      split.source.chunkTable = table;
+      split.source.chunks = chunks;
+      split.name = symbol(sanitize(family + "_split_" + kc.variant));
+      std::vector<std::string> args = emitRowKernel(module, split);
+      kernels.push_back(launch(split.name, family + "-split", kc,
+                               std::move(args), chunks,
+                               split.threads / split.lanes));
+    }
+    if (!tensorCores)
       return;
-    // The long rows' chunks, after the row kernel wrote their dense part (or
-    // zero).
-    RowKernelSpec split = spec;
-    split.dense = DenseBlocks();
-    split.lanes = kc.spmv ? 32 : kc.lanes;
-    split.source = RowSource();
-    split.source.chunkTable = table;
-    split.source.chunks = chunks;
-    split.name = symbol(sanitize(family + "_split_" + kc.variant));
-    std::vector<std::string> args = emitRowKernel(module, split);
-    kernels.push_back(launch(split.name, family + "-split", kc,
-                             std::move(args), chunks,
-                             split.threads / split.lanes));
+    MmaKernelSpec mma;
+    mma.precision = options.precision == Precision::TF32 ? MmaPrecision::TF32
+                                                         : MmaPrecision::F16;
+    mma.k = kc.k;
+    mma.tau = m.bell.block;
+    mma.width = m.bell.width;
+    mma.blockRows = m.bell.blockRows;
+    mma.rows = m.rows;
+    mma.cols = m.cols;
+    mma.name = symbol(sanitize(std::string("bell_mma_") + kc.variant));
+    std::vector<std::string> mmaArgs = emitMmaKernel(module, mma);
+    kernels.push_back(launch(mma.name,
+                             mma.precision == MmaPrecision::TF32 ? "bell-tf32"
+                                                                 : "bell-f16",
+                             kc, std::move(mmaArgs),
+                             mma.blockRows * (mma.tau / 16),
+                             mma.threads / 32));
   }
 
   void planHbp() {

@@ -54,6 +54,19 @@ struct SpPermLowerToGPU
       return signalPassFailure();
     }
     ModuleOp module = getOperation();
+    Precision mode;
+    if (precision == "fp32") {
+      mode = Precision::F32;
+    } else if (precision == "tf32") {
+      mode = Precision::TF32;
+    } else if (precision == "f16") {
+      mode = Precision::F16;
+    } else {
+      module.emitError("spperm-lower-to-gpu: precision must be fp32, tf32 "
+                       "or f16, got '")
+          << precision.getValue() << "'";
+      return signalPassFailure();
+    }
     SmallVector<SpMMOp> spmms;
     module.walk([&](SpMMOp op) { spmms.push_back(op); });
     if (spmms.empty())
@@ -68,6 +81,7 @@ struct SpPermLowerToGPU
         return signalPassFailure();
       KernelGenOptions options;
       options.threads = threads;
+      options.precision = mode;
       int64_t k = cast<ShapedType>(spmm.getDense().getType()).getDimSize(1);
       options.k = ShapedType::isDynamic(k) ? 0 : k;
       auto func = spmm->getParentOfType<FunctionOpInterface>();

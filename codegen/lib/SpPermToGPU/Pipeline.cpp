@@ -48,6 +48,10 @@ struct SpPermPipelineOptions
       *this, "base-dir",
       llvm::cl::desc("Directory relative matrix paths are resolved against"),
       llvm::cl::init("")};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("Blocked-ELL dense blocks: fp32, tf32 or f16"),
+      llvm::cl::init("fp32")};
   Option<int64_t> threads{*this, "threads",
                           llvm::cl::desc("Threads per CTA of the kernels"),
                           llvm::cl::init(256)};
@@ -68,6 +72,7 @@ void buildSpPermPipeline(OpPassManager &pm, const SpPermPipelineOptions &o) {
   SpPermLowerToGPUOptions lower;
   lower.threads = o.threads;
   lower.baseDir = o.baseDir;
+  lower.precision = o.precision;
   pm.addPass(createSpPermLowerToGPU(lower));
   buildGpuToBinaryPipeline(pm, o.target);
 }

@@ -32,7 +32,10 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     of C), `*-spmv` (lanes stride over a row and reduce by shuffle; row
     ranges of similar length get their own group size), `*-split` (chunks of
     long rows, added atomically) and `hbp` (a warp per 2-D block, fixed and
-    ticketed competitive blocks, atomic combine).
+    ticketed competitive blocks, atomic combine). With `precision=tf32` or
+    `f16`, bell layers with 16 x 16 or 32 x 32 blocks also get tensor-core
+    variants for K a multiple of 8 (`bell-tf32`/`bell-f16`: a warp per 16
+    rows, `nvgpu.mma.sync`, added into C after the residual's row kernel).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -40,6 +43,7 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",
   ];
@@ -48,6 +52,9 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "Threads per CTA (a multiple of 32, at most 1024)">,
     Option<"baseDir", "base-dir", "std::string", /*default=*/"\"\"",
            "Directory that relative matrix paths are resolved against">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
+           "Blocked-ELL dense blocks: fp32 (CUDA cores), tf32 or f16 "
+           "(tensor cores, opt-in)">,
   ];
 }
 

@@ -29,8 +29,16 @@
 
 namespace mlir::spperm {
 
+/// The arithmetic of the Blocked-ELL dense blocks: fp32 on CUDA cores (the
+/// default), or tensor cores through nvgpu.mma.sync with TF32 or FP16
+/// inputs (f32 accumulation), opt-in.
+enum class Precision { F32, TF32, F16 };
+
 /// What code generation knows besides the matrix.
 struct KernelGenOptions {
+  /// Dense-block arithmetic (bell layers with tau 16 or 32; others ignore
+  /// it).
+  Precision precision = Precision::F32;
   /// The K the layer is specialized for; 0 generates variants for every K
   /// (SpMV, 16-byte vector classes, a scalar fallback).
   int64_t k = 0;
