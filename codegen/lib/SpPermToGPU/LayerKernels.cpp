@@ -195,7 +195,8 @@ private:
 
   KernelInfo launch(const std::string &name, const std::string &family,
                     const KClass &kc, std::vector<std::string> args,
-                    int64_t groups, int64_t groupsPerBlock) {
+                    int64_t groups, int64_t groupsPerBlock,
+                    int64_t threads = 0) {
     KernelInfo k;
     k.name = name;
     k.family = family;
@@ -206,7 +207,7 @@ private:
     k.args = std::move(args);
     k.gridX = std::max<int64_t>(1, (groups + groupsPerBlock - 1) /
                                        groupsPerBlock);
-    k.blockX = options.threads;
+    k.blockX = threads > 0 ? threads : options.threads;
     return k;
   }
 
@@ -321,7 +322,7 @@ private:
                                                                  : "bell-f16",
                              kc, std::move(mmaArgs),
                              mma.blockRows * (mma.tau / 16),
-                             mma.threads / 32));
+                             mma.threads / 32, mma.threads));
   }
 
   void planHbp() {
