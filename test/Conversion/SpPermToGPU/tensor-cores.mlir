@@ -1,0 +1,39 @@
+// RUN: spperm-opt %s -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu="precision=tf32" | FileCheck %s --check-prefix=TF32
+// RUN: spperm-opt %s -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu="precision=f16" | FileCheck %s --check-prefix=F16
+// RUN: spperm-opt %s -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu | FileCheck %s --check-prefix=FP32
+// RUN: not spperm-opt %s -spperm-lower-to-gpu="precision=bf16" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// Opt-in tensor cores for the dense 16 x 16 blocks: the variant (K a
+// multiple of 8) runs the row kernel over the residual only, then a warp
+// per 16 rows multiplies the blocks with nvgpu.mma.sync and adds into C.
+
+// TF32-LABEL: func.func @layer
+// TF32:         spperm.kernels = [{args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}family = "bell", {{.*}}variant = "k32.tf32"{{.*}}}, {args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], block = array<i64: 128, 1, 1>, family = "bell-tf32", {{.*}}k_align = 8 : i64, {{.*}}variant = "k32.tf32", zero_output = false}, {{.*}}variant = "k32"
+// TF32:       gpu.func @layer_0_bell_k32_tf32_0
+// TF32:         nvvm.shfl.sync idx
+// TF32:       gpu.func @layer_0_bell_mma_k32_tf32_1({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// TF32:         scf.for
+// TF32:           vector.from_elements {{.*}} : vector<4x1xf32>
+// TF32:           vector.from_elements {{.*}} : vector<2x1xf32>
+// TF32:           nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 8], tf32Enabled} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
+// TF32:         vector.extract
+// TF32:         arith.addf
+// TF32:         memref.store
+// TF32-NOT:     memref.atomic_rmw
+// TF32:         gpu.return
+
+// F16:          family = "bell-f16"
+// F16:        gpu.func @layer_0_bell_mma_k32_f16_1
+// F16:          arith.truncf {{.*}} : f32 to f16
+// F16:          nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+
+// FP32-LABEL: func.func @layer
+// FP32-NOT:     bell-tf32
+// FP32-NOT:   nvgpu.mma.sync
+
+// BAD: error: spperm-lower-to-gpu: precision must be fp32, tf32 or f16, got 'bf16'
+func.func @layer(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
