@@ -115,6 +115,10 @@ for fs in csr:lpt bell:bsa hbp:identity; do
   "$BIN/spperm-compile" "$STAGE/skewed.mtx" -o "$STAGE/suite/san/skewed.${fs%%:*}.spp" \
     --format "${fs%%:*}" --strategy "${fs##*:}" --values random:3
 done
+# HBP with 512-column blocks: the 4-column (vec4) variant stages its B tile
+# too (with the default 4096 columns only the 1-column variants fit).
+"$BIN/spperm-compile" "$STAGE/skewed.mtx" -o "$STAGE/suite/san/skewed.hbp512.spp" \
+  --format hbp --col-block 512 --strategy lpt --values random:3
 rm -f "$STAGE/suite/big/"*.mtx "$STAGE/skewed.mtx"
 tar -C "$STAGE" -cf - suite | xz -T1 -9e >"$ROOT/.gpu/suite.tar.xz"
 rm -rf "$STAGE"

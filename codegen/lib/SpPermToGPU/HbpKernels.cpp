@@ -10,7 +10,9 @@
 // warp first runs its fixed blocks, then takes competitive blocks by atomic
 // ticket until none is left; the last warp to finish resets the ticket for
 // the next launch. The combine step is the atomic addition into C, which the
-// runtime clears before the launch.
+// runtime clears before the launch. When the column block's tile of B
+// (colBlock x vec floats) fits, each warp first copies it into its slice of
+// shared memory (coalesced), and the chains read B from there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +38,10 @@ public:
     Value warp = kb.add(kb.mul(kb.blockIdX(), spec.threads / kWarpSize),
                         kb.div(tid, kWarpSize));
     lane = kb.rem(tid, kWarpSize);
+    if (spec.sharedTile) {
+      tile = func.getWorkgroupAttributions().front();
+      tileBase = kb.mul(kb.div(tid, kWarpSize), spec.colBlock * spec.vec);
+    }
     kb.ifThen(kb.lt(warp, spec.warps), [&] {
       Value ptr = params.at("hbp.fixed_block_ptr");
       Value fixed = params.at("hbp.fixed_blocks");
@@ -90,11 +96,13 @@ private:
     });
   }
 
-  /// Stored block `s`, warp group by warp group.
+  /// Stored block `s`: for each `vec` columns of C, (the B tile, then) warp
+  /// group by warp group.
   void processBlock(Value s) {
     const int64_t R = spec.rowBlock, groups = R / kWarpSize;
-    Value blockRow =
-        kb.div(kb.loadIndex(params.at("hbp.blocks"), s), spec.blockCols);
+    Value block = kb.loadIndex(params.at("hbp.blocks"), s);
+    Value blockRow = kb.div(block, spec.blockCols);
+    Value colBase = kb.mul(kb.rem(block, spec.blockCols), spec.colBlock);
     Value zeroRow = params.at("hbp.zero_row");
     Value outputHash = params.at("hbp.output_hash");
     Value beginNnz = params.at("hbp.begin_nnz");
@@ -103,34 +111,69 @@ private:
                        ? Type(b.getF32Type())
                        : Type(VectorType::get({spec.vec}, b.getF32Type()));
     kb.forLoop(
-        kb.idx(0), kb.idx(groups), kb.idx(1), {},
-        [&](Value g, ValueRange) -> SmallVector<Value> {
-          Value slot =
-              kb.add(kb.add(kb.mul(s, R), kb.mul(g, kWarpSize)), lane);
-          Value zr = kb.loadIndex(zeroRow, slot);
-          kb.ifThen(kb.ge(zr, kb.idx(0)), [&] {
-            Value prow = kb.add(kb.mul(blockRow, R),
-                                kb.loadIndex(outputHash, slot));
-            Value orow = kb.loadIndex(order, prow);
-            Value j0 = kb.sub(
-                kb.add(kb.loadIndex(beginNnz, kb.add(kb.mul(s, groups), g)),
-                       lane),
-                zr);
-            kb.forLoop(kb.idx(0), K, kb.idx(spec.vec), {},
-                       [&](Value kBase, ValueRange) -> SmallVector<Value> {
-                         Value acc = walkChain(j0, kBase, accType);
-                         kb.atomicAddF32(acc, params.at("C"),
-                                         kb.add(kb.mul(orow, K), kBase));
-                         return {};
-                       });
-          });
+        kb.idx(0), K, kb.idx(spec.vec), {},
+        [&](Value kBase, ValueRange) -> SmallVector<Value> {
+          if (spec.sharedTile)
+            loadTile(colBase, kBase);
+          kb.forLoop(
+              kb.idx(0), kb.idx(groups), kb.idx(1), {},
+              [&](Value g, ValueRange) -> SmallVector<Value> {
+                Value slot =
+                    kb.add(kb.add(kb.mul(s, R), kb.mul(g, kWarpSize)), lane);
+                Value zr = kb.loadIndex(zeroRow, slot);
+                kb.ifThen(kb.ge(zr, kb.idx(0)), [&] {
+                  Value prow = kb.add(kb.mul(blockRow, R),
+                                      kb.loadIndex(outputHash, slot));
+                  Value orow = kb.loadIndex(order, prow);
+                  Value j0 = kb.sub(
+                      kb.add(kb.loadIndex(beginNnz,
+                                          kb.add(kb.mul(s, groups), g)),
+                             lane),
+                      zr);
+                  Value acc = walkChain(j0, kBase, colBase, accType);
+                  kb.atomicAddF32(acc, params.at("C"),
+                                  kb.add(kb.mul(orow, K), kBase));
+                });
+                return {};
+              });
           return {};
         });
   }
 
+  /// Copies B[colBase .. colBase + colBlock, kBase .. kBase + vec) into the
+  /// warp's tile (zero past N), between two warp barriers.
+  void loadTile(Value colBase, Value kBase) {
+    Value all = kb.i32(-1);
+    NVVM::SyncWarpOp::create(b, all);
+    Value B = params.at("B");
+    kb.forLoop(lane, kb.idx(spec.colBlock), kb.idx(kWarpSize), {},
+               [&](Value c, ValueRange) -> SmallVector<Value> {
+                 Value col = kb.add(colBase, c);
+                 Value in = kb.lt(col, spec.cols);
+                 for (int64_t e = 0; e < spec.vec; ++e) {
+                   Value v = kb.guarded(
+                       in,
+                       [&] {
+                         return kb.load(B, kb.add(kb.add(kb.mul(col, K),
+                                                         kBase),
+                                                  kb.idx(e)));
+                       },
+                       kb.f32(0.0f));
+                   memref::StoreOp::create(
+                       b, v, tile,
+                       ValueRange{kb.add(tileBase,
+                                         kb.add(kb.mul(c, spec.vec),
+                                                kb.idx(e)))});
+                 }
+                 return {};
+               });
+    NVVM::SyncWarpOp::create(b, all);
+  }
+
   /// The lane's sum over its chain starting at entry j0: a do-while over
-  /// add_sign (the last entry has add_sign -1).
-  Value walkChain(Value j0, Value kBase, Type accType) {
+  /// add_sign (the last entry has add_sign -1). B comes from the tile when
+  /// there is one.
+  Value walkChain(Value j0, Value kBase, Value colBase, Type accType) {
     Value col = params.at("hbp.col"), data = params.at("hbp.data");
     Value addSign = params.at("hbp.add_sign"), B = params.at("B");
     Value yes = arith::ConstantIntOp::create(b, 1, 1);
@@ -148,8 +191,20 @@ private:
           b.setInsertionPointToEnd(nested.getInsertionBlock());
           Value j = args[0];
           Value c = kb.loadIndex(col, j);
-          Value bv =
-              kb.loadF32(B, kb.add(kb.mul(c, K), kBase), spec.vec);
+          Value bv;
+          if (spec.sharedTile) {
+            Value at = kb.add(tileBase, kb.mul(kb.sub(c, colBase), spec.vec));
+            SmallVector<Value> elems;
+            for (int64_t e = 0; e < spec.vec; ++e)
+              elems.push_back(kb.load(tile, kb.add(at, kb.idx(e))));
+            bv = spec.vec == 1
+                     ? elems[0]
+                     : vector::FromElementsOp::create(
+                           b, cast<VectorType>(accType), elems)
+                           .getResult();
+          } else {
+            bv = kb.loadF32(B, kb.add(kb.mul(c, K), kBase), spec.vec);
+          }
           Value acc = kb.fma(kb.load(data, j), bv, args[1]);
           Value step = kb.loadIndex(addSign, j);
           Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
@@ -164,7 +219,7 @@ private:
   ImplicitLocOpBuilder &b;
   KernelBuilder kb;
   llvm::StringMap<Value> params;
-  Value lane, K;
+  Value lane, K, tile, tileBase;
 };
 
 } // namespace
@@ -191,6 +246,13 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
       {"C", f32},
       {"K", IndexType::get(ctx)}};
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
+  if (spec.sharedTile) {
+    auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    func.addWorkgroupAttribution(
+        MemRefType::get({spec.threads / kWarpSize * spec.colBlock * spec.vec},
+                        f32, MemRefLayoutAttrInterface(), space),
+        func.getLoc());
+  }
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   HbpKernelEmitter(spec, func, b).emit(args);

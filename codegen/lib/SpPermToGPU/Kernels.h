@@ -91,6 +91,11 @@ struct HbpKernelSpec {
   int64_t vec = 1;
   int64_t k = 0;
   int64_t rowBlock = 0, blockCols = 0, warps = 0, competitive = 0;
+  /// Columns per column block and of the matrix (for the B tile).
+  int64_t colBlock = 0, cols = 0;
+  /// Stage the column block's B tile (colBlock x vec floats per warp) in
+  /// shared memory; the threads per CTA then fit the tiles in 48 KiB.
+  bool sharedTile = false;
   /// The module-level counters (ticket, finished warps) of this kernel.
   std::string counters;
 };

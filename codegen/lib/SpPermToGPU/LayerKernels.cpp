@@ -349,6 +349,17 @@ private:
       spec.blockCols = std::max<int32_t>(1, h.blockCols);
       spec.warps = warps;
       spec.competitive = static_cast<int64_t>(h.competitiveBlocks.size());
+      spec.colBlock = h.colBlock;
+      spec.cols = m.cols;
+      // The B tile: colBlock x vec floats per warp, as many warps per CTA as
+      // fit in 48 KiB of static shared memory (at most 8); none when one
+      // warp's tile does not fit.
+      const int64_t tileBytes = int64_t(h.colBlock) * kc.vec * 4;
+      const int64_t tileWarps =
+          std::min<int64_t>(8, (48 * 1024) / std::max<int64_t>(tileBytes, 1));
+      spec.sharedTile = tileWarps >= 1;
+      if (spec.sharedTile)
+        spec.threads = 32 * tileWarps;
       if (spec.competitive > 0) {
         spec.counters = spec.name + "_counters";
         OpBuilder b(module.getContext());
@@ -364,7 +375,8 @@ private:
       }
       std::vector<std::string> args = emitHbpKernel(module, spec);
       KernelInfo k = launch(spec.name, "hbp", kc, std::move(args),
-                            warps * 32, spec.threads);
+                            warps * 32, spec.threads, spec.threads);
+      k.sharedBytes = 0; // the tile is static shared memory
       k.zeroOutput = true;
       kernels.push_back(std::move(k));
     }

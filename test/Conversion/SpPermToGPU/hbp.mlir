@@ -2,21 +2,28 @@
 
 // HBP: one warp per stored 2-D block; fixed blocks first, then competitive
 // blocks by an atomic ticket (a module-level counter pair that the last
-// warp resets), each lane walking its add_sign chain; partial rows are
-// combined into C atomically, so C is cleared first (zero_output).
+// warp resets), each lane walking its add_sign chain with B read from the
+// column block's tile in shared memory; partial rows are combined into C
+// atomically, so C is cleared first (zero_output).
 
 // CHECK-LABEL: func.func @layer
-// CHECK:         spperm.kernels = [{args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "K"], {{.*}}family = "hbp", {{.*}}variant = "k8", zero_output = true}]
+// CHECK:         spperm.kernels = [{args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "K"], block = array<i64: 256, 1, 1>, family = "hbp", {{.*}}variant = "k8", zero_output = true}]
 // CHECK:       gpu.module @spperm_kernels
 // CHECK:         memref.global "private" @layer_0_hbp_k8_0_counters : memref<2xi32> = dense<0>
-// CHECK:         gpu.func @layer_0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}) kernel
+// The column block's B tile: 32 columns x 4 (K = 8 in two steps of 4) per
+// warp, 8 warps.
+// CHECK:         gpu.func @layer_0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}) workgroup(%[[TILE:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>) kernel
 // Fixed blocks.
 // CHECK:           scf.for
-// CHECK:             memref.load %{{.*}} : memref<?xi64>
-// The add_sign chain, a do-while.
+// The tile, copied between two warp barriers.
+// CHECK:             nvvm.bar.warp.sync
+// CHECK:             memref.store %{{.*}}, %[[TILE]]
+// CHECK:             nvvm.bar.warp.sync
+// The add_sign chain, a do-while reading B from the tile.
 // CHECK:             scf.while
 // CHECK:               scf.condition
-// CHECK:               vector.load
+// CHECK:               memref.load %[[TILE]]
+// CHECK:               vector.from_elements
 // CHECK:               vector.fma
 // CHECK:             memref.atomic_rmw addf
 // Competitive blocks by ticket, broadcast from lane 0.
