@@ -76,7 +76,7 @@ fi
 say "spperm-verify: K in $KS, poisoned C, float64 reference from the source, normwise tolerance 1e-5; timings for K in $BENCH_KS"
 START=$SECONDS
 if [[ " $SETS " == *" main "* ]]; then
-  "$BUILD/bin/spperm-verify" "$S" --device gpu --k "$KS" --bench "$BENCH_KS" --jobs 8 >>"$OUTDIR/verify.log" 2>&1 || true
+  "$BUILD/bin/spperm-verify" "$S" --device gpu --k "$KS" --bench "$BENCH_KS" --jobs 12 >>"$OUTDIR/verify.log" 2>&1 || true
 fi
 if [[ " $SETS " == *" big "* ]]; then
   if [[ "$BIG_GLOB" == "*" ]]; then
