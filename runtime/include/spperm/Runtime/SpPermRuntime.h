@@ -136,7 +136,8 @@ SPRT_EXPORT sprt_status sprt_layer_info(const sprt_package *package,
  *  enqueued: C is complete once the stream has reached this point (the
  *  first call for a layer, K and stream also chooses the cuSPARSE algorithm
  *  and synchronizes the stream). Calls on one package may run concurrently
- *  from several threads (each with its own C). */
+ *  from several threads (each with its own C); calls of one hbp layer on
+ *  different streams must not overlap in time (docs/RuntimeABI.md). */
 SPRT_EXPORT sprt_status sprt_spmm(sprt_package *package, int64_t layer,
                                   const float *b, int64_t k, float *c,
                                   void *stream);
