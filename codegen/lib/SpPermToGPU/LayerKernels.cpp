@@ -12,10 +12,8 @@
 //  * SpMV: contiguous row ranges of similar row length (as a load-sorting
 //    permutation produces) get their own group size;
 //  * long rows (more than max(512, 8 x mean) entries for SpMM, 2048 for
-//    SpMV; less when the matrix has too few rows to fill the GPU) are cut
-//    into chunks that separate groups add into C atomically, so a
-//    power-law row does not serialize on one warp, and a short, wide matrix
-//    still spreads over every SM.
+//    SpMV) are cut into chunks that separate groups add into C atomically,
+//    so a power-law row does not serialize on one warp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,9 +47,6 @@ gpu::GPUModuleOp mlir::spperm::getOrCreateKernelModule(ModuleOp module) {
 }
 
 namespace {
-
-/// Warps per SM the long-row split aims to keep busy.
-constexpr int64_t kResidentWarps = 16;
 
 /// A range of K the layer gets one variant for.
 struct KClass {
@@ -261,22 +256,9 @@ private:
     const int64_t rows = m.rows;
     const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
     const double mean = rows > 0 ? static_cast<double>(nnz) / rows : 0.0;
-    // Long rows: more than max(512, 8 x mean) entries (SpMV: 2048), cut in
-    // halves of that. When the matrix has too few rows to fill the GPU
-    // (fewer than kTargetGroups groups' worth of chunks), the chunks shrink
-    // (down to 64 entries, SpMV 256) so that there are about that many, and
-    // every row longer than two chunks is split.
-    const int64_t lanes = kc.spmv ? 32 : std::max<int64_t>(kc.lanes, 1);
-    const int64_t targetGroups =
-        options.multiprocessors * kResidentWarps * (32 / lanes);
-    int64_t threshold = std::max<int64_t>(kc.spmv ? 2048 : 512,
-                                          static_cast<int64_t>(8 * mean));
-    int64_t chunk = threshold / 2;
-    if (rows < targetGroups) {
-      const int64_t minChunk = kc.spmv ? 256 : 64;
-      chunk = std::min(chunk, std::max(minChunk, nnz / targetGroups));
-      threshold = std::min(threshold, 2 * chunk);
-    }
+    const int64_t threshold = std::max<int64_t>(
+        kc.spmv ? 2048 : 512, static_cast<int64_t>(8 * mean));
+    const int64_t chunk = threshold / 2;
     auto [table, chunks] = chunkTable(rowPtr, threshold, chunk);
 
     RowKernelSpec spec;

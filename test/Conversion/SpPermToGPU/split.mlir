@@ -1,25 +1,23 @@
 // RUN: spperm-opt %s -spperm-lower-to-gpu | FileCheck %s
 
 // test/Inputs/longrow.mtx: row 5 has 1000 entries, the others at most 3.
-// The matrix has far fewer rows than it takes to fill an H100 (132 SMs x 16
-// warps x 4 groups of 8 lanes), so chunks shrink to the minimum, 64
-// entries, and rows longer than two chunks are split: the row kernel skips
-// row 5 (writing only zero) and a split kernel adds its 16 chunks
-// atomically. The chunks are a constant table baked into the module:
-// (row 5, begin, end) x 16.
+// The row is longer than the threshold (max(512, 8 x mean) for SpMM), so
+// the row kernel skips it (writing only zero) and a split kernel adds its
+// chunks of 256 entries (half the threshold) atomically. The chunks are a
+// constant table baked into the module: (row 5, begin, end) x 4.
 
 // CHECK-LABEL: func.func @long
 // CHECK:         spperm.kernels = [{args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], {{.*}}family = "csr", {{.*}}name = "long_0_csr_k32_1", variant = "k32", zero_output = false}, {args = ["order", "csr.col_idx", "csr.values", "B", "C", "K"], block = array<i64: 256, 1, 1>, family = "csr-split", grid = array<i64: 1, 1, 1>, {{.*}}name = "long_0_csr_split_k32_2", variant = "k32", zero_output = false}]
 // CHECK:       gpu.module @spperm_kernels
-// CHECK:         memref.global "private" constant @long_0_chunks_0 : memref<48xi32> = dense<[5, 6, 70, 5, 70, 134, {{.*}}, 5, 966, 1006]> {alignment = 16 : i64}
-// The row kernel: rows longer than 128 entries get an empty range.
+// CHECK:         memref.global "private" constant @long_0_chunks_0 : memref<12xi32> = dense<[5, [[B:[0-9]+]], [[E1:[0-9]+]], 5, [[E1]], [[E2:[0-9]+]], 5, [[E2]], [[E3:[0-9]+]], 5, [[E3]], {{[0-9]+}}]> {alignment = 16 : i64}
+// The row kernel: rows longer than 512 entries get an empty range.
 // CHECK:         gpu.func @long_0_csr_k32_1
-// CHECK:           %[[LONG:.*]] = arith.cmpi sgt, %{{.*}}, %c128
+// CHECK:           %[[LONG:.*]] = arith.cmpi sgt, %{{.*}}, %c512
 // CHECK:           arith.select %[[LONG]]
 // CHECK:           vector.store
 // The split kernel: a group per chunk, atomic adds into C.
 // CHECK:         gpu.func @long_0_csr_split_k32_2
-// CHECK:           memref.get_global @long_0_chunks_0 : memref<48xi32>
+// CHECK:           memref.get_global @long_0_chunks_0 : memref<12xi32>
 // CHECK:           nvvm.shfl.sync idx
 // CHECK:           memref.atomic_rmw addf
 // CHECK-NOT:       vector.store

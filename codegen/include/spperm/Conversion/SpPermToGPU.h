@@ -44,9 +44,6 @@ struct KernelGenOptions {
   int64_t k = 0;
   /// Threads per CTA.
   int64_t threads = 256;
-  /// Streaming multiprocessors of the target (132: H100 SXM), for sizing
-  /// the long-row split of matrices with few rows.
-  int64_t multiprocessors = 132;
   /// Prefix of every symbol of the layer (unique within the package).
   std::string prefix = "layer";
 };
