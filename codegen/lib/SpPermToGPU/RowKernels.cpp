@@ -185,6 +185,12 @@ private:
                              ? arith::ConstantIntOp::create(b, 1, 1)
                              : kb.lt(kcol, K);
           Value acc = densePrologue(s, kb.zero(accType), kcol, active);
+          // Inactive lanes (past K) still take part in the shuffles; they
+          // read an in-bounds column and their result is never stored.
+          Value kcolSafe =
+              spec.k > 0 && spec.k % kTile == 0
+                  ? kcol
+                  : kb.min(kcol, kb.sub(K, kb.idx(spec.vec)));
           if (spec.lanes == 1) {
             acc = kb.forLoop(
                 s.start, s.end, kb.idx(1), acc,
@@ -206,14 +212,7 @@ private:
                   Value v = kb.guarded(
                       in, [&] { return kb.load(values, q); }, kb.f32(0.0f));
                   Value n = kb.min(kb.idx(spec.lanes), kb.sub(s.end, p));
-                  return {kb.forLoop(
-                      kb.idx(0), n, kb.idx(1), a[0],
-                      [&](Value j, ValueRange a2) -> SmallVector<Value> {
-                        Value cj = kb.toIndex(
-                            kb.shuffleIdx(c, j, spec.lanes, mask));
-                        Value vj = kb.shuffleIdx(v, j, spec.lanes, mask);
-                        return {multiplyAdd(vj, cj, kcol, active, a2[0])};
-                      })[0]};
+                  return {broadcastBatch(c, v, n, kcolSafe, a[0])};
                 })[0];
           }
           Value C = param("C");
@@ -226,6 +225,31 @@ private:
           });
           return {};
         });
+  }
+
+  /// acc + the group's `lanes` cached entries (c, v in the lanes; the first
+  /// n are real) times their rows of B. Straight-line code in batches of up
+  /// to 8 entries: all the batch's shuffles and B loads are issued before
+  /// its multiply-adds, so a lane keeps several loads in flight instead of
+  /// waiting out each one. Entries past n (column 0, value 0) are loaded
+  /// but not added.
+  Value broadcastBatch(Value c, Value v, Value n, Value kcol, Value acc) {
+    constexpr int64_t kBatch = 8;
+    Value B = param("B");
+    for (int64_t first = 0; first < spec.lanes; first += kBatch) {
+      const int64_t last = std::min(spec.lanes, first + kBatch);
+      SmallVector<Value> vals, rows;
+      for (int64_t j = first; j < last; ++j) {
+        Value cj = kb.toIndex(kb.shuffleIdx(c, kb.idx(j), spec.lanes, mask));
+        vals.push_back(kb.shuffleIdx(v, kb.idx(j), spec.lanes, mask));
+        rows.push_back(kb.loadF32(B, kb.add(kb.mul(cj, K), kcol), spec.vec));
+      }
+      for (int64_t j = first; j < last; ++j) {
+        Value sum = kb.fma(vals[j - first], rows[j - first], acc);
+        acc = kb.select(kb.lt(kb.idx(j), n), sum, acc);
+      }
+    }
+    return acc;
   }
 
   void emitSpmv(const RowState &s) {
