@@ -238,16 +238,28 @@ private:
     Value B = param("B");
     for (int64_t first = 0; first < spec.lanes; first += kBatch) {
       const int64_t last = std::min(spec.lanes, first + kBatch);
-      SmallVector<Value> vals, rows;
-      for (int64_t j = first; j < last; ++j) {
-        Value cj = kb.toIndex(kb.shuffleIdx(c, kb.idx(j), spec.lanes, mask));
-        vals.push_back(kb.shuffleIdx(v, kb.idx(j), spec.lanes, mask));
-        rows.push_back(kb.loadF32(B, kb.add(kb.mul(cj, K), kcol), spec.vec));
-      }
-      for (int64_t j = first; j < last; ++j) {
-        Value sum = kb.fma(vals[j - first], rows[j - first], acc);
-        acc = kb.select(kb.lt(kb.idx(j), n), sum, acc);
-      }
+      auto batch = [&, first, last](Value accIn) -> Value {
+        SmallVector<Value> vals, rows;
+        for (int64_t j = first; j < last; ++j) {
+          Value cj =
+              kb.toIndex(kb.shuffleIdx(c, kb.idx(j), spec.lanes, mask));
+          vals.push_back(kb.shuffleIdx(v, kb.idx(j), spec.lanes, mask));
+          rows.push_back(
+              kb.loadF32(B, kb.add(kb.mul(cj, K), kcol), spec.vec));
+        }
+        Value out = accIn;
+        for (int64_t j = first; j < last; ++j) {
+          Value sum = kb.fma(vals[j - first], rows[j - first], out);
+          out = kb.select(kb.lt(kb.idx(j), n), sum, out);
+        }
+        return out;
+      };
+      // Later batches only when the chunk reaches them (n is the same for
+      // the whole group, so the branch does not split it): short rows do
+      // not pay for a wide group's empty slots.
+      acc = first == 0 ? batch(acc)
+                       : kb.guarded(kb.lt(kb.idx(first), n),
+                                    [&] { return batch(acc); }, acc);
     }
     return acc;
   }
