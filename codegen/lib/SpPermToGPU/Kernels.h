@@ -71,6 +71,9 @@ struct RowKernelSpec {
   /// K baked in; 0 reads it from the K parameter.
   int64_t k = 0;
   bool spmv = false;
+  /// SpMM: skip the broadcast batches a chunk does not reach (worth it when
+  /// rows are shorter than the group; a branch per batch otherwise).
+  bool skipEmptyBatches = false;
   RowSource source;
   DenseBlocks dense;
   /// Buffer names: order, row pointers, column indices, values, and for

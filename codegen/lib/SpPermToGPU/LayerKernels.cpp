@@ -281,6 +281,8 @@ private:
                 : std::vector<RowRange>{{0, rows, kc.lanes}};
     for (const RowRange &range : ranges) {
       spec.lanes = range.lanes;
+      // Rows shorter on average than the group: skip its empty batches.
+      spec.skipEmptyBatches = !kc.spmv && mean < static_cast<double>(range.lanes);
       spec.source.rowBegin = range.begin;
       spec.source.rowEnd = range.end;
       spec.name = symbol(sanitize(family + "_" + kc.variant));

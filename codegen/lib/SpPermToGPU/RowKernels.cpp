@@ -254,12 +254,13 @@ private:
         }
         return out;
       };
-      // Later batches only when the chunk reaches them (n is the same for
-      // the whole group, so the branch does not split it): short rows do
-      // not pay for a wide group's empty slots.
-      acc = first == 0 ? batch(acc)
-                       : kb.guarded(kb.lt(kb.idx(first), n),
-                                    [&] { return batch(acc); }, acc);
+      // With short rows (skipEmptyBatches), later batches only when the
+      // chunk reaches them (n is the same for the whole group, so the
+      // branch does not split it): a wide group's empty slots cost nothing.
+      acc = first == 0 || !spec.skipEmptyBatches
+                ? batch(acc)
+                : kb.guarded(kb.lt(kb.idx(first), n),
+                             [&] { return batch(acc); }, acc);
     }
     return acc;
   }
