@@ -23,6 +23,8 @@
 #include "spperm/Sparse/Generators.h"
 #include "spperm/Sparse/Package.h"
 
+#include "SparseTestUtil.h"
+
 #include "gtest/gtest.h"
 #include <nlohmann/json.hpp>
 
@@ -46,33 +48,9 @@ namespace {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// A fresh directory, removed with its contents on destruction.
-class ScratchDir {
-public:
-  ScratchDir() {
-    std::string tmpl = ::testing::TempDir() + "spperm-kernels-XXXXXX";
-    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-  ScratchDir(const ScratchDir &) = delete;
-  ScratchDir &operator=(const ScratchDir &) = delete;
-
-  std::string path(const std::string &name) const { return dir + "/" + name; }
-
-private:
-  std::string dir;
-};
-
-std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+/// Scratch directories come from the sparse core's test helpers.
+using ::spperm::test::ScratchDir;
+using ::spperm::test::readWholeFile;
 
 /// A kernel of variant `variant` for K in [kMin, kMax] (0 = no bound) and
 /// K % kAlign == 0.
@@ -317,7 +295,7 @@ TEST(LayerBuffersTest, SameListAsTheWriter) {
   layers.back().matrix.csr = CsrMatrix();
   ASSERT_TRUE(writePackage(dir.path("p.spp"), layers, PackageOptions()));
   const auto manifest = nlohmann::ordered_json::parse(
-      readFile(dir.path("p.spp") + "/manifest.json"));
+      readWholeFile(dir.path("p.spp") + "/manifest.json"));
 
   for (size_t i = 0; i < layers.size(); ++i) {
     SCOPED_TRACE(layers[i].name);
@@ -365,7 +343,7 @@ struct DeviceArray {
 
 /// The hand-written kernels (Inputs/test_kernels.cu).
 std::string testPtx() {
-  std::string ptx = readFile(SPPERM_RUNTIME_TEST_INPUTS "/test_kernels.ptx");
+  std::string ptx = readWholeFile(SPPERM_RUNTIME_TEST_INPUTS "/test_kernels.ptx");
   EXPECT_FALSE(ptx.empty())
       << "cannot read " SPPERM_RUNTIME_TEST_INPUTS "/test_kernels.ptx";
   return ptx;

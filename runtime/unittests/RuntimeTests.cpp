@@ -23,6 +23,8 @@
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Package.h"
 
+#include "SparseTestUtil.h"
+
 #include "gtest/gtest.h"
 #include <nlohmann/json.hpp>
 
@@ -51,36 +53,9 @@ namespace {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// A fresh directory, removed with its contents on destruction.
-class ScratchDir {
-public:
-  ScratchDir() {
-    std::string tmpl = ::testing::TempDir() + "spperm-runtime-XXXXXX";
-    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::permissions(dir, std::filesystem::perms::owner_all,
-                                 std::filesystem::perm_options::add, ec);
-    std::filesystem::remove_all(dir, ec);
-  }
-  ScratchDir(const ScratchDir &) = delete;
-  ScratchDir &operator=(const ScratchDir &) = delete;
-
-  std::string path(const std::string &name) const { return dir + "/" + name; }
-  const std::string &root() const { return dir; }
-
-private:
-  std::string dir;
-};
-
-std::string readBytes(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+/// Scratch directories come from the sparse core's test helpers.
+using ::spperm::test::ScratchDir;
+using ::spperm::test::readWholeFile;
 
 void writeBytes(const std::string &path, const std::string &bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -206,7 +181,7 @@ std::string withChecksum(const json &manifest) {
 /// Edits the manifest of `dir` and writes it back with a valid checksum.
 void rewriteManifest(const std::string &dir,
                      const std::function<void(json &)> &edit) {
-  json j = json::parse(readBytes(dir + "/manifest.json"));
+  json j = json::parse(readWholeFile(dir + "/manifest.json"));
   j.erase("manifest_sha256");
   edit(j);
   writeBytes(dir + "/manifest.json", withChecksum(j));
@@ -391,7 +366,7 @@ TEST(PackageTest, RoundTripIsExact) {
 
   // The manifest is pretty JSON with the documented top-level keys and
   // 256-byte aligned buffers.
-  json m = json::parse(readBytes(dir.path("m.spp/manifest.json")));
+  json m = json::parse(readWholeFile(dir.path("m.spp/manifest.json")));
   std::vector<std::string> keys;
   for (auto it = m.begin(); it != m.end(); ++it)
     keys.push_back(it.key());
@@ -436,7 +411,7 @@ TEST(PackageTest, ReplacesAPackageButNothingElse) {
   EXPECT_TRUE(exists(dir.path("other/keep.txt")));
   writeBytes(dir.path("file"), "x");
   EXPECT_FALSE(writePackage(dir.path("file"), one, PackageOptions()));
-  EXPECT_EQ(readBytes(dir.path("file")), "x");
+  EXPECT_EQ(readWholeFile(dir.path("file")), "x");
 }
 
 TEST(PackageTest, WriterRefusesBadInput) {
@@ -762,7 +737,7 @@ TEST(CorruptionTest, EveryManifestByteFlipped) {
   const std::string good = writeSmallPackage(dir);
   const std::string bad = dir.path("bad.spp");
   copyPackage(good, bad);
-  const std::string text = readBytes(good + "/manifest.json");
+  const std::string text = readWholeFile(good + "/manifest.json");
   ASSERT_GT(text.size(), 1000u);
   for (unsigned char mask : {0x01, 0x20, 0x80}) {
     for (size_t i = 0; i < text.size(); ++i) {
@@ -781,7 +756,7 @@ TEST(CorruptionTest, EveryDataByteFlipped) {
   const std::string good = writeSmallPackage(dir);
   const std::string bad = dir.path("bad.spp");
   copyPackage(good, bad);
-  const std::string data = readBytes(good + "/data.bin");
+  const std::string data = readWholeFile(good + "/data.bin");
   ASSERT_GT(data.size(), 256u);
   for (size_t i = 0; i < data.size(); ++i) {
     patchByte(bad + "/data.bin", i, static_cast<char>(data[i] ^ 0x10));
@@ -800,7 +775,7 @@ TEST(CorruptionTest, TruncatedExtendedAndDeletedFiles) {
   const std::string bad = dir.path("bad.spp");
   for (const char *file :
        {"manifest.json", "data.bin", "kernels.ptx", "kernels.sm_90.cubin"}) {
-    const std::string bytes = readBytes(good + "/" + file);
+    const std::string bytes = readWholeFile(good + "/" + file);
     for (size_t keep :
          {size_t(0), size_t(1), bytes.size() / 2, bytes.size() - 1}) {
       copyPackage(good, bad);
@@ -962,7 +937,7 @@ TEST(CorruptionTest, CraftedManifests) {
 
   // The checksum line must be where the writer puts it.
   copyPackage(good, bad);
-  json m = json::parse(readBytes(bad + "/manifest.json"));
+  json m = json::parse(readWholeFile(bad + "/manifest.json"));
   writeBytes(bad + "/manifest.json", m.dump(2));
   expectRefused(bad, "manifest without its checksum line");
   writeBytes(bad + "/manifest.json", "[1, 2]");
@@ -988,8 +963,8 @@ TEST(CorruptionTest, ConsistentlyChecksummedBadArrays) {
         Edit{0, 2, 0, 10}, Edit{0, 2, 0, -5}, Edit{1, 1, 0, 77},
         Edit{1, 3, 16, -9}}) {
     copyPackage(good, bad);
-    std::string data = readBytes(bad + "/data.bin");
-    json m = json::parse(readBytes(bad + "/manifest.json"));
+    std::string data = readWholeFile(bad + "/data.bin");
+    json m = json::parse(readWholeFile(bad + "/manifest.json"));
     m.erase("manifest_sha256");
     json &b = m["layers"][e.layer]["buffers"][e.buffer];
     ASSERT_LT(e.element, b["count"].get<size_t>());
@@ -1043,7 +1018,7 @@ TEST(ExternalDataTest, RoundTripAndModifiedSource) {
   const std::string pkg = dir.path("ext.spp");
   ASSERT_TRUE(writePackage(pkg, layers, options));
   EXPECT_FALSE(exists(pkg + "/data.bin"));
-  json manifest = json::parse(readBytes(pkg + "/manifest.json"));
+  json manifest = json::parse(readWholeFile(pkg + "/manifest.json"));
   EXPECT_EQ(manifest["data"], "external");
 
   StatusOr<Package> read = readPackage(pkg);
@@ -1064,7 +1039,7 @@ TEST(ExternalDataTest, RoundTripAndModifiedSource) {
   sprt_package_release(p);
 
   // One value changed in the source: refused, naming the source.
-  std::string text = readBytes(dir.path("w.mtx"));
+  std::string text = readWholeFile(dir.path("w.mtx"));
   std::string edited = text;
   edited.insert(edited.size() - 1, "1");
   writeBytes(dir.path("w.mtx"), edited);

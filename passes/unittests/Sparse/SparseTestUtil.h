@@ -39,6 +39,9 @@ public:
   }
   ~ScratchDir() {
     std::error_code ec;
+    // A test may have taken the write permission away.
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add, ec);
     std::filesystem::remove_all(dir, ec);
   }
   ScratchDir(const ScratchDir &) = delete;
