@@ -37,7 +37,8 @@ if config.enable_cuda and os.path.exists("/dev/nvidia0"):
     config.available_features.add("cuda-device")
 
 tool_dirs = [config.spperm_tools_dir, config.llvm_tools_dir]
-tools = ["spperm-opt", "spperm-inspect", "spperm-gen", "spperm-compile", "spperm-run"]
+tools = ["spperm-opt", "spperm-inspect", "spperm-gen", "spperm-compile", "spperm-run",
+         "spperm-verify"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 llvm_config.with_environment("PATH", config.spperm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

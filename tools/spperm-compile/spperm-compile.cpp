@@ -365,7 +365,8 @@ int main(int argc, char **argv) {
       !parseDouble("alpha", o.alpha, alpha) ||
       !parseDouble("delta", o.delta, delta))
     return 1;
-  if (o.precision != "fp32" && o.precision != "tf32" && o.precision != "f16") {
+  std::optional<Precision> precision = parsePrecision(o.precision);
+  if (!precision) {
     reportError(kTool, "--precision must be fp32, tf32 or f16, got '" +
                            o.precision + "'");
     return 1;
@@ -539,10 +540,7 @@ int main(int argc, char **argv) {
         layer.sourcePath = StringRef(src).drop_front(prefix.size()).str();
     }
   }
-  Precision precision = o.precision == "tf32"  ? Precision::TF32
-                        : o.precision == "f16" ? Precision::F16
-                                               : Precision::F32;
-  if (failed(generateCode(*module, layers, o.target, precision, popts, times)))
+  if (failed(generateCode(*module, layers, o.target, *precision, popts, times)))
     return 1;
 
   start = std::chrono::steady_clock::now();

@@ -86,8 +86,12 @@ mlir::spperm::assembleCubin(const std::string &ptx, StringRef chip) {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << ptx;
   }
-  llvm::sys::fs::createTemporaryFile("spperm", "cubin", out);
-  llvm::sys::fs::createTemporaryFile("spperm", "log", err);
+  if (llvm::sys::fs::createTemporaryFile("spperm", "cubin", out) ||
+      llvm::sys::fs::createTemporaryFile("spperm", "log", err)) {
+    llvm::sys::fs::remove(in);
+    llvm::sys::fs::remove(out);
+    return ::spperm::Status::error("cannot create a temporary file for ptxas");
+  }
   std::string arch = "-arch=" + chip.str();
   std::string outPath = std::string(out);
   SmallVector<StringRef> argv = {ptxas, arch, "-O3", in, "-o", outPath};

@@ -66,7 +66,7 @@ private:
     Value counters = memref::GetGlobalOp::create(b, countersType, spec.counters);
     Value first = kb.eq(lane, kb.idx(0));
     Value competitive = params.at("hbp.competitive_blocks");
-    auto loop = scf::WhileOp::create(
+    scf::WhileOp::create(
         b, TypeRange{b.getIndexType()}, ValueRange{},
         [&](OpBuilder &nested, Location, ValueRange) {
           OpBuilder::InsertionGuard guard(b);
@@ -86,7 +86,6 @@ private:
           processBlock(kb.loadIndex(competitive, args[0]));
           scf::YieldOp::create(b, ValueRange{});
         });
-    (void)loop;
     kb.ifThen(first, [&] {
       Value done = kb.toIndex(kb.atomicAddI32(counters, kb.idx(1), kb.i32(1)));
       kb.ifThen(kb.eq(done, kb.idx(spec.warps - 1)), [&] {

@@ -35,6 +35,16 @@ using ::spperm::FormatKind;
 using ::spperm::FormattedMatrix;
 using ::spperm::KernelInfo;
 
+std::optional<Precision> mlir::spperm::parsePrecision(StringRef name) {
+  if (name == "fp32")
+    return Precision::F32;
+  if (name == "tf32")
+    return Precision::TF32;
+  if (name == "f16")
+    return Precision::F16;
+  return std::nullopt;
+}
+
 gpu::GPUModuleOp mlir::spperm::getOrCreateKernelModule(ModuleOp module) {
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(module.getContext()));
@@ -228,8 +238,9 @@ private:
     }
     if (table.empty())
       return {"", 0};
-    std::string key = std::to_string(threshold) + "/" + std::to_string(chunk) +
-                      "/" + std::to_string(reinterpret_cast<uintptr_t>(&rowPtr));
+    // One planner sees one CSR (the matrix's or the residual), so the split
+    // parameters identify a table.
+    std::string key = std::to_string(threshold) + "/" + std::to_string(chunk);
     auto it = tables.find(key);
     if (it != tables.end())
       return it->second;
@@ -376,9 +387,9 @@ private:
             /*constant=*/false, b.getI64IntegerAttr(4));
       }
       std::vector<std::string> args = emitHbpKernel(module, spec);
+      // The B tile is static shared memory: sharedBytes stays 0.
       KernelInfo k = launch(spec.name, "hbp", kc, std::move(args),
                             warps * 32, spec.threads, spec.threads);
-      k.sharedBytes = 0; // the tile is static shared memory
       k.zeroOutput = true;
       kernels.push_back(std::move(k));
     }

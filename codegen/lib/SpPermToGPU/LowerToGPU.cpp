@@ -54,14 +54,8 @@ struct SpPermLowerToGPU
       return signalPassFailure();
     }
     ModuleOp module = getOperation();
-    Precision mode;
-    if (precision == "fp32") {
-      mode = Precision::F32;
-    } else if (precision == "tf32") {
-      mode = Precision::TF32;
-    } else if (precision == "f16") {
-      mode = Precision::F16;
-    } else {
+    std::optional<Precision> mode = parsePrecision(precision);
+    if (!mode) {
       module.emitError("spperm-lower-to-gpu: precision must be fp32, tf32 "
                        "or f16, got '")
           << precision.getValue() << "'";
@@ -81,7 +75,7 @@ struct SpPermLowerToGPU
         return signalPassFailure();
       KernelGenOptions options;
       options.threads = threads;
-      options.precision = mode;
+      options.precision = *mode;
       int64_t k = cast<ShapedType>(spmm.getDense().getType()).getDimSize(1);
       options.k = ShapedType::isDynamic(k) ? 0 : k;
       auto func = spmm->getParentOfType<FunctionOpInterface>();

@@ -24,6 +24,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ namespace mlir::spperm {
 /// default), or tensor cores through nvgpu.mma.sync with TF32 or FP16
 /// inputs (f32 accumulation), opt-in.
 enum class Precision { F32, TF32, F16 };
+
+/// `fp32`, `tf32` or `f16`; std::nullopt for anything else.
+std::optional<Precision> parsePrecision(StringRef name);
 
 /// What code generation knows besides the matrix.
 struct KernelGenOptions {
