@@ -120,7 +120,7 @@ done
 "$BIN/spperm-compile" "$STAGE/skewed.mtx" -o "$STAGE/suite/san/skewed.hbp512.spp" \
   --format hbp --col-block 512 --strategy lpt --values random:3
 rm -f "$STAGE/suite/big/"*.mtx "$STAGE/skewed.mtx"
-tar -C "$STAGE" -cf - suite | xz -T1 -9e >"$ROOT/.gpu/suite.tar.xz"
+tar -C "$STAGE" -cf - suite | xz -T0 -6 >"$ROOT/.gpu/suite.tar.xz"
 rm -rf "$STAGE"
 ls -la "$ROOT/.gpu/suite.tar.xz"
 du -sh "$ROOT/.gpu" | sed 's/^/carried: /'

@@ -90,6 +90,15 @@ Value KernelBuilder::shuffleIdx(Value v, Value srcLane, int64_t width,
 
 Value KernelBuilder::shuffleXor(Value v, int64_t offset, int64_t width,
                                 Value mask) {
+  if (auto vt = dyn_cast<VectorType>(v.getType())) {
+    Value out = v;
+    for (int64_t e = 0; e < vt.getNumElements(); ++e) {
+      Value elem = vector::ExtractOp::create(b, v, ArrayRef<int64_t>{e});
+      out = vector::InsertOp::create(b, shuffleXor(elem, offset, width, mask),
+                                     out, ArrayRef<int64_t>{e});
+    }
+    return out;
+  }
   return NVVM::ShflOp::create(b, v.getType(), mask, v,
                               i32(static_cast<int32_t>(offset)),
                               clampFor(*this, width), NVVM::ShflKind::bfly,

@@ -88,6 +88,8 @@ public:
   Value fma(Value a, Value x, Value acc);
 
   // Threads.
+  /// A CTA-wide barrier (every thread must reach it).
+  void barrier() { gpu::BarrierOp::create(b); }
   Value threadIdX() { return gpu::ThreadIdOp::create(b, gpu::Dimension::x); }
   Value blockIdX() { return gpu::BlockIdOp::create(b, gpu::Dimension::x); }
 
@@ -106,8 +108,9 @@ public:
   /// Atomically adds `v` to the i32 at memref[i] and returns the old value.
   Value atomicAddI32(Value memref, Value i, Value v);
 
-  // Warp shuffles of f32 or i32 values inside aligned segments of `width`
-  // lanes, with `mask` the participating lanes (i32).
+  // Warp shuffles of f32 or i32 values (shuffleXor also vectors of f32,
+  // element by element) inside aligned segments of `width` lanes, with
+  // `mask` the participating lanes (i32).
   Value shuffleIdx(Value v, Value srcLane, int64_t width, Value mask);
   Value shuffleXor(Value v, int64_t offset, int64_t width, Value mask);
   /// The lanes of the `width`-lane segment that contains lane `laneInWarp`

@@ -61,11 +61,16 @@ struct DenseBlocks {
 /// A row kernel: a group of `lanes` lanes per row (or chunk). SpMM: each
 /// lane owns `vec` consecutive columns of C (16-byte accesses for 4), the
 /// group walks the row in steps of `lanes` entries, caching them in
-/// registers and broadcasting column and value by shuffle. SpMV: the lanes
-/// stride over the row and reduce by butterfly shuffles.
+/// registers and broadcasting column and value by shuffle. With `parts` > 1
+/// a row is shared by that many groups of one CTA (interleaved steps),
+/// whose partial sums are reduced by shuffles inside a warp and through
+/// shared memory across warps before one store. SpMV: the lanes stride over
+/// the row and reduce by butterfly shuffles.
 struct RowKernelSpec {
   std::string name;
   int64_t lanes = 32;
+  /// Groups per row (a power of 2; lanes * parts <= threads; SpMM only).
+  int64_t parts = 1;
   int64_t vec = 1;
   int64_t threads = 256;
   /// K baked in; 0 reads it from the K parameter.

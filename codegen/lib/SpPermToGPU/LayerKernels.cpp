@@ -19,11 +19,13 @@
 
 #include "spperm/Conversion/SpPermToGPU.h"
 
+#include "KernelBuilder.h"
 #include "Kernels.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -101,6 +103,22 @@ struct RowMatrix {
 struct RowRange {
   int64_t begin, end, lanes;
 };
+
+/// Groups per row for SpMM: enough that the rows fill the GPU (about 32
+/// warps per multiprocessor) when there are few of them, but at least two
+/// steps of `lanes` entries per group, and the row within one CTA.
+int64_t partsFor(int64_t rows, double meanLength, int64_t lanes,
+                 int64_t threads, int64_t multiprocessors) {
+  if (rows <= 0)
+    return 1;
+  const int64_t targetGroups =
+      multiprocessors * 32 * std::max<int64_t>(1, kWarpSize / lanes);
+  int64_t parts = std::min<int64_t>(
+      {targetGroups / rows,
+       static_cast<int64_t>(meanLength / static_cast<double>(2 * lanes)),
+       threads / lanes});
+  return parts <= 1 ? 1 : static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(parts)));
+}
 
 int64_t lanesForLength(double length) {
   return std::min<int64_t>(32, pow2Ceil(static_cast<int64_t>(length + 0.5)));
@@ -292,6 +310,10 @@ private:
                 : std::vector<RowRange>{{0, rows, kc.lanes}};
     for (const RowRange &range : ranges) {
       spec.lanes = range.lanes;
+      spec.parts = kc.spmv ? 1
+                           : partsFor(range.end - range.begin, mean,
+                                      range.lanes, spec.threads,
+                                      options.multiprocessors);
       // Rows shorter on average than the group: skip its empty batches.
       spec.skipEmptyBatches = !kc.spmv && mean < static_cast<double>(range.lanes);
       spec.source.rowBegin = range.begin;
@@ -300,7 +322,7 @@ private:
       std::vector<std::string> args = emitRowKernel(module, spec);
       kernels.push_back(launch(spec.name, family, kc, std::move(args),
                                range.end - range.begin,
-                               spec.threads / spec.lanes));
+                               spec.threads / (spec.lanes * spec.parts)));
     }
     if (chunks > 0) {
       // The long rows' chunks, after the row kernel wrote their dense part
@@ -308,6 +330,7 @@ private:
       RowKernelSpec split = spec;
       split.dense = DenseBlocks();
       split.lanes = kc.spmv ? 32 : kc.lanes;
+      split.parts = 1;
       split.source = RowSource();
       split.source.chunkTable = table;
       split.source.chunks = chunks;

@@ -59,12 +59,16 @@ public:
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))
       params[a.name] = func.getArgument(i);
-    Value tid = kb.threadIdX();
+    tid = kb.threadIdX();
     Value group = kb.div(tid, spec.lanes);
     lane = kb.rem(tid, spec.lanes);
     mask = kb.segmentMask(kb.rem(tid, kWarpSize), spec.lanes);
-    Value item =
-        kb.add(kb.mul(kb.blockIdX(), spec.threads / spec.lanes), group);
+    // Groups of one row are consecutive: part p of row r is group
+    // r * parts + p of the CTA.
+    part = kb.rem(group, spec.parts);
+    Value item = kb.add(
+        kb.mul(kb.blockIdX(), spec.threads / (spec.lanes * spec.parts)),
+        kb.div(group, spec.parts));
     RowState s = locate(item);
     K = spec.k > 0 ? kb.idx(spec.k) : params["K"];
     if (spec.spmv)
@@ -128,7 +132,7 @@ private:
           Value blockCol = param(spec.blockCol);
           Value blockValues = param(spec.blockValues);
           return kb.forLoop(
-              kb.idx(0), kb.idx(d.width), kb.idx(1), acc,
+              part, kb.idx(d.width), kb.idx(spec.parts), acc,
               [&](Value w, ValueRange it) -> SmallVector<Value> {
                 Value slot = kb.add(kb.mul(blockRow, d.width), w);
                 Value bc = kb.loadIndex(blockCol, slot);
@@ -200,8 +204,10 @@ private:
                   return {multiplyAdd(v, c, kcol, active, a[0])};
                 })[0];
           } else {
+            // Part p of the row takes steps p, p + parts, ...
             acc = kb.forLoop(
-                s.start, s.end, kb.idx(spec.lanes), acc,
+                kb.add(s.start, kb.mul(part, spec.lanes)), s.end,
+                kb.idx(spec.lanes * spec.parts), acc,
                 [&](Value p, ValueRange a) -> SmallVector<Value> {
                   // The group loads `lanes` entries at once (coalesced) and
                   // hands them around by shuffle.
@@ -216,7 +222,12 @@ private:
                 })[0];
           }
           Value C = param("C");
-          kb.ifThen(kb.andI(s.valid, active), [&] {
+          Value owner = kb.andI(s.valid, active);
+          if (spec.parts > 1) {
+            acc = reduceParts(acc);
+            owner = kb.andI(owner, kb.eq(part, kb.idx(0)));
+          }
+          kb.ifThen(owner, [&] {
             Value at = kb.add(kb.mul(s.outRow, K), kcol);
             if (spec.source.isChunks())
               kb.atomicAddF32(acc, C, at);
@@ -225,6 +236,48 @@ private:
           });
           return {};
         });
+  }
+
+  /// The sum of the row's `parts` partial sums, valid in part 0's lanes.
+  /// Every thread of the CTA must call it (it may hold a barrier): groups
+  /// of one warp add by butterfly shuffles, then each warp's first group
+  /// leaves its sum in shared memory for the row's first warp.
+  Value reduceParts(Value acc) {
+    const int64_t inWarp =
+        std::min(spec.parts, std::max<int64_t>(1, kWarpSize / spec.lanes));
+    const int64_t width = spec.lanes * inWarp;
+    Value laneInWarp = kb.rem(tid, kWarpSize);
+    Value warpMask = kb.segmentMask(laneInWarp, width);
+    for (int64_t offset = spec.lanes; offset < width; offset *= 2)
+      acc = kb.fadd(acc, kb.shuffleXor(acc, offset, width, warpMask));
+    const int64_t warps = spec.parts / inWarp;
+    if (warps == 1)
+      return acc;
+    // Here width == 32: a row's warps are consecutive and its group 0 is
+    // the first group of its first warp.
+    Value partials = func.getWorkgroupAttributions().front();
+    Value warp = kb.div(tid, kWarpSize);
+    Value slot = kb.mul(lane, spec.vec);
+    const int64_t stride = spec.lanes * spec.vec;
+    kb.ifThen(kb.lt(laneInWarp, kb.idx(spec.lanes)), [&] {
+      kb.storeF32(acc, partials, kb.add(kb.mul(warp, stride), slot));
+    });
+    kb.barrier();
+    acc = kb.guarded(
+        kb.eq(part, kb.idx(0)),
+        [&] {
+          Value sum = acc;
+          for (int64_t w = 1; w < warps; ++w)
+            sum = kb.fadd(sum, kb.loadF32(partials,
+                                          kb.add(kb.mul(kb.add(warp, w), stride),
+                                                 slot),
+                                          spec.vec));
+          return sum;
+        },
+        acc);
+    // The next K tile writes the partials again.
+    kb.barrier();
+    return acc;
   }
 
   /// acc + the group's `lanes` cached entries (c, v in the lanes; the first
@@ -291,7 +344,7 @@ private:
   ImplicitLocOpBuilder &b;
   KernelBuilder kb;
   llvm::StringMap<Value> params;
-  Value lane, mask, K;
+  Value tid, lane, part, mask, K;
 };
 
 } // namespace
@@ -314,6 +367,14 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   args.push_back({"C", f32});
   args.push_back({"K", IndexType::get(ctx)});
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
+  if (!spec.spmv && spec.lanes * spec.parts > kWarpSize) {
+    // The partial sums of the first group of every warp.
+    auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    func.addWorkgroupAttribution(
+        MemRefType::get({spec.threads / kWarpSize * spec.lanes * spec.vec}, f32,
+                        MemRefLayoutAttrInterface(), space),
+        func.getLoc());
+  }
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   RowKernelEmitter(spec, func, b).emit(args);

@@ -48,6 +48,9 @@ struct KernelGenOptions {
   int64_t k = 0;
   /// Threads per CTA.
   int64_t threads = 256;
+  /// Streaming multiprocessors of the target (132 on the H100 SXM): rows are
+  /// shared by several groups when too few rows would fill them.
+  int64_t multiprocessors = 132;
   /// Prefix of every symbol of the layer (unique within the package).
   std::string prefix = "layer";
 };
