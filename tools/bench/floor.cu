@@ -4,11 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Measures, the way spperm-verify --bench times kernels (docs/Benchmark.md:
-// back-to-back launches, a pair of CUDA events around each, median of the
-// runs):
-//  * the time of an empty kernel (1 CTA, and 132 x 8 CTAs of 256 threads):
-//    no SpMM can be timed below it;
+// Measures, the way spperm-verify --bench times kernels (docs/Testing.md:
+// a pair of CUDA events around each launch, median of the runs, the runs
+// queued while the stream waits on a host flag):
+//  * the time of an empty kernel (1 CTA, and 132 x 8 CTAs of 256 threads),
+//    queued and as launched one by one (then the host's launch rate is
+//    what the events see): no SpMM can be timed below it;
 //  * device-to-device copy bandwidth (cuMemcpyDtoD of 1 GiB), the memory
 //    bandwidth of the compulsory-traffic roofline (BENCHMARK.md).
 // Build and run on the GPU machine: nvcc -O2 -o floor floor.cu && ./floor
@@ -35,19 +36,35 @@
 
 __global__ void empty() {}
 
+/// Holds the stream until the host sets *flag (nvbench's blocking kernel).
+__global__ void hold(volatile unsigned *flag) {
+  while (*flag == 0)
+    __nanosleep(1000);
+}
+
 template <typename Launch>
-static float medianMs(int runs, Launch launch) {
+static float medianMs(int runs, bool queued, Launch launch) {
   for (int i = 0; i < 5; ++i)
     launch();
   std::vector<cudaEvent_t> events(2 * runs);
   for (cudaEvent_t &e : events)
     CHECK(cudaEventCreate(&e));
+  unsigned *flag = nullptr;
+  CHECK(cudaHostAlloc(&flag, sizeof(unsigned), cudaHostAllocMapped));
+  *flag = 0;
+  if (queued) {
+    unsigned *deviceFlag = nullptr;
+    CHECK(cudaHostGetDevicePointer(&deviceFlag, flag, 0));
+    hold<<<1, 1>>>(deviceFlag);
+  }
   for (int i = 0; i < runs; ++i) {
     CHECK(cudaEventRecord(events[2 * i]));
     launch();
     CHECK(cudaEventRecord(events[2 * i + 1]));
   }
+  __atomic_store_n(flag, 1u, __ATOMIC_RELEASE);
   CHECK(cudaEventSynchronize(events.back()));
+  CHECK(cudaFreeHost(flag));
   std::vector<float> times(runs);
   for (int i = 0; i < runs; ++i)
     CHECK(cudaEventElapsedTime(&times[i], events[2 * i], events[2 * i + 1]));
@@ -60,26 +77,30 @@ static float medianMs(int runs, Launch launch) {
 int main() {
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  float one = medianMs(100, [] {
-    empty<<<1, 32>>>();
-    CHECK(cudaGetLastError());
-  });
   int sms = prop.multiProcessorCount;
-  float full = medianMs(100, [sms] {
-    empty<<<sms * 8, 256>>>();
-    CHECK(cudaGetLastError());
-  });
+  float one[2], full[2];
+  for (int queued = 0; queued < 2; ++queued) {
+    one[queued] = medianMs(20, queued, [] {
+      empty<<<1, 32>>>();
+      CHECK(cudaGetLastError());
+    });
+    full[queued] = medianMs(20, queued, [sms] {
+      empty<<<sms * 8, 256>>>();
+      CHECK(cudaGetLastError());
+    });
+  }
   const size_t bytes = size_t(1) << 30;
   void *src = nullptr, *dst = nullptr;
   CHECK(cudaMalloc(&src, bytes));
   CHECK(cudaMalloc(&dst, bytes));
   CHECK(cudaMemset(src, 1, bytes));
-  float copy = medianMs(20, [&] { CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });
+  float copy = medianMs(20, true, [&] { CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });
   // A copy reads and writes every byte.
   double gbs = 2.0 * double(bytes) / (copy * 1e-3) / 1e9;
   std::printf("floor device=\"%s\" sms=%d empty_kernel_ms=%.4f "
-              "empty_grid_ms=%.4f copy_gbs=%.1f\n",
-              prop.name, sms, one, full, gbs);
+              "empty_grid_ms=%.4f launched_empty_kernel_ms=%.4f "
+              "launched_empty_grid_ms=%.4f copy_gbs=%.1f\n",
+              prop.name, sms, one[1], full[1], one[0], full[0], gbs);
   CHECK(cudaFree(src));
   CHECK(cudaFree(dst));
   return 0;

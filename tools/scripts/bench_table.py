@@ -1,13 +1,23 @@
 #!/usr/bin/env python3
-"""Benchmark table from spperm-verify's `bench` lines.
+"""Benchmark record and table from spperm-verify's `bench` lines.
 
-Usage: bench_table.py VERIFY_LOG OUT.json
+Usage: bench_table.py VERIFY_LOG OUT.json [META.json]
 
-Per source matrix (the package name up to .FORMAT.STRATEGY.spp) and K: the
-best spperm variant over the packages of that matrix (format x strategy), the
-best cuSPARSE algorithm (timed on the csr/identity package), the speedup and
-the geometric mean. Writes every measurement and the table to OUT.json and
-prints the table as Markdown.
+Per source matrix (the package name up to .FORMAT.STRATEGY.spp) and K:
+  * best: the fastest spperm package of that matrix (format x strategy), an
+    oracle over what spperm can generate;
+  * selected: the package compiled with --strategy auto --format auto
+    (NAME.auto.auto.spp), when the suite has one: what spperm picks;
+  * cuSPARSE: the best of its algorithms (timed on the csr/identity
+    package);
+  * speedups (cuSPARSE / spperm) and % of the compulsory-traffic roofline
+    (../shared/docs/BENCHMARK.md): 8 nnz + 4 (M + 1) + 4 N K + 4 M K bytes
+    at the copy bandwidth measured in the same run (META's floor.copy_gbs,
+    else 3000 GB/s), or 2 nnz K flops at the fp32 peak, whichever is
+    longer.
+Geometric means by matrix group. Writes META (GPU, driver, clocks, floor,
+commit), every measurement and the table to OUT.json and prints the
+summary and the table (groups other than DLMC per matrix) as Markdown.
 """
 import json
 import math
@@ -16,65 +26,143 @@ import re
 import sys
 from collections import defaultdict
 
+FP32_PEAK_FLOPS = 66.9e12  # H100 SXM, non-tensor fp32
+
 line_re = re.compile(r"^bench (\S+) (\S+) K=(\d+) (.*)$")
-records = []
-for line in open(sys.argv[1]):
-    m = line_re.match(line)
-    if not m:
-        continue
-    fields = dict(kv.split("=", 1) for kv in m.group(4).split())
-    pkg = os.path.basename(m.group(1))
-    matrix = re.sub(r"\.[a-z]+\.[a-z0-9.-]+\.spp$", "", pkg)
-    rec = {"package": pkg, "matrix": matrix, "layer": m.group(2),
-           "k": int(m.group(3))}
-    for key, value in fields.items():
-        try:
-            rec[key] = float(value) if key.endswith("_ms") else (
-                int(value) if value.isdigit() else value)
-        except ValueError:
-            rec[key] = value
-    records.append(rec)
 
-best = defaultdict(lambda: {"spperm_ms": math.inf})
-for r in records:
-    key = (r["matrix"], r["k"])
-    b = best[key]
-    if r.get("spperm_ms", -1) > 0 and r["spperm_ms"] < b["spperm_ms"]:
-        b.update(spperm_ms=r["spperm_ms"], variant=f'{r["format"]}/{r["strategy"]}',
-                 rows=r["rows"], nnz=r["nnz"])
-    if r.get("cusparse_ms", -1) > 0:
-        b["cusparse_ms"] = r["cusparse_ms"]
-        b["cusparse_alg"] = r["cusparse_alg"]
 
-table = []
-for (matrix, k), b in sorted(best.items()):
-    if "cusparse_ms" not in b or not math.isfinite(b["spperm_ms"]):
-        continue
-    table.append({"matrix": matrix, "k": k, "rows": b["rows"], "nnz": b["nnz"],
-                  "cusparse_ms": b["cusparse_ms"], "cusparse_alg": b["cusparse_alg"],
-                  "spperm_ms": b["spperm_ms"], "variant": b["variant"],
-                  "speedup": b["cusparse_ms"] / b["spperm_ms"]})
+def group_of(matrix):
+    for g in ("dlmc", "suitesparse", "gnn"):
+        if matrix.startswith(g):
+            return g
+    return "generated"
 
-json.dump({"measurements": records, "table": table}, open(sys.argv[2], "w"), indent=1)
 
-for k in sorted({t["k"] for t in table}):
-    rows = [t for t in table if t["k"] == k]
-    sp = [t["speedup"] for t in rows]
-    geo = math.exp(sum(map(math.log, sp)) / len(sp))
-    print(f"K = {k}: {len(rows)} matrices, geomean speedup {geo:.3f}, "
-          f"min {min(sp):.3f}, max {max(sp):.3f}, below 1.0: {sum(s < 1 for s in sp)}")
-    for group in ("dlmc", "suitesparse", "gnn", "big"):
-        g = [t["speedup"] for t in rows if t["matrix"].startswith(group) or
-             (group == "big" and t["matrix"] in ("rmat20", "banded1m"))]
-        if g:
-            print(f"  {group}: {len(g)} matrices, geomean "
-                  f"{math.exp(sum(map(math.log, g)) / len(g)):.3f}")
-print()
-print("| matrix | K | rows | nnz | cuSPARSE best ms (alg) | spperm best ms (variant) | speedup |")
-print("|---|---|---|---|---|---|---|")
-for t in table:
-    if t["matrix"].startswith("dlmc"):
-        continue  # summarized above; every row is in the JSON
-    print(f'| {t["matrix"]} | {t["k"]} | {t["rows"]} | {t["nnz"]} | '
-          f'{t["cusparse_ms"]:.4f} ({t["cusparse_alg"].replace("cusparse-", "")}) | '
-          f'{t["spperm_ms"]:.4f} ({t["variant"]}) | {t["speedup"]:.2f} |')
+def geomean(values):
+    values = [v for v in values if v > 0]
+    if not values:
+        return float("nan")
+    return math.exp(sum(map(math.log, values)) / len(values))
+
+
+def main():
+    log, out = sys.argv[1], sys.argv[2]
+    meta = json.load(open(sys.argv[3])) if len(sys.argv) > 3 else {}
+    copy_gbs = float(meta.get("floor", {}).get("copy_gbs", 3000.0))
+
+    records = []
+    for line in open(log):
+        m = line_re.match(line)
+        if not m:
+            continue
+        fields = dict(kv.split("=", 1) for kv in m.group(4).split())
+        pkg = os.path.basename(m.group(1))
+        matrix = re.sub(r"\.[a-z]+\.[a-z0-9.-]+\.spp$", "", pkg)
+        rec = {"package": pkg, "matrix": matrix, "layer": m.group(2),
+               "k": int(m.group(3)), "selected": pkg.endswith(".auto.auto.spp")}
+        for key, value in fields.items():
+            try:
+                rec[key] = float(value) if key.endswith("_ms") else (
+                    int(value) if value.isdigit() else value)
+            except ValueError:
+                rec[key] = value
+        records.append(rec)
+
+    best = defaultdict(lambda: {"spperm_ms": math.inf})
+    for r in records:
+        b = best[(r["matrix"], r["k"])]
+        b.update(rows=r["rows"], cols=r.get("cols", r["rows"]), nnz=r["nnz"])
+        ms = r.get("spperm_ms", -1)
+        if r["selected"]:
+            if ms > 0:
+                b["selected_ms"] = ms
+                b["selected_variant"] = f'{r["format"]}/{r["strategy"]}'
+        elif ms > 0 and ms < b["spperm_ms"]:
+            b.update(spperm_ms=ms, variant=f'{r["format"]}/{r["strategy"]}')
+        if r.get("cusparse_ms", -1) > 0:
+            b["cusparse_ms"] = r["cusparse_ms"]
+            b["cusparse_alg"] = r["cusparse_alg"]
+
+    table = []
+    for (matrix, k), b in sorted(best.items()):
+        if "cusparse_ms" not in b or not math.isfinite(b["spperm_ms"]):
+            continue
+        m_, n_, nnz = b["rows"], b["cols"], b["nnz"]
+        traffic = 8 * nnz + 4 * (m_ + 1) + 4 * n_ * k + 4 * m_ * k
+        floor_ms = max(traffic / (copy_gbs * 1e9),
+                       2.0 * nnz * k / FP32_PEAK_FLOPS) * 1e3
+        row = {"matrix": matrix, "group": group_of(matrix), "k": k,
+               "rows": m_, "cols": n_, "nnz": nnz, "floor_ms": floor_ms,
+               "cusparse_ms": b["cusparse_ms"],
+               "cusparse_alg": b["cusparse_alg"],
+               "best_ms": b["spperm_ms"], "best_variant": b["variant"],
+               "best_speedup": b["cusparse_ms"] / b["spperm_ms"],
+               "best_roofline": floor_ms / b["spperm_ms"],
+               "cusparse_roofline": floor_ms / b["cusparse_ms"]}
+        if "selected_ms" in b:
+            row.update(selected_ms=b["selected_ms"],
+                       selected_variant=b["selected_variant"],
+                       selected_speedup=b["cusparse_ms"] / b["selected_ms"],
+                       selected_roofline=floor_ms / b["selected_ms"],
+                       selected_of_best=b["spperm_ms"] / b["selected_ms"])
+        table.append(row)
+
+    summary = []
+    for k in sorted({t["k"] for t in table}):
+        rows = [t for t in table if t["k"] == k]
+        groups = [("all", rows)] + [
+            (g, [t for t in rows if t["group"] == g])
+            for g in ("dlmc", "suitesparse", "gnn", "generated")]
+        groups.append((">=1M nnz", [t for t in rows if t["nnz"] >= 1_000_000]))
+        for name, sel in groups:
+            if not sel:
+                continue
+            entry = {"k": k, "set": name, "matrices": len(sel)}
+            for what in ("best", "selected"):
+                sp = [t[f"{what}_speedup"] for t in sel if f"{what}_speedup" in t]
+                if not sp:
+                    continue
+                entry[f"{what}_geomean"] = geomean(sp)
+                entry[f"{what}_min"] = min(sp)
+                entry[f"{what}_below_1"] = sum(s < 1 for s in sp)
+                entry[f"{what}_roofline_geomean"] = geomean(
+                    [t[f"{what}_roofline"] for t in sel if f"{what}_roofline" in t])
+            entry["cusparse_roofline_geomean"] = geomean(
+                [t["cusparse_roofline"] for t in sel])
+            summary.append(entry)
+
+    json.dump({"meta": meta, "summary": summary, "table": table,
+               "measurements": records}, open(out, "w"), indent=1)
+
+    def fmt(v, spec=".3f"):
+        return "-" if v is None or (isinstance(v, float) and math.isnan(v)) \
+            else format(v, spec)
+
+    print("| K | set | matrices | best: geomean (min, below 1) | selected: geomean "
+          "(min, below 1) | % roofline best / selected / cuSPARSE |")
+    print("|---|---|---|---|---|---|")
+    for e in summary:
+        print(f'| {e["k"]} | {e["set"]} | {e["matrices"]} | '
+              f'{fmt(e.get("best_geomean"))} ({fmt(e.get("best_min"), ".2f")}, '
+              f'{e.get("best_below_1", "-")}) | {fmt(e.get("selected_geomean"))} '
+              f'({fmt(e.get("selected_min"), ".2f")}, {e.get("selected_below_1", "-")}) | '
+              f'{fmt(100 * e.get("best_roofline_geomean", float("nan")), ".0f")} / '
+              f'{fmt(100 * e.get("selected_roofline_geomean", float("nan")), ".0f")} / '
+              f'{fmt(100 * e["cusparse_roofline_geomean"], ".0f")} |')
+    print()
+    print("| matrix | K | rows | nnz | cuSPARSE ms (alg) | best ms (variant) | speedup | "
+          "% roofline | selected ms (variant) | speedup |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for t in table:
+        if t["group"] == "dlmc":
+            continue  # summarized above; every row is in the JSON
+        sel = (f'{t["selected_ms"]:.4f} ({t["selected_variant"]}) | '
+               f'{t["selected_speedup"]:.2f}') if "selected_ms" in t else "- | -"
+        print(f'| {t["matrix"]} | {t["k"]} | {t["rows"]} | {t["nnz"]} | '
+              f'{t["cusparse_ms"]:.4f} ({t["cusparse_alg"].replace("cusparse-", "")}) | '
+              f'{t["best_ms"]:.4f} ({t["best_variant"]}) | {t["best_speedup"]:.2f} | '
+              f'{100 * t["best_roofline"]:.0f} | {sel} |')
+
+
+if __name__ == "__main__":
+    main()

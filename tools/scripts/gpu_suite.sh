@@ -62,10 +62,38 @@ if grep "^\[  SKIPPED \] Gpu" "$OUTDIR/RuntimeTests.log" | grep -vq WithoutAGpu;
   fail "GPU unit tests were skipped on the GPU machine"
 fi
 
+# The floors of the timing protocol (tools/bench/floor.cu) and the record's
+# header: GPU, driver, clocks at the start, the commit the packages were
+# compiled at.
+FLOOR=""
+if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  "$NVCC" -O2 -o "$BUILD/floor" "$ROOT/tools/bench/floor.cu" >"$BUILD/floor.build.log" 2>&1 &&
+    FLOOR=$("$BUILD/floor" 2>&1 | grep '^floor ')
+fi
+echo "${FLOOR:-floor: not measured (no nvcc)}" | tee -a "$SUMMARY"
+
 WORK="$BUILD/suite-work"
 rm -rf "$WORK" && mkdir -p "$WORK"
 xz -dc "$ROOT/.gpu/suite.tar.xz" | tar -C "$WORK" -xf -
 S="$WORK/suite"
+python3 - "$OUTDIR/meta.json" "$FLOOR" "$S/COMMIT" <<'PY'
+import json, os, shlex, subprocess, sys
+out, floor, commit = sys.argv[1:4]
+meta = {"commit": open(commit).read().strip() if os.path.exists(commit) else "unknown"}
+try:
+    q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm",
+                        "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
+    name, driver, sm, mem, smmax = [x.strip() for x in q.split(",")]
+    meta.update(gpu=name, driver=driver, clock_sm=sm, clock_mem=mem, clock_sm_max=smmax)
+except Exception as e:
+    meta["gpu"] = f"unknown ({e})"
+if floor:
+    kv = dict(t.split("=", 1) for t in shlex.split(floor)[1:])
+    meta["floor"] = {k: (v if k == "device" else float(v)) for k, v in kv.items()}
+meta["timing"] = "CUDA events per run, runs queued behind a host flag (nvbench blocking), median of 20 after 3 warm-ups"
+json.dump(meta, open(out, "w"), indent=1)
+PY
 if compgen -G "$S/big/*.spp" >/dev/null; then
   START=$SECONDS
   "$BUILD/bin/spperm-gen" rmat --scale 20 --edge-factor 16 --seed 1 -o "$S/big/rmat20.mtx"
@@ -129,8 +157,8 @@ for (f, s, k), (n, e) in sorted(rows.items()):
 PY
 [[ "$nfail" == 0 ]] || fail "$nfail checks failed"
 
-say "benchmark: best spperm variant (format x strategy) vs best cuSPARSE algorithm, per matrix"
-python3 "$ROOT/tools/scripts/bench_table.py" "$OUTDIR/verify.log" "$OUTDIR/bench.json" | tee -a "$SUMMARY"
+say "benchmark: best and selected (auto) spperm package vs best cuSPARSE algorithm, per matrix"
+python3 "$ROOT/tools/scripts/bench_table.py" "$OUTDIR/verify.log" "$OUTDIR/bench.json" "$OUTDIR/meta.json" | tee -a "$SUMMARY"
 
 if [[ " $SETS " != *" san "* ]]; then
   say "compute-sanitizer: not in SETS"

@@ -10,7 +10,10 @@
 #   suite/m/...          the matrices (a copy of ../shared/data/matrices)
 #   suite/*.spp          one package per matrix x format x strategy, with
 #                        external data (the package records m/FILE) and
-#                        values random:3
+#                        values random:3, and NAME.auto.auto.spp (what
+#                        spperm-compile selects; SELECTED=0 leaves it out)
+#   suite/COMMIT         the commit (and whether the tree was dirty) the
+#                        packages were compiled at
 #   suite/san/*.spp      one package per kernel family for compute-sanitizer
 #   suite/big/*.spp      the generated >= 1 M-row matrices' packages; the
 #                        matrices themselves are regenerated on the device by
@@ -20,7 +23,7 @@
 #
 # Usage: gpu_suite_prepare.sh [MATRIX_GLOB...]   (default: every matrix)
 #   env FORMATS (csr bell hbp), STRATEGIES (identity lpt warp-aware bsa),
-#   BIG=0 to leave the generated matrices out, JOBS (nproc).
+#   BIG=0 to leave the generated matrices out, SELECTED, JOBS (nproc).
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -32,6 +35,7 @@ STAGE="$ROOT/.gpu/stage"
 FORMATS="${FORMATS:-csr bell hbp}"
 STRATEGIES="${STRATEGIES:-identity lpt warp-aware bsa}"
 BIG="${BIG:-1}"
+SELECTED="${SELECTED:-1}"
 # Parts of the archive: main (the shared matrices), big, san, tc (the
 # tensor-core variants: bell with --precision tf32 and f16).
 PARTS="${PARTS:-main big san tc}"
@@ -40,6 +44,7 @@ JOBS="${JOBS:-$(nproc)}"
 
 rm -rf "$STAGE"
 mkdir -p "$STAGE/suite/m" "$STAGE/suite/big"
+(cd "$ROOT" && echo "$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)") >"$STAGE/suite/COMMIT"
 if [[ $# -gt 0 ]]; then
   matrices=("$@")
 else
@@ -61,6 +66,7 @@ for m in ${matrices_main[@]+"${matrices_main[@]}"}; do
       echo "$STAGE/suite/m/$m $STAGE/suite/$name.$f.$s.spp $f $s" >>"$jobs_file"
     done
   done
+  [[ "$SELECTED" == 1 ]] && echo "$STAGE/suite/m/$m $STAGE/suite/$name.auto.auto.spp auto auto" >>"$jobs_file"
 done
 if [[ "$BIG" == 1 ]]; then
   # Graph500 R-MAT scale 20 (1 M rows, ~15 M nnz) and a banded 1 M-row
@@ -73,6 +79,7 @@ if [[ "$BIG" == 1 ]]; then
         echo "$STAGE/suite/big/$m.mtx $STAGE/suite/big/$m.$f.$s.spp $f $s" >>"$jobs_file"
       done
     done
+    [[ "$SELECTED" == 1 ]] && echo "$STAGE/suite/big/$m.mtx $STAGE/suite/big/$m.auto.auto.spp auto auto" >>"$jobs_file"
   done
 fi
 echo "compiling $(wc -l <"$jobs_file") packages with $JOBS jobs"

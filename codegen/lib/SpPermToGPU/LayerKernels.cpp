@@ -330,7 +330,11 @@ private:
       RowKernelSpec split = spec;
       split.dense = DenseBlocks();
       split.lanes = kc.spmv ? 32 : kc.lanes;
-      split.parts = 1;
+      // A chunk is long by construction: several groups share it too.
+      split.parts = kc.spmv ? 1
+                            : partsFor(chunks, static_cast<double>(chunk),
+                                       split.lanes, split.threads,
+                                       options.multiprocessors);
       split.source = RowSource();
       split.source.chunkTable = table;
       split.source.chunks = chunks;
@@ -338,7 +342,7 @@ private:
       std::vector<std::string> args = emitRowKernel(module, split);
       kernels.push_back(launch(split.name, family + "-split", kc,
                                std::move(args), chunks,
-                               split.threads / split.lanes));
+                               split.threads / (split.lanes * split.parts)));
     }
     if (!tensorCores)
       return;
