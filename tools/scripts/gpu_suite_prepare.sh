@@ -23,7 +23,10 @@
 #
 # Usage: gpu_suite_prepare.sh [MATRIX_GLOB...]   (default: every matrix)
 #   env FORMATS (csr bell hbp), STRATEGIES (identity lpt warp-aware bsa),
-#   BIG=0 to leave the generated matrices out, SELECTED, JOBS (nproc).
+#   BIG=0 to leave the generated matrices out, SELECTED, JOBS (nproc),
+#   BIG_EXTRA: more packages of the generated matrices for experiments,
+#   ";"-separated "SUFFIX|FLAGS" (e.g. "csr.lpt-b2|--format csr --strategy
+#   lpt --batch 2" makes big/rmat20.csr.lpt-b2.spp).
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -57,7 +60,9 @@ for m in "${matrices[@]}"; do
 done
 
 jobs_file="$STAGE/jobs.txt"
+extra_file="$STAGE/extra.txt"
 : >"$jobs_file"
+: >"$extra_file"
 [[ " $PARTS " == *" main "* ]] || matrices_main=()
 for m in ${matrices_main[@]+"${matrices_main[@]}"}; do
   name=$(echo "$m" | sed 's|/|__|g; s|\.s\?mtx\.gz$||')
@@ -80,10 +85,16 @@ if [[ "$BIG" == 1 ]]; then
       done
     done
     [[ "$SELECTED" == 1 ]] && echo "$STAGE/suite/big/$m.mtx $STAGE/suite/big/$m.auto.auto.spp auto auto" >>"$jobs_file"
+    IFS=';' read -ra extras <<<"${BIG_EXTRA:-}"
+    for e in ${extras[@]+"${extras[@]}"}; do
+      echo "$STAGE/suite/big/$m.mtx $STAGE/suite/big/$m.${e%%|*}.spp ${e#*|}" >>"$extra_file"
+    done
   done
 fi
 echo "compiling $(wc -l <"$jobs_file") packages with $JOBS jobs"
 xargs -r -P "$JOBS" -L 1 bash -c '"$0" "$1" -o "$2" --format "$3" --strategy "$4" --data external --values random:3' "$BIN/spperm-compile" <"$jobs_file"
+# shellcheck disable=SC2086
+xargs -r -P "$JOBS" -L 1 bash -c 'src=$1 out=$2; shift 2; "$0" "$src" -o "$out" "$@" --data external --values random:3' "$BIN/spperm-compile" <"$extra_file"
 # compute-sanitizer targets: a skewed matrix (long rows, so the split
 # kernels run too) in each format, data embedded; with tc, a block-sparse
 # matrix through the tensor-core variants too.

@@ -65,6 +65,7 @@ struct Options {
   bool valuesSeen = false;
   std::string data = "embed";
   std::string precision = "fp32";
+  std::string batch = "0";
   std::string warps = "32", line = "32", tau = "32", alpha = "0.3";
   std::string block = "32", delta = "0", rowBlock = "512", colBlock = "4096";
 };
@@ -206,7 +207,8 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
 /// ptxas is available.
 LogicalResult generateCode(ModuleOp module,
                            std::vector<::spperm::PackageLayer> &layers,
-                           const std::string &target, Precision precision,
+                           const std::string &target,
+                           const KernelGenOptions &base,
                            ::spperm::PackageOptions &popts, StageTimes &times) {
   auto start = std::chrono::steady_clock::now();
   module.getContext()
@@ -220,10 +222,9 @@ LogicalResult generateCode(ModuleOp module,
     // (the module, and so kernels.ptx, exists all the same).
     if (!layer.kernels.empty() && layer.kernels.front().variant == "cusparse")
       continue;
-    KernelGenOptions options;
+    KernelGenOptions options = base;
     options.k = layer.k;
     options.prefix = "l" + std::to_string(index);
-    options.precision = precision;
     layer.kernels = generateLayerKernels(kernels, layer.matrix, options);
   }
   times.add("codegen", since(start));
@@ -333,6 +334,10 @@ int main(int argc, char **argv) {
                  "or f16 (tensor cores, opt-in; bell layers with 16 x 16 or "
                  "32 x 32 blocks, K a multiple of 8)",
                  &o.precision);
+  args.addOption("batch", "N",
+                 "Row kernels: entries broadcast per batch, 1 to 8 (default "
+                 "0: chosen per layer)",
+                 &o.batch);
   args.addOption("warps", "N", "Warps per CTA (default 32)", &o.warps);
   args.addOption("line", "N", "Columns per cache line of B (default 32)",
                  &o.line);
@@ -353,9 +358,10 @@ int main(int argc, char **argv) {
     reportError(kTool, "missing -o PKG (see --help)");
     return 1;
   }
-  int64_t k, warps, line, tau, block, rowBlock, colBlock;
+  int64_t k, batch, warps, line, tau, block, rowBlock, colBlock;
   double alpha, delta;
   if (!parseInt64("k", o.k, 0, ::spperm::kMaxIndex, k) ||
+      !parseInt64("batch", o.batch, 0, 8, batch) ||
       !parseInt64("warps", o.warps, 1, 1024, warps) ||
       !parseInt64("line", o.line, 1, 1024, line) ||
       !parseInt64("tau", o.tau, 1, 1024, tau) ||
@@ -540,7 +546,10 @@ int main(int argc, char **argv) {
         layer.sourcePath = StringRef(src).drop_front(prefix.size()).str();
     }
   }
-  if (failed(generateCode(*module, layers, o.target, *precision, popts, times)))
+  KernelGenOptions codegen;
+  codegen.precision = *precision;
+  codegen.batch = batch;
+  if (failed(generateCode(*module, layers, o.target, codegen, popts, times)))
     return 1;
 
   start = std::chrono::steady_clock::now();

@@ -71,13 +71,25 @@ struct RowKernelSpec {
   int64_t lanes = 32;
   /// Groups per row (a power of 2; lanes * parts <= threads; SpMM only).
   int64_t parts = 1;
+  /// SpMV whose rows all fit in one step of the group (at most `lanes`
+  /// entries, no dense blocks): each group takes this many consecutive
+  /// rows in straight-line code, so their loads are in flight together.
+  int64_t rowsPerGroup = 1;
   int64_t vec = 1;
   int64_t threads = 256;
   /// K baked in; 0 reads it from the K parameter.
   int64_t k = 0;
   bool spmv = false;
-  /// SpMM: skip the broadcast batches a chunk does not reach (worth it when
-  /// rows are shorter than the group; a branch per batch otherwise).
+  /// SpMM: entries whose shuffles and B loads are issued together before
+  /// their multiply-adds (1 to 8).
+  int64_t batch = 8;
+  /// SpMM: a loop over the group's entries in steps of `batch` (registers
+  /// for one batch, no work past the row's end) instead of straight-line
+  /// batches over all `lanes` cached entries (more loads in flight).
+  bool dynamicBatches = false;
+  /// SpMM, straight-line batches: skip the batches a chunk does not reach
+  /// (worth it when rows are shorter than the group; a branch per batch
+  /// otherwise).
   bool skipEmptyBatches = false;
   RowSource source;
   DenseBlocks dense;

@@ -99,9 +99,11 @@ struct RowMatrix {
   const char *family;
 };
 
-/// A contiguous range of rows and the group size for it (SpMV).
+/// A contiguous range of rows and the group size for it (SpMV), and the
+/// length of its longest row (long rows left to the split kernel count 0).
 struct RowRange {
   int64_t begin, end, lanes;
+  int64_t maxLength = 0;
 };
 
 /// Groups per row for SpMM: enough that the rows fill the GPU (about 32
@@ -153,8 +155,10 @@ std::vector<RowRange> spmvRanges(const std::vector<int32_t> &rowPtr,
     ranges = {{0, 0, 1}};
   for (RowRange &range : ranges) {
     int64_t nnz = 0;
-    for (int64_t r = range.begin; r < range.end; ++r)
+    for (int64_t r = range.begin; r < range.end; ++r) {
       nnz += length(r);
+      range.maxLength = std::max(range.maxLength, length(r));
+    }
     range.lanes = range.end > range.begin
                       ? lanesForLength(static_cast<double>(nnz) /
                                        static_cast<double>(range.end -
@@ -310,10 +314,30 @@ private:
                 : std::vector<RowRange>{{0, rows, kc.lanes}};
     for (const RowRange &range : ranges) {
       spec.lanes = range.lanes;
+      // SpMV over many rows that fit in one step of the group: four rows
+      // per group, loads in flight together.
+      spec.rowsPerGroup =
+          kc.spmv && spec.dense.tau == 0 && range.maxLength <= range.lanes &&
+                  range.end - range.begin >=
+                      options.multiprocessors * 64 * (kWarpSize / range.lanes)
+              ? 4
+              : 1;
       spec.parts = kc.spmv ? 1
                            : partsFor(range.end - range.begin, mean,
                                       range.lanes, spec.threads,
                                       options.multiprocessors);
+      // Few rows (shared by parts, or too few groups for the GPU): every
+      // load in flight counts, straight-line batches of 8. Many rows: the
+      // warps hide latency, registers (occupancy) count, a loop over
+      // batches of 4.
+      const bool fewRows = spec.parts > 1 ||
+                           range.end - range.begin <
+                               options.multiprocessors * 32 *
+                                   (kWarpSize / std::min(kWarpSize,
+                                                         range.lanes));
+      spec.batch = options.batch > 0 ? std::min<int64_t>(options.batch, 8)
+                                     : (fewRows ? 8 : 4);
+      spec.dynamicBatches = options.batch > 0 || !fewRows;
       // Rows shorter on average than the group: skip its empty batches.
       spec.skipEmptyBatches = !kc.spmv && mean < static_cast<double>(range.lanes);
       spec.source.rowBegin = range.begin;
@@ -322,7 +346,8 @@ private:
       std::vector<std::string> args = emitRowKernel(module, spec);
       kernels.push_back(launch(spec.name, family, kc, std::move(args),
                                range.end - range.begin,
-                               spec.threads / (spec.lanes * spec.parts)));
+                               spec.threads / (spec.lanes * spec.parts) *
+                                   spec.rowsPerGroup));
     }
     if (chunks > 0) {
       // The long rows' chunks, after the row kernel wrote their dense part
@@ -330,6 +355,9 @@ private:
       RowKernelSpec split = spec;
       split.dense = DenseBlocks();
       split.lanes = kc.spmv ? 32 : kc.lanes;
+      split.rowsPerGroup = 1;
+      split.batch = options.batch > 0 ? std::min<int64_t>(options.batch, 8) : 8;
+      split.dynamicBatches = options.batch > 0;
       // A chunk is long by construction: several groups share it too.
       split.parts = kc.spmv ? 1
                             : partsFor(chunks, static_cast<double>(chunk),

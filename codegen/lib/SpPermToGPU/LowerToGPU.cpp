@@ -54,6 +54,11 @@ struct SpPermLowerToGPU
       return signalPassFailure();
     }
     ModuleOp module = getOperation();
+    if (batch < 0 || batch > 8) {
+      module.emitError("spperm-lower-to-gpu: batch must be in [0, 8], got ")
+          << std::to_string(batch);
+      return signalPassFailure();
+    }
     std::optional<Precision> mode = parsePrecision(precision);
     if (!mode) {
       module.emitError("spperm-lower-to-gpu: precision must be fp32, tf32 "
@@ -76,6 +81,7 @@ struct SpPermLowerToGPU
       KernelGenOptions options;
       options.threads = threads;
       options.precision = *mode;
+      options.batch = batch;
       int64_t k = cast<ShapedType>(spmm.getDense().getType()).getDimSize(1);
       options.k = ShapedType::isDynamic(k) ? 0 : k;
       auto func = spmm->getParentOfType<FunctionOpInterface>();

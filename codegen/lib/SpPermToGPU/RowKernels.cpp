@@ -69,8 +69,13 @@ public:
     Value item = kb.add(
         kb.mul(kb.blockIdX(), spec.threads / (spec.lanes * spec.parts)),
         kb.div(group, spec.parts));
-    RowState s = locate(item);
     K = spec.k > 0 ? kb.idx(spec.k) : params["K"];
+    if (spec.spmv && spec.rowsPerGroup > 1) {
+      emitSpmvRows(item);
+      gpu::ReturnOp::create(b);
+      return;
+    }
+    RowState s = locate(item);
     if (spec.spmv)
       emitSpmv(s);
     else
@@ -287,8 +292,31 @@ private:
   /// waiting out each one. Entries past n (column 0, value 0) are loaded
   /// but not added.
   Value broadcastBatch(Value c, Value v, Value n, Value kcol, Value acc) {
-    constexpr int64_t kBatch = 8;
+    const int64_t kBatch = spec.batch;
     Value B = param("B");
+    if (spec.dynamicBatches) {
+      // Lanes past the segment (j >= lanes) read some lane's entry, which
+      // is a valid column; the select drops it.
+      return kb.forLoop(
+          kb.idx(0), n, kb.idx(kBatch), acc,
+          [&](Value j0, ValueRange a) -> SmallVector<Value> {
+            SmallVector<Value> vals, rows, in;
+            for (int64_t t = 0; t < kBatch; ++t) {
+              Value j = kb.add(j0, t);
+              Value cj = kb.toIndex(kb.shuffleIdx(c, j, spec.lanes, mask));
+              vals.push_back(kb.shuffleIdx(v, j, spec.lanes, mask));
+              rows.push_back(
+                  kb.loadF32(B, kb.add(kb.mul(cj, K), kcol), spec.vec));
+              in.push_back(kb.lt(j, n));
+            }
+            Value out = a[0];
+            for (int64_t t = 0; t < kBatch; ++t) {
+              Value sum = kb.fma(vals[t], rows[t], out);
+              out = t == 0 ? sum : kb.select(in[t], sum, out);
+            }
+            return {out};
+          })[0];
+    }
     for (int64_t first = 0; first < spec.lanes; first += kBatch) {
       const int64_t last = std::min(spec.lanes, first + kBatch);
       auto batch = [&, first, last](Value accIn) -> Value {
@@ -316,6 +344,36 @@ private:
                              [&] { return batch(acc); }, acc);
     }
     return acc;
+  }
+
+  /// SpMV of `rowsPerGroup` short rows per group: every row's entry loads,
+  /// B gathers and reductions are straight-line code, independent of each
+  /// other.
+  void emitSpmvRows(Value item) {
+    Value colIdx = param(spec.colIdx), values = param(spec.values);
+    Value B = param("B"), C = param("C");
+    SmallVector<RowState> rows;
+    SmallVector<Value> sums;
+    for (int64_t r = 0; r < spec.rowsPerGroup; ++r)
+      rows.push_back(locate(kb.add(kb.mul(item, spec.rowsPerGroup), r)));
+    for (const RowState &s : rows) {
+      Value q = kb.add(s.start, lane);
+      Value in = kb.lt(q, s.end);
+      sums.push_back(kb.guarded(
+          in,
+          [&] {
+            Value c = kb.loadIndex(colIdx, q);
+            return kb.fma(kb.load(values, q), kb.load(B, c), kb.f32(0.0f));
+          },
+          kb.f32(0.0f)));
+    }
+    for (int64_t offset = spec.lanes / 2; offset >= 1; offset /= 2)
+      for (Value &sum : sums)
+        sum = kb.fadd(sum, kb.shuffleXor(sum, offset, spec.lanes, mask));
+    Value first = kb.eq(lane, kb.idx(0));
+    for (auto [s, sum] : llvm::zip(rows, sums))
+      kb.ifThen(kb.andI(s.valid, first),
+                [&] { kb.storeF32(sum, C, s.outRow); });
   }
 
   void emitSpmv(const RowState &s) {

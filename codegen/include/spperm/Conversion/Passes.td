@@ -55,6 +55,10 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
            "Blocked-ELL dense blocks: fp32 (CUDA cores), tf32 or f16 "
            "(tensor cores, opt-in)">,
+    Option<"batch", "batch", "int64_t", /*default=*/"0",
+           "Row kernels: entries broadcast per batch, 1 to 8 (0: 8 in "
+           "straight-line batches for layers with too few rows to fill "
+           "the GPU, else a loop over batches of 4)">,
   ];
 }
 
