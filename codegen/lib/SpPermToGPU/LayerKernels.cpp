@@ -11,9 +11,13 @@
 //    exactly that K's kernels with K baked in;
 //  * SpMV: contiguous row ranges of similar row length (as a load-sorting
 //    permutation produces) get their own group size;
-//  * long rows (more than max(512, 8 x mean) entries for SpMM, 2048 for
-//    SpMV) are cut into chunks that separate groups add into C atomically,
-//    so a power-law row does not serialize on one warp.
+//  * SpMM rows shared by several groups of a CTA (parts) when the rows are
+//    too few to fill the GPU; broadcast batches straight-line (few rows) or
+//    in a loop (many rows, fewer registers);
+//  * long rows (more than 16 steps of the row kernel's groups and 8 x the
+//    mean for SpMM; more than max(1024, 8 x mean) entries for SpMV) are cut
+//    into chunks that separate groups add into C atomically, so a
+//    power-law row does not serialize on one warp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +33,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -107,19 +112,22 @@ struct RowRange {
 };
 
 /// Groups per row for SpMM: enough that the rows fill the GPU (about 32
-/// warps per multiprocessor) when there are few of them, but at least two
-/// steps of `lanes` entries per group, and the row within one CTA.
+/// warps per multiprocessor) when there are few of them, no more than a
+/// mean row has steps of `lanes` entries (rounded up to a power of 2), and
+/// the row within one CTA.
 int64_t partsFor(int64_t rows, double meanLength, int64_t lanes,
                  int64_t threads, int64_t multiprocessors) {
   if (rows <= 0)
     return 1;
   const int64_t targetGroups =
       multiprocessors * 32 * std::max<int64_t>(1, kWarpSize / lanes);
+  const int64_t steps = pow2Ceil(static_cast<int64_t>(
+      std::ceil(meanLength / static_cast<double>(lanes))));
   int64_t parts = std::min<int64_t>(
-      {targetGroups / rows,
-       static_cast<int64_t>(meanLength / static_cast<double>(2 * lanes)),
-       threads / lanes});
-  return parts <= 1 ? 1 : static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(parts)));
+      {static_cast<int64_t>(
+           llvm::bit_floor(static_cast<uint64_t>(targetGroups / rows))),
+       steps, threads / lanes});
+  return std::max<int64_t>(parts, 1);
 }
 
 int64_t lanesForLength(double length) {
@@ -289,8 +297,16 @@ private:
     const int64_t rows = m.rows;
     const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
     const double mean = rows > 0 ? static_cast<double>(nnz) / rows : 0.0;
+    // Rows longer than 16 steps of the row kernel's groups (and than 8 x
+    // the mean) go to the split kernel: a group walks a row serially, so
+    // a long row would be the kernel's critical path.
+    const int64_t rowParts =
+        kc.spmv ? 1
+                : partsFor(rows, mean, kc.lanes, options.threads,
+                           options.multiprocessors);
     const int64_t threshold = std::max<int64_t>(
-        kc.spmv ? 2048 : 512, static_cast<int64_t>(8 * mean));
+        kc.spmv ? 1024 : 16 * kc.lanes * rowParts,
+        static_cast<int64_t>(8 * mean));
     const int64_t chunk = threshold / 2;
     auto [table, chunks] = chunkTable(rowPtr, threshold, chunk);
 
@@ -336,7 +352,7 @@ private:
                                    (kWarpSize / std::min(kWarpSize,
                                                          range.lanes));
       spec.batch = options.batch > 0 ? std::min<int64_t>(options.batch, 8)
-                                     : (fewRows ? 8 : 4);
+                                     : (fewRows ? 8 : 2);
       spec.dynamicBatches = options.batch > 0 || !fewRows;
       // Rows shorter on average than the group: skip its empty batches.
       spec.skipEmptyBatches = !kc.spmv && mean < static_cast<double>(range.lanes);

@@ -4,9 +4,10 @@
 
 // The broadcast batches of the row kernels. 64 rows cannot fill the GPU, so
 // by default a group's 8 cached entries are one straight-line batch: 8
-// shuffle pairs and 8 B loads before the first multiply-add.
+// shuffle pairs and 8 B loads before the first multiply-add. (Rows of 28
+// entries: 4 groups of 8 lanes per row, the row in steps of 32.)
 // AUTO-LABEL: gpu.func @batches_0_csr_k32_0
-// AUTO:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
+// AUTO:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
 // AUTO-COUNT-8:   nvvm.shfl.sync idx {{.*}} : i32 -> i32
 // AUTO:           vector.fma
 // AUTO:         gpu.return

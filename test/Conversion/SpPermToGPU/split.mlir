@@ -7,7 +7,7 @@
 // constant table baked into the module: (row 5, begin, end) x 4.
 
 // CHECK-LABEL: func.func @long
-// CHECK:         spperm.kernels = [{args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], {{.*}}family = "csr", {{.*}}name = "long_0_csr_k32_1", variant = "k32", zero_output = false}, {args = ["order", "csr.col_idx", "csr.values", "B", "C", "K"], block = array<i64: 256, 1, 1>, family = "csr-split", grid = array<i64: 2, 1, 1>, {{.*}}name = "long_0_csr_split_k32_2", variant = "k32", zero_output = false}]
+// CHECK:         spperm.kernels = [{args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], {{.*}}family = "csr", {{.*}}name = "long_0_csr_k32_1", variant = "k32", zero_output = false}, {args = ["order", "csr.col_idx", "csr.values", "B", "C", "K"], block = array<i64: 256, 1, 1>, family = "csr-split", grid = array<i64: 4, 1, 1>, {{.*}}name = "long_0_csr_split_k32_2", variant = "k32", zero_output = false}]
 // CHECK:       gpu.module @spperm_kernels
 // CHECK:         memref.global "private" constant @long_0_chunks_0 : memref<12xi32> = dense<[5, [[B:[0-9]+]], [[E1:[0-9]+]], 5, [[E1]], [[E2:[0-9]+]], 5, [[E2]], [[E3:[0-9]+]], 5, [[E3]], {{[0-9]+}}]> {alignment = 16 : i64}
 // The row kernel: rows longer than 512 entries get an empty range.
@@ -15,11 +15,11 @@
 // CHECK:           %[[LONG:.*]] = arith.cmpi sgt, %{{.*}}, %c512
 // CHECK:           arith.select %[[LONG]]
 // CHECK:           vector.store
-// The split kernel: 16 groups of 8 lanes per chunk (a chunk is 256 entries,
-// two steps of 8 per group; 128 lanes, so two chunks per CTA), their partial
-// sums added by butterfly shuffles inside each warp (offsets 8, 16: four
-// groups), then through shared memory (one slot of 8 x 4 floats per warp)
-// by the chunk's first group, which adds atomically into C.
+// The split kernel: 32 groups of 8 lanes per chunk (a chunk is 256 entries,
+// one step of 8 per group; a chunk per CTA), their partial sums added by
+// butterfly shuffles inside each warp (offsets 8, 16: four groups), then
+// through shared memory (one slot of 8 x 4 floats per warp) by the chunk's
+// first group, which adds atomically into C.
 // CHECK:         gpu.func @long_0_csr_split_k32_2({{.*}}) workgroup(%[[PARTIALS:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
 // CHECK:           memref.get_global @long_0_chunks_0 : memref<12xi32>
 // CHECK:           nvvm.shfl.sync idx

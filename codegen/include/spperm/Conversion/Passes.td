@@ -58,7 +58,7 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"batch", "batch", "int64_t", /*default=*/"0",
            "Row kernels: entries broadcast per batch, 1 to 8 (0: 8 in "
            "straight-line batches for layers with too few rows to fill "
-           "the GPU, else a loop over batches of 4)">,
+           "the GPU, else a loop over batches of 2)">,
   ];
 }
 

@@ -50,7 +50,7 @@ struct KernelGenOptions {
   int64_t threads = 256;
   /// Row kernels: entries per broadcast batch (1 to 8; 0 chooses: 8
   /// straight-line batches when rows are too few to fill the GPU, else a
-  /// loop over batches of 4, which needs fewer registers).
+  /// loop over batches of 2, which needs fewer registers).
   int64_t batch = 0;
   /// Streaming multiprocessors of the target (132 on the H100 SXM): rows are
   /// shared by several groups when too few rows would fill them.
