@@ -33,6 +33,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 
 using namespace mlir;
@@ -134,46 +135,102 @@ int64_t lanesForLength(double length) {
   return std::min<int64_t>(32, pow2Ceil(static_cast<int64_t>(length + 0.5)));
 }
 
-/// SpMV row ranges: runs of rows whose length asks for the same group size,
-/// short runs merged into their neighbours; at most 8 ranges, else one.
-std::vector<RowRange> spmvRanges(const std::vector<int32_t> &rowPtr,
-                                 int64_t longThreshold) {
+/// Runs of consecutive rows whose length falls in the same class (`classOf`
+/// of the length; rows longer than `longThreshold`, left to the split
+/// kernel, count as empty), runs shorter than `minRows` merged into their
+/// neighbours; at most `maxRanges` ranges, else one. Each range gets its
+/// nnz and longest row; lanes is left 0.
+std::vector<RowRange>
+lengthRanges(const std::vector<int32_t> &rowPtr, int64_t longThreshold,
+             const std::function<int64_t(int64_t)> &classOf, int64_t minRows,
+             size_t maxRanges, std::vector<int64_t> &nnzOut) {
   const int64_t rows = static_cast<int64_t>(rowPtr.size()) - 1;
-  constexpr int64_t kMinRows = 2048;
-  auto length = [&](int64_t r) {
+  auto length = [&](int64_t r) -> int64_t {
     int64_t n = rowPtr[r + 1] - rowPtr[r];
     return n > longThreshold ? 0 : n;
   };
   std::vector<RowRange> ranges;
   for (int64_t r = 0; r < rows;) {
-    int64_t lanes = lanesForLength(static_cast<double>(length(r)));
+    int64_t cls = classOf(length(r));
     int64_t e = r + 1;
-    while (e < rows && lanesForLength(static_cast<double>(length(e))) == lanes)
+    while (e < rows && classOf(length(e)) == cls)
       ++e;
-    if (!ranges.empty() && (e - r < kMinRows ||
-                            ranges.back().end - ranges.back().begin < kMinRows))
+    if (!ranges.empty() && (e - r < minRows ||
+                            ranges.back().end - ranges.back().begin < minRows))
       ranges.back().end = e;
     else
       ranges.push_back({r, e, 0});
     r = e;
   }
-  if (ranges.size() > 8)
+  if (ranges.size() > maxRanges)
     ranges = {{0, rows, 0}};
   if (ranges.empty())
-    ranges = {{0, 0, 1}};
+    ranges = {{0, 0, 0}};
+  nnzOut.clear();
   for (RowRange &range : ranges) {
     int64_t nnz = 0;
     for (int64_t r = range.begin; r < range.end; ++r) {
       nnz += length(r);
       range.maxLength = std::max(range.maxLength, length(r));
     }
-    range.lanes = range.end > range.begin
-                      ? lanesForLength(static_cast<double>(nnz) /
-                                       static_cast<double>(range.end -
-                                                           range.begin))
-                      : 1;
+    nnzOut.push_back(nnz);
   }
   return ranges;
+}
+
+/// SpMV row ranges: runs of rows whose length asks for the same group size
+/// (at least 2048 rows each, at most 8 ranges), each with the group size
+/// of its mean row.
+std::vector<RowRange> spmvRanges(const std::vector<int32_t> &rowPtr,
+                                 int64_t longThreshold) {
+  std::vector<int64_t> nnz;
+  std::vector<RowRange> ranges = lengthRanges(
+      rowPtr, longThreshold,
+      [](int64_t n) { return lanesForLength(static_cast<double>(n)); }, 2048,
+      8, nnz);
+  for (auto [range, n] : llvm::zip(ranges, nnz))
+    range.lanes = range.end > range.begin
+                      ? lanesForLength(static_cast<double>(n) /
+                                       static_cast<double>(range.end -
+                                                        range.begin))
+                      : 1;
+  return ranges;
+}
+
+/// SpMM row ranges for a group of `lanes`: where rows sorted by length (as
+/// the load-balancing permutations leave them) need very different numbers
+/// of groups per row (parts 4x apart or more), up to 4 runs of at least 256
+/// rows, each its own launch with its own parts; otherwise one range. Only
+/// for layers of at least 100,000 entries (a launch costs ~1 us).
+std::vector<RowRange> spmmRanges(const std::vector<int32_t> &rowPtr,
+                                 int64_t longThreshold, int64_t lanes,
+                                 int64_t threads) {
+  const int64_t rows = static_cast<int64_t>(rowPtr.size()) - 1;
+  std::vector<RowRange> single = {{0, std::max<int64_t>(rows, 0), lanes}};
+  if (rows <= 0 || rowPtr.back() < 100000)
+    return single;
+  auto partsOf = [&](double length) {
+    return std::min<int64_t>(
+        threads / lanes,
+        pow2Ceil(static_cast<int64_t>(
+            std::ceil(length / static_cast<double>(lanes)))));
+  };
+  std::vector<int64_t> nnz;
+  std::vector<RowRange> ranges = lengthRanges(
+      rowPtr, longThreshold,
+      [&](int64_t n) { return partsOf(static_cast<double>(n)); }, 256, 4,
+      nnz);
+  int64_t lo = INT64_MAX, hi = 0;
+  for (auto [range, n] : llvm::zip(ranges, nnz)) {
+    range.lanes = lanes;
+    if (range.end == range.begin)
+      continue;
+    int64_t p = partsOf(static_cast<double>(n) /
+                        static_cast<double>(range.end - range.begin));
+    lo = std::min(lo, p);
+    hi = std::max(hi, p);
+  }
+  return ranges.size() > 1 && hi >= 4 * lo ? ranges : single;
 }
 
 class LayerPlanner {
@@ -325,9 +382,10 @@ private:
     spec.source.longThreshold = chunks > 0 ? threshold : 0;
     std::string family = kc.spmv ? std::string(rm.family) + "-spmv"
                                  : std::string(rm.family);
+    const int64_t longRows = chunks > 0 ? threshold : INT64_MAX;
     std::vector<RowRange> ranges =
-        kc.spmv ? spmvRanges(rowPtr, chunks > 0 ? threshold : INT64_MAX)
-                : std::vector<RowRange>{{0, rows, kc.lanes}};
+        kc.spmv ? spmvRanges(rowPtr, longRows)
+                : spmmRanges(rowPtr, longRows, kc.lanes, spec.threads);
     for (const RowRange &range : ranges) {
       spec.lanes = range.lanes;
       // SpMV over many rows that fit in one step of the group: four rows
@@ -338,8 +396,17 @@ private:
                       options.multiprocessors * 64 * (kWarpSize / range.lanes)
               ? 4
               : 1;
+      int64_t rangeNnz = 0;
+      for (int64_t r = range.begin; r < range.end; ++r)
+        if (rowPtr[r + 1] - rowPtr[r] <= longRows)
+          rangeNnz += rowPtr[r + 1] - rowPtr[r];
+      const double rangeMean =
+          range.end > range.begin
+              ? static_cast<double>(rangeNnz) /
+                    static_cast<double>(range.end - range.begin)
+              : 0.0;
       spec.parts = kc.spmv ? 1
-                           : partsFor(range.end - range.begin, mean,
+                           : partsFor(range.end - range.begin, rangeMean,
                                       range.lanes, spec.threads,
                                       options.multiprocessors);
       // Few rows (shared by parts, or too few groups for the GPU): every
@@ -355,7 +422,8 @@ private:
                                      : (fewRows ? 8 : 2);
       spec.dynamicBatches = options.batch > 0 || !fewRows;
       // Rows shorter on average than the group: skip its empty batches.
-      spec.skipEmptyBatches = !kc.spmv && mean < static_cast<double>(range.lanes);
+      spec.skipEmptyBatches =
+          !kc.spmv && rangeMean < static_cast<double>(range.lanes);
       spec.source.rowBegin = range.begin;
       spec.source.rowEnd = range.end;
       spec.name = symbol(sanitize(family + "_" + kc.variant));
