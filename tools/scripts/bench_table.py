@@ -15,6 +15,12 @@ Per source matrix (the package name up to .FORMAT.STRATEGY.spp) and K:
     at the copy bandwidth measured in the same run (META's floor.copy_gbs,
     else 3000 GB/s), or 2 nnz K flops at the fp32 peak, whichever is
     longer.
+  * the permutation's own gain: the identity package of the best (and the
+    selected) variant's format over that variant (same kernel family, the
+    rows in their original order).
+  * the ceiling: cuSPARSE's time over the larger of the roofline floor and
+    the time of an empty kernel (META's floor.empty_kernel_ms), the best
+    speedup any kernel could be timed at.
 Geometric means by matrix group. Writes META (GPU, driver, clocks, floor,
 commit), every measurement and the table to OUT.json and prints the
 summary and the table (groups other than DLMC per matrix) as Markdown.
@@ -49,6 +55,7 @@ def main():
     log, out = sys.argv[1], sys.argv[2]
     meta = json.load(open(sys.argv[3])) if len(sys.argv) > 3 else {}
     copy_gbs = float(meta.get("floor", {}).get("copy_gbs", 3000.0))
+    launch_ms = float(meta.get("floor", {}).get("empty_kernel_ms", 0.0))
 
     records = []
     for line in open(log):
@@ -67,6 +74,12 @@ def main():
             except ValueError:
                 rec[key] = value
         records.append(rec)
+
+    # Time of each (matrix, K, format, strategy) package.
+    by_variant = {}
+    for r in records:
+        if not r["selected"] and r.get("spperm_ms", -1) > 0:
+            by_variant[(r["matrix"], r["k"], r["format"], r["strategy"])] = r["spperm_ms"]
 
     best = defaultdict(lambda: {"spperm_ms": math.inf})
     for r in records:
@@ -98,13 +111,22 @@ def main():
                "best_ms": b["spperm_ms"], "best_variant": b["variant"],
                "best_speedup": b["cusparse_ms"] / b["spperm_ms"],
                "best_roofline": floor_ms / b["spperm_ms"],
-               "cusparse_roofline": floor_ms / b["cusparse_ms"]}
+               "cusparse_roofline": floor_ms / b["cusparse_ms"],
+               "ceiling_speedup": b["cusparse_ms"] / max(floor_ms, launch_ms)}
+        fmt_best = b["variant"].split("/")[0]
+        ident = by_variant.get((matrix, k, fmt_best, "identity"))
+        if ident:
+            row["best_permutation_gain"] = ident / b["spperm_ms"]
         if "selected_ms" in b:
             row.update(selected_ms=b["selected_ms"],
                        selected_variant=b["selected_variant"],
                        selected_speedup=b["cusparse_ms"] / b["selected_ms"],
                        selected_roofline=floor_ms / b["selected_ms"],
                        selected_of_best=b["spperm_ms"] / b["selected_ms"])
+            ident = by_variant.get((matrix, k, b["selected_variant"].split("/")[0],
+                                    "identity"))
+            if ident:
+                row["selected_permutation_gain"] = ident / b["selected_ms"]
         table.append(row)
 
     summary = []
@@ -129,6 +151,15 @@ def main():
                     [t[f"{what}_roofline"] for t in sel if f"{what}_roofline" in t])
             entry["cusparse_roofline_geomean"] = geomean(
                 [t["cusparse_roofline"] for t in sel])
+            entry["ceiling_geomean"] = geomean([t["ceiling_speedup"] for t in sel])
+            for what in ("best", "selected"):
+                gains = [t[f"{what}_permutation_gain"] for t in sel
+                         if f"{what}_permutation_gain" in t]
+                if gains:
+                    entry[f"{what}_permutation_gain_geomean"] = geomean(gains)
+            if any("selected_of_best" in t for t in sel):
+                entry["selected_of_best_geomean"] = geomean(
+                    [t["selected_of_best"] for t in sel if "selected_of_best" in t])
             summary.append(entry)
 
     json.dump({"meta": meta, "summary": summary, "table": table,
@@ -139,8 +170,9 @@ def main():
             else format(v, spec)
 
     print("| K | set | matrices | best: geomean (min, below 1) | selected: geomean "
-          "(min, below 1) | % roofline best / selected / cuSPARSE |")
-    print("|---|---|---|---|---|---|")
+          "(min, below 1) | % roofline best / selected / cuSPARSE | "
+          "permutation gain best / selected | ceiling |")
+    print("|---|---|---|---|---|---|---|---|")
     for e in summary:
         print(f'| {e["k"]} | {e["set"]} | {e["matrices"]} | '
               f'{fmt(e.get("best_geomean"))} ({fmt(e.get("best_min"), ".2f")}, '
@@ -148,7 +180,10 @@ def main():
               f'({fmt(e.get("selected_min"), ".2f")}, {e.get("selected_below_1", "-")}) | '
               f'{fmt(100 * e.get("best_roofline_geomean", float("nan")), ".0f")} / '
               f'{fmt(100 * e.get("selected_roofline_geomean", float("nan")), ".0f")} / '
-              f'{fmt(100 * e["cusparse_roofline_geomean"], ".0f")} |')
+              f'{fmt(100 * e["cusparse_roofline_geomean"], ".0f")} | '
+              f'{fmt(e.get("best_permutation_gain_geomean"), ".2f")} / '
+              f'{fmt(e.get("selected_permutation_gain_geomean"), ".2f")} | '
+              f'{fmt(e["ceiling_geomean"], ".2f")} |')
     print()
     print("| matrix | K | rows | nnz | cuSPARSE ms (alg) | best ms (variant) | speedup | "
           "% roofline | selected ms (variant) | speedup |")

@@ -98,6 +98,7 @@ if compgen -G "$S/big/*.spp" >/dev/null; then
   START=$SECONDS
   "$BUILD/bin/spperm-gen" rmat --scale 20 --edge-factor 16 --seed 1 -o "$S/big/rmat20.mtx"
   "$BUILD/bin/spperm-gen" banded --rows 1048576 --half-width 5 --seed 1 -o "$S/big/banded1m.mtx"
+  "$BUILD/bin/spperm-gen" block --rows 1048576 --cols 1048576 --block 32 --block-density 0.00001 --seed 1 -o "$S/big/block1m.mtx"
   say "regenerated the big matrices in $((SECONDS - START)) s"
 fi
 
@@ -108,9 +109,9 @@ if [[ " $SETS " == *" main "* ]]; then
 fi
 if [[ " $SETS " == *" big "* ]]; then
   if [[ "$BIG_GLOB" == "*" ]]; then
-    # Three packages at once: their host work (rebuilding the layer,
+    # Six packages at once: their host work (rebuilding the layer,
     # the float64 reference) overlaps; GPU work is serialized.
-    "$BUILD/bin/spperm-verify" "$S/big" --device gpu --k "$KS" --bench "$BENCH_KS" --jobs 3 >>"$OUTDIR/verify.log" 2>&1 || true
+    "$BUILD/bin/spperm-verify" "$S/big" --device gpu --k "$KS" --bench "$BENCH_KS" --jobs 6 >>"$OUTDIR/verify.log" 2>&1 || true
   else
     for pkg in $(for g in $BIG_GLOB; do echo "$S"/big/$g.spp; done); do
       [[ -e "$pkg" ]] || continue

@@ -23,10 +23,13 @@
 #
 # Usage: gpu_suite_prepare.sh [MATRIX_GLOB...]   (default: every matrix)
 #   env FORMATS (csr bell hbp), STRATEGIES (identity lpt warp-aware bsa),
+#   STAGE (.gpu/stage) and ARCHIVE (.gpu/suite.tar.xz) to prepare a second
+#   archive while the first one runs,
 #   BIG=0 to leave the generated matrices out, SELECTED, JOBS (nproc),
 #   BIG_EXTRA: more packages of the generated matrices for experiments,
 #   ";"-separated "SUFFIX|FLAGS" (e.g. "csr.lpt-b2|--format csr --strategy
-#   lpt --batch 2" makes big/rmat20.csr.lpt-b2.spp).
+#   lpt --batch 2" makes big/rmat20.csr.lpt-b2.spp); MAIN_EXTRA: the same
+#   for the shared matrices.
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -34,7 +37,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN="$ROOT/build/bin"
 DATA="$ROOT/../shared/data/matrices"
-STAGE="$ROOT/.gpu/stage"
+STAGE="${STAGE:-$ROOT/.gpu/stage}"
+ARCHIVE="${ARCHIVE:-$ROOT/.gpu/suite.tar.xz}"
 FORMATS="${FORMATS:-csr bell hbp}"
 STRATEGIES="${STRATEGIES:-identity lpt warp-aware bsa}"
 BIG="${BIG:-1}"
@@ -72,13 +76,20 @@ for m in ${matrices_main[@]+"${matrices_main[@]}"}; do
     done
   done
   [[ "$SELECTED" == 1 ]] && echo "$STAGE/suite/m/$m $STAGE/suite/$name.auto.auto.spp auto auto" >>"$jobs_file"
+  IFS=';' read -ra extras <<<"${MAIN_EXTRA:-}"
+  for e in ${extras[@]+"${extras[@]}"}; do
+    echo "$STAGE/suite/m/$m $STAGE/suite/$name.${e%%|*}.spp ${e#*|}" >>"$extra_file"
+  done
 done
 if [[ "$BIG" == 1 ]]; then
   # Graph500 R-MAT scale 20 (1 M rows, ~15 M nnz) and a banded 1 M-row
   # matrix (half-width 5, 11 M nnz); regenerated on the device.
   "$BIN/spperm-gen" rmat --scale 20 --edge-factor 16 --seed 1 -o "$STAGE/suite/big/rmat20.mtx"
   "$BIN/spperm-gen" banded --rows 1048576 --half-width 5 --seed 1 -o "$STAGE/suite/big/banded1m.mtx"
-  for m in rmat20 banded1m; do
+  # Block-sparse 1 M x 1 M: 32 x 32 dense tiles with probability 1e-5
+  # (10.9 M nnz).
+  "$BIN/spperm-gen" block --rows 1048576 --cols 1048576 --block 32 --block-density 0.00001 --seed 1 -o "$STAGE/suite/big/block1m.mtx"
+  for m in rmat20 banded1m block1m; do
     for f in $FORMATS; do
       for s in $STRATEGIES; do
         echo "$STAGE/suite/big/$m.mtx $STAGE/suite/big/$m.$f.$s.spp $f $s" >>"$jobs_file"
@@ -138,7 +149,7 @@ done
 "$BIN/spperm-compile" "$STAGE/skewed.mtx" -o "$STAGE/suite/san/skewed.hbp512.spp" \
   --format hbp --col-block 512 --strategy lpt --values random:3
 rm -f "$STAGE/suite/big/"*.mtx "$STAGE/skewed.mtx"
-tar -C "$STAGE" -cf - suite | xz -T0 -6 >"$ROOT/.gpu/suite.tar.xz"
+tar -C "$STAGE" -cf - suite | xz -T0 -6 >"$ARCHIVE"
 rm -rf "$STAGE"
-ls -la "$ROOT/.gpu/suite.tar.xz"
+ls -la "$ARCHIVE"
 du -sh "$ROOT/.gpu" | sed 's/^/carried: /'
