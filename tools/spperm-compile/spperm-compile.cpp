@@ -37,6 +37,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -60,6 +61,7 @@ struct Options {
   std::string k = "0";
   std::string strategy, format;
   bool strategySeen = false, formatSeen = false;
+  bool timing = false;
   std::string target = "sm_90";
   std::string values = "file";
   bool valuesSeen = false;
@@ -75,6 +77,23 @@ struct StageTimes {
   std::vector<std::pair<std::string, double>> seconds;
   void add(const char *stage, double s) { seconds.emplace_back(stage, s); }
 };
+
+/// Prints `times` as an execution time report, after MLIR's
+/// `--mlir-timing` (stages in the order they ran, seconds and share).
+void printTiming(llvm::raw_ostream &os, const StageTimes &times) {
+  double total = 0;
+  for (const auto &entry : times.seconds)
+    total += entry.second;
+  os << "===" << std::string(73, '-') << "===\n"
+     << "                 spperm-compile execution time report\n"
+     << "===" << std::string(73, '-') << "===\n"
+     << llvm::format("  Total Execution Time: %.4f seconds\n\n", total)
+     << "  ----Wall Time----  ----Name----\n";
+  for (const auto &[stage, s] : times.seconds)
+    os << llvm::format("  %8.4f (%5.1f%%)  %s\n", s,
+                       total > 0 ? 100.0 * s / total : 0.0, stage.c_str());
+  os << llvm::format("  %8.4f (100.0%%)  Total\n", total);
+}
 
 double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -329,6 +348,10 @@ int main(int argc, char **argv) {
                  "package references the matrix file and its sha256)",
                  &o.data);
   args.addOption("report", "FILE.html", "Write an HTML report", &o.report);
+  args.addFlag("timing",
+               "Print the wall time of each stage on stderr (like MLIR's "
+               "--mlir-timing)",
+               &o.timing);
   args.addOption("precision", "P",
                  "Blocked-ELL dense blocks: fp32 (default, CUDA cores), tf32 "
                  "or f16 (tensor cores, opt-in; bell layers with 16 x 16 or "
@@ -560,6 +583,8 @@ int main(int argc, char **argv) {
   }
   times.add("packaging", since(start));
 
+  if (o.timing)
+    printTiming(llvm::errs(), times);
   if (!o.report.empty() && !writeReport(o.report, layers, layerFeatures, times))
     return 1;
   return diagnosed ? 1 : 0;
