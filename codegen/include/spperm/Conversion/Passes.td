@@ -16,10 +16,11 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     matrix type says, and emits the layer's kernels as `gpu.func`s into the
     `gpu.module @spperm_kernels` (the module becomes a
     `gpu.container_module`). What is known of the matrix is baked into the
-    kernels as constants: the row ranges and group sizes, the chunks of long
-    rows (a constant `memref.global`), the Blocked-ELL block size and width,
-    the HBP partition, and K when the dense operand's type fixes it
-    (otherwise one variant per class of K).
+    kernels as constants: the row ranges, group sizes and groups per row,
+    the broadcast batch, the chunks of long rows (a constant
+    `memref.global`), the Blocked-ELL block size and width, the HBP
+    partition, and K when the dense operand's type fixes it (otherwise one
+    variant per class of K).
 
     Each `spperm.spmm` gets a `spperm.kernels` attribute: the launches in
     the order the runtime runs them (name, family, variant, the K condition,
@@ -28,10 +29,13 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
 
     Kernel families (docs/Kernels.md): `csr` (a group of lanes per row,
     entries cached in registers and broadcast by shuffle, 16-byte B and C
-    accesses), `bell` (the same with the row's dense blocks first: one store
-    of C), `*-spmv` (lanes stride over a row and reduce by shuffle; row
-    ranges of similar length get their own group size), `*-split` (chunks of
-    long rows, added atomically) and `hbp` (a warp per 2-D block, fixed and
+    accesses; when rows are too few to fill the GPU, several groups of a CTA
+    share a row and reduce by shuffle and shared memory; rows sorted by
+    length may get several launches), `bell` (the same with the row's dense
+    blocks first: one store of C), `*-spmv` (lanes stride over a row and
+    reduce by shuffle; row ranges of similar length get their own group
+    size; short rows four to a group), `*-split` (chunks of long rows, added
+    atomically) and `hbp` (a warp per 2-D block, fixed and
     ticketed competitive blocks, atomic combine). With `precision=tf32` or
     `f16`, bell layers with 16 x 16 or 32 x 32 blocks also get tensor-core
     variants for K a multiple of 8 (`bell-tf32`/`bell-f16`: a warp per 16
