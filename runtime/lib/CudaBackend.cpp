@@ -621,19 +621,31 @@ public:
   HostFlag(const HostFlag &) = delete;
   HostFlag &operator=(const HostFlag &) = delete;
 
-  bool usable() const { return host != nullptr; }
-  /// Makes `stream` wait until release().
-  CUresult hold(CUstream stream) {
+  /// Whether the flag exists (the driver has stream memory operations and
+  /// mapped pinned memory) and holding a stream on it has not failed.
+  bool usable() const { return host != nullptr && !failed; }
+  /// Makes `stream` wait until release(); false (and the flag unusable
+  /// from then on) when the driver refuses the wait.
+  bool hold(CUstream stream) {
     __atomic_store_n(host, 0u, __ATOMIC_RELEASE);
-    return api.cuStreamWaitValue32(stream, device, 1,
-                                   CU_STREAM_WAIT_VALUE_GEQ);
+    if (api.cuStreamWaitValue32(stream, device, 1, CU_STREAM_WAIT_VALUE_GEQ) !=
+        CUDA_SUCCESS) {
+      failed = true;
+      return false;
+    }
+    return true;
   }
-  void release() { __atomic_store_n(host, 1u, __ATOMIC_RELEASE); }
+  /// Lets a held stream go.
+  void release() {
+    if (host)
+      __atomic_store_n(host, 1u, __ATOMIC_RELEASE);
+  }
 
 private:
   const DriverApi &api;
   uint32_t *host = nullptr;
   CUdeviceptr device = 0;
+  bool failed = false;
 };
 
 /// Runs `launch` `warmup` times, then `runs` times between a pair of events
@@ -655,18 +667,22 @@ sprt_status timeLaunches(const Driver &d, CUstream stream, int32_t warmup,
   std::vector<CUevent> events;
   HostFlag flag(api);
   // Destroys the events however the function returns; never leaves the
-  // stream held.
+  // stream held, and waits for it before the flag's memory is freed.
   struct Guard {
     const DriverApi &api;
     std::vector<CUevent> &events;
     HostFlag &flag;
+    CUstream stream;
+    bool held = false;
     ~Guard() {
-      if (flag.usable())
+      if (held) {
         flag.release();
+        api.cuStreamSynchronize(stream);
+      }
       for (CUevent e : events)
         api.cuEventDestroy(e);
     }
-  } guard{api, events, flag};
+  } guard{api, events, flag, stream};
   for (int32_t i = 0; i < 2 * runs; ++i) {
     CUevent e;
     SPRT_CU_RETURN_IF_ERROR(api, api.cuEventCreate(&e, CU_EVENT_DEFAULT));
@@ -680,8 +696,8 @@ sprt_status timeLaunches(const Driver &d, CUstream stream, int32_t warmup,
     std::condition_variable queued;
     bool done = false;
     std::thread watchdog;
-    if (flag.usable()) {
-      SPRT_CU_RETURN_IF_ERROR(api, flag.hold(stream));
+    if (flag.usable() && flag.hold(stream)) {
+      guard.held = true;
       watchdog = std::thread([&] {
         std::unique_lock<std::mutex> lock(m);
         queued.wait_for(lock, std::chrono::seconds(1), [&] { return done; });

@@ -67,18 +67,23 @@ def main():
         matrix = re.sub(r"\.[a-z]+\.[a-z0-9.-]+\.spp$", "", pkg)
         rec = {"package": pkg, "matrix": matrix, "layer": m.group(2),
                "k": int(m.group(3)), "selected": pkg.endswith(".auto.auto.spp")}
+        suffix = pkg[len(matrix) + 1:-len(".spp")]
         for key, value in fields.items():
             try:
                 rec[key] = float(value) if key.endswith("_ms") else (
                     int(value) if value.isdigit() else value)
             except ValueError:
                 rec[key] = value
+        # Experiment packages (gpu_suite_prepare.sh's MAIN_EXTRA/BIG_EXTRA,
+        # e.g. NAME.csr.lpt-b2.spp) are recorded but are not candidates.
+        rec["extra"] = not rec["selected"] and \
+            suffix != f'{rec.get("format")}.{rec.get("strategy")}'
         records.append(rec)
 
     # Time of each (matrix, K, format, strategy) package.
     by_variant = {}
     for r in records:
-        if not r["selected"] and r.get("spperm_ms", -1) > 0:
+        if not r["selected"] and not r["extra"] and r.get("spperm_ms", -1) > 0:
             by_variant[(r["matrix"], r["k"], r["format"], r["strategy"])] = r["spperm_ms"]
 
     best = defaultdict(lambda: {"spperm_ms": math.inf})
@@ -90,7 +95,7 @@ def main():
             if ms > 0:
                 b["selected_ms"] = ms
                 b["selected_variant"] = f'{r["format"]}/{r["strategy"]}'
-        elif ms > 0 and ms < b["spperm_ms"]:
+        elif not r["extra"] and ms > 0 and ms < b["spperm_ms"]:
             b.update(spperm_ms=ms, variant=f'{r["format"]}/{r["strategy"]}')
         if r.get("cusparse_ms", -1) > 0:
             b["cusparse_ms"] = r["cusparse_ms"]

@@ -66,12 +66,17 @@ fi
 # header: GPU, driver, clocks at the start, the commit the packages were
 # compiled at.
 FLOOR=""
+FLOOR_WHY="no nvcc"
 if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
   NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-  "$NVCC" -O2 -o "$BUILD/floor" "$ROOT/tools/bench/floor.cu" >"$BUILD/floor.build.log" 2>&1 &&
+  if ! "$NVCC" -O2 -o "$BUILD/floor" "$ROOT/tools/bench/floor.cu" >"$BUILD/floor.build.log" 2>&1; then
+    FLOOR_WHY="nvcc failed: $(tail -1 "$BUILD/floor.build.log")"
+  else
     FLOOR=$("$BUILD/floor" 2>&1 | grep '^floor ')
+    FLOOR_WHY="floor failed: $("$BUILD/floor" 2>&1 | tail -1)"
+  fi
 fi
-echo "${FLOOR:-floor: not measured (no nvcc)}" | tee -a "$SUMMARY"
+echo "${FLOOR:-floor: not measured ($FLOOR_WHY)}" | tee -a "$SUMMARY"
 
 WORK="$BUILD/suite-work"
 rm -rf "$WORK" && mkdir -p "$WORK"
@@ -94,6 +99,7 @@ if floor:
 meta["timing"] = "CUDA events per run, runs queued behind a host flag (nvbench blocking), median of 20 after 3 warm-ups"
 json.dump(meta, open(out, "w"), indent=1)
 PY
+[[ -s "$OUTDIR/meta.json" ]] || echo '{}' >"$OUTDIR/meta.json"
 if compgen -G "$S/big/*.spp" >/dev/null; then
   START=$SECONDS
   "$BUILD/bin/spperm-gen" rmat --scale 20 --edge-factor 16 --seed 1 -o "$S/big/rmat20.mtx"

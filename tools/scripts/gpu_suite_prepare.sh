@@ -104,7 +104,6 @@ if [[ "$BIG" == 1 ]]; then
 fi
 echo "compiling $(wc -l <"$jobs_file") packages with $JOBS jobs"
 xargs -r -P "$JOBS" -L 1 bash -c '"$0" "$1" -o "$2" --format "$3" --strategy "$4" --data external --values random:3' "$BIN/spperm-compile" <"$jobs_file"
-# shellcheck disable=SC2086
 xargs -r -P "$JOBS" -L 1 bash -c 'src=$1 out=$2; shift 2; "$0" "$src" -o "$out" "$@" --data external --values random:3' "$BIN/spperm-compile" <"$extra_file"
 # compute-sanitizer targets: a skewed matrix (long rows, so the split
 # kernels run too) in each format, data embedded; with tc, a block-sparse

@@ -251,6 +251,10 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
         MemRefType::get({spec.threads / kWarpSize * spec.colBlock * spec.vec},
                         f32, MemRefLayoutAttrInterface(), space),
         func.getLoc());
+    // 16-byte vector accesses.
+    func.setWorkgroupAttributionAttr(0, LLVM::LLVMDialect::getAlignAttrName(),
+                                     IntegerAttr::get(IntegerType::get(ctx, 64),
+                                                      16));
   }
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());

@@ -112,6 +112,13 @@ struct RowRange {
   int64_t maxLength = 0;
 };
 
+/// The largest power of 2 that divides threads / lanes: at most that many
+/// groups share a row, so that a CTA holds whole rows.
+int64_t maxParts(int64_t threads, int64_t lanes) {
+  const int64_t groups = std::max<int64_t>(1, threads / lanes);
+  return groups & -groups;
+}
+
 /// Groups per row for SpMM: enough that the rows fill the GPU (about 32
 /// warps per multiprocessor) when there are few of them, no more than a
 /// mean row has steps of `lanes` entries (rounded up to a power of 2), and
@@ -127,7 +134,7 @@ int64_t partsFor(int64_t rows, double meanLength, int64_t lanes,
   int64_t parts = std::min<int64_t>(
       {static_cast<int64_t>(
            llvm::bit_floor(static_cast<uint64_t>(targetGroups / rows))),
-       steps, threads / lanes});
+       steps, maxParts(threads, lanes)});
   return std::max<int64_t>(parts, 1);
 }
 
@@ -211,7 +218,7 @@ std::vector<RowRange> spmmRanges(const std::vector<int32_t> &rowPtr,
     return single;
   auto partsOf = [&](double length) {
     return std::min<int64_t>(
-        threads / lanes,
+        maxParts(threads, lanes),
         pow2Ceil(static_cast<int64_t>(
             std::ceil(length / static_cast<double>(lanes)))));
   };
@@ -240,6 +247,7 @@ public:
       : module(module), m(m), options(options) {}
 
   std::vector<KernelInfo> plan() {
+    assert(options.batch >= 0 && options.batch <= 8 && "batch out of range");
     if (m.kind == FormatKind::Hbp) {
       planHbp();
       return kernels;
@@ -412,14 +420,13 @@ private:
       // Few rows (shared by parts, or too few groups for the GPU): every
       // load in flight counts, straight-line batches of 8. Many rows: the
       // warps hide latency, registers (occupancy) count, a loop over
-      // batches of 4.
+      // batches of 2.
       const bool fewRows = spec.parts > 1 ||
                            range.end - range.begin <
                                options.multiprocessors * 32 *
                                    (kWarpSize / std::min(kWarpSize,
                                                          range.lanes));
-      spec.batch = options.batch > 0 ? std::min<int64_t>(options.batch, 8)
-                                     : (fewRows ? 8 : 2);
+      spec.batch = options.batch > 0 ? options.batch : (fewRows ? 8 : 2);
       spec.dynamicBatches = options.batch > 0 || !fewRows;
       // Rows shorter on average than the group: skip its empty batches.
       spec.skipEmptyBatches =
@@ -440,8 +447,9 @@ private:
       split.dense = DenseBlocks();
       split.lanes = kc.spmv ? 32 : kc.lanes;
       split.rowsPerGroup = 1;
-      split.batch = options.batch > 0 ? std::min<int64_t>(options.batch, 8) : 8;
+      split.batch = options.batch > 0 ? options.batch : 8;
       split.dynamicBatches = options.batch > 0;
+      split.skipEmptyBatches = false;
       // A chunk is long by construction: several groups share it too.
       split.parts = kc.spmv ? 1
                             : partsFor(chunks, static_cast<double>(chunk),

@@ -201,8 +201,9 @@ private:
                   ? kcol
                   : kb.min(kcol, kb.sub(K, kb.idx(spec.vec)));
           if (spec.lanes == 1) {
+            // Part p of the row takes entries p, p + parts, ...
             acc = kb.forLoop(
-                s.start, s.end, kb.idx(1), acc,
+                kb.add(s.start, part), s.end, kb.idx(spec.parts), acc,
                 [&](Value p, ValueRange a) -> SmallVector<Value> {
                   Value c = kb.loadIndex(colIdx, p);
                   Value v = kb.load(values, p);
@@ -402,6 +403,8 @@ private:
   ImplicitLocOpBuilder &b;
   KernelBuilder kb;
   llvm::StringMap<Value> params;
+  /// The thread's index in the CTA, its lane in its group, which part of
+  /// its row it takes, its group's shuffle mask, and K.
   Value tid, lane, part, mask, K;
 };
 
@@ -424,6 +427,8 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   args.push_back({"B", f32});
   args.push_back({"C", f32});
   args.push_back({"K", IndexType::get(ctx)});
+  assert(spec.threads % (spec.lanes * spec.parts) == 0 &&
+         "a CTA must hold whole rows");
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   if (!spec.spmv && spec.lanes * spec.parts > kWarpSize) {
     // The partial sums of the first group of every warp.
@@ -432,6 +437,10 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
         MemRefType::get({spec.threads / kWarpSize * spec.lanes * spec.vec}, f32,
                         MemRefLayoutAttrInterface(), space),
         func.getLoc());
+    // 16-byte vector accesses.
+    func.setWorkgroupAttributionAttr(0, LLVM::LLVMDialect::getAlignAttrName(),
+                                     IntegerAttr::get(IntegerType::get(ctx, 64),
+                                                      16));
   }
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());

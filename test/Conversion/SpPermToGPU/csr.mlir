@@ -71,3 +71,23 @@ func.func @spmv(%b: tensor<64x1xf32>) -> tensor<64x1xf32> {
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x1xf32> -> tensor<64x1xf32>
   return %c : tensor<64x1xf32>
 }
+
+// -----
+
+// K = 4: one lane per row covers K (4 columns), so parts are single lanes:
+// 32 lanes of a warp share a row of 28 entries, lane p taking entries p,
+// p + 32, ..., then a butterfly reduction over the warp.
+
+// CHECK-LABEL: func.func @lanes1
+// CHECK:       gpu.func @lanes1_0_csr_k4_0
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
+// CHECK:           vector.fma
+// CHECK:         nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c1_i32
+// CHECK:         nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c16_i32
+// CHECK-NOT:     gpu.barrier
+// CHECK:         gpu.return
+func.func @lanes1(%b: tensor<64x4xf32>) -> tensor<64x4xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x4xf32> -> tensor<64x4xf32>
+  return %c : tensor<64x4xf32>
+}

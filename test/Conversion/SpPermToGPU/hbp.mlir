@@ -12,7 +12,7 @@
 // CHECK:         memref.global "private" @layer_0_hbp_k8_0_counters : memref<2xi32> = dense<0>
 // The column block's B tile: 32 columns x 4 (K = 8 in two steps of 4) per
 // warp, 8 warps.
-// CHECK:         gpu.func @layer_0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}) workgroup(%[[TILE:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK:         gpu.func @layer_0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}) workgroup(%[[TILE:.*]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // Fixed blocks.
 // CHECK:           scf.for
 // The tile, copied between two warp barriers.

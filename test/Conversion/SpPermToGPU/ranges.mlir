@@ -10,7 +10,7 @@
 
 // CHECK-LABEL: func.func @ranges
 // CHECK:         spperm.kernels = [{args = {{.*}}, family = "csr", grid = array<i64: 512, 1, 1>, {{.*}}name = "ranges_0_csr_k32_0", variant = "k32", {{.*}}}, {args = {{.*}}, family = "csr", grid = array<i64: 64, 1, 1>, {{.*}}name = "ranges_0_csr_k32_1", variant = "k32", {{.*}}}]
-// CHECK:       gpu.func @ranges_0_csr_k32_0({{.*}}) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>)
+// CHECK:       gpu.func @ranges_0_csr_k32_0({{.*}}) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK:         gpu.barrier
 // CHECK:       gpu.func @ranges_0_csr_k32_1(
 // CHECK-NOT:     gpu.barrier

@@ -20,7 +20,7 @@
 // butterfly shuffles inside each warp (offsets 8, 16: four groups), then
 // through shared memory (one slot of 8 x 4 floats per warp) by the chunk's
 // first group, which adds atomically into C.
-// CHECK:         gpu.func @long_0_csr_split_k32_2({{.*}}) workgroup(%[[PARTIALS:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
+// CHECK:         gpu.func @long_0_csr_split_k32_2({{.*}}) workgroup(%[[PARTIALS:.*]] : memref<256xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK:           memref.get_global @long_0_chunks_0 : memref<12xi32>
 // CHECK:           nvvm.shfl.sync idx
 // CHECK:           nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c8_i32

@@ -52,8 +52,10 @@ struct KernelGenOptions {
   /// straight-line batches when rows are too few to fill the GPU, else a
   /// loop over batches of 2, which needs fewer registers).
   int64_t batch = 0;
-  /// Streaming multiprocessors of the target (132 on the H100 SXM): rows are
-  /// shared by several groups when too few rows would fill them.
+  /// Streaming multiprocessors of the target: rows are shared by several
+  /// groups when too few rows would fill them. The H100 SXM's 132 for
+  /// every target until the target description carries it (no pass option
+  /// or flag sets it yet).
   int64_t multiprocessors = 132;
   /// Prefix of every symbol of the layer (unique within the package).
   std::string prefix = "layer";
