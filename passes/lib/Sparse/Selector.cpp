@@ -1,0 +1,275 @@
+//===- Selector.cpp - The learned selector's model and inference ----------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Sparse/Selector.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <type_traits>
+
+using namespace spperm;
+using json = nlohmann::json;
+
+double RegressionTree::predict(const std::vector<double> &x) const {
+  int32_t node = 0;
+  while (left[node] >= 0)
+    node = x[feature[node]] <= threshold[node] ? left[node] : right[node];
+  return value[node];
+}
+
+namespace {
+
+/// Reads the model's JSON without exceptions: each accessor reports the
+/// first problem as "PATH: WHERE: what".
+class ModelReader {
+public:
+  explicit ModelReader(std::string path) : path(std::move(path)) {}
+
+  Status fail(const std::string &where, const std::string &what) const {
+    return Status::error(path + ": " + where + ": " + what);
+  }
+
+  const json *field(const json &object, const std::string &where,
+                    const char *key, Status &status) const {
+    auto it = object.find(key);
+    if (it == object.end()) {
+      status = fail(where, std::string("missing '") + key + "'");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  bool string(const json &object, const std::string &where, const char *key,
+              std::string &out, Status &status) const {
+    const json *v = field(object, where, key, status);
+    if (!v)
+      return false;
+    if (!v->is_string()) {
+      status = fail(where, std::string("'") + key + "' must be a string");
+      return false;
+    }
+    out = v->get<std::string>();
+    return true;
+  }
+
+  bool number(const json &v, const std::string &where, double &out,
+              Status &status) const {
+    if (!v.is_number() || !std::isfinite(v.get<double>())) {
+      status = fail(where, "must be a finite number");
+      return false;
+    }
+    out = v.get<double>();
+    return true;
+  }
+
+  template <typename T>
+  bool numbers(const json &object, const std::string &where, const char *key,
+               std::vector<T> &out, Status &status) const {
+    const json *v = field(object, where, key, status);
+    if (!v)
+      return false;
+    if (!v->is_array()) {
+      status = fail(where, std::string("'") + key + "' must be an array");
+      return false;
+    }
+    out.clear();
+    for (size_t i = 0; i < v->size(); ++i) {
+      const json &e = (*v)[i];
+      std::string at = where + "." + key + "[" + std::to_string(i) + "]";
+      if constexpr (std::is_integral_v<T>) {
+        if (!e.is_number_integer() || e.get<int64_t>() < INT32_MIN ||
+            e.get<int64_t>() > INT32_MAX) {
+          status = fail(at, "must be a 32-bit integer");
+          return false;
+        }
+        out.push_back(static_cast<T>(e.get<int64_t>()));
+      } else {
+        double d;
+        if (!number(e, at, d, status))
+          return false;
+        out.push_back(d);
+      }
+    }
+    return true;
+  }
+
+  /// A tree whose arrays agree in length, whose children follow their
+  /// parents (so every walk ends) and whose features exist.
+  bool tree(const json &t, const std::string &where, size_t featureCount,
+            RegressionTree &out, Status &status) const {
+    if (!t.is_object()) {
+      status = fail(where, "must be an object");
+      return false;
+    }
+    if (!numbers(t, where, "left", out.left, status) ||
+        !numbers(t, where, "right", out.right, status) ||
+        !numbers(t, where, "feature", out.feature, status) ||
+        !numbers(t, where, "threshold", out.threshold, status) ||
+        !numbers(t, where, "value", out.value, status))
+      return false;
+    const size_t n = out.left.size();
+    if (n == 0 || out.right.size() != n || out.feature.size() != n ||
+        out.threshold.size() != n || out.value.size() != n) {
+      status = fail(where, "left, right, feature, threshold and value must "
+                           "have the same, non-zero length");
+      return false;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const std::string at = where + " node " + std::to_string(i);
+      const int32_t l = out.left[i], r = out.right[i];
+      if (l < 0 || r < 0) {
+        if (l != -1 || r != -1) {
+          status = fail(at, "a leaf has left = right = -1");
+          return false;
+        }
+        continue;
+      }
+      if (static_cast<size_t>(l) <= i || static_cast<size_t>(l) >= n ||
+          static_cast<size_t>(r) <= i || static_cast<size_t>(r) >= n) {
+        status = fail(at, "children must come after their parent, inside "
+                          "the tree");
+        return false;
+      }
+      if (out.feature[i] < 0 ||
+          static_cast<size_t>(out.feature[i]) >= featureCount) {
+        status = fail(at, "feature index out of range");
+        return false;
+      }
+    }
+    return true;
+  }
+
+private:
+  std::string path;
+};
+
+} // namespace
+
+StatusOr<SelectorModel> spperm::parseSelectorModel(const std::string &text,
+                                                   const std::string &path) {
+  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded())
+    return Status::error(path + ": not valid JSON");
+  if (!root.is_object())
+    return Status::error(path + ": a selector model is a JSON object");
+  ModelReader r(path);
+  Status status = Status::ok();
+  std::string kind;
+  if (!r.string(root, "model", "format", kind, status))
+    return status;
+  if (kind != "spperm-selector")
+    return r.fail("model", "format must be \"spperm-selector\", got \"" +
+                               kind + "\"");
+  const json *version = r.field(root, "model", "version", status);
+  if (!version)
+    return status;
+  if (!version->is_number_integer() || version->get<int64_t>() != 1)
+    return r.fail("model", "unsupported version (this build reads 1)");
+
+  SelectorModel model;
+  if (!r.string(root, "model", "target", model.target, status))
+    return status;
+  const json *features = r.field(root, "model", "features", status);
+  if (!features)
+    return status;
+  if (!features->is_array() || features->empty())
+    return r.fail("model", "'features' must be a non-empty array");
+  for (const json &f : *features) {
+    if (!f.is_string())
+      return r.fail("model", "'features' must hold strings");
+    model.features.push_back(f.get<std::string>());
+  }
+  const json *candidates = r.field(root, "model", "candidates", status);
+  if (!candidates)
+    return status;
+  if (!candidates->is_array() || candidates->empty())
+    return r.fail("model", "'candidates' must be a non-empty array");
+  for (size_t i = 0; i < candidates->size(); ++i) {
+    const json &c = (*candidates)[i];
+    std::string at = "candidates[" + std::to_string(i) + "]";
+    if (!c.is_object())
+      return r.fail(at, "must be an object");
+    SelectorCandidate cand;
+    if (!r.string(c, at, "strategy", cand.strategy, status) ||
+        !r.string(c, at, "format", cand.format, status))
+      return status;
+    model.candidates.push_back(std::move(cand));
+  }
+  const json *rate = r.field(root, "model", "learning_rate", status);
+  if (!rate)
+    return status;
+  if (!r.number(*rate, "learning_rate", model.learningRate, status))
+    return status;
+  if (model.learningRate <= 0)
+    return r.fail("learning_rate", "must be positive");
+  if (!r.numbers(root, "model", "init", model.init, status))
+    return status;
+  const size_t count = model.candidates.size();
+  if (model.init.size() != count)
+    return r.fail("init", "needs one value per candidate");
+  const json *trees = r.field(root, "model", "trees", status);
+  if (!trees)
+    return status;
+  if (!trees->is_array() || trees->size() != count)
+    return r.fail("trees", "needs one list of trees per candidate");
+  model.trees.resize(count);
+  for (size_t c = 0; c < count; ++c) {
+    const json &list = (*trees)[c];
+    std::string at = "trees[" + std::to_string(c) + "]";
+    if (!list.is_array())
+      return r.fail(at, "must be an array of trees");
+    for (size_t t = 0; t < list.size(); ++t) {
+      RegressionTree tree;
+      if (!r.tree(list[t], at + "[" + std::to_string(t) + "]",
+                  model.features.size(), tree, status))
+        return status;
+      model.trees[c].push_back(std::move(tree));
+    }
+  }
+  return model;
+}
+
+StatusOr<SelectorModel> spperm::readSelectorModel(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::error(path + ": cannot open the selector model");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    return Status::error(path + ": cannot read the selector model");
+  return parseSelectorModel(text.str(), path);
+}
+
+StatusOr<std::vector<RankedCandidate>>
+spperm::rankCandidates(const SelectorModel &model,
+                       const std::map<std::string, double> &inputs) {
+  std::vector<double> x;
+  for (const std::string &name : model.features) {
+    auto it = inputs.find(name);
+    if (it == inputs.end())
+      return Status::error("selector: the model needs input '" + name +
+                           "', which the layer's features lack");
+    x.push_back(it->second);
+  }
+  std::vector<RankedCandidate> ranked;
+  for (size_t c = 0; c < model.candidates.size(); ++c) {
+    double sum = 0.0;
+    for (const RegressionTree &tree : model.trees[c])
+      sum += tree.predict(x);
+    ranked.push_back(
+        {model.candidates[c], model.init[c] + model.learningRate * sum});
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const RankedCandidate &a, const RankedCandidate &b) {
+                     return a.predictedLog2Ratio < b.predictedLog2Ratio;
+                   });
+  return ranked;
+}
