@@ -29,11 +29,11 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
 
 using namespace mlir;
@@ -105,12 +105,37 @@ struct RowMatrix {
   const char *family;
 };
 
-/// A contiguous range of rows and the group size for it (SpMV), and the
-/// length of its longest row (long rows left to the split kernel count 0).
+/// A contiguous range of rows and the group size for it, with the entries
+/// and the longest row of the range (long rows, left to the split kernel,
+/// count as empty).
 struct RowRange {
   int64_t begin, end, lanes;
-  int64_t maxLength = 0;
+  int64_t nnz = 0, maxLength = 0;
+
+  int64_t rows() const { return end - begin; }
+  double meanLength() const {
+    return rows() > 0 ? static_cast<double>(nnz) / static_cast<double>(rows())
+                      : 0.0;
+  }
 };
+
+/// The length of row `r`, 0 for rows longer than `longThreshold`.
+int64_t shortLength(const std::vector<int32_t> &rowPtr, int64_t r,
+                    int64_t longThreshold) {
+  const int64_t n = rowPtr[r + 1] - rowPtr[r];
+  return n > longThreshold ? 0 : n;
+}
+
+/// Fills `range`'s nnz and longest row.
+void measure(RowRange &range, const std::vector<int32_t> &rowPtr,
+             int64_t longThreshold) {
+  range.nnz = range.maxLength = 0;
+  for (int64_t r = range.begin; r < range.end; ++r) {
+    const int64_t n = shortLength(rowPtr, r, longThreshold);
+    range.nnz += n;
+    range.maxLength = std::max(range.maxLength, n);
+  }
+}
 
 /// The largest power of 2 that divides threads / lanes: at most that many
 /// groups share a row, so that a CTA holds whole rows.
@@ -145,17 +170,14 @@ int64_t lanesForLength(double length) {
 /// Runs of consecutive rows whose length falls in the same class (`classOf`
 /// of the length; rows longer than `longThreshold`, left to the split
 /// kernel, count as empty), runs shorter than `minRows` merged into their
-/// neighbours; at most `maxRanges` ranges, else one. Each range gets its
-/// nnz and longest row; lanes is left 0.
+/// neighbours; at most `maxRanges` ranges, else one. Each range is
+/// measured; lanes is left 0.
 std::vector<RowRange>
 lengthRanges(const std::vector<int32_t> &rowPtr, int64_t longThreshold,
-             const std::function<int64_t(int64_t)> &classOf, int64_t minRows,
-             size_t maxRanges, std::vector<int64_t> &nnzOut) {
+             llvm::function_ref<int64_t(int64_t)> classOf, int64_t minRows,
+             size_t maxRanges) {
   const int64_t rows = static_cast<int64_t>(rowPtr.size()) - 1;
-  auto length = [&](int64_t r) -> int64_t {
-    int64_t n = rowPtr[r + 1] - rowPtr[r];
-    return n > longThreshold ? 0 : n;
-  };
+  auto length = [&](int64_t r) { return shortLength(rowPtr, r, longThreshold); };
   std::vector<RowRange> ranges;
   for (int64_t r = 0; r < rows;) {
     int64_t cls = classOf(length(r));
@@ -173,15 +195,8 @@ lengthRanges(const std::vector<int32_t> &rowPtr, int64_t longThreshold,
     ranges = {{0, rows, 0}};
   if (ranges.empty())
     ranges = {{0, 0, 0}};
-  nnzOut.clear();
-  for (RowRange &range : ranges) {
-    int64_t nnz = 0;
-    for (int64_t r = range.begin; r < range.end; ++r) {
-      nnz += length(r);
-      range.maxLength = std::max(range.maxLength, length(r));
-    }
-    nnzOut.push_back(nnz);
-  }
+  for (RowRange &range : ranges)
+    measure(range, rowPtr, longThreshold);
   return ranges;
 }
 
@@ -190,17 +205,12 @@ lengthRanges(const std::vector<int32_t> &rowPtr, int64_t longThreshold,
 /// of its mean row.
 std::vector<RowRange> spmvRanges(const std::vector<int32_t> &rowPtr,
                                  int64_t longThreshold) {
-  std::vector<int64_t> nnz;
   std::vector<RowRange> ranges = lengthRanges(
       rowPtr, longThreshold,
       [](int64_t n) { return lanesForLength(static_cast<double>(n)); }, 2048,
-      8, nnz);
-  for (auto [range, n] : llvm::zip(ranges, nnz))
-    range.lanes = range.end > range.begin
-                      ? lanesForLength(static_cast<double>(n) /
-                                       static_cast<double>(range.end -
-                                                        range.begin))
-                      : 1;
+      8);
+  for (RowRange &range : ranges)
+    range.lanes = range.rows() > 0 ? lanesForLength(range.meanLength()) : 1;
   return ranges;
 }
 
@@ -214,6 +224,7 @@ std::vector<RowRange> spmmRanges(const std::vector<int32_t> &rowPtr,
                                  int64_t threads) {
   const int64_t rows = static_cast<int64_t>(rowPtr.size()) - 1;
   std::vector<RowRange> single = {{0, std::max<int64_t>(rows, 0), lanes}};
+  measure(single.front(), rowPtr, longThreshold);
   if (rows <= 0 || rowPtr.back() < 100000)
     return single;
   auto partsOf = [&](double length) {
@@ -222,18 +233,15 @@ std::vector<RowRange> spmmRanges(const std::vector<int32_t> &rowPtr,
         pow2Ceil(static_cast<int64_t>(
             std::ceil(length / static_cast<double>(lanes)))));
   };
-  std::vector<int64_t> nnz;
   std::vector<RowRange> ranges = lengthRanges(
       rowPtr, longThreshold,
-      [&](int64_t n) { return partsOf(static_cast<double>(n)); }, 256, 4,
-      nnz);
+      [&](int64_t n) { return partsOf(static_cast<double>(n)); }, 256, 4);
   int64_t lo = INT64_MAX, hi = 0;
-  for (auto [range, n] : llvm::zip(ranges, nnz)) {
+  for (RowRange &range : ranges) {
     range.lanes = lanes;
-    if (range.end == range.begin)
+    if (range.rows() == 0)
       continue;
-    int64_t p = partsOf(static_cast<double>(n) /
-                        static_cast<double>(range.end - range.begin));
+    int64_t p = partsOf(range.meanLength());
     lo = std::min(lo, p);
     hi = std::max(hi, p);
   }
@@ -400,21 +408,13 @@ private:
       // per group, loads in flight together.
       spec.rowsPerGroup =
           kc.spmv && spec.dense.tau == 0 && range.maxLength <= range.lanes &&
-                  range.end - range.begin >=
+                  range.rows() >=
                       options.multiprocessors * 64 * (kWarpSize / range.lanes)
               ? 4
               : 1;
-      int64_t rangeNnz = 0;
-      for (int64_t r = range.begin; r < range.end; ++r)
-        if (rowPtr[r + 1] - rowPtr[r] <= longRows)
-          rangeNnz += rowPtr[r + 1] - rowPtr[r];
-      const double rangeMean =
-          range.end > range.begin
-              ? static_cast<double>(rangeNnz) /
-                    static_cast<double>(range.end - range.begin)
-              : 0.0;
+      const double rangeMean = range.meanLength();
       spec.parts = kc.spmv ? 1
-                           : partsFor(range.end - range.begin, rangeMean,
+                           : partsFor(range.rows(), rangeMean,
                                       range.lanes, spec.threads,
                                       options.multiprocessors);
       // Few rows (shared by parts, or too few groups for the GPU): every
@@ -422,7 +422,7 @@ private:
       // warps hide latency, registers (occupancy) count, a loop over
       // batches of 2.
       const bool fewRows = spec.parts > 1 ||
-                           range.end - range.begin <
+                           range.rows() <
                                options.multiprocessors * 32 *
                                    (kWarpSize / std::min(kWarpSize,
                                                          range.lanes));
@@ -436,7 +436,7 @@ private:
       spec.name = symbol(sanitize(family + "_" + kc.variant));
       std::vector<std::string> args = emitRowKernel(module, spec);
       kernels.push_back(launch(spec.name, family, kc, std::move(args),
-                               range.end - range.begin,
+                               range.rows(),
                                spec.threads / (spec.lanes * spec.parts) *
                                    spec.rowsPerGroup));
     }

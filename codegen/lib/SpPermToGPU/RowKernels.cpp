@@ -70,16 +70,12 @@ public:
         kb.mul(kb.blockIdX(), spec.threads / (spec.lanes * spec.parts)),
         kb.div(group, spec.parts));
     K = spec.k > 0 ? kb.idx(spec.k) : params["K"];
-    if (spec.spmv && spec.rowsPerGroup > 1) {
+    if (spec.spmv && spec.rowsPerGroup > 1)
       emitSpmvRows(item);
-      gpu::ReturnOp::create(b);
-      return;
-    }
-    RowState s = locate(item);
-    if (spec.spmv)
-      emitSpmv(s);
+    else if (spec.spmv)
+      emitSpmv(locate(item));
     else
-      emitSpmm(s);
+      emitSpmm(locate(item));
     gpu::ReturnOp::create(b);
   }
 
