@@ -63,48 +63,44 @@ for m in "${matrices[@]}"; do
   cp "$DATA/$m" "$STAGE/suite/m/$m"
 done
 
+# One line per package: SOURCE OUTPUT FLAGS...
 jobs_file="$STAGE/jobs.txt"
-extra_file="$STAGE/extra.txt"
 : >"$jobs_file"
-: >"$extra_file"
+# add_jobs SOURCE PREFIX EXTRAS: PREFIX.FORMAT.STRATEGY.spp for every format
+# x strategy, PREFIX.auto.auto.spp (SELECTED=1), and the ";"-separated
+# "SUFFIX|FLAGS" of EXTRAS as PREFIX.SUFFIX.spp.
+add_jobs() {
+  local src=$1 prefix=$2 f s e extras
+  for f in $FORMATS; do
+    for s in $STRATEGIES; do
+      echo "$src $prefix.$f.$s.spp --format $f --strategy $s" >>"$jobs_file"
+    done
+  done
+  [[ "$SELECTED" != 1 ]] || echo "$src $prefix.auto.auto.spp --format auto --strategy auto" >>"$jobs_file"
+  IFS=';' read -ra extras <<<"$3"
+  for e in ${extras[@]+"${extras[@]}"}; do
+    echo "$src $prefix.${e%%|*}.spp ${e#*|}" >>"$jobs_file"
+  done
+}
 [[ " $PARTS " == *" main "* ]] || matrices_main=()
 for m in ${matrices_main[@]+"${matrices_main[@]}"}; do
   name=$(echo "$m" | sed 's|/|__|g; s|\.s\?mtx\.gz$||')
-  for f in $FORMATS; do
-    for s in $STRATEGIES; do
-      echo "$STAGE/suite/m/$m $STAGE/suite/$name.$f.$s.spp $f $s" >>"$jobs_file"
-    done
-  done
-  [[ "$SELECTED" == 1 ]] && echo "$STAGE/suite/m/$m $STAGE/suite/$name.auto.auto.spp auto auto" >>"$jobs_file"
-  IFS=';' read -ra extras <<<"${MAIN_EXTRA:-}"
-  for e in ${extras[@]+"${extras[@]}"}; do
-    echo "$STAGE/suite/m/$m $STAGE/suite/$name.${e%%|*}.spp ${e#*|}" >>"$extra_file"
-  done
+  add_jobs "$STAGE/suite/m/$m" "$STAGE/suite/$name" "${MAIN_EXTRA:-}"
 done
 if [[ "$BIG" == 1 ]]; then
-  # Graph500 R-MAT scale 20 (1 M rows, ~15 M nnz) and a banded 1 M-row
-  # matrix (half-width 5, 11 M nnz); regenerated on the device.
+  # Graph500 R-MAT scale 20 (1 M rows, 16 M nnz), a banded 1 M-row matrix
+  # (half-width 5, 11.5 M nnz) and a block-sparse 1 M x 1 M one (32 x 32
+  # dense tiles with probability 1e-5, 10.9 M nnz); regenerated on the
+  # device.
   "$BIN/spperm-gen" rmat --scale 20 --edge-factor 16 --seed 1 -o "$STAGE/suite/big/rmat20.mtx"
   "$BIN/spperm-gen" banded --rows 1048576 --half-width 5 --seed 1 -o "$STAGE/suite/big/banded1m.mtx"
-  # Block-sparse 1 M x 1 M: 32 x 32 dense tiles with probability 1e-5
-  # (10.9 M nnz).
   "$BIN/spperm-gen" block --rows 1048576 --cols 1048576 --block 32 --block-density 0.00001 --seed 1 -o "$STAGE/suite/big/block1m.mtx"
   for m in rmat20 banded1m block1m; do
-    for f in $FORMATS; do
-      for s in $STRATEGIES; do
-        echo "$STAGE/suite/big/$m.mtx $STAGE/suite/big/$m.$f.$s.spp $f $s" >>"$jobs_file"
-      done
-    done
-    [[ "$SELECTED" == 1 ]] && echo "$STAGE/suite/big/$m.mtx $STAGE/suite/big/$m.auto.auto.spp auto auto" >>"$jobs_file"
-    IFS=';' read -ra extras <<<"${BIG_EXTRA:-}"
-    for e in ${extras[@]+"${extras[@]}"}; do
-      echo "$STAGE/suite/big/$m.mtx $STAGE/suite/big/$m.${e%%|*}.spp ${e#*|}" >>"$extra_file"
-    done
+    add_jobs "$STAGE/suite/big/$m.mtx" "$STAGE/suite/big/$m" "${BIG_EXTRA:-}"
   done
 fi
 echo "compiling $(wc -l <"$jobs_file") packages with $JOBS jobs"
-xargs -r -P "$JOBS" -L 1 bash -c '"$0" "$1" -o "$2" --format "$3" --strategy "$4" --data external --values random:3' "$BIN/spperm-compile" <"$jobs_file"
-xargs -r -P "$JOBS" -L 1 bash -c 'src=$1 out=$2; shift 2; "$0" "$src" -o "$out" "$@" --data external --values random:3' "$BIN/spperm-compile" <"$extra_file"
+xargs -r -P "$JOBS" -L 1 bash -c 'src=$1 out=$2; shift 2; "$0" "$src" -o "$out" "$@" --data external --values random:3' "$BIN/spperm-compile" <"$jobs_file"
 # compute-sanitizer targets: a skewed matrix (long rows, so the split
 # kernels run too) in each format, data embedded; with tc, a block-sparse
 # matrix through the tensor-core variants too.
