@@ -245,17 +245,9 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
       {"C", f32},
       {"K", IndexType::get(ctx)}};
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
-  if (spec.sharedTile) {
-    auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    func.addWorkgroupAttribution(
-        MemRefType::get({spec.threads / kWarpSize * spec.colBlock * spec.vec},
-                        f32, MemRefLayoutAttrInterface(), space),
-        func.getLoc());
-    // 16-byte vector accesses.
-    func.setWorkgroupAttributionAttr(0, LLVM::LLVMDialect::getAlignAttrName(),
-                                     IntegerAttr::get(IntegerType::get(ctx, 64),
-                                                      16));
-  }
+  if (spec.sharedTile)
+    addSharedF32Buffer(func,
+                       spec.threads / kWarpSize * spec.colBlock * spec.vec);
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   HbpKernelEmitter(spec, func, b).emit(args);

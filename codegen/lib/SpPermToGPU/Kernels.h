@@ -36,6 +36,10 @@ struct KernelArg {
 gpu::GPUFuncOp createKernel(gpu::GPUModuleOp module, StringRef name,
                             ArrayRef<KernelArg> args, int64_t threads);
 
+/// Adds a workgroup (shared-memory) buffer of `count` f32, 16-byte aligned
+/// for vector accesses, as the next workgroup attribution of `func`.
+void addSharedF32Buffer(gpu::GPUFuncOp func, int64_t count);
+
 /// Where the rows of a row kernel come from.
 struct RowSource {
   /// Rows [rowBegin, rowEnd) of the permuted row space, entries through

@@ -39,6 +39,20 @@ gpu::GPUFuncOp mlir::spperm::codegen::createKernel(gpu::GPUModuleOp module,
   return func;
 }
 
+void mlir::spperm::codegen::addSharedF32Buffer(gpu::GPUFuncOp func,
+                                               int64_t count) {
+  MLIRContext *ctx = func.getContext();
+  auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  BlockArgument buffer = func.addWorkgroupAttribution(
+      MemRefType::get({count}, Float32Type::get(ctx),
+                      MemRefLayoutAttrInterface(), space),
+      func.getLoc());
+  func.setWorkgroupAttributionAttr(
+      buffer.getArgNumber() - func.getFirstWorkgroupAttributionIndex(),
+      LLVM::LLVMDialect::getAlignAttrName(),
+      IntegerAttr::get(IntegerType::get(ctx, 64), 16));
+}
+
 namespace {
 
 /// The values every row kernel computes first.
@@ -428,15 +442,7 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   if (!spec.spmv && spec.lanes * spec.parts > kWarpSize) {
     // The partial sums of the first group of every warp.
-    auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    func.addWorkgroupAttribution(
-        MemRefType::get({spec.threads / kWarpSize * spec.lanes * spec.vec}, f32,
-                        MemRefLayoutAttrInterface(), space),
-        func.getLoc());
-    // 16-byte vector accesses.
-    func.setWorkgroupAttributionAttr(0, LLVM::LLVMDialect::getAlignAttrName(),
-                                     IntegerAttr::get(IntegerType::get(ctx, 64),
-                                                      16));
+    addSharedF32Buffer(func, spec.threads / kWarpSize * spec.lanes * spec.vec);
   }
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
