@@ -25,7 +25,14 @@ BUILD="$ROOT/build-gpu"
 OUTDIR="${OUT:-$BUILD/gpu-suite}"
 KS="${KS:-1,32,128,512}"
 BENCH_KS="${BENCH_KS:-32,128}"
-# Which parts run: main (the shared matrices), big (the generated ones),
+# Timed runs per measurement (spperm-verify --runs, --max-bench-ms) and
+# packages checked at once for the main set.
+RUNS="${RUNS:-20}"
+MAX_BENCH_MS="${MAX_BENCH_MS:-0}"
+MAIN_JOBS="${MAIN_JOBS:-12}"
+# Which parts run: main (the shared matrices, or those of MAIN_GLOB, and
+# the sweep's generated ones in suite/gen unless GEN=0), big (the generated
+# >= 1 M-row ones),
 # tc (tensor-core variants), san (compute-sanitizer); BIG_GLOB (space-separated globs) narrows the big
 # packages.
 SETS="${SETS:-main big tc san}"
@@ -107,21 +114,48 @@ if compgen -G "$S/big/*.spp" >/dev/null; then
   "$BUILD/bin/spperm-gen" block --rows 1048576 --cols 1048576 --block 32 --block-density 0.00001 --seed 1 -o "$S/big/block1m.mtx"
   say "regenerated the big matrices in $((SECONDS - START)) s"
 fi
+# The selector sweep's generated matrices (gpu_suite_prepare.sh GEN_LIST):
+# one "FILE KIND ARGS..." line each, regenerated bit for bit by spperm-gen.
+if [[ -s "$S/gen/GEN.txt" ]]; then
+  START=$SECONDS
+  while read -r file args; do
+    # shellcheck disable=SC2086
+    "$BUILD/bin/spperm-gen" $args -o "$S/gen/$file" || fail "spperm-gen $args"
+  done <"$S/gen/GEN.txt"
+  say "regenerated $(wc -l <"$S/gen/GEN.txt") generated matrices in $((SECONDS - START)) s"
+fi
 
 say "spperm-verify: K in $KS, poisoned C, float64 reference from the source, normwise tolerance 1e-5; timings for K in $BENCH_KS"
 START=$SECONDS
 if [[ " $SETS " == *" main "* ]]; then
-  "$BUILD/bin/spperm-verify" "$S" --device gpu --k "$KS" --bench "$BENCH_KS" --jobs 12 >>"$OUTDIR/verify.log" 2>&1 || true
+  MAIN_DIR="$S"
+  if [[ -n "${MAIN_GLOB:-}" ]]; then
+    # A share of the main set (a long sweep split over device calls): links
+    # to the packages that match, beside a link to the matrices they name.
+    MAIN_DIR="$WORK/share"
+    mkdir -p "$MAIN_DIR"
+    ln -s ../suite/m "$MAIN_DIR/m"
+    for g in $MAIN_GLOB; do
+      for pkg in "$S"/$g; do
+        [[ -d "$pkg" ]] && ln -s "$pkg" "$MAIN_DIR/$(basename "$pkg")"
+      done
+    done
+    say "main set: $(ls -d "$MAIN_DIR"/*.spp 2>/dev/null | wc -l) packages matching $MAIN_GLOB"
+  fi
+  "$BUILD/bin/spperm-verify" "$MAIN_DIR" --device gpu --k "$KS" --bench "$BENCH_KS" --runs "$RUNS" --max-bench-ms "$MAX_BENCH_MS" --jobs "$MAIN_JOBS" >>"$OUTDIR/verify.log" 2>&1 || true
+  if [[ "${GEN:-1}" == 1 ]] && compgen -G "$S/gen/*.spp" >/dev/null; then
+    "$BUILD/bin/spperm-verify" "$S/gen" --device gpu --k "$KS" --bench "$BENCH_KS" --runs "$RUNS" --max-bench-ms "$MAX_BENCH_MS" --jobs "$MAIN_JOBS" >>"$OUTDIR/verify.log" 2>&1 || true
+  fi
 fi
 if [[ " $SETS " == *" big "* ]]; then
   if [[ "$BIG_GLOB" == "*" ]]; then
     # Six packages at once: their host work (rebuilding the layer,
     # the float64 reference) overlaps; GPU work is serialized.
-    "$BUILD/bin/spperm-verify" "$S/big" --device gpu --k "$KS" --bench "$BENCH_KS" --jobs 6 >>"$OUTDIR/verify.log" 2>&1 || true
+    "$BUILD/bin/spperm-verify" "$S/big" --device gpu --k "$KS" --bench "$BENCH_KS" --runs "$RUNS" --jobs 6 >>"$OUTDIR/verify.log" 2>&1 || true
   else
     for pkg in $(for g in $BIG_GLOB; do echo "$S"/big/$g.spp; done); do
       [[ -e "$pkg" ]] || continue
-      "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k "$KS" --bench "$BENCH_KS" --jobs 1 >>"$OUTDIR/verify.log" 2>&1 || true
+      "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k "$KS" --bench "$BENCH_KS" --runs "$RUNS" --jobs 1 >>"$OUTDIR/verify.log" 2>&1 || true
     done
   fi
 fi

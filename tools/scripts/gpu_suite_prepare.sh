@@ -29,7 +29,10 @@
 #   BIG_EXTRA: more packages of the generated matrices for experiments,
 #   ";"-separated "SUFFIX|FLAGS" (e.g. "csr.lpt-b2|--format csr --strategy
 #   lpt --batch 2" makes big/rmat20.csr.lpt-b2.spp); MAIN_EXTRA: the same
-#   for the shared matrices.
+#   for the shared matrices; GEN_LIST: a file of generated matrices (lines
+#   "NAME KIND ARGS", tools/selector/generated.txt), compiled like the
+#   shared ones into suite/gen/ and regenerated on the device from
+#   suite/gen/GEN.txt.
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -87,6 +90,17 @@ for m in ${matrices_main[@]+"${matrices_main[@]}"}; do
   name=$(echo "$m" | sed 's|/|__|g; s|\.s\?mtx\.gz$||')
   add_jobs "$STAGE/suite/m/$m" "$STAGE/suite/$name" "${MAIN_EXTRA:-}"
 done
+if [[ -n "${GEN_LIST:-}" ]]; then
+  mkdir -p "$STAGE/suite/gen"
+  : >"$STAGE/suite/gen/GEN.txt"
+  while read -r name args; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    # shellcheck disable=SC2086
+    "$BIN/spperm-gen" $args -o "$STAGE/suite/gen/$name.mtx" >/dev/null
+    echo "$name.mtx $args" >>"$STAGE/suite/gen/GEN.txt"
+    add_jobs "$STAGE/suite/gen/$name.mtx" "$STAGE/suite/gen/$name" "${MAIN_EXTRA:-}"
+  done <"$GEN_LIST"
+fi
 if [[ "$BIG" == 1 ]]; then
   # Graph500 R-MAT scale 20 (1 M rows, 16 M nnz), a banded 1 M-row matrix
   # (half-width 5, 11.5 M nnz) and a block-sparse 1 M x 1 M one (32 x 32
@@ -143,7 +157,7 @@ done
 # too (with the default 4096 columns only the 1-column variants fit).
 "$BIN/spperm-compile" "$STAGE/skewed.mtx" -o "$STAGE/suite/san/skewed.hbp512.spp" \
   --format hbp --col-block 512 --strategy lpt --values random:3
-rm -f "$STAGE/suite/big/"*.mtx "$STAGE/skewed.mtx"
+rm -f "$STAGE/suite/big/"*.mtx "$STAGE/suite/gen/"*.mtx "$STAGE/skewed.mtx"
 tar -C "$STAGE" -cf - suite | xz -T0 -6 >"$ARCHIVE"
 rm -rf "$STAGE"
 ls -la "$ARCHIVE"

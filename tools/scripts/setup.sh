@@ -17,7 +17,7 @@ SPPERM_BUILD="${SPPERM_BUILD:-$SPPERM_ROOT/build}"
 # Debian 12 packages. LLVM/MLIR 22 and its lit/FileCheck come from the
 # llvm-22 packages the machine's apt sources provide.
 SPPERM_PACKAGES=(
-  cmake ninja-build g++ python3 python3-numpy python3-scipy
+  cmake ninja-build g++ python3 python3-numpy python3-scipy python3-sklearn
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   nlohmann-json3-dev zlib1g-dev libgtest-dev
 )

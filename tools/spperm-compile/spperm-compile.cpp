@@ -62,6 +62,8 @@ struct Options {
   std::string strategy, format;
   bool strategySeen = false, formatSeen = false;
   bool timing = false;
+  std::string model, margin;
+  bool costModel = false;
   std::string target = "sm_90";
   std::string values = "file";
   bool valuesSeen = false;
@@ -130,21 +132,13 @@ std::string layerNameFor(StringRef path) {
   return out;
 }
 
-/// The interim `auto` policy until the learned selector exists: balance load
-/// when CTAs are imbalanced, use Blocked-ELL when most entries sit in dense
-/// 32x32 tiles. Documented in docs/Compile.md.
-std::pair<std::string, std::string> chooseAuto(const ::spperm::Features &f) {
-  std::string strategy = f.ctaImbalanceMean >= 1.25 ? "lpt" : "identity";
-  std::string format = f.blocks32.denseNnzShare >= 0.5 ? "bell" : "csr";
-  return {strategy, format};
-}
-
 /// Builds `func.func @NAME(%b: tensor<NxKxf32>) -> tensor<MxKxf32>` around
 /// one matrix file.
 OwningOpRef<ModuleOp> buildMatrixModule(MLIRContext *ctx,
                                         const std::string &path,
                                         const std::string &values, int32_t rows,
-                                        int32_t cols, int64_t k) {
+                                        int32_t cols, int64_t k,
+                                        FeaturesAttr features) {
   OpBuilder b(ctx);
   Location loc = FileLineColLoc::get(ctx, path, 0, 0);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -161,7 +155,7 @@ OwningOpRef<ModuleOp> buildMatrixModule(MLIRContext *ctx,
   auto load = LoadOp::create(b, loc, matrixType, b.getStringAttr(path),
                              values == "file" ? StringAttr()
                                               : b.getStringAttr(values),
-                             FeaturesAttr());
+                             features, ChoiceAttr());
   auto spmm = SpMMOp::create(b, loc, cType, load.getResult(),
                              entry->getArgument(0));
   func::ReturnOp::create(b, loc, spmm.getResult());
@@ -204,7 +198,8 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     layer.sourceSha256 = *sha;
     layer.values =
         *::spperm::parseValuesSpec(load.getValues().value_or("file").str());
-    if (cusparse) {
+    if (cusparse || (load.getChoiceAttr() &&
+                     load.getChoiceAttr().getFormat() == "cusparse")) {
       ::spperm::KernelInfo kernel;
       kernel.name = "cusparse";
       kernel.family = "cusparse";
@@ -340,6 +335,18 @@ int main(int argc, char **argv) {
                  &o.format, &o.formatSeen);
   args.addOption("target", "ARCH", "GPU architecture (default sm_90)",
                  &o.target);
+  args.addOption("model", "FILE",
+                 "Selector model for auto (JSON, docs/Selector.md; default: "
+                 "the model shipped for --target)",
+                 &o.model);
+  args.addOption("margin", "X",
+                 "auto: how much faster (log2) a generated variant must be "
+                 "predicted than cuSPARSE to be chosen (default: the model's)",
+                 &o.margin);
+  args.addFlag("cost-model",
+               "Choose auto variants with the analytic cost model instead of "
+               "a learned model",
+               &o.costModel);
   args.addOption("values", "SPEC",
                  "Matrix values: file (default), ones, random:SEED", &o.values,
                  &o.valuesSeen);
@@ -480,11 +487,6 @@ int main(int argc, char **argv) {
     module = parseSourceFile<ModuleOp>(o.input, &ctx);
     if (!module || failed(verify(*module)))
       return 1;
-    if (strategy == "auto" || format == "auto") {
-      reportError(kTool, "--strategy/--format auto needs the selector, which "
-                         "works on matrix-file inputs for now");
-      return 1;
-    }
   } else {
     ::spperm::ReadOptions readOptions;
     readOptions.values = *valuesSpec;
@@ -502,17 +504,50 @@ int main(int argc, char **argv) {
     ::spperm::Features features = ::spperm::computeFeatures(*m, fopts);
     layerFeatures.push_back(::spperm::flattenFeatures(features));
     times.add("features", since(start));
-    start = std::chrono::steady_clock::now();
-    auto [autoStrategy, autoFormat] = chooseAuto(features);
-    if (strategy.empty() || strategy == "auto")
-      strategy = autoStrategy;
-    if (format.empty() || format == "auto")
-      format = autoFormat;
-    times.add("selection", since(start));
+    // Matrix files default to the selector's choice.
+    if (strategy.empty())
+      strategy = "auto";
+    if (format.empty())
+      format = "auto";
     SmallString<256> absolute(o.input);
     llvm::sys::fs::make_absolute(absolute);
     module = buildMatrixModule(&ctx, std::string(absolute), o.values, m->rows,
-                               m->cols, k);
+                               m->cols, k,
+                               buildFeaturesAttr(&ctx, layerFeatures.back()));
+  }
+
+  // The selector (spperm-select), when either half is left to it: it
+  // records each matrix's choice, which the passes below materialize.
+  const bool selecting = strategy == "auto" || format == "auto";
+  if (selecting) {
+    start = std::chrono::steady_clock::now();
+    PassManager select(&ctx);
+    if (mlirInput) {
+      SpPermExtractFeaturesOptions extract;
+      extract.baseDir = baseDir;
+      extract.warps = warps;
+      extract.lineWidth = line;
+      select.addPass(createSpPermExtractFeatures(extract));
+    }
+    SpPermSelectOptions choose;
+    choose.model = o.model;
+    choose.target = o.target;
+    choose.costModel = o.costModel;
+    double marginValue = -1.0;
+    if (!o.margin.empty() &&
+        !::spperm::parseNumberOption(kTool, "margin", o.margin, 0.0, 64.0,
+                                     marginValue))
+      return 1;
+    choose.margin = marginValue;
+    choose.strategy = strategy;
+    choose.format = format;
+    choose.k = k > 0 ? k : 32;
+    select.addPass(createSpPermSelect(choose));
+    if (failed(select.run(*module)))
+      return 1;
+    times.add("selection", since(start));
+    strategy = "auto";
+    format = "auto";
   }
 
   // The pipeline up to the storage decisions.
@@ -523,7 +558,7 @@ int main(int argc, char **argv) {
     permute.strategy = strategy;
     permute.warps = warps;
     permute.lineWidth = line;
-    if (strategy == "bsa") {
+    if (strategy == "bsa" || strategy == "auto") {
       permute.tau = tau;
       permute.alpha = alpha;
     }

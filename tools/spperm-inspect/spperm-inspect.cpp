@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spperm/Sparse/Features.h"
+#include "spperm/Sparse/Selector.h"
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Sparse/Permutation.h"
@@ -167,6 +168,24 @@ int main(int argc, char **argv) {
   args.addOption("tau", "N", "BSA column-block width (default 32)", &tauText);
   args.addOption("alpha", "X", "BSA similarity threshold (default 0.3)",
                  &alphaText);
+  bool explain = false, costModel = false;
+  std::string kText = "32", modelPath, target = "sm_90";
+  args.addFlag("explain",
+               "Show the selector's ranking of the candidate variants "
+               "(strategy x format, and cuSPARSE) with predicted time "
+               "ratios, and its choice",
+               &explain);
+  args.addOption("k", "K", "--explain: columns of B to choose for (default 32)",
+                 &kText);
+  args.addOption("model", "FILE",
+                 "--explain: selector model (default: the one shipped for "
+                 "--target)",
+                 &modelPath);
+  args.addOption("target", "ARCH", "--explain: GPU architecture (default "
+                                   "sm_90)",
+                 &target);
+  args.addFlag("cost-model", "--explain: rank with the analytic cost model",
+               &costModel);
   args.addOption("candidates", "N",
                  "Candidates examined per line/block by the similarity "
                  "strategies; 0 = exact, O(M^2) (default 64)",
@@ -227,6 +246,24 @@ int main(int argc, char **argv) {
   fopts.rowsPerWarp = popts.rowsPerWarp;
   Features features = computeFeatures(*matrix, fopts);
 
+  std::optional<Selection> selection;
+  int64_t explainK = 32;
+  if (explain) {
+    if (!parseIntegerOption(kTool, "k", kText, 1, 1 << 20, explainK))
+      return 1;
+    SelectionOptions sopts;
+    sopts.modelPath = modelPath;
+    sopts.target = target;
+    sopts.costModel = costModel;
+    StatusOr<Selection> chosen =
+        selectVariant(selectorInputs(features, explainK), sopts);
+    if (!chosen) {
+      reportError(kTool, chosen.message());
+      return 1;
+    }
+    selection = std::move(*chosen);
+  }
+
   std::vector<StrategyReport> reports;
   for (Strategy s : strategies) {
     popts.strategy = s;
@@ -265,11 +302,40 @@ int main(int argc, char **argv) {
         list.push_back(reportToJson(r));
       out["strategies"] = list;
     }
+    if (selection) {
+      nlohmann::ordered_json sel;
+      sel["k"] = explainK;
+      sel["source"] = selection->source;
+      sel["choice"] = {{"strategy", selection->choice.strategy},
+                       {"format", selection->choice.format}};
+      nlohmann::ordered_json ranked = nlohmann::ordered_json::array();
+      for (const RankedCandidate &c : selection->ranked)
+        ranked.push_back({{"strategy", c.candidate.strategy},
+                          {"format", c.candidate.format},
+                          {"predicted_ratio",
+                           std::exp2(c.predictedLog2Ratio)}});
+      sel["ranking"] = ranked;
+      out["selection"] = sel;
+    }
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     printTable(path, features);
     if (!reports.empty())
       printReports(reports);
+    if (selection) {
+      std::printf("\nselector (%s, K = %lld): %s / %s\n",
+                  selection->source.c_str(),
+                  static_cast<long long>(explainK),
+                  selection->choice.strategy.c_str(),
+                  selection->choice.format.c_str());
+      std::printf("  %-4s %-12s %-9s %s\n", "rank", "strategy", "format",
+                  "predicted time / fastest");
+      int rank = 1;
+      for (const RankedCandidate &c : selection->ranked)
+        std::printf("  %-4d %-12s %-9s %.3f\n", rank++,
+                    c.candidate.strategy.c_str(), c.candidate.format.c_str(),
+                    std::exp2(c.predictedLog2Ratio));
+    }
   }
   return 0;
 }

@@ -12,7 +12,9 @@
 // source cannot be found). A result passes when every element was written
 // (no NaN left where the reference is finite) and the normwise relative
 // error ||C - R||_F / ||R||_F is at most --tolerance. One line per check,
-// a summary at the end, exit status 1 on any failure.
+// a summary at the end, exit status 1 on any failure. With --bench, the
+// packages that passed are then timed one at a time (a `bench` line per
+// layer and K).
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,6 +123,10 @@ std::mutex gpuLock;
 struct BenchOptions {
   std::vector<int64_t> ks;
   int32_t warmup = 5, runs = 20;
+  /// When positive, a variant whose single run takes longer than
+  /// maxMs / runs is timed with fewer runs (at least 3, about maxMs in all):
+  /// a sweep's hopeless candidates need no 20-run median.
+  double maxMs = 0.0;
 };
 
 double median(std::vector<float> v) {
@@ -134,9 +140,22 @@ double median(std::vector<float> v) {
 double timeVariant(sprt_package *rt, int64_t li, const char *variant,
                    const float *b, int64_t k, float *c,
                    const BenchOptions &bench) {
-  std::vector<float> times(static_cast<size_t>(bench.runs));
-  if (sprt_spmm_time(rt, li, variant, b, k, c, nullptr, bench.warmup,
-                     bench.runs, times.data()) != SPRT_OK)
+  int32_t warmup = bench.warmup, runs = bench.runs;
+  if (bench.maxMs > 0) {
+    float probe = 0.0f;
+    if (sprt_spmm_time(rt, li, variant, b, k, c, nullptr, 1, 1, &probe) !=
+        SPRT_OK)
+      return -1.0;
+    if (static_cast<double>(probe) * runs > bench.maxMs) {
+      runs = std::max<int32_t>(
+          3, static_cast<int32_t>(bench.maxMs / std::max(probe, 1e-6f)));
+      runs = std::min(runs, bench.runs);
+      warmup = 0;
+    }
+  }
+  std::vector<float> times(static_cast<size_t>(runs));
+  if (sprt_spmm_time(rt, li, variant, b, k, c, nullptr, warmup, runs,
+                     times.data()) != SPRT_OK)
     return -1.0;
   return median(times);
 }
@@ -258,10 +277,13 @@ void benchPackage(const Package &pkg, sprt_package *rt,
 }
 
 /// Checks every layer of one package for every K; prints one line each.
-void verifyPackage(const std::string &path, sprt_device device,
+/// Returns whether every check passed.
+bool verifyPackage(const std::string &path, sprt_device device,
                    const std::vector<int64_t> &ks, double tolerance,
-                   const BenchOptions &bench, Totals &totals) {
+                   Totals &totals) {
+  bool allOk = true;
   auto report = [&](bool ok, const std::string &line) {
+    allOk = allOk && ok;
     std::lock_guard<std::mutex> lock(totals.mutex);
     std::printf("%s %s\n", ok ? "ok  " : "FAIL", line.c_str());
     std::fflush(stdout);
@@ -273,12 +295,12 @@ void verifyPackage(const std::string &path, sprt_device device,
   std::string manifestError;
   if (!readLayerInfo(path, *pkg, manifestError)) {
     report(false, path + ": " + manifestError);
-    return;
+    return false;
   }
   sprt_package *rt = nullptr;
   if (sprt_package_load(path.c_str(), device, &rt) != SPRT_OK) {
     report(false, path + ": load: " + sprt_last_error());
-    return;
+    return false;
   }
   for (size_t li = 0; li < pkg->layers.size(); ++li) {
     const PackageLayer &layer = pkg->layers[li];
@@ -383,8 +405,22 @@ void verifyPackage(const std::string &path, sprt_device device,
       report(ok, line.str());
     }
   }
-  if (device == SPRT_DEVICE_GPU && !bench.ks.empty())
-    benchPackage(*pkg, rt, bench, totals, path);
+  sprt_package_release(rt);
+  return allOk;
+}
+
+/// Loads a package that passed its checks again and times it (on its own:
+/// timings taken while other threads load packages and compute references
+/// contend with them for the driver and run several times slower).
+void timePackage(const std::string &path, const BenchOptions &bench,
+                 Totals &totals) {
+  Package pkg;
+  std::string error;
+  sprt_package *rt = nullptr;
+  if (!readLayerInfo(path, pkg, error) ||
+      sprt_package_load(path.c_str(), SPRT_DEVICE_GPU, &rt) != SPRT_OK)
+    return;
+  benchPackage(pkg, rt, bench, totals, path);
   sprt_package_release(rt);
 }
 
@@ -414,6 +450,11 @@ int main(int argc, char **argv) {
                  &benchList);
   args.addOption("runs", "N", "Timed runs per measurement (default 20)",
                  &runs);
+  std::string maxMs = "0";
+  args.addOption("max-bench-ms", "MS",
+                 "Time a variant whose single run exceeds MS / runs with "
+                 "fewer runs (at least 3; default 0: always --runs)",
+                 &maxMs);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
   if (device != "gpu" && device != "cpu") {
@@ -439,6 +480,8 @@ int main(int argc, char **argv) {
       !parseIntegerOption(kTool, "runs", runs, 1, 100000, nRuns))
     return 1;
   bench.runs = static_cast<int32_t>(nRuns);
+  if (!parseNumberOption(kTool, "max-bench-ms", maxMs, 0.0, 1e9, bench.maxMs))
+    return 1;
   double tolerance;
   int64_t nJobs;
   if (!parseNumberOption(kTool, "tolerance", tol, 0.0, 1.0, tolerance) ||
@@ -463,14 +506,21 @@ int main(int argc, char **argv) {
   }
   Totals totals;
   std::atomic<size_t> next{0};
+  std::vector<char> passed(packages.size(), 0);
   std::vector<std::thread> threads;
   for (int64_t t = 0; t < nJobs; ++t)
     threads.emplace_back([&] {
       for (size_t i; (i = next++) < packages.size();)
-        verifyPackage(packages[i], dev, ks, tolerance, bench, totals);
+        passed[i] = verifyPackage(packages[i], dev, ks, tolerance, totals);
     });
   for (std::thread &t : threads)
     t.join();
+  // Timings after all checks, one package at a time, of the packages that
+  // passed.
+  if (dev == SPRT_DEVICE_GPU && !bench.ks.empty())
+    for (size_t i = 0; i < packages.size(); ++i)
+      if (passed[i])
+        timePackage(packages[i], bench, totals);
   std::printf("summary: %zu packages, %lld checks, %lld failures, max "
               "rel_err %.3e\n",
               packages.size(), static_cast<long long>(totals.checks),

@@ -143,6 +143,22 @@ LogicalResult PermAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 static bool isNumber(Attribute a) { return isa<IntegerAttr, FloatAttr>(a); }
 
+LogicalResult ChoiceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef strategy, StringRef format,
+                                 StringRef source) {
+  if (!::spperm::parseStrategy(strategy.str()))
+    return emitError() << "unknown strategy '" << strategy
+                       << "' (expected a --strategy name: identity, plain, "
+                          "flipped, lpt, warp-aware, cta-aware, hybrid-1, "
+                          "hybrid-2.1, hybrid-2.2, hybrid-2.3 or bsa)";
+  if (!llvm::is_contained({"csr", "bell", "hbp", "cusparse"}, format))
+    return emitError() << "unknown format '" << format
+                       << "' (expected csr, bell, hbp or cusparse)";
+  if (source.empty())
+    return emitError() << "source must not be empty";
+  return success();
+}
+
 LogicalResult
 FeaturesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      DictionaryAttr entries) {

@@ -210,6 +210,25 @@ StatusOr<SelectorModel> spperm::parseSelectorModel(const std::string &text,
     return status;
   if (model.learningRate <= 0)
     return r.fail("learning_rate", "must be positive");
+  if (root.contains("margin")) {
+    if (!r.number(root["margin"], "margin", model.margin, status))
+      return status;
+    if (model.margin < 0)
+      return r.fail("margin", "must not be negative");
+  }
+  if (root.contains("domain")) {
+    const json &domain = root["domain"];
+    if (!domain.is_object())
+      return r.fail("domain", "must be an object of [low, high] ranges");
+    for (auto it = domain.begin(); it != domain.end(); ++it) {
+      const json &range = it.value();
+      std::string at = "domain." + it.key();
+      if (!range.is_array() || range.size() != 2 || !range[0].is_number() ||
+          !range[1].is_number() || range[0].get<double>() > range[1].get<double>())
+        return r.fail(at, "must be [low, high] with low <= high");
+      model.domain[it.key()] = {range[0].get<double>(), range[1].get<double>()};
+    }
+  }
   if (!r.numbers(root, "model", "init", model.init, status))
     return status;
   const size_t count = model.candidates.size();
@@ -254,10 +273,17 @@ spperm::rankCandidates(const SelectorModel &model,
   std::vector<double> x;
   for (const std::string &name : model.features) {
     auto it = inputs.find(name);
-    if (it == inputs.end())
-      return Status::error("selector: the model needs input '" + name +
-                           "', which the layer's features lack");
-    x.push_back(it->second);
+    if (it != inputs.end()) {
+      x.push_back(it->second);
+      continue;
+    }
+    // The row-length histogram leaves out its empty trailing buckets.
+    if (name.rfind("row_nnz_histogram.", 0) == 0) {
+      x.push_back(0.0);
+      continue;
+    }
+    return Status::error("selector: the model needs input '" + name +
+                         "', which the layer's features lack");
   }
   std::vector<RankedCandidate> ranked;
   for (size_t c = 0; c < model.candidates.size(); ++c) {
@@ -267,6 +293,80 @@ spperm::rankCandidates(const SelectorModel &model,
     ranked.push_back(
         {model.candidates[c], model.init[c] + model.learningRate * sum});
   }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const RankedCandidate &a, const RankedCandidate &b) {
+                     return a.predictedLog2Ratio < b.predictedLog2Ratio;
+                   });
+  return ranked;
+}
+
+std::map<std::string, double> spperm::selectorInputs(const Features &f,
+                                                     int64_t k) {
+  std::map<std::string, double> inputs;
+  for (const FeatureValue &v : flattenFeatures(f))
+    inputs[v.group.empty() ? v.name : v.group + "." + v.name] = v.value;
+  inputs["k"] = static_cast<double>(k);
+  inputs["log2_k"] = std::log2(static_cast<double>(std::max<int64_t>(k, 1)));
+  return inputs;
+}
+
+std::vector<RankedCandidate>
+spperm::applyCusparseMargin(std::vector<RankedCandidate> ranked,
+                            double margin) {
+  auto library = std::find_if(
+      ranked.begin(), ranked.end(),
+      [](const RankedCandidate &c) { return c.candidate.format == "cusparse"; });
+  if (library == ranked.end() || library == ranked.begin() ||
+      ranked.front().predictedLog2Ratio + margin <=
+          library->predictedLog2Ratio)
+    return ranked;
+  std::rotate(ranked.begin(), library, library + 1);
+  return ranked;
+}
+
+std::vector<RankedCandidate>
+spperm::rankByCostModel(const std::map<std::string, double> &inputs) {
+  auto get = [&](const char *name, double fallback) {
+    auto it = inputs.find(name);
+    return it == inputs.end() ? fallback : it->second;
+  };
+  // Bytes the GPU must move (docs/Selector.md, "The cost model"): the CSR
+  // arrays, C, and B once per cache line a row touches; a kernel takes
+  // the longer of that at the H100's measured bandwidth and the launch
+  // floor, stretched by the imbalance its row order leaves.
+  const double kk = std::max(1.0, get("k", 32.0));
+  const double rows = get("rows", 0.0);
+  const double nnz = get("nnz", 0.0);
+  const double bytesPerMs = 3.0e9; // 3.0 TB/s
+  const double floorMs = 0.0035;   // an empty kernel, timed
+  const double reuse = std::max(1.0, get("line_reuse", 1.0));
+  const double csrBytes = nnz * 8.0 + rows * 4.0 + rows * kk * 4.0 +
+                          nnz * kk * 4.0 / std::min(reuse, 32.0);
+  auto time = [&](double bytes, double imbalance) {
+    return std::max(bytes / bytesPerMs, floorMs) * imbalance;
+  };
+  const double imbalance = std::max(1.0, get("cta_imbalance.mean", 1.0));
+  // A length-sorting order removes most of the CTA imbalance; a dense
+  // block skips the column indices of the entries it holds and reads B
+  // once per block row.
+  const double share = get("blocks32.dense_nnz_share", 0.0);
+  const double bellBytes =
+      csrBytes - share * (nnz * 4.0 + nnz * kk * 4.0 / std::min(reuse, 32.0) *
+                                          0.5);
+  std::vector<RankedCandidate> ranked = {
+      {{"identity", "csr"}, std::log2(time(csrBytes, imbalance))},
+      {{"lpt", "csr"}, std::log2(time(csrBytes, 1.0 + (imbalance - 1.0) / 4))},
+      {{"bsa", "bell"},
+       std::log2(time(bellBytes, 1.0 + (imbalance - 1.0) / 2))},
+      // The library: the same traffic, at the efficiency it was measured
+      // at on small and large layers (docs/results).
+      {{"identity", "cusparse"}, std::log2(time(csrBytes, 1.0) * 1.3)},
+  };
+  double best = ranked.front().predictedLog2Ratio;
+  for (const RankedCandidate &c : ranked)
+    best = std::min(best, c.predictedLog2Ratio);
+  for (RankedCandidate &c : ranked)
+    c.predictedLog2Ratio -= best;
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const RankedCandidate &a, const RankedCandidate &b) {
                      return a.predictedLog2Ratio < b.predictedLog2Ratio;

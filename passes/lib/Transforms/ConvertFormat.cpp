@@ -57,25 +57,27 @@ struct SpPermConvertFormatPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ModuleOp module = getOperation();
-    if (format != "csr" && format != "bell" && format != "hbp") {
+    if (format != "csr" && format != "bell" && format != "hbp" &&
+        format != "auto") {
       module.emitError() << "spperm-convert-format: unknown format '" << format
-                         << "' (expected csr, bell or hbp)";
+                         << "' (expected csr, bell, hbp or auto)";
       return signalPassFailure();
     }
-    if (format == "bell" &&
+    const bool chosen = format == "auto";
+    if ((format == "bell" || chosen) &&
         (block < 1 || block > 32 || !llvm::isPowerOf2_64(block))) {
       module.emitError() << "spperm-convert-format: block must be one of 1, "
                             "2, 4, 8, 16, 32, got "
                          << static_cast<int64_t>(block);
       return signalPassFailure();
     }
-    if (format == "bell" && !(delta >= 0.0 && delta <= 1.0)) {
+    if ((format == "bell" || chosen) && !(delta >= 0.0 && delta <= 1.0)) {
       module.emitError() << "spperm-convert-format: delta must be in (0, 1] "
                             "(or 0 to search), got "
                          << static_cast<double>(delta);
       return signalPassFailure();
     }
-    if (format == "hbp" && (rowBlock < 32 || rowBlock % 32 != 0 ||
+    if ((format == "hbp" || chosen) && (rowBlock < 32 || rowBlock % 32 != 0 ||
                             colBlock < 1)) {
       module.emitError() << "spperm-convert-format: row-block must be a "
                             "positive multiple of 32 and col-block positive, "
@@ -90,6 +92,24 @@ struct SpPermConvertFormatPass
     FormatChooser choose = [&](SpMMOp op) -> FormatAttrInterface {
       MatrixType type = op.getMatrix().getType();
       PermAttr perm = type.getPerm();
+      std::string format = this->format;
+      if (chosen) {
+        LoadOp load = getSourceLoad(op.getMatrix());
+        if (!load || !load.getChoiceAttr()) {
+          // A matrix permuted before spperm-select ran was decided for by
+          // whoever permuted it (the selector skips it): keep its format.
+          if (perm)
+            return type.getFormat();
+          op.emitOpError("has no spperm-select choice for its matrix "
+                         "(format=auto needs spperm-select first)");
+          failed = true;
+          return nullptr;
+        }
+        format = load.getChoiceAttr().getFormat().str();
+        // The library runs on the CSR.
+        if (format == "cusparse")
+          format = "csr";
+      }
       if (format == "csr")
         return CsrAttr::get(ctx, perm);
       if (format == "hbp")

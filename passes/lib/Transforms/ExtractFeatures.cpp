@@ -24,12 +24,9 @@ namespace spperm {
 using namespace mlir;
 using namespace mlir::spperm;
 
-namespace {
-
-/// Builds `#spperm.features` from the sparse core's flat feature list:
-/// top-level entries stay top-level, grouped ones become nested dictionaries.
-FeaturesAttr buildFeaturesAttr(MLIRContext *ctx,
-                               ArrayRef<::spperm::FeatureValue> values) {
+FeaturesAttr
+mlir::spperm::buildFeaturesAttr(MLIRContext *ctx,
+                                ArrayRef<::spperm::FeatureValue> values) {
   Builder b(ctx);
   auto number = [&](const ::spperm::FeatureValue &v) -> Attribute {
     if (v.isInteger)
@@ -48,6 +45,8 @@ FeaturesAttr buildFeaturesAttr(MLIRContext *ctx,
     top.push_back(b.getNamedAttr(group, b.getDictionaryAttr(entries)));
   return FeaturesAttr::get(ctx, b.getDictionaryAttr(top));
 }
+
+namespace {
 
 struct SpPermExtractFeaturesPass
     : public mlir::spperm::impl::SpPermExtractFeaturesBase<SpPermExtractFeaturesPass> {

@@ -25,8 +25,8 @@ namespace {
 
 /// spmm(load(f)) => spmm(permute(load(f))) for an unpermuted load.
 struct PermuteLoadedMatrix : public OpRewritePattern<LoadOp> {
-  PermuteLoadedMatrix(MLIRContext *ctx, PermAttr perm)
-      : OpRewritePattern<LoadOp>(ctx), perm(perm) {}
+  PermuteLoadedMatrix(MLIRContext *ctx, PermChooser choose)
+      : OpRewritePattern<LoadOp>(ctx), choose(std::move(choose)) {}
 
   LogicalResult matchAndRewrite(LoadOp op,
                                 PatternRewriter &rewriter) const override {
@@ -35,6 +35,9 @@ struct PermuteLoadedMatrix : public OpRewritePattern<LoadOp> {
       return rewriter.notifyMatchFailure(op, "matrix is already permuted");
     if (llvm::none_of(op->getUsers(), llvm::IsaPred<SpMMOp>))
       return rewriter.notifyMatchFailure(op, "no spperm.spmm uses it");
+    PermAttr perm = choose(op);
+    if (!perm)
+      return rewriter.notifyMatchFailure(op, "no permutation chosen");
 
     rewriter.setInsertionPointAfter(op);
     MatrixType permuted = type.withFormat(type.getFormat().withPerm(perm));
@@ -49,7 +52,7 @@ struct PermuteLoadedMatrix : public OpRewritePattern<LoadOp> {
     return success();
   }
 
-  PermAttr perm;
+  PermChooser choose;
 };
 
 struct SpPermPermuteRowsPass
@@ -59,11 +62,47 @@ struct SpPermPermuteRowsPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     std::optional<::spperm::Strategy> parsed = ::spperm::parseStrategy(strategy);
+    if (strategy == "auto") {
+      // Each load's choice: its strategy with this pass's parameters.
+      bool failed = false;
+      PermChooser choose = [&](LoadOp op) -> PermAttr {
+        ChoiceAttr choice = op.getChoiceAttr();
+        if (!choice) {
+          op.emitOpError("has no choice for strategy=auto (run spperm-select "
+                         "first)");
+          failed = true;
+          return nullptr;
+        }
+        std::optional<::spperm::Strategy> s =
+            ::spperm::parseStrategy(choice.getStrategy().str());
+        bool bsa = s == ::spperm::Strategy::Bsa;
+        std::optional<int64_t> tauParam;
+        if (bsa && tau != 0)
+          tauParam = tau;
+        FloatAttr alphaParam;
+        if (bsa && alpha != 0.0)
+          alphaParam = FloatAttr::get(Float64Type::get(ctx), alpha);
+        PermAttr perm = PermAttr::getChecked(
+            [&] { return op.emitOpError() << "spperm-permute-rows: "; }, ctx,
+            *s, static_cast<int64_t>(warps), static_cast<int64_t>(lineWidth),
+            tauParam, alphaParam);
+        failed |= !perm;
+        return perm;
+      };
+      RewritePatternSet patterns(ctx);
+      populatePermuteRowsPatterns(patterns, choose);
+      if (mlir::failed(applyPatternsGreedily(getOperation(),
+                                             std::move(patterns))) ||
+          failed)
+        return signalPassFailure();
+      return;
+    }
     if (!parsed) {
       getOperation().emitError()
           << "spperm-permute-rows: unknown strategy '" << strategy
           << "' (expected identity, plain, flipped, lpt, warp-aware, "
-             "cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3 or bsa)";
+             "cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa or "
+             "auto)";
       return signalPassFailure();
     }
     std::optional<int64_t> tauParam;
@@ -93,6 +132,11 @@ struct SpPermPermuteRowsPass
 } // namespace
 
 void mlir::spperm::populatePermuteRowsPatterns(RewritePatternSet &patterns,
+                                               PermChooser choose) {
+  patterns.add<PermuteLoadedMatrix>(patterns.getContext(), std::move(choose));
+}
+
+void mlir::spperm::populatePermuteRowsPatterns(RewritePatternSet &patterns,
                                                PermAttr perm) {
-  patterns.add<PermuteLoadedMatrix>(patterns.getContext(), perm);
+  populatePermuteRowsPatterns(patterns, [perm](LoadOp) { return perm; });
 }

@@ -6,6 +6,8 @@
 
 #include "spperm/Sparse/Selector.h"
 
+#include "spperm/Sparse/Generators.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -140,3 +142,140 @@ TEST(SelectorTest, RandomTreesAgreeWithAWalk) {
 }
 
 } // namespace
+
+namespace {
+
+std::vector<RankedCandidate> ranking(std::vector<double> predictions) {
+  const char *formats[] = {"csr", "bell", "cusparse", "hbp"};
+  std::vector<RankedCandidate> out;
+  for (size_t i = 0; i < predictions.size(); ++i)
+    out.push_back({{"identity", formats[i % 4]}, predictions[i]});
+  return out;
+}
+
+} // namespace
+
+/// cuSPARSE moves first unless the best candidate beats it by the margin.
+TEST(SelectorTest, CusparseMargin) {
+  auto kept = applyCusparseMargin(ranking({0.0, 0.05, 0.2}), 0.1);
+  EXPECT_EQ(kept[0].candidate.format, "csr");
+  auto moved = applyCusparseMargin(ranking({0.0, 0.05, 0.08}), 0.1);
+  ASSERT_EQ(moved.size(), 3u);
+  EXPECT_EQ(moved[0].candidate.format, "cusparse");
+  EXPECT_EQ(moved[1].candidate.format, "csr");
+  EXPECT_EQ(moved[2].candidate.format, "bell");
+  // Exactly the margin keeps the candidate; no cuSPARSE: unchanged.
+  EXPECT_EQ(applyCusparseMargin(ranking({0.0, 0.05, 0.1}), 0.1)[0]
+                .candidate.format,
+            "csr");
+  EXPECT_EQ(applyCusparseMargin(ranking({0.0, 0.05}), 5.0)[0].candidate.format,
+            "csr");
+}
+
+/// The model's margin is read, and must not be negative.
+TEST(SelectorTest, MarginIsRead) {
+  std::string text = kModel;
+  text.replace(text.find("\"learning_rate\""), 0, "\"margin\": 0.25, ");
+  StatusOr<SelectorModel> model = parseSelectorModel(text, "m.json");
+  ASSERT_TRUE(model.isOk()) << model.message();
+  EXPECT_DOUBLE_EQ(model->margin, 0.25);
+  std::string negative = kModel;
+  negative.replace(negative.find("\"learning_rate\""), 0,
+                   "\"margin\": -1, ");
+  StatusOr<SelectorModel> bad = parseSelectorModel(negative, "m.json");
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_EQ(bad.message(), "m.json: margin: must not be negative");
+}
+
+/// The inputs carry every feature under its `spperm-inspect --json` name.
+TEST(SelectorTest, InputsFromFeatures) {
+  CsrMatrix m = generateBanded(256, 3, 1);
+  std::map<std::string, double> in = selectorInputs(computeFeatures(m), 128);
+  EXPECT_EQ(in.at("rows"), 256);
+  EXPECT_EQ(in.at("k"), 128);
+  EXPECT_EQ(in.at("log2_k"), 7);
+  EXPECT_EQ(in.at("row_nnz.max"), 7);
+  EXPECT_TRUE(in.count("cta_imbalance.mean"));
+  EXPECT_TRUE(in.count("blocks32.dense_nnz_share"));
+}
+
+/// The shipped sm_90 model parses, and every input it names exists for a
+/// real matrix; its choice is one of its candidates (property over random
+/// matrices).
+TEST(SelectorTest, ShippedModelRanksRandomMatrices) {
+  ASSERT_TRUE(hasShippedSelectorModel("sm_90"));
+  EXPECT_FALSE(hasShippedSelectorModel("sm_00"));
+  StatusOr<SelectorModel> model = shippedSelectorModel("sm_90");
+  ASSERT_TRUE(model.isOk()) << model.message();
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 10; ++trial) {
+    const int32_t rows = 64 + static_cast<int32_t>(rng() % 2000);
+    CsrMatrix m = generateUniform(rows, rows, 0.001 + (rng() % 50) / 1000.0,
+                                  static_cast<uint64_t>(trial));
+    for (int64_t k : {1, 32, 128, 512}) {
+      StatusOr<Selection> s =
+          selectVariant(selectorInputs(computeFeatures(m), k), {});
+      ASSERT_TRUE(s.isOk()) << s.message();
+      EXPECT_EQ(s->source, "shipped model sm_90");
+      EXPECT_EQ(s->ranked.size(), model->candidates.size());
+      EXPECT_EQ(s->ranked.front().candidate.format, s->choice.format);
+      EXPECT_EQ(s->ranked.front().candidate.strategy, s->choice.strategy);
+      for (size_t i = 1; i < s->ranked.size(); ++i)
+        if (s->ranked[i - 1].candidate.format != "cusparse")
+          EXPECT_LE(s->ranked[i - 1].predictedLog2Ratio,
+                    s->ranked[i].predictedLog2Ratio);
+    }
+  }
+}
+
+/// Forcing, the cost model for targets without a model, and errors.
+TEST(SelectorTest, SelectVariantOptions) {
+  CsrMatrix m = generateBanded(512, 4, 1);
+  std::map<std::string, double> in = selectorInputs(computeFeatures(m), 32);
+  SelectionOptions forced;
+  forced.strategy = "bsa";
+  forced.format = "bell";
+  StatusOr<Selection> f = selectVariant({}, forced);
+  ASSERT_TRUE(f.isOk());
+  EXPECT_EQ(f->source, "forced");
+  EXPECT_EQ(f->choice.strategy, "bsa");
+  EXPECT_TRUE(f->ranked.empty());
+
+  SelectionOptions unknownTarget;
+  unknownTarget.target = "sm_00";
+  StatusOr<Selection> c = selectVariant(in, unknownTarget);
+  ASSERT_TRUE(c.isOk());
+  EXPECT_EQ(c->source, "cost model");
+  EXPECT_EQ(c->ranked.size(), 4u);
+  EXPECT_EQ(c->ranked.front().predictedLog2Ratio, 0.0);
+
+  SelectionOptions halfForced;
+  halfForced.format = "bell";
+  StatusOr<Selection> h = selectVariant(in, halfForced);
+  ASSERT_TRUE(h.isOk());
+  EXPECT_EQ(h->choice.format, "bell");
+
+  SelectionOptions missing;
+  missing.modelPath = "/nonexistent/model.json";
+  StatusOr<Selection> e = selectVariant(in, missing);
+  ASSERT_FALSE(e.isOk());
+  EXPECT_EQ(e.message(),
+            "/nonexistent/model.json: cannot open the selector model");
+}
+
+/// The cost model ranks its four candidates with the lightest traffic
+/// first: on a block-dense matrix bell/bsa beats csr/identity.
+TEST(SelectorTest, CostModelPrefersDenseBlocks) {
+  std::map<std::string, double> in = {
+      {"k", 128},        {"rows", 1e5},
+      {"nnz", 1e7},      {"line_reuse", 4},
+      {"cta_imbalance.mean", 1.0}, {"blocks32.dense_nnz_share", 0.9}};
+  std::vector<RankedCandidate> r = rankByCostModel(in);
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r.front().candidate.format, "bell");
+  in["blocks32.dense_nnz_share"] = 0.0;
+  in["cta_imbalance.mean"] = 1.6;
+  r = rankByCostModel(in);
+  EXPECT_EQ(r.front().candidate.strategy, "lpt");
+  EXPECT_EQ(r.front().candidate.format, "csr");
+}

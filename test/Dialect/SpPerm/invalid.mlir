@@ -158,6 +158,30 @@ func.func private @hbp_cols(!spperm.matrix<1024x1024xf32, #spperm.hbp<rows = 512
 // -----
 
 //===----------------------------------------------------------------------===//
+// #spperm.choice
+//===----------------------------------------------------------------------===//
+
+// expected-error@+1 {{unknown strategy 'random' (expected a --strategy name: identity, plain, flipped, lpt, warp-aware, cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3 or bsa)}}
+func.func private @choice_strategy() attributes {c = #spperm.choice<strategy = "random", format = "csr", source = "forced">}
+
+// -----
+
+// expected-error@+1 {{unknown format 'coo' (expected csr, bell, hbp or cusparse)}}
+func.func private @choice_format() attributes {c = #spperm.choice<strategy = "lpt", format = "coo", source = "forced">}
+
+// -----
+
+// expected-error@+1 {{source must not be empty}}
+func.func private @choice_source() attributes {c = #spperm.choice<strategy = "lpt", format = "csr", source = "">}
+
+// -----
+
+// expected-error@+1 {{expected ','}}
+func.func private @choice_missing() attributes {c = #spperm.choice<strategy = "lpt", format = "csr">}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // #spperm.features
 //===----------------------------------------------------------------------===//
 

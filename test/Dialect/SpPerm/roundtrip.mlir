@@ -33,6 +33,15 @@ func.func @load_features() {
 
 // -----
 
+// CHECK-LABEL: func.func @load_choice
+// CHECK: spperm.load "a.mtx" {choice = #spperm.choice<strategy = "hybrid-2.1", format = "cusparse", source = "model m.json">}
+func.func @load_choice() {
+  %0 = spperm.load "a.mtx" {choice = #spperm.choice<strategy = "hybrid-2.1", format = "cusparse", source = "model m.json">} : !spperm.matrix<4x6xf32, #spperm.csr>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @empty_shape
 // CHECK-SAME: !spperm.matrix<0x0xf32, #spperm.csr>
 func.func @empty_shape(%a: !spperm.matrix<0x0xf32, #spperm.csr>) {

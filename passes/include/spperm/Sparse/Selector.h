@@ -18,6 +18,7 @@
 #ifndef SPPERM_SPARSE_SELECTOR_H
 #define SPPERM_SPARSE_SELECTOR_H
 
+#include "spperm/Sparse/Features.h"
 #include "spperm/Sparse/Status.h"
 
 #include <cstdint>
@@ -58,6 +59,12 @@ struct SelectorModel {
   std::vector<std::string> features;
   std::vector<SelectorCandidate> candidates;
   double learningRate = 1.0;
+  /// A candidate other than cuSPARSE is chosen over it only when predicted
+  /// faster by this much (log2 units; "margin" in the file, default 0).
+  double margin = 0.0;
+  /// The training range of some inputs ("domain" in the file): a layer
+  /// outside it gets cuSPARSE rather than an extrapolated guess.
+  std::map<std::string, std::pair<double, double>> domain;
   std::vector<double> init;
   std::vector<std::vector<RegressionTree>> trees;
 };
@@ -78,10 +85,72 @@ struct RankedCandidate {
 
 /// The candidates of `model`, best (lowest predicted ratio) first, for the
 /// named input values; an error names the first input the model needs that
-/// `inputs` lacks.
+/// `inputs` lacks (a missing `row_nnz_histogram.*` bucket is 0: the
+/// features leave out empty trailing buckets).
 StatusOr<std::vector<RankedCandidate>>
 rankCandidates(const SelectorModel &model,
                const std::map<std::string, double> &inputs);
+
+/// The inputs a model may name, for a matrix with features `f` multiplied
+/// by K = `k` columns: every flattened feature ("rows", "row_nnz.mean", as
+/// `spperm-inspect --json` nests them), "k" and "log2_k".
+std::map<std::string, double> selectorInputs(const Features &f, int64_t k);
+
+/// `ranked` with the cuSPARSE candidate moved first unless the first
+/// candidate is predicted faster than it by `margin` (log2 units).
+std::vector<RankedCandidate>
+applyCusparseMargin(std::vector<RankedCandidate> ranked, double margin);
+
+/// The analytic fallback for targets without a trained model, over the
+/// inputs of selectorInputs (it reads `k`, `rows`, `nnz`, `line_reuse`,
+/// `cta_imbalance.mean` and `blocks32.dense_nnz_share`): each of
+/// csr/identity, csr/lpt, bell/bsa and cuSPARSE is given the time its
+/// compulsory traffic takes at the H100's bandwidth (or the launch floor),
+/// stretched by the CTA imbalance its row order leaves; best first, as
+/// log2 ratios to the best (docs/Selector.md, "The cost model").
+std::vector<RankedCandidate>
+rankByCostModel(const std::map<std::string, double> &inputs);
+
+/// Whether a model for `target` ("sm_90") is built into spperm
+/// (tools/selector/models/TARGET.json; library SpPermShippedModels).
+bool hasShippedSelectorModel(const std::string &target);
+
+/// The model built in for `target`, parsed.
+StatusOr<SelectorModel> shippedSelectorModel(const std::string &target);
+
+/// How a variant is chosen: the options of `spperm-select` and of
+/// `spperm-compile --strategy auto --format auto`.
+struct SelectionOptions {
+  /// A model file; empty: the model shipped for `target`, or the cost
+  /// model when there is none.
+  std::string modelPath;
+  std::string target = "sm_90";
+  /// Use the analytic cost model even when a model exists.
+  bool costModel = false;
+  /// Overrides the model's cuSPARSE margin when not negative (log2 units:
+  /// 0.1 asks a generated variant to be predicted >= 7 % faster).
+  double margin = -1.0;
+  /// A forced strategy or format (empty or "auto": chosen). With one of
+  /// them forced, the best-ranked candidate that has it wins; with both,
+  /// no model is consulted.
+  std::string strategy, format;
+};
+
+/// A choice and how it was made.
+struct Selection {
+  SelectorCandidate choice;
+  /// Every candidate, best first, as the model (after its cuSPARSE margin)
+  /// or the cost model ranked them; empty when both were forced.
+  std::vector<RankedCandidate> ranked;
+  /// "model FILE", "shipped model TARGET", "cost model" or "forced"; with
+  /// ", outside its domain (NAME = V)" when the model's domain sent the
+  /// layer to cuSPARSE.
+  std::string source;
+};
+
+/// Chooses a variant for a layer with the inputs of selectorInputs.
+StatusOr<Selection> selectVariant(const std::map<std::string, double> &inputs,
+                                  const SelectionOptions &options);
 
 } // namespace spperm
 

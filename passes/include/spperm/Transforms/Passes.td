@@ -47,7 +47,8 @@ def SpPermConvertFormat : Pass<"spperm-convert-format", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::spperm::SpPermDialect"];
   let options = [
     Option<"format", "format", "std::string", /*default=*/"\"csr\"",
-           "Target format: csr, bell or hbp">,
+           "Target format: csr, bell, hbp, or auto (each load's spperm-select "
+           "choice; cusparse is kept in csr)">,
     Option<"block", "block", "int64_t", /*default=*/"32",
            "bell: tile size tau (1, 2, 4, 8, 16 or 32)">,
     Option<"delta", "delta", "double", /*default=*/"0.0",
@@ -131,7 +132,8 @@ def SpPermPermuteRows : Pass<"spperm-permute-rows", "::mlir::ModuleOp"> {
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"identity\"",
            "Strategy: identity, plain, flipped, lpt, warp-aware, cta-aware, "
-           "hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa">,
+           "hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa, or auto (each "
+           "load's spperm-select choice)">,
     Option<"warps", "warps", "int64_t", /*default=*/"32",
            "Warps per CTA (N_w)">,
     Option<"lineWidth", "line", "int64_t", /*default=*/"32",
@@ -140,6 +142,61 @@ def SpPermPermuteRows : Pass<"spperm-permute-rows", "::mlir::ModuleOp"> {
            "BSA column-block width (bsa only; 0 = the default, 32)">,
     Option<"alpha", "alpha", "double", /*default=*/"0.0",
            "BSA similarity threshold (bsa only; 0 = the default, 0.3)">,
+  ];
+}
+
+def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
+  let summary = "Choose each matrix's permutation strategy and format";
+  let description = [{
+    For every `spperm.load` whose matrix feeds `spperm.spmm`, ranks the
+    candidate variants (a strategy × a format, and `cusparse`, the library)
+    and records the first as the op's `choice` attribute, which
+    `spperm-permute-rows{strategy=auto}` and
+    `spperm-convert-format{format=auto}` then materialize.
+
+    The ranking comes from the learned selector (docs/Selector.md):
+    gradient-boosted trees over the matrix's static features (the `features`
+    attribute of `spperm-extract-features`, which must have run) and K
+    predict each candidate's time relative to the fastest; a candidate other
+    than cuSPARSE wins only when predicted faster than it by the model's
+    margin (or `margin`), and a matrix outside the model's training domain
+    gets cuSPARSE. `model=FILE` reads a model; without it the model shipped for
+    `target` is used (sm_90), and the analytic cost model for a target
+    without one (or with `cost-model`). `strategy=`/`format=` force a
+    choice (with only one forced, the best candidate that has it wins). K is
+    the multiplication's static K, else the `k` option.
+
+    Before:
+    ```mlir
+    %A = spperm.load "a.mtx" {features = #spperm.features<{...}>}
+        : !spperm.matrix<64x64xf32, #spperm.csr>
+    ```
+    After:
+    ```mlir
+    %A = spperm.load "a.mtx" {choice = #spperm.choice<strategy = "lpt",
+        format = "csr", source = "shipped model sm_90">,
+        features = #spperm.features<{...}>}
+        : !spperm.matrix<64x64xf32, #spperm.csr>
+    ```
+  }];
+  let dependentDialects = ["::mlir::spperm::SpPermDialect"];
+  let options = [
+    Option<"model", "model", "std::string", /*default=*/"\"\"",
+           "Selector model file (JSON, docs/Selector.md); empty: the model "
+           "shipped for target">,
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "GPU architecture whose shipped model is used">,
+    Option<"costModel", "cost-model", "bool", /*default=*/"false",
+           "Rank with the analytic cost model instead of a learned model">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"auto\"",
+           "Force this strategy (auto: choose)">,
+    Option<"format", "format", "std::string", /*default=*/"\"auto\"",
+           "Force this format: csr, bell, hbp, cusparse (auto: choose)">,
+    Option<"k", "k", "int64_t", /*default=*/"32",
+           "K to choose for when the multiplication's K is dynamic">,
+    Option<"margin", "margin", "double", /*default=*/"-1.0",
+           "How much faster (log2) a generated variant must be predicted "
+           "than cuSPARSE to be chosen; negative: the model's own">,
   ];
 }
 

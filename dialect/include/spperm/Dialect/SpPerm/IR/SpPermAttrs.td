@@ -128,6 +128,29 @@ def SpPerm_PermAttr : SpPerm_Attr<"Perm", "perm"> {
   }];
 }
 
+def SpPerm_ChoiceAttr : SpPerm_Attr<"Choice", "choice"> {
+  let summary = "The variant the selector chose for a matrix";
+  let description = [{
+    What `spperm-select` decided for a loaded matrix: a permutation
+    `strategy` and a storage `format` by their command-line names
+    (`--strategy`, `--format`; format `cusparse` is the library path, run
+    on the CSR), and `source`, how the choice was made (`shipped model
+    sm_90`, `model FILE`, `cost model` or `forced`).
+    `spperm-permute-rows{strategy=auto}` and
+    `spperm-convert-format{format=auto}` materialize it.
+
+    ```mlir
+    #spperm.choice<strategy = "lpt", format = "csr",
+                   source = "shipped model sm_90">
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"strategy">:$strategy,
+                        StringRefParameter<"format">:$format,
+                        StringRefParameter<"how it was chosen">:$source);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def SpPerm_FeaturesAttr : SpPerm_Attr<"Features", "features"> {
   let summary = "Static features of a matrix";
   let description = [{

@@ -32,6 +32,8 @@ def SpPerm_LoadOp : SpPerm_Op<"load", [Pure]> {
 
     `features`, when present, holds statistics computed by
     `spperm-extract-features`; they must agree with the result type.
+    `choice`, when present, is the variant `spperm-select` chose for the
+    matrix.
 
     ```mlir
     %A = spperm.load "weights/fc1.smtx" {values = "random:7"}
@@ -40,7 +42,8 @@ def SpPerm_LoadOp : SpPerm_Op<"load", [Pure]> {
   }];
   let arguments = (ins StrAttr:$path,
                        OptionalAttr<StrAttr>:$values,
-                       OptionalAttr<SpPerm_FeaturesAttr>:$features);
+                       OptionalAttr<SpPerm_FeaturesAttr>:$features,
+                       OptionalAttr<SpPerm_ChoiceAttr>:$choice);
   let results = (outs SpPerm_Matrix:$result);
   let assemblyFormat = "$path attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;

@@ -1,0 +1,116 @@
+//===- Select.cpp - Choose each matrix's strategy and format ----*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Transforms/Passes.h"
+
+#include "spperm/Sparse/Selector.h"
+#include "spperm/Sparse/Strategy.h"
+#include "spperm/Transforms/MatrixUtils.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir {
+namespace spperm {
+#define GEN_PASS_DEF_SPPERMSELECT
+#include "spperm/Transforms/Passes.h.inc"
+} // namespace spperm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::spperm;
+
+std::map<std::string, double>
+mlir::spperm::getSelectorInputs(FeaturesAttr features, int64_t k) {
+  std::map<std::string, double> inputs;
+  auto number = [](Attribute a) -> std::optional<double> {
+    if (auto i = dyn_cast<IntegerAttr>(a))
+      return static_cast<double>(i.getValue().getSExtValue());
+    if (auto f = dyn_cast<FloatAttr>(a))
+      return f.getValueAsDouble();
+    return std::nullopt;
+  };
+  for (NamedAttribute entry : features.getEntries()) {
+    if (std::optional<double> v = number(entry.getValue())) {
+      inputs[entry.getName().str()] = *v;
+      continue;
+    }
+    if (auto group = dyn_cast<DictionaryAttr>(entry.getValue()))
+      for (NamedAttribute inner : group)
+        if (std::optional<double> v = number(inner.getValue()))
+          inputs[entry.getName().str() + "." + inner.getName().str()] = *v;
+  }
+  inputs["k"] = static_cast<double>(k);
+  inputs["log2_k"] = std::log2(static_cast<double>(std::max<int64_t>(k, 1)));
+  return inputs;
+}
+
+namespace {
+
+struct SpPermSelectPass
+    : public mlir::spperm::impl::SpPermSelectBase<SpPermSelectPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    auto given = [](const std::string &s) { return !s.empty() && s != "auto"; };
+    if (given(strategy) && !::spperm::parseStrategy(strategy)) {
+      module.emitError() << "spperm-select: unknown strategy '" << strategy
+                         << "'";
+      return signalPassFailure();
+    }
+    if (given(format) &&
+        !llvm::is_contained({"csr", "bell", "hbp", "cusparse"}, format)) {
+      module.emitError() << "spperm-select: unknown format '" << format
+                         << "' (expected csr, bell, hbp or cusparse)";
+      return signalPassFailure();
+    }
+    if (k < 1) {
+      module.emitError() << "spperm-select: k must be positive, got "
+                         << static_cast<int64_t>(k);
+      return signalPassFailure();
+    }
+    ::spperm::SelectionOptions options;
+    options.modelPath = model;
+    options.target = target;
+    options.costModel = costModel;
+    options.strategy = strategy;
+    options.format = format;
+    options.margin = margin;
+
+    WalkResult result = module.walk([&](SpMMOp op) -> WalkResult {
+      LoadOp load = getSourceLoad(op.getMatrix());
+      // The first multiplication of a matrix decides; a permuted or
+      // converted matrix has been decided for already.
+      if (!load || load.getChoiceAttr() ||
+          load.getResult().getType().getPerm())
+        return WalkResult::advance();
+      int64_t kk = k;
+      auto bType = cast<ShapedType>(op.getDense().getType());
+      if (bType.getRank() == 2 && !bType.isDynamicDim(1))
+        kk = std::max<int64_t>(1, bType.getDimSize(1));
+      std::map<std::string, double> inputs;
+      if (FeaturesAttr features = load.getFeaturesAttr())
+        inputs = getSelectorInputs(features, kk);
+      else if (!given(strategy) || !given(format))
+        return load.emitOpError(
+            "has no features to choose its variant from (run "
+            "spperm-extract-features first)");
+      ::spperm::StatusOr<::spperm::Selection> selection =
+          ::spperm::selectVariant(inputs, options);
+      if (!selection)
+        return load.emitOpError() << selection.message();
+      load.setChoiceAttr(ChoiceAttr::get(ctx, selection->choice.strategy,
+                                         selection->choice.format,
+                                         selection->source));
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,34 @@
+// RUN: spperm-opt %s -split-input-file -spperm-select -verify-diagnostics
+
+// Without features there is nothing to choose from.
+func.func @no_features(%b: tensor<5x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'spperm.load' op has no features to choose its variant from (run spperm-extract-features first)}}
+  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
+}
+
+// Bad options and models are reported once, in one line.
+
+// RUN: not spperm-opt %s -spperm-select="format=coo" 2>&1 | FileCheck %s --check-prefix=FORMAT
+// FORMAT: error: spperm-select: unknown format 'coo' (expected csr, bell, hbp or cusparse)
+
+// RUN: not spperm-opt %s -spperm-select="strategy=random" 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// STRATEGY: error: spperm-select: unknown strategy 'random'
+
+// RUN: not spperm-opt %s -spperm-select="k=0" 2>&1 | FileCheck %s --check-prefix=K
+// K: error: spperm-select: k must be positive, got 0
+
+// RUN: not spperm-opt %s -spperm-extract-features -spperm-select="model=%S/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: error: 'spperm.load' op {{.*}}missing.json: cannot open the selector model
+
+// RUN: not spperm-opt %s -spperm-extract-features -spperm-select="model=%s" 2>&1 | FileCheck %s --check-prefix=NOTJSON
+// NOTJSON: error: 'spperm.load' op {{.*}}spperm-select-invalid.mlir: {{.*}}
+
+// The materializing passes need the choice.
+
+// RUN: not spperm-opt %s -spperm-permute-rows="strategy=auto" 2>&1 | FileCheck %s --check-prefix=PERMUTE
+// PERMUTE: error: 'spperm.load' op has no choice for strategy=auto (run spperm-select first)
+
+// RUN: not spperm-opt %s -spperm-convert-format="format=auto" 2>&1 | FileCheck %s --check-prefix=CONVERT
+// CONVERT: error: 'spperm.spmm' op has no spperm-select choice for its matrix (format=auto needs spperm-select first)

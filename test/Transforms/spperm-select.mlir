@@ -1,0 +1,61 @@
+// RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select | FileCheck %s --check-prefix=SHIPPED
+// RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="model=%S/../Inputs/selector-tiny.json" | FileCheck %s --check-prefix=TINY
+// RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="cost-model=1" | FileCheck %s --check-prefix=COST
+// RUN: spperm-opt %s -split-input-file -spperm-select="strategy=bsa format=bell" | FileCheck %s --check-prefix=FORCED
+// RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="model=%S/../Inputs/selector-tiny.json format=csr" | FileCheck %s --check-prefix=HALF
+
+// The shipped sm_90 model chooses one of its candidates; the tiny model
+// (test/Inputs/selector-tiny.json: csr/lpt predicted 0 for K <= 64 and 1
+// above, cuSPARSE 0.45, margin 0.1) takes lpt at K = 32 and cuSPARSE at
+// K = 512; forcing both halves needs no features; forcing one keeps the
+// best candidate that has it.
+
+// SHIPPED-LABEL: func.func @k32
+// SHIPPED:       spperm.load "../Inputs/small.mtx" {choice = #spperm.choice<strategy = "{{[a-z0-9.-]+}}", format = "{{csr|bell|hbp|cusparse}}", source = "shipped model sm_90{{[^"]*}}">
+// TINY-LABEL:    func.func @k32
+// TINY:          spperm.load {{.*}}choice = #spperm.choice<strategy = "lpt", format = "csr", source = "model {{.*}}selector-tiny.json">
+// COST-LABEL:    func.func @k32
+// COST:          spperm.load {{.*}}choice = #spperm.choice<strategy = "{{identity|lpt|bsa}}", format = "{{csr|bell|cusparse}}", source = "cost model">
+// FORCED-LABEL:  func.func @k32
+// FORCED:        spperm.load "../Inputs/small.mtx" {choice = #spperm.choice<strategy = "bsa", format = "bell", source = "forced">} :
+// HALF-LABEL:    func.func @k32
+// HALF:          choice = #spperm.choice<strategy = "lpt", format = "csr"
+func.func @k32(%b: tensor<5x32xf32>) -> tensor<4x32xf32> {
+  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x32xf32> -> tensor<4x32xf32>
+  return %c : tensor<4x32xf32>
+}
+
+// -----
+
+// K = 512: the tiny model predicts lpt slower than cuSPARSE. With format
+// forced to csr, the best csr candidate is still lpt.
+
+// TINY-LABEL:    func.func @k512
+// TINY:          choice = #spperm.choice<strategy = "identity", format = "cusparse"
+// HALF-LABEL:    func.func @k512
+// HALF:          choice = #spperm.choice<strategy = "lpt", format = "csr"
+func.func @k512(%b: tensor<5x512xf32>) -> tensor<4x512xf32> {
+  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x512xf32> -> tensor<4x512xf32>
+  return %c : tensor<4x512xf32>
+}
+
+// -----
+
+// A dynamic K is chosen for as the pass's k (default 32); a matrix that is
+// already permuted has been decided for and is left alone.
+
+// TINY-LABEL:    func.func @dynamic
+// TINY:          choice = #spperm.choice<strategy = "lpt", format = "csr"
+// TINY-LABEL:    func.func @permuted
+// TINY-NOT:      choice
+func.func @dynamic(%b: tensor<5x?xf32>) -> tensor<4x?xf32> {
+  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x?xf32> -> tensor<4x?xf32>
+  return %c : tensor<4x?xf32>
+}
+func.func @permuted(%a: !spperm.matrix<4x5xf32, #spperm.csr<perm = #spperm.perm<lpt>>>, %b: tensor<5x8xf32>) -> tensor<4x8xf32> {
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr<perm = #spperm.perm<lpt>>>, tensor<5x8xf32> -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
+}
