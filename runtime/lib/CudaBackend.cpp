@@ -1086,11 +1086,42 @@ private:
       launch = trivialLaunch(device, k, c, stream);
       return SPRT_OK;
     }
-    if (!choice.cusparse)
-      return generatedLaunch(device, layer, choice, b, k, c, stream, launch);
     std::unique_ptr<Plan> &plan = plans[{index, k, stream}];
-    if (!plan)
+    if (!choice.cusparse) {
+      SPRT_RETURN_IF_ERROR(
+          generatedLaunch(device, layer, choice, b, k, c, stream, launch));
+      if (!layer.libraryCheck)
+        return SPRT_OK;
+      // The library check: at the first call for (layer, K, stream), time
+      // the generated kernels and the best cuSPARSE algorithm on this call's
+      // operands and keep the faster.
+      auto decided = libraryChosen.find({index, k, stream});
+      if (decided == libraryChosen.end()) {
+        float times[5];
+        SPRT_RETURN_IF_ERROR(timeLaunches(d, stream, 1, 5, times, launch));
+        std::sort(times, times + 5);
+        float libraryMs = 0.0f;
+        std::unique_ptr<Plan> candidate;
+        // A layer cuSPARSE cannot run keeps its kernels (and the caller's
+        // last error).
+        const std::string savedError = sprt_last_error();
+        const bool ran =
+            choosePlan(device, b, k, c, stream, candidate, &libraryMs) ==
+            SPRT_OK;
+        if (!ran)
+          failWith(SPRT_OK, savedError);
+        const bool library = ran && libraryMs < times[2];
+        if (library)
+          plan = std::move(candidate);
+        decided = libraryChosen.emplace(std::make_tuple(index, k, stream),
+                                        library)
+                      .first;
+      }
+      if (!decided->second)
+        return SPRT_OK;
+    } else if (!plan) {
       SPRT_RETURN_IF_ERROR(choosePlan(device, b, k, c, stream, plan));
+    }
     Plan *p = plan.get();
     launch = [p, b, c] { return p->run(b, c); };
     return SPRT_OK;
@@ -1155,13 +1186,13 @@ private:
   }
 
   /// Prepares every algorithm that applies to K, times each (1 warm-up, 5
-  /// runs, median), and keeps the fastest. An algorithm that fails (cuSPARSE
+  /// runs, median), and keeps the fastest (its median in `medianMs`). An algorithm that fails (cuSPARSE
   /// refuses some for some shapes, not always with NOT_SUPPORTED) is skipped
   /// without touching the caller's last error, unless none works; running
   /// out of memory is returned at once.
   sprt_status choosePlan(const DeviceLayer &layer, const float *b, int64_t k,
-                         float *c, CUstream stream,
-                         std::unique_ptr<Plan> &out) {
+                         float *c, CUstream stream, std::unique_ptr<Plan> &out,
+                         float *medianMs = nullptr) {
     const std::string savedError = sprt_last_error();
     std::string refusals;
     float bestMs = 0.0f;
@@ -1193,6 +1224,8 @@ private:
       return failWith(SPRT_ERROR_DEVICE,
                       "no cuSPARSE algorithm ran for this layer and k = " +
                           std::to_string(k) + ": " + refusals);
+    if (medianMs)
+      *medianMs = bestMs;
     failWith(SPRT_OK, savedError);
     return SPRT_OK;
   }
@@ -1211,6 +1244,9 @@ private:
   /// The chosen plan per (layer, K, stream).
   std::map<std::tuple<int64_t, int64_t, CUstream>, std::unique_ptr<Plan>>
       plans;
+  /// For layers with the library check: whether cuSPARSE won, per (layer,
+  /// K, stream).
+  std::map<std::tuple<int64_t, int64_t, CUstream>, bool> libraryChosen;
 };
 
 } // namespace

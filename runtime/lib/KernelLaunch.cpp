@@ -21,7 +21,7 @@ bool spperm::runtime_detail::hasGeneratedKernels(const PackageLayer &layer) {
 }
 
 bool spperm::runtime_detail::mayUseCusparse(const PackageLayer &layer) {
-  if (layer.kernels.empty())
+  if (layer.kernels.empty() || layer.libraryCheck)
     return true;
   for (const KernelInfo &kernel : layer.kernels)
     if (!isGenerated(kernel))

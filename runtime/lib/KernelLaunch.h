@@ -46,8 +46,9 @@ inline bool isGenerated(const KernelInfo &kernel) {
 /// Whether some K runs `layer` through generated kernels.
 bool hasGeneratedKernels(const PackageLayer &layer);
 
-/// Whether some K runs `layer` through cuSPARSE: it has no kernels, or one of
-/// its kernels is of the "cusparse" variant.
+/// Whether some K runs `layer` through cuSPARSE: it has no kernels, one of
+/// its kernels is of the "cusparse" variant, or it asks for the library
+/// check.
 bool mayUseCusparse(const PackageLayer &layer);
 
 /// How a layer runs for one K.

@@ -7,7 +7,9 @@ Per source matrix (the package name up to .FORMAT.STRATEGY.spp) and K:
   * best: the fastest spperm package of that matrix (format x strategy), an
     oracle over what spperm can generate;
   * selected: the package compiled with --strategy auto --format auto
-    (NAME.auto.auto.spp), when the suite has one: what spperm picks;
+    (NAME.auto.auto.spp, or NAME.auto-kK.spp compiled with --k K), when the
+    suite has one: what spperm picks ("cusparse" when the selector chose
+    the library);
   * cuSPARSE: the best of its algorithms (timed on the csr/identity
     package);
   * speedups (cuSPARSE / spperm) and % of the compulsory-traffic roofline
@@ -65,8 +67,13 @@ def main():
         fields = dict(kv.split("=", 1) for kv in m.group(4).split())
         pkg = os.path.basename(m.group(1))
         matrix = re.sub(r"\.[a-z]+\.[a-z0-9.-]+\.spp$", "", pkg)
+        # Selected: NAME.auto.auto.spp (chosen for any K) or NAME.auto-kK.spp
+        # (compiled with --k K, chosen for that K).
+        m_auto = re.match(r"^(.*)\.(auto\.auto|auto-k\d+)\.spp$", pkg)
+        if m_auto:
+            matrix = m_auto.group(1)
         rec = {"package": pkg, "matrix": matrix, "layer": m.group(2),
-               "k": int(m.group(3)), "selected": pkg.endswith(".auto.auto.spp")}
+               "k": int(m.group(3)), "selected": bool(m_auto)}
         suffix = pkg[len(matrix) + 1:-len(".spp")]
         for key, value in fields.items():
             try:
@@ -94,7 +101,8 @@ def main():
         if r["selected"]:
             if ms > 0:
                 b["selected_ms"] = ms
-                b["selected_variant"] = f'{r["format"]}/{r["strategy"]}'
+                b["selected_variant"] = ("cusparse" if r.get("path") == "cusparse"
+                                         else f'{r["format"]}/{r["strategy"]}')
         elif not r["extra"] and ms > 0 and ms < b["spperm_ms"]:
             b.update(spperm_ms=ms, variant=f'{r["format"]}/{r["strategy"]}')
         if r.get("cusparse_ms", -1) > 0:

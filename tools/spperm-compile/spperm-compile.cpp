@@ -63,7 +63,7 @@ struct Options {
   bool strategySeen = false, formatSeen = false;
   bool timing = false;
   std::string model, margin;
-  bool costModel = false;
+  bool costModel = false, noLibraryCheck = false;
   std::string target = "sm_90";
   std::string values = "file";
   bool valuesSeen = false;
@@ -166,6 +166,7 @@ OwningOpRef<ModuleOp> buildMatrixModule(MLIRContext *ctx,
 /// converting its matrix exactly as its type says.
 LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
                             const std::string &baseDir, bool cusparse,
+                            bool libraryCheck,
                             std::vector<::spperm::PackageLayer> &layers,
                             StageTimes &times) {
   FormatTimes formatTimes;
@@ -198,8 +199,13 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     layer.sourceSha256 = *sha;
     layer.values =
         *::spperm::parseValuesSpec(load.getValues().value_or("file").str());
-    if (cusparse || (load.getChoiceAttr() &&
-                     load.getChoiceAttr().getFormat() == "cusparse")) {
+    ChoiceAttr choice = load.getChoiceAttr();
+    // Kernels the selector chose are checked against the library at run
+    // time; a forced choice is taken as it is.
+    layer.libraryCheck = libraryCheck && choice &&
+                         choice.getFormat() != "cusparse" &&
+                         choice.getSource() != "forced";
+    if (cusparse || (choice && choice.getFormat() == "cusparse")) {
       ::spperm::KernelInfo kernel;
       kernel.name = "cusparse";
       kernel.family = "cusparse";
@@ -343,6 +349,10 @@ int main(int argc, char **argv) {
                  "auto: how much faster (log2) a generated variant must be "
                  "predicted than cuSPARSE to be chosen (default: the model's)",
                  &o.margin);
+  args.addFlag("no-library-check",
+               "auto: do not mark the chosen kernels to be checked against "
+               "cuSPARSE by the runtime at their first call",
+               &o.noLibraryCheck);
   args.addFlag("cost-model",
                "Choose auto variants with the analytic cost model instead of "
                "a learned model",
@@ -581,7 +591,8 @@ int main(int argc, char **argv) {
 
   MatrixCache matrices(baseDir);
   std::vector<::spperm::PackageLayer> layers;
-  if (failed(collectLayers(*module, matrices, baseDir, cusparse, layers,
+  if (failed(collectLayers(*module, matrices, baseDir, cusparse,
+                           !o.noLibraryCheck, layers,
                            times)))
     return 1;
 

@@ -178,6 +178,7 @@ bool readLayerInfo(const std::string &path, Package &out, std::string &error) {
     layer.matrix.cols = l.value("cols", 0);
     layer.matrix.nnz = l.value("nnz", int64_t(0));
     layer.k = l.value("k", int64_t(0));
+    layer.libraryCheck = l.value("library_check", false);
     std::string format = l.value("format", "csr");
     layer.matrix.kind = format == "bell"  ? FormatKind::Bell
                         : format == "hbp" ? FormatKind::Hbp
@@ -244,7 +245,12 @@ void benchPackage(const Package &pkg, sprt_package *rt,
            << " format=" << formatName(layer.matrix.kind)
            << " strategy=" << strategyCliName(layer.permutation.strategy)
            << " rows=" << layer.matrix.rows << " cols=" << layer.matrix.cols
-           << " nnz=" << layer.matrix.nnz << " spperm_ms="
+           << " nnz=" << layer.matrix.nnz
+           << (!layer.kernels.empty() &&
+                       layer.kernels.front().variant == "cusparse"
+                   ? " path=cusparse"
+                   : layer.libraryCheck ? " path=checked" : "")
+           << " spperm_ms="
            << timeVariant(rt, static_cast<int64_t>(li), "spperm", bd, k, cd,
                           bench);
       if (baseline) {

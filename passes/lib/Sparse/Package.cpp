@@ -535,6 +535,8 @@ Status writePackageFiles(const std::string &tmp,
     for (const KernelInfo &k : layer.kernels)
       kernels.push_back(kernelJson(k));
     l["kernels"] = kernels;
+    if (layer.libraryCheck)
+      l["library_check"] = true;
 
     json buffers = json::array();
     forEachBuffer(f, carriesCsr(f), [&](const char *name, const auto &vec) {
@@ -1048,7 +1050,7 @@ bool parseLayer(ManifestReader &r, const json &l, size_t index,
   if (!r.onlyKeys(l, ctx,
                   {"name", "rows", "cols", "nnz", "k", "strategy",
                    "strategy_params", "format", "format_params", "source",
-                   "kernels", "buffers"}))
+                   "kernels", "buffers", "library_check"}))
     return false;
   PackageLayer &layer = out.layer;
   FormattedMatrix &f = layer.matrix;
@@ -1183,6 +1185,10 @@ bool parseLayer(ManifestReader &r, const json &l, size_t index,
   if (!values)
     return r.fail(srcCtx + ".values: " + values.message());
   layer.values = *values;
+
+  if (l.contains("library_check") &&
+      !r.boolean(l, ctx, "library_check", layer.libraryCheck))
+    return false;
 
   // Kernels.
   const json *kernels = r.array(l, ctx, "kernels");

@@ -89,6 +89,10 @@ struct PackageLayer {
   std::string sourceSha256;
   ValuesSpec values;
   std::vector<KernelInfo> kernels;
+  /// The runtime checks the generated kernels against cuSPARSE at the first
+  /// call for each K and keeps the faster ("library_check": true in the
+  /// manifest; set by spperm-compile for variants the selector chose).
+  bool libraryCheck = false;
 };
 
 /// Package-wide settings.
