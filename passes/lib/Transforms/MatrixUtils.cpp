@@ -60,6 +60,12 @@ mlir::spperm::getFormatOptions(FormatAttrInterface format) {
   return options;
 }
 
+void MatrixCache::insert(const std::string &path, StringRef values,
+                         ::spperm::CsrMatrix matrix) {
+  matrices[path + '\0' + values.str()] =
+      std::make_unique<::spperm::CsrMatrix>(std::move(matrix));
+}
+
 const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op) {
   std::string path = op.resolvePath(baseDir);
   std::string values = op.getValues().value_or("file").str();

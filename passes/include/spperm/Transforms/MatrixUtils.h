@@ -47,6 +47,11 @@ public:
   /// file, or a shape different from the result type).
   const ::spperm::CsrMatrix *get(LoadOp op);
 
+  /// Adds a matrix the caller has already read from `path` (as a LoadOp
+  /// resolves it) with `values`, so that get() does not read it again.
+  void insert(const std::string &path, llvm::StringRef values,
+              ::spperm::CsrMatrix matrix);
+
 private:
   std::string baseDir;
   llvm::StringMap<std::unique_ptr<::spperm::CsrMatrix>> matrices;
