@@ -43,12 +43,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PARAMS = dict(n_estimators=60, max_depth=3, learning_rate=0.1,
               min_samples_leaf=8, subsample=1.0, random_state=0)
 MARGINS = [0.0, 0.05, 0.1, 0.15, 0.2, 0.3]
-# Inputs whose training range is the model's domain: a matrix outside it
-# (its row lengths more skewed, its warps emptier than any the model has
-# seen) gets cuSPARSE instead of an extrapolated guess.
-DOMAIN = ["cta_imbalance.mean", "warp_utilization"]
+# The model's domain: a matrix beyond the training range on the risky side
+# of these inputs (rows more imbalanced, warps emptier than any the model
+# has seen) gets cuSPARSE instead of an extrapolated guess. The other side
+# (better balanced, fuller warps) is where generated kernels do best.
+DOMAIN = {"cta_imbalance.mean": "max", "warp_utilization": "min"}
+UNBOUNDED = 1e300
 # The margin shipped: the largest (fewest losses to cuSPARSE) that keeps the
-# held-out selection at >= 97 % of the oracle; the best one if none does.
+# held-out selection at >= 97 % of the oracle; if none does, the largest
+# within 0.1 point of the best.
 TARGET = 0.97
 
 
@@ -84,8 +87,12 @@ def fit(x, y):
 
 
 def domain_of(x, feats):
-    return {f: [float(x[:, feats.index(f)].min()), float(x[:, feats.index(f)].max())]
-            for f in DOMAIN}
+    out = {}
+    for f, side in DOMAIN.items():
+        v = x[:, feats.index(f)]
+        out[f] = ([-UNBOUNDED, float(v.max())] if side == "max"
+                  else [float(v.min()), UNBOUNDED])
+    return out
 
 
 def choose(models, x, cus, margin, domain, feats):
@@ -165,9 +172,11 @@ def main():
             te = groups == g
             pick[te], _ = choose(held[g][0], x[te], cus, margin, held[g][1], feats)
         results[margin] = pick
-    meeting = [m for m in MARGINS if score(t, results[m], cus)[0] >= TARGET]
-    margin = (max(meeting) if meeting else
-              max(MARGINS, key=lambda m: score(t, results[m], cus)[0]))
+    # Otherwise the largest margin within 0.1 point of the best % of oracle.
+    oracle_share = {m: score(t, results[m], cus)[0] for m in MARGINS}
+    meeting = [m for m in MARGINS if oracle_share[m] >= TARGET]
+    margin = max(meeting or [m for m in MARGINS
+                             if oracle_share[m] >= max(oracle_share.values()) - 0.001])
     pick = results[margin]
 
     lines = ["# Selector validation: leave one group out (%s)" % os.path.basename(args.data), "",
@@ -176,8 +185,10 @@ def main():
              "cuSPARSE algorithm; `losses` = rows where the selection is slower than cuSPARSE "
              "(in parentheses: by more than 3.5 %%, the 90th percentile of the run-to-run "
              "difference of the same package's time). Domain: %s. "
-             "Margin %.2f (log2): the largest of %s whose held-out %% of oracle is >= %d %%."
-             % (", ".join(DOMAIN), margin, MARGINS, round(100 * TARGET)),
+             "Margin %.2f (log2): the largest of %s whose held-out %% of oracle is >= %d %% "
+             "(or, if none is, within 0.1 point of the best)."
+             % (", ".join("%s (%s)" % kv for kv in DOMAIN.items()), margin, MARGINS,
+                round(100 * TARGET)),
              "", "| group | rows | % of oracle | selected speedup | oracle speedup | losses |",
              "|---|---|---|---|---|---|"]
     def beyond(m, p):
