@@ -536,7 +536,9 @@ protected:
     return Status::ok();
   }
 
-  static std::string limitText() { return std::to_string(kMaxIndex); }
+  /// The largest dimension or entry count accepted.
+  int64_t indexLimit() const { return std::min(options.maxIndex, kMaxIndex); }
+  std::string limitText() const { return std::to_string(indexLimit()); }
 
   Scanner &sc;
   std::string_view name;
@@ -654,7 +656,7 @@ private:
     }
   }
 
-  /// Reads one size field into `v`, at most kMaxIndex.
+  /// Reads one size field into `v`, at most indexLimit().
   Status readSizeField(const char *what, int64_t &v) {
     StatusOr<std::string_view> next = nextToken();
     if (!next)
@@ -669,7 +671,7 @@ private:
     if (v < 0)
       return failHere(std::string(what) + " is negative (" + escaped(tok) +
                       ")");
-    if (v > kMaxIndex)
+    if (v > indexLimit())
       return failHere(std::string(what) + " " + escaped(tok) +
                       " exceeds the limit " + limitText());
     sc.advance(tok.size());
@@ -876,7 +878,7 @@ private:
       coo.col.push_back(j);
       coo.value.push_back(value);
       if (mirror && i != j) {
-        if (coo.row.size() >= static_cast<size_t>(kMaxIndex))
+        if (coo.row.size() >= static_cast<size_t>(indexLimit()))
           return fail(line, "more than " + limitText() +
                                 " stored entries after symmetric expansion");
         coo.row.push_back(j);
@@ -968,7 +970,7 @@ private:
       if (field[i] < 0)
         return fail(1, std::string(kWhat[i]) + " is negative (" + escaped(num) +
                            ")");
-      if (field[i] > kMaxIndex)
+      if (field[i] > indexLimit())
         return fail(1, std::string(kWhat[i]) + " " + escaped(num) +
                            " exceeds the limit " + limitText());
     }
