@@ -818,6 +818,9 @@ TEST(CorruptionTest, CraftedManifests) {
       {"schema 'other'", [](json &m) { m["schema"] = "other"; }},
       {"version is -1", [](json &m) { m["version"] = -1; }},
       {"unexpected key 'extra'", [](json &m) { m["extra"] = 1; }},
+      // Found by spperm-fuzz-package: a key is escaped in the message, which
+      // stays one line.
+      {"unexpected key 'a\\x0ab'", [](json &m) { m["a\nb"] = 1; }},
       {"missing key 'layers'", [](json &m) { m.erase("layers"); }},
       {"layers is empty", [](json &m) { m["layers"] = json::array(); }},
       {"target '../x'", [](json &m) { m["target"] = "../x"; }},

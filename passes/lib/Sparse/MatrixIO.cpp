@@ -15,6 +15,8 @@
 
 #include "spperm/Sparse/MatrixIO.h"
 
+#include "Escape.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cerrno>
@@ -321,30 +323,6 @@ private:
   bool failed = false;
   std::string ioMessage;
 };
-
-/// `tok` for a message: at most 40 bytes, non-printable bytes escaped, so the
-/// message stays one printable line.
-std::string escaped(std::string_view tok) {
-  constexpr size_t kMax = 40;
-  std::string out;
-  for (size_t i = 0; i < tok.size() && i < kMax; ++i) {
-    unsigned char c = static_cast<unsigned char>(tok[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  if (tok.size() > kMax)
-    out += "...";
-  return out;
-}
-
-/// escaped(tok) in single quotes.
-std::string quoted(std::string_view tok) { return "'" + escaped(tok) + "'"; }
 
 bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size())
