@@ -228,6 +228,13 @@ TEST(Sha256Test, FileMatchesMemoryAtEveryPaddingBoundary) {
   StatusOr<std::string> missing = sha256File(dir.path("missing"));
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.message().find("cannot open"), std::string::npos);
+  // Not a regular file: refused rather than read forever (an external
+  // package source naming /dev/zero hung readPackage).
+  for (const std::string &special : {std::string("/dev/zero"), dir.root()}) {
+    StatusOr<std::string> sha = sha256File(special);
+    ASSERT_FALSE(sha) << special;
+    EXPECT_EQ(sha.message(), special + ": not a regular file");
+  }
 }
 
 //===----------------------------------------------------------------------===//
