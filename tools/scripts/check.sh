@@ -3,8 +3,10 @@
 #
 # Installs what is missing, builds, and runs check-spperm through lit: the
 # FileCheck tests under test/ and every gtest binary. GPU tests need a GPU and
-# are reported as UNSUPPORTED (skipped) elsewhere, never as passed. The last
-# line is the summary `check-spperm: N passed, N failed, N skipped`.
+# are reported as UNSUPPORTED (skipped) elsewhere, never as passed. Then a
+# short fuzzing run (fuzz.sh, SPPERM_FUZZ_SECONDS per target, default 60; 0
+# skips it) whose finding fails the check. The last line is the summary
+# `check-spperm: N passed, N failed, N skipped`.
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -32,6 +34,14 @@ skipped=$(( skipped + $(count "Expectedly Failed" || true) + 0 ))
 if [ -z "$passed" ] || [ "$passed" -eq 0 ]; then
   echo "check: error: lit ran no test" >&2
   status=1
+fi
+
+fuzz_seconds="${SPPERM_FUZZ_SECONDS:-60}"
+if [ "$fuzz_seconds" != 0 ]; then
+  if ! bash "$SPPERM_ROOT/tools/scripts/fuzz.sh" "$fuzz_seconds"; then
+    echo "check: error: fuzzing found a problem (tools/scripts/fuzz.sh)" >&2
+    status=1
+  fi
 fi
 echo "check-spperm: ${passed:-0} passed, $failed failed, $skipped skipped"
 exit "$status"

@@ -15,6 +15,8 @@
 
 #include "spperm/Sparse/MatrixIO.h"
 
+#include "Escape.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cerrno>
@@ -322,30 +324,6 @@ private:
   std::string ioMessage;
 };
 
-/// `tok` for a message: at most 40 bytes, non-printable bytes escaped, so the
-/// message stays one printable line.
-std::string escaped(std::string_view tok) {
-  constexpr size_t kMax = 40;
-  std::string out;
-  for (size_t i = 0; i < tok.size() && i < kMax; ++i) {
-    unsigned char c = static_cast<unsigned char>(tok[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  if (tok.size() > kMax)
-    out += "...";
-  return out;
-}
-
-/// escaped(tok) in single quotes.
-std::string quoted(std::string_view tok) { return "'" + escaped(tok) + "'"; }
-
 bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size())
     return false;
@@ -536,7 +514,9 @@ protected:
     return Status::ok();
   }
 
-  static std::string limitText() { return std::to_string(kMaxIndex); }
+  /// The largest dimension or entry count accepted.
+  int64_t indexLimit() const { return std::min(options.maxIndex, kMaxIndex); }
+  std::string limitText() const { return std::to_string(indexLimit()); }
 
   Scanner &sc;
   std::string_view name;
@@ -654,7 +634,7 @@ private:
     }
   }
 
-  /// Reads one size field into `v`, at most kMaxIndex.
+  /// Reads one size field into `v`, at most indexLimit().
   Status readSizeField(const char *what, int64_t &v) {
     StatusOr<std::string_view> next = nextToken();
     if (!next)
@@ -669,7 +649,7 @@ private:
     if (v < 0)
       return failHere(std::string(what) + " is negative (" + escaped(tok) +
                       ")");
-    if (v > kMaxIndex)
+    if (v > indexLimit())
       return failHere(std::string(what) + " " + escaped(tok) +
                       " exceeds the limit " + limitText());
     sc.advance(tok.size());
@@ -876,7 +856,7 @@ private:
       coo.col.push_back(j);
       coo.value.push_back(value);
       if (mirror && i != j) {
-        if (coo.row.size() >= static_cast<size_t>(kMaxIndex))
+        if (coo.row.size() >= static_cast<size_t>(indexLimit()))
           return fail(line, "more than " + limitText() +
                                 " stored entries after symmetric expansion");
         coo.row.push_back(j);
@@ -968,7 +948,7 @@ private:
       if (field[i] < 0)
         return fail(1, std::string(kWhat[i]) + " is negative (" + escaped(num) +
                            ")");
-      if (field[i] > kMaxIndex)
+      if (field[i] > indexLimit())
         return fail(1, std::string(kWhat[i]) + " " + escaped(num) +
                            " exceeds the limit " + limitText());
     }

@@ -14,6 +14,8 @@
 
 #include "spperm/Sparse/Npy.h"
 
+#include "Escape.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -86,7 +88,8 @@ public:
         return fail(error, "expected a quoted key in the header dict");
       skipSpaces();
       if (!consume(':'))
-        return fail(error, "expected ':' after '" + key + "' in the header");
+        return fail(error,
+                    "expected ':' after " + quoted(key) + " in the header");
       skipSpaces();
       if (key == "descr") {
         if (!parseString(header.descr))
@@ -102,7 +105,7 @@ public:
                              "integers");
         seenShape = true;
       } else {
-        return fail(error, "unexpected key '" + key + "' in the header");
+        return fail(error, "unexpected key " + quoted(key) + " in the header");
       }
       skipSpaces();
       if (consume(','))
@@ -335,8 +338,8 @@ StatusOr<DenseMatrix> spperm::readNpy(const std::string &path) {
 
   const bool little = isLittleEndianHost();
   if (header.descr != "<f4" && !(little && header.descr == "=f4"))
-    return error("unsupported dtype '" + header.descr +
-                 "' (expected '<f4', little-endian float32)");
+    return error("unsupported dtype " + quoted(header.descr) +
+                 " (expected '<f4', little-endian float32)");
   if (header.fortranOrder)
     return error("Fortran-order arrays are not supported (expected C order)");
   if (header.shape.size() != 2)

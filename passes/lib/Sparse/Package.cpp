@@ -25,6 +25,7 @@
 
 #include "spperm/Sparse/Package.h"
 
+#include "Escape.h"
 #include "Sha256.h"
 
 #include <nlohmann/json.hpp>
@@ -799,12 +800,13 @@ public:
   }
 
   /// Refuses members other than `allowed` (a misspelt key is an error, not
-  /// an ignored one).
+  /// an ignored one). The key is any JSON string: it is escaped in the
+  /// message, which stays one line.
   bool onlyKeys(const json &obj, const std::string &ctx,
                 std::initializer_list<std::string_view> allowed) {
     for (auto it = obj.begin(); it != obj.end(); ++it)
       if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
-        return fail("unexpected key " + inQuotes(join(ctx, it.key())));
+        return fail("unexpected key " + inQuotes(join(ctx, escaped(it.key()))));
     return true;
   }
 

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <sys/stat.h>
 
 using namespace spperm;
 using spperm::detail::Sha256;
@@ -147,6 +148,13 @@ StatusOr<std::string> spperm::sha256File(const std::string &path) {
   std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
   if (!file)
     return Status::error(path + ": cannot open: " + std::strerror(errno));
+  // A device or a FIFO may never end (a package whose external source was
+  // /dev/zero hung the reader: found by spperm-fuzz-package's reach).
+  struct stat st;
+  if (::fstat(::fileno(file.get()), &st) != 0)
+    return Status::error(path + ": cannot open: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return Status::error(path + ": not a regular file");
   Sha256 hasher;
   std::unique_ptr<char[]> chunk(new char[1 << 16]);
   while (true) {

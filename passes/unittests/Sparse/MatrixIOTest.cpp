@@ -363,6 +363,39 @@ TEST(MatrixMarketErrors, NegativeOrOversizedDimensions) {
       "m.mtx:2: skew-symmetric matrix must be square, but it is 4 x 3");
 }
 
+TEST(MatrixIOErrors, LowerIndexLimit) {
+  // ReadOptions::maxIndex bounds dimensions and entries (the fuzz targets
+  // read with 2^20); values above kMaxIndex act as kMaxIndex.
+  ReadOptions options;
+  options.maxIndex = 4;
+  auto parse = [&](const std::string &text, MatrixFileFormat format) {
+    return parseMatrixText(text, format, "m", options);
+  };
+  StatusOr<CsrMatrix> m = parse(std::string(kBanner) + "4 4 1\n4 4 1\n",
+                                MatrixFileFormat::MatrixMarket);
+  ASSERT_TRUE(m.isOk()) << m.message();
+  EXPECT_EQ(m->rows, 4);
+  m = parse(std::string(kBanner) + "5 4 1\n1 1 1\n",
+            MatrixFileFormat::MatrixMarket);
+  ASSERT_FALSE(m.isOk());
+  EXPECT_EQ(m.message(), "m:2: number of rows 5 exceeds the limit 4");
+  m = parse("%%MatrixMarket matrix coordinate pattern symmetric\n4 4 3\n"
+            "2 1\n3 1\n4 1\n",
+            MatrixFileFormat::MatrixMarket);
+  ASSERT_FALSE(m.isOk());
+  EXPECT_EQ(m.message(), "m:5: more than 4 stored entries after symmetric "
+                         "expansion");
+  m = parse("2, 9, 1\n0 0 1\n3\n", MatrixFileFormat::Smtx);
+  ASSERT_FALSE(m.isOk());
+  EXPECT_EQ(m.message(), "m:1: number of columns 9 exceeds the limit 4");
+  options.maxIndex = INT64_MAX;
+  m = parse(std::string(kBanner) + "2147483648 3 1\n",
+            MatrixFileFormat::MatrixMarket);
+  ASSERT_FALSE(m.isOk());
+  EXPECT_EQ(m.message(),
+            "m:2: number of rows 2147483648 exceeds the limit 2147483647");
+}
+
 TEST(MatrixMarketErrors, EntryCountLies) {
   expectMtxError(std::string(kBanner) + "3 3 5\n1 1 1\n2 2 1\n3 3 1\n",
                  "m.mtx:5: file ends after 3 of 5 entries");

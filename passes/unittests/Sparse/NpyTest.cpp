@@ -203,6 +203,21 @@ TEST(Npy, RejectsMalformedFiles) {
                 "'x': 1}",
                 data),
        "malformed .npy header: unexpected key 'x' in the header"},
+      // Found by spperm-fuzz-npy: header text quoted in a message is
+      // escaped (and cut), so the message stays one line.
+      {"newlinekey.npy",
+       npyBytes("{'descr': '<f4', '\nortran_order': False, 'shape': (2, 3)}",
+                data),
+       "malformed .npy header: unexpected key '\\x0aortran_order' in the "
+       "header"},
+      {"colonkey.npy", npyBytes("{'a\tb' False}", data),
+       "malformed .npy header: expected ':' after 'a\\x09b' in the header"},
+      {"longdescr.npy",
+       npyBytes("{'descr': '" + std::string(50, 'f') +
+                    "\r', 'fortran_order': False, 'shape': (2, 3)}",
+                data),
+       "unsupported dtype 'ffffffffffffffffffffffffffffffffffffffff...' "
+       "(expected '<f4', little-endian float32)"},
       {"notdict.npy", npyBytes("[1, 2]", data),
        "malformed .npy header: header is not a dict"},
       {"badshape.npy",

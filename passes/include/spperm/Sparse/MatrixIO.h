@@ -62,6 +62,11 @@ enum class MatrixFileFormat { MatrixMarket, Smtx };
 /// Options that control how a matrix file becomes a CsrMatrix.
 struct ReadOptions {
   ValuesSpec values;
+  /// The largest number of rows, columns or entries accepted (values above
+  /// kMaxIndex act as kMaxIndex). A lower limit bounds the memory a file can
+  /// make the reader allocate (the row offsets are sized by the header once
+  /// it is validated); the fuzz targets set it.
+  int64_t maxIndex = kMaxIndex;
 };
 
 /// Reads a matrix file; the format is chosen from the extension (`.mtx`,

@@ -142,7 +142,8 @@ std::vector<LayerBuffer> layerBuffers(const PackageLayer &layer);
 /// SHA-256 of `size` bytes, as 64 lowercase hex digits.
 std::string sha256Hex(const void *data, size_t size);
 
-/// SHA-256 of a file's bytes.
+/// SHA-256 of a file's bytes. Anything but a regular file (a directory, a
+/// device, a FIFO) is an error.
 StatusOr<std::string> sha256File(const std::string &path);
 
 } // namespace spperm
