@@ -3,13 +3,15 @@
 and controlled damage to package files.
 
 Usage:
-  spmm.py make-b ROWS K SEED OUT.npy
-      a ROWS x K float32 array, uniform in [-1, 1).
+  spmm.py make-b ROWS K SEED OUT.npy [--special]
+      a ROWS x K float32 array, uniform in [-1, 1); with --special, one NaN,
+      one +Inf and one -Inf in it (K >= 3).
   spmm.py check MATRIX.mtx B.npy C.npy [--values SPEC] [--tol T]
       C must equal A @ B (A read here, independently of spperm, with the
       DESIGN contract's --values rules; computed in float64) to a relative
-      Frobenius error <= T (default 1e-5). Prints `ok: ...` or `MISMATCH:
-      ...` (exit 1).
+      Frobenius error <= T (default 1e-5) over the finite entries of the
+      reference, and NaN / +-Inf exactly where it has them. Prints `ok: ...`
+      or `MISMATCH: ...` (exit 1).
   spmm.py flip FILE OFFSET
       XORs the byte at OFFSET (negative: from the end) with 0x01.
   spmm.py replace FILE OLD NEW
@@ -110,11 +112,23 @@ def check(args):
     if c.shape != want.shape:
         print("MISMATCH: C has shape %s, expected %s" % (c.shape, want.shape))
         return 1
+    # NaN and +-Inf in B must come through where the reference has them;
+    # the error is measured over the finite entries.
+    finite = np.isfinite(want)
+    special = int(np.sum(~finite))
+    wrong = int(np.sum(~finite & ~((np.isnan(want) & np.isnan(c)) | (want == c))))
+    if wrong:
+        print("MISMATCH: %d of the %d non-finite entries of the reference differ in C"
+              % (wrong, special))
+        return 1
+    want = np.where(finite, want, 0.0)
+    got = np.where(finite, c.astype(np.float64), 0.0)
     norm = np.linalg.norm(want)
-    err = np.linalg.norm(c.astype(np.float64) - want)
+    err = np.linalg.norm(got - want)
     rel = err / norm if norm > 0 else err
     verdict = "ok" if rel <= tol else "MISMATCH"
-    print("%s: C %s, relative error %.3g" % (verdict, c.shape, rel))
+    print("%s: C %s, relative error %.3g%s" % (
+        verdict, c.shape, rel, ", %d non-finite entries as expected" % special if special else ""))
     return 0 if rel <= tol else 1
 
 
@@ -123,7 +137,10 @@ def main():
     if cmd == "make-b":
         rows, k, seed = int(args[0]), int(args[1]), int(args[2])
         rng = np.random.default_rng(seed)
-        np.save(args[3], rng.uniform(-1, 1, (rows, k)).astype("<f4"))
+        b = rng.uniform(-1, 1, (rows, k)).astype("<f4")
+        if "--special" in args[4:]:
+            b[0, 0], b[rows // 2, 1], b[rows - 1, 2] = np.nan, np.inf, -np.inf
+        np.save(args[3], b)
         return 0
     if cmd == "check":
         return check(args)
