@@ -1086,43 +1086,34 @@ private:
       launch = trivialLaunch(device, k, c, stream);
       return SPRT_OK;
     }
-    std::unique_ptr<Plan> &plan = plans[{index, k, stream}];
+    Plan *p = nullptr;
     if (!choice.cusparse) {
       SPRT_RETURN_IF_ERROR(
           generatedLaunch(device, layer, choice, b, k, c, stream, launch));
       if (!layer.libraryCheck)
         return SPRT_OK;
-      // The library check: at the first call for (layer, K, stream), time
-      // the generated kernels and the best cuSPARSE algorithm on this call's
-      // operands and keep the faster.
-      auto decided = libraryChosen.find({index, k, stream});
-      if (decided == libraryChosen.end()) {
-        float times[5];
-        SPRT_RETURN_IF_ERROR(timeLaunches(d, stream, 1, 5, times, launch));
-        std::sort(times, times + 5);
-        float libraryMs = 0.0f;
-        std::unique_ptr<Plan> candidate;
-        // A layer cuSPARSE cannot run keeps its kernels (and the caller's
-        // last error).
-        const std::string savedError = sprt_last_error();
-        const bool ran =
-            choosePlan(device, b, k, c, stream, candidate, &libraryMs) ==
-            SPRT_OK;
-        if (!ran)
-          failWith(SPRT_OK, savedError);
-        const bool library = ran && libraryMs < times[2];
-        if (library)
-          plan = std::move(candidate);
-        decided = libraryChosen.emplace(std::make_tuple(index, k, stream),
-                                        library)
-                      .first;
+      // The library check, at the first call for (layer, K, stream): the
+      // plan kept is cuSPARSE's when it was faster, null when the
+      // generated kernels were.
+      auto [checked, first] =
+          plans.try_emplace(std::make_tuple(index, k, stream));
+      if (first) {
+        sprt_status s = checkAgainstLibrary(device, b, k, c, stream, launch,
+                                            checked->second);
+        if (s != SPRT_OK) {
+          plans.erase(checked);
+          return s;
+        }
       }
-      if (!decided->second)
+      if (!checked->second)
         return SPRT_OK;
-    } else if (!plan) {
-      SPRT_RETURN_IF_ERROR(choosePlan(device, b, k, c, stream, plan));
+      p = checked->second.get();
+    } else {
+      std::unique_ptr<Plan> &plan = plans[{index, k, stream}];
+      if (!plan)
+        SPRT_RETURN_IF_ERROR(choosePlan(device, b, k, c, stream, plan));
+      p = plan.get();
     }
-    Plan *p = plan.get();
     launch = [p, b, c] { return p->run(b, c); };
     return SPRT_OK;
   }
@@ -1185,6 +1176,30 @@ private:
     return SPRT_OK;
   }
 
+  /// Times `generated` (1 warm-up, 5 runs, median) and the best cuSPARSE
+  /// algorithm on this call's operands; sets `libraryPlan` to cuSPARSE's
+  /// plan when it was faster, else leaves it null. A layer cuSPARSE cannot
+  /// run keeps its kernels (and the caller's last error).
+  sprt_status checkAgainstLibrary(const DeviceLayer &device, const float *b,
+                                  int64_t k, float *c, CUstream stream,
+                                  const std::function<sprt_status()> &generated,
+                                  std::unique_ptr<Plan> &libraryPlan) {
+    float times[5];
+    SPRT_RETURN_IF_ERROR(timeLaunches(d, stream, 1, 5, times, generated));
+    std::sort(times, times + 5);
+    float libraryMs = 0.0f;
+    std::unique_ptr<Plan> candidate;
+    const std::string savedError = sprt_last_error();
+    if (choosePlan(device, b, k, c, stream, candidate, &libraryMs) !=
+        SPRT_OK) {
+      failWith(SPRT_OK, savedError);
+      return SPRT_OK;
+    }
+    if (libraryMs < times[2])
+      libraryPlan = std::move(candidate);
+    return SPRT_OK;
+  }
+
   /// Prepares every algorithm that applies to K, times each (1 warm-up, 5
   /// runs, median), and keeps the fastest (its median in `medianMs`). An algorithm that fails (cuSPARSE
   /// refuses some for some shapes, not always with NOT_SUPPORTED) is skipped
@@ -1241,12 +1256,10 @@ private:
   /// Serializes the calls on this package (they share the handle and the
   /// plans; the work itself is only enqueued while it is held).
   std::mutex mutex;
-  /// The chosen plan per (layer, K, stream).
+  /// The chosen plan per (layer, K, stream); for a layer with the library
+  /// check, a null plan records that its generated kernels won.
   std::map<std::tuple<int64_t, int64_t, CUstream>, std::unique_ptr<Plan>>
       plans;
-  /// For layers with the library check: whether cuSPARSE won, per (layer,
-  /// K, stream).
-  std::map<std::tuple<int64_t, int64_t, CUstream>, bool> libraryChosen;
 };
 
 } // namespace

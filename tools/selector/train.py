@@ -216,14 +216,13 @@ def main():
     for c in pick:
         counts[cands[c]] = counts.get(cands[c], 0) + 1
     lines += ["", "Choices (held out): " + ", ".join("%s %d" % kv for kv in sorted(counts.items(), key=lambda kv: -kv[1])), ""]
-    report = "\n".join(lines)
 
     full = fit(x, y)
     text = export(full, feats, cands, margin, domain_of(x, feats), args.target)
 
     # The shipped model on the sweep's own matrices: what a user compiling
     # these matrices gets (in-sample, so better than the held-out numbers).
-    shipped, _ = choose(full, x, cus, margin, domain_of(x, feats), feats)
+    in_sample, _ = choose(full, x, cus, margin, domain_of(x, feats), feats)
     sets = np.array([r["set"] for r in rows])
     lines += ["## The shipped model on the sweep's matrices (in-sample)", "",
               "| set | K | rows | % of oracle | selected speedup (min, # < 1) | oracle speedup |",
@@ -231,8 +230,8 @@ def main():
     for st in sorted(set(sets)):
         for k in sorted(set(ks)):
             m = (sets == st) & (ks == k)
-            o, sp, so, _ = score(t[m], shipped[m], cus)
-            ratio = t[m][:, cus] / t[m][np.arange(int(m.sum())), shipped[m]]
+            o, sp, so, _ = score(t[m], in_sample[m], cus)
+            ratio = t[m][:, cus] / t[m][np.arange(int(m.sum())), in_sample[m]]
             lines.append("| %s | %d | %d | %.1f | %.3f (%.2f, %d) | %.3f |" % (
                 st, k, int(m.sum()), 100 * o, sp, ratio.min(), int(np.sum(ratio < 1)), so))
     lines.append("")

@@ -151,6 +151,14 @@ private:
   std::string path;
 };
 
+/// Best (lowest predicted ratio) first, ties in their given order.
+void sortByPrediction(std::vector<RankedCandidate> &ranked) {
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const RankedCandidate &a, const RankedCandidate &b) {
+                     return a.predictedLog2Ratio < b.predictedLog2Ratio;
+                   });
+}
+
 } // namespace
 
 StatusOr<SelectorModel> spperm::parseSelectorModel(const std::string &text,
@@ -293,21 +301,24 @@ spperm::rankCandidates(const SelectorModel &model,
     ranked.push_back(
         {model.candidates[c], model.init[c] + model.learningRate * sum});
   }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const RankedCandidate &a, const RankedCandidate &b) {
-                     return a.predictedLog2Ratio < b.predictedLog2Ratio;
-                   });
+  sortByPrediction(ranked);
   return ranked;
+}
+
+std::map<std::string, double>
+spperm::selectorInputs(std::map<std::string, double> features, int64_t k) {
+  features["k"] = static_cast<double>(k);
+  features["log2_k"] =
+      std::log2(static_cast<double>(std::max<int64_t>(k, 1)));
+  return features;
 }
 
 std::map<std::string, double> spperm::selectorInputs(const Features &f,
                                                      int64_t k) {
-  std::map<std::string, double> inputs;
+  std::map<std::string, double> flat;
   for (const FeatureValue &v : flattenFeatures(f))
-    inputs[v.group.empty() ? v.name : v.group + "." + v.name] = v.value;
-  inputs["k"] = static_cast<double>(k);
-  inputs["log2_k"] = std::log2(static_cast<double>(std::max<int64_t>(k, 1)));
-  return inputs;
+    flat[v.group.empty() ? v.name : v.group + "." + v.name] = v.value;
+  return selectorInputs(std::move(flat), k);
 }
 
 std::vector<RankedCandidate>
@@ -367,9 +378,6 @@ spperm::rankByCostModel(const std::map<std::string, double> &inputs) {
     best = std::min(best, c.predictedLog2Ratio);
   for (RankedCandidate &c : ranked)
     c.predictedLog2Ratio -= best;
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const RankedCandidate &a, const RankedCandidate &b) {
-                     return a.predictedLog2Ratio < b.predictedLog2Ratio;
-                   });
+  sortByPrediction(ranked);
   return ranked;
 }

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // The models of tools/selector/models/, embedded at build time
-// (cmake/EmbedFiles.cmake), parsed on first use.
+// (cmake/EmbedFiles.cmake) and parsed when asked for; and the selection
+// that uses them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,9 +45,21 @@ spperm::shippedSelectorModel(const std::string &target) {
                        "'");
 }
 
+bool spperm::usesSelectorModel(const SelectionOptions &options) {
+  return !options.costModel && (!options.modelPath.empty() ||
+                                hasShippedSelectorModel(options.target));
+}
+
+StatusOr<SelectorModel>
+spperm::loadSelectorModel(const SelectionOptions &options) {
+  return options.modelPath.empty() ? shippedSelectorModel(options.target)
+                                   : readSelectorModel(options.modelPath);
+}
+
 StatusOr<Selection>
 spperm::selectVariant(const std::map<std::string, double> &inputs,
-                      const SelectionOptions &options) {
+                      const SelectionOptions &options,
+                      const SelectorModel *model) {
   auto given = [](const std::string &s) { return !s.empty() && s != "auto"; };
   Selection out;
   if (given(options.strategy) && given(options.format)) {
@@ -54,13 +67,14 @@ spperm::selectVariant(const std::map<std::string, double> &inputs,
     out.source = "forced";
     return out;
   }
-  if (!options.costModel &&
-      (!options.modelPath.empty() || hasShippedSelectorModel(options.target))) {
-    StatusOr<SelectorModel> model =
-        options.modelPath.empty() ? shippedSelectorModel(options.target)
-                                  : readSelectorModel(options.modelPath);
-    if (!model)
-      return Status::error(model.message());
+  if (usesSelectorModel(options)) {
+    StatusOr<SelectorModel> loaded = SelectorModel();
+    if (!model) {
+      loaded = loadSelectorModel(options);
+      if (!loaded)
+        return Status::error(loaded.message());
+      model = &*loaded;
+    }
     StatusOr<std::vector<RankedCandidate>> ranked =
         rankCandidates(*model, inputs);
     if (!ranked)

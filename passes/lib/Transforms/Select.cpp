@@ -12,6 +12,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
+
 namespace mlir {
 namespace spperm {
 #define GEN_PASS_DEF_SPPERMSELECT
@@ -24,7 +26,7 @@ using namespace mlir::spperm;
 
 std::map<std::string, double>
 mlir::spperm::getSelectorInputs(FeaturesAttr features, int64_t k) {
-  std::map<std::string, double> inputs;
+  std::map<std::string, double> flat;
   auto number = [](Attribute a) -> std::optional<double> {
     if (auto i = dyn_cast<IntegerAttr>(a))
       return static_cast<double>(i.getValue().getSExtValue());
@@ -34,17 +36,15 @@ mlir::spperm::getSelectorInputs(FeaturesAttr features, int64_t k) {
   };
   for (NamedAttribute entry : features.getEntries()) {
     if (std::optional<double> v = number(entry.getValue())) {
-      inputs[entry.getName().str()] = *v;
+      flat[entry.getName().str()] = *v;
       continue;
     }
     if (auto group = dyn_cast<DictionaryAttr>(entry.getValue()))
       for (NamedAttribute inner : group)
         if (std::optional<double> v = number(inner.getValue()))
-          inputs[entry.getName().str() + "." + inner.getName().str()] = *v;
+          flat[entry.getName().str() + "." + inner.getName().str()] = *v;
   }
-  inputs["k"] = static_cast<double>(k);
-  inputs["log2_k"] = std::log2(static_cast<double>(std::max<int64_t>(k, 1)));
-  return inputs;
+  return ::spperm::selectorInputs(std::move(flat), k);
 }
 
 namespace {
@@ -80,6 +80,8 @@ struct SpPermSelectPass
     options.strategy = strategy;
     options.format = format;
     options.margin = margin;
+    // The learned model, read when the first matrix needs it, once.
+    std::optional<::spperm::SelectorModel> learned;
 
     WalkResult result = module.walk([&](SpMMOp op) -> WalkResult {
       LoadOp load = getSourceLoad(op.getMatrix());
@@ -99,8 +101,17 @@ struct SpPermSelectPass
         return load.emitOpError(
             "has no features to choose its variant from (run "
             "spperm-extract-features first)");
+      if (!learned && ::spperm::usesSelectorModel(options) &&
+          !(given(strategy) && given(format))) {
+        ::spperm::StatusOr<::spperm::SelectorModel> loaded =
+            ::spperm::loadSelectorModel(options);
+        if (!loaded)
+          return load.emitOpError() << loaded.message();
+        learned = std::move(*loaded);
+      }
       ::spperm::StatusOr<::spperm::Selection> selection =
-          ::spperm::selectVariant(inputs, options);
+          ::spperm::selectVariant(inputs, options,
+                                  learned ? &*learned : nullptr);
       if (!selection)
         return load.emitOpError() << selection.message();
       load.setChoiceAttr(ChoiceAttr::get(ctx, selection->choice.strategy,

@@ -96,6 +96,11 @@ rankCandidates(const SelectorModel &model,
 /// `spperm-inspect --json` nests them), "k" and "log2_k".
 std::map<std::string, double> selectorInputs(const Features &f, int64_t k);
 
+/// The same from features already flattened to `group.name` keys (what
+/// `#spperm.features` holds): `features` with "k" and "log2_k" added.
+std::map<std::string, double>
+selectorInputs(std::map<std::string, double> features, int64_t k);
+
 /// `ranked` with the cuSPARSE candidate moved first unless the first
 /// candidate is predicted faster than it by `margin` (log2 units).
 std::vector<RankedCandidate>
@@ -148,9 +153,19 @@ struct Selection {
   std::string source;
 };
 
-/// Chooses a variant for a layer with the inputs of selectorInputs.
+/// Whether `options` choose with a learned model (a model file, or the
+/// model shipped for the target) rather than the cost model.
+bool usesSelectorModel(const SelectionOptions &options);
+
+/// The learned model `options` name: the file, else the shipped one.
+StatusOr<SelectorModel> loadSelectorModel(const SelectionOptions &options);
+
+/// Chooses a variant for a layer with the inputs of selectorInputs. When
+/// `options` use a learned model, `model` is it (loaded once by a caller
+/// that selects for many layers); null loads it here.
 StatusOr<Selection> selectVariant(const std::map<std::string, double> &inputs,
-                                  const SelectionOptions &options);
+                                  const SelectionOptions &options,
+                                  const SelectorModel *model = nullptr);
 
 } // namespace spperm
 
