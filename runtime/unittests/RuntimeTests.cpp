@@ -327,6 +327,7 @@ TEST(PackageTest, RoundTripIsExact) {
   kernel.sharedBytes = 4096;
   layers[0].kernels.push_back(kernel);
   layers[0].sourceSha256 = std::string(64, 'a');
+  layers[0].libraryCheck = true;
   layers[1].values = {ValueMode::Random, 42};
   PackageOptions options;
   options.ptx = "// ptx\n.version 8.0\n";
@@ -343,6 +344,9 @@ TEST(PackageTest, RoundTripIsExact) {
   EXPECT_FALSE(read->externalData);
   EXPECT_EQ(read->ptx, options.ptx);
   EXPECT_EQ(read->cubin, options.cubin);
+  // The library check is kept for the layer that asks for it only.
+  EXPECT_TRUE(read->layers[0].libraryCheck);
+  EXPECT_FALSE(read->layers[1].libraryCheck);
   ASSERT_EQ(read->layers.size(), layers.size());
   for (size_t i = 0; i < layers.size(); ++i) {
     SCOPED_TRACE(layers[i].name);
@@ -839,6 +843,8 @@ TEST(CorruptionTest, CraftedManifests) {
        [](json &m) { m["code"]["cubin"]["size"] = INT64_MAX; }},
       {"layers[0] ('a').rows is -12",
        [](json &m) { m["layers"][0]["rows"] = -12; }},
+      {"layers[0] ('a').library_check must be true or false",
+       [](json &m) { m["layers"][0]["library_check"] = 3; }},
       {"rows is 4294967296",
        [](json &m) { m["layers"][0]["rows"] = int64_t(1) << 32; }},
       {"rows must be an integer",
