@@ -290,6 +290,24 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
     return invalid("B is NULL");
   if (!c && cCount > 0)
     return invalid("C is NULL");
+  // Floats are read and written whole; on the GPU, a K that is a multiple
+  // of 4 selects kernels that move 4 floats at a time (16-byte vector
+  // loads and stores of B's and C's rows), which fault on a misaligned
+  // address — refused here instead of in the middle of a launch.
+  const uintptr_t alignment =
+      package->device == SPRT_DEVICE_GPU && k % 4 == 0 ? 16 : alignof(float);
+  auto misaligned = [alignment](const float *p) {
+    return reinterpret_cast<uintptr_t>(p) % alignment != 0;
+  };
+  for (auto [name, p] : {std::pair<const char *, const float *>{"B", b},
+                         std::pair<const char *, const float *>{"C", c}})
+    if (p && misaligned(p))
+      return invalid(std::string(name) + " is not " +
+                     std::to_string(alignment) + "-byte aligned" +
+                     (alignment == 16 ? " (K = " + std::to_string(k) +
+                                            " is a multiple of 4: the GPU "
+                                            "kernels move 16 bytes at a time)"
+                                      : std::string()));
   if (bCount > 0 && cCount > 0) {
     auto bAddr = reinterpret_cast<uintptr_t>(b);
     auto cAddr = reinterpret_cast<uintptr_t>(c);

@@ -508,6 +508,51 @@ TEST(GeneratedKernelGpuTest, NoKernelForK) {
   sprt_package_release(p);
 }
 
+TEST(GeneratedKernelGpuTest, MisalignedPointersAreRefusedBeforeLaunch) {
+  sprt_device_props props;
+  REQUIRE_GPU(props);
+  ScratchDir dir;
+  const CsrMatrix a = generateUniform(70, 50, 0.08, 1);
+  std::vector<PackageLayer> layers = {
+      makeLayer("fc", a, Strategy::Lpt, FormatKind::Csr)};
+  layers[0].kernels = testKernels();
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(dir.path("fc.spp"), layers, options));
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("fc.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  // Room for one float more than B and C need, so that the shifted
+  // pointers stay inside the allocations.
+  for (int64_t k : {4, 32, 5}) {
+    SCOPED_TRACE("K = " + std::to_string(k));
+    DeviceArray db((50 * k + 4) * 4), dc((70 * k + 4) * 4);
+    for (int shift : {1, 2}) {
+      const float *b = db.get() + (shift == 1 ? 1 : 0);
+      float *c = dc.get() + (shift == 2 ? 1 : 0);
+      sprt_status s = sprt_spmm(p, 0, b, k, c, nullptr);
+      if (k % 4 == 0) {
+        EXPECT_EQ(s, SPRT_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(sprt_last_error())
+                      .find(std::string(shift == 1 ? "B" : "C") +
+                            " is not 16-byte aligned"),
+                  std::string::npos)
+            << sprt_last_error();
+      } else {
+        // Kernels for K not a multiple of 4 move single floats.
+        EXPECT_EQ(s, SPRT_OK) << sprt_last_error();
+      }
+    }
+    // A pointer that is not even float-aligned is refused for every K.
+    const float *odd = reinterpret_cast<const float *>(
+        reinterpret_cast<const char *>(db.get()) + 2);
+    EXPECT_EQ(sprt_spmm(p, 0, odd, k, dc.get(), nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT);
+  }
+  sprt_package_release(p);
+}
+
 /// Writes a one-layer package with `kernels` and `options` to `path` and
 /// loads it for the GPU; returns the status and the message.
 sprt_status loadWith(const std::string &path, std::vector<KernelInfo> kernels,
@@ -558,6 +603,27 @@ TEST(GeneratedKernelGpuTest, LoadErrors) {
             SPRT_ERROR_DEVICE);
   EXPECT_NE(message.find("cuModuleLoadDataEx"), std::string::npos) << message;
   std::printf("note: the JIT's refusal: %s\n", message.c_str());
+
+  // The module cut short (half of it, or everything after its header, or
+  // nothing at all): the JIT's refusal, in one line, nothing launched.
+  const std::string ptx = testPtx();
+  for (size_t keep : {ptx.size() / 2, ptx.find(".visible"), size_t(0)}) {
+    SCOPED_TRACE("PTX cut to " + std::to_string(keep) + " bytes");
+    PackageOptions cut;
+    cut.ptx = ptx.substr(0, keep);
+    sprt_status s = loadWith(dir.path("cut.spp"),
+                             {testKernel("spmm_rows", "rows")}, cut, message);
+    EXPECT_NE(s, SPRT_OK);
+    if (keep == 0) {
+      // No code at all is the package's fault, found before the driver.
+      EXPECT_EQ(s, SPRT_ERROR_CORRUPT_PACKAGE);
+    } else {
+      EXPECT_TRUE(s == SPRT_ERROR_DEVICE || s == SPRT_ERROR_CORRUPT_PACKAGE)
+          << sprt_status_name(s);
+    }
+    EXPECT_FALSE(message.empty());
+    std::printf("note: PTX cut to %zu bytes: %s\n", keep, message.c_str());
+  }
 
   // A cubin for this GPU is loaded instead of the PTX (here it is not a
   // cubin, so loading fails); a cubin for another target is ignored.

@@ -602,6 +602,16 @@ TEST(RuntimeTest, ArgumentErrors) {
               SPRT_ERROR_INVALID_ARGUMENT, "C is NULL");
   expectError(sprt_spmm(p, 0, c.data(), 4, c.data() + 10, nullptr),
               SPRT_ERROR_INVALID_ARGUMENT, "B and C overlap");
+  expectError(sprt_spmm(p, 0,
+                        reinterpret_cast<const float *>(
+                            reinterpret_cast<const char *>(b.data()) + 2),
+                        4, c.data(), nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT, "B is not 4-byte aligned");
+  expectError(sprt_spmm(p, 0, b.data(), 4,
+                        reinterpret_cast<float *>(
+                            reinterpret_cast<char *>(c.data()) + 1),
+                        nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT, "C is not 4-byte aligned");
   expectError(sprt_spmm(p, 0, b.data(), INT64_MAX / 2, c.data(), nullptr),
               SPRT_ERROR_INVALID_ARGUMENT, "larger than the address space");
   EXPECT_EQ(sprt_spmm(p, 0, b.data(), 4, c.data(), nullptr), SPRT_OK);

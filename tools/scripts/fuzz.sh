@@ -3,11 +3,12 @@
 #
 # Usage: tools/scripts/fuzz.sh [SECONDS]   (default 60 seconds per target)
 #
-# Configures build-fuzz/ (clang-14, ASan + UBSan, SPPERM_ENABLE_FUZZERS=ON,
-# SPPERM_ENABLE_COMPILER=OFF: no LLVM/MLIR needed), builds the fuzz targets
-# of fuzz/ and runs each for SECONDS from its seeds (committed ones under
-# fuzz/seeds and test/Inputs, plus those spperm-fuzz-seeds writes with the
-# sparse core's own writers) and its dictionary. The corpus each run finds is
+# Configures build-fuzz/ (clang-22, ASan + UBSan, SPPERM_ENABLE_FUZZERS=ON),
+# builds the fuzz targets of fuzz/ and runs each for SECONDS from its seeds
+# (committed ones under fuzz/seeds and test/Inputs, the test suite's MLIR
+# files cut at their `// -----` lines for the dialect's parser, plus those
+# spperm-fuzz-seeds writes with the sparse core's own writers) and its
+# dictionary. The corpus each run finds is
 # kept in build-fuzz/fuzz-corpus/TARGET and grows across runs.
 #
 # Prints one line per target: executions, seconds, corpus size, and
@@ -17,7 +18,9 @@
 #   build-fuzz/bin/spperm-fuzz-TARGET build-fuzz/fuzz-findings/TARGET/FILE
 #
 # Environment: SPPERM_FUZZ_BUILD (build directory, default build-fuzz),
-# FUZZERS (the targets to run, default "mtx smtx gzip npy package").
+# FUZZERS (the targets to run, default "mtx smtx gzip npy package mlir"),
+# FUZZ_RUNS (stop a target after this many executions, before SECONDS have
+# passed; default: no limit).
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -29,15 +32,15 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   exit 2
 fi
 build="${SPPERM_FUZZ_BUILD:-$SPPERM_ROOT/build-fuzz}"
-fuzzers="${FUZZERS:-mtx smtx gzip npy package}"
+fuzzers="${FUZZERS:-mtx smtx gzip npy package mlir}"
+runs="${FUZZ_RUNS:--1}"
 
 spperm_install_packages
 if [ ! -f "$build/build.ninja" ]; then
   # -O1 -g without -DNDEBUG: assertions stay on.
   cmake -G Ninja -S "$SPPERM_ROOT" -B "$build" \
-    -DSPPERM_ENABLE_COMPILER=OFF -DSPPERM_ENABLE_TESTS=OFF \
-    -DSPPERM_ENABLE_FUZZERS=ON \
-    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DSPPERM_ENABLE_TESTS=OFF -DSPPERM_ENABLE_FUZZERS=ON \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" >"$build.cmake.log" 2>&1 ||
@@ -47,10 +50,13 @@ fi
 ninja -C "$build" spperm-fuzzers
 
 # Seeds: a fresh directory per target, from the repository and the writer.
-seeds="$build/fuzz-seeds"
+# (One directory per run of this script, so that runs for different targets
+# can go on at once.)
+seeds="$build/fuzz-seeds.$$"
 rm -rf "$seeds"
+trap 'rm -rf "$seeds"' EXIT
 "$build/bin/spperm-fuzz-seeds" "$seeds"
-for name in mtx smtx gzip npy package; do
+for name in mtx smtx gzip npy package mlir; do
   mkdir -p "$seeds/$name"
   if [ -d "$SPPERM_ROOT/fuzz/seeds/$name" ]; then
     cp "$SPPERM_ROOT/fuzz/seeds/$name"/* "$seeds/$name/"
@@ -59,6 +65,12 @@ done
 cp "$SPPERM_ROOT"/test/Inputs/*.mtx "$seeds/mtx/"
 cp "$SPPERM_ROOT"/test/Inputs/*.smtx "$seeds/smtx/"
 cp "$SPPERM_ROOT"/examples/*.mtx.gz "$seeds/gzip/"
+# The dialect's tests, one seed per `// -----` piece.
+find "$SPPERM_ROOT/test" -name '*.mlir' -print0 | sort -z |
+  xargs -0 awk -v dir="$seeds/mlir" '
+    FNR == 1 { n++; part = 0 }
+    /^\/\/ -----/ { part++; next }
+    { print > (dir "/" n "." part ".mlir") }'
 
 dict_of() {
   case "$1" in
@@ -69,6 +81,7 @@ dict_of() {
 max_len_of() {
   case "$1" in
     mtx | package) echo 32768 ;;
+    mlir) echo 8192 ;;
     gzip) echo 16384 ;;
     *) echo 4096 ;;
   esac
@@ -88,7 +101,13 @@ for name in $fuzzers; do
   log="$build/fuzz-logs/$name.log"
   mkdir -p "$corpus" "$findings" "$(dirname "$log")"
   rc=0
-  "$bin" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
+  asan="$ASAN_OPTIONS"
+  # The dialect's target shares LLVM's inline allocator code with the
+  # uninstrumented libMLIR.so: the instrumented copies' manual poisoning of
+  # allocator slabs would flag libMLIR's own (unpoisoning-free) writes.
+  [ "$name" = mlir ] && asan="$asan:allow_user_poisoning=0"
+  ASAN_OPTIONS="$asan" "$bin" -max_total_time="$seconds" -runs="$runs" \
+    -timeout=30 -rss_limit_mb=2048 \
     -max_len="$(max_len_of "$name")" \
     -dict="$SPPERM_ROOT/fuzz/dicts/$(dict_of "$name").dict" \
     -artifact_prefix="$findings/" -print_final_stats=1 \

@@ -39,6 +39,9 @@ MAIN_JOBS="${MAIN_JOBS:-1}"
 # tc (tensor-core variants), san (compute-sanitizer); BIG_GLOB (space-separated globs) narrows the big
 # packages.
 SETS="${SETS:-main big tc san}"
+# The K values the compute-sanitizer runs check: SpMV, the scalar kernels
+# and every vec4 group size (2, 8, 16, 32 lanes).
+SAN_KS="${SAN_KS:-1,5,8,32,64,128}"
 BIG_GLOB="${BIG_GLOB:-*}"
 JOBS="${JOBS:-$(nproc)}"
 mkdir -p "$OUTDIR"
@@ -210,13 +213,15 @@ elif command -v compute-sanitizer >/dev/null || [[ -x /usr/local/cuda/bin/comput
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for pkg in "$S"/san/*.spp; do
     [[ -e "$pkg" ]] || continue
-    for tool in memcheck racecheck; do
+    for tool in memcheck racecheck initcheck synccheck; do
       log="$BUILD/san.$(basename "$pkg" .spp).$tool.log"
       tol=1e-5
       [[ "$pkg" == *tf32* || "$pkg" == *f16* ]] && tol=5e-3
-      "$CS" --tool "$tool" --error-exitcode 3 "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k 1,5,32,128 --tolerance "$tol" --jobs 1 >"$log" 2>&1
+      "$CS" --tool "$tool" --error-exitcode 3 "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k "$SAN_KS" --tolerance "$tol" --jobs 1 >"$log" 2>&1
       rc=$?
-      line="$(basename "$pkg") $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1) (exit $rc)"
+      checks="$(grep -c '^ok ' "$log") checks, variants $(sed -n 's/.* variant=\([^ ]*\) .*/\1/p' "$log" | sort -u | tr '\n' ' ')"
+      [[ $rc == 0 ]] && grep -q '^FAIL' "$log" && rc=4
+      line="$(basename "$pkg") $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1) (exit $rc; $checks)"
       echo "$line" | tee -a "$SUMMARY"
       [[ $rc == 0 ]] || { fail "$line"; grep -m20 -A8 '^=========  *[A-Z]' "$log" >>"$OUTDIR/sanitizer-errors.log"; }
     done

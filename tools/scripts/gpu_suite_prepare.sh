@@ -115,9 +115,6 @@ if [[ "$BIG" == 1 ]]; then
 fi
 echo "compiling $(wc -l <"$jobs_file") packages with $JOBS jobs"
 xargs -r -P "$JOBS" -L 1 bash -c 'src=$1 out=$2; shift 2; "$0" "$src" -o "$out" "$@" --data external --values random:3' "$BIN/spperm-compile" <"$jobs_file"
-# compute-sanitizer targets: a skewed matrix (long rows, so the split
-# kernels run too) in each format, data embedded; with tc, a block-sparse
-# matrix through the tensor-core variants too.
 mkdir -p "$STAGE/suite/san"
 if [[ " $PARTS " == *" tc "* ]]; then
   mkdir -p "$STAGE/suite/tc"
@@ -141,22 +138,55 @@ if [[ " $PARTS " == *" tc "* ]]; then
     done
   done
   rm -f "$STAGE/suite/tc/"*.mtx
+fi
+# compute-sanitizer targets, data embedded: one package (or more) per kernel
+# family and launch shape, which gpu_suite.sh runs under memcheck, racecheck,
+# initcheck and synccheck for K = 1, 5, 8, 32, 64, 128 (spmv, scalar and
+# every vec4 group size). The manifest's kernel list of each is in
+# suite/san/FAMILIES.txt.
+if [[ " $PARTS " == *" san "* ]]; then
+  san() { # NAME SOURCE FLAGS...
+    local name=$1 src=$2
+    shift 2
+    "$BIN/spperm-compile" "$src" -o "$STAGE/suite/san/$name.spp" --values random:3 "$@"
+  }
+  # Tensor-core variants (bell, 32 x 32 blocks, half dense).
   "$BIN/spperm-gen" block --rows 2048 --cols 1000 --block 32 --block-density 0.2 --seed 3 -o "$STAGE/blocks.mtx"
   for p in tf32 f16; do
-    "$BIN/spperm-compile" "$STAGE/blocks.mtx" -o "$STAGE/suite/san/blocks.bell.$p.spp" \
-      --format bell --block 32 --delta 0.9 --strategy bsa --precision "$p" --values random:3
+    san "blocks.bell.$p" "$STAGE/blocks.mtx" --format bell --block 32 --delta 0.9 --strategy bsa --precision "$p"
   done
-  rm -f "$STAGE/blocks.mtx"
+  # A skewed matrix (long rows: the split kernels, SpMV row ranges) in every
+  # format; HBP with 512-column blocks stages its B tile in shared memory
+  # (with the default 4096 columns only the 1-column variants fit).
+  "$BIN/spperm-gen" skewed --rows 4096 --cols 4096 --seed 2 -o "$STAGE/skewed.mtx"
+  for fs in csr:lpt bell:bsa hbp:identity; do
+    san "skewed.${fs%%:*}" "$STAGE/skewed.mtx" --format "${fs%%:*}" --strategy "${fs##*:}"
+  done
+  san skewed.hbp512 "$STAGE/skewed.mtx" --format hbp --col-block 512 --strategy lpt
+  # Packages for one K (the k<K> variants, K a constant), and cuSPARSE: the
+  # cusparse format and a selected package whose library check runs.
+  san skewed.csr.k32 "$STAGE/skewed.mtx" --format csr --strategy lpt --k 32
+  san skewed.csr.k5 "$STAGE/skewed.mtx" --format csr --strategy lpt --k 5
+  san skewed.cusparse "$STAGE/skewed.mtx" --format cusparse --strategy identity
+  san skewed.auto "$STAGE/skewed.mtx" --format auto --strategy auto
+  # Many rows (the loop over broadcast batches) sorted by length into row
+  # ranges with their own launches; a DLMC layer (few long rows: groups
+  # sharing a row through shared memory, straight-line batches).
+  "$BIN/spperm-gen" skewed --rows 60000 --cols 60000 --seed 4 -o "$STAGE/many.mtx"
+  san many.csr.lpt "$STAGE/many.mtx" --format csr --strategy lpt
+  san many.bell.identity "$STAGE/many.mtx" --format bell --strategy identity
+  dlmc="$DATA/dlmc/rn50/magnitude_pruning/0.8/bottleneck_1_block_group3_4_1.smtx.gz"
+  san dlmc.csr.identity "$dlmc" --format csr --strategy identity
+  san dlmc.csr.bsa.k128 "$dlmc" --format csr --strategy bsa --k 128
+  rm -f "$STAGE/blocks.mtx" "$STAGE/skewed.mtx" "$STAGE/many.mtx"
+  for pkg in "$STAGE"/suite/san/*.spp; do
+    python3 -c 'import json, sys
+m = json.load(open(sys.argv[1] + "/manifest.json"))
+for l in m["layers"]:
+    print(sys.argv[1].split("/")[-1], l["format"], " ".join(sorted({k["family"] + "/" + k["variant"] for k in l["kernels"]})))' "$pkg"
+  done >"$STAGE/suite/san/FAMILIES.txt"
+  cat "$STAGE/suite/san/FAMILIES.txt"
 fi
-"$BIN/spperm-gen" skewed --rows 4096 --cols 4096 --seed 2 -o "$STAGE/skewed.mtx"
-for fs in csr:lpt bell:bsa hbp:identity; do
-  "$BIN/spperm-compile" "$STAGE/skewed.mtx" -o "$STAGE/suite/san/skewed.${fs%%:*}.spp" \
-    --format "${fs%%:*}" --strategy "${fs##*:}" --values random:3
-done
-# HBP with 512-column blocks: the 4-column (vec4) variant stages its B tile
-# too (with the default 4096 columns only the 1-column variants fit).
-"$BIN/spperm-compile" "$STAGE/skewed.mtx" -o "$STAGE/suite/san/skewed.hbp512.spp" \
-  --format hbp --col-block 512 --strategy lpt --values random:3
 rm -f "$STAGE/suite/big/"*.mtx "$STAGE/suite/gen/"*.mtx "$STAGE/skewed.mtx"
 tar -C "$STAGE" -cf - suite | xz -T0 -6 >"$ARCHIVE"
 rm -rf "$STAGE"

@@ -15,14 +15,14 @@ SPPERM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SPPERM_BUILD="${SPPERM_BUILD:-$SPPERM_ROOT/build}"
 
 # Debian 12 packages. LLVM/MLIR 22 and its lit/FileCheck come from the
-# llvm-22 packages the machine's apt sources provide; clang-14 and
-# libclang-rt-14-dev (libFuzzer, ASan and UBSan runtimes) build the fuzz
-# targets (fuzz.sh).
+# llvm-22 packages the machine's apt sources provide; clang-22 and
+# libclang-rt-22-dev (libFuzzer, ASan and UBSan runtimes) build the fuzz
+# targets (fuzz.sh) and the sanitizer suite (sanitize.sh).
 SPPERM_PACKAGES=(
   cmake ninja-build g++ python3 python3-numpy python3-scipy python3-sklearn
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   nlohmann-json3-dev zlib1g-dev libgtest-dev
-  clang-14 libclang-rt-14-dev
+  clang-22 libclang-rt-22-dev
 )
 
 spperm_missing_packages() {

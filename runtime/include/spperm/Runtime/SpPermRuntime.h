@@ -128,7 +128,9 @@ SPRT_EXPORT sprt_status sprt_layer_info(const sprt_package *package,
 
 /** C = A * B for layer `layer`: B is cols x k row-major, C is rows x k
  *  row-major, rows in the original order; every element of C is written.
- *  k >= 1, and k must equal the layer's k when that is not 0. On the CPU
+ *  k >= 1, and k must equal the layer's k when that is not 0. b and c are
+ *  aligned to 4 bytes, and on the GPU to 16 bytes when k % 4 == 0
+ *  (SPRT_ERROR_INVALID_ARGUMENT otherwise, before anything runs). On the CPU
  *  device b and c are host pointers, must not overlap, and `stream` is
  *  ignored; the call returns when C is complete. On the GPU device b and c
  *  are DEVICE pointers (e.g. from sprt_device_malloc), `stream` is a
