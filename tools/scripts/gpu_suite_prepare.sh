@@ -168,16 +168,18 @@ if [[ " $PARTS " == *" san "* ]]; then
   san skewed.csr.k32 "$STAGE/skewed.mtx" --format csr --strategy lpt --k 32
   san skewed.csr.k5 "$STAGE/skewed.mtx" --format csr --strategy lpt --k 5
   san skewed.cusparse "$STAGE/skewed.mtx" --format cusparse --strategy identity
-  san skewed.auto "$STAGE/skewed.mtx" --format auto --strategy auto
-  # Many rows (the loop over broadcast batches) sorted by length into row
-  # ranges with their own launches; a DLMC layer (few long rows: groups
+  # Many rows (the loop over broadcast batches; R-MAT scale 15, 262 K
+  # entries, power-law rows) sorted by length into row ranges with their own
+  # launches; a DLMC layer (few long rows: groups
   # sharing a row through shared memory, straight-line batches).
-  "$BIN/spperm-gen" skewed --rows 60000 --cols 60000 --seed 4 -o "$STAGE/many.mtx"
+  "$BIN/spperm-gen" rmat --scale 15 --edge-factor 8 --seed 4 -o "$STAGE/many.mtx"
   san many.csr.lpt "$STAGE/many.mtx" --format csr --strategy lpt
   san many.bell.identity "$STAGE/many.mtx" --format bell --strategy identity
   dlmc="$DATA/dlmc/rn50/magnitude_pruning/0.8/bottleneck_1_block_group3_4_1.smtx.gz"
   san dlmc.csr.identity "$dlmc" --format csr --strategy identity
   san dlmc.csr.bsa.k128 "$dlmc" --format csr --strategy bsa --k 128
+  # The selector's choice for K = 32, with the runtime's library check.
+  san dlmc.auto.k32 "$dlmc" --format auto --strategy auto --k 32
   rm -f "$STAGE/blocks.mtx" "$STAGE/skewed.mtx" "$STAGE/many.mtx"
   for pkg in "$STAGE"/suite/san/*.spp; do
     python3 -c 'import json, sys
