@@ -30,6 +30,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <type_traits>
 #include <memory>
 #include <string>
 #include <sys/stat.h>
@@ -143,7 +144,11 @@ struct sprt_package {
 int32_t sprt_abi_version(void) { return SPRT_ABI_VERSION; }
 
 const char *sprt_status_name(sprt_status status) {
-  switch (status) {
+  // Any int may come from C: switch on the bits, not on the enum (a C++ load
+  // of an enum outside its values is undefined).
+  std::underlying_type_t<sprt_status> raw;
+  std::memcpy(&raw, &status, sizeof(raw));
+  switch (raw) {
   case SPRT_OK:
     return "SPRT_OK";
   case SPRT_ERROR_INVALID_ARGUMENT:
@@ -175,10 +180,14 @@ sprt_status sprt_package_load(const char *path, sprt_device device,
   if (!path || !*path)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     "sprt_package_load: the package path is NULL or empty");
-  if (device != SPRT_DEVICE_CPU && device != SPRT_DEVICE_GPU)
+  // A C caller may pass any int: look at the bits before using the value as
+  // the enum (a C++ load of an enum outside its values is undefined).
+  std::underlying_type_t<sprt_device> raw;
+  std::memcpy(&raw, &device, sizeof(raw));
+  if (raw != SPRT_DEVICE_CPU && raw != SPRT_DEVICE_GPU)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     "sprt_package_load: unknown device " +
-                        std::to_string(static_cast<int>(device)));
+                        std::to_string(static_cast<long long>(raw)));
 
   StatusOr<Package> read = readPackage(path);
   if (!read)

@@ -141,7 +141,13 @@ LogicalResult PermAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // FeaturesAttr
 //===----------------------------------------------------------------------===//
 
-static bool isNumber(Attribute a) { return isa<IntegerAttr, FloatAttr>(a); }
+/// A float, or an integer that fits in 64 bits (what the features are read
+/// back as).
+static bool isNumber(Attribute a) {
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    return i.getValue().getSignificantBits() <= 64;
+  return isa<FloatAttr>(a);
+}
 
 LogicalResult ChoiceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef strategy, StringRef format,
@@ -169,12 +175,14 @@ FeaturesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     auto group = dyn_cast<DictionaryAttr>(value);
     if (!group)
       return emitError() << "feature '" << entry.getName().getValue()
-                         << "' must be a number or a dictionary of numbers";
+                         << "' must be a number (an integer of at most 64 "
+                            "bits, or a float) or a dictionary of numbers";
     for (NamedAttribute inner : group)
       if (!isNumber(inner.getValue()))
         return emitError() << "feature '" << entry.getName().getValue() << "."
                            << inner.getName().getValue()
-                           << "' must be a number";
+                           << "' must be a number (an integer of at most 64 "
+                              "bits, or a float)";
   }
 
   auto getCount = [&](StringRef key,
@@ -195,9 +203,11 @@ FeaturesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (failed(getCount("rows", rows)) || failed(getCount("cols", cols)) ||
       failed(getCount("nnz", nnz)) || failed(getCount("empty_rows", emptyRows)))
     return failure();
-  if (rows && cols && nnz && *nnz > *rows * *cols)
+  int64_t size = 0;
+  if (rows && cols && nnz && !llvm::MulOverflow(*rows, *cols, size) &&
+      *nnz > size)
     return emitError() << "feature 'nnz' (" << *nnz << ") exceeds rows * cols ("
-                       << *rows * *cols << ")";
+                       << size << ")";
   if (rows && emptyRows && *emptyRows > *rows)
     return emitError() << "feature 'empty_rows' (" << *emptyRows
                        << ") exceeds rows (" << *rows << ")";

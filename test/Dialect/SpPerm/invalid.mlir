@@ -185,7 +185,7 @@ func.func private @choice_missing() attributes {c = #spperm.choice<strategy = "l
 // #spperm.features
 //===----------------------------------------------------------------------===//
 
-// expected-error@+1 {{feature 'name' must be a number or a dictionary of numbers}}
+// expected-error@+1 {{feature 'name' must be a number (an integer of at most 64 bits, or a float) or a dictionary of numbers}}
 func.func private @feature_string() attributes {f = #spperm.features<{name = "x"}>}
 
 // -----
@@ -207,6 +207,23 @@ func.func private @feature_float_count() attributes {f = #spperm.features<{rows 
 
 // expected-error@+1 {{feature 'nnz' (17) exceeds rows * cols (16)}}
 func.func private @feature_nnz() attributes {f = #spperm.features<{rows = 4 : i64, cols = 4 : i64, nnz = 17 : i64}>}
+
+// -----
+
+// Found by spperm-fuzz-mlir: an integer wider than 64 bits (the verifier
+// asserted reading it).
+// expected-error@+1 {{feature 'rows' must be a number (an integer of at most 64 bits, or a float)}}
+func.func private @feature_wide_int() attributes {f = #spperm.features<{rows = 99999999999999999999999 : i128}>}
+
+// -----
+
+// expected-error@+1 {{feature 'row_nnz.max' must be a number (an integer of at most 64 bits, or a float)}}
+func.func private @feature_nested_wide_int() attributes {f = #spperm.features<{row_nnz = {max = 99999999999999999999999 : i128}}>}
+
+// -----
+
+// rows * cols overflows 64 bits: no nnz can exceed it (no error).
+func.func private @feature_huge_shape() attributes {f = #spperm.features<{rows = 9223372036854775807 : i64, cols = 9223372036854775807 : i64, nnz = 5 : i64}>}
 
 // -----
 
