@@ -221,7 +221,7 @@ elif command -v compute-sanitizer >/dev/null || [[ -x /usr/local/cuda/bin/comput
       # reports hazards inside cuSPARSE's own kernels, which the library
       # check and the cusparse format run, that are not ours to fix.
       filter=()
-      [[ "$tool" == racecheck ]] && filter=(--kernel-name "regex:^l[0-9]+_")
+      [[ "$tool" == racecheck ]] && filter=(--kernel-name "regex=^l[0-9]+_")
       "$CS" --tool "$tool" "${filter[@]}" --error-exitcode 3 "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k "$SAN_KS" --tolerance "$tol" --jobs 1 >"$log" 2>&1
       rc=$?
       checks="$(grep -c '^ok ' "$log") checks, variants $(sed -n 's/.* variant=\([^ ]*\) .*/\1/p' "$log" | sort -u | tr '\n' ' ')"
