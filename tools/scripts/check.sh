@@ -5,8 +5,10 @@
 # FileCheck tests under test/ and every gtest binary. GPU tests need a GPU and
 # are reported as UNSUPPORTED (skipped) elsewhere, never as passed. Then a
 # short fuzzing run (fuzz.sh, SPPERM_FUZZ_SECONDS per target, default 60; 0
-# skips it) whose finding fails the check. The last line is the summary
-# `check-spperm: N passed, N failed, N skipped`.
+# skips it) whose finding fails the check, and the sanitizer suite
+# (sanitize.sh: the whole suite again, built with ASan + UBSan;
+# SPPERM_SANITIZE=0 skips it). The last line is the summary
+# `check-spperm: N passed, N failed, N skipped` of the main suite.
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -41,6 +43,18 @@ if [ "$fuzz_seconds" != 0 ]; then
   if ! bash "$SPPERM_ROOT/tools/scripts/fuzz.sh" "$fuzz_seconds"; then
     echo "check: error: fuzzing found a problem (tools/scripts/fuzz.sh)" >&2
     status=1
+  fi
+fi
+if [ "${SPPERM_SANITIZE:-1}" != 0 ]; then
+  if ! bash "$SPPERM_ROOT/tools/scripts/sanitize.sh" \
+      >"$SPPERM_BUILD/sanitize.log" 2>&1; then
+    tail -n 40 "$SPPERM_BUILD/sanitize.log" >&2
+    echo "check: error: the sanitizer suite failed (tools/scripts/sanitize.sh;" \
+      "log: $SPPERM_BUILD/sanitize.log)" >&2
+    status=1
+  else
+    grep -E "^ *(Passed|Skipped|Unsupported) *:" "$SPPERM_BUILD/sanitize.log" |
+      sed 's/^ */sanitizer suite: /'
   fi
 fi
 echo "check-spperm: ${passed:-0} passed, $failed failed, $skipped skipped"
