@@ -556,6 +556,7 @@ int main(int argc, char **argv) {
                                      marginValue))
       return 1;
     choose.margin = marginValue;
+    choose.libraryCheck = !o.noLibraryCheck;
     choose.strategy = strategy;
     choose.format = format;
     choose.k = k > 0 ? k : 32;

@@ -255,6 +255,8 @@ int main(int argc, char **argv) {
     sopts.modelPath = modelPath;
     sopts.target = target;
     sopts.costModel = costModel;
+    // What spperm-compile chooses by default: the runtime checks it.
+    sopts.libraryCheck = true;
     StatusOr<Selection> chosen =
         selectVariant(selectorInputs(features, explainK), sopts);
     if (!chosen) {

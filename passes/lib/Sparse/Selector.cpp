@@ -155,7 +155,7 @@ private:
 void sortByPrediction(std::vector<RankedCandidate> &ranked) {
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const RankedCandidate &a, const RankedCandidate &b) {
-                     return a.predictedLog2Ratio < b.predictedLog2Ratio;
+                     return a.score < b.score;
                    });
 }
 
@@ -223,6 +223,28 @@ StatusOr<SelectorModel> spperm::parseSelectorModel(const std::string &text,
       return status;
     if (model.margin < 0)
       return r.fail("margin", "must not be negative");
+  }
+  model.checkedMargin = model.margin;
+  if (root.contains("checked_margin")) {
+    if (!r.number(root["checked_margin"], "checked_margin",
+                  model.checkedMargin, status))
+      return status;
+    if (model.checkedMargin < 0)
+      return r.fail("checked_margin", "must not be negative");
+  }
+  if (root.contains("format_penalty")) {
+    const json &penalty = root["format_penalty"];
+    if (!penalty.is_object())
+      return r.fail("format_penalty",
+                    "must be an object of format names to numbers");
+    for (auto it = penalty.begin(); it != penalty.end(); ++it) {
+      double v = 0.0;
+      if (!r.number(it.value(), "format_penalty." + it.key(), v, status))
+        return status;
+      if (v < 0)
+        return r.fail("format_penalty." + it.key(), "must not be negative");
+      model.formatPenalty[it.key()] = v;
+    }
   }
   if (root.contains("domain")) {
     const json &domain = root["domain"];
@@ -298,8 +320,12 @@ spperm::rankCandidates(const SelectorModel &model,
     double sum = 0.0;
     for (const RegressionTree &tree : model.trees[c])
       sum += tree.predict(x);
-    ranked.push_back(
-        {model.candidates[c], model.init[c] + model.learningRate * sum});
+    const double predicted = model.init[c] + model.learningRate * sum;
+    auto penalty = model.formatPenalty.find(model.candidates[c].format);
+    ranked.push_back({model.candidates[c], predicted,
+                      predicted + (penalty == model.formatPenalty.end()
+                                       ? 0.0
+                                       : penalty->second)});
   }
   sortByPrediction(ranked);
   return ranked;
@@ -328,8 +354,7 @@ spperm::applyCusparseMargin(std::vector<RankedCandidate> ranked,
       ranked.begin(), ranked.end(),
       [](const RankedCandidate &c) { return c.candidate.format == "cusparse"; });
   if (library == ranked.end() || library == ranked.begin() ||
-      ranked.front().predictedLog2Ratio + margin <=
-          library->predictedLog2Ratio)
+      ranked.front().score + margin <= library->score)
     return ranked;
   std::rotate(ranked.begin(), library, library + 1);
   return ranked;
@@ -376,8 +401,10 @@ spperm::rankByCostModel(const std::map<std::string, double> &inputs) {
   double best = ranked.front().predictedLog2Ratio;
   for (const RankedCandidate &c : ranked)
     best = std::min(best, c.predictedLog2Ratio);
-  for (RankedCandidate &c : ranked)
+  for (RankedCandidate &c : ranked) {
     c.predictedLog2Ratio -= best;
+    c.score = c.predictedLog2Ratio;
+  }
   sortByPrediction(ranked);
   return ranked;
 }

@@ -81,7 +81,9 @@ spperm::selectVariant(const std::map<std::string, double> &inputs,
       return Status::error(ranked.message());
     out.ranked = applyCusparseMargin(
         std::move(*ranked),
-        options.margin >= 0 ? options.margin : model->margin);
+        options.margin >= 0
+            ? options.margin
+            : (options.libraryCheck ? model->checkedMargin : model->margin));
     out.source = options.modelPath.empty()
                      ? "shipped model " + options.target
                      : "model " + options.modelPath;

@@ -80,6 +80,7 @@ struct SpPermSelectPass
     options.strategy = strategy;
     options.format = format;
     options.margin = margin;
+    options.libraryCheck = libraryCheck;
     // The learned model, read when the first matrix needs it, once.
     std::optional<::spperm::SelectorModel> learned;
 

@@ -149,7 +149,8 @@ std::vector<RankedCandidate> ranking(std::vector<double> predictions) {
   const char *formats[] = {"csr", "bell", "cusparse", "hbp"};
   std::vector<RankedCandidate> out;
   for (size_t i = 0; i < predictions.size(); ++i)
-    out.push_back({{"identity", formats[i % 4]}, predictions[i]});
+    out.push_back({{"identity", formats[i % 4]}, predictions[i],
+                   predictions[i]});
   return out;
 }
 
@@ -187,6 +188,71 @@ TEST(SelectorTest, MarginIsRead) {
   EXPECT_EQ(bad.message(), "m.json: margin: must not be negative");
 }
 
+/// The checked margin and the format penalties are read (and checked); the
+/// checked margin is the margin when absent.
+TEST(SelectorTest, CheckedMarginAndPenaltyAreRead) {
+  std::string text = kModel;
+  text.replace(text.find("\"learning_rate\""), 0,
+               "\"margin\": 0.25, \"checked_margin\": 0.05, "
+               "\"format_penalty\": {\"bell\": 0.5}, ");
+  StatusOr<SelectorModel> model = parseSelectorModel(text, "m.json");
+  ASSERT_TRUE(model.isOk()) << model.message();
+  EXPECT_DOUBLE_EQ(model->margin, 0.25);
+  EXPECT_DOUBLE_EQ(model->checkedMargin, 0.05);
+  EXPECT_DOUBLE_EQ(model->formatPenalty.at("bell"), 0.5);
+  std::string plain = kModel;
+  plain.replace(plain.find("\"learning_rate\""), 0, "\"margin\": 0.25, ");
+  StatusOr<SelectorModel> noChecked = parseSelectorModel(plain, "m.json");
+  ASSERT_TRUE(noChecked.isOk()) << noChecked.message();
+  EXPECT_DOUBLE_EQ(noChecked->checkedMargin, 0.25);
+  EXPECT_TRUE(noChecked->formatPenalty.empty());
+  for (const char *bad : {"\"checked_margin\": -1, ",
+                          "\"format_penalty\": {\"bell\": -0.5}, ",
+                          "\"format_penalty\": [1], "}) {
+    std::string t = kModel;
+    t.replace(t.find("\"learning_rate\""), 0, bad);
+    StatusOr<SelectorModel> m = parseSelectorModel(t, "m.json");
+    ASSERT_FALSE(m.isOk()) << bad;
+    EXPECT_EQ(m.message().rfind("m.json: ", 0), 0u) << m.message();
+  }
+}
+
+/// A format penalty reorders the ranking without changing the predictions;
+/// the checked margin applies when the runtime checks the choice.
+TEST(SelectorTest, PenaltyAndCheckedMarginChoose) {
+  StatusOr<SelectorModel> model = shippedSelectorModel("sm_90");
+  ASSERT_TRUE(model.isOk()) << model.message();
+  CsrMatrix m = generateBlockSparse(2048, 1024, 32, 0.2, 3);
+  std::map<std::string, double> in = selectorInputs(computeFeatures(m), 128);
+  SelectorModel free = *model;
+  free.formatPenalty.clear();
+  StatusOr<std::vector<RankedCandidate>> a = rankCandidates(free, in);
+  StatusOr<std::vector<RankedCandidate>> b = rankCandidates(*model, in);
+  ASSERT_TRUE(a.isOk() && b.isOk());
+  std::map<std::string, double> predicted;
+  for (const RankedCandidate &c : *a)
+    predicted[c.candidate.strategy + "/" + c.candidate.format] =
+        c.predictedLog2Ratio;
+  for (const RankedCandidate &c : *b)
+    EXPECT_DOUBLE_EQ(
+        c.predictedLog2Ratio,
+        predicted.at(c.candidate.strategy + "/" + c.candidate.format));
+  // Margins far apart: without the check cuSPARSE must win, with it the
+  // best score does.
+  SelectorModel wide = *model;
+  wide.margin = 64.0;
+  wide.checkedMargin = 0.0;
+  wide.domain.clear();
+  SelectionOptions plain, checked;
+  checked.libraryCheck = true;
+  StatusOr<Selection> p = selectVariant(in, plain, &wide);
+  StatusOr<Selection> c = selectVariant(in, checked, &wide);
+  ASSERT_TRUE(p.isOk() && c.isOk());
+  EXPECT_EQ(p->choice.format, "cusparse");
+  EXPECT_EQ(c->choice.strategy + "/" + c->choice.format,
+            b->front().candidate.strategy + "/" + b->front().candidate.format);
+}
+
 /// The inputs carry every feature under its `spperm-inspect --json` name.
 TEST(SelectorTest, InputsFromFeatures) {
   CsrMatrix m = generateBanded(256, 3, 1);
@@ -220,10 +286,18 @@ TEST(SelectorTest, ShippedModelRanksRandomMatrices) {
       EXPECT_EQ(s->ranked.size(), model->candidates.size());
       EXPECT_EQ(s->ranked.front().candidate.format, s->choice.format);
       EXPECT_EQ(s->ranked.front().candidate.strategy, s->choice.strategy);
-      for (size_t i = 1; i < s->ranked.size(); ++i)
-        if (s->ranked[i - 1].candidate.format != "cusparse")
-          EXPECT_LE(s->ranked[i - 1].predictedLog2Ratio,
-                    s->ranked[i].predictedLog2Ratio);
+      // Best score first (cuSPARSE may have been moved ahead by the
+      // margin); a score is the prediction plus the format's penalty.
+      for (size_t i = 0; i < s->ranked.size(); ++i) {
+        const RankedCandidate &c = s->ranked[i];
+        auto pen = model->formatPenalty.find(c.candidate.format);
+        EXPECT_DOUBLE_EQ(c.score,
+                         c.predictedLog2Ratio +
+                             (pen == model->formatPenalty.end() ? 0.0
+                                                                : pen->second));
+        if (i > 0 && s->ranked[i - 1].candidate.format != "cusparse")
+          EXPECT_LE(s->ranked[i - 1].score, c.score);
+      }
     }
   }
 }

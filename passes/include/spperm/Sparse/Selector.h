@@ -62,6 +62,16 @@ struct SelectorModel {
   /// A candidate other than cuSPARSE is chosen over it only when predicted
   /// faster by this much (log2 units; "margin" in the file, default 0).
   double margin = 0.0;
+  /// The margin for layers whose choice the runtime checks against cuSPARSE
+  /// at their first call (the library check, spperm-compile's default): a
+  /// wrong guess there costs only the check ("checked_margin" in the file;
+  /// the margin when absent).
+  double checkedMargin = 0.0;
+  /// A risk prior per format ("format_penalty" in the file, log2 units):
+  /// added to a candidate's prediction when ranking, so that a format whose
+  /// misses cost much (bell on the wrong matrix is 2-4x slower) is chosen
+  /// only when predicted clearly ahead.
+  std::map<std::string, double> formatPenalty;
   /// The training range of some inputs ("domain" in the file): a layer
   /// outside it gets cuSPARSE rather than an extrapolated guess.
   std::map<std::string, std::pair<double, double>> domain;
@@ -81,9 +91,12 @@ StatusOr<SelectorModel> readSelectorModel(const std::string &path);
 struct RankedCandidate {
   SelectorCandidate candidate;
   double predictedLog2Ratio = 0.0;
+  /// What the ranking sorts by: the prediction plus the model's penalty for
+  /// the candidate's format.
+  double score = 0.0;
 };
 
-/// The candidates of `model`, best (lowest predicted ratio) first, for the
+/// The candidates of `model`, best (lowest score) first, for the
 /// named input values; an error names the first input the model needs that
 /// `inputs` lacks (a missing `row_nnz_histogram.*` bucket is 0: the
 /// features leave out empty trailing buckets).
@@ -102,7 +115,7 @@ std::map<std::string, double>
 selectorInputs(std::map<std::string, double> features, int64_t k);
 
 /// `ranked` with the cuSPARSE candidate moved first unless the first
-/// candidate is predicted faster than it by `margin` (log2 units).
+/// candidate's score is below cuSPARSE's by `margin` (log2 units).
 std::vector<RankedCandidate>
 applyCusparseMargin(std::vector<RankedCandidate> ranked, double margin);
 
@@ -135,6 +148,9 @@ struct SelectionOptions {
   /// Overrides the model's cuSPARSE margin when not negative (log2 units:
   /// 0.1 asks a generated variant to be predicted >= 7 % faster).
   double margin = -1.0;
+  /// The runtime will check the choice against cuSPARSE (the package's
+  /// `library_check`): the model's checked margin applies.
+  bool libraryCheck = false;
   /// A forced strategy or format (empty or "auto": chosen). With one of
   /// them forced, the best-ranked candidate that has it wins; with both,
   /// no model is consulted.

@@ -159,8 +159,10 @@ def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
     attribute of `spperm-extract-features`, which must have run) and K
     predict each candidate's time relative to the fastest; a candidate other
     than cuSPARSE wins only when predicted faster than it by the model's
-    margin (or `margin`), and a matrix outside the model's training domain
-    gets cuSPARSE. `model=FILE` reads a model; without it the model shipped for
+    margin (or `margin`; with `library-check`, the model's smaller margin
+    for choices the runtime checks against cuSPARSE), a format the model
+    penalizes (bell) must be predicted ahead by its penalty, and a matrix
+    outside the model's training domain gets cuSPARSE. `model=FILE` reads a model; without it the model shipped for
     `target` is used (sm_90), and the analytic cost model for a target
     without one (or with `cost-model`). `strategy=`/`format=` force a
     choice (with only one forced, the best candidate that has it wins). K is
@@ -197,6 +199,9 @@ def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
     Option<"margin", "margin", "double", /*default=*/"-1.0",
            "How much faster (log2) a generated variant must be predicted "
            "than cuSPARSE to be chosen; negative: the model's own">,
+    Option<"libraryCheck", "library-check", "bool", /*default=*/"false",
+           "The runtime will check the choice against cuSPARSE at its first "
+           "call (spperm-compile's default): use the model's checked margin">,
   ];
 }
 
