@@ -3,6 +3,10 @@
 // RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="cost-model=1" | FileCheck %s --check-prefix=COST
 // RUN: spperm-opt %s -split-input-file -spperm-select="strategy=bsa format=bell" | FileCheck %s --check-prefix=FORCED
 // RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="model=%S/../Inputs/selector-tiny.json format=csr" | FileCheck %s --check-prefix=HALF
+// RUN: cp %S/../Inputs/selector-tiny.json %t.json
+// RUN: %spperm_python %S/../tools/spperm-run/spmm.py replace %t.json '"margin": 0.1' '"margin": 50, "checked_margin": 0'
+// RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="model=%t.json" | FileCheck %s --check-prefix=UNCHECKED
+// RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="model=%t.json library-check=1" | FileCheck %s --check-prefix=CHECKED
 
 // The shipped sm_90 model chooses one of its candidates; the tiny model
 // (test/Inputs/selector-tiny.json: csr/lpt predicted 0 for K <= 64 and 1
@@ -12,6 +16,12 @@
 
 // SHIPPED-LABEL: func.func @k32
 // SHIPPED:       spperm.load "../Inputs/small.mtx" {choice = #spperm.choice<strategy = "{{[a-z0-9.-]+}}", format = "{{csr|bell|hbp|cusparse}}", source = "shipped model sm_90{{[^"]*}}">
+// A margin of 50 keeps cuSPARSE unless the runtime checks the choice
+// (library-check: the model's checked margin, 0).
+// UNCHECKED-LABEL: func.func @k32
+// UNCHECKED:       spperm.load {{.*}}choice = #spperm.choice<strategy = "identity", format = "cusparse"
+// CHECKED-LABEL:   func.func @k32
+// CHECKED:         spperm.load {{.*}}choice = #spperm.choice<strategy = "lpt", format = "csr"
 // TINY-LABEL:    func.func @k32
 // TINY:          spperm.load {{.*}}choice = #spperm.choice<strategy = "lpt", format = "csr", source = "model {{.*}}selector-tiny.json">
 // COST-LABEL:    func.func @k32
