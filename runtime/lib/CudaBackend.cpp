@@ -1176,15 +1176,19 @@ private:
     return SPRT_OK;
   }
 
-  /// Times `generated` (1 warm-up, 5 runs, median) and the best cuSPARSE
-  /// algorithm on this call's operands; sets `libraryPlan` to cuSPARSE's
-  /// plan when it was faster, else leaves it null. A layer cuSPARSE cannot
-  /// run keeps its kernels (and the caller's last error).
   /// The library check's timed runs per side, and how much faster than the
   /// library the generated kernels must be to be kept (their median at
   /// most this ratio of cuSPARSE's).
   static constexpr int kCheckRuns = 15;
   static constexpr float kCheckTieRatio = 0.98f;
+
+  /// The library check: chooses the best cuSPARSE algorithm, then times it
+  /// (1 warm-up, kCheckRuns queued runs) and `generated` (1 warm-up,
+  /// kCheckRuns runs before the library's and kCheckRuns after) on this
+  /// call's operands; sets `libraryPlan` to cuSPARSE's plan unless the
+  /// generated kernels' median is at most kCheckTieRatio of the library's,
+  /// else leaves it null. A layer cuSPARSE cannot run keeps its kernels
+  /// (and the caller's last error).
 
   sprt_status checkAgainstLibrary(const DeviceLayer &device, const float *b,
                                   int64_t k, float *c, CUstream stream,
@@ -1221,13 +1225,12 @@ private:
   }
 
   /// Prepares every algorithm that applies to K, times each (1 warm-up, 5
-  /// runs, median), and keeps the fastest (its median in `medianMs`). An algorithm that fails (cuSPARSE
+  /// runs, median), and keeps the fastest. An algorithm that fails (cuSPARSE
   /// refuses some for some shapes, not always with NOT_SUPPORTED) is skipped
   /// without touching the caller's last error, unless none works; running
   /// out of memory is returned at once.
   sprt_status choosePlan(const DeviceLayer &layer, const float *b, int64_t k,
-                         float *c, CUstream stream, std::unique_ptr<Plan> &out,
-                         float *medianMs = nullptr) {
+                         float *c, CUstream stream, std::unique_ptr<Plan> &out) {
     const std::string savedError = sprt_last_error();
     std::string refusals;
     float bestMs = 0.0f;
@@ -1259,8 +1262,6 @@ private:
       return failWith(SPRT_ERROR_DEVICE,
                       "no cuSPARSE algorithm ran for this layer and k = " +
                           std::to_string(k) + ": " + refusals);
-    if (medianMs)
-      *medianMs = bestMs;
     failWith(SPRT_OK, savedError);
     return SPRT_OK;
   }

@@ -187,7 +187,7 @@ sprt_status sprt_package_load(const char *path, sprt_device device,
   if (raw != SPRT_DEVICE_CPU && raw != SPRT_DEVICE_GPU)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     "sprt_package_load: unknown device " +
-                        std::to_string(static_cast<long long>(raw)));
+                        std::to_string(static_cast<int>(raw)));
 
   StatusOr<Package> read = readPackage(path);
   if (!read)
@@ -308,9 +308,10 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
   auto misaligned = [alignment](const float *p) {
     return reinterpret_cast<uintptr_t>(p) % alignment != 0;
   };
-  for (auto [name, p] : {std::pair<const char *, const float *>{"B", b},
-                         std::pair<const char *, const float *>{"C", c}})
-    if (p && misaligned(p))
+  for (auto [name, p, count] :
+       {std::tuple<const char *, const float *, int64_t>{"B", b, bCount},
+        std::tuple<const char *, const float *, int64_t>{"C", c, cCount}})
+    if (p && count > 0 && misaligned(p))
       return invalid(std::string(name) + " is not " +
                      std::to_string(alignment) + "-byte aligned" +
                      (alignment == 16 ? " (K = " + std::to_string(k) +

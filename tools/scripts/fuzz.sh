@@ -36,6 +36,13 @@ fuzzers="${FUZZERS:-mtx smtx gzip npy package mlir}"
 runs="${FUZZ_RUNS:--1}"
 
 spperm_install_packages
+# A build directory configured by an older fuzz.sh (clang-14, the compiler
+# half off) is configured again.
+if [ -f "$build/CMakeCache.txt" ] &&
+    grep -qE "^(CMAKE_CXX_COMPILER:[A-Z]*=.*clang\+\+-14|SPPERM_ENABLE_COMPILER:BOOL=OFF)" \
+      "$build/CMakeCache.txt"; then
+  rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles" "$build/build.ninja"
+fi
 if [ ! -f "$build/build.ninja" ]; then
   # -O1 -g without -DNDEBUG: assertions stay on.
   cmake -G Ninja -S "$SPPERM_ROOT" -B "$build" \
@@ -68,9 +75,9 @@ cp "$SPPERM_ROOT"/examples/*.mtx.gz "$seeds/gzip/"
 # The dialect's tests, one seed per `// -----` piece.
 find "$SPPERM_ROOT/test" -name '*.mlir' -print0 | sort -z |
   xargs -0 awk -v dir="$seeds/mlir" '
-    FNR == 1 { n++; part = 0 }
-    /^\/\/ -----/ { part++; next }
-    { print > (dir "/" n "." part ".mlir") }'
+    FNR == 1 { if (out) close(out); n++; part = 0; out = dir "/" n ".0.mlir" }
+    /^\/\/ -----/ { close(out); part++; out = dir "/" n "." part ".mlir"; next }
+    { print > out }'
 
 dict_of() {
   case "$1" in

@@ -28,6 +28,7 @@ BUILD="$ROOT/build-gpu"
 OUTDIR="${OUT:-$BUILD/gpu-profile}"
 LIST="${1:?usage: gpu_profile.sh LIST}"
 mkdir -p "$OUTDIR/profile"
+: >"$OUTDIR/profile.md"
 SETS=none OUT="$OUTDIR/suite" bash "$ROOT/tools/scripts/gpu_suite.sh" >"$OUTDIR/suite.log" 2>&1
 S="$BUILD/suite-work/suite"
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
@@ -37,10 +38,10 @@ while read -r pkg k; do
   name="$(basename "$pkg" .spp).k$k"
   cols=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["layers"][0]["cols"])' "$S/$pkg/manifest.json")
   python3 -c 'import numpy as np, sys
-np.save(sys.argv[3], np.random.default_rng(1).uniform(-1, 1, (int(sys.argv[1]), int(sys.argv[2]))).astype("<f4"))' "$cols" "$k" "$BUILD/b.npy"
+np.save(sys.argv[3], np.random.default_rng(1).uniform(-1, 1, (int(sys.argv[1]), int(sys.argv[2]))).astype("<f4"))' "$cols" "$k" "$BUILD/b.npy" </dev/null
   "$NCU" --csv --print-units base --metrics "$METRICS" --log-file "$OUTDIR/profile/$name.csv" \
     "$BUILD/bin/spperm-run" "$S/$pkg" --device gpu --b "$BUILD/b.npy" --bench --baseline cusparse \
-    --warmup 0 --runs 1 >"$OUTDIR/profile/$name.run.txt" 2>&1 ||
+    --warmup 0 --runs 1 </dev/null >"$OUTDIR/profile/$name.run.txt" 2>&1 ||
     echo "ncu failed for $pkg K=$k: $(tail -3 "$OUTDIR/profile/$name.run.txt")" | tee -a "$OUTDIR/profile.md"
   echo "$pkg $k"
 done <"$LIST"

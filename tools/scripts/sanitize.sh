@@ -5,7 +5,7 @@
 #
 # Configures build-asan/ (clang-22, -DSPPERM_SANITIZE=ON: every object of the
 # project — sparse core, dialect, passes, codegen, runtime, tools, unit tests
-# — built with AddressSanitizer and UndefinedBehaviorSanitizer, -O1 -g,
+# — built with AddressSanitizer and UndefinedBehaviorSanitizer, -O1 -g1,
 # assertions on), builds it and runs the whole test suite (`check-spperm`:
 # the lit tests, which run the instrumented tools, and the gtest binaries)
 # with leak detection on and every UBSan report fatal. LLVM/MLIR, CUDA and

@@ -144,8 +144,12 @@ LogicalResult PermAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 /// A float, or an integer that fits in 64 bits (what the features are read
 /// back as).
 static bool isNumber(Attribute a) {
-  if (auto i = dyn_cast<IntegerAttr>(a))
+  if (auto i = dyn_cast<IntegerAttr>(a)) {
+    // Read back as int64_t: an unsigned value must stay below 2^63.
+    if (i.getType().isUnsignedInteger())
+      return i.getValue().getActiveBits() <= 63;
     return i.getValue().getSignificantBits() <= 64;
+  }
   return isa<FloatAttr>(a);
 }
 

@@ -90,7 +90,7 @@ struct PackageLayer {
   ValuesSpec values;
   std::vector<KernelInfo> kernels;
   /// The runtime checks the generated kernels against cuSPARSE at the first
-  /// call for each K and keeps the faster ("library_check": true in the
+  /// call for each K and keeps them only when at least 2 % faster ("library_check": true in the
   /// manifest; set by spperm-compile for variants the selector chose).
   bool libraryCheck = false;
 };

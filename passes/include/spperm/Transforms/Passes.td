@@ -159,8 +159,8 @@ def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
     attribute of `spperm-extract-features`, which must have run) and K
     predict each candidate's time relative to the fastest; a candidate other
     than cuSPARSE wins only when predicted faster than it by the model's
-    margin (or `margin`; with `library-check`, the model's smaller margin
-    for choices the runtime checks against cuSPARSE), a format the model
+    margin (or `margin`; with `library-check`, the model's checked margin,
+    meant for choices the runtime checks against cuSPARSE), a format the model
     penalizes (bell) must be predicted ahead by its penalty, and a matrix
     outside the model's training domain gets cuSPARSE. `model=FILE` reads a model; without it the model shipped for
     `target` is used (sm_90), and the analytic cost model for a target
