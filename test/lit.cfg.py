@@ -35,6 +35,11 @@ llvm_config.use_default_substitutions()
 # UNSUPPORTED, never as passed.
 if config.enable_cuda and os.path.exists("/dev/nvidia0"):
     config.available_features.add("cuda-device")
+# The sanitizer build (tools/scripts/sanitize.sh): its libraries need an
+# instrumented executable, so tests that build an outside application
+# against the installed runtime say `UNSUPPORTED: sanitized`.
+if config.sanitized:
+    config.available_features.add("sanitized")
 
 tool_dirs = [config.spperm_tools_dir, config.llvm_tools_dir]
 tools = ["spperm-opt", "spperm-inspect", "spperm-gen", "spperm-compile", "spperm-run",

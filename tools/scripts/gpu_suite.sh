@@ -38,7 +38,7 @@ MAIN_JOBS="${MAIN_JOBS:-1}"
 # >= 1 M-row ones),
 # tc (tensor-core variants), san (compute-sanitizer); BIG_GLOB (space-separated globs) narrows the big
 # packages.
-SETS="${SETS:-main big tc san}"
+SETS="${SETS:-main big tc san aot}"
 # The K values the compute-sanitizer runs check: SpMV, the scalar kernels
 # and every vec4 group size (2, 8, 16, 32 lanes).
 SAN_KS="${SAN_KS:-1,5,8,32,64,128}"
@@ -206,6 +206,25 @@ PY
 
 say "benchmark: best and selected (auto) spperm package vs best cuSPARSE algorithm, per matrix"
 python3 "$ROOT/tools/scripts/bench_table.py" "$OUTDIR/verify.log" "$OUTDIR/bench.json" "$OUTDIR/meta.json" | tee -a "$SUMMARY"
+
+# The AOT example (examples/aot): the runtime installed, the example built
+# against it with find_package(spperm), run on the GPU against the CPU
+# executor.
+if [[ " $SETS " == *" aot "* ]] && [[ -d "$S/aot/block.spp" ]]; then
+  say "AOT example"
+  if cmake --install "$BUILD" --prefix "$BUILD/install" >"$BUILD/aot.log" 2>&1 &&
+     cmake -S "$ROOT/examples/aot" -B "$BUILD/aot" -G "$GENERATOR" \
+       -DCMAKE_PREFIX_PATH="$BUILD/install" >>"$BUILD/aot.log" 2>&1 &&
+     cmake --build "$BUILD/aot" >>"$BUILD/aot.log" 2>&1; then
+    "$BUILD/aot/spperm-aot-example" "$S/aot/block.spp" 64 2>&1 | tee -a "$SUMMARY"
+    rc=${PIPESTATUS[0]}
+    grep -q "every GPU layer matches" "$SUMMARY" || rc=1
+    [[ $rc == 0 ]] || fail "the AOT example (exit $rc)"
+  else
+    tail -20 "$BUILD/aot.log" | tee -a "$SUMMARY"
+    fail "the AOT example did not build against the installed runtime"
+  fi
+fi
 
 if [[ " $SETS " != *" san "* ]]; then
   say "compute-sanitizer: not in SETS"

@@ -47,8 +47,9 @@ STRATEGIES="${STRATEGIES:-identity lpt warp-aware bsa}"
 BIG="${BIG:-1}"
 SELECTED="${SELECTED:-1}"
 # Parts of the archive: main (the shared matrices), big, san, tc (the
-# tensor-core variants: bell with --precision tf32 and f16).
-PARTS="${PARTS:-main big san tc}"
+# tensor-core variants: bell with --precision tf32 and f16), aot (the
+# example application's package).
+PARTS="${PARTS:-main big san tc aot}"
 [[ " $PARTS " == *" big "* ]] || BIG=0
 JOBS="${JOBS:-$(nproc)}"
 
@@ -188,6 +189,14 @@ for l in m["layers"]:
     print(sys.argv[1].split("/")[-1], l["format"], " ".join(sorted({k["family"] + "/" + k["variant"] for k in l["kernels"]})))' "$pkg"
   done >"$STAGE/suite/san/FAMILIES.txt"
   cat "$STAGE/suite/san/FAMILIES.txt"
+fi
+# The AOT example's package (examples/aot: a DLMC Transformer block, every
+# layer selected), which gpu_suite.sh runs through the example application
+# built against the installed runtime.
+if [[ " $PARTS " == *" aot "* ]]; then
+  mkdir -p "$STAGE/suite/aot"
+  (cd "$ROOT/examples/aot" && "$BIN/spperm-compile" transformer_block.mlir \
+    -o "$STAGE/suite/aot/block.spp" --strategy auto --format auto)
 fi
 rm -f "$STAGE/suite/big/"*.mtx "$STAGE/suite/gen/"*.mtx "$STAGE/skewed.mtx"
 tar -C "$STAGE" -cf - suite | xz -T0 -6 >"$ARCHIVE"
