@@ -29,6 +29,10 @@ config.substitutions.append(("%spperm_tools_dir", config.spperm_tools_dir))
 config.substitutions.append(("%spperm_python", "/usr/bin/python3"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# No progress lines from long stages (spperm-compile) in the tests' stderr,
+# however slow the machine or the build (sanitizers); progress.test asks
+# for them.
+config.environment["SPPERM_PROGRESS_SECONDS"] = "1e9"
 llvm_config.use_default_substitutions()
 
 # GPU tests ask for `REQUIRES: cuda-device`; elsewhere lit reports them as

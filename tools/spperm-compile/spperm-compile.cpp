@@ -43,8 +43,12 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -62,6 +66,7 @@ struct Options {
   std::string strategy, format;
   bool strategySeen = false, formatSeen = false;
   bool timing = false;
+  bool quiet = false;
   std::string model, margin;
   bool costModel = false, noLibraryCheck = false;
   std::string target = "sm_90";
@@ -74,10 +79,101 @@ struct Options {
   std::string block = "32", delta = "0", rowBlock = "512", colBlock = "4096";
 };
 
-/// Wall time of each compilation stage (BENCHMARK.md's compile-time split).
+/// Progress on stderr for stages that take long: a watcher thread announces
+/// a stage once it has run for `threshold` seconds ("spperm-compile:
+/// generating kernels ..."), and its end ("... done in 2.3 s"); stages that
+/// finish sooner print nothing. Disabled by -q.
+class Progress {
+public:
+  Progress(bool enabled, double threshold)
+      : enabled(enabled), threshold(threshold) {
+    if (enabled)
+      watcher = std::thread([this] { watch(); });
+  }
+  ~Progress() {
+    finish();
+    if (watcher.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        stopping = true;
+      }
+      wake.notify_all();
+      watcher.join();
+    }
+  }
+  Progress(const Progress &) = delete;
+  Progress &operator=(const Progress &) = delete;
+
+  /// Ends the current stage and starts `what`.
+  void stage(std::string what) {
+    if (!enabled)
+      return;
+    std::lock_guard<std::mutex> lock(m);
+    endLocked();
+    current = std::move(what);
+    started = std::chrono::steady_clock::now();
+    announced = threshold <= 0;
+    if (announced)
+      std::fprintf(stderr, "%s: %s ...\n", kTool, current.c_str());
+    wake.notify_all();
+  }
+  /// Ends the current stage.
+  void finish() {
+    if (!enabled)
+      return;
+    std::lock_guard<std::mutex> lock(m);
+    endLocked();
+  }
+
+private:
+  void endLocked() {
+    if (!current.empty() && announced)
+      std::fprintf(stderr, "%s: %s: done in %.1f s\n", kTool,
+                   current.c_str(), since(started));
+    current.clear();
+  }
+  void watch() {
+    std::unique_lock<std::mutex> lock(m);
+    while (!stopping) {
+      if (!current.empty() && !announced) {
+        const double left = threshold - since(started);
+        if (left <= 0) {
+          std::fprintf(stderr, "%s: %s ...\n", kTool, current.c_str());
+          announced = true;
+          continue;
+        }
+        wake.wait_for(lock, std::chrono::duration<double>(left));
+      } else {
+        wake.wait(lock);
+      }
+    }
+  }
+  static double since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t)
+        .count();
+  }
+
+  const bool enabled;
+  const double threshold;
+  std::mutex m;
+  std::condition_variable wake;
+  std::thread watcher;
+  std::string current;
+  std::chrono::steady_clock::time_point started;
+  bool announced = false, stopping = false;
+};
+
+/// Wall time of each compilation stage (BENCHMARK.md's compile-time split),
+/// and the progress report of the stages as they start.
 struct StageTimes {
   std::vector<std::pair<std::string, double>> seconds;
+  Progress *progress = nullptr;
   void add(const char *stage, double s) { seconds.emplace_back(stage, s); }
+  /// Announces the stage about to start (when it turns out to be long).
+  void begin(std::string what) {
+    if (progress)
+      progress->stage(std::move(what));
+  }
 };
 
 /// Prints `times` as an execution time report, after MLIR's
@@ -234,6 +330,7 @@ LogicalResult generateCode(ModuleOp module,
                            const std::string &target,
                            const KernelGenOptions &base,
                            ::spperm::PackageOptions &popts, StageTimes &times) {
+  times.begin("generating kernels");
   auto start = std::chrono::steady_clock::now();
   module.getContext()
       ->loadDialect<arith::ArithDialect, gpu::GPUDialect, math::MathDialect,
@@ -252,6 +349,7 @@ LogicalResult generateCode(ModuleOp module,
     layer.kernels = generateLayerKernels(kernels, layer.matrix, options);
   }
   times.add("codegen", since(start));
+  times.begin("lowering the kernels to PTX");
   start = std::chrono::steady_clock::now();
   PassManager pm(module.getContext());
   buildGpuToBinaryPipeline(pm, target);
@@ -262,6 +360,7 @@ LogicalResult generateCode(ModuleOp module,
     return failure();
   popts.ptx = std::move(*ptx);
   times.add("ptx", since(start));
+  times.begin("assembling a cubin (ptxas)");
   start = std::chrono::steady_clock::now();
   ::spperm::StatusOr<std::string> cubin = assembleCubin(popts.ptx, target);
   if (!cubin)
@@ -369,6 +468,10 @@ int main(int argc, char **argv) {
                  "package references the matrix file and its sha256)",
                  &o.data);
   args.addOption("report", "FILE.html", "Write an HTML report", &o.report);
+  args.addFlag("q",
+               "Quiet: no progress lines for long stages on stderr (errors "
+               "are still printed)",
+               &o.quiet);
   args.addFlag("timing",
                "Print the wall time of each stage on stderr (like MLIR's "
                "--mlir-timing)",
@@ -479,7 +582,14 @@ int main(int argc, char **argv) {
     return success();
   });
 
+  // Progress for stages longer than a second (SPPERM_PROGRESS_SECONDS
+  // overrides the threshold; the tests set 0).
+  double threshold = 1.0;
+  if (const char *env = std::getenv("SPPERM_PROGRESS_SECONDS"))
+    threshold = std::atof(env);
+  Progress progress(!o.quiet, threshold);
   StageTimes times;
+  times.progress = &progress;
   bool mlirInput = endsWith(o.input, ".mlir");
   std::string baseDir;
   OwningOpRef<ModuleOp> module;
@@ -488,6 +598,7 @@ int main(int argc, char **argv) {
   std::string format = o.formatSeen ? o.format : "";
 
   MatrixCache matrices(baseDir);
+  times.begin("reading " + o.input);
   auto start = std::chrono::steady_clock::now();
   if (mlirInput) {
     if (o.valuesSeen) {
@@ -512,6 +623,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     times.add("read", since(start));
+    times.begin("computing features");
     start = std::chrono::steady_clock::now();
     ::spperm::FeatureOptions fopts;
     fopts.warps = static_cast<int32_t>(warps);
@@ -537,6 +649,7 @@ int main(int argc, char **argv) {
   // records each matrix's choice, which the passes below materialize.
   const bool selecting = strategy == "auto" || format == "auto";
   if (selecting) {
+    times.begin("selecting the variants");
     start = std::chrono::steady_clock::now();
     PassManager select(&ctx);
     if (mlirInput) {
@@ -569,6 +682,7 @@ int main(int argc, char **argv) {
   }
 
   // The pipeline up to the storage decisions.
+  times.begin("permuting rows and converting formats");
   start = std::chrono::steady_clock::now();
   PassManager pm(&ctx);
   if (!strategy.empty()) {
@@ -598,6 +712,7 @@ int main(int argc, char **argv) {
   times.add("passes", since(start));
 
   std::vector<::spperm::PackageLayer> layers;
+  times.begin("collecting the layers (sha256 of the sources)");
   if (failed(collectLayers(*module, matrices, baseDir, cusparse,
                            !o.noLibraryCheck, layers,
                            times)))
@@ -628,6 +743,7 @@ int main(int argc, char **argv) {
   if (failed(generateCode(*module, layers, o.target, codegen, popts, times)))
     return 1;
 
+  times.begin("writing " + o.output);
   start = std::chrono::steady_clock::now();
   if (::spperm::Status s = ::spperm::writePackage(o.output, layers, popts);
       !s) {
@@ -635,6 +751,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   times.add("packaging", since(start));
+  progress.finish();
 
   if (o.timing)
     printTiming(llvm::errs(), times);
