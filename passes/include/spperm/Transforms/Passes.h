@@ -57,6 +57,11 @@ using FormatChooser = std::function<FormatAttrInterface(SpMMOp op)>;
 void populateConvertFormatPatterns(RewritePatternSet &patterns,
                                    FormatChooser choose);
 
+/// Adds the pattern that raises a row-major sparse-dense matrix product in
+/// linalg (matmul, or the equivalent generic) whose CSR operand is a
+/// function argument with `spperm.source` to spperm.load + spperm.spmm.
+void populateRaiseLinalgPatterns(RewritePatternSet &patterns);
+
 #define GEN_PASS_REGISTRATION
 #include "spperm/Transforms/Passes.h.inc"
 

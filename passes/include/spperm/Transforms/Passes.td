@@ -145,6 +145,43 @@ def SpPermPermuteRows : Pass<"spperm-permute-rows", "::mlir::ModuleOp"> {
   ];
 }
 
+def SpPermRaiseLinalg : Pass<"spperm-raise-linalg", "::mlir::ModuleOp"> {
+  let summary = "Raise sparse linalg matrix multiplications to spperm.spmm";
+  let description = [{
+    Lets code from MLIR's sparsifier world use spperm: a `linalg.matmul`,
+    or a `linalg.generic` that is the same row-major contraction
+    (`(m, k), (k, n) -> (m, n)`, a multiply-add body), whose left operand
+    is an f32 CSR `#sparse_tensor.encoding` (dense rows, ordered unique
+    compressed columns, identity map), whose right operand is a dense f32
+    tensor and whose init is zero-filled (`linalg.fill` of 0.0) becomes a
+    `spperm.spmm` of a `spperm.load` — when the sparse operand is an
+    argument of the enclosing function that says where its fixed matrix
+    lives: `spperm.source = "FILE"` (and optionally `spperm.values =
+    "ones" | "file" | "random:SEED"`) as an argument attribute. Anything
+    else is left as it is; the sparse argument stays (unused).
+
+    Before:
+    ```mlir
+    #CSR = #sparse_tensor.encoding<{map = (i, j) -> (i : dense, j : compressed)}>
+    func.func @fc(%w: tensor<64x64xf32, #CSR> {spperm.source = "w.mtx"},
+                  %x: tensor<64x?xf32>, %init: tensor<64x?xf32>) -> tensor<64x?xf32> {
+      %zero = arith.constant 0.0 : f32
+      %c = linalg.fill ins(%zero : f32) outs(%init : tensor<64x?xf32>) -> tensor<64x?xf32>
+      %y = linalg.matmul ins(%w, %x : tensor<64x64xf32, #CSR>, tensor<64x?xf32>)
+                         outs(%c : tensor<64x?xf32>) -> tensor<64x?xf32>
+      return %y : tensor<64x?xf32>
+    }
+    ```
+    After:
+    ```mlir
+    %0 = spperm.load "w.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+    %y = spperm.spmm %0, %x : !spperm.matrix<64x64xf32, #spperm.csr>,
+        tensor<64x?xf32> -> tensor<64x?xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::spperm::SpPermDialect"];
+}
+
 def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
   let summary = "Choose each matrix's permutation strategy and format";
   let description = [{

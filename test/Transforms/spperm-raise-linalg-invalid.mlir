@@ -1,0 +1,27 @@
+// RUN: spperm-opt %s -split-input-file -spperm-raise-linalg -verify-diagnostics
+
+// The argument attributes that name a sparse operand's matrix are checked
+// where they are written.
+
+#CSR = #sparse_tensor.encoding<{map = (i, j) -> (i : dense, j : compressed)}>
+// expected-error@+1 {{'func.func' op argument 0: spperm.values: invalid --values 'bogus': expected file, ones or random:SEED}}
+func.func @bad_values(%w: tensor<8x8xf32, #CSR> {spperm.source = "w.mtx", spperm.values = "bogus"}, %x: tensor<8x4xf32>, %init: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = linalg.fill ins(%zero : f32) outs(%init : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %y = linalg.matmul ins(%w, %x : tensor<8x8xf32, #CSR>, tensor<8x4xf32>) outs(%c : tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+// expected-error@+1 {{'func.func' op argument 0: spperm.source must be a string (the matrix file)}}
+func.func @source_not_string(%w: tensor<8x8xf32> {spperm.source = 3 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{'func.func' op argument 1 has spperm.values but no spperm.source}}
+func.func @values_alone(%x: tensor<8x4xf32>, %w: tensor<8x8xf32> {spperm.values = "ones"}) {
+  return
+}
