@@ -1224,8 +1224,8 @@ private:
     return SPRT_OK;
   }
 
-  /// Prepares every algorithm that applies to K, times each (1 warm-up, 5
-  /// runs, median), and keeps the fastest. An algorithm that fails (cuSPARSE
+  /// Prepares every algorithm that applies to K, times each (1 warm-up,
+  /// kCheckRuns queued runs, median), and keeps the fastest. An algorithm that fails (cuSPARSE
   /// refuses some for some shapes, not always with NOT_SUPPORTED) is skipped
   /// without touching the caller's last error, unless none works; running
   /// out of memory is returned at once.
@@ -1241,13 +1241,15 @@ private:
       sprt_status s = plan->prepare(d, layer, k, b, c, stream);
       if (s == SPRT_OK) {
         Plan *p = plan.get();
-        float times[5];
-        s = timeLaunches(d, stream, 1, 5, times,
+        // As many runs as the library check takes: the algorithms of a
+        // small layer are often within a few percent of each other.
+        float times[kCheckRuns];
+        s = timeLaunches(d, stream, 1, kCheckRuns, times,
                          [p, b, c] { return p->run(b, c); });
         if (s == SPRT_OK) {
-          std::sort(times, times + 5);
-          if (!out || times[2] < bestMs) {
-            bestMs = times[2];
+          std::sort(times, times + kCheckRuns);
+          if (!out || times[kCheckRuns / 2] < bestMs) {
+            bestMs = times[kCheckRuns / 2];
             out = std::move(plan);
           }
         }
