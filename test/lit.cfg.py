@@ -44,6 +44,10 @@ if config.enable_cuda and os.path.exists("/dev/nvidia0"):
 # against the installed runtime say `UNSUPPORTED: sanitized`.
 if config.sanitized:
     config.available_features.add("sanitized")
+# Debian's chromium (tools/scripts/setup.sh installs it) renders the compile
+# report headless in report.test.
+if os.path.exists("/usr/bin/chromium"):
+    config.available_features.add("chromium")
 
 tool_dirs = [config.spperm_tools_dir, config.llvm_tools_dir]
 tools = ["spperm-opt", "spperm-inspect", "spperm-gen", "spperm-compile", "spperm-run",

@@ -17,12 +17,14 @@ SPPERM_BUILD="${SPPERM_BUILD:-$SPPERM_ROOT/build}"
 # Debian 12 packages. LLVM/MLIR 22 and its lit/FileCheck come from the
 # llvm-22 packages the machine's apt sources provide; clang-22 and
 # libclang-rt-22-dev (libFuzzer, ASan and UBSan runtimes) build the fuzz
-# targets (fuzz.sh) and the sanitizer suite (sanitize.sh).
+# targets (fuzz.sh) and the sanitizer suite (sanitize.sh); chromium renders
+# the compile report in its test (headless).
 SPPERM_PACKAGES=(
   cmake ninja-build g++ python3 python3-numpy python3-scipy python3-sklearn
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   nlohmann-json3-dev zlib1g-dev libgtest-dev
   clang-22 libclang-rt-22-dev
+  chromium
 )
 
 spperm_missing_packages() {

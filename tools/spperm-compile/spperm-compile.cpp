@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Report.h"
+
 #include "spperm/Conversion/Passes.h"
 #include "spperm/Conversion/SpPermToGPU.h"
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
@@ -61,7 +63,7 @@ namespace {
 
 /// The command line.
 struct Options {
-  std::string input, output, report;
+  std::string input, output, report, reportBench;
   std::string k = "0";
   std::string strategy, format;
   bool strategySeen = false, formatSeen = false;
@@ -370,48 +372,6 @@ LogicalResult generateCode(ModuleOp module,
   return success();
 }
 
-/// Writes a self-contained HTML page: the matrix features and the choices.
-bool writeReport(const std::string &path,
-                 const std::vector<::spperm::PackageLayer> &layers,
-                 const std::vector<std::vector<::spperm::FeatureValue>> &features,
-                 const StageTimes &times) {
-  std::string html =
-      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>spperm "
-      "compile report</title><style>body{font-family:sans-serif;margin:2em}"
-      "table{border-collapse:collapse;margin-bottom:1.5em}td,th{border:1px "
-      "solid #ccc;padding:2px 8px;text-align:left}</style></head><body>\n"
-      "<h1>spperm compile report</h1>\n<h2>Stages</h2>\n<table><tr><th>stage"
-      "</th><th>seconds</th></tr>\n";
-  for (const auto &[stage, s] : times.seconds)
-    html += "<tr><td>" + stage + "</td><td>" + std::to_string(s) +
-            "</td></tr>\n";
-  html += "</table>\n";
-  for (size_t i = 0; i < layers.size(); ++i) {
-    const ::spperm::PackageLayer &l = layers[i];
-    html += "<h2>Layer " + l.name + "</h2>\n<table>\n";
-    html += "<tr><td>shape</td><td>" + std::to_string(l.matrix.rows) + " x " +
-            std::to_string(l.matrix.cols) + "</td></tr>\n";
-    html += "<tr><td>nnz</td><td>" + std::to_string(l.matrix.nnz) +
-            "</td></tr>\n";
-    html += "<tr><td>strategy</td><td>" +
-            std::string(::spperm::strategyCliName(l.permutation.strategy)) +
-            "</td></tr>\n";
-    html += "<tr><td>format</td><td>" +
-            std::string(::spperm::formatName(l.matrix.kind)) + "</td></tr>\n";
-    html += "</table>\n<h3>Features</h3>\n<table>\n";
-    if (i < features.size())
-      for (const ::spperm::FeatureValue &v : features[i])
-        html += "<tr><td>" + (v.group.empty() ? v.name : v.group + "." + v.name) +
-                "</td><td>" + std::to_string(v.value) + "</td></tr>\n";
-    html += "</table>\n";
-  }
-  html += "</body></html>\n";
-  ::spperm::Status s = ::spperm::writeFileAtomically(path, html);
-  if (!s)
-    reportError(kTool, s.message());
-  return s.isOk();
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -467,7 +427,15 @@ int main(int argc, char **argv) {
                  "embed (default: arrays in data.bin) or external (the "
                  "package references the matrix file and its sha256)",
                  &o.data);
-  args.addOption("report", "FILE.html", "Write an HTML report", &o.report);
+  args.addOption("report", "FILE.html",
+                 "Write a self-contained HTML report: per layer spy plots "
+                 "before and after the permutation, features, the "
+                 "selector's ranking, format statistics; the stage times",
+                 &o.report);
+  args.addOption("report-bench", "R.json[,R.json...]",
+                 "With --report: spperm-run --bench --json records whose "
+                 "times the report draws against cuSPARSE",
+                 &o.reportBench);
   args.addFlag("q",
                "Quiet: no progress lines for long stages on stderr (errors "
                "are still printed)",
@@ -505,6 +473,22 @@ int main(int argc, char **argv) {
     reportError(kTool, "missing -o PKG (see --help)");
     return 1;
   }
+  std::vector<std::string> benchRecords;
+  for (StringRef rest = o.reportBench; !rest.empty();) {
+    auto [first, tail] = rest.split(',');
+    if (!first.empty())
+      benchRecords.push_back(first.str());
+    rest = tail;
+  }
+  if (!benchRecords.empty() && o.report.empty()) {
+    reportError(kTool, "--report-bench needs --report");
+    return 1;
+  }
+  for (const std::string &record : benchRecords)
+    if (::spperm::Status s = ::spperm::checkBenchRecord(record); !s) {
+      reportError(kTool, s.message());
+      return 1;
+    }
   int64_t k, batch, warps, line, tau, block, rowBlock, colBlock;
   double alpha, delta;
   if (!parseInt64("k", o.k, 0, ::spperm::kMaxIndex, k) ||
@@ -755,7 +739,22 @@ int main(int argc, char **argv) {
 
   if (o.timing)
     printTiming(llvm::errs(), times);
-  if (!o.report.empty() && !writeReport(o.report, layers, layerFeatures, times))
-    return 1;
+  if (!o.report.empty()) {
+    ::spperm::ReportInputs report;
+    report.package = o.output;
+    report.input = o.input;
+    report.stages = times.seconds;
+    report.selection.modelPath = o.model;
+    report.selection.target = o.target;
+    report.selection.costModel = o.costModel;
+    report.selection.libraryCheck = !o.noLibraryCheck;
+    report.benchRecords = benchRecords;
+    if (::spperm::Status s =
+            ::spperm::writeCompileReport(o.report, layers, report);
+        !s) {
+      reportError(kTool, s.message());
+      return 1;
+    }
+  }
   return diagnosed ? 1 : 0;
 }

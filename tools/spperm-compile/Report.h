@@ -1,0 +1,60 @@
+//===- Report.h - spperm-compile --report -----------------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The compile report: one self-contained HTML page (inline SVG and CSS, no
+// script, nothing fetched) per package, with each layer's spy plots before
+// and after its row permutation, its features, the selector's ranking, its
+// format statistics, the compile stages' times and, when given, measured
+// times against cuSPARSE (docs/Compile.md, "The report").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_TOOLS_SPPERM_COMPILE_REPORT_H
+#define SPPERM_TOOLS_SPPERM_COMPILE_REPORT_H
+
+#include "spperm/Sparse/Package.h"
+#include "spperm/Sparse/Selector.h"
+#include "spperm/Sparse/Status.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace spperm {
+
+/// What the report shows besides the layers themselves.
+struct ReportInputs {
+  /// The package's path and the command's input, for the title.
+  std::string package, input;
+  /// Each compile stage and its wall time in seconds, in order.
+  std::vector<std::pair<std::string, double>> stages;
+  /// How the variants were chosen (the ranking is recomputed with these).
+  SelectionOptions selection;
+  /// `spperm-run --bench --json` records to draw against cuSPARSE (may be
+  /// empty); each names its layer.
+  std::vector<std::string> benchRecords;
+};
+
+/// The spy plot of `m` as inline SVG, rows in the order `order` gives
+/// (order[i] = the row drawn at position i; empty: the matrix's order),
+/// down-sampled to at most `maxCells` x `maxCells` cells shaded by the
+/// share of each cell's positions that hold an entry.
+std::string spySvg(const CsrMatrix &m, const std::vector<int32_t> &order,
+                   int maxCells = 96);
+
+/// Checks that `path` is a readable `spperm-run --bench --json` record
+/// (spperm-compile checks them before compiling anything).
+Status checkBenchRecord(const std::string &path);
+
+/// Writes the report for `layers` to `path` (atomically); an error names
+/// the file and the problem (an unreadable or malformed bench record too).
+Status writeCompileReport(const std::string &path,
+                          const std::vector<PackageLayer> &layers,
+                          const ReportInputs &inputs);
+
+} // namespace spperm
+
+#endif // SPPERM_TOOLS_SPPERM_COMPILE_REPORT_H
