@@ -380,13 +380,12 @@ int main(int argc, char **argv) {
                    sprt_device_properties(&props) == SPRT_OK;
 
   std::printf("%s layer '%s': %lld x %lld, nnz %lld, format %s, strategy "
-              "%s, K = %lld, device %s%s%s\n",
+              "%s, K = %lld, device %s%s%s%s\n",
               packagePath.c_str(), info->name, (long long)info->rows,
               (long long)info->cols, (long long)info->nnz, info->format,
               info->strategy, (long long)k, deviceName.c_str(),
-              haveProps ? " (" : "", haveProps ? props.name : "");
-  if (haveProps)
-    std::printf(")\n");
+              haveProps ? " (" : "", haveProps ? props.name : "",
+              haveProps ? ")" : "");
   std::printf("%d warm-up + %lld timed runs; working set %.1f MB%s\n",
               int(warmup), (long long)runs, bytes / 1e6,
               inL2 ? " (fits in L2: in-cache numbers)" : "");
