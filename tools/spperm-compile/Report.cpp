@@ -137,8 +137,16 @@ Status spperm::checkBenchRecord(const std::string &path) {
 
 std::string spperm::spySvg(const CsrMatrix &m,
                            const std::vector<int32_t> &order, int maxCells) {
-  const int64_t rowCells = std::max<int64_t>(1, std::min<int64_t>(m.rows, maxCells));
-  const int64_t colCells = std::max<int64_t>(1, std::min<int64_t>(m.cols, maxCells));
+  // At most maxCells along the longer side; the other side in proportion,
+  // so that the plot keeps the matrix's aspect.
+  const int64_t rows = std::max<int64_t>(m.rows, 1);
+  const int64_t cols = std::max<int64_t>(m.cols, 1);
+  const int64_t longer = std::max(rows, cols);
+  const int64_t cells = std::min<int64_t>(longer, maxCells);
+  const int64_t rowCells = std::max<int64_t>(
+      1, std::min<int64_t>(rows, (rows * cells + longer - 1) / longer));
+  const int64_t colCells = std::max<int64_t>(
+      1, std::min<int64_t>(cols, (cols * cells + longer - 1) / longer));
   std::vector<int64_t> count(static_cast<size_t>(rowCells * colCells), 0);
   for (int64_t p = 0; p < m.rows; ++p) {
     const int64_t r = order.empty() ? p : order[static_cast<size_t>(p)];
@@ -160,12 +168,13 @@ std::string spperm::spySvg(const CsrMatrix &m,
   };
   static const char *kColors[] = {"", "#9ecae1", "#4292c6", "#08519c",
                                   "#08306b"};
-  const int width = 280;
-  const int height = std::max(
-      40, int(std::lround(width * double(rowCells) / double(colCells))));
+  // The longer side 280 pixels, the shorter in proportion (at least 8).
+  const double scale = 280.0 / double(std::max(rowCells, colCells));
+  const int width = std::max(8, int(std::lround(scale * double(colCells))));
+  const int height = std::max(8, int(std::lround(scale * double(rowCells))));
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
                     std::to_string(width) + "\" height=\"" +
-                    std::to_string(std::min(height, 560)) +
+                    std::to_string(height) +
                     "\" viewBox=\"0 0 " + std::to_string(colCells) + " " +
                     std::to_string(rowCells) +
                     "\" preserveAspectRatio=\"none\" shape-rendering="
@@ -253,7 +262,7 @@ Status spperm::writeCompileReport(const std::string &path,
     html += "<div class=\"spy\"><h3>After " +
             std::string(strategyCliName(layer.permutation.strategy)) +
             "</h3>" + spySvg(original, layer.matrix.order) + "</div>\n";
-    html += "<p>Spy plots down-sampled to at most 96 &times; 96 cells; "
+    html += "<p>Spy plots down-sampled to at most 96 cells along the longer side; "
             "darker: a larger share of the cell's positions holds entries "
             "(&ge; 1 %, 10 %, 50 %).</p>\n";
 
@@ -314,6 +323,20 @@ Status spperm::writeCompileReport(const std::string &path,
 
     if (Status s = benchSection(inputs.benchRecords, layer.name, html); !s)
       return s;
+  }
+  // A record that names no layer of the package was meant for another one:
+  // said, and left out (the package itself is fine).
+  for (const std::string &record : inputs.benchRecords) {
+    nlohmann::json j;
+    if (Status s = readBenchRecord(record, j); !s)
+      return s;
+    const std::string name = j["layer"].get<std::string>();
+    if (std::none_of(layers.begin(), layers.end(),
+                     [&](const PackageLayer &l) { return l.name == name; }))
+      std::fprintf(stderr,
+                   "spperm-compile: warning: %s: the record is of layer "
+                   "'%s', which this package does not have; not drawn\n",
+                   record.c_str(), name.c_str());
   }
   html += "</body></html>\n";
   return writeFileAtomically(path, html);
