@@ -23,6 +23,7 @@
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Sparse/Package.h"
 #include "spperm/Tools/CommandLine.h"
+#include "spperm/Tools/Progress.h"
 #include "spperm/Transforms/MatrixUtils.h"
 #include "spperm/Transforms/Passes.h"
 
@@ -81,95 +82,11 @@ struct Options {
   std::string block = "32", delta = "0", rowBlock = "512", colBlock = "4096";
 };
 
-/// Progress on stderr for stages that take long: a watcher thread announces
-/// a stage once it has run for `threshold` seconds ("spperm-compile:
-/// generating kernels ..."), and its end ("... done in 2.3 s"); stages that
-/// finish sooner print nothing. Disabled by -q.
-class Progress {
-public:
-  Progress(bool enabled, double threshold)
-      : enabled(enabled), threshold(threshold) {
-    if (enabled)
-      watcher = std::thread([this] { watch(); });
-  }
-  ~Progress() {
-    finish();
-    if (watcher.joinable()) {
-      {
-        std::lock_guard<std::mutex> lock(m);
-        stopping = true;
-      }
-      wake.notify_all();
-      watcher.join();
-    }
-  }
-  Progress(const Progress &) = delete;
-  Progress &operator=(const Progress &) = delete;
-
-  /// Ends the current stage and starts `what`.
-  void stage(std::string what) {
-    if (!enabled)
-      return;
-    std::lock_guard<std::mutex> lock(m);
-    endLocked();
-    current = std::move(what);
-    started = std::chrono::steady_clock::now();
-    announced = threshold <= 0;
-    if (announced)
-      std::fprintf(stderr, "%s: %s ...\n", kTool, current.c_str());
-    wake.notify_all();
-  }
-  /// Ends the current stage.
-  void finish() {
-    if (!enabled)
-      return;
-    std::lock_guard<std::mutex> lock(m);
-    endLocked();
-  }
-
-private:
-  void endLocked() {
-    if (!current.empty() && announced)
-      std::fprintf(stderr, "%s: %s: done in %.1f s\n", kTool,
-                   current.c_str(), since(started));
-    current.clear();
-  }
-  void watch() {
-    std::unique_lock<std::mutex> lock(m);
-    while (!stopping) {
-      if (!current.empty() && !announced) {
-        const double left = threshold - since(started);
-        if (left <= 0) {
-          std::fprintf(stderr, "%s: %s ...\n", kTool, current.c_str());
-          announced = true;
-          continue;
-        }
-        wake.wait_for(lock, std::chrono::duration<double>(left));
-      } else {
-        wake.wait(lock);
-      }
-    }
-  }
-  static double since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t)
-        .count();
-  }
-
-  const bool enabled;
-  const double threshold;
-  std::mutex m;
-  std::condition_variable wake;
-  std::thread watcher;
-  std::string current;
-  std::chrono::steady_clock::time_point started;
-  bool announced = false, stopping = false;
-};
-
 /// Wall time of each compilation stage (BENCHMARK.md's compile-time split),
 /// and the progress report of the stages as they start.
 struct StageTimes {
   std::vector<std::pair<std::string, double>> seconds;
-  Progress *progress = nullptr;
+  ::spperm::Progress *progress = nullptr;
   void add(const char *stage, double s) { seconds.emplace_back(stage, s); }
   /// Announces the stage about to start (when it turns out to be long).
   void begin(std::string what) {
@@ -568,10 +485,8 @@ int main(int argc, char **argv) {
 
   // Progress for stages longer than a second (SPPERM_PROGRESS_SECONDS
   // overrides the threshold; the tests set 0).
-  double threshold = 1.0;
-  if (const char *env = std::getenv("SPPERM_PROGRESS_SECONDS"))
-    threshold = std::atof(env);
-  Progress progress(!o.quiet, threshold);
+  const double threshold = ::spperm::progressThreshold();
+  ::spperm::Progress progress(kTool, !o.quiet, threshold);
   StageTimes times;
   times.progress = &progress;
   bool mlirInput = endsWith(o.input, ".mlir");

@@ -18,6 +18,7 @@
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Sparse/Permutation.h"
 #include "spperm/Tools/CommandLine.h"
+#include "spperm/Tools/Progress.h"
 
 #include <nlohmann/json.hpp>
 
@@ -135,7 +136,7 @@ int main(int argc, char **argv) {
   std::string path, values = "file", strategyName, emitPath;
   std::string warpsText = "32", lineText = "32", rowsPerWarpText = "4",
               tauText = "32", alphaText = "0.3", candidatesText = "64";
-  bool json = false, strategySeen = false, emitSeen = false;
+  bool json = false, quiet = false, strategySeen = false, emitSeen = false;
 
   ArgParser args(
       kTool,
@@ -148,6 +149,10 @@ int main(int argc, char **argv) {
       "0-based original row index per line.");
   args.addPositional("MATRIX", "Matrix file (.mtx, .smtx, optionally .gz)",
                      &path);
+  args.addFlag("q",
+               "Quiet: no progress lines for long stages on stderr (errors "
+               "are still printed)",
+               &quiet);
   args.addFlag("json", "Print one JSON object instead of a table", &json);
   args.addOption("values", "SPEC",
                  "Values of the entries: file (default), ones, random:SEED",
@@ -234,6 +239,8 @@ int main(int argc, char **argv) {
   }
   ReadOptions readOptions;
   readOptions.values = *spec;
+  Progress progress(kTool, !quiet, progressThreshold());
+  progress.stage("reading " + path);
   StatusOr<CsrMatrix> matrix = readMatrixFile(path, readOptions);
   if (!matrix) {
     reportError(kTool, matrix.message());
@@ -244,6 +251,7 @@ int main(int argc, char **argv) {
   fopts.warps = popts.warps;
   fopts.lineWidth = popts.lineWidth;
   fopts.rowsPerWarp = popts.rowsPerWarp;
+  progress.stage("computing features");
   Features features = computeFeatures(*matrix, fopts);
 
   std::optional<Selection> selection;
@@ -268,6 +276,7 @@ int main(int argc, char **argv) {
 
   std::vector<StrategyReport> reports;
   for (Strategy s : strategies) {
+    progress.stage("running strategy " + std::string(strategyCliName(s)));
     popts.strategy = s;
     auto start = std::chrono::steady_clock::now();
     StatusOr<Permutation> perm = computePermutation(*matrix, popts);
@@ -285,6 +294,7 @@ int main(int argc, char **argv) {
     reports.push_back(std::move(r));
   }
 
+  progress.finish();
   if (emitSeen) {
     std::string text;
     text.reserve(reports.front().permutation.order.size() * 8);
