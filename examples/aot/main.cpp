@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 using spperm::runtime::Package;
@@ -80,16 +81,23 @@ double relativeError(const Dense &got, const Dense &want) {
   std::exit(code);
 }
 
-/// C = layer(B) on the CPU executor.
-Dense runCpu(Package &cpu, const std::string &layer, const Dense &b) {
-  auto index = cpu.findLayer(layer);
+/// The index of `layer` in `package`, and a C for it to multiply B into.
+std::pair<int64_t, Dense> layerAndOutput(Package &package,
+                                         const std::string &layer,
+                                         const Dense &b) {
+  auto index = package.findLayer(layer);
   if (!index)
     fail(index.message());
-  auto info = cpu.layerInfo(*index);
+  auto info = package.layerInfo(*index);
   if (!info)
     fail(info.message());
-  Dense c(info->rows, b.cols);
-  if (auto s = cpu.spmm(*index, b.data.data(), b.cols, c.data.data()); !s)
+  return {*index, Dense(info->rows, b.cols)};
+}
+
+/// C = layer(B) on the CPU executor.
+Dense runCpu(Package &cpu, const std::string &layer, const Dense &b) {
+  auto [index, c] = layerAndOutput(cpu, layer, b);
+  if (auto s = cpu.spmm(index, b.data.data(), b.cols, c.data.data()); !s)
     fail(layer + " on the CPU: " + s.message());
   return c;
 }
@@ -98,17 +106,11 @@ Dense runCpu(Package &cpu, const std::string &layer, const Dense &b) {
 /// layer for a K also runs the runtime's library check, docs/RuntimeABI.md;
 /// `spperm-run --bench` is the way to time a layer.)
 Dense runGpu(Package &gpu, const std::string &layer, const Dense &b) {
-  auto index = gpu.findLayer(layer);
-  if (!index)
-    fail(index.message());
-  auto info = gpu.layerInfo(*index);
-  if (!info)
-    fail(info.message());
-  Dense c(info->rows, b.cols);
+  auto [index, c] = layerAndOutput(gpu, layer, b);
   DeviceDense db(b), dc(c);
   if (!db.valid() || !dc.valid())
     fail(std::string("device memory: ") + sprt_last_error());
-  if (auto s = gpu.spmm(*index, db.get(), b.cols, dc.get()); !s)
+  if (auto s = gpu.spmm(index, db.get(), b.cols, dc.get()); !s)
     fail(layer + " on the GPU: " + s.message());
   // Copying C back waits for the work on the default stream.
   if (!dc.copyTo(c))

@@ -82,57 +82,47 @@ std::string barsSvg(const std::vector<std::pair<std::string, double>> &bars,
   return svg + "</svg>";
 }
 
-/// Reads the bench record at `path` into `j`, checking its shape.
-Status readBenchRecord(const std::string &path, nlohmann::json &j) {
+/// The bars of the records that name `layer`.
+void benchSection(const std::vector<BenchRecord> &records,
+                  const std::string &layer, std::string &html) {
+  for (const BenchRecord &r : records)
+    if (r.layer == layer)
+      html += "<h3>Measured (" + escape(r.path) + ": device " +
+              escape(r.device) + ", K = " + escape(r.k) +
+              ", median of the timed runs)</h3>\n" + barsSvg(r.medianMs, "ms") +
+              "\n";
+}
+
+} // namespace
+
+StatusOr<BenchRecord> spperm::readBenchRecord(const std::string &path) {
   std::ifstream in(path);
   if (!in)
     return Status::error(path + ": cannot open the bench record");
   std::stringstream text;
   text << in.rdbuf();
-  j = nlohmann::json::parse(text.str(), nullptr, false);
+  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("variants") ||
       !j["variants"].is_array() || !j.contains("layer") ||
       !j["layer"].is_string())
     return Status::error(path + ": not a spperm-run --bench --json record");
-  for (const nlohmann::json &v : j["variants"])
+  BenchRecord record;
+  record.path = path;
+  record.layer = j["layer"].get<std::string>();
+  record.device = j.contains("device") && j["device"].is_string()
+                      ? j["device"].get<std::string>()
+                      : "?";
+  record.k = j.contains("k") ? j["k"].dump() : "?";
+  for (const nlohmann::json &v : j["variants"]) {
     if (!v.is_object() || !v.contains("variant") ||
         !v["variant"].is_string() || !v.contains("median_ms") ||
         !v["median_ms"].is_number())
       return Status::error(path +
                            ": a variant lacks 'variant' or 'median_ms'");
-  return Status::ok();
-}
-
-/// The measured variants of the bench records that name `layer`.
-Status benchSection(const std::vector<std::string> &records,
-                    const std::string &layer, std::string &html) {
-  for (const std::string &path : records) {
-    nlohmann::json j;
-    if (Status s = readBenchRecord(path, j); !s)
-      return s;
-    if (j["layer"].get<std::string>() != layer)
-      continue;
-    std::vector<std::pair<std::string, double>> bars;
-    for (const nlohmann::json &v : j["variants"])
-      bars.emplace_back(v["variant"].get<std::string>(),
-                        v["median_ms"].get<double>());
-    const std::string device =
-        j.contains("device") && j["device"].is_string()
-            ? j["device"].get<std::string>()
-            : "?";
-    const std::string k = j.contains("k") ? j["k"].dump() : "?";
-    html += "<h3>Measured (" + escape(path) + ": device " + escape(device) +
-            ", K = " + escape(k) + ", median of the timed runs)</h3>\n" +
-            barsSvg(bars, "ms") + "\n";
+    record.medianMs.emplace_back(v["variant"].get<std::string>(),
+                                 v["median_ms"].get<double>());
   }
-  return Status::ok();
-}
-
-} // namespace
-
-Status spperm::checkBenchRecord(const std::string &path) {
-  nlohmann::json j;
-  return readBenchRecord(path, j);
+  return record;
 }
 
 std::string spperm::spySvg(const CsrMatrix &m,
@@ -321,23 +311,17 @@ Status spperm::writeCompileReport(const std::string &path,
               "</td></tr>\n";
     html += "</table></details>\n";
 
-    if (Status s = benchSection(inputs.benchRecords, layer.name, html); !s)
-      return s;
+    benchSection(inputs.bench, layer.name, html);
   }
   // A record that names no layer of the package was meant for another one:
   // said, and left out (the package itself is fine).
-  for (const std::string &record : inputs.benchRecords) {
-    nlohmann::json j;
-    if (Status s = readBenchRecord(record, j); !s)
-      return s;
-    const std::string name = j["layer"].get<std::string>();
+  for (const BenchRecord &r : inputs.bench)
     if (std::none_of(layers.begin(), layers.end(),
-                     [&](const PackageLayer &l) { return l.name == name; }))
+                     [&](const PackageLayer &l) { return l.name == r.layer; }))
       std::fprintf(stderr,
                    "spperm-compile: warning: %s: the record is of layer "
                    "'%s', which this package does not have; not drawn\n",
-                   record.c_str(), name.c_str());
-  }
+                   r.path.c_str(), r.layer.c_str());
   html += "</body></html>\n";
   return writeFileAtomically(path, html);
 }

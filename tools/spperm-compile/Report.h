@@ -25,6 +25,17 @@
 
 namespace spperm {
 
+/// A `spperm-run --bench --json` record: the layer it timed and the median
+/// of each variant it ran.
+struct BenchRecord {
+  std::string path, layer, device, k;
+  std::vector<std::pair<std::string, double>> medianMs;
+};
+
+/// Reads and checks the record at `path` (spperm-compile reads every record
+/// before compiling anything).
+StatusOr<BenchRecord> readBenchRecord(const std::string &path);
+
 /// What the report shows besides the layers themselves.
 struct ReportInputs {
   /// The package's path and the command's input, for the title.
@@ -33,9 +44,9 @@ struct ReportInputs {
   std::vector<std::pair<std::string, double>> stages;
   /// How the variants were chosen (the ranking is recomputed with these).
   SelectionOptions selection;
-  /// `spperm-run --bench --json` records to draw against cuSPARSE (may be
-  /// empty); each names its layer.
-  std::vector<std::string> benchRecords;
+  /// Measurements to draw against cuSPARSE (may be empty); each record
+  /// names its layer.
+  std::vector<BenchRecord> bench;
 };
 
 /// The spy plot of `m` as inline SVG, rows in the order `order` gives
@@ -45,12 +56,8 @@ struct ReportInputs {
 std::string spySvg(const CsrMatrix &m, const std::vector<int32_t> &order,
                    int maxCells = 96);
 
-/// Checks that `path` is a readable `spperm-run --bench --json` record
-/// (spperm-compile checks them before compiling anything).
-Status checkBenchRecord(const std::string &path);
-
 /// Writes the report for `layers` to `path` (atomically); an error names
-/// the file and the problem (an unreadable or malformed bench record too).
+/// the file and the problem.
 Status writeCompileReport(const std::string &path,
                           const std::vector<PackageLayer> &layers,
                           const ReportInputs &inputs);

@@ -390,22 +390,25 @@ int main(int argc, char **argv) {
     reportError(kTool, "missing -o PKG (see --help)");
     return 1;
   }
-  std::vector<std::string> benchRecords;
-  for (StringRef rest = o.reportBench; !rest.empty();) {
-    auto [first, tail] = rest.split(',');
-    if (!first.empty())
-      benchRecords.push_back(first.str());
-    rest = tail;
-  }
-  if (!benchRecords.empty() && o.report.empty()) {
+  // The bench records are read (and checked) before anything is compiled.
+  std::vector<::spperm::BenchRecord> benchRecords;
+  if (!o.reportBench.empty() && o.report.empty()) {
     reportError(kTool, "--report-bench needs --report");
     return 1;
   }
-  for (const std::string &record : benchRecords)
-    if (::spperm::Status s = ::spperm::checkBenchRecord(record); !s) {
-      reportError(kTool, s.message());
+  for (StringRef rest = o.reportBench; !rest.empty();) {
+    auto [first, tail] = rest.split(',');
+    rest = tail;
+    if (first.empty())
+      continue;
+    ::spperm::StatusOr<::spperm::BenchRecord> record =
+        ::spperm::readBenchRecord(first.str());
+    if (!record) {
+      reportError(kTool, record.message());
       return 1;
     }
+    benchRecords.push_back(std::move(*record));
+  }
   int64_t k, batch, warps, line, tau, block, rowBlock, colBlock;
   double alpha, delta;
   if (!parseInt64("k", o.k, 0, ::spperm::kMaxIndex, k) ||
@@ -492,7 +495,6 @@ int main(int argc, char **argv) {
   bool mlirInput = endsWith(o.input, ".mlir");
   std::string baseDir;
   OwningOpRef<ModuleOp> module;
-  std::vector<std::vector<::spperm::FeatureValue>> layerFeatures;
   std::string strategy = o.strategySeen ? o.strategy : "";
   std::string format = o.formatSeen ? o.format : "";
 
@@ -528,7 +530,6 @@ int main(int argc, char **argv) {
     fopts.warps = static_cast<int32_t>(warps);
     fopts.lineWidth = static_cast<int32_t>(line);
     ::spperm::Features features = ::spperm::computeFeatures(*m, fopts);
-    layerFeatures.push_back(::spperm::flattenFeatures(features));
     times.add("features", since(start));
     // Matrix files default to the selector's choice.
     if (strategy.empty())
@@ -539,7 +540,7 @@ int main(int argc, char **argv) {
     llvm::sys::fs::make_absolute(absolute);
     module = buildMatrixModule(&ctx, std::string(absolute), o.values, m->rows,
                                m->cols, k,
-                               buildFeaturesAttr(&ctx, layerFeatures.back()));
+                               buildFeaturesAttr(&ctx, ::spperm::flattenFeatures(features)));
     // The layer reads its matrix through the cache: not a second time.
     matrices.insert(std::string(absolute), o.values, std::move(*m));
   }
@@ -663,7 +664,7 @@ int main(int argc, char **argv) {
     report.selection.target = o.target;
     report.selection.costModel = o.costModel;
     report.selection.libraryCheck = !o.noLibraryCheck;
-    report.benchRecords = benchRecords;
+    report.bench = std::move(benchRecords);
     if (::spperm::Status s =
             ::spperm::writeCompileReport(o.report, layers, report);
         !s) {
