@@ -11,7 +11,9 @@
 //     spans, the window stragglers, the distinct lines of every window and
 //     the Hamming distances of the pairs (i, i + 1) and (i, i + N_w);
 //  3. one pass over the entries for the 16 x 16 tiles, whose counts add up
-//     to the 32 x 32 tiles'.
+//     to the 32 x 32 tiles';
+//  4. the rows sorted by first column (a counting sort), then pass 3 again
+//     in that order, counting the window line fetches along.
 // The cache-line sets of the rows (RowLines' sets) are never materialized:
 // building them alone would cost more than the rest of pass 2. The pass maps
 // columns to lines as it reads them and keeps one record per line: the last
@@ -308,7 +310,12 @@ inline void tallyTile(int64_t count, int64_t area, int64_t *histogram,
 /// of two consecutive block rows the same way. A tile's density is its
 /// count over tau^2, also for the partial tiles at the right and bottom
 /// edges.
-void blockPass(const CsrMatrix &m, BlockFeatures &b16, BlockFeatures &b32) {
+/// `order` (null: the stored order) lists the rows in the order the tiles
+/// are formed; with an order, `onEntry(position, column)` also sees every
+/// entry, so that other counts over that order share the pass.
+template <typename OnEntry>
+void blockPass(const CsrMatrix &m, const int32_t *order, BlockFeatures &b16,
+               BlockFeatures &b32, OnEntry onEntry) {
   constexpr int64_t area16 = 16 * 16, area32 = 32 * 32;
   b16.tau = 16;
   b32.tau = 32;
@@ -344,17 +351,28 @@ void blockPass(const CsrMatrix &m, BlockFeatures &b16, BlockFeatures &b32) {
   for (int64_t br = 0; br < blockRows16; ++br) {
     const int32_t tag16 = static_cast<int32_t>(br);
     const int32_t tag32 = static_cast<int32_t>(br / 2);
-    const int32_t kBegin = m.rowPtr[static_cast<size_t>(br * 16)];
-    const int32_t kEnd =
-        m.rowPtr[static_cast<size_t>(std::min<int64_t>(m.rows, (br + 1) * 16))];
+    const int64_t pBegin = br * 16;
+    const int64_t pEnd = std::min<int64_t>(m.rows, pBegin + 16);
     int32_t touchedCount16 = 0;
-    for (int32_t k = kBegin; k < kEnd; ++k) {
-      const int32_t c = colIdx[k] >> 4;
-      const int32_t seen = st16[c] == tag16;
-      st16[c] = tag16;
-      cnt16[c] = (cnt16[c] & -seen) + 1;
-      tch16[touchedCount16] = c;
-      touchedCount16 += 1 - seen;
+    auto countEntries = [&](int32_t kBegin, int32_t kEnd, auto visit) {
+      for (int32_t k = kBegin; k < kEnd; ++k) {
+        visit(colIdx[k]);
+        const int32_t c = colIdx[k] >> 4;
+        const int32_t seen = st16[c] == tag16;
+        st16[c] = tag16;
+        cnt16[c] = (cnt16[c] & -seen) + 1;
+        tch16[touchedCount16] = c;
+        touchedCount16 += 1 - seen;
+      }
+    };
+    if (!order) {
+      // The block row's entries are contiguous.
+      countEntries(m.rowPtr[static_cast<size_t>(pBegin)],
+                   m.rowPtr[static_cast<size_t>(pEnd)], [](int32_t) {});
+    } else {
+      for (int64_t p = pBegin; p < pEnd; ++p)
+        countEntries(m.rowPtr[order[p]], m.rowPtr[order[p] + 1],
+                     [&](int32_t col) { onEntry(p, col); });
     }
 
     int64_t sparse16 = 0;
@@ -394,6 +412,50 @@ void blockPass(const CsrMatrix &m, BlockFeatures &b16, BlockFeatures &b32) {
   b32.denseNnzShare = static_cast<double>(dense32) / static_cast<double>(nnz);
 }
 
+/// The rows sorted stably by first column, empty rows last: a counting sort
+/// over the columns.
+std::vector<int32_t> firstColumnOrder(const CsrMatrix &m) {
+  const int32_t rows = m.rows;
+  std::vector<int64_t> start(static_cast<size_t>(m.cols) + 2, 0);
+  auto keyOf = [&](int32_t r) -> int64_t {
+    return m.rowPtr[r] < m.rowPtr[r + 1] ? m.colIdx[m.rowPtr[r]] : m.cols;
+  };
+  for (int32_t r = 0; r < rows; ++r)
+    ++start[static_cast<size_t>(keyOf(r)) + 1];
+  for (size_t c = 1; c < start.size(); ++c)
+    start[c] += start[c - 1];
+  std::vector<int32_t> order(static_cast<size_t>(rows));
+  for (int32_t r = 0; r < rows; ++r)
+    order[static_cast<size_t>(start[static_cast<size_t>(keyOf(r))]++)] = r;
+  return order;
+}
+
+/// Distinct lines summed over CTA windows of `window` row positions, fed
+/// one entry at a time in position order: a line stamped with the window
+/// that last fetched it.
+template <typename LineOf>
+struct WindowFetchCounter {
+  WindowFetchCounter(LineOf lineOf, int64_t numLines, int64_t window)
+      : lineOf(lineOf), window(window),
+        stamp(static_cast<size_t>(numLines), -1) {}
+  void operator()(int64_t position, int32_t col) {
+    // Positions arrive in order: the window changes only at a multiple.
+    if (position >= windowEnd) {
+      w = static_cast<int32_t>(position / window);
+      windowEnd = (static_cast<int64_t>(w) + 1) * window;
+    }
+    int32_t &s = stamp[static_cast<size_t>(lineOf(col))];
+    fetches += s != w;
+    s = w;
+  }
+  LineOf lineOf;
+  int64_t window;
+  std::vector<int32_t> stamp;
+  int32_t w = -1;
+  int64_t windowEnd = 0;
+  int64_t fetches = 0;
+};
+
 } // namespace
 
 Features spperm::computeFeatures(const CsrMatrix &m,
@@ -408,17 +470,31 @@ Features spperm::computeFeatures(const CsrMatrix &m,
 
   const int32_t width = f.options.lineWidth;
   const int64_t numLines = (static_cast<int64_t>(m.cols) + width - 1) / width;
+  const int64_t window =
+      static_cast<int64_t>(f.options.warps) * f.options.rowsPerWarp;
+  const std::vector<int32_t> order = firstColumnOrder(m);
   auto linePasses = [&](auto lineOf) {
     if (!rowPass(m, lineOf, numLines, f))
       gapHammingPass(m, lineOf, numLines, f.options.warps, f.hammingWarpMean,
                      f.hammingWarpStd);
+    // Pass 3 in the stored order, then in the sorted one with the window
+    // fetches counted along.
+    blockPass(m, nullptr, f.blocks16, f.blocks32, [](int64_t, int32_t) {});
+    WindowFetchCounter<decltype(lineOf)> fetches(lineOf, numLines, window);
+    BlockFeatures sorted16, sorted32;
+    blockPass(m, order.data(), sorted16, sorted32,
+              [&](int64_t p, int32_t col) { fetches(p, col); });
+    f.sorted.windowLineFetches = fetches.fetches;
+    f.sorted.dense16NnzShare = sorted16.denseNnzShare;
+    f.sorted.dense32NnzShare = sorted32.denseNnzShare;
   };
   if ((width & (width - 1)) == 0)
     linePasses(ShiftLine{__builtin_ctz(static_cast<uint32_t>(width))});
   else
     linePasses(DivideLine{width});
-
-  blockPass(m, f.blocks16, f.blocks32);
+  if (f.sorted.windowLineFetches > 0)
+    f.sorted.fetchRatio = static_cast<double>(f.windowLineFetches) /
+                          static_cast<double>(f.sorted.windowLineFetches);
   return f;
 }
 
@@ -476,6 +552,11 @@ std::vector<FeatureValue> spperm::flattenFeatures(const Features &f) {
   };
   blocks("blocks16", f.blocks16);
   blocks("blocks32", f.blocks32);
+
+  integer("sorted", "window_line_fetches", f.sorted.windowLineFetches);
+  real("sorted", "fetch_ratio", f.sorted.fetchRatio);
+  real("sorted", "dense16_nnz_share", f.sorted.dense16NnzShare);
+  real("sorted", "dense32_nnz_share", f.sorted.dense32NnzShare);
 
   for (size_t k = 0; k < f.rowNnzHistogram.size(); ++k)
     integer("row_nnz_histogram", rowLengthBinName(k), f.rowNnzHistogram[k]);

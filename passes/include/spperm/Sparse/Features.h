@@ -48,6 +48,23 @@ struct BlockFeatures {
   double denseNnzShare = 0.0;
 };
 
+/// Locality a row reordering could recover: the rows sorted by their first
+/// column (stably; empty rows last), an O(rows + cols) stand-in for the
+/// similarity orders (BSA, cache-aware) that puts rows with the same column
+/// set -- a shuffled band or block row -- back together. The features say
+/// how much fetching and how many dense tiles that order has against the
+/// stored one, which the stored order's features alone cannot say.
+struct ReorderFeatures {
+  /// Distinct cache lines summed over CTA windows in the sorted order.
+  int64_t windowLineFetches = 0;
+  /// The stored order's window line fetches over the sorted order's (> 1:
+  /// reordering recovers locality; 1 for an empty matrix).
+  double fetchRatio = 1.0;
+  /// denseNnzShare of the 16 x 16 and 32 x 32 tiles in the sorted order.
+  double dense16NnzShare = 0.0;
+  double dense32NnzShare = 0.0;
+};
+
 /// Every static feature of a matrix.
 struct Features {
   FeatureOptions options;
@@ -95,6 +112,9 @@ struct Features {
   /// that fall in the same cache line.
   double columnSpanMean = 0.0;
   double sameLineFraction = 0.0;
+
+  /// The rows sorted by first column.
+  ReorderFeatures sorted;
 };
 
 /// Computes every feature.
