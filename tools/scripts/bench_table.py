@@ -11,7 +11,9 @@ Per source matrix (the package name up to .FORMAT.STRATEGY.spp) and K:
     suite has one: what spperm picks ("cusparse" when the selector chose
     the library);
   * cuSPARSE: the best of its algorithms (timed on the csr/identity
-    package);
+    package); and, paired, the same timed right after the selected package
+    in the same process (its `paired` speedup: the comparison in which a
+    layer that runs cuSPARSE itself is a tie, not run-to-run noise);
   * speedups (cuSPARSE / spperm) and % of the compulsory-traffic roofline
     (../shared/docs/BENCHMARK.md): 8 nnz + 4 (M + 1) + 4 N K + 4 M K bytes
     at the copy bandwidth measured in the same run (META's floor.copy_gbs,
@@ -106,8 +108,15 @@ def main():
         elif not r["extra"] and ms > 0 and ms < b["spperm_ms"]:
             b.update(spperm_ms=ms, variant=f'{r["format"]}/{r["strategy"]}')
         if r.get("cusparse_ms", -1) > 0:
-            b["cusparse_ms"] = r["cusparse_ms"]
-            b["cusparse_alg"] = r["cusparse_alg"]
+            # The selected package's own baseline, timed right after it in
+            # the same process (spperm-verify), is kept apart: the paired
+            # comparison. The table's cuSPARSE column is the reference one,
+            # timed beside csr/identity.
+            if r["selected"]:
+                b["paired_cusparse_ms"] = r["cusparse_ms"]
+            else:
+                b["cusparse_ms"] = r["cusparse_ms"]
+                b["cusparse_alg"] = r["cusparse_alg"]
 
     table = []
     for (matrix, k), b in sorted(best.items()):
@@ -136,6 +145,9 @@ def main():
                        selected_speedup=b["cusparse_ms"] / b["selected_ms"],
                        selected_roofline=floor_ms / b["selected_ms"],
                        selected_of_best=b["spperm_ms"] / b["selected_ms"])
+            if "paired_cusparse_ms" in b:
+                row.update(paired_cusparse_ms=b["paired_cusparse_ms"],
+                           paired_speedup=b["paired_cusparse_ms"] / b["selected_ms"])
             ident = by_variant.get((matrix, k, b["selected_variant"].split("/")[0],
                                     "identity"))
             if ident:
@@ -153,15 +165,16 @@ def main():
             if not sel:
                 continue
             entry = {"k": k, "set": name, "matrices": len(sel)}
-            for what in ("best", "selected"):
+            for what in ("best", "selected", "paired"):
                 sp = [t[f"{what}_speedup"] for t in sel if f"{what}_speedup" in t]
                 if not sp:
                     continue
                 entry[f"{what}_geomean"] = geomean(sp)
                 entry[f"{what}_min"] = min(sp)
                 entry[f"{what}_below_1"] = sum(s < 1 for s in sp)
-                entry[f"{what}_roofline_geomean"] = geomean(
-                    [t[f"{what}_roofline"] for t in sel if f"{what}_roofline" in t])
+                if what != "paired":
+                    entry[f"{what}_roofline_geomean"] = geomean(
+                        [t[f"{what}_roofline"] for t in sel if f"{what}_roofline" in t])
             entry["cusparse_roofline_geomean"] = geomean(
                 [t["cusparse_roofline"] for t in sel])
             entry["ceiling_geomean"] = geomean([t["ceiling_speedup"] for t in sel])
@@ -183,14 +196,17 @@ def main():
             else format(v, spec)
 
     print("| K | set | matrices | best: geomean (min, below 1) | selected: geomean "
-          "(min, below 1) | % roofline best / selected / cuSPARSE | "
+          "(min, below 1) | selected, paired: geomean (min, below 1) | "
+          "% roofline best / selected / cuSPARSE | "
           "permutation gain best / selected | ceiling |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for e in summary:
         print(f'| {e["k"]} | {e["set"]} | {e["matrices"]} | '
               f'{fmt(e.get("best_geomean"))} ({fmt(e.get("best_min"), ".2f")}, '
               f'{e.get("best_below_1", "-")}) | {fmt(e.get("selected_geomean"))} '
               f'({fmt(e.get("selected_min"), ".2f")}, {e.get("selected_below_1", "-")}) | '
+              f'{fmt(e.get("paired_geomean"))} ({fmt(e.get("paired_min"), ".2f")}, '
+              f'{e.get("paired_below_1", "-")}) | '
               f'{fmt(100 * e.get("best_roofline_geomean", float("nan")), ".0f")} / '
               f'{fmt(100 * e.get("selected_roofline_geomean", float("nan")), ".0f")} / '
               f'{fmt(100 * e["cusparse_roofline_geomean"], ".0f")} | '
@@ -199,13 +215,15 @@ def main():
               f'{fmt(e["ceiling_geomean"], ".2f")} |')
     print()
     print("| matrix | K | rows | nnz | cuSPARSE ms (alg) | best ms (variant) | speedup | "
-          "% roofline | selected ms (variant) | speedup |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "% roofline | selected ms (variant) | speedup | paired cuSPARSE ms | paired speedup |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for t in table:
         if t["group"] == "dlmc":
             continue  # summarized above; every row is in the JSON
         sel = (f'{t["selected_ms"]:.4f} ({t["selected_variant"]}) | '
                f'{t["selected_speedup"]:.2f}') if "selected_ms" in t else "- | -"
+        sel += (f' | {t["paired_cusparse_ms"]:.4f} | {t["paired_speedup"]:.2f}'
+                if "paired_speedup" in t else " | - | -")
         print(f'| {t["matrix"]} | {t["k"]} | {t["rows"]} | {t["nnz"]} | '
               f'{t["cusparse_ms"]:.4f} ({t["cusparse_alg"].replace("cusparse-", "")}) | '
               f'{t["best_ms"]:.4f} ({t["best_variant"]}) | {t["best_speedup"]:.2f} | '

@@ -214,15 +214,26 @@ struct Totals {
 };
 
 /// Times every layer for each K of `bench` (and, for csr layers in the
-/// original order, the best of the cuSPARSE algorithms on the same matrix);
-/// prints `bench` lines.
+/// original order and layers that may run cuSPARSE, the best of the
+/// cuSPARSE algorithms on the same matrix, right after); prints `bench`
+/// lines.
 void benchPackage(const Package &pkg, sprt_package *rt,
                   const BenchOptions &bench, Totals &totals,
                   const std::string &path) {
   for (size_t li = 0; li < pkg.layers.size(); ++li) {
     const PackageLayer &layer = pkg.layers[li];
-    const bool baseline = layer.matrix.kind == FormatKind::Csr &&
-                          layer.permutation.strategy == Strategy::Identity;
+    // The runtime runs cuSPARSE on the CSR in the original row order for
+    // every layer, so the baseline is the same computation whatever the
+    // package; it is timed beside the csr/identity packages (the sweep's
+    // reference) and beside the packages that may run cuSPARSE themselves
+    // (library-checked or cusparse layers: what spperm-compile selects),
+    // so that their comparison is paired, not across separate runs.
+    const bool runsLibrary =
+        layer.libraryCheck || (!layer.kernels.empty() &&
+                               layer.kernels.front().variant == "cusparse");
+    const bool baseline =
+        runsLibrary || (layer.matrix.kind == FormatKind::Csr &&
+                        layer.permutation.strategy == Strategy::Identity);
     for (int64_t k : bench.ks) {
       if (layer.k != 0 && k != layer.k)
         continue;
