@@ -141,14 +141,22 @@ struct sprt_package {
   std::unique_ptr<Backend> backend;
 };
 
+namespace {
+/// The bits of an enum a C caller passed. Any int may come from C, and a C++
+/// load of an enum value outside its enumerators is undefined: callers
+/// compare the bits, never the enum, until the value is known valid.
+template <typename Enum>
+std::underlying_type_t<Enum> bitsOf(const Enum &value) {
+  std::underlying_type_t<Enum> raw;
+  std::memcpy(&raw, &value, sizeof(raw));
+  return raw;
+}
+} // namespace
+
 int32_t sprt_abi_version(void) { return SPRT_ABI_VERSION; }
 
 const char *sprt_status_name(sprt_status status) {
-  // Any int may come from C: switch on the bits, not on the enum (a C++ load
-  // of an enum outside its values is undefined).
-  std::underlying_type_t<sprt_status> raw;
-  std::memcpy(&raw, &status, sizeof(raw));
-  switch (raw) {
+  switch (bitsOf(status)) {
   case SPRT_OK:
     return "SPRT_OK";
   case SPRT_ERROR_INVALID_ARGUMENT:
@@ -180,10 +188,7 @@ sprt_status sprt_package_load(const char *path, sprt_device device,
   if (!path || !*path)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     "sprt_package_load: the package path is NULL or empty");
-  // A C caller may pass any int: look at the bits before using the value as
-  // the enum (a C++ load of an enum outside its values is undefined).
-  std::underlying_type_t<sprt_device> raw;
-  std::memcpy(&raw, &device, sizeof(raw));
+  const auto raw = bitsOf(device);
   if (raw != SPRT_DEVICE_CPU && raw != SPRT_DEVICE_GPU)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     "sprt_package_load: unknown device " +

@@ -57,15 +57,27 @@ ArgParser::ArgParser(std::string tool, std::string synopsis,
     : toolName(std::move(tool)), synopsis(std::move(synopsis)),
       description(std::move(description)) {}
 
+namespace {
+/// A name as registered ("-o": spelled with one dash) split into the name
+/// the parser matches and how help and errors spell it.
+std::pair<std::string, std::string> nameAndSpelling(const std::string &name) {
+  if (!name.empty() && name[0] == '-')
+    return {name.substr(1), name};
+  return {name, "--" + name};
+}
+} // namespace
+
 void ArgParser::addFlag(const std::string &name, const std::string &help,
                         bool *out) {
-  options.push_back({name, "", help, out, nullptr, nullptr});
+  auto [bare, spelling] = nameAndSpelling(name);
+  options.push_back({bare, spelling, "", help, out, nullptr, nullptr});
 }
 
 void ArgParser::addOption(const std::string &name, const std::string &metavar,
                           const std::string &help, std::string *out,
                           bool *seen) {
-  options.push_back({name, metavar, help, nullptr, out, seen});
+  auto [bare, spelling] = nameAndSpelling(name);
+  options.push_back({bare, spelling, metavar, help, nullptr, out, seen});
 }
 
 void ArgParser::addPositional(const std::string &name, const std::string &help,
@@ -90,7 +102,7 @@ void ArgParser::printHelp() const {
   }
   std::printf("\nOPTIONS:\n");
   for (const Option &o : options) {
-    std::string lhs = "--" + o.name;
+    std::string lhs = o.spelling;
     if (!o.metavar.empty())
       lhs += " " + o.metavar;
     std::printf("  %-28s %s\n", lhs.c_str(), o.help.c_str());
@@ -125,7 +137,7 @@ std::optional<int> ArgParser::parse(int argc, char **argv) {
       }
       if (o->flag) {
         if (inlineValue) {
-          reportError(toolName, "option '--" + name + "' takes no value");
+          reportError(toolName, "option '" + o->spelling + "' takes no value");
           return 1;
         }
         *o->flag = true;
@@ -133,8 +145,8 @@ std::optional<int> ArgParser::parse(int argc, char **argv) {
       }
       if (!inlineValue) {
         if (i + 1 >= argc) {
-          reportError(toolName, "option '--" + name + "' needs a value " +
-                                    o->metavar);
+          reportError(toolName, "option '" + o->spelling +
+                                    "' needs a value " + o->metavar);
           return 1;
         }
         inlineValue = argv[++i];

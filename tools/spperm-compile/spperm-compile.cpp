@@ -304,7 +304,7 @@ int main(int argc, char **argv) {
       "after the file) or a .mlir module of spperm ops (one layer per "
       "function). See docs/Compile.md.");
   args.addPositional("INPUT", "Matrix file or .mlir module", &o.input);
-  args.addOption("o", "PKG", "Output package directory (required)",
+  args.addOption("-o", "PKG", "Output package directory (required)",
                  &o.output);
   args.addOption("k", "K",
                  "Number of columns of B the package is specialized for; "
@@ -353,7 +353,7 @@ int main(int argc, char **argv) {
                  "With --report: spperm-run --bench --json records whose "
                  "times the report draws against cuSPARSE",
                  &o.reportBench);
-  args.addFlag("q",
+  args.addFlag("-q",
                "Quiet: no progress lines for long stages on stderr (errors "
                "are still printed)",
                &o.quiet);
@@ -514,6 +514,7 @@ int main(int argc, char **argv) {
     module = parseSourceFile<ModuleOp>(o.input, &ctx);
     if (!module || failed(verify(*module)))
       return 1;
+    times.add("parse", since(start));
   } else {
     ::spperm::ReadOptions readOptions;
     readOptions.values = *valuesSpec;
@@ -549,16 +550,24 @@ int main(int argc, char **argv) {
   // records each matrix's choice, which the passes below materialize.
   const bool selecting = strategy == "auto" || format == "auto";
   if (selecting) {
-    times.begin("selecting the variants");
-    start = std::chrono::steady_clock::now();
-    PassManager select(&ctx);
     if (mlirInput) {
+      // A module's layers name their matrix files: spperm-extract-features
+      // reads each and computes its features, timed as one stage.
+      times.begin("reading the layers' matrices and computing features");
+      start = std::chrono::steady_clock::now();
+      PassManager extractPm(&ctx);
       SpPermExtractFeaturesOptions extract;
       extract.baseDir = baseDir;
       extract.warps = warps;
       extract.lineWidth = line;
-      select.addPass(createSpPermExtractFeatures(extract));
+      extractPm.addPass(createSpPermExtractFeatures(extract));
+      if (failed(extractPm.run(*module)))
+        return 1;
+      times.add("read + features", since(start));
     }
+    times.begin("selecting the variants");
+    start = std::chrono::steady_clock::now();
+    PassManager select(&ctx);
     SpPermSelectOptions choose;
     choose.model = o.model;
     choose.target = o.target;

@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
       "long\n"
       "Values are randomValue(seed, e) (see docs/MatrixFiles.md).");
   args.addPositional("KIND", "rmat, banded, uniform, block or skewed", &kind);
-  args.addOption("o", "FILE", "Output file (required)", &output);
+  args.addOption("-o", "FILE", "Output file (required)", &output);
   args.addOption("seed", "N", "Random seed (default 1)", &seedText);
   args.addOption("shuffle-rows", "SEED",
                  "Shuffle the rows with a random permutation (hides the "

@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
       "0-based original row index per line.");
   args.addPositional("MATRIX", "Matrix file (.mtx, .smtx, optionally .gz)",
                      &path);
-  args.addFlag("q",
+  args.addFlag("-q",
                "Quiet: no progress lines for long stages on stderr (errors "
                "are still printed)",
                &quiet);

@@ -42,9 +42,12 @@ class ArgParser {
 public:
   ArgParser(std::string tool, std::string synopsis, std::string description);
 
-  /// A boolean `--name`.
+  /// A boolean `--name`. A name registered as "-x" is spelled `-x` in help
+  /// and errors (short options such as `-o`, `-q`); either way the parser
+  /// accepts one dash or two.
   void addFlag(const std::string &name, const std::string &help, bool *out);
-  /// An option `--name VALUE`; `seen`, when given, records that it was set.
+  /// An option `--name VALUE` (or "-x", as for addFlag); `seen`, when given,
+  /// records that it was set.
   void addOption(const std::string &name, const std::string &metavar,
                  const std::string &help, std::string *out,
                  bool *seen = nullptr);
@@ -61,8 +64,9 @@ public:
 
 private:
   struct Option {
-    std::string name;
-    std::string metavar; // empty for flags
+    std::string name;     // what the parser matches, without dashes
+    std::string spelling; // "--name", or "-x" for a short option
+    std::string metavar;  // empty for flags
     std::string help;
     bool *flag = nullptr;
     std::string *value = nullptr;
