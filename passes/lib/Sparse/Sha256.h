@@ -33,8 +33,16 @@ public:
   /// The hasher must not be used afterwards.
   std::string hexDigest();
 
+  /// Whether compress() runs on the x86 SHA extensions (checked once, with
+  /// CPUID); otherwise the portable code of FIPS 180-4 runs.
+  static bool usesShaExtensions();
+  /// Forces the portable code (tests compare the two paths); returns the
+  /// previous setting.
+  static bool setPortableOnly(bool portable);
+
 private:
-  void compress(const uint8_t *block);
+  /// Compresses `blocks` consecutive 64-byte blocks into the state.
+  void compress(const uint8_t *data, size_t blocks);
 
   std::array<uint32_t, 8> state;
   std::array<uint8_t, 64> buffer;
