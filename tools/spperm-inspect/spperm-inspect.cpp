@@ -325,7 +325,8 @@ int main(int argc, char **argv) {
         ranked.push_back({{"strategy", c.candidate.strategy},
                           {"format", c.candidate.format},
                           {"predicted_ratio",
-                           std::exp2(c.predictedLog2Ratio)}});
+                           std::exp2(c.predictedLog2Ratio)},
+                          {"score_ratio", std::exp2(c.score)}});
       sel["ranking"] = ranked;
       out["selection"] = sel;
     }
@@ -340,13 +341,15 @@ int main(int argc, char **argv) {
                   static_cast<long long>(explainK),
                   selection->choice.strategy.c_str(),
                   selection->choice.format.c_str());
-      std::printf("  %-4s %-12s %-9s %s\n", "rank", "strategy", "format",
-                  "predicted time / fastest");
+      // The ranking sorts by the score: the prediction times the model's
+      // risk penalty for the format (docs/Selector.md), shown beside it.
+      std::printf("  %-4s %-12s %-9s %-25s %s\n", "rank", "strategy", "format",
+                  "predicted time / fastest", "ranked by (with penalty)");
       int rank = 1;
       for (const RankedCandidate &c : selection->ranked)
-        std::printf("  %-4d %-12s %-9s %.3f\n", rank++,
+        std::printf("  %-4d %-12s %-9s %-25.3f %.3f\n", rank++,
                     c.candidate.strategy.c_str(), c.candidate.format.c_str(),
-                    std::exp2(c.predictedLog2Ratio));
+                    std::exp2(c.predictedLog2Ratio), std::exp2(c.score));
     }
   }
   return 0;
