@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
+#include "spperm/Tools/MlirNesting.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -81,6 +82,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // The tools hand the parser NUL-terminated buffers (llvm::MemoryBuffer of
   // a file), and MLIR's lexer relies on the terminator: so does this.
   const std::string text(reinterpret_cast<const char *>(data), size);
+  // What the tools refuse before parsing (MLIR's parser has no depth limit:
+  // thousands of nested brackets overflow the stack) is not parsed here.
+  if (!spperm::checkMlirNesting(text, "fuzz.mlir").empty())
+    return 0;
   mlir::ParserConfig config(context.get());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, config, "fuzz.mlir");

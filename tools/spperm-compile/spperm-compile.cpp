@@ -23,6 +23,7 @@
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Sparse/Package.h"
 #include "spperm/Tools/CommandLine.h"
+#include "spperm/Tools/MlirNesting.h"
 #include "spperm/Tools/Progress.h"
 #include "spperm/Transforms/MatrixUtils.h"
 #include "spperm/Transforms/Passes.h"
@@ -41,6 +42,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -511,7 +513,21 @@ int main(int argc, char **argv) {
       reportError(kTool, o.input + ": cannot open: No such file or directory");
       return 1;
     }
-    module = parseSourceFile<ModuleOp>(o.input, &ctx);
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+        llvm::MemoryBuffer::getFile(o.input, /*IsText=*/true);
+    if (!text) {
+      reportError(kTool, o.input + ": cannot open: " + text.getError().message());
+      return 1;
+    }
+    if (std::string nesting =
+            ::spperm::checkMlirNesting((*text)->getBuffer(), o.input);
+        !nesting.empty()) {
+      reportError(kTool, nesting);
+      return 1;
+    }
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(*text), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&ctx));
     if (!module || failed(verify(*module)))
       return 1;
     times.add("parse", since(start));

@@ -14,6 +14,7 @@
 #include "spperm/Conversion/Passes.h"
 #include "spperm/Conversion/SpPermToGPU.h"
 #include "spperm/Transforms/Passes.h"
+#include "spperm/Tools/MlirNesting.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -21,6 +22,8 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
@@ -38,6 +41,22 @@ int main(int argc, char **argv) {
   // gpu-module-to-binary translates the kernels to LLVM IR.
   mlir::registerAllToLLVMIRTranslations(registry);
 
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "spperm optimizer driver\n", registry));
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "spperm optimizer driver\n", registry);
+  // MLIR's parser has no depth limit: text nested thousands of levels deep
+  // would overflow the stack. A file is measured first (standard input is
+  // read by MlirOptMain alone).
+  if (inputFilename != "-") {
+    if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+            llvm::MemoryBuffer::getFile(inputFilename, /*IsText=*/true)) {
+      if (std::string nesting =
+              spperm::checkMlirNesting((*text)->getBuffer(), inputFilename);
+          !nesting.empty()) {
+        llvm::errs() << "spperm-opt: error: " << nesting << "\n";
+        return 1;
+      }
+    }
+  }
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, inputFilename, outputFilename, registry));
 }
