@@ -1225,8 +1225,9 @@ private:
   }
 
   /// Prepares every algorithm that applies to K, times each (1 warm-up,
-  /// kCheckRuns queued runs, median), and keeps the fastest. An algorithm that fails (cuSPARSE
-  /// refuses some for some shapes, not always with NOT_SUPPORTED) is skipped
+  /// kCheckRuns queued runs, median), and keeps the fastest. An algorithm
+  /// that fails (cuSPARSE refuses some for some shapes, not always with
+  /// NOT_SUPPORTED) is skipped
   /// without touching the caller's last error, unless none works; running
   /// out of memory is returned at once.
   sprt_status choosePlan(const DeviceLayer &layer, const float *b, int64_t k,

@@ -48,12 +48,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -509,14 +505,11 @@ int main(int argc, char **argv) {
                          "says it on each spperm.load");
       return 1;
     }
-    if (!llvm::sys::fs::exists(o.input)) {
-      reportError(kTool, o.input + ": cannot open: No such file or directory");
-      return 1;
-    }
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
         llvm::MemoryBuffer::getFile(o.input, /*IsText=*/true);
     if (!text) {
-      reportError(kTool, o.input + ": cannot open: " + text.getError().message());
+      reportError(kTool,
+                  o.input + ": cannot open: " + text.getError().message());
       return 1;
     }
     if (std::string nesting =
@@ -555,9 +548,9 @@ int main(int argc, char **argv) {
       format = "auto";
     SmallString<256> absolute(o.input);
     llvm::sys::fs::make_absolute(absolute);
-    module = buildMatrixModule(&ctx, std::string(absolute), o.values, m->rows,
-                               m->cols, k,
-                               buildFeaturesAttr(&ctx, ::spperm::flattenFeatures(features)));
+    module = buildMatrixModule(
+        &ctx, std::string(absolute), o.values, m->rows, m->cols, k,
+        buildFeaturesAttr(&ctx, ::spperm::flattenFeatures(features)));
     // The layer reads its matrix through the cache: not a second time.
     matrices.insert(std::string(absolute), o.values, std::move(*m));
   }

@@ -228,12 +228,12 @@ void benchPackage(const Package &pkg, sprt_package *rt,
     // reference) and beside the packages that may run cuSPARSE themselves
     // (library-checked or cusparse layers: what spperm-compile selects),
     // so that their comparison is paired, not across separate runs.
-    const bool runsLibrary =
-        layer.libraryCheck || (!layer.kernels.empty() &&
-                               layer.kernels.front().variant == "cusparse");
+    const bool cusparseLayer = !layer.kernels.empty() &&
+                               layer.kernels.front().variant == "cusparse";
     const bool baseline =
-        runsLibrary || (layer.matrix.kind == FormatKind::Csr &&
-                        layer.permutation.strategy == Strategy::Identity);
+        layer.libraryCheck || cusparseLayer ||
+        (layer.matrix.kind == FormatKind::Csr &&
+         layer.permutation.strategy == Strategy::Identity);
     for (int64_t k : bench.ks) {
       if (layer.k != 0 && k != layer.k)
         continue;
@@ -257,10 +257,9 @@ void benchPackage(const Package &pkg, sprt_package *rt,
            << " strategy=" << strategyCliName(layer.permutation.strategy)
            << " rows=" << layer.matrix.rows << " cols=" << layer.matrix.cols
            << " nnz=" << layer.matrix.nnz
-           << (!layer.kernels.empty() &&
-                       layer.kernels.front().variant == "cusparse"
-                   ? " path=cusparse"
-                   : layer.libraryCheck ? " path=checked" : "")
+           << (cusparseLayer         ? " path=cusparse"
+               : layer.libraryCheck ? " path=checked"
+                                    : "")
            << " spperm_ms="
            << timeVariant(rt, static_cast<int64_t>(li), "spperm", bd, k, cd,
                           bench);

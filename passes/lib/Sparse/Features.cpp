@@ -412,19 +412,32 @@ void blockPass(const CsrMatrix &m, const int32_t *order, BlockFeatures &b16,
   b32.denseNnzShare = static_cast<double>(dense32) / static_cast<double>(nnz);
 }
 
-/// The rows sorted stably by first column, empty rows last: a counting sort
-/// over the columns.
+/// The rows sorted stably by first column, empty rows last. A counting sort
+/// over the columns when they are not many more than the rows; otherwise
+/// (hypersparse shapes: 3 x (2^31 - 1)) a sort of (column, row) pairs, so
+/// that the scratch memory follows the rows, not the columns.
 std::vector<int32_t> firstColumnOrder(const CsrMatrix &m) {
   const int32_t rows = m.rows;
-  std::vector<int64_t> start(static_cast<size_t>(m.cols) + 2, 0);
   auto keyOf = [&](int32_t r) -> int64_t {
     return m.rowPtr[r] < m.rowPtr[r + 1] ? m.colIdx[m.rowPtr[r]] : m.cols;
   };
+  std::vector<int32_t> order(static_cast<size_t>(rows));
+  if (static_cast<int64_t>(m.cols) > 4 * static_cast<int64_t>(rows) + 1024) {
+    std::vector<uint64_t> pairs(static_cast<size_t>(rows));
+    for (int32_t r = 0; r < rows; ++r)
+      pairs[static_cast<size_t>(r)] =
+          (static_cast<uint64_t>(keyOf(r)) << 32) | static_cast<uint32_t>(r);
+    std::sort(pairs.begin(), pairs.end());
+    for (int32_t i = 0; i < rows; ++i)
+      order[static_cast<size_t>(i)] =
+          static_cast<int32_t>(pairs[static_cast<size_t>(i)] & 0xffffffffu);
+    return order;
+  }
+  std::vector<int64_t> start(static_cast<size_t>(m.cols) + 2, 0);
   for (int32_t r = 0; r < rows; ++r)
     ++start[static_cast<size_t>(keyOf(r)) + 1];
   for (size_t c = 1; c < start.size(); ++c)
     start[c] += start[c - 1];
-  std::vector<int32_t> order(static_cast<size_t>(rows));
   for (int32_t r = 0; r < rows; ++r)
     order[static_cast<size_t>(start[static_cast<size_t>(keyOf(r))]++)] = r;
   return order;
@@ -473,13 +486,19 @@ Features spperm::computeFeatures(const CsrMatrix &m,
   const int64_t window =
       static_cast<int64_t>(f.options.warps) * f.options.rowsPerWarp;
   const std::vector<int32_t> order = firstColumnOrder(m);
+  // A matrix already in that order (a band, most sorted inputs) has the
+  // sorted features of its stored order: pass 4 would repeat pass 3.
+  bool alreadySorted = true;
+  for (size_t i = 0; i < order.size() && alreadySorted; ++i)
+    alreadySorted = order[i] == static_cast<int32_t>(i);
+  blockPass(m, nullptr, f.blocks16, f.blocks32, [](int64_t, int32_t) {});
   auto linePasses = [&](auto lineOf) {
     if (!rowPass(m, lineOf, numLines, f))
       gapHammingPass(m, lineOf, numLines, f.options.warps, f.hammingWarpMean,
                      f.hammingWarpStd);
-    // Pass 3 in the stored order, then in the sorted one with the window
-    // fetches counted along.
-    blockPass(m, nullptr, f.blocks16, f.blocks32, [](int64_t, int32_t) {});
+    if (alreadySorted)
+      return;
+    // Pass 3 again in the sorted order, the window fetches counted along.
     WindowFetchCounter<decltype(lineOf)> fetches(lineOf, numLines, window);
     BlockFeatures sorted16, sorted32;
     blockPass(m, order.data(), sorted16, sorted32,
@@ -492,6 +511,11 @@ Features spperm::computeFeatures(const CsrMatrix &m,
     linePasses(ShiftLine{__builtin_ctz(static_cast<uint32_t>(width))});
   else
     linePasses(DivideLine{width});
+  if (alreadySorted) {
+    f.sorted.windowLineFetches = f.windowLineFetches;
+    f.sorted.dense16NnzShare = f.blocks16.denseNnzShare;
+    f.sorted.dense32NnzShare = f.blocks32.denseNnzShare;
+  }
   if (f.sorted.windowLineFetches > 0)
     f.sorted.fetchRatio = static_cast<double>(f.windowLineFetches) /
                           static_cast<double>(f.sorted.windowLineFetches);

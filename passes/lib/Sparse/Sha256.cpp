@@ -124,9 +124,10 @@ compressShaExtensions(uint32_t *state, const uint8_t *data, size_t blocks) {
   __m128i dcba = _mm_loadu_si128(reinterpret_cast<const __m128i *>(state));
   __m128i hgfe =
       _mm_loadu_si128(reinterpret_cast<const __m128i *>(state + 4));
-  dcba = _mm_shuffle_epi32(dcba, 0xB1);            // C D A B -> B A D C
-  hgfe = _mm_shuffle_epi32(hgfe, 0x1B);            // H G F E
-  __m128i abef = _mm_alignr_epi8(dcba, hgfe, 8);   // A B E F
+  // Lanes named from the highest: the loads give D C B A and H G F E.
+  dcba = _mm_shuffle_epi32(dcba, 0xB1);             // C D A B
+  hgfe = _mm_shuffle_epi32(hgfe, 0x1B);             // E F G H
+  __m128i abef = _mm_alignr_epi8(dcba, hgfe, 8);    // A B E F
   __m128i cdgh = _mm_blend_epi16(hgfe, dcba, 0xF0); // C D G H
   for (; blocks > 0; --blocks, data += 64) {
     const __m128i abefStart = abef, cdghStart = cdgh;
@@ -157,8 +158,8 @@ compressShaExtensions(uint32_t *state, const uint8_t *data, size_t blocks) {
     abef = _mm_add_epi32(abef, abefStart);
     cdgh = _mm_add_epi32(cdgh, cdghStart);
   }
-  const __m128i feba = _mm_shuffle_epi32(abef, 0x1B);
-  const __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+  const __m128i feba = _mm_shuffle_epi32(abef, 0x1B); // F E B A
+  const __m128i dchg = _mm_shuffle_epi32(cdgh, 0xB1); // D C H G
   _mm_storeu_si128(reinterpret_cast<__m128i *>(state),
                    _mm_blend_epi16(feba, dchg, 0xF0));
   _mm_storeu_si128(reinterpret_cast<__m128i *>(state + 4),
