@@ -6,7 +6,8 @@
 //
 // Writes the synthetic matrices the benchmark protocol asks for where the
 // real set has none (R-MAT with Graph500 parameters, banded, uniform random,
-// block-sparse, skewed row lengths) as Matrix Market files.
+// block-sparse, skewed row lengths, grid stencils, communities) as Matrix
+// Market files.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,7 +39,9 @@ int main(int argc, char **argv) {
   bool shuffleSeen = false;
   std::string rowsText = "1024", colsText, scaleText = "16",
               edgeFactorText = "16", halfWidthText = "4", densityText = "0.01",
-              blockText = "32", blockDensityText = "0.1";
+              blockText = "32", blockDensityText = "0.1", sideText = "64",
+              dimsText = "2", pointsText, communitiesText = "16",
+              inDegreeText = "16", outDegreeText = "2";
   ArgParser args(
       kTool, "KIND -o FILE [options]",
       "Writes a synthetic sparse matrix as Matrix Market (.mtx, or .mtx.gz "
@@ -51,8 +54,15 @@ int main(int argc, char **argv) {
       "probability block-density\n"
       "  skewed   rows x cols, mostly short rows, some empty, a few very "
       "long\n"
+      "  stencil  side^dims rows: the 2-D 5/9-point or 3-D 7/27-point "
+      "stencil on a grid (bands at offsets 1, side, side^2)\n"
+      "  communities  rows x cols in equal communities: in-degree entries "
+      "in the row's own community's columns, out-degree anywhere\n"
       "Values are randomValue(seed, e) (see docs/MatrixFiles.md).");
-  args.addPositional("KIND", "rmat, banded, uniform, block or skewed", &kind);
+  args.addPositional("KIND",
+                     "rmat, banded, uniform, block, skewed, stencil or "
+                     "communities",
+                     &kind);
   args.addOption("-o", "FILE", "Output file (required)", &output);
   args.addOption("seed", "N", "Random seed (default 1)", &seedText);
   args.addOption("shuffle-rows", "SEED",
@@ -63,9 +73,12 @@ int main(int argc, char **argv) {
                  &scaleText);
   args.addOption("edge-factor", "N", "rmat: edges per row (default 16)",
                  &edgeFactorText);
-  args.addOption("rows", "N", "banded/uniform/block/skewed: rows (default 1024)",
+  args.addOption("rows", "N",
+                 "banded/uniform/block/skewed/communities: rows (default "
+                 "1024)",
                  &rowsText);
-  args.addOption("cols", "N", "uniform/block/skewed: columns (default rows)",
+  args.addOption("cols", "N",
+                 "uniform/block/skewed/communities: columns (default rows)",
                  &colsText);
   args.addOption("half-width", "N", "banded: half bandwidth (default 4)",
                  &halfWidthText);
@@ -74,6 +87,21 @@ int main(int argc, char **argv) {
   args.addOption("block", "N", "block: tile size (default 32)", &blockText);
   args.addOption("block-density", "P",
                  "block: tile probability (default 0.1)", &blockDensityText);
+  args.addOption("side", "N", "stencil: grid points per dimension (default 64)",
+                 &sideText);
+  args.addOption("dims", "N", "stencil: 2 or 3 (default 2)", &dimsText);
+  args.addOption("points", "N",
+                 "stencil: 5 or 9 in 2-D, 7 or 27 in 3-D (default 5 / 7)",
+                 &pointsText);
+  args.addOption("communities", "N",
+                 "communities: how many (default 16)", &communitiesText);
+  args.addOption("in-degree", "X",
+                 "communities: mean entries per row inside the row's "
+                 "community (default 16)",
+                 &inDegreeText);
+  args.addOption("out-degree", "X",
+                 "communities: mean entries per row anywhere (default 2)",
+                 &outDegreeText);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
   if (output.empty()) {
@@ -141,10 +169,50 @@ int main(int argc, char **argv) {
   } else if (kind == "skewed") {
     m = generateSkewed(static_cast<int32_t>(rows), static_cast<int32_t>(cols),
                        static_cast<uint64_t>(seed));
+  } else if (kind == "stencil") {
+    int64_t side, dims, points;
+    if (!parseInt("side", sideText, 1, kMaxIndex, side) ||
+        !parseInt("dims", dimsText, 2, 3, dims))
+      return 1;
+    if (!parseInt("points", pointsText.empty() ? (dims == 2 ? "5" : "7")
+                                               : pointsText,
+                  1, 27, points))
+      return 1;
+    if (dims == 2 ? points != 5 && points != 9 : points != 7 && points != 27) {
+      reportError(kTool, "stencil: --points must be 5 or 9 in 2-D, 7 or 27 "
+                         "in 3-D, got " +
+                             std::to_string(points));
+      return 1;
+    }
+    const double n = dims == 2 ? double(side) * double(side)
+                               : double(side) * double(side) * double(side);
+    if (n * double(points) > double(kMaxIndex)) {
+      reportError(kTool, "stencil: side^dims * points must stay below 2^31");
+      return 1;
+    }
+    m = generateStencil(static_cast<int32_t>(side), static_cast<int>(dims),
+                        static_cast<int>(points), static_cast<uint64_t>(seed));
+  } else if (kind == "communities") {
+    int64_t communities;
+    double inDegree, outDegree;
+    if (!parseInt("communities", communitiesText, 1, kMaxIndex, communities) ||
+        !parseNumberOption(kTool, "in-degree", inDegreeText, 0.0, 1e6,
+                           inDegree) ||
+        !parseNumberOption(kTool, "out-degree", outDegreeText, 0.0, 1e6,
+                           outDegree))
+      return 1;
+    if (static_cast<double>(rows) * (inDegree + outDegree + 2.0) > 1e9) {
+      reportError(kTool, "communities: more than 10^9 expected entries");
+      return 1;
+    }
+    m = generateCommunities(static_cast<int32_t>(rows),
+                            static_cast<int32_t>(cols),
+                            static_cast<int32_t>(communities), inDegree,
+                            outDegree, static_cast<uint64_t>(seed));
   } else {
     reportError(kTool, "unknown KIND '" + kind +
-                           "' (expected rmat, banded, uniform, block or "
-                           "skewed)");
+                           "' (expected rmat, banded, uniform, block, skewed, "
+                           "stencil or communities)");
     return 1;
   }
 

@@ -8,8 +8,10 @@
 #include "spperm/Sparse/MatrixIO.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <random>
 
@@ -164,6 +166,98 @@ CsrMatrix spperm::generateSkewed(int32_t rows, int32_t cols, uint64_t seed) {
         coo.row.push_back(r);
         coo.col.push_back(static_cast<int32_t>(below(rng, cols)));
       }
+    }
+  }
+  return fromTriplets(coo, seed);
+}
+
+CsrMatrix spperm::generateStencil(int32_t side, int dims, int points,
+                                  uint64_t seed) {
+  assert((dims == 2 && (points == 5 || points == 9)) ||
+         (dims == 3 && (points == 7 || points == 27)) && "unknown stencil");
+  const int64_t n = dims == 2 ? int64_t(side) * side
+                              : int64_t(side) * side * side;
+  assert(n <= INT32_MAX && "stencil grid too large");
+  // The neighbour offsets (dz, dy, dx) in lexicographic order, so that the
+  // columns of a row come out sorted.
+  std::vector<std::array<int, 3>> offsets;
+  const int zr = dims == 3 ? 1 : 0;
+  for (int dz = -zr; dz <= zr; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int manhattan = std::abs(dz) + std::abs(dy) + std::abs(dx);
+        const bool full = points == 9 || points == 27;
+        if (full || manhattan <= 1)
+          offsets.push_back({dz, dy, dx});
+      }
+  CooTriplets coo;
+  coo.rows = static_cast<int32_t>(n);
+  coo.cols = static_cast<int32_t>(n);
+  coo.row.reserve(static_cast<size_t>(n) * offsets.size());
+  coo.col.reserve(static_cast<size_t>(n) * offsets.size());
+  const int32_t zs = dims == 3 ? side : 1;
+  for (int32_t z = 0; z < zs; ++z)
+    for (int32_t y = 0; y < side; ++y)
+      for (int32_t x = 0; x < side; ++x) {
+        const int64_t i = (int64_t(z) * side + y) * side + x;
+        for (const auto &[dz, dy, dx] : offsets) {
+          const int64_t nz = z + dz, ny = y + dy, nx = x + dx;
+          if (nz < 0 || nz >= zs || ny < 0 || ny >= side || nx < 0 ||
+              nx >= side)
+            continue;
+          coo.row.push_back(static_cast<int32_t>(i));
+          coo.col.push_back(static_cast<int32_t>((nz * side + ny) * side + nx));
+        }
+      }
+  return fromTriplets(coo, seed);
+}
+
+CsrMatrix spperm::generateCommunities(int32_t rows, int32_t cols,
+                                      int32_t communities, double inDegree,
+                                      double outDegree, uint64_t seed) {
+  assert(communities > 0 && "at least one community");
+  std::mt19937_64 rng(seed);
+  CooTriplets coo;
+  coo.rows = rows;
+  coo.cols = cols;
+  if (cols == 0)
+    return fromTriplets(coo, seed);
+  // A count with mean `mean`: its integer part plus one with the fraction's
+  // probability, then +-1 with probability 1/4 each (spread without a tail).
+  auto count = [&](double mean) {
+    int64_t c = static_cast<int64_t>(mean);
+    if (unit(rng) < mean - static_cast<double>(c))
+      ++c;
+    const double u = unit(rng);
+    if (u < 0.25 && c > 0)
+      --c;
+    else if (u >= 0.75)
+      ++c;
+    return c;
+  };
+  std::vector<int32_t> picked;
+  for (int32_t r = 0; r < rows; ++r) {
+    const int64_t g = int64_t(r) * communities / std::max(rows, 1);
+    const int64_t lo = g * cols / communities;
+    const int64_t hi = (g + 1) * cols / communities;
+    picked.clear();
+    auto pick = [&](int64_t begin, int64_t width, int64_t want) {
+      want = std::min(want, width);
+      for (int64_t tries = 0; want > 0 && tries < 8 * want + 64; ++tries) {
+        const auto c = static_cast<int32_t>(
+            begin + static_cast<int64_t>(below(rng, width)));
+        if (std::find(picked.begin(), picked.end(), c) != picked.end())
+          continue;
+        picked.push_back(c);
+        --want;
+      }
+    };
+    if (hi > lo)
+      pick(lo, hi - lo, count(inDegree));
+    pick(0, cols, count(outDegree));
+    for (int32_t c : picked) {
+      coo.row.push_back(r);
+      coo.col.push_back(c);
     }
   }
   return fromTriplets(coo, seed);

@@ -44,6 +44,23 @@ CsrMatrix generateBlockSparse(int32_t rows, int32_t cols, int32_t block,
 /// long ones, some empty): the adversarial shape for load balancing.
 CsrMatrix generateSkewed(int32_t rows, int32_t cols, uint64_t seed);
 
+/// Stencil operator on a `dims`-dimensional grid (2 or 3) of `side` points
+/// per dimension, in lexicographic order (side^dims rows and columns):
+/// entry (i, j) where j is a stencil neighbour of i — the 2-D 5-point or
+/// 9-point stencil, the 3-D 7-point or 27-point one. Several bands far
+/// apart (offsets 1, side, side^2): the structure of scientific operators
+/// that a single band does not have.
+CsrMatrix generateStencil(int32_t side, int dims, int points, uint64_t seed);
+
+/// Stochastic block model: `rows` x `cols` cut into `communities` equal
+/// row and column ranges; each row gets about `inDegree` entries uniform in
+/// its own community's columns and `outDegree` uniform over all columns
+/// (Poisson-like counts, distinct columns). Clustered rows of moderate
+/// similarity: what similarity clustering (bsa) recovers once shuffled.
+CsrMatrix generateCommunities(int32_t rows, int32_t cols, int32_t communities,
+                              double inDegree, double outDegree,
+                              uint64_t seed);
+
 /// Returns `m` with its rows shuffled by a seeded random permutation.
 CsrMatrix shuffleRows(const CsrMatrix &m, uint64_t seed);
 
