@@ -224,7 +224,9 @@ CsrMatrix spperm::generateCommunities(int32_t rows, int32_t cols,
     return fromTriplets(coo, seed);
   // A count with mean `mean`: its integer part plus one with the fraction's
   // probability, then +-1 with probability 1/4 each (spread without a tail).
-  auto count = [&](double mean) {
+  auto count = [&](double mean) -> int64_t {
+    if (mean <= 0.0)
+      return 0;
     int64_t c = static_cast<int64_t>(mean);
     if (unit(rng) < mean - static_cast<double>(c))
       ++c;
