@@ -43,6 +43,9 @@ SETS="${SETS:-main big tc san aot}"
 # and every vec4 group size (2, 8, 16, 32 lanes).
 SAN_KS="${SAN_KS:-1,5,8,32,64,128}"
 BIG_GLOB="${BIG_GLOB:-*}"
+# The archive gpu_suite_prepare.sh made (its ARCHIVE): two archives can run
+# one after the other in one device call.
+ARCHIVE="${ARCHIVE:-$ROOT/.gpu/suite.tar.xz}"
 JOBS="${JOBS:-$(nproc)}"
 mkdir -p "$OUTDIR"
 SUMMARY="$OUTDIR/summary.txt"
@@ -93,7 +96,7 @@ echo "${FLOOR:-floor: not measured ($FLOOR_WHY)}" | tee -a "$SUMMARY"
 
 WORK="$BUILD/suite-work"
 rm -rf "$WORK" && mkdir -p "$WORK"
-xz -dc "$ROOT/.gpu/suite.tar.xz" | tar -C "$WORK" -xf -
+xz -dc "$ARCHIVE" | tar -C "$WORK" -xf -
 S="$WORK/suite"
 python3 - "$OUTDIR/meta.json" "$FLOOR" "$S/COMMIT" <<'PY'
 import json, os, shlex, subprocess, sys

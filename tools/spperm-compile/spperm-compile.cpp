@@ -76,6 +76,7 @@ struct Options {
   std::string data = "embed";
   std::string precision = "fp32";
   std::string batch = "0";
+  std::string kSlices = "0";
   std::string warps = "32", line = "32", tau = "32", alpha = "0.3";
   std::string block = "32", delta = "0", rowBlock = "512", colBlock = "4096";
 };
@@ -368,6 +369,11 @@ int main(int argc, char **argv) {
                  "Row kernels: entries broadcast per batch, 1 to 8 (default "
                  "0: chosen per layer)",
                  &o.batch);
+  args.addOption("k-slices", "N",
+                 "SpMM compiled for one K (--k): cut K into N slices, each "
+                 "its own CTAs (default 0: slices of 32 columns for layers "
+                 "with too few rows to fill the GPU and K >= 64; 1: none)",
+                 &o.kSlices);
   args.addOption("warps", "N", "Warps per CTA (default 32)", &o.warps);
   args.addOption("line", "N", "Columns per cache line of B (default 32)",
                  &o.line);
@@ -407,10 +413,11 @@ int main(int argc, char **argv) {
     }
     benchRecords.push_back(std::move(*record));
   }
-  int64_t k, batch, warps, line, tau, block, rowBlock, colBlock;
+  int64_t k, batch, kSlices, warps, line, tau, block, rowBlock, colBlock;
   double alpha, delta;
   if (!parseInt64("k", o.k, 0, ::spperm::kMaxIndex, k) ||
       !parseInt64("batch", o.batch, 0, 8, batch) ||
+      !parseInt64("k-slices", o.kSlices, 0, 1024, kSlices) ||
       !parseInt64("warps", o.warps, 1, 1024, warps) ||
       !parseInt64("line", o.line, 1, 1024, line) ||
       !parseInt64("tau", o.tau, 1, 1024, tau) ||
@@ -658,6 +665,7 @@ int main(int argc, char **argv) {
   KernelGenOptions codegen;
   codegen.precision = *precision;
   codegen.batch = batch;
+  codegen.kSlices = kSlices;
   if (failed(generateCode(*module, layers, o.target, codegen, popts, times)))
     return 1;
 

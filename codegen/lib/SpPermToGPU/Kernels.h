@@ -83,6 +83,15 @@ struct RowKernelSpec {
   int64_t threads = 256;
   /// K baked in; 0 reads it from the K parameter.
   int64_t k = 0;
+  /// SpMM with K baked in: the columns of C are cut into this many slices
+  /// of `lanes * vec` (the last one clipped at K), each its own set of
+  /// CTAs (slice-major: CTA c takes slice c / ctasPerSlice), so a layer
+  /// with few rows runs kSlices times as many groups, each with a shorter
+  /// chain of loads. 1: a group covers all of K (looping over K tiles).
+  int64_t kSlices = 1;
+  /// With kSlices > 1: the CTAs of one slice (its rows or chunks over the
+  /// rows a CTA holds, rounded up).
+  int64_t ctasPerSlice = 1;
   bool spmv = false;
   /// SpMM: entries whose shuffles and B loads are issued together before
   /// their multiply-adds (1 to 8).

@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -161,6 +162,50 @@ int64_t partsFor(int64_t rows, double meanLength, int64_t lanes,
            llvm::bit_floor(static_cast<uint64_t>(targetGroups / rows))),
        steps, maxParts(threads, lanes)});
   return std::max<int64_t>(parts, 1);
+}
+
+/// How a range of `rows` rows (of `meanLength` entries on average) of an
+/// SpMM variant with K baked in covers K: lanes per group and K slices
+/// ({kc.lanes, 1}: one group covers K, looping over its tiles).
+/// `requested` slices become slices of a power-of-2 lanes times vec
+/// columns. Chosen (`requested` 0), from the H100 measurements in
+/// docs/results/perf-notes.md: slices of 32 columns (8 lanes of 4, a
+/// 128-byte line of B per entry) for 64 <= K <= 128 when the range's warps
+/// without slices (rows x groups per row) are at most 8 per multiprocessor
+/// and slicing shortens each group's walk (more groups per row): a layer
+/// that cannot fill the GPU then runs its rows' entries as more, shorter
+/// chains of loads. Ranges with more warps lose more to re-reading A per
+/// slice than they gain.
+std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
+                                     double meanLength, int64_t requested,
+                                     int64_t threads,
+                                     int64_t multiprocessors) {
+  if (kc.spmv || kc.k <= 0 || requested == 1)
+    return {kc.lanes, 1};
+  int64_t lanes = kc.lanes;
+  if (requested > 1) {
+    const int64_t width = (kc.k + requested - 1) / requested;
+    lanes = std::min(kc.lanes, pow2Ceil((width + kc.vec - 1) / kc.vec));
+  } else {
+    constexpr int64_t kSliceLanes = 8;
+    if (kc.vec != 4 || kc.k < 64 || kc.k > 128 || rows <= 0)
+      return {kc.lanes, 1};
+    const int64_t parts =
+        partsFor(rows, meanLength, kc.lanes, threads, multiprocessors);
+    const int64_t warps = rows * parts * kc.lanes / kWarpSize;
+    const int64_t slices = (kc.k + kSliceLanes * kc.vec - 1) /
+                           (kSliceLanes * kc.vec);
+    const int64_t slicedParts = partsFor(rows * slices, meanLength,
+                                         kSliceLanes, threads,
+                                         multiprocessors);
+    // Entries a group walks: meanLength / parts without slices, and
+    // meanLength / slicedParts with them.
+    if (warps > 8 * multiprocessors || slicedParts <= parts)
+      return {kc.lanes, 1};
+    lanes = kSliceLanes;
+  }
+  const int64_t tile = lanes * kc.vec;
+  return {lanes, (kc.k + tile - 1) / tile};
 }
 
 int64_t lanesForLength(double length) {
@@ -404,6 +449,13 @@ private:
                 : spmmRanges(rowPtr, longRows, kc.lanes, spec.threads);
     for (const RowRange &range : ranges) {
       spec.lanes = range.lanes;
+      spec.kSlices = 1;
+      if (!kc.spmv)
+        std::tie(spec.lanes, spec.kSlices) =
+            kSlicing(kc, range.rows(), range.meanLength(), options.kSlices,
+                     spec.threads, options.multiprocessors);
+      // The groups of the launch: every row once per K slice.
+      const int64_t items = range.rows() * spec.kSlices;
       // SpMV over many rows that fit in one step of the group: four rows
       // per group, loads in flight together.
       spec.rowsPerGroup =
@@ -414,37 +466,38 @@ private:
               : 1;
       const double rangeMean = range.meanLength();
       spec.parts = kc.spmv ? 1
-                           : partsFor(range.rows(), rangeMean,
-                                      range.lanes, spec.threads,
-                                      options.multiprocessors);
+                           : partsFor(items, rangeMean, spec.lanes,
+                                      spec.threads, options.multiprocessors);
       // Few rows (shared by parts, or too few groups for the GPU): every
       // load in flight counts, straight-line batches of 8. Many rows: the
       // warps hide latency, registers (occupancy) count, a loop over
       // batches of 2.
       const bool fewRows = spec.parts > 1 ||
-                           range.rows() <
-                               options.multiprocessors * 32 *
-                                   (kWarpSize / std::min(kWarpSize,
-                                                         range.lanes));
+                           items < options.multiprocessors * 32 *
+                                       (kWarpSize / std::min(kWarpSize,
+                                                             spec.lanes));
       spec.batch = options.batch > 0 ? options.batch : (fewRows ? 8 : 2);
       spec.dynamicBatches = options.batch > 0 || !fewRows;
       // Rows shorter on average than the group: skip its empty batches.
       spec.skipEmptyBatches =
-          !kc.spmv && rangeMean < static_cast<double>(range.lanes);
+          !kc.spmv && rangeMean < static_cast<double>(spec.lanes);
+      const int64_t rowsPerCta =
+          spec.threads / (spec.lanes * spec.parts) * spec.rowsPerGroup;
+      spec.ctasPerSlice = std::max<int64_t>(
+          1, (range.rows() + rowsPerCta - 1) / rowsPerCta);
       spec.source.rowBegin = range.begin;
       spec.source.rowEnd = range.end;
       spec.name = symbol(sanitize(family + "_" + kc.variant));
       std::vector<std::string> args = emitRowKernel(module, spec);
       kernels.push_back(launch(spec.name, family, kc, std::move(args),
-                               range.rows(),
-                               spec.threads / (spec.lanes * spec.parts) *
-                                   spec.rowsPerGroup));
+                               spec.ctasPerSlice * spec.kSlices, 1));
     }
     if (chunks > 0) {
       // The long rows' chunks, after the row kernel wrote their dense part
       // (or zero).
       RowKernelSpec split = spec;
       split.dense = DenseBlocks();
+      split.kSlices = 1;
       split.lanes = kc.spmv ? 32 : kc.lanes;
       split.rowsPerGroup = 1;
       split.batch = options.batch > 0 ? options.batch : 8;

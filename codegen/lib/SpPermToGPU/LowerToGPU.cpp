@@ -59,6 +59,12 @@ struct SpPermLowerToGPU
           << std::to_string(batch);
       return signalPassFailure();
     }
+    if (kSlices < 0 || kSlices > 1024) {
+      module.emitError(
+          "spperm-lower-to-gpu: k-slices must be in [0, 1024], got ")
+          << std::to_string(kSlices);
+      return signalPassFailure();
+    }
     std::optional<Precision> mode = parsePrecision(precision);
     if (!mode) {
       module.emitError("spperm-lower-to-gpu: precision must be fp32, tf32 "
@@ -82,6 +88,7 @@ struct SpPermLowerToGPU
       options.threads = threads;
       options.precision = *mode;
       options.batch = batch;
+      options.kSlices = kSlices;
       int64_t k = cast<ShapedType>(spmm.getDense().getType()).getDimSize(1);
       options.k = ShapedType::isDynamic(k) ? 0 : k;
       auto func = spmm->getParentOfType<FunctionOpInterface>();

@@ -80,9 +80,15 @@ public:
     // Groups of one row are consecutive: part p of row r is group
     // r * parts + p of the CTA.
     part = kb.rem(group, spec.parts);
-    Value item = kb.add(
-        kb.mul(kb.blockIdX(), spec.threads / (spec.lanes * spec.parts)),
-        kb.div(group, spec.parts));
+    // With K slices, the CTAs of one slice are consecutive.
+    Value cta = kb.blockIdX();
+    if (spec.kSlices > 1) {
+      slice = kb.div(cta, spec.ctasPerSlice);
+      cta = kb.rem(cta, spec.ctasPerSlice);
+    }
+    Value item =
+        kb.add(kb.mul(cta, spec.threads / (spec.lanes * spec.parts)),
+               kb.div(group, spec.parts));
     K = spec.k > 0 ? kb.idx(spec.k) : params["K"];
     if (spec.spmv && spec.rowsPerGroup > 1)
       emitSpmvRows(item);
@@ -196,8 +202,11 @@ private:
                        ? Type(b.getF32Type())
                        : Type(VectorType::get({spec.vec}, b.getF32Type()));
     int64_t kTile = spec.lanes * spec.vec;
+    // One K slice per CTA (kSlices > 1), else every tile of K in turn.
+    Value kFirst = spec.kSlices > 1 ? kb.mul(slice, kTile) : kb.idx(0);
+    Value kLast = spec.kSlices > 1 ? kb.add(kFirst, kb.idx(kTile)) : K;
     kb.forLoop(
-        kb.idx(0), K, kb.idx(kTile), {},
+        kFirst, kLast, kb.idx(kTile), {},
         [&](Value kBase, ValueRange) -> SmallVector<Value> {
           Value kcol = kb.add(kBase, kb.mul(lane, spec.vec));
           Value active = spec.k > 0 && spec.k % kTile == 0
@@ -414,8 +423,9 @@ private:
   KernelBuilder kb;
   llvm::StringMap<Value> params;
   /// The thread's index in the CTA, its lane in its group, which part of
-  /// its row it takes, its group's shuffle mask, and K.
-  Value tid, lane, part, mask, K;
+  /// its row it takes, its group's shuffle mask, K, and the CTA's K slice
+  /// (kSlices > 1).
+  Value tid, lane, part, mask, K, slice;
 };
 
 } // namespace
@@ -439,6 +449,11 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   args.push_back({"K", IndexType::get(ctx)});
   assert(spec.threads % (spec.lanes * spec.parts) == 0 &&
          "a CTA must hold whole rows");
+  assert((spec.kSlices == 1 ||
+          (spec.k > 0 && !spec.spmv &&
+           (spec.kSlices - 1) * spec.lanes * spec.vec < spec.k &&
+           spec.kSlices * spec.lanes * spec.vec >= spec.k)) &&
+         "K slices need a baked-in K they cover exactly");
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   if (!spec.spmv && spec.lanes * spec.parts > kWarpSize) {
     // The partial sums of the first group of every warp.

@@ -63,6 +63,10 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "Row kernels: entries broadcast per batch, 1 to 8 (0: 8 in "
            "straight-line batches for layers with too few rows to fill "
            "the GPU, else a loop over batches of 2)">,
+    Option<"kSlices", "k-slices", "int64_t", /*default=*/"0",
+           "SpMM with a static K: CTAs per row cut K into this many slices "
+           "(0: slices of 32 columns for layers with too few rows to fill "
+           "the GPU and K >= 64; 1: none)">,
   ];
 }
 

@@ -52,6 +52,10 @@ struct KernelGenOptions {
   /// straight-line batches when rows are too few to fill the GPU, else a
   /// loop over batches of 2, which needs fewer registers).
   int64_t batch = 0;
+  /// SpMM with K baked in: slices of K, each its own set of CTAs (0
+  /// chooses: slices of 32 columns when the rows are too few to fill the
+  /// GPU and K >= 64; 1: one group covers K). Ignored without a static K.
+  int64_t kSlices = 0;
   /// Streaming multiprocessors of the target: rows are shared by several
   /// groups when too few rows would fill them. The H100 SXM's 132 for
   /// every target until the target description carries it (no pass option
