@@ -371,8 +371,9 @@ int main(int argc, char **argv) {
                  &o.batch);
   args.addOption("k-slices", "N",
                  "SpMM compiled for one K (--k): cut K into N slices, each "
-                 "its own CTAs (default 0: slices of 32 columns for layers "
-                 "with too few rows to fill the GPU and K >= 64; 1: none)",
+                 "its own CTAs (default 0 chooses: slices of 32 columns for "
+                 "64 <= K <= 128 when the layer has at most 8 warps per SM "
+                 "without them; 1: none)",
                  &o.kSlices);
   args.addOption("warps", "N", "Warps per CTA (default 32)", &o.warps);
   args.addOption("line", "N", "Columns per cache line of B (default 32)",

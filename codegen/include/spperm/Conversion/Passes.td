@@ -64,9 +64,9 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "straight-line batches for layers with too few rows to fill "
            "the GPU, else a loop over batches of 2)">,
     Option<"kSlices", "k-slices", "int64_t", /*default=*/"0",
-           "SpMM with a static K: CTAs per row cut K into this many slices "
-           "(0: slices of 32 columns for layers with too few rows to fill "
-           "the GPU and K >= 64; 1: none)">,
+           "SpMM with a static K: the CTAs cut K into this many slices "
+           "(0 chooses: slices of 32 columns for 64 <= K <= 128 when the "
+           "layer has at most 8 warps per SM without them; 1: none)">,
   ];
 }
 

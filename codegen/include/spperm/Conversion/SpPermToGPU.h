@@ -53,8 +53,9 @@ struct KernelGenOptions {
   /// loop over batches of 2, which needs fewer registers).
   int64_t batch = 0;
   /// SpMM with K baked in: slices of K, each its own set of CTAs (0
-  /// chooses: slices of 32 columns when the rows are too few to fill the
-  /// GPU and K >= 64; 1: one group covers K). Ignored without a static K.
+  /// chooses: slices of 32 columns for 64 <= K <= 128 when the layer has at
+  /// most 8 warps per SM without them; 1: one group covers K). Ignored
+  /// without a static K.
   int64_t kSlices = 0;
   /// Streaming multiprocessors of the target: rows are shared by several
   /// groups when too few rows would fill them. The H100 SXM's 132 for
