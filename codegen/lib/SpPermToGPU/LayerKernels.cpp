@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 using namespace mlir;
@@ -205,7 +206,11 @@ std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
     lanes = kSliceLanes;
   }
   const int64_t tile = lanes * kc.vec;
-  return {lanes, (kc.k + tile - 1) / tile};
+  const int64_t slices = (kc.k + tile - 1) / tile;
+  // The launch has at most rows x slices CTAs: keep it a valid grid.
+  if (rows > std::numeric_limits<int32_t>::max() / slices)
+    return {kc.lanes, 1};
+  return {lanes, slices};
 }
 
 int64_t lanesForLength(double length) {
