@@ -295,8 +295,9 @@ TEST(SelectorTest, ShippedModelRanksRandomMatrices) {
                          c.predictedLog2Ratio +
                              (pen == model->formatPenalty.end() ? 0.0
                                                                 : pen->second));
-        if (i > 0 && s->ranked[i - 1].candidate.format != "cusparse")
+        if (i > 0 && s->ranked[i - 1].candidate.format != "cusparse") {
           EXPECT_LE(s->ranked[i - 1].score, c.score);
+        }
       }
     }
   }
