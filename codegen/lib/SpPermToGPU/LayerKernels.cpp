@@ -165,6 +165,14 @@ int64_t partsFor(int64_t rows, double meanLength, int64_t lanes,
   return std::max<int64_t>(parts, 1);
 }
 
+/// a / b rounded up, for a >= 0 and b > 0.
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// The K slices of `lanes` x `vec` columns that cover `k` columns.
+int64_t sliceCount(int64_t k, int64_t lanes, int64_t vec) {
+  return ceilDiv(k, lanes * vec);
+}
+
 /// How a range of `rows` rows (of `meanLength` entries on average) of an
 /// SpMM variant with K baked in covers K: lanes per group and K slices
 /// ({kc.lanes, 1}: one group covers K, looping over its tiles).
@@ -185,8 +193,8 @@ std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
     return {kc.lanes, 1};
   int64_t lanes = kc.lanes;
   if (requested > 1) {
-    const int64_t width = (kc.k + requested - 1) / requested;
-    lanes = std::min(kc.lanes, pow2Ceil((width + kc.vec - 1) / kc.vec));
+    const int64_t width = ceilDiv(kc.k, requested);
+    lanes = std::min(kc.lanes, pow2Ceil(ceilDiv(width, kc.vec)));
   } else {
     constexpr int64_t kSliceLanes = 8;
     if (kc.vec != 4 || kc.k < 64 || kc.k > 128 || rows <= 0)
@@ -194,19 +202,16 @@ std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
     const int64_t parts =
         partsFor(rows, meanLength, kc.lanes, threads, multiprocessors);
     const int64_t warps = rows * parts * kc.lanes / kWarpSize;
-    const int64_t slices = (kc.k + kSliceLanes * kc.vec - 1) /
-                           (kSliceLanes * kc.vec);
-    const int64_t slicedParts = partsFor(rows * slices, meanLength,
-                                         kSliceLanes, threads,
-                                         multiprocessors);
+    const int64_t slicedParts =
+        partsFor(rows * sliceCount(kc.k, kSliceLanes, kc.vec), meanLength,
+                 kSliceLanes, threads, multiprocessors);
     // Entries a group walks: meanLength / parts without slices, and
     // meanLength / slicedParts with them.
     if (warps > 8 * multiprocessors || slicedParts <= parts)
       return {kc.lanes, 1};
     lanes = kSliceLanes;
   }
-  const int64_t tile = lanes * kc.vec;
-  const int64_t slices = (kc.k + tile - 1) / tile;
+  const int64_t slices = sliceCount(kc.k, lanes, kc.vec);
   // The launch has at most rows x slices CTAs: keep it a valid grid.
   if (rows > std::numeric_limits<int32_t>::max() / slices)
     return {kc.lanes, 1};
@@ -356,10 +361,11 @@ private:
     return s;
   }
 
+  /// The manifest entry of a kernel launched on `ctas` CTAs of `threads`
+  /// threads (0: the options' block size).
   KernelInfo launch(const std::string &name, const std::string &family,
                     const KClass &kc, std::vector<std::string> args,
-                    int64_t groups, int64_t groupsPerBlock,
-                    int64_t threads = 0) {
+                    int64_t ctas, int64_t threads = 0) {
     KernelInfo k;
     k.name = name;
     k.family = family;
@@ -368,8 +374,7 @@ private:
     k.kMax = kc.kMax;
     k.kAlign = kc.kAlign;
     k.args = std::move(args);
-    k.gridX = std::max<int64_t>(1, (groups + groupsPerBlock - 1) /
-                                       groupsPerBlock);
+    k.gridX = std::max<int64_t>(1, ctas);
     k.blockX = threads > 0 ? threads : options.threads;
     return k;
   }
@@ -495,7 +500,7 @@ private:
       spec.name = symbol(sanitize(family + "_" + kc.variant));
       std::vector<std::string> args = emitRowKernel(module, spec);
       kernels.push_back(launch(spec.name, family, kc, std::move(args),
-                               spec.ctasPerSlice * spec.kSlices, 1));
+                               spec.ctasPerSlice * spec.kSlices));
     }
     if (chunks > 0) {
       // The long rows' chunks, after the row kernel wrote their dense part
@@ -518,9 +523,9 @@ private:
       split.source.chunks = chunks;
       split.name = symbol(sanitize(family + "_split_" + kc.variant));
       std::vector<std::string> args = emitRowKernel(module, split);
-      kernels.push_back(launch(split.name, family + "-split", kc,
-                               std::move(args), chunks,
-                               split.threads / (split.lanes * split.parts)));
+      kernels.push_back(
+          launch(split.name, family + "-split", kc, std::move(args),
+                 ceilDiv(chunks, split.threads / (split.lanes * split.parts))));
     }
     if (!tensorCores)
       return;
@@ -539,8 +544,9 @@ private:
                              mma.precision == MmaPrecision::TF32 ? "bell-tf32"
                                                                  : "bell-f16",
                              kc, std::move(mmaArgs),
-                             mma.blockRows * (mma.tau / 16),
-                             mma.threads / 32, mma.threads));
+                             ceilDiv(mma.blockRows * (mma.tau / 16),
+                                     mma.threads / kWarpSize),
+                             mma.threads));
   }
 
   void planHbp() {
@@ -594,7 +600,8 @@ private:
       std::vector<std::string> args = emitHbpKernel(module, spec);
       // The B tile is static shared memory: sharedBytes stays 0.
       KernelInfo k = launch(spec.name, "hbp", kc, std::move(args),
-                            warps * 32, spec.threads, spec.threads);
+                            ceilDiv(warps * kWarpSize, spec.threads),
+                            spec.threads);
       k.zeroOutput = true;
       kernels.push_back(std::move(k));
     }
