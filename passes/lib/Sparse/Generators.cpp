@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <random>
+#include <unordered_set>
 
 using namespace spperm;
 
@@ -237,18 +238,24 @@ CsrMatrix spperm::generateCommunities(int32_t rows, int32_t cols,
       ++c;
     return c;
   };
+  // The row's columns in the order drawn, and the same as a set.
   std::vector<int32_t> picked;
+  std::unordered_set<int32_t> seen;
   for (int32_t r = 0; r < rows; ++r) {
     const int64_t g = int64_t(r) * communities / std::max(rows, 1);
     const int64_t lo = g * cols / communities;
     const int64_t hi = (g + 1) * cols / communities;
     picked.clear();
+    seen.clear();
+    // `want` distinct columns of [begin, begin + width), drawing at most
+    // 8 * want + 64 times (a draw may repeat a column).
     auto pick = [&](int64_t begin, int64_t width, int64_t want) {
       want = std::min(want, width);
-      for (int64_t tries = 0; want > 0 && tries < 8 * want + 64; ++tries) {
+      const int64_t draws = 8 * want + 64;
+      for (int64_t d = 0; want > 0 && d < draws; ++d) {
         const auto c = static_cast<int32_t>(
             begin + static_cast<int64_t>(below(rng, width)));
-        if (std::find(picked.begin(), picked.end(), c) != picked.end())
+        if (!seen.insert(c).second)
           continue;
         picked.push_back(c);
         --want;

@@ -111,6 +111,19 @@ TEST(GenerateCommunities, DegreesLargerThanTheCommunityAreClipped) {
   EXPECT_EQ(generateCommunities(10, 0, 3, 4.0, 1.0, 1).nnz(), 0);
 }
 
+TEST(GenerateCommunities, LargeDegreesAreReached) {
+  // An integer mean degree gives mean - 1, mean or mean + 1 entries. With
+  // few repeated draws among 10^6 columns every row reaches that, however
+  // large the degree (the draw budget once shrank with each column found,
+  // which stopped rows near 89 % of a large degree).
+  CsrMatrix m = generateCommunities(4, 1000000, 1, 5000.0, 0.0, 3);
+  ASSERT_TRUE(m.verify().isOk()) << m.verify().message();
+  for (int32_t r = 0; r < m.rows; ++r) {
+    EXPECT_GE(m.rowPtr[r + 1] - m.rowPtr[r], 4999) << "row " << r;
+    EXPECT_LE(m.rowPtr[r + 1] - m.rowPtr[r], 5001) << "row " << r;
+  }
+}
+
 TEST(Generators, SameSeedSameMatrix) {
   EXPECT_EQ(entries(generateCommunities(500, 400, 7, 6.0, 2.0, 11)),
             entries(generateCommunities(500, 400, 7, 6.0, 2.0, 11)));
