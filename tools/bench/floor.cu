@@ -17,62 +17,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <cuda_runtime.h>
+#include "BenchTiming.cuh"
 
-#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <vector>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t err = (call);                                                  \
-    if (err != cudaSuccess) {                                                  \
-      std::fprintf(stderr, "floor: %s at %s:%d: %s\n", #call, __FILE__,        \
-                   __LINE__, cudaGetErrorString(err));                         \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 __global__ void empty() {}
-
-/// Holds the stream until the host sets *flag (nvbench's blocking kernel).
-__global__ void hold(volatile unsigned *flag) {
-  while (*flag == 0)
-    __nanosleep(1000);
-}
-
-template <typename Launch>
-static float medianMs(int runs, bool queued, Launch launch) {
-  for (int i = 0; i < 5; ++i)
-    launch();
-  std::vector<cudaEvent_t> events(2 * runs);
-  for (cudaEvent_t &e : events)
-    CHECK(cudaEventCreate(&e));
-  unsigned *flag = nullptr;
-  CHECK(cudaHostAlloc(&flag, sizeof(unsigned), cudaHostAllocMapped));
-  *flag = 0;
-  if (queued) {
-    unsigned *deviceFlag = nullptr;
-    CHECK(cudaHostGetDevicePointer(&deviceFlag, flag, 0));
-    hold<<<1, 1>>>(deviceFlag);
-  }
-  for (int i = 0; i < runs; ++i) {
-    CHECK(cudaEventRecord(events[2 * i]));
-    launch();
-    CHECK(cudaEventRecord(events[2 * i + 1]));
-  }
-  __atomic_store_n(flag, 1u, __ATOMIC_RELEASE);
-  CHECK(cudaEventSynchronize(events.back()));
-  CHECK(cudaFreeHost(flag));
-  std::vector<float> times(runs);
-  for (int i = 0; i < runs; ++i)
-    CHECK(cudaEventElapsedTime(&times[i], events[2 * i], events[2 * i + 1]));
-  for (cudaEvent_t e : events)
-    CHECK(cudaEventDestroy(e));
-  std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
-  return times[runs / 2];
-}
 
 int main() {
   cudaDeviceProp prop;

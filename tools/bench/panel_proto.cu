@@ -36,7 +36,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <cuda_runtime.h>
+#include "BenchTiming.cuh"
 
 #include <algorithm>
 #include <cmath>
@@ -49,51 +49,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t err = (call);                                                  \
-    if (err != cudaSuccess) {                                                  \
-      std::fprintf(stderr, "panel_proto: %s at %s:%d: %s\n", #call, __FILE__, \
-                   __LINE__, cudaGetErrorString(err));                         \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
-
 constexpr int K = 128;
-
-__global__ void hold(volatile unsigned *flag) {
-  while (*flag == 0)
-    __nanosleep(1000);
-}
-
-template <typename Launch> static float medianMs(int runs, Launch launch) {
-  for (int i = 0; i < 5; ++i)
-    launch();
-  CHECK(cudaDeviceSynchronize());
-  std::vector<cudaEvent_t> events(2 * runs);
-  for (cudaEvent_t &e : events)
-    CHECK(cudaEventCreate(&e));
-  unsigned *flag = nullptr, *deviceFlag = nullptr;
-  CHECK(cudaHostAlloc(&flag, sizeof(unsigned), cudaHostAllocMapped));
-  *flag = 0;
-  CHECK(cudaHostGetDevicePointer(&deviceFlag, flag, 0));
-  hold<<<1, 1>>>(deviceFlag);
-  for (int i = 0; i < runs; ++i) {
-    CHECK(cudaEventRecord(events[2 * i]));
-    launch();
-    CHECK(cudaEventRecord(events[2 * i + 1]));
-  }
-  __atomic_store_n(flag, 1u, __ATOMIC_RELEASE);
-  CHECK(cudaEventSynchronize(events.back()));
-  CHECK(cudaFreeHost(flag));
-  std::vector<float> times(runs);
-  for (int i = 0; i < runs; ++i)
-    CHECK(cudaEventElapsedTime(&times[i], events[2 * i], events[2 * i + 1]));
-  for (cudaEvent_t e : events)
-    CHECK(cudaEventDestroy(e));
-  std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
-  return times[runs / 2];
-}
 
 //===----------------------------------------------------------------------===//
 // Kernels
@@ -524,12 +480,39 @@ int main(int argc, char **argv) {
     row();
     CHECK(cudaDeviceSynchronize());
     check("row");
-    float rowMs = medianMs(20, row);
+    float rowMs = medianMs(20, /*queued=*/true, row);
     std::printf("%s rows=%d cols=%d nnz=%lld density=%.3f variant=row ms=%.4f\n",
                 name, m.rows, m.cols, nnz, density, rowMs);
 
     float best = 1e30f, bestWin = 1e30f;
     std::string bestName, bestWinName;
+    // Poisons C, runs `launch` once and checks it, times it; `kernel`
+    // (any of the templates' instances) first gets `smem` bytes of dynamic
+    // shared memory when that exceeds the default 48 KiB.
+    auto measure = [&](const std::string &what, const std::string &extra,
+                       const void *kernel, size_t smem, auto launch) {
+      if (smem > 48 * 1024)
+        CHECK(cudaFuncSetAttribute(kernel,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   int(smem)));
+      CHECK(cudaMemset(dC, 0xff, size_t(m.rows) * K * 4));
+      launch();
+      CHECK(cudaDeviceSynchronize());
+      check(what.c_str());
+      float ms = medianMs(20, /*queued=*/true, launch);
+      std::printf("%s variant=%s%s ms=%.4f vs_row=%.2f\n", name, what.c_str(),
+                  extra.c_str(), ms, rowMs / ms);
+      if (ms < best) {
+        best = ms;
+        bestName = what;
+      }
+      if (what.rfind("window", 0) == 0 && ms < bestWin) {
+        bestWin = ms;
+        bestWinName = what;
+      }
+    };
+    const float4 *B4 = reinterpret_cast<const float4 *>(dB);
+    float4 *C4 = reinterpret_cast<float4 *>(dC);
     bool panels = std::getenv("PANELS") != nullptr;
     for (int R : {16, 32, 64, 128, 256})
       for (int CP : {64, 128, 256, 512}) {
@@ -546,48 +529,22 @@ int main(int argc, char **argv) {
             size_t smem = stage ? size_t(CP) * KC * 4 : 0;
             if (smem > 200 * 1024)
               continue;
-            auto launch = [&] {
-              CHECK(cudaMemsetAsync(dC, 0, size_t(m.rows) * K * 4));
-              dim3 grid(t.count, K / KC);
-#define LAUNCH(KCV, ST)                                                        \
-  panelKernel<KCV, ST><<<grid, 256, smem>>>(R, CP, m.cols, tr, tc, tp, tl, tv, \
-                                            (const float4 *)dB, (float4 *)dC)
-              if (KC == 32)
-                stage ? LAUNCH(32, true) : LAUNCH(32, false);
-              else if (KC == 64)
-                stage ? LAUNCH(64, true) : LAUNCH(64, false);
-              else
-                stage ? LAUNCH(128, true) : LAUNCH(128, false);
-              CHECK(cudaGetLastError());
-            };
-            if (stage) {
-              auto set = [&](auto kernel) {
-                CHECK(cudaFuncSetAttribute(
-                    kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                    int(smem)));
-              };
-              if (KC == 32)
-                set(panelKernel<32, true>);
-              else if (KC == 64)
-                set(panelKernel<64, true>);
-              else
-                set(panelKernel<128, true>);
-            }
+            auto *kernel =
+                KC == 32 ? (stage ? panelKernel<32, true> : panelKernel<32, false>)
+                : KC == 64
+                    ? (stage ? panelKernel<64, true> : panelKernel<64, false>)
+                    : (stage ? panelKernel<128, true> : panelKernel<128, false>);
             // Rows past the end have no entries, so no task writes them.
-            CHECK(cudaMemset(dC, 0xff, size_t(m.rows) * K * 4));
-            launch();
-            CHECK(cudaDeviceSynchronize());
-            char what[96];
-            std::snprintf(what, sizeof what, "panel%s R=%d CP=%d KC=%d",
-                          stage ? "" : "-l1", R, CP, KC);
-            check(what);
-            float ms = medianMs(20, launch);
-            std::printf("%s variant=%s tasks=%d ms=%.4f vs_row=%.2f\n", name,
-                        what, t.count, ms, rowMs / ms);
-            if (ms < best) {
-              best = ms;
-              bestName = what;
-            }
+            measure(
+                (stage ? "panel R=" : "panel-l1 R=") + std::to_string(R) +
+                    " CP=" + std::to_string(CP) + " KC=" + std::to_string(KC),
+                " tasks=" + std::to_string(t.count),
+                reinterpret_cast<const void *>(kernel), smem, [&] {
+                  CHECK(cudaMemsetAsync(dC, 0, size_t(m.rows) * K * 4));
+                  kernel<<<dim3(t.count, K / KC), 256, smem>>>(
+                      R, CP, m.cols, tr, tc, tp, tl, tv, B4, C4);
+                  CHECK(cudaGetLastError());
+                });
           }
         CHECK(cudaFree(tr));
         CHECK(cudaFree(tc));
@@ -601,91 +558,32 @@ int main(int argc, char **argv) {
       int *wp = upload(win.ptr), *wc = upload(win.col);
       float *wv = upload(win.val);
       int windows = int(win.ptr.size()) - 1;
+      auto *warpKernel = R == 2   ? windowKernel<2>
+                         : R == 4 ? windowKernel<4>
+                                  : windowKernel<8>;
       for (int P : {2, 4, 8, 16}) {
         size_t smem = size_t(P) * R * 32 * 16;
-        auto launch = [&] {
-          if (R == 2)
-            windowKernel<2><<<windows, P * 32, smem>>>(m.rows, wp, wc, wv, (const float4 *)dB, (float4 *)dC);
-          else if (R == 4)
-            windowKernel<4><<<windows, P * 32, smem>>>(m.rows, wp, wc, wv, (const float4 *)dB, (float4 *)dC);
-          else
-            windowKernel<8><<<windows, P * 32, smem>>>(m.rows, wp, wc, wv, (const float4 *)dB, (float4 *)dC);
-          CHECK(cudaGetLastError());
-        };
-        if (smem > 48 * 1024) {
-          if (R == 2)
-            CHECK(cudaFuncSetAttribute(windowKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-          else if (R == 4)
-            CHECK(cudaFuncSetAttribute(windowKernel<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-          else
-            CHECK(cudaFuncSetAttribute(windowKernel<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-        }
-        CHECK(cudaMemset(dC, 0xff, size_t(m.rows) * K * 4));
-        launch();
-        CHECK(cudaDeviceSynchronize());
-        char what[96];
-        std::snprintf(what, sizeof what, "window R=%d P=%d", R, P);
-        check(what);
-        float ms = medianMs(20, launch);
-        std::printf("%s variant=%s union=%zu ms=%.4f vs_row=%.2f\n", name, what,
-                    win.col.size(), ms, rowMs / ms);
-        if (ms < best) {
-          best = ms;
-          bestName = what;
-        }
-        if (ms < bestWin) {
-          bestWin = ms;
-          bestWinName = what;
-        }
+        measure("window R=" + std::to_string(R) + " P=" + std::to_string(P),
+                " union=" + std::to_string(win.col.size()),
+                reinterpret_cast<const void *>(warpKernel), smem, [&] {
+                  warpKernel<<<windows, P * 32, smem>>>(m.rows, wp, wc, wv, B4,
+                                                        C4);
+                  CHECK(cudaGetLastError());
+                });
       }
-      CHECK(cudaFree(wp));
-      CHECK(cudaFree(wc));
-      CHECK(cudaFree(wv));
-    }
-
-    for (int R : {2, 4, 8}) {
-      Windows win = makeWindows(m, R);
-      int *wp = upload(win.ptr), *wc = upload(win.col);
-      float *wv = upload(win.val);
-      int windows = int(win.ptr.size()) - 1;
+      constexpr int G = 8;
+      auto *groupKernel = R == 2   ? windowKernel2<2, G>
+                          : R == 4 ? windowKernel2<4, G>
+                                   : windowKernel2<8, G>;
       for (int threads : {128, 256, 512}) {
-        constexpr int G = 8;
         size_t smem = size_t(threads / G) * R * G * 16;
-        dim3 grid(windows, K / (4 * G));
-        auto launch = [&] {
-          if (R == 2)
-            windowKernel2<2, G><<<grid, threads, smem>>>(m.rows, wp, wc, wv, (const float4 *)dB, (float4 *)dC);
-          else if (R == 4)
-            windowKernel2<4, G><<<grid, threads, smem>>>(m.rows, wp, wc, wv, (const float4 *)dB, (float4 *)dC);
-          else
-            windowKernel2<8, G><<<grid, threads, smem>>>(m.rows, wp, wc, wv, (const float4 *)dB, (float4 *)dC);
-          CHECK(cudaGetLastError());
-        };
-        if (smem > 48 * 1024) {
-          if (R == 2)
-            CHECK(cudaFuncSetAttribute(windowKernel2<2, G>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-          else if (R == 4)
-            CHECK(cudaFuncSetAttribute(windowKernel2<4, G>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-          else
-            CHECK(cudaFuncSetAttribute(windowKernel2<8, G>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-        }
-        CHECK(cudaMemset(dC, 0xff, size_t(m.rows) * K * 4));
-        launch();
-        CHECK(cudaDeviceSynchronize());
-        char what[96];
-        std::snprintf(what, sizeof what, "window8 R=%d threads=%d", R, threads);
-        check(what);
-        float ms = medianMs(20, launch);
-        std::printf("%s variant=%s ms=%.4f vs_row=%.2f\n", name, what, ms,
-                    rowMs / ms);
-        if (ms < best) {
-          best = ms;
-          bestName = what;
-        }
-        if (ms < bestWin) {
-          bestWin = ms;
-          bestWinName = what;
-        }
+        measure("window8 R=" + std::to_string(R) +
+                    " threads=" + std::to_string(threads),
+                "", reinterpret_cast<const void *>(groupKernel), smem, [&] {
+                  groupKernel<<<dim3(windows, K / (4 * G)), threads, smem>>>(
+                      m.rows, wp, wc, wv, B4, C4);
+                  CHECK(cudaGetLastError());
+                });
       }
       CHECK(cudaFree(wp));
       CHECK(cudaFree(wc));

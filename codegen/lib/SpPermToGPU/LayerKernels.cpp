@@ -493,8 +493,8 @@ private:
           !kc.spmv && rangeMean < static_cast<double>(spec.lanes);
       const int64_t rowsPerCta =
           spec.threads / (spec.lanes * spec.parts) * spec.rowsPerGroup;
-      spec.ctasPerSlice = std::max<int64_t>(
-          1, (range.rows() + rowsPerCta - 1) / rowsPerCta);
+      spec.ctasPerSlice =
+          std::max<int64_t>(1, ceilDiv(range.rows(), rowsPerCta));
       spec.source.rowBegin = range.begin;
       spec.source.rowEnd = range.end;
       spec.name = symbol(sanitize(family + "_" + kc.variant));
