@@ -154,6 +154,29 @@ struct MmaKernelSpec {
 std::vector<std::string> emitMmaKernel(gpu::GPUModuleOp module,
                                        const MmaKernelSpec &spec);
 
+/// The fp32 kernel for the dense blocks of a bell layer (tau 4 to 32):
+/// units of `lanes` lanes, 4 columns of C each, a unit per `sliceRows` rows
+/// of a block row and part; each B row load of a block feeds the slice's
+/// rows from registers, the block's values staged in shared memory. Adds
+/// into C (atomically when parts > 1).
+struct TileKernelSpec {
+  std::string name;
+  int64_t threads = 128;
+  int64_t lanes = 32;
+  int64_t k = 0;
+  int64_t tau = 0, width = 0, blockRows = 0, rows = 0, cols = 0;
+  /// Rows of a unit (a multiple of 4 dividing tau).
+  int64_t sliceRows = 16;
+  /// Units sharing a block row's blocks (block i goes to part i % parts).
+  int64_t parts = 1;
+  /// B rows loaded together (divides tau).
+  int64_t unroll = 4;
+};
+
+/// Emits a tile kernel; returns its parameter names in order.
+std::vector<std::string> emitTileKernel(gpu::GPUModuleOp module,
+                                        const TileKernelSpec &spec);
+
 } // namespace mlir::spperm::codegen
 
 #endif // SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELS_H

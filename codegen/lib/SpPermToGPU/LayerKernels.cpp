@@ -303,6 +303,16 @@ std::vector<RowRange> spmmRanges(const std::vector<int32_t> &rowPtr,
   return ranges.size() > 1 && hi >= 4 * lo ? ranges : single;
 }
 
+/// Where a bell layer's dense blocks are multiplied.
+enum class DenseKernel {
+  /// In the row kernel, row by row, before the residual (and for csr).
+  InRowKernel,
+  /// A tensor-core kernel after the row kernel (opt-in precisions).
+  TensorCores,
+  /// An fp32 register-tile kernel after the row kernel.
+  Tiles,
+};
+
 class LayerPlanner {
 public:
   LayerPlanner(gpu::GPUModuleOp module, const FormattedMatrix &m,
@@ -341,11 +351,20 @@ public:
           continue;
         kc.kAlign = 8;
         kc.variant += std::string(".") + suffix;
-        planRows(rm, kc, /*tensorCores=*/true);
+        planRows(rm, kc, DenseKernel::TensorCores);
       }
     }
+    // fp32: the dense blocks of SpMM variants with 16-byte columns and
+    // groups of at least 8 lanes (K >= 12) in register tiles (tau >= 4);
+    // SpMV, the scalar variant and K <= 8 (whose lanes would spend more on
+    // staging a block than on multiplying it) keep them in the row kernel.
+    const bool tiles = m.kind == FormatKind::Bell && m.bell.block >= 4 &&
+                       m.bell.width > 0;
     for (const KClass &kc : kClasses(options.k))
-      planRows(rm, kc, /*tensorCores=*/false);
+      planRows(rm, kc,
+               tiles && !kc.spmv && kc.vec == 4 && kc.lanes >= 8
+                   ? DenseKernel::Tiles
+                   : DenseKernel::InRowKernel);
     return kernels;
   }
 
@@ -418,9 +437,9 @@ private:
   }
 
   /// The kernels of variant `kc`: the row kernel(s), the long-row split,
-  /// and with `tensorCores` the dense blocks on tensor cores (the row
-  /// kernels then walk only the residual).
-  void planRows(const RowMatrix &rm, const KClass &kc, bool tensorCores) {
+  /// and, unless `dense` is InRowKernel, the dense blocks' own kernel (the
+  /// row kernels then walk only the residual).
+  void planRows(const RowMatrix &rm, const KClass &kc, DenseKernel dense) {
     const std::vector<int32_t> &rowPtr = *rm.rowPtr;
     const int64_t rows = m.rows;
     const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
@@ -443,7 +462,8 @@ private:
     spec.vec = kc.vec;
     spec.k = kc.k;
     spec.spmv = kc.spmv;
-    spec.dense = tensorCores ? DenseBlocks() : rm.dense;
+    spec.dense =
+        dense == DenseKernel::InRowKernel ? rm.dense : DenseBlocks();
     spec.order = "order";
     spec.rowPtr = rm.rowPtrName;
     spec.colIdx = rm.colIdxName;
@@ -527,7 +547,9 @@ private:
           launch(split.name, family + "-split", kc, std::move(args),
                  ceilDiv(chunks, split.threads / (split.lanes * split.parts))));
     }
-    if (!tensorCores)
+    if (dense == DenseKernel::Tiles)
+      planTiles(kc);
+    if (dense != DenseKernel::TensorCores)
       return;
     MmaKernelSpec mma;
     mma.precision = options.precision == Precision::TF32 ? MmaPrecision::TF32
@@ -547,6 +569,40 @@ private:
                              ceilDiv(mma.blockRows * (mma.tau / 16),
                                      mma.threads / kWarpSize),
                              mma.threads));
+  }
+
+  /// The fp32 tile kernel of variant `kc` (docs/Kernels.md, "bell-tile").
+  void planTiles(const KClass &kc) {
+    TileKernelSpec tile;
+    tile.k = kc.k;
+    tile.lanes = kc.lanes;
+    tile.tau = m.bell.block;
+    tile.width = m.bell.width;
+    tile.blockRows = m.bell.blockRows;
+    tile.rows = m.rows;
+    tile.cols = m.cols;
+    tile.sliceRows = std::min<int64_t>(tile.tau, 16);
+    tile.unroll = 4;
+    // Units per CTA: 128 threads' worth, as long as their transposed
+    // slices fit in 32 KiB of shared memory.
+    const int64_t unitsPerCta = std::max<int64_t>(
+        1, std::min<int64_t>(128 / tile.lanes,
+                             32 * 1024 / (tile.sliceRows * tile.tau * 4)));
+    tile.threads = unitsPerCta * tile.lanes;
+    // Parts: a block row's slots shared by up to 16 units (at least 2 of
+    // the W slots each), doubling while the units make fewer than 32 warps
+    // per SM.
+    const int64_t units = tile.blockRows * (tile.tau / tile.sliceRows);
+    const int64_t warps = ceilDiv(units * tile.lanes, kWarpSize);
+    tile.parts = 1;
+    while (tile.parts < 16 && 2 * tile.parts <= tile.width &&
+           warps * tile.parts < options.multiprocessors * 32)
+      tile.parts *= 2;
+    tile.name = symbol(sanitize(std::string("bell_tile_") + kc.variant));
+    std::vector<std::string> args = emitTileKernel(module, tile);
+    kernels.push_back(launch(tile.name, "bell-tile", kc, std::move(args),
+                             ceilDiv(units * tile.parts, unitsPerCta),
+                             tile.threads));
   }
 
   void planHbp() {

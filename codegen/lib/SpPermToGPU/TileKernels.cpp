@@ -1,0 +1,216 @@
+//===- TileKernels.cpp - Blocked-ELL blocks in fp32 register tiles --------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The fp32 kernel for the dense tau x tau blocks of a bell layer
+// (docs/Kernels.md, "bell-tile"). A *unit* is a group of `lanes` lanes, each
+// owning 4 consecutive columns of C; it computes `sliceRows` rows of a block
+// row (a slice) for every column of C, over the block row's stored blocks
+// i = part, part + parts, ... (parts > 1 when the block rows are too few to
+// fill the GPU). Per block, the unit copies the slice's sliceRows x tau
+// values into its region of shared memory, transposed (column c's values
+// contiguous, their 4-float chunks XOR-swizzled by c so that the copy's
+// stores spread over the banks), between two warp barriers; then every B
+// row of the block is loaded once (16 bytes a lane) and feeds sliceRows x 4
+// multiply-adds, the values read as 16-byte broadcasts. The csr kernel
+// feeds 4 multiply-adds per B load; the L1 wavefronts of those loads are
+// what bounds it on dense rows (docs/results/perf-notes.md, session 9).
+// The result is ADDED to C, which the layer's row kernel over the CSR
+// residual stored first: a plain read-modify-write with one part, atomic
+// additions with several.
+//
+// Every lane of a warp runs the same trip counts (all units see the
+// layer's width, padding slots included), so the warp barriers are
+// reached by all lanes; units past the last block row compute nothing and
+// store nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::spperm::codegen;
+
+namespace {
+
+class TileKernelEmitter {
+public:
+  TileKernelEmitter(const TileKernelSpec &spec, gpu::GPUFuncOp func,
+                    ImplicitLocOpBuilder &b)
+      : spec(spec), func(func), b(b), kb(b) {}
+
+  void emit(ArrayRef<KernelArg> args) {
+    for (auto [i, a] : llvm::enumerate(args))
+      params[a.name] = func.getArgument(i);
+    tile = func.getWorkgroupAttributions()[0];
+    K = spec.k > 0 ? kb.idx(spec.k) : params.at("K");
+    const int64_t unitsPerCta = spec.threads / spec.lanes;
+    const int64_t slices = spec.tau / spec.sliceRows;
+    Value tid = kb.threadIdX();
+    Value local = kb.div(tid, spec.lanes);
+    lane = kb.rem(tid, spec.lanes);
+    Value unit = kb.add(kb.mul(kb.blockIdX(), unitsPerCta), local);
+    part = kb.rem(unit, spec.parts);
+    Value rest = kb.div(unit, spec.parts);
+    Value slice = kb.rem(rest, slices);
+    Value blockRow = kb.div(rest, slices);
+    valid = kb.lt(blockRow, spec.blockRows);
+    // Units past the end read block row 0's slots (in bounds) and drop
+    // them.
+    blockRow = kb.select(valid, blockRow, kb.idx(0));
+    sliceRow0 = kb.mul(slice, spec.sliceRows);
+    rowBase = kb.add(kb.mul(blockRow, spec.tau), sliceRow0);
+    slotBase = kb.mul(blockRow, spec.width);
+    tileBase = kb.mul(local, spec.sliceRows * spec.tau);
+    // Columns of C in chunks of 4 * lanes (one chunk when K is baked in
+    // and the unit covers it).
+    kb.forLoop(kb.idx(0), K, kb.idx(4 * spec.lanes), {},
+               [&](Value kBase, ValueRange) -> SmallVector<Value> {
+                 emitChunk(kb.add(kBase, kb.mul(lane, 4)));
+                 return {};
+               });
+    gpu::ReturnOp::create(b);
+  }
+
+private:
+  Type vecType() { return VectorType::get({4}, b.getF32Type()); }
+
+  /// The element offset of column c's chunk q (rows 4q .. 4q + 3 of the
+  /// slice) in the unit's transposed tile.
+  Value tileAt(Value c, Value q4) {
+    Value swizzle =
+        kb.mul(kb.rem(c, spec.sliceRows / 4), 4); // (c mod chunks) * 4
+    return kb.add(tileBase,
+                  kb.add(kb.mul(c, spec.sliceRows),
+                         arith::XOrIOp::create(b, q4, swizzle).getResult()));
+  }
+
+  /// C[order[row], col .. col + 3] (+)= the slice's sums for this lane's 4
+  /// columns `col`.
+  void emitChunk(Value col) {
+    Value colOk = kb.lt(col, K);
+    SmallVector<Value> inits(spec.sliceRows, kb.zero(vecType()));
+    SmallVector<Type> types(spec.sliceRows, vecType());
+    SmallVector<Value> acc = kb.forLoop(
+        part, kb.idx(spec.width), kb.idx(spec.parts), inits,
+        [&](Value i, ValueRange it) -> SmallVector<Value> {
+          Value slot = kb.add(slotBase, i);
+          Value bc = kb.loadIndex(params.at("bell.block_col"), slot);
+          Value present = kb.andI(valid, kb.ge(bc, kb.idx(0)));
+          stage(slot, present);
+          return kb.ifThenElse(
+              present, types,
+              [&]() -> SmallVector<Value> {
+                return emitBlock(kb.mul(bc, spec.tau), col, colOk, it);
+              },
+              [&]() -> SmallVector<Value> { return SmallVector<Value>(it); });
+        });
+    Value order = params.at("order"), C = params.at("C");
+    for (int64_t r = 0; r < spec.sliceRows; ++r) {
+      Value row = kb.add(rowBase, kb.idx(r));
+      kb.ifThen(kb.andI(kb.andI(valid, colOk), kb.lt(row, spec.rows)), [&] {
+        Value at = kb.add(kb.mul(kb.loadIndex(order, row), K), col);
+        if (spec.parts > 1) {
+          kb.atomicAddF32(acc[r], C, at);
+          return;
+        }
+        kb.storeF32(kb.fadd(kb.loadF32(C, at, 4), acc[r]), C, at);
+      });
+    }
+  }
+
+  /// Copies the slice's sliceRows x tau values of stored block `slot`
+  /// (zeros when not `present`) into the unit's tile, transposed, between
+  /// two warp barriers.
+  void stage(Value slot, Value present) {
+    Value all = kb.i32(-1);
+    NVVM::SyncWarpOp::create(b, all);
+    Value values = params.at("bell.block_values");
+    Value base = kb.add(kb.mul(slot, spec.tau * spec.tau),
+                        kb.mul(sliceRow0, spec.tau));
+    kb.forLoop(lane, kb.idx(spec.sliceRows * spec.tau), kb.idx(spec.lanes), {},
+               [&](Value j, ValueRange) -> SmallVector<Value> {
+                 Value r = kb.div(j, spec.tau), c = kb.rem(j, spec.tau);
+                 Value v = kb.guarded(
+                     present, [&] { return kb.load(values, kb.add(base, j)); },
+                     kb.f32(0.0f));
+                 Value at = kb.add(tileAt(c, kb.mul(kb.div(r, 4), 4)),
+                                   kb.rem(r, 4));
+                 memref::StoreOp::create(b, v, tile, ValueRange{at});
+                 return {};
+               });
+    NVVM::SyncWarpOp::create(b, all);
+  }
+
+  /// The block whose first column is col0, for this lane's columns `col`:
+  /// `unroll` B rows in flight, each multiplied with the slice's values of
+  /// its column.
+  SmallVector<Value> emitBlock(Value col0, Value col, Value colOk,
+                               ValueRange accIn) {
+    Value B = params.at("B");
+    return kb.forLoop(
+        kb.idx(0), kb.idx(spec.tau), kb.idx(spec.unroll), accIn,
+        [&](Value c0, ValueRange accRange) -> SmallVector<Value> {
+          SmallVector<Value> acc(accRange);
+          SmallVector<Value> bRows;
+          for (int64_t u = 0; u < spec.unroll; ++u) {
+            Value brow = kb.add(col0, kb.add(c0, kb.idx(u)));
+            Value ok = kb.andI(colOk, kb.lt(brow, spec.cols));
+            bRows.push_back(kb.guarded(
+                ok, [&] { return kb.loadF32(B, kb.add(kb.mul(brow, K), col), 4); },
+                kb.zero(vecType())));
+          }
+          for (int64_t u = 0; u < spec.unroll; ++u) {
+            Value c = kb.add(c0, kb.idx(u));
+            for (int64_t q = 0; q < spec.sliceRows / 4; ++q) {
+              Value a = kb.loadF32(tile, tileAt(c, kb.idx(4 * q)), 4);
+              for (int64_t e = 0; e < 4; ++e) {
+                Value ae =
+                    vector::ExtractOp::create(b, a, ArrayRef<int64_t>{e});
+                acc[4 * q + e] = kb.fma(ae, bRows[u], acc[4 * q + e]);
+              }
+            }
+          }
+          return acc;
+        });
+  }
+
+  const TileKernelSpec &spec;
+  gpu::GPUFuncOp func;
+  ImplicitLocOpBuilder &b;
+  KernelBuilder kb;
+  llvm::StringMap<Value> params;
+  Value K, tile, lane, part, valid, sliceRow0, rowBase, slotBase, tileBase;
+};
+
+} // namespace
+
+std::vector<std::string>
+mlir::spperm::codegen::emitTileKernel(gpu::GPUModuleOp module,
+                                      const TileKernelSpec &spec) {
+  assert(spec.tau % spec.sliceRows == 0 && spec.sliceRows % 4 == 0 &&
+         spec.tau % spec.unroll == 0 && "bad tile kernel shape");
+  MLIRContext *ctx = module.getContext();
+  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
+  SmallVector<KernelArg> args = {{"order", i32},
+                                 {"bell.block_col", i32},
+                                 {"bell.block_values", f32},
+                                 {"B", f32},
+                                 {"C", f32},
+                                 {"K", IndexType::get(ctx)}};
+  gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
+  addSharedF32Buffer(func,
+                     spec.threads / spec.lanes * spec.sliceRows * spec.tau);
+  ImplicitLocOpBuilder b(func.getLoc(), ctx);
+  b.setInsertionPointToStart(&func.getBody().front());
+  TileKernelEmitter(spec, func, b).emit(args);
+  std::vector<std::string> names;
+  for (const KernelArg &a : args)
+    names.push_back(a.name);
+  return names;
+}

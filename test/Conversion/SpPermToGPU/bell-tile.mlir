@@ -1,0 +1,61 @@
+// RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu | FileCheck %s
+
+// fp32 SpMM with K >= 12: the row kernel walks only the CSR residual and
+// stores C; then the bell-tile kernel adds the dense 16 x 16 blocks. A
+// unit of 8 lanes (K = 32: 4 columns each) takes the 16 rows of a block
+// row; 64 x 64 has 4 block rows of 3 slots (W = 3), too few units for the
+// GPU, so 2 parts share each block row's slots (at least 2 slots a part):
+// 8 units, 16 per CTA of 128 threads, one CTA. Per slot: two warp
+// barriers around the copy of the block's values into shared memory,
+// transposed with chunks XOR-swizzled; then per column of the block one
+// 16-byte B load and four 16-byte value loads from shared memory feed 16
+// rows' multiply-adds; the parts add their rows into C atomically.
+
+// CHECK-LABEL: func.func @k32
+// CHECK:         spperm.kernels = [{args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}family = "bell", {{.*}}variant = "k32"{{.*}}}, {args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], block = array<i64: 128, 1, 1>, family = "bell-tile", grid = array<i64: 1, 1, 1>, {{.*}}variant = "k32", zero_output = false}]
+// CHECK:       gpu.func @k32_0_bell_k32_0
+// CHECK-NOT:     bell.block_values
+// CHECK:         vector.store
+// CHECK:       gpu.func @k32_0_bell_tile_k32_1({{.*}}) workgroup(%[[TILE:arg[0-9]+]] : memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c3{{.*}} step %c2
+// CHECK:           memref.load
+// CHECK:           arith.cmpi sge
+// CHECK:           nvvm.bar.warp.sync
+// CHECK:           scf.for
+// CHECK:             arith.xori
+// CHECK:             memref.store %{{.*}}, %[[TILE]]
+// CHECK:           nvvm.bar.warp.sync
+// CHECK:           scf.if
+// CHECK:             scf.for
+// CHECK-COUNT-4:       vector.load %{{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK-COUNT-4:       vector.load %[[TILE]]
+// CHECK:               vector.fma
+// CHECK:         memref.atomic_rmw addf
+// CHECK:         gpu.return
+func.func @k32(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
+
+// -----
+
+// K-agnostic: the SpMM variants of 8, 16 and 32 lanes get a tile kernel
+// (looping over K in chunks of 4 x lanes columns); SpMV, K <= 8 and the
+// scalar variant keep the blocks in the row kernel.
+
+// CHECK-LABEL: func.func @any_k
+// CHECK:         family = "bell-spmv"
+// CHECK-NOT:     family = "bell-tile", {{.*}}variant = "spmv"
+// CHECK-SAME:    variant = "vec4.g2"
+// CHECK-NOT:     family = "bell-tile", {{.*}}variant = "vec4.g2"
+// CHECK-SAME:    family = "bell-tile", {{.*}}variant = "vec4.g8"
+// CHECK-SAME:    family = "bell-tile", {{.*}}variant = "vec4.g16"
+// CHECK-SAME:    family = "bell-tile", {{.*}}variant = "vec4.g32"
+// CHECK-NOT:     bell-tile
+// CHECK-SAME:    variant = "scalar.g32"
+func.func @any_k(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x?xf32> -> tensor<64x?xf32>
+  return %c : tensor<64x?xf32>
+}
