@@ -589,13 +589,12 @@ private:
         1, std::min<int64_t>(128 / tile.lanes,
                              32 * 1024 / (tile.sliceRows * tile.tau * 4)));
     tile.threads = unitsPerCta * tile.lanes;
-    // Parts: a block row's slots shared by up to 16 units (at least 2 of
-    // the W slots each), doubling while the units make fewer than 32 warps
-    // per SM.
+    // Parts: a block row's W slots shared by up to 16 units, doubling
+    // while the units make fewer than 32 warps per SM.
     const int64_t units = tile.blockRows * (tile.tau / tile.sliceRows);
     const int64_t warps = ceilDiv(units * tile.lanes, kWarpSize);
     tile.parts = 1;
-    while (tile.parts < 16 && 2 * tile.parts <= tile.width &&
+    while (tile.parts < 16 && tile.parts < tile.width &&
            warps * tile.parts < options.multiprocessors * 32)
       tile.parts *= 2;
     tile.name = symbol(sanitize(std::string("bell_tile_") + kc.variant));

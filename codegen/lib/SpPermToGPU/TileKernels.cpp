@@ -33,6 +33,8 @@
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::spperm::codegen;
 
@@ -125,25 +127,32 @@ private:
   }
 
   /// Copies the slice's sliceRows x tau values of stored block `slot`
-  /// (zeros when not `present`) into the unit's tile, transposed, between
-  /// two warp barriers.
+  /// into the unit's tile, transposed, when `present`; the two warp
+  /// barriers around it are reached by every lane.
   void stage(Value slot, Value present) {
     Value all = kb.i32(-1);
     NVVM::SyncWarpOp::create(b, all);
     Value values = params.at("bell.block_values");
     Value base = kb.add(kb.mul(slot, spec.tau * spec.tau),
                         kb.mul(sliceRow0, spec.tau));
-    kb.forLoop(lane, kb.idx(spec.sliceRows * spec.tau), kb.idx(spec.lanes), {},
-               [&](Value j, ValueRange) -> SmallVector<Value> {
-                 Value r = kb.div(j, spec.tau), c = kb.rem(j, spec.tau);
-                 Value v = kb.guarded(
-                     present, [&] { return kb.load(values, kb.add(base, j)); },
-                     kb.f32(0.0f));
-                 Value at = kb.add(tileAt(c, kb.mul(kb.div(r, 4), 4)),
-                                   kb.rem(r, 4));
-                 memref::StoreOp::create(b, v, tile, ValueRange{at});
-                 return {};
-               });
+    // Straight-line, in batches of 8 loads then 8 stores, so that a batch's
+    // loads are in flight together (a loop would wait out each load's
+    // latency); padding slots copy nothing.
+    const int64_t perLane = spec.sliceRows * spec.tau / spec.lanes;
+    kb.ifThen(present, [&] {
+      for (int64_t j0 = 0; j0 < perLane; j0 += 8) {
+        SmallVector<std::pair<Value, Value>> batch;
+        for (int64_t j = j0; j < std::min<int64_t>(perLane, j0 + 8); ++j) {
+          Value e = kb.add(lane, kb.idx(j * spec.lanes));
+          batch.push_back({e, kb.load(values, kb.add(base, e))});
+        }
+        for (auto [e, v] : batch) {
+          Value r = kb.div(e, spec.tau), c = kb.rem(e, spec.tau);
+          Value at = kb.add(tileAt(c, kb.mul(kb.div(r, 4), 4)), kb.rem(r, 4));
+          memref::StoreOp::create(b, v, tile, ValueRange{at});
+        }
+      }
+    });
     NVVM::SyncWarpOp::create(b, all);
   }
 
@@ -158,12 +167,16 @@ private:
         [&](Value c0, ValueRange accRange) -> SmallVector<Value> {
           SmallVector<Value> acc(accRange);
           SmallVector<Value> bRows;
+          // Rows past N (the last block column's) and columns past K read
+          // an in-bounds element and are replaced by zeros: a select, not a
+          // branch, so the unroll's loads are in flight together.
           for (int64_t u = 0; u < spec.unroll; ++u) {
             Value brow = kb.add(col0, kb.add(c0, kb.idx(u)));
             Value ok = kb.andI(colOk, kb.lt(brow, spec.cols));
-            bRows.push_back(kb.guarded(
-                ok, [&] { return kb.loadF32(B, kb.add(kb.mul(brow, K), col), 4); },
-                kb.zero(vecType())));
+            Value at = kb.add(kb.mul(kb.min(brow, kb.idx(spec.cols - 1)), K),
+                              kb.min(col, kb.sub(K, kb.idx(4))));
+            bRows.push_back(
+                kb.select(ok, kb.loadF32(B, at, 4), kb.zero(vecType())));
           }
           for (int64_t u = 0; u < spec.unroll; ++u) {
             Value c = kb.add(c0, kb.idx(u));

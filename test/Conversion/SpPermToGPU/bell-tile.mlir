@@ -4,10 +4,11 @@
 // stores C; then the bell-tile kernel adds the dense 16 x 16 blocks. A
 // unit of 8 lanes (K = 32: 4 columns each) takes the 16 rows of a block
 // row; 64 x 64 has 4 block rows of 3 slots (W = 3), too few units for the
-// GPU, so 2 parts share each block row's slots (at least 2 slots a part):
-// 8 units, 16 per CTA of 128 threads, one CTA. Per slot: two warp
-// barriers around the copy of the block's values into shared memory,
-// transposed with chunks XOR-swizzled; then per column of the block one
+// GPU, so 4 parts share each block row's slots (parts double while fewer
+// than W): 16 units, 16 per CTA of 128 threads, one CTA. Per slot: two warp
+// barriers around the straight-line copy of the block's values into
+// shared memory (when the slot is not padding), transposed with chunks
+// XOR-swizzled; then per column of the block one
 // 16-byte B load and four 16-byte value loads from shared memory feed 16
 // rows' multiply-adds; the parts add their rows into C atomically.
 
@@ -17,11 +18,12 @@
 // CHECK-NOT:     bell.block_values
 // CHECK:         vector.store
 // CHECK:       gpu.func @k32_0_bell_tile_k32_1({{.*}}) workgroup(%[[TILE:arg[0-9]+]] : memref<4096xf32, #gpu.address_space<workgroup>>
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %c3{{.*}} step %c2
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c3{{.*}} step %c4
 // CHECK:           memref.load
 // CHECK:           arith.cmpi sge
 // CHECK:           nvvm.bar.warp.sync
-// CHECK:           scf.for
+// CHECK:           scf.if
+// CHECK-COUNT-8:     memref.load %{{.*}} : memref<?xf32>
 // CHECK:             arith.xori
 // CHECK:             memref.store %{{.*}}, %[[TILE]]
 // CHECK:           nvvm.bar.warp.sync
