@@ -31,8 +31,11 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     entries cached in registers and broadcast by shuffle, 16-byte B and C
     accesses; when rows are too few to fill the GPU, several groups of a CTA
     share a row and reduce by shuffle and shared memory; rows sorted by
-    length may get several launches), `bell` (the same with the row's dense
-    blocks first: one store of C), `*-spmv` (lanes stride over a row and
+    length may get several launches), `bell` (the same over the CSR
+    residual; SpMM with K >= 12 then adds the dense blocks in `bell-tile`,
+    fp32 register tiles of 16 rows fed by one B row load per block column;
+    SpMV, K <= 8 and the scalar variant add them in the row kernel first),
+    `*-spmv` (lanes stride over a row and
     reduce by shuffle; row ranges of similar length get their own group
     size; short rows four to a group), `*-split` (chunks of long rows, added
     atomically) and `hbp` (a warp per 2-D block, fixed and
