@@ -251,8 +251,5 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   HbpKernelEmitter(spec, func, b).emit(args);
-  std::vector<std::string> names;
-  for (const KernelArg &a : args)
-    names.push_back(a.name);
-  return names;
+  return argNames(args);
 }

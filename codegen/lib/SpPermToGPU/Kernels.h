@@ -36,6 +36,15 @@ struct KernelArg {
 gpu::GPUFuncOp createKernel(gpu::GPUModuleOp module, StringRef name,
                             ArrayRef<KernelArg> args, int64_t threads);
 
+/// The names of `args`, in order: what an emitter returns (the manifest's
+/// `args`).
+std::vector<std::string> argNames(ArrayRef<KernelArg> args);
+
+/// The parameters of a kernel over a bell layer's dense blocks (the
+/// tensor-core and the tile kernels): order, block columns, block values,
+/// B, C and K.
+SmallVector<KernelArg> bellBlockArgs(MLIRContext *ctx);
+
 /// Adds a workgroup (shared-memory) buffer of `count` f32, 16-byte aligned
 /// for vector accesses, as the next workgroup attribution of `func`.
 void addSharedF32Buffer(gpu::GPUFuncOp func, int64_t count);

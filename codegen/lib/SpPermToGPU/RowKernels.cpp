@@ -39,6 +39,20 @@ gpu::GPUFuncOp mlir::spperm::codegen::createKernel(gpu::GPUModuleOp module,
   return func;
 }
 
+std::vector<std::string>
+mlir::spperm::codegen::argNames(ArrayRef<KernelArg> args) {
+  std::vector<std::string> names;
+  for (const KernelArg &a : args)
+    names.push_back(a.name);
+  return names;
+}
+
+SmallVector<KernelArg> mlir::spperm::codegen::bellBlockArgs(MLIRContext *ctx) {
+  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
+  return {{"order", i32}, {"bell.block_col", i32}, {"bell.block_values", f32},
+          {"B", f32},     {"C", f32},              {"K", IndexType::get(ctx)}};
+}
+
 void mlir::spperm::codegen::addSharedF32Buffer(gpu::GPUFuncOp func,
                                                int64_t count) {
   MLIRContext *ctx = func.getContext();
@@ -462,8 +476,5 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   RowKernelEmitter(spec, func, b).emit(args);
-  std::vector<std::string> names;
-  for (const KernelArg &a : args)
-    names.push_back(a.name);
-  return names;
+  return argNames(args);
 }

@@ -195,19 +195,10 @@ std::vector<std::string>
 mlir::spperm::codegen::emitMmaKernel(gpu::GPUModuleOp module,
                                      const MmaKernelSpec &spec) {
   MLIRContext *ctx = module.getContext();
-  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
-  SmallVector<KernelArg> args = {{"order", i32},
-                                 {"bell.block_col", i32},
-                                 {"bell.block_values", f32},
-                                 {"B", f32},
-                                 {"C", f32},
-                                 {"K", IndexType::get(ctx)}};
+  SmallVector<KernelArg> args = bellBlockArgs(ctx);
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   MmaKernelEmitter(spec, func, b).emit(args);
-  std::vector<std::string> names;
-  for (const KernelArg &a : args)
-    names.push_back(a.name);
-  return names;
+  return argNames(args);
 }

@@ -96,6 +96,8 @@ private:
   /// columns `col`.
   void emitChunk(Value col) {
     Value colOk = kb.lt(col, K);
+    // Lanes past K read columns K - 4 .. K - 1 (their sums are dropped).
+    Value colIn = kb.min(col, kb.sub(K, kb.idx(4)));
     SmallVector<Value> inits(spec.sliceRows, kb.zero(vecType()));
     SmallVector<Type> types(spec.sliceRows, vecType());
     SmallVector<Value> acc = kb.forLoop(
@@ -108,7 +110,7 @@ private:
           return kb.ifThenElse(
               present, types,
               [&]() -> SmallVector<Value> {
-                return emitBlock(kb.mul(bc, spec.tau), col, colOk, it);
+                return emitBlock(kb.mul(bc, spec.tau), colIn, colOk, it);
               },
               [&]() -> SmallVector<Value> { return SmallVector<Value>(it); });
         });
@@ -156,10 +158,10 @@ private:
     NVVM::SyncWarpOp::create(b, all);
   }
 
-  /// The block whose first column is col0, for this lane's columns `col`:
-  /// `unroll` B rows in flight, each multiplied with the slice's values of
-  /// its column.
-  SmallVector<Value> emitBlock(Value col0, Value col, Value colOk,
+  /// The block whose first column is col0, for this lane's columns `colIn`
+  /// (in bounds; the lane's own when `colOk`): `unroll` B rows in flight,
+  /// each multiplied with the slice's values of its column.
+  SmallVector<Value> emitBlock(Value col0, Value colIn, Value colOk,
                                ValueRange accIn) {
     Value B = params.at("B");
     return kb.forLoop(
@@ -174,7 +176,7 @@ private:
             Value brow = kb.add(col0, kb.add(c0, kb.idx(u)));
             Value ok = kb.andI(colOk, kb.lt(brow, spec.cols));
             Value at = kb.add(kb.mul(kb.min(brow, kb.idx(spec.cols - 1)), K),
-                              kb.min(col, kb.sub(K, kb.idx(4))));
+                              colIn);
             bRows.push_back(
                 kb.select(ok, kb.loadF32(B, at, 4), kb.zero(vecType())));
           }
@@ -209,21 +211,12 @@ mlir::spperm::codegen::emitTileKernel(gpu::GPUModuleOp module,
   assert(spec.tau % spec.sliceRows == 0 && spec.sliceRows % 4 == 0 &&
          spec.tau % spec.unroll == 0 && "bad tile kernel shape");
   MLIRContext *ctx = module.getContext();
-  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
-  SmallVector<KernelArg> args = {{"order", i32},
-                                 {"bell.block_col", i32},
-                                 {"bell.block_values", f32},
-                                 {"B", f32},
-                                 {"C", f32},
-                                 {"K", IndexType::get(ctx)}};
+  SmallVector<KernelArg> args = bellBlockArgs(ctx);
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   addSharedF32Buffer(func,
                      spec.threads / spec.lanes * spec.sliceRows * spec.tau);
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   TileKernelEmitter(spec, func, b).emit(args);
-  std::vector<std::string> names;
-  for (const KernelArg &a : args)
-    names.push_back(a.name);
-  return names;
+  return argNames(args);
 }
