@@ -36,16 +36,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BenchTiming.cuh"
+#include "BenchMatrix.cuh"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -294,38 +291,6 @@ __global__ void __launch_bounds__(512)
 // Host
 //===----------------------------------------------------------------------===//
 
-struct Csr {
-  int rows = 0, cols = 0;
-  std::vector<int> rowPtr, col;
-  std::vector<float> val;
-};
-
-static bool readSmtx(const char *path, Csr &m) {
-  std::ifstream in(path);
-  std::string line;
-  if (!std::getline(in, line))
-    return false;
-  for (char &ch : line)
-    if (ch == ',')
-      ch = ' ';
-  long long nnz = 0;
-  std::istringstream(line) >> m.rows >> m.cols >> nnz;
-  m.rowPtr.resize(m.rows + 1);
-  m.col.resize(nnz);
-  for (int &x : m.rowPtr)
-    in >> x;
-  for (int &x : m.col)
-    in >> x;
-  if (!in || m.rowPtr.back() != nnz)
-    return false;
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> d(-1, 1);
-  m.val.resize(nnz);
-  for (float &x : m.val)
-    x = d(rng);
-  return true;
-}
-
 struct Tasks {
   int R = 0, CP = 0, count = 0;
   std::vector<int> row, col, ptr, lcol;
@@ -414,14 +379,6 @@ static Windows makeWindows(const Csr &m, int R) {
   return w;
 }
 
-template <typename T> static T *upload(const std::vector<T> &v) {
-  T *p = nullptr;
-  CHECK(cudaMalloc(&p, std::max<size_t>(1, v.size()) * sizeof(T)));
-  if (!v.empty())
-    CHECK(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return p;
-}
-
 int main(int argc, char **argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: panel_proto FILE.smtx...\n");
@@ -434,31 +391,11 @@ int main(int argc, char **argv) {
       return 1;
     }
     long long nnz = m.rowPtr.back();
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<float> d(-1, 1);
-    std::vector<float> hB(size_t(m.cols) * K);
-    for (float &x : hB)
-      x = d(rng);
-    std::vector<double> ref(size_t(m.rows) * K, 0.0);
-    for (int r = 0; r < m.rows; ++r)
-      for (int e = m.rowPtr[r]; e < m.rowPtr[r + 1]; ++e)
-        for (int k = 0; k < K; ++k)
-          ref[size_t(r) * K + k] += double(m.val[e]) * hB[size_t(m.col[e]) * K + k];
-    double refNorm = 0;
-    for (double x : ref)
-      refNorm += x * x;
-    refNorm = std::sqrt(refNorm);
-
-    float *dB = upload(hB), *dC = nullptr;
+    Reference ref(m, K);
+    float *dB = upload(ref.B), *dC = nullptr;
     CHECK(cudaMalloc(&dC, size_t(m.rows) * K * sizeof(float)));
     auto check = [&](const char *what) {
-      std::vector<float> hC(size_t(m.rows) * K);
-      CHECK(cudaMemcpy(hC.data(), dC, hC.size() * sizeof(float),
-                       cudaMemcpyDeviceToHost));
-      double err = 0;
-      for (size_t i = 0; i < hC.size(); ++i)
-        err += (hC[i] - ref[i]) * (hC[i] - ref[i]);
-      err = std::sqrt(err) / refNorm;
+      double err = ref.error(dC);
       if (!(err < 1e-5)) {
         std::fprintf(stderr, "panel_proto: %s %s: relative error %g\n",
                      argv[f], what, err);

@@ -18,7 +18,15 @@
 //    load and the R values of column c (a float4 per 4 rows: `cm` reads
 //    them from a column-major copy of the tile values in global memory,
 //    `smem` stages the row-major tile in shared memory, transposed, with
-//    an XOR swizzle of 4-float chunks); the slice adds its R rows into C.
+//    an XOR swizzle of 4-float chunks); the slice adds its R rows into C;
+//  * `unit` (TAU = 16): the residual by `row`, then units of G lanes, each
+//    all 16 rows of a block row for 4G columns of C, sharing the block
+//    row's tiles among P parts (red.global.add.v4.f32 when P > 1), the
+//    tile staged like `smem` (what the code generator's bell-tile does).
+// By default the second recorded run's variants run (delta 0.25: `tile`
+// R = 16 smem at TAU = 32, `unit` with P = 1 .. 16 at TAU = 16); with
+// SLICES set, the first run's (`tile` R = 8, 16 x cm, smem at TAU = 16, 32
+// and delta 0.1, 0.25, 0.5): docs/results/bell-tile-2026-11-21-s9.
 // Matrices: FILE.smtx (plain), or generated: banded:N:HALFWIDTH,
 // block:ROWS:COLS:B:DENSITY (B x B tiles present with that probability).
 // Every variant is checked against a float64 reference (C poisoned first)
@@ -29,15 +37,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "BenchTiming.cuh"
+#include "BenchMatrix.cuh"
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <random>
-#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -266,42 +270,6 @@ __global__ void __launch_bounds__(128)
 // Host
 //===----------------------------------------------------------------------===//
 
-struct Csr {
-  int rows = 0, cols = 0;
-  std::vector<int> rowPtr, col;
-  std::vector<float> val;
-};
-
-static void randomValues(Csr &m) {
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> d(-1, 1);
-  m.val.resize(m.col.size());
-  for (float &x : m.val)
-    x = d(rng);
-}
-
-static bool readSmtx(const char *path, Csr &m) {
-  std::ifstream in(path);
-  std::string line;
-  if (!std::getline(in, line))
-    return false;
-  for (char &ch : line)
-    if (ch == ',')
-      ch = ' ';
-  long long nnz = 0;
-  std::istringstream(line) >> m.rows >> m.cols >> nnz;
-  m.rowPtr.resize(m.rows + 1);
-  m.col.resize(nnz);
-  for (int &x : m.rowPtr)
-    in >> x;
-  for (int &x : m.col)
-    in >> x;
-  if (!in || m.rowPtr.back() != nnz)
-    return false;
-  randomValues(m);
-  return true;
-}
-
 /// banded:N:HW or block:ROWS:COLS:B:DENSITY.
 static bool generate(const std::string &spec, Csr &m) {
   std::vector<std::string> f;
@@ -404,14 +372,6 @@ static Bell makeBell(const Csr &m, int tau, double delta) {
   return b;
 }
 
-template <typename T> static T *upload(const std::vector<T> &v) {
-  T *p = nullptr;
-  CHECK(cudaMalloc(&p, std::max<size_t>(1, v.size()) * sizeof(T)));
-  if (!v.empty())
-    CHECK(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return p;
-}
-
 struct DevCsr {
   int rows;
   int *rp, *ci;
@@ -428,163 +388,124 @@ struct DevCsr {
 
 template <int K> static void runMatrix(const char *name, const Csr &m) {
   constexpr int G = K / 4;
-  long long nnz = m.rowPtr.back();
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<float> hB(size_t(m.cols) * K);
-  for (float &x : hB)
-    x = d(rng);
-  std::vector<double> ref(size_t(m.rows) * K, 0.0);
-  for (int r = 0; r < m.rows; ++r)
-    for (int e = m.rowPtr[r]; e < m.rowPtr[r + 1]; ++e)
-      for (int k = 0; k < K; ++k)
-        ref[size_t(r) * K + k] +=
-            double(m.val[e]) * hB[size_t(m.col[e]) * K + k];
-  double refNorm = 0;
-  for (double x : ref)
-    refNorm += x * x;
-  refNorm = std::sqrt(refNorm);
-  float *dB = upload(hB), *dC = nullptr;
+  const long long nnz = m.rowPtr.back();
+  Reference ref(m, K);
+  float *dB = upload(ref.B), *dC = nullptr;
   CHECK(cudaMalloc(&dC, size_t(m.rows) * K * sizeof(float)));
   const float4 *B4 = reinterpret_cast<const float4 *>(dB);
   float4 *C4 = reinterpret_cast<float4 *>(dC);
-  auto check = [&](const std::string &what) {
-    std::vector<float> hC(size_t(m.rows) * K);
-    CHECK(cudaMemcpy(hC.data(), dC, hC.size() * sizeof(float),
-                     cudaMemcpyDeviceToHost));
-    double err = 0;
-    for (size_t i = 0; i < hC.size(); ++i)
-      err += (hC[i] - ref[i]) * (hC[i] - ref[i]);
-    err = std::sqrt(err) / refNorm;
+  // Poisons C, runs `launch` once and checks it, then times it.
+  auto measure = [&](const std::string &what, auto launch) {
+    CHECK(cudaMemset(dC, 0xff, size_t(m.rows) * K * 4));
+    launch();
+    CHECK(cudaDeviceSynchronize());
+    double err = ref.error(dC);
     if (!(err < 1e-5)) {
       std::fprintf(stderr, "tile_proto: %s K=%d %s: relative error %g\n", name,
                    K, what.c_str(), err);
       std::exit(1);
     }
-  };
-  auto measure = [&](const std::string &what, auto launch) {
-    CHECK(cudaMemset(dC, 0xff, size_t(m.rows) * K * 4));
-    launch();
-    CHECK(cudaDeviceSynchronize());
-    check(what);
     return medianMs(20, /*queued=*/true, launch);
+  };
+  auto rowLaunch = [&](const DevCsr &a) {
+    rowKernel<K, false><<<(size_t(m.rows) * G + 255) / 256, 256>>>(
+        m.rows, a.rp, a.ci, a.vv, B4, C4);
+    CHECK(cudaGetLastError());
   };
 
   DevCsr all(m);
-  auto rowAll = [&] {
-    rowKernel<K, false><<<(size_t(m.rows) * G + 255) / 256, 256>>>(
-        m.rows, all.rp, all.ci, all.vv, B4, C4);
-    CHECK(cudaGetLastError());
-  };
-  float rowMs = measure("row", rowAll);
+  float rowMs = measure("row", [&] { rowLaunch(all); });
   std::printf("%s K=%d rows=%d cols=%d nnz=%lld variant=row ms=%.4f\n", name,
               K, m.rows, m.cols, nnz, rowMs);
   float best = rowMs;
   std::string bestName = "row";
+  const bool slices = std::getenv("SLICES") != nullptr;
 
   auto tryTau = [&](auto tauTag) {
     constexpr int TAU = decltype(tauTag)::value;
-    for (double delta : {0.25}) {
+    for (double delta : {0.1, 0.25, 0.5}) {
+      if (!slices && delta != 0.25)
+        continue;
       Bell b = makeBell(m, TAU, delta);
       if (b.bcol.empty())
         continue;
       DevCsr res(b.residual);
       int *brp = upload(b.brPtr), *bcl = upload(b.bcol);
       float *rm = upload(b.rowMajor), *cm = upload(b.colMajor);
-      auto variant = [&](auto rTag, auto smemTag, auto uTag) {
+      int maxTiles = 0;
+      for (int i = 0; i < b.blockRows; ++i)
+        maxTiles = std::max(maxTiles, b.brPtr[i + 1] - b.brPtr[i]);
+      // Checks and times the residual's row kernel followed by `tiles`,
+      // and `tiles` alone.
+      auto run = [&](std::string what, const std::string &extra, auto tiles) {
+        what += " tau=" + std::to_string(TAU) +
+                " delta=" + std::to_string(delta).substr(0, 4);
+        float ms = measure(what, [&] {
+          rowLaunch(res);
+          tiles();
+        });
+        float tileMs = medianMs(20, true, tiles);
+        std::printf("%s K=%d variant=%s dense_share=%.3f fill=%.3f tiles=%zu%s "
+                    "ms=%.4f tile_only_ms=%.4f vs_row=%.2f\n",
+                    name, K, what.c_str(), double(b.denseNnz) / nnz,
+                    double(b.denseNnz) / (double(b.bcol.size()) * TAU * TAU),
+                    b.bcol.size(), extra.c_str(), ms, tileMs, rowMs / ms);
+        if (ms < best) {
+          best = ms;
+          bestName = what;
+        }
+      };
+      // `tile` with R-row slices, values from `cm` or shared memory.
+      auto tile = [&](auto rTag, auto smemTag, auto uTag) {
         constexpr int R = decltype(rTag)::value;
         constexpr bool SMEM = decltype(smemTag)::value;
         constexpr int U = decltype(uTag)::value;
         constexpr int GT = (TAU / R) * G;
         constexpr int BRPC = GT >= 64 ? 1 : 128 / GT;
         int ctas = (b.blockRows + BRPC - 1) / BRPC;
-        const float *vals = SMEM ? rm : cm;
-        auto tileOnly = [&] {
-          tileKernel<K, TAU, R, BRPC, SMEM, U><<<ctas, BRPC * GT>>>(
-              m.rows, m.cols, b.blockRows, brp, bcl, vals, B4, C4);
-          CHECK(cudaGetLastError());
-        };
-        auto both = [&] {
-          rowKernel<K, false><<<(size_t(m.rows) * G + 255) / 256, 256>>>(
-              m.rows, res.rp, res.ci, res.vv, B4, C4);
-          CHECK(cudaGetLastError());
-          tileOnly();
-        };
-        std::string what = "tile tau=" + std::to_string(TAU) +
-                           " delta=" + std::to_string(delta).substr(0, 4) +
-                           " R=" + std::to_string(R) + " U=" +
-                           std::to_string(U) + (SMEM ? " smem" : " cm");
-        float ms = measure(what, both);
-        float tileMs = medianMs(20, true, tileOnly);
-        std::printf("%s K=%d variant=%s dense_share=%.3f fill=%.3f tiles=%zu "
-                    "ms=%.4f tile_only_ms=%.4f vs_row=%.2f\n",
-                    name, K, what.c_str(), double(b.denseNnz) / nnz,
-                    double(b.denseNnz) / (double(b.bcol.size()) * TAU * TAU),
-                    b.bcol.size(), ms, tileMs, rowMs / ms);
-        if (ms < best) {
-          best = ms;
-          bestName = what;
-        }
+        run("tile R=" + std::to_string(R) + " U=" + std::to_string(U) +
+                (SMEM ? " smem" : " cm"),
+            "", [&] {
+              tileKernel<K, TAU, R, BRPC, SMEM, U><<<ctas, BRPC * GT>>>(
+                  m.rows, m.cols, b.blockRows, brp, bcl, SMEM ? rm : cm, B4,
+                  C4);
+              CHECK(cudaGetLastError());
+            });
       };
-      using F = std::false_type;
-      using T = std::true_type;
-      using I2 = std::integral_constant<int, 2>;
-      using I4 = std::integral_constant<int, 4>;
-      using R16 = std::integral_constant<int, 16>;
-      if (TAU == 32) {
-        variant(R16{}, T{}, I2{});
-      }
-      int maxTiles = 0;
-      for (int i = 0; i < b.blockRows; ++i)
-        maxTiles = std::max(maxTiles, b.brPtr[i + 1] - b.brPtr[i]);
-      auto unitVariant = [&](auto gTag, int P) {
+      // `unit` with G lanes and P parts (TAU = 16).
+      auto unit = [&](auto gTag, int P) {
         constexpr int GG = decltype(gTag)::value;
         constexpr int S = K / (4 * GG);
         long long units = (long long)b.blockRows * P * S;
         int ctas = int((units + 128 / GG - 1) / (128 / GG));
-        auto tileOnly = [&] {
-          if (P > 1)
-            CHECK(cudaMemsetAsync(dC, 0, 0)); // keeps the launch count alike
-          unitKernel<K, GG, TAU, (TAU == 16 ? 4 : 2)><<<ctas, 128>>>(
-              m.rows, m.cols, b.blockRows, P, brp, bcl, rm, B4, C4);
-          CHECK(cudaGetLastError());
-        };
-        auto both = [&] {
-          rowKernel<K, false><<<(size_t(m.rows) * G + 255) / 256, 256>>>(
-              m.rows, res.rp, res.ci, res.vv, B4, C4);
-          CHECK(cudaGetLastError());
-          unitKernel<K, GG, TAU, (TAU == 16 ? 4 : 2)><<<ctas, 128>>>(
-              m.rows, m.cols, b.blockRows, P, brp, bcl, rm, B4, C4);
-          CHECK(cudaGetLastError());
-        };
-        std::string what = "unit tau=" + std::to_string(TAU) +
-                           " delta=" + std::to_string(delta).substr(0, 4) +
-                           " G=" + std::to_string(GG) + " P=" + std::to_string(P);
-        float ms = measure(what, both);
-        float tileMs = medianMs(20, true, tileOnly);
-        std::printf("%s K=%d variant=%s dense_share=%.3f fill=%.3f tiles=%zu "
-                    "units=%lld ms=%.4f tile_only_ms=%.4f vs_row=%.2f\n",
-                    name, K, what.c_str(), double(b.denseNnz) / nnz,
-                    double(b.denseNnz) / (double(b.bcol.size()) * TAU * TAU),
-                    b.bcol.size(), units, ms, tileMs, rowMs / ms);
-        if (ms < best) {
-          best = ms;
-          bestName = what;
-        }
+        run("unit G=" + std::to_string(GG) + " P=" + std::to_string(P),
+            " units=" + std::to_string(units), [&] {
+              unitKernel<K, GG, 16, 4><<<ctas, 128>>>(m.rows, m.cols,
+                                                     b.blockRows, P, brp, bcl,
+                                                     rm, B4, C4);
+              CHECK(cudaGetLastError());
+            });
       };
-      for (int P : {1, 2, 4, 8, 16}) {
-        if constexpr (TAU == 32)
-          break;
-        if (P > 1 && P > maxTiles)
-          break;
-        if constexpr (TAU == 16) {
-          unitVariant(std::integral_constant<int, G>{}, P);
+      using Cm = std::false_type;
+      using Smem = std::true_type;
+      using I2 = std::integral_constant<int, 2>;
+      using I4 = std::integral_constant<int, 4>;
+      using I8 = std::integral_constant<int, 8>;
+      using I16 = std::integral_constant<int, 16>;
+      if (slices) {
+        tile(I8{}, Cm{}, I4{});
+        tile(I8{}, Smem{}, I4{});
+        tile(I16{}, Cm{}, I2{});
+        tile(I16{}, Smem{}, I2{});
+      } else if constexpr (TAU == 32) {
+        tile(I16{}, Smem{}, I2{});
+      } else {
+        for (int P = 1; P <= 16 && (P == 1 || P <= maxTiles); P *= 2) {
+          unit(std::integral_constant<int, G>{}, P);
           if (K == 128)
-            unitVariant(std::integral_constant<int, 8>{}, P);
+            unit(I8{}, P);
         }
       }
-      (void)F{};
-      (void)I4{};
       CHECK(cudaFree(brp));
       CHECK(cudaFree(bcl));
       CHECK(cudaFree(rm));

@@ -1,0 +1,109 @@
+//===- BenchMatrix.cuh - Matrices and references for the prototypes -------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What the standalone CUDA prototypes (panel_proto.cu, tile_proto.cu) share
+// besides timing (BenchTiming.cuh): a CSR read from a plain `.smtx` file
+// with random values, device uploads, and the float64 reference every
+// variant is checked against.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_TOOLS_BENCH_BENCHMATRIX_CUH
+#define SPPERM_TOOLS_BENCH_BENCHMATRIX_CUH
+
+#include "BenchTiming.cuh"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+struct Csr {
+  int rows = 0, cols = 0;
+  std::vector<int> rowPtr, col;
+  std::vector<float> val;
+};
+
+/// Values uniform in [-1, 1), seeded: the same matrix gets the same values.
+static void randomValues(Csr &m) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> d(-1, 1);
+  m.val.resize(m.col.size());
+  for (float &x : m.val)
+    x = d(rng);
+}
+
+/// A DLMC `.smtx` file (plain, not gzip'd): "rows, cols, nnz", the row
+/// pointers, the column indices; values from randomValues.
+static bool readSmtx(const char *path, Csr &m) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line))
+    return false;
+  for (char &ch : line)
+    if (ch == ',')
+      ch = ' ';
+  long long nnz = 0;
+  std::istringstream(line) >> m.rows >> m.cols >> nnz;
+  m.rowPtr.resize(m.rows + 1);
+  m.col.resize(nnz);
+  for (int &x : m.rowPtr)
+    in >> x;
+  for (int &x : m.col)
+    in >> x;
+  if (!in || m.rowPtr.back() != nnz)
+    return false;
+  randomValues(m);
+  return true;
+}
+
+template <typename T> static T *upload(const std::vector<T> &v) {
+  T *p = nullptr;
+  CHECK(cudaMalloc(&p, std::max<size_t>(1, v.size()) * sizeof(T)));
+  if (!v.empty())
+    CHECK(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return p;
+}
+
+/// A random cols x K B (seeded) and C = A * B in float64.
+struct Reference {
+  int rows = 0, k = 0;
+  std::vector<float> B;
+  std::vector<double> C;
+  double norm = 0;
+
+  Reference(const Csr &m, int k) : rows(m.rows), k(k) {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> d(-1, 1);
+    B.resize(size_t(m.cols) * k);
+    for (float &x : B)
+      x = d(rng);
+    C.assign(size_t(m.rows) * k, 0.0);
+    for (int r = 0; r < m.rows; ++r)
+      for (int e = m.rowPtr[r]; e < m.rowPtr[r + 1]; ++e)
+        for (int j = 0; j < k; ++j)
+          C[size_t(r) * k + j] += double(m.val[e]) * B[size_t(m.col[e]) * k + j];
+    for (double x : C)
+      norm += x * x;
+    norm = std::sqrt(norm);
+  }
+
+  /// The normwise relative error of the device's C (rows x k floats).
+  double error(const float *deviceC) const {
+    std::vector<float> h(C.size());
+    CHECK(cudaMemcpy(h.data(), deviceC, h.size() * sizeof(float),
+                     cudaMemcpyDeviceToHost));
+    double err = 0;
+    for (size_t i = 0; i < h.size(); ++i)
+      err += (h[i] - C[i]) * (h[i] - C[i]);
+    return std::sqrt(err) / norm;
+  }
+};
+
+#endif // SPPERM_TOOLS_BENCH_BENCHMATRIX_CUH
