@@ -665,6 +665,7 @@ int main(int argc, char **argv) {
   }
   KernelGenOptions codegen;
   codegen.precision = *precision;
+  codegen.vectorReductions = targetHasVectorReductions(o.target);
   codegen.batch = batch;
   codegen.kSlices = kSlices;
   if (failed(generateCode(*module, layers, o.target, codegen, popts, times)))

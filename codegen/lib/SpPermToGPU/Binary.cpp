@@ -22,6 +22,14 @@
 using namespace mlir;
 using namespace mlir::spperm;
 
+bool mlir::spperm::targetHasVectorReductions(StringRef chip) {
+  unsigned version = 0;
+  if (!chip.consume_front("sm_"))
+    return false;
+  chip.consume_back("a");
+  return !chip.getAsInteger(10, version) && version >= 90;
+}
+
 void mlir::spperm::buildGpuToBinaryPipeline(OpPassManager &pm, StringRef chip,
                                             StringRef format) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
@@ -34,6 +42,10 @@ void mlir::spperm::buildGpuToBinaryPipeline(OpPassManager &pm, StringRef chip,
   GpuNVVMAttachTargetOptions target;
   target.chip = chip.str();
   target.optLevel = 3;
+  // The vector reductions (KernelGenOptions::vectorReductions) need PTX ISA
+  // 8.1; LLVM's minimum for sm_90 is 7.8.
+  if (targetHasVectorReductions(chip))
+    target.features = "+ptx81";
   pm.addPass(createGpuNVVMAttachTarget(target));
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = format.str();

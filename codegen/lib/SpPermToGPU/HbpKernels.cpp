@@ -28,7 +28,7 @@ class HbpKernelEmitter {
 public:
   HbpKernelEmitter(const HbpKernelSpec &spec, gpu::GPUFuncOp func,
                    ImplicitLocOpBuilder &b)
-      : spec(spec), func(func), b(b), kb(b) {}
+      : spec(spec), func(func), b(b), kb(b, spec.vectorReductions) {}
 
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))

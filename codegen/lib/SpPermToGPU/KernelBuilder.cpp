@@ -62,6 +62,8 @@ void KernelBuilder::storeF32(Value value, Value memref, Value i) {
 void KernelBuilder::atomicAddF32(Value value, Value memref, Value i) {
   auto vt = dyn_cast<VectorType>(value.getType());
   int64_t n = vt ? vt.getNumElements() : 1;
+  if (vectorReductions && (n == 2 || n == 4))
+    return vectorReduceAddF32(value, vt, memref, i);
   for (int64_t e = 0; e < n; ++e) {
     Value elem =
         vt ? vector::ExtractOp::create(b, value, ArrayRef<int64_t>{e})
@@ -70,6 +72,40 @@ void KernelBuilder::atomicAddF32(Value value, Value memref, Value i) {
     memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf, elem, memref,
                                 ValueRange{add(i, e)});
   }
+}
+
+void KernelBuilder::vectorReduceAddF32(Value value, VectorType type,
+                                       Value memref, Value i) {
+  MLIRContext *ctx = b.getContext();
+  // The element's address as a global pointer: the memref's aligned base
+  // (its offset is 0) plus 4 bytes an element, cast from the generic
+  // address space (cvta.to.global).
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
+  Value address = arith::IndexCastOp::create(b, b.getI64Type(),
+                                             add(base, mul(i, int64_t{4})));
+  Value generic =
+      LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(ctx), address);
+  Value global = LLVM::AddrSpaceCastOp::create(
+      b, LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1), generic);
+  int64_t n = type.getNumElements();
+  SmallVector<Value> operands = {global};
+  std::string asmString =
+      "red.global.add.v" + std::to_string(n) + ".f32 [$0], {";
+  std::string constraints = "l";
+  for (int64_t e = 0; e < n; ++e) {
+    operands.push_back(
+        vector::ExtractOp::create(b, value, ArrayRef<int64_t>{e}));
+    asmString += (e ? ", $" : "$") + std::to_string(e + 1);
+    constraints += ",f";
+  }
+  asmString += "};";
+  constraints += ",~{memory}";
+  LLVM::InlineAsmOp::create(
+      b, TypeRange{}, operands, asmString, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
 }
 
 Value KernelBuilder::atomicAddI32(Value memref, Value i, Value v) {

@@ -35,7 +35,12 @@ constexpr int64_t kWarpSize = 32;
 /// Builds the body of one kernel at the builder's insertion point.
 class KernelBuilder {
 public:
-  explicit KernelBuilder(ImplicitLocOpBuilder &b) : b(b) {}
+  /// `vectorReductions`: atomicAddF32 adds a 2- or 4-wide vector with one
+  /// `red.global.add.v{2,4}.f32` (sm_90 and later, PTX ISA 8.1) instead of
+  /// one scalar atomic per element.
+  explicit KernelBuilder(ImplicitLocOpBuilder &b,
+                         bool vectorReductions = false)
+      : b(b), vectorReductions(vectorReductions) {}
 
   ImplicitLocOpBuilder &builder() { return b; }
 
@@ -103,8 +108,9 @@ public:
   Value loadF32(Value memref, Value i, int64_t width);
   /// Stores `value` (f32 or vector) at memref[i], aligned like loadF32.
   void storeF32(Value value, Value memref, Value i);
-  /// Atomically adds `value` (f32 or vector, element by element) at
-  /// memref[i].
+  /// Atomically adds `value` (f32 or vector) at memref[i], a global
+  /// memref: one vector reduction for 2 or 4 elements when the builder has
+  /// them, else element by element.
   void atomicAddF32(Value value, Value memref, Value i);
   /// Atomically adds `v` to the i32 at memref[i] and returns the old value.
   Value atomicAddI32(Value memref, Value i, Value v);
@@ -136,7 +142,12 @@ public:
                 Value otherwise);
 
 private:
+  /// `red.global.add.v2/v4.f32` of `value` at memref[i] (inline PTX).
+  void vectorReduceAddF32(Value value, VectorType type, Value memref,
+                          Value i);
+
   ImplicitLocOpBuilder &b;
+  const bool vectorReductions;
 };
 
 } // namespace mlir::spperm::codegen

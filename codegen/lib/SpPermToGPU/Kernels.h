@@ -118,6 +118,9 @@ struct RowKernelSpec {
   /// Buffer names: order, row pointers, column indices, values, and for
   /// dense blocks the block columns and block values.
   std::string order, rowPtr, colIdx, values, blockCol, blockValues;
+  /// Atomic additions of 2- or 4-wide accumulators as one vector reduction
+  /// (sm_90 and later; KernelGenOptions::vectorReductions).
+  bool vectorReductions = false;
 };
 
 /// Emits a row kernel; returns its parameter names in order.
@@ -140,6 +143,9 @@ struct HbpKernelSpec {
   bool sharedTile = false;
   /// The module-level counters (ticket, finished warps) of this kernel.
   std::string counters;
+  /// Atomic additions of 2- or 4-wide accumulators as one vector reduction
+  /// (sm_90 and later; KernelGenOptions::vectorReductions).
+  bool vectorReductions = false;
 };
 
 /// Emits an HBP kernel; returns its parameter names in order.
@@ -180,6 +186,9 @@ struct TileKernelSpec {
   int64_t parts = 1;
   /// B rows loaded together (divides tau).
   int64_t unroll = 4;
+  /// Atomic additions of 2- or 4-wide accumulators as one vector reduction
+  /// (sm_90 and later; KernelGenOptions::vectorReductions).
+  bool vectorReductions = false;
 };
 
 /// Emits a tile kernel; returns its parameter names in order.

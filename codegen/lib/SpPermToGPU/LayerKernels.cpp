@@ -458,6 +458,7 @@ private:
     auto [table, chunks] = chunkTable(rowPtr, threshold, chunk);
 
     RowKernelSpec spec;
+    spec.vectorReductions = options.vectorReductions;
     spec.threads = options.threads;
     spec.vec = kc.vec;
     spec.k = kc.k;
@@ -574,6 +575,7 @@ private:
   /// The fp32 tile kernel of variant `kc` (docs/Kernels.md, "bell-tile").
   void planTiles(const KClass &kc) {
     TileKernelSpec tile;
+    tile.vectorReductions = options.vectorReductions;
     tile.k = kc.k;
     tile.lanes = kc.lanes;
     tile.tau = m.bell.block;
@@ -620,6 +622,7 @@ private:
         std::max<int64_t>(1, static_cast<int64_t>(h.fixedBlockPtr.size()) - 1);
     for (const KClass &kc : classes) {
       HbpKernelSpec spec;
+      spec.vectorReductions = options.vectorReductions;
       spec.name = symbol(sanitize("hbp_" + kc.variant));
       spec.threads = options.threads;
       spec.vec = kc.vec;

@@ -87,6 +87,7 @@ struct SpPermLowerToGPU
       KernelGenOptions options;
       options.threads = threads;
       options.precision = *mode;
+      options.vectorReductions = targetHasVectorReductions(target);
       options.batch = batch;
       options.kSlices = kSlices;
       int64_t k = cast<ShapedType>(spmm.getDense().getType()).getDimSize(1);

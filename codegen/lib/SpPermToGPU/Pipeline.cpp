@@ -73,6 +73,7 @@ void buildSpPermPipeline(OpPassManager &pm, const SpPermPipelineOptions &o) {
   lower.threads = o.threads;
   lower.baseDir = o.baseDir;
   lower.precision = o.precision;
+  lower.target = o.target;
   pm.addPass(createSpPermLowerToGPU(lower));
   buildGpuToBinaryPipeline(pm, o.target);
 }

@@ -82,7 +82,7 @@ class RowKernelEmitter {
 public:
   RowKernelEmitter(const RowKernelSpec &spec, gpu::GPUFuncOp func,
                    ImplicitLocOpBuilder &b)
-      : spec(spec), func(func), b(b), kb(b) {}
+      : spec(spec), func(func), b(b), kb(b, spec.vectorReductions) {}
 
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))

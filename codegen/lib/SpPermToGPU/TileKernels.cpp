@@ -44,7 +44,7 @@ class TileKernelEmitter {
 public:
   TileKernelEmitter(const TileKernelSpec &spec, gpu::GPUFuncOp func,
                     ImplicitLocOpBuilder &b)
-      : spec(spec), func(func), b(b), kb(b) {}
+      : spec(spec), func(func), b(b), kb(b, spec.vectorReductions) {}
 
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))

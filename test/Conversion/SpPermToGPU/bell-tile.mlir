@@ -1,4 +1,5 @@
 // RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu | FileCheck %s
+// RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu="target=sm_80" | FileCheck %s --check-prefix=SM80
 
 // fp32 SpMM with K >= 12: the row kernel walks only the CSR residual and
 // stores C; then the bell-tile kernel adds the dense 16 x 16 blocks. A
@@ -10,7 +11,9 @@
 // shared memory (when the slot is not padding), transposed with chunks
 // XOR-swizzled; then per column of the block one
 // 16-byte B load and four 16-byte value loads from shared memory feed 16
-// rows' multiply-adds; the parts add their rows into C atomically.
+// rows' multiply-adds; the parts add their rows into C atomically: one
+// red.global.add.v4.f32 (inline PTX on the element's global address) per
+// row and lane on sm_90, four scalar atomics before it (SM80).
 
 // CHECK-LABEL: func.func @k32
 // CHECK:         spperm.kernels = [{args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}family = "bell", {{.*}}variant = "k32"{{.*}}}, {args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], block = array<i64: 128, 1, 1>, family = "bell-tile", grid = array<i64: 1, 1, 1>, {{.*}}variant = "k32", zero_output = false}]
@@ -32,8 +35,16 @@
 // CHECK-COUNT-4:       vector.load %{{.*}} : memref<?xf32>, vector<4xf32>
 // CHECK-COUNT-4:       vector.load %[[TILE]]
 // CHECK:               vector.fma
-// CHECK:         memref.atomic_rmw addf
+// CHECK:         memref.extract_aligned_pointer_as_index %{{.*}} : memref<?xf32> -> index
+// CHECK:         llvm.addrspacecast %{{.*}} : !llvm.ptr to !llvm.ptr<1>
+// CHECK:         llvm.inline_asm has_side_effects asm_dialect = att "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};", "l,f,f,f,f,~{memory}" {{.*}} : (!llvm.ptr<1>, f32, f32, f32, f32) -> ()
+// CHECK-NOT:     memref.atomic_rmw
 // CHECK:         gpu.return
+// SM80-LABEL:  gpu.func @k32_0_bell_tile_k32_1
+// SM80-NOT:      llvm.inline_asm
+// SM80-COUNT-4:  memref.atomic_rmw addf
+// SM80-NOT:      llvm.inline_asm
+// SM80:          gpu.return
 func.func @k32(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>

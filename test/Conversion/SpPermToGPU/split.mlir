@@ -29,7 +29,7 @@
 // CHECK:           gpu.barrier
 // CHECK:           vector.load %[[PARTIALS]]
 // CHECK:           gpu.barrier
-// CHECK:           memref.atomic_rmw addf
+// CHECK:           llvm.inline_asm has_side_effects {{.*}}"red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
 // CHECK-NOT:       vector.store
 // CHECK:           gpu.return
 func.func @long(%b: tensor<1024x32xf32>) -> tensor<64x32xf32> {

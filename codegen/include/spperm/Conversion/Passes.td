@@ -62,6 +62,9 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
            "Blocked-ELL dense blocks: fp32 (CUDA cores), tf32 or f16 "
            "(tensor cores, opt-in)">,
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "GPU architecture (sm_XY): from sm_90 on, atomic additions of "
+           "16-byte accumulators are one red.global.add.v4.f32">,
     Option<"batch", "batch", "int64_t", /*default=*/"0",
            "Row kernels: entries broadcast per batch, 1 to 8 (0: 8 in "
            "straight-line batches for layers with too few rows to fill "

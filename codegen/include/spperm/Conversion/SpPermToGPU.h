@@ -62,6 +62,10 @@ struct KernelGenOptions {
   /// every target until the target description carries it (no pass option
   /// or flag sets it yet).
   int64_t multiprocessors = 132;
+  /// Atomic additions of 16-byte (and 8-byte) accumulators into C as one
+  /// `red.global.add.v4.f32` (sm_90 and later: targetHasVectorReductions)
+  /// instead of one scalar atomic per element.
+  bool vectorReductions = true;
   /// Prefix of every symbol of the layer (unique within the package).
   std::string prefix = "layer";
 };
@@ -80,10 +84,15 @@ generateLayerKernels(gpu::GPUModuleOp kernels,
                      const ::spperm::FormattedMatrix &matrix,
                      const KernelGenOptions &options);
 
+/// Whether `chip` (sm_XY, sm_XYa) has the vector reductions
+/// `red.global.add.v{2,4}.f32`: sm_90 and later (PTX ISA 8.1).
+bool targetHasVectorReductions(StringRef chip);
+
 /// Adds the upstream lowering from gpu.module/gpu.func (gpu, scf, arith,
 /// memref, vector, math, nvvm) to gpu.binary: convert-scf-to-cf,
 /// convert-gpu-to-nvvm, reconcile-unrealized-casts, nvvm-attach-target
-/// {chip, O=3} and gpu-module-to-binary{format}.
+/// {chip, O=3; PTX ISA 8.1 for targetHasVectorReductions} and
+/// gpu-module-to-binary{format}.
 void buildGpuToBinaryPipeline(OpPassManager &pm, StringRef chip,
                               StringRef format = "isa");
 
