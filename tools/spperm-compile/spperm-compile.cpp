@@ -78,7 +78,7 @@ struct Options {
   std::string batch = "0";
   std::string kSlices = "0";
   std::string warps = "32", line = "32", tau = "32", alpha = "0.3";
-  std::string block = "32", delta = "0", rowBlock = "512", colBlock = "4096";
+  std::string block = "16", delta = "0", rowBlock = "512", colBlock = "4096";
 };
 
 /// Wall time of each compilation stage (BENCHMARK.md's compile-time split),
@@ -381,7 +381,7 @@ int main(int argc, char **argv) {
   args.addOption("tau", "N", "bsa: column-block width (default 32)", &o.tau);
   args.addOption("alpha", "X", "bsa: similarity threshold (default 0.3)",
                  &o.alpha);
-  args.addOption("block", "N", "bell: tile size (default 32)", &o.block);
+  args.addOption("block", "N", "bell: tile size (default 16)", &o.block);
   args.addOption("delta", "X",
                  "bell: density threshold; 0 searches (default)", &o.delta);
   args.addOption("row-block", "N", "hbp: rows per block (default 512)",

@@ -28,7 +28,7 @@ class HbpKernelEmitter {
 public:
   HbpKernelEmitter(const HbpKernelSpec &spec, gpu::GPUFuncOp func,
                    ImplicitLocOpBuilder &b)
-      : spec(spec), func(func), b(b), kb(b, spec.vectorReductions) {}
+      : spec(spec), func(func), b(b), kb(b) {}
 
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))
@@ -130,6 +130,10 @@ private:
                              lane),
                       zr);
                   Value acc = walkChain(j0, kBase, colBase, accType);
+                  // Scalar atomics even on sm_90: each lane adds to its
+                  // own row, and one red.global.add.v4.f32 per lane made
+                  // the kernel 10 % slower (0.64x on bsr-2048x512-b8;
+                  // docs/results/perf-notes.md, session 10).
                   kb.atomicAddF32(acc, params.at("C"),
                                   kb.add(kb.mul(orow, K), kBase));
                 });

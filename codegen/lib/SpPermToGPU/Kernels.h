@@ -143,9 +143,6 @@ struct HbpKernelSpec {
   bool sharedTile = false;
   /// The module-level counters (ticket, finished warps) of this kernel.
   std::string counters;
-  /// Atomic additions of 2- or 4-wide accumulators as one vector reduction
-  /// (sm_90 and later; KernelGenOptions::vectorReductions).
-  bool vectorReductions = false;
 };
 
 /// Emits an HBP kernel; returns its parameter names in order.

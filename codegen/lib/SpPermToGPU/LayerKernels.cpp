@@ -622,7 +622,6 @@ private:
         std::max<int64_t>(1, static_cast<int64_t>(h.fixedBlockPtr.size()) - 1);
     for (const KClass &kc : classes) {
       HbpKernelSpec spec;
-      spec.vectorReductions = options.vectorReductions;
       spec.name = symbol(sanitize("hbp_" + kc.variant));
       spec.threads = options.threads;
       spec.vec = kc.vec;

@@ -25,7 +25,7 @@
 // CHECK:               memref.load %[[TILE]]
 // CHECK:               vector.from_elements
 // CHECK:               vector.fma
-// CHECK:             llvm.inline_asm has_side_effects {{.*}}"red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
+// CHECK:             memref.atomic_rmw addf
 // Competitive blocks by ticket, broadcast from lane 0.
 // CHECK:           memref.get_global @layer_0_hbp_k8_0_counters
 // CHECK:           scf.while

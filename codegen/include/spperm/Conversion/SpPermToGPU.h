@@ -64,7 +64,8 @@ struct KernelGenOptions {
   int64_t multiprocessors = 132;
   /// Atomic additions of 16-byte (and 8-byte) accumulators into C as one
   /// `red.global.add.v4.f32` (sm_90 and later: targetHasVectorReductions)
-  /// instead of one scalar atomic per element.
+  /// instead of one scalar atomic per element, where a warp's lanes add to
+  /// consecutive columns (bell-tile parts, long-row chunks; not HBP).
   bool vectorReductions = true;
   /// Prefix of every symbol of the layer (unique within the package).
   std::string prefix = "layer";

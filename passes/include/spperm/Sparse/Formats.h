@@ -47,7 +47,7 @@ std::string_view formatName(FormatKind kind);
 struct FormatOptions {
   FormatKind kind = FormatKind::Csr;
   /// bell: tile size tau, one of 1, 2, 4, 8, 16, 32.
-  int32_t bellBlock = 32;
+  int32_t bellBlock = 16;
   /// bell: density threshold delta in (0, 1]; <= 0 searches for the delta
   /// that minimizes the cost estimate (bellCost).
   double bellDelta = -1.0;

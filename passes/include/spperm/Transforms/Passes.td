@@ -49,7 +49,7 @@ def SpPermConvertFormat : Pass<"spperm-convert-format", "::mlir::ModuleOp"> {
     Option<"format", "format", "std::string", /*default=*/"\"csr\"",
            "Target format: csr, bell, hbp, or auto (each load's spperm-select "
            "choice; cusparse is kept in csr)">,
-    Option<"block", "block", "int64_t", /*default=*/"32",
+    Option<"block", "block", "int64_t", /*default=*/"16",
            "bell: tile size tau (1, 2, 4, 8, 16 or 32)">,
     Option<"delta", "delta", "double", /*default=*/"0.0",
            "bell: density threshold in (0, 1]; 0 searches with the cost model">,
