@@ -22,12 +22,17 @@
 using namespace mlir;
 using namespace mlir::spperm;
 
-bool mlir::spperm::targetHasVectorReductions(StringRef chip) {
+/// XY of `sm_XY` or `sm_XYa`; 0 for anything else.
+static unsigned smVersion(StringRef chip) {
   unsigned version = 0;
   if (!chip.consume_front("sm_"))
-    return false;
+    return 0;
   chip.consume_back("a");
-  return !chip.getAsInteger(10, version) && version >= 90;
+  return chip.getAsInteger(10, version) ? 0 : version;
+}
+
+bool mlir::spperm::targetHasVectorReductions(StringRef chip) {
+  return smVersion(chip) >= 90;
 }
 
 void mlir::spperm::buildGpuToBinaryPipeline(OpPassManager &pm, StringRef chip,
@@ -43,8 +48,9 @@ void mlir::spperm::buildGpuToBinaryPipeline(OpPassManager &pm, StringRef chip,
   target.chip = chip.str();
   target.optLevel = 3;
   // The vector reductions (KernelGenOptions::vectorReductions) need PTX ISA
-  // 8.1; LLVM's minimum for sm_90 is 7.8.
-  if (targetHasVectorReductions(chip))
+  // 8.1; LLVM's minimum for sm_90 is 7.8 (later targets' minimum is above
+  // 8.1 already).
+  if (smVersion(chip) == 90)
     target.features = "+ptx81";
   pm.addPass(createGpuNVVMAttachTarget(target));
   GpuModuleToBinaryPassOptions binary;
