@@ -63,7 +63,7 @@ void KernelBuilder::atomicAddF32(Value value, Value memref, Value i) {
   auto vt = dyn_cast<VectorType>(value.getType());
   int64_t n = vt ? vt.getNumElements() : 1;
   if (vectorReductions && (n == 2 || n == 4))
-    return vectorReduceAddF32(value, vt, memref, i);
+    return vectorReduceAddF32(value, memref, i);
   for (int64_t e = 0; e < n; ++e) {
     Value elem =
         vt ? vector::ExtractOp::create(b, value, ArrayRef<int64_t>{e})
@@ -74,8 +74,7 @@ void KernelBuilder::atomicAddF32(Value value, Value memref, Value i) {
   }
 }
 
-void KernelBuilder::vectorReduceAddF32(Value value, VectorType type,
-                                       Value memref, Value i) {
+void KernelBuilder::vectorReduceAddF32(Value value, Value memref, Value i) {
   MLIRContext *ctx = b.getContext();
   // The element's address as a global pointer: the memref's aligned base
   // (its offset is 0) plus 4 bytes an element, cast from the generic
@@ -87,7 +86,7 @@ void KernelBuilder::vectorReduceAddF32(Value value, VectorType type,
       LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(ctx), address);
   Value global = LLVM::AddrSpaceCastOp::create(
       b, LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1), generic);
-  int64_t n = type.getNumElements();
+  int64_t n = cast<VectorType>(value.getType()).getNumElements();
   SmallVector<Value> operands = {global};
   std::string asmString =
       "red.global.add.v" + std::to_string(n) + ".f32 [$0], {";

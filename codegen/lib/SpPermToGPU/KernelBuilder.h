@@ -143,8 +143,7 @@ public:
 
 private:
   /// `red.global.add.v2/v4.f32` of `value` at memref[i] (inline PTX).
-  void vectorReduceAddF32(Value value, VectorType type, Value memref,
-                          Value i);
+  void vectorReduceAddF32(Value value, Value memref, Value i);
 
   ImplicitLocOpBuilder &b;
   const bool vectorReductions;

@@ -555,12 +555,7 @@ private:
     MmaKernelSpec mma;
     mma.precision = options.precision == Precision::TF32 ? MmaPrecision::TF32
                                                          : MmaPrecision::F16;
-    mma.k = kc.k;
-    mma.tau = m.bell.block;
-    mma.width = m.bell.width;
-    mma.blockRows = m.bell.blockRows;
-    mma.rows = m.rows;
-    mma.cols = m.cols;
+    setBlockShape(mma, kc);
     mma.name = symbol(sanitize(std::string("bell_mma_") + kc.variant));
     std::vector<std::string> mmaArgs = emitMmaKernel(module, mma);
     kernels.push_back(launch(mma.name,
@@ -572,17 +567,24 @@ private:
                              mma.threads));
   }
 
+  /// The bell layer's block geometry and variant `kc`'s K in a dense-block
+  /// kernel spec (MmaKernelSpec, TileKernelSpec).
+  template <typename Spec>
+  void setBlockShape(Spec &spec, const KClass &kc) const {
+    spec.k = kc.k;
+    spec.tau = m.bell.block;
+    spec.width = m.bell.width;
+    spec.blockRows = m.bell.blockRows;
+    spec.rows = m.rows;
+    spec.cols = m.cols;
+  }
+
   /// The fp32 tile kernel of variant `kc` (docs/Kernels.md, "bell-tile").
   void planTiles(const KClass &kc) {
     TileKernelSpec tile;
     tile.vectorReductions = options.vectorReductions;
-    tile.k = kc.k;
+    setBlockShape(tile, kc);
     tile.lanes = kc.lanes;
-    tile.tau = m.bell.block;
-    tile.width = m.bell.width;
-    tile.blockRows = m.bell.blockRows;
-    tile.rows = m.rows;
-    tile.cols = m.cols;
     tile.sliceRows = std::min<int64_t>(tile.tau, 16);
     tile.unroll = 4;
     // Units per CTA: 128 threads' worth, as long as their transposed
