@@ -428,6 +428,11 @@ int main(int argc, char **argv) {
       !parseDouble("alpha", o.alpha, alpha) ||
       !parseDouble("delta", o.delta, delta))
     return 1;
+  if (!isKnownTarget(o.target)) {
+    reportError(kTool, "--target must be a GPU architecture such as sm_90, "
+                       "got '" + o.target + "'");
+    return 1;
+  }
   std::optional<Precision> precision = parsePrecision(o.precision);
   if (!precision) {
     reportError(kTool, "--precision must be fp32, tf32 or f16, got '" +

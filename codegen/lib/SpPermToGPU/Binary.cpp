@@ -12,9 +12,12 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -29,6 +32,20 @@ static unsigned smVersion(StringRef chip) {
     return 0;
   chip.consume_back("a");
   return chip.getAsInteger(10, version) ? 0 : version;
+}
+
+bool mlir::spperm::isKnownTarget(StringRef chip) {
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTargetMC();
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target || !chip.starts_with("sm_"))
+    return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(triple, /*CPU=*/"", /*Features=*/""));
+  return info && info->isCPUStringValid(chip);
 }
 
 bool mlir::spperm::targetHasVectorReductions(StringRef chip) {

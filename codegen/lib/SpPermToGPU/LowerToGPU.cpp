@@ -65,6 +65,12 @@ struct SpPermLowerToGPU
           << std::to_string(kSlices);
       return signalPassFailure();
     }
+    if (!isKnownTarget(target)) {
+      module.emitError("spperm-lower-to-gpu: target must be a GPU "
+                       "architecture such as sm_90, got '")
+          << target.getValue() << "'";
+      return signalPassFailure();
+    }
     std::optional<Precision> mode = parsePrecision(precision);
     if (!mode) {
       module.emitError("spperm-lower-to-gpu: precision must be fp32, tf32 "

@@ -85,6 +85,10 @@ generateLayerKernels(gpu::GPUModuleOp kernels,
                      const ::spperm::FormattedMatrix &matrix,
                      const KernelGenOptions &options);
 
+/// Whether `chip` is a GPU architecture (sm_XY, sm_XYa) that LLVM's NVPTX
+/// back end knows; code generation for any other aborts inside LLVM.
+bool isKnownTarget(StringRef chip);
+
 /// Whether `chip` (sm_XY, sm_XYa) has the vector reductions
 /// `red.global.add.v{2,4}.f32`: sm_90 and later (PTX ISA 8.1).
 bool targetHasVectorReductions(StringRef chip);
