@@ -50,6 +50,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -77,6 +78,7 @@ struct Options {
   std::string precision = "fp32";
   std::string batch = "0";
   std::string kSlices = "0";
+  std::string splitRows = "0";
   std::string warps = "32", line = "32", tau = "32", alpha = "0.3";
   std::string block = "16", delta = "0", rowBlock = "512", colBlock = "4096";
 };
@@ -375,6 +377,11 @@ int main(int argc, char **argv) {
                  "64 <= K <= 128 when the layer has at most 8 warps per SM "
                  "without them; 1: none)",
                  &o.kSlices);
+  args.addOption("split-rows", "N",
+                 "Row kernels: rows longer than N entries are cut into chunks "
+                 "of N/2 that a second kernel adds atomically (default 0: "
+                 "chosen per layer)",
+                 &o.splitRows);
   args.addOption("warps", "N", "Warps per CTA (default 32)", &o.warps);
   args.addOption("line", "N", "Columns per cache line of B (default 32)",
                  &o.line);
@@ -414,11 +421,13 @@ int main(int argc, char **argv) {
     }
     benchRecords.push_back(std::move(*record));
   }
-  int64_t k, batch, kSlices, warps, line, tau, block, rowBlock, colBlock;
+  int64_t k, batch, kSlices, splitRows, warps, line, tau, block, rowBlock, colBlock;
   double alpha, delta;
   if (!parseInt64("k", o.k, 0, ::spperm::kMaxIndex, k) ||
       !parseInt64("batch", o.batch, 0, 8, batch) ||
       !parseInt64("k-slices", o.kSlices, 0, 1024, kSlices) ||
+      !parseInt64("split-rows", o.splitRows, 0,
+                  std::numeric_limits<int32_t>::max(), splitRows) ||
       !parseInt64("warps", o.warps, 1, 1024, warps) ||
       !parseInt64("line", o.line, 1, 1024, line) ||
       !parseInt64("tau", o.tau, 1, 1024, tau) ||
@@ -673,6 +682,7 @@ int main(int argc, char **argv) {
   codegen.vectorReductions = targetHasVectorReductions(o.target);
   codegen.batch = batch;
   codegen.kSlices = kSlices;
+  codegen.splitRows = splitRows;
   if (failed(generateCode(*module, layers, o.target, codegen, popts, times)))
     return 1;
 

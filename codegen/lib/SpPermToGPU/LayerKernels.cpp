@@ -14,10 +14,10 @@
 //  * SpMM rows shared by several groups of a CTA (parts) when the rows are
 //    too few to fill the GPU; broadcast batches straight-line (few rows) or
 //    in a loop (many rows, fewer registers);
-//  * long rows (more than 16 steps of the row kernel's groups and 8 x the
-//    mean for SpMM; more than max(1024, 8 x mean) entries for SpMV) are cut
-//    into chunks that separate groups add into C atomically, so a
-//    power-law row does not serialize on one warp.
+//  * long rows (splitThreshold: against the mean, and for SpMM layers that
+//    do not fill the GPU against 4 batches of loads) are cut into chunks
+//    that separate groups add into C atomically, so a power-law row does
+//    not serialize on one warp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -163,6 +163,50 @@ int64_t partsFor(int64_t rows, double meanLength, int64_t lanes,
            llvm::bit_floor(static_cast<uint64_t>(targetGroups / rows))),
        steps, maxParts(threads, lanes)});
   return std::max<int64_t>(parts, 1);
+}
+
+/// Rows longer than this many entries go to the split kernel, in chunks of
+/// half of it (SpMM groups of `lanes` lanes, `parts` groups per row of the
+/// mean; `ranged`: the row ranges already give rows of different lengths
+/// their own groups per row, as after a length sort):
+///  * SpMV: max(1024, 8 x mean);
+///  * SpMM whose groups all run at once (at most 2,048 threads per
+///    multiprocessor) and whose longest row is a long walk (24 batches of 8
+///    or more per group), when the rows are not ranged and those longer
+///    than the threshold are outliers (at most 1 in 16): max(4 x mean, 4
+///    batches of 8 per group). Such a layer takes as long as its longest
+///    walk; the split kernel's launch costs ~3 µs, which rows shorter than
+///    24 batches do not win back (docs/results/perf-notes.md, session 11:
+///    a 2,048-row pruned layer with 10 entries a row and one of 298 went
+///    from 17.5 to 10.7 µs at K = 128, and layers whose longest row was
+///    33-104 entries went from ~6 to ~10 µs when split);
+///  * otherwise: max(8 x mean, 16 steps of `lanes` entries per group), where
+///    the other rows' groups hide a row that is long only against the mean,
+///    and every chunk costs an atomic addition of its partial row.
+int64_t splitThreshold(const std::vector<int32_t> &rowPtr, bool spmv,
+                       int64_t lanes, int64_t parts, bool ranged,
+                       int64_t multiprocessors) {
+  const int64_t rows = rowPtr.empty() ? 0 : rowPtr.size() - 1;
+  const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
+  const double mean = rows > 0 ? static_cast<double>(nnz) / rows : 0.0;
+  if (spmv)
+    return std::max<int64_t>(1024, static_cast<int64_t>(8 * mean));
+  constexpr int64_t kResidentThreads = 2048;
+  constexpr int64_t kBatch = 8;
+  if (!ranged && rows * parts * lanes <= multiprocessors * kResidentThreads) {
+    const int64_t threshold = std::max<int64_t>(
+        4 * kBatch * parts, static_cast<int64_t>(4 * mean));
+    int64_t longRows = 0, longest = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t n = rowPtr[r + 1] - rowPtr[r];
+      longRows += n > threshold;
+      longest = std::max(longest, n);
+    }
+    if (longest >= 24 * kBatch * parts && 16 * longRows <= rows)
+      return threshold;
+  }
+  return std::max<int64_t>(16 * lanes * parts,
+                           static_cast<int64_t>(8 * mean));
 }
 
 /// a / b rounded up, for a >= 0 and b > 0.
@@ -444,17 +488,22 @@ private:
     const int64_t rows = m.rows;
     const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
     const double mean = rows > 0 ? static_cast<double>(nnz) / rows : 0.0;
-    // Rows longer than 16 steps of the row kernel's groups (and than 8 x
-    // the mean) go to the split kernel: a group walks a row serially, so
+    // Long rows go to the split kernel: a group walks its row serially, so
     // a long row would be the kernel's critical path.
     const int64_t rowParts =
         kc.spmv ? 1
                 : partsFor(rows, mean, kc.lanes, options.threads,
                            options.multiprocessors);
-    const int64_t threshold = std::max<int64_t>(
-        kc.spmv ? 1024 : 16 * kc.lanes * rowParts,
-        static_cast<int64_t>(8 * mean));
-    const int64_t chunk = threshold / 2;
+    const int64_t threshold =
+        options.splitRows > 0
+            ? options.splitRows
+            : splitThreshold(
+                  rowPtr, kc.spmv, kc.lanes, rowParts,
+                  !kc.spmv && spmmRanges(rowPtr, INT64_MAX, kc.lanes,
+                                         options.threads)
+                                      .size() > 1,
+                  options.multiprocessors);
+    const int64_t chunk = std::max<int64_t>(1, threshold / 2);
     auto [table, chunks] = chunkTable(rowPtr, threshold, chunk);
 
     RowKernelSpec spec;

@@ -10,6 +10,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <limits>
+
 namespace mlir::spperm {
 #define GEN_PASS_DEF_SPPERMLOWERTOGPU
 #include "spperm/Conversion/Passes.h.inc"
@@ -65,6 +67,12 @@ struct SpPermLowerToGPU
           << std::to_string(kSlices);
       return signalPassFailure();
     }
+    if (splitRows < 0 || splitRows > std::numeric_limits<int32_t>::max()) {
+      module.emitError(
+          "spperm-lower-to-gpu: split-rows must be in [0, 2147483647], got ")
+          << std::to_string(splitRows);
+      return signalPassFailure();
+    }
     if (!isKnownTarget(target)) {
       module.emitError("spperm-lower-to-gpu: target must be a GPU "
                        "architecture such as sm_90, got '")
@@ -96,6 +104,7 @@ struct SpPermLowerToGPU
       options.vectorReductions = targetHasVectorReductions(target);
       options.batch = batch;
       options.kSlices = kSlices;
+      options.splitRows = splitRows;
       int64_t k = cast<ShapedType>(spmm.getDense().getType()).getDimSize(1);
       options.k = ShapedType::isDynamic(k) ? 0 : k;
       auto func = spmm->getParentOfType<FunctionOpInterface>();

@@ -73,6 +73,12 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "SpMM with a static K: the CTAs cut K into this many slices "
            "(0 chooses: slices of 32 columns for 64 <= K <= 128 when the "
            "layer has at most 8 warps per SM without them; 1: none)">,
+    Option<"splitRows", "split-rows", "int64_t", /*default=*/"0",
+           "Row kernels: rows longer than this many entries are cut into "
+           "chunks of half as many that a second kernel adds into C "
+           "atomically (0 chooses per layer: against the mean row, and "
+           "for layers too small to fill the GPU against 4 batches of "
+           "loads)">,
   ];
 }
 

@@ -57,6 +57,10 @@ struct KernelGenOptions {
   /// most 8 warps per SM without them; 1: one group covers K). Ignored
   /// without a static K.
   int64_t kSlices = 0;
+  /// Row kernels: rows longer than this many entries are cut into chunks of
+  /// half of it that a split kernel adds into C atomically (0 chooses per
+  /// layer and K class: splitThreshold in LayerKernels.cpp, docs/Kernels.md).
+  int64_t splitRows = 0;
   /// Streaming multiprocessors of the target: rows are shared by several
   /// groups when too few rows would fill them. The H100 SXM's 132 for
   /// every target until the target description carries it (no pass option
