@@ -4,7 +4,7 @@
 Packages named MATRIX.ARM.spp (gpu_suite_prepare.sh MAIN_EXTRA/BIG_EXTRA
 suffixes) are grouped by matrix; for each pair of arms given as
 `--pair BASE:ARM` the script prints the geomean of t(BASE) / t(ARM) (> 1:
-ARM is faster) per matrix set and size class, with the count of matrices
+ARM is faster) per K, matrix set and size class, with the count of matrices
 where ARM is more than 2 % slower or faster, and optionally the speedup of
 each arm over the best cuSPARSE time of a recorded run (`--reference
 bench.json`, the `table` of bench_table.py: same matrix and K).
@@ -29,7 +29,7 @@ def read_text(path):
 
 
 def parse(paths):
-    """{(matrix, arm): (spperm_ms, nnz, K)} from the bench lines."""
+    """{(package stem, K): (spperm_ms, nnz)} from the bench lines."""
     out = {}
     for path in paths:
         for line in read_text(path).splitlines():
@@ -37,12 +37,11 @@ def parse(paths):
                 continue
             fields = line.split()
             pkg = fields[1].rsplit("/", 1)[-1]
-            m = re.match(r"(.*)\.([^.]+)\.spp$", pkg)
-            if not m:
+            if not pkg.endswith(".spp"):
                 continue
             kv = dict(f.split("=", 1) for f in fields[3:] if "=" in f)
-            out[(m.group(1), m.group(2))] = (float(kv["spperm_ms"]),
-                                            int(kv["nnz"]), int(kv["K"]))
+            out[(pkg[:-len(".spp")], int(kv["K"]))] = (float(kv["spperm_ms"]),
+                                                      int(kv["nnz"]))
     return out
 
 
@@ -80,31 +79,37 @@ def main():
         ref = {(r["matrix"], r["k"]): r["cusparse_ms"] for r in d["table"]}
     for pair in args.pair:
         base, arm = pair.split(":")
-        rows = collections.defaultdict(list)
-        for (matrix, a), (t, nnz, k) in times.items():
-            if a != arm or (matrix, base) not in times:
+        # MATRIX.ARM.spp against MATRIX.BASE.spp, the same K; an arm may hold
+        # dots (csr.lpt.none).
+        rows = collections.defaultdict(lambda: collections.defaultdict(list))
+        for (stem, k), (t, nnz) in times.items():
+            if not stem.endswith("." + arm):
                 continue
-            tb = times[(matrix, base)][0]
+            matrix = stem[:-len(arm) - 1]
+            if (matrix + "." + base, k) not in times:
+                continue
+            tb = times[(matrix + "." + base, k)][0]
             cus = ref.get((matrix, k))
             for key in (("all", ""), (set_of(matrix), ""),
                         (set_of(matrix), size_class(nnz))):
-                rows[key].append((tb / t, cus / tb if cus else None,
-                                  cus / t if cus else None))
-        print(f"## {base} -> {arm}: t({base}) / t({arm})")
-        print("| set | size | n | geomean | min | max | slower > 2 % | faster > 2 % "
-              "| vs cuSPARSE: base | arm |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
-        for key in sorted(rows):
-            r = rows[key]
-            ratio = [x[0] for x in r]
-            cb = [x[1] for x in r if x[1]]
-            ca = [x[2] for x in r if x[2]]
-            print(f"| {key[0]} | {key[1] or 'all'} | {len(r)} | {geomean(ratio):.3f} | "
-                  f"{min(ratio):.2f} | {max(ratio):.2f} | "
-                  f"{sum(x < 0.98 for x in ratio)} | {sum(x > 1.02 for x in ratio)} | "
-                  f"{geomean(cb):.3f} | {geomean(ca):.3f} |")
-        print()
-
+                rows[k][key].append((tb / t, cus / tb if cus else None,
+                                     cus / t if cus else None))
+        for k in sorted(rows):
+            print(f"## {base} -> {arm}, K = {k}: t({base}) / t({arm})")
+            print("| set | size | n | geomean | min | max | slower > 2 % "
+                  "| faster > 2 % | vs cuSPARSE: base | arm |")
+            print("|---|---|---|---|---|---|---|---|---|---|")
+            for key in sorted(rows[k]):
+                r = rows[k][key]
+                ratio = [x[0] for x in r]
+                cb = [x[1] for x in r if x[1]]
+                ca = [x[2] for x in r if x[2]]
+                print(f"| {key[0]} | {key[1] or 'all'} | {len(r)} | "
+                      f"{geomean(ratio):.3f} | {min(ratio):.2f} | "
+                      f"{max(ratio):.2f} | {sum(x < 0.98 for x in ratio)} | "
+                      f"{sum(x > 1.02 for x in ratio)} | {geomean(cb):.3f} | "
+                      f"{geomean(ca):.3f} |")
+            print()
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -421,7 +421,8 @@ int main(int argc, char **argv) {
     }
     benchRecords.push_back(std::move(*record));
   }
-  int64_t k, batch, kSlices, splitRows, warps, line, tau, block, rowBlock, colBlock;
+  int64_t k, batch, kSlices, splitRows, warps, line, tau, block, rowBlock,
+      colBlock;
   double alpha, delta;
   if (!parseInt64("k", o.k, 0, ::spperm::kMaxIndex, k) ||
       !parseInt64("batch", o.batch, 0, 8, batch) ||
