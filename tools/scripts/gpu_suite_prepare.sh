@@ -179,6 +179,13 @@ if [[ " $PARTS " == *" san "* ]]; then
   dlmc="$DATA/dlmc/rn50/magnitude_pruning/0.8/bottleneck_1_block_group3_4_1.smtx.gz"
   san dlmc.csr.identity "$dlmc" --format csr --strategy identity
   san dlmc.csr.bsa.k128 "$dlmc" --format csr --strategy bsa --k 128
+  # Long rows in CTAs of the row kernel (csr+long): a 0.98 layer with a
+  # few rows of 100-300 entries, at K = 32 and 128 and for every K (the
+  # bell one with the dense blocks of long rows in its long-row CTAs).
+  dlmc98="$DATA/dlmc/rn50/magnitude_pruning/0.98/bottleneck_3_block_group4_1_1.smtx.gz"
+  san dlmc98.csr.identity "$dlmc98" --format csr --strategy identity
+  san dlmc98.csr.identity.k128 "$dlmc98" --format csr --strategy identity --k 128
+  san dlmc98.bell.identity "$dlmc98" --format bell --strategy identity --block 4 --delta 0.1
   # The selector's choice for K = 32, with the runtime's library check.
   san dlmc.auto.k32 "$dlmc" --format auto --strategy auto --k 32
   rm -f "$STAGE/blocks.mtx" "$STAGE/skewed.mtx" "$STAGE/many.mtx"

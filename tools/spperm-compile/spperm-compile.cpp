@@ -79,6 +79,7 @@ struct Options {
   std::string batch = "0";
   std::string kSlices = "0";
   std::string splitRows = "0";
+  std::string longRows = "auto";
   std::string warps = "32", line = "32", tau = "32", alpha = "0.3";
   std::string block = "16", delta = "0", rowBlock = "512", colBlock = "4096";
 };
@@ -382,6 +383,12 @@ int main(int argc, char **argv) {
                  "of N/2 that a second kernel adds atomically (default 0: "
                  "chosen per layer)",
                  &o.splitRows);
+  args.addOption("long-rows", "M",
+                 "SpMM rows longer than the split threshold: auto (default: "
+                 "a CTA each in the row kernel's launch when one CTA walks "
+                 "the longest in at most 12 batches of loads per group, else "
+                 "chunks in a split kernel), cta or split",
+                 &o.longRows);
   args.addOption("warps", "N", "Warps per CTA (default 32)", &o.warps);
   args.addOption("line", "N", "Columns per cache line of B (default 32)",
                  &o.line);
@@ -441,6 +448,12 @@ int main(int argc, char **argv) {
   if (!isKnownTarget(o.target)) {
     reportError(kTool, "--target must be a GPU architecture such as sm_90, "
                        "got '" + o.target + "'");
+    return 1;
+  }
+  std::optional<LongRowMode> longRows = parseLongRowMode(o.longRows);
+  if (!longRows) {
+    reportError(kTool, "--long-rows must be auto, cta or split, got '" +
+                           o.longRows + "'");
     return 1;
   }
   std::optional<Precision> precision = parsePrecision(o.precision);
@@ -684,6 +697,7 @@ int main(int argc, char **argv) {
   codegen.batch = batch;
   codegen.kSlices = kSlices;
   codegen.splitRows = splitRows;
+  codegen.longRows = *longRows;
   if (failed(generateCode(*module, layers, o.target, codegen, popts, times)))
     return 1;
 

@@ -184,6 +184,17 @@ void KernelBuilder::ifThen(Value cond, const std::function<void()> &thenBody) {
   thenBody();
 }
 
+void KernelBuilder::ifThenElse(Value cond,
+                               const std::function<void()> &thenBody,
+                               const std::function<void()> &elseBody) {
+  auto op = scf::IfOp::create(b, TypeRange{}, cond, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op.thenBlock()->getTerminator());
+  thenBody();
+  b.setInsertionPoint(op.elseBlock()->getTerminator());
+  elseBody();
+}
+
 Value KernelBuilder::guarded(Value cond, const std::function<Value()> &load,
                              Value otherwise) {
   return ifThenElse(

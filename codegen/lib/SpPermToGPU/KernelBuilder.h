@@ -136,6 +136,9 @@ public:
              const std::function<SmallVector<Value>()> &elseBody);
   /// scf.if without results.
   void ifThen(Value cond, const std::function<void()> &thenBody);
+  /// scf.if without results, with an else branch.
+  void ifThenElse(Value cond, const std::function<void()> &thenBody,
+                  const std::function<void()> &elseBody);
   /// A value that is `load()` when `cond` holds and `otherwise` else (the
   /// load is not executed when cond is false).
   Value guarded(Value cond, const std::function<Value()> &load,

@@ -57,11 +57,19 @@ struct RowSource {
   /// Rows with more entries than this are left to the split kernel (their C
   /// row gets only the dense-block part, or zero); 0: no such rows.
   int64_t longThreshold = 0;
+  /// With longThreshold: the long rows are not stored here at all (the
+  /// kernel's long-row CTAs own them) instead of getting the dense part.
+  bool dropLongRows = false;
+  /// Or: the rows listed in the constant table `rowTable` (`tableRows` of
+  /// them), entries through the row pointers.
+  std::string rowTable;
+  int64_t tableRows = 0;
   /// Or: chunks of long rows, from the constant table `chunkTable`
   /// (`chunks` triples row, begin, end); results are added atomically.
   std::string chunkTable;
   int64_t chunks = 0;
   bool isChunks() const { return !chunkTable.empty(); }
+  bool isTable() const { return !rowTable.empty(); }
 };
 
 /// The Blocked-ELL part of a bell layer (tau = 0: none).
@@ -123,9 +131,19 @@ struct RowKernelSpec {
   bool vectorReductions = false;
 };
 
-/// Emits a row kernel; returns its parameter names in order.
+/// Emits a row kernel; returns its parameter names in order. With
+/// `longRows` (SpMM over the same arrays, rows from a table), the kernel's
+/// first `longRowCtas(*longRows)` CTAs run that spec, one launch for both:
+/// the long rows, one per CTA shared by all its groups, reduced through
+/// shared memory and stored once; `spec` then drops them
+/// (RowSource::dropLongRows) and its CTAs come after.
 std::vector<std::string> emitRowKernel(gpu::GPUModuleOp module,
-                                       const RowKernelSpec &spec);
+                                       const RowKernelSpec &spec,
+                                       const RowKernelSpec *longRows = nullptr);
+
+/// The CTAs a table-sourced row spec takes (its rows over the rows a CTA
+/// holds, rounded up).
+int64_t longRowCtas(const RowKernelSpec &spec);
 
 /// An HBP kernel: one warp per stored 2-D block, fixed blocks then
 /// competitive ones by atomic ticket; partial sums are combined into C

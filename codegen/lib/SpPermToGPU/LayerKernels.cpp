@@ -55,6 +55,16 @@ std::optional<Precision> mlir::spperm::parsePrecision(StringRef name) {
   return std::nullopt;
 }
 
+std::optional<LongRowMode> mlir::spperm::parseLongRowMode(StringRef name) {
+  if (name == "auto")
+    return LongRowMode::Auto;
+  if (name == "cta")
+    return LongRowMode::Cta;
+  if (name == "split")
+    return LongRowMode::Split;
+  return std::nullopt;
+}
+
 gpu::GPUModuleOp mlir::spperm::getOrCreateKernelModule(ModuleOp module) {
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(module.getContext()));
@@ -139,6 +149,9 @@ void measure(RowRange &range, const std::vector<int32_t> &rowPtr,
   }
 }
 
+/// a / b rounded up, for a >= 0 and b > 0.
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 /// The largest power of 2 that divides threads / lanes: at most that many
 /// groups share a row, so that a CTA holds whole rows.
 int64_t maxParts(int64_t threads, int64_t lanes) {
@@ -165,52 +178,95 @@ int64_t partsFor(int64_t rows, double meanLength, int64_t lanes,
   return std::max<int64_t>(parts, 1);
 }
 
-/// Rows longer than this many entries go to the split kernel, in chunks of
-/// half of it (SpMM groups of `lanes` lanes, `parts` groups per row of the
-/// mean; `ranged`: the row ranges already give rows of different lengths
-/// their own groups per row, as after a length sort):
-///  * SpMV: max(1024, 8 x mean);
+/// Where a layer's long rows go.
+struct LongRowPlan {
+  /// Rows with more entries than this are long.
+  int64_t threshold = 0;
+  /// One CTA of the row kernel each (all its groups share the row) instead
+  /// of chunks of threshold / 2 in a split kernel.
+  bool inRowKernel = false;
+};
+
+/// The batches of 8 loads per group within which one CTA (of `threads`
+/// threads, groups of `lanes`) walks a long row in the row kernel (mode
+/// auto): about what the split kernel's launch costs (~3 µs, ~9 batches at
+/// the H100's latency) plus its own walk.
+constexpr int64_t kCtaBatches = 12;
+
+/// The batches of 8 loads per group that the longest row of a layer whose
+/// groups all run at once must take before its long rows get CTAs of their
+/// own (mode auto): shorter walks gained nothing on the H100 and lost up to
+/// 9 % (the CTAs' reduction through shared memory and their two barriers;
+/// docs/results/perf-notes.md, session 12).
+constexpr int64_t kCtaMinBatches = 6;
+
+/// Rows longer than the threshold are long (SpMM groups of `lanes` lanes,
+/// `parts` groups per row of the mean; `ranged`: the row ranges already
+/// give rows of different lengths their own groups per row, as after a
+/// length sort; `override` > 0 fixes the threshold):
+///  * SpMV: max(1024, 8 x mean), in a split kernel;
 ///  * SpMM whose groups all run at once (at most 2,048 threads per
-///    multiprocessor) and whose longest row is a long walk (24 batches of 8
-///    or more per group), when the rows are not ranged and those longer
-///    than the threshold are outliers (at most 1 in 16): max(4 x mean, 4
+///    multiprocessor), when the rows are not ranged and those longer than
+///    the threshold are outliers (at most 1 in 16): max(4 x mean, 4
 ///    batches of 8 per group). Such a layer takes as long as its longest
-///    walk; the split kernel's launch costs ~3 µs, which rows shorter than
-///    24 batches do not win back (docs/results/perf-notes.md, session 11:
-///    a 2,048-row pruned layer with 10 entries a row and one of 298 went
-///    from 17.5 to 10.7 µs at K = 128, and layers whose longest row was
-///    33-104 entries went from ~6 to ~10 µs when split);
+///    walk. In CTAs of the row kernel when one CTA walks the longest row
+///    within kCtaBatches batches per group and its own group would take
+///    kCtaMinBatches or more; in a split kernel only when the
+///    longest row is 24 batches of 8 or more per group, since its launch
+///    costs ~3 µs (docs/results/perf-notes.md, session 11: a 2,048-row
+///    pruned layer with 10 entries a row and one of 298 went from 17.5 to
+///    10.7 µs at K = 128 split, and layers whose longest row was 33-104
+///    entries went from ~6 to ~10 µs);
 ///  * otherwise: max(8 x mean, 16 steps of `lanes` entries per group), where
-///    the other rows' groups hide a row that is long only against the mean,
-///    and every chunk costs an atomic addition of its partial row.
-int64_t splitThreshold(const std::vector<int32_t> &rowPtr, bool spmv,
-                       int64_t lanes, int64_t parts, bool ranged,
-                       int64_t multiprocessors) {
+///    the other rows' groups hide a row that is long only against the mean;
+///    in CTAs of the row kernel under the same bound.
+LongRowPlan planLongRows(const std::vector<int32_t> &rowPtr, bool spmv,
+                         int64_t lanes, int64_t parts, bool ranged,
+                         int64_t threads, int64_t multiprocessors,
+                         int64_t override, LongRowMode mode) {
   const int64_t rows = rowPtr.empty() ? 0 : rowPtr.size() - 1;
   const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
   const double mean = rows > 0 ? static_cast<double>(nnz) / rows : 0.0;
   if (spmv)
-    return std::max<int64_t>(1024, static_cast<int64_t>(8 * mean));
-  constexpr int64_t kResidentThreads = 2048;
+    return {override > 0 ? override
+                         : std::max<int64_t>(1024, static_cast<int64_t>(
+                                                       8 * mean)),
+            false};
   constexpr int64_t kBatch = 8;
+  int64_t longest = 0;
+  for (int64_t r = 0; r < rows; ++r)
+    longest = std::max<int64_t>(longest, rowPtr[r + 1] - rowPtr[r]);
+  // A CTA's groups take a step of groups x lanes entries together; each
+  // group's step is ceil(lanes / 8) batches.
+  const int64_t ctaEntries = maxParts(threads, lanes) * lanes;
+  const int64_t ctaLimit =
+      kCtaBatches * ctaEntries / ceilDiv(lanes, kBatch);
+  const bool cta = !ranged && mode != LongRowMode::Split &&
+                   (mode == LongRowMode::Cta || longest <= ctaLimit);
+  if (override > 0)
+    return {override, cta};
+  constexpr int64_t kResidentThreads = 2048;
   if (!ranged && rows * parts * lanes <= multiprocessors * kResidentThreads) {
     const int64_t threshold = std::max<int64_t>(
         4 * kBatch * parts, static_cast<int64_t>(4 * mean));
-    int64_t longRows = 0, longest = 0;
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t n = rowPtr[r + 1] - rowPtr[r];
-      longRows += n > threshold;
-      longest = std::max(longest, n);
+    int64_t longRows = 0;
+    for (int64_t r = 0; r < rows; ++r)
+      longRows += rowPtr[r + 1] - rowPtr[r] > threshold;
+    // The longest row's walk in its own group of the row kernel, in
+    // batches of 8 loads per group.
+    const int64_t walk =
+        ceilDiv(longest, lanes * parts) * ceilDiv(lanes, kBatch);
+    if (16 * longRows <= rows && longest > threshold) {
+      if (cta && walk >= kCtaMinBatches)
+        return {threshold, true};
+      if (longest >= 24 * kBatch * parts)
+        return {threshold, false};
     }
-    if (longest >= 24 * kBatch * parts && 16 * longRows <= rows)
-      return threshold;
   }
-  return std::max<int64_t>(16 * lanes * parts,
-                           static_cast<int64_t>(8 * mean));
+  return {std::max<int64_t>(16 * lanes * parts,
+                            static_cast<int64_t>(8 * mean)),
+          cta};
 }
-
-/// a / b rounded up, for a >= 0 and b > 0.
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// The K slices of `lanes` x `vec` columns that cover `k` columns.
 int64_t sliceCount(int64_t k, int64_t lanes, int64_t vec) {
@@ -480,6 +536,32 @@ private:
     return result;
   }
 
+  /// The constant table of the rows longer than `threshold` (row indices);
+  /// returns its symbol.
+  std::string rowTable(const std::vector<int32_t> &rowPtr, int64_t threshold) {
+    std::vector<int32_t> rows;
+    for (size_t r = 0; r + 1 < rowPtr.size(); ++r)
+      if (rowPtr[r + 1] - rowPtr[r] > threshold)
+        rows.push_back(static_cast<int32_t>(r));
+    std::string key = "rows/" + std::to_string(threshold);
+    auto it = tables.find(key);
+    if (it != tables.end())
+      return it->second.first;
+    std::string name = symbol("long_rows");
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToStart(module.getBody());
+    auto type = MemRefType::get({static_cast<int64_t>(rows.size())},
+                                b.getI32Type());
+    memref::GlobalOp::create(
+        b, module.getLoc(), name, b.getStringAttr("private"), type,
+        DenseIntElementsAttr::get(
+            RankedTensorType::get(type.getShape(), b.getI32Type()),
+            ArrayRef<int32_t>(rows)),
+        /*constant=*/true, b.getI64IntegerAttr(16));
+    tables[key] = {name, static_cast<int64_t>(rows.size())};
+    return name;
+  }
+
   /// The kernels of variant `kc`: the row kernel(s), the long-row split,
   /// and, unless `dense` is InRowKernel, the dense blocks' own kernel (the
   /// row kernels then walk only the residual).
@@ -494,17 +576,29 @@ private:
         kc.spmv ? 1
                 : partsFor(rows, mean, kc.lanes, options.threads,
                            options.multiprocessors);
-    const int64_t threshold =
-        options.splitRows > 0
-            ? options.splitRows
-            : splitThreshold(
-                  rowPtr, kc.spmv, kc.lanes, rowParts,
-                  !kc.spmv && spmmRanges(rowPtr, INT64_MAX, kc.lanes,
-                                         options.threads)
-                                      .size() > 1,
-                  options.multiprocessors);
+    const LongRowPlan longPlan = planLongRows(
+        rowPtr, kc.spmv, kc.lanes, rowParts,
+        !kc.spmv &&
+            spmmRanges(rowPtr, INT64_MAX, kc.lanes, options.threads).size() >
+                1,
+        options.threads, options.multiprocessors, options.splitRows,
+        options.longRows);
+    const int64_t threshold = longPlan.threshold;
+    int64_t longest = 0;
+    for (size_t r = 0; r + 1 < rowPtr.size(); ++r)
+      longest = std::max<int64_t>(longest, rowPtr[r + 1] - rowPtr[r]);
+    const bool hasLong = longest > threshold;
+    std::vector<RowRange> ranges =
+        kc.spmv ? spmvRanges(rowPtr, hasLong ? threshold : INT64_MAX)
+                : spmmRanges(rowPtr, hasLong ? threshold : INT64_MAX,
+                             kc.lanes, options.threads);
+    // Long rows in CTAs of the row kernel need it to be one launch.
+    const bool longInRowKernel =
+        hasLong && longPlan.inRowKernel && ranges.size() == 1;
     const int64_t chunk = std::max<int64_t>(1, threshold / 2);
-    auto [table, chunks] = chunkTable(rowPtr, threshold, chunk);
+    auto [table, chunks] = hasLong && !longInRowKernel
+                               ? chunkTable(rowPtr, threshold, chunk)
+                               : std::make_pair(std::string(), int64_t(0));
 
     RowKernelSpec spec;
     spec.vectorReductions = options.vectorReductions;
@@ -520,13 +614,10 @@ private:
     spec.values = rm.valuesName;
     spec.blockCol = "bell.block_col";
     spec.blockValues = "bell.block_values";
-    spec.source.longThreshold = chunks > 0 ? threshold : 0;
+    spec.source.longThreshold = hasLong ? threshold : 0;
+    spec.source.dropLongRows = longInRowKernel;
     std::string family = kc.spmv ? std::string(rm.family) + "-spmv"
                                  : std::string(rm.family);
-    const int64_t longRows = chunks > 0 ? threshold : INT64_MAX;
-    std::vector<RowRange> ranges =
-        kc.spmv ? spmvRanges(rowPtr, longRows)
-                : spmmRanges(rowPtr, longRows, kc.lanes, spec.threads);
     for (const RowRange &range : ranges) {
       spec.lanes = range.lanes;
       spec.kSlices = 1;
@@ -568,9 +659,30 @@ private:
       spec.source.rowBegin = range.begin;
       spec.source.rowEnd = range.end;
       spec.name = symbol(sanitize(family + "_" + kc.variant));
-      std::vector<std::string> args = emitRowKernel(module, spec);
-      kernels.push_back(launch(spec.name, family, kc, std::move(args),
-                               spec.ctasPerSlice * spec.kSlices));
+      if (!longInRowKernel) {
+        std::vector<std::string> args = emitRowKernel(module, spec);
+        kernels.push_back(launch(spec.name, family, kc, std::move(args),
+                                 spec.ctasPerSlice * spec.kSlices));
+        continue;
+      }
+      // The long rows first, a CTA each, all its groups on the row (whole
+      // K per group, the main spec's batches), then the other rows.
+      RowKernelSpec longSpec = spec;
+      longSpec.lanes = kc.lanes;
+      longSpec.kSlices = 1;
+      longSpec.ctasPerSlice = 1;
+      longSpec.parts = maxParts(spec.threads, kc.lanes);
+      longSpec.skipEmptyBatches = true;
+      longSpec.source = RowSource();
+      longSpec.source.rowTable = rowTable(rowPtr, threshold);
+      longSpec.source.tableRows = 0;
+      for (size_t r = 0; r + 1 < rowPtr.size(); ++r)
+        longSpec.source.tableRows += rowPtr[r + 1] - rowPtr[r] > threshold;
+      std::vector<std::string> args = emitRowKernel(module, spec, &longSpec);
+      kernels.push_back(launch(spec.name, family + "+long", kc,
+                               std::move(args),
+                               longRowCtas(longSpec) +
+                                   spec.ctasPerSlice * spec.kSlices));
     }
     if (chunks > 0) {
       // The long rows' chunks, after the row kernel wrote their dense part

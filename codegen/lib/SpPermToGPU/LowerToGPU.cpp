@@ -73,6 +73,13 @@ struct SpPermLowerToGPU
           << std::to_string(splitRows);
       return signalPassFailure();
     }
+    std::optional<LongRowMode> longRowMode = parseLongRowMode(longRows);
+    if (!longRowMode) {
+      module.emitError("spperm-lower-to-gpu: long-rows must be auto, cta or "
+                       "split, got '")
+          << longRows.getValue() << "'";
+      return signalPassFailure();
+    }
     if (!isKnownTarget(target)) {
       module.emitError("spperm-lower-to-gpu: target must be a GPU "
                        "architecture such as sm_90, got '")
@@ -105,6 +112,7 @@ struct SpPermLowerToGPU
       options.batch = batch;
       options.kSlices = kSlices;
       options.splitRows = splitRows;
+      options.longRows = *longRowMode;
       int64_t k = cast<ShapedType>(spmm.getDense().getType()).getDimSize(1);
       options.k = ShapedType::isDynamic(k) ? 0 : k;
       auto func = spmm->getParentOfType<FunctionOpInterface>();

@@ -84,9 +84,36 @@ public:
                    ImplicitLocOpBuilder &b)
       : spec(spec), func(func), b(b), kb(b, spec.vectorReductions) {}
 
-  void emit(ArrayRef<KernelArg> args) {
+  /// The whole kernel body: with `longRows`, its CTAs first (a branch
+  /// every thread of a CTA takes alike, so barriers stay legal), then this
+  /// spec's.
+  void emit(ArrayRef<KernelArg> args, const RowKernelSpec *longRows) {
+    bind(args);
+    Value cta = kb.blockIdX();
+    if (!longRows) {
+      emitBody(cta);
+    } else {
+      const int64_t longCtas = longRowCtas(*longRows);
+      kb.ifThenElse(
+          kb.lt(cta, longCtas),
+          [&] {
+            RowKernelEmitter other(*longRows, func, b);
+            other.bind(args);
+            other.emitBody(cta);
+          },
+          [&] { emitBody(kb.sub(cta, kb.idx(longCtas))); });
+    }
+    gpu::ReturnOp::create(b);
+  }
+
+private:
+  void bind(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))
       params[a.name] = func.getArgument(i);
+  }
+
+  /// The spec's work for CTA `cta` of its own CTAs.
+  void emitBody(Value cta) {
     tid = kb.threadIdX();
     Value group = kb.div(tid, spec.lanes);
     lane = kb.rem(tid, spec.lanes);
@@ -95,7 +122,6 @@ public:
     // r * parts + p of the CTA.
     part = kb.rem(group, spec.parts);
     // With K slices, the CTAs of one slice are consecutive.
-    Value cta = kb.blockIdX();
     if (spec.kSlices > 1) {
       slice = kb.div(cta, spec.ctasPerSlice);
       cta = kb.rem(cta, spec.ctasPerSlice);
@@ -110,10 +136,8 @@ public:
       emitSpmv(locate(item));
     else
       emitSpmm(locate(item));
-    gpu::ReturnOp::create(b);
   }
 
-private:
   Value param(const std::string &name) { return params.at(name); }
 
   RowState locate(Value item) {
@@ -132,9 +156,17 @@ private:
       s.end = kb.guarded(
           s.valid, [&] { return kb.loadIndex(table, kb.add(base, 2)); }, zero);
     } else {
-      s.row = kb.add(item, src.rowBegin);
-      s.valid = kb.lt(s.row, src.rowEnd);
       Value rowPtr = param(spec.rowPtr);
+      if (src.isTable()) {
+        s.valid = kb.lt(item, src.tableRows);
+        auto type = MemRefType::get({src.tableRows}, b.getI32Type());
+        Value table = memref::GetGlobalOp::create(b, type, src.rowTable);
+        s.row = kb.guarded(
+            s.valid, [&] { return kb.loadIndex(table, item); }, zero);
+      } else {
+        s.row = kb.add(item, src.rowBegin);
+        s.valid = kb.lt(s.row, src.rowEnd);
+      }
       s.start = kb.guarded(
           s.valid, [&] { return kb.loadIndex(rowPtr, s.row); }, zero);
       s.end = kb.guarded(
@@ -145,6 +177,10 @@ private:
             b, arith::CmpIPredicate::sgt, kb.sub(s.end, s.start),
             kb.idx(src.longThreshold));
         s.end = kb.select(isLong, s.start, s.end);
+        if (src.dropLongRows)
+          s.valid = kb.andI(s.valid, arith::XOrIOp::create(
+                                         b, isLong,
+                                         arith::ConstantIntOp::create(b, 1, 1)));
       }
     }
     Value order = param(spec.order);
@@ -444,9 +480,15 @@ private:
 
 } // namespace
 
+int64_t mlir::spperm::codegen::longRowCtas(const RowKernelSpec &spec) {
+  const int64_t perCta = spec.threads / (spec.lanes * spec.parts);
+  return std::max<int64_t>(1, (spec.source.tableRows + perCta - 1) / perCta);
+}
+
 std::vector<std::string>
 mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
-                                     const RowKernelSpec &spec) {
+                                     const RowKernelSpec &spec,
+                                     const RowKernelSpec *longRows) {
   MLIRContext *ctx = module.getContext();
   Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
   SmallVector<KernelArg> args = {{spec.order, i32}};
@@ -468,13 +510,25 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
            (spec.kSlices - 1) * spec.lanes * spec.vec < spec.k &&
            spec.kSlices * spec.lanes * spec.vec >= spec.k)) &&
          "K slices need a baked-in K they cover exactly");
+  assert((!longRows ||
+          (!spec.spmv && !longRows->spmv && longRows->source.isTable() &&
+           longRows->threads == spec.threads &&
+           longRows->dense.tau == spec.dense.tau &&
+           longRows->rowPtr == spec.rowPtr && longRows->colIdx == spec.colIdx &&
+           spec.source.dropLongRows)) &&
+         "long rows run over the same arrays, and the row spec drops them");
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
-  if (!spec.spmv && spec.lanes * spec.parts > kWarpSize) {
-    // The partial sums of the first group of every warp.
-    addSharedF32Buffer(func, spec.threads / kWarpSize * spec.lanes * spec.vec);
-  }
+  // The partial sums of the first group of every warp, for rows shared by
+  // groups of several warps.
+  int64_t partials = 0;
+  for (const RowKernelSpec *s : {&spec, longRows})
+    if (s && !s->spmv && s->lanes * s->parts > kWarpSize)
+      partials = std::max(partials,
+                          s->threads / kWarpSize * s->lanes * s->vec);
+  if (partials > 0)
+    addSharedF32Buffer(func, partials);
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
-  RowKernelEmitter(spec, func, b).emit(args);
+  RowKernelEmitter(spec, func, b).emit(args, longRows);
   return argNames(args);
 }

@@ -139,19 +139,38 @@ private:
                         kb.mul(sliceRow0, spec.tau));
     // Straight-line, in batches of 8 loads then 8 stores, so that a batch's
     // loads are in flight together (a loop would wait out each load's
-    // latency); padding slots copy nothing.
-    const int64_t perLane = spec.sliceRows * spec.tau / spec.lanes;
+    // latency); padding slots copy nothing. A slice smaller than the unit
+    // (4 x 4 values for 32 lanes) leaves the lanes past it idle.
+    const int64_t elements = spec.sliceRows * spec.tau;
+    const int64_t perLane = (elements + spec.lanes - 1) / spec.lanes;
     kb.ifThen(present, [&] {
       for (int64_t j0 = 0; j0 < perLane; j0 += 8) {
-        SmallVector<std::pair<Value, Value>> batch;
+        SmallVector<std::tuple<Value, Value, Value>> batch;
         for (int64_t j = j0; j < std::min<int64_t>(perLane, j0 + 8); ++j) {
           Value e = kb.add(lane, kb.idx(j * spec.lanes));
-          batch.push_back({e, kb.load(values, kb.add(base, e))});
+          if ((j + 1) * spec.lanes <= elements) {
+            batch.push_back({e, kb.load(values, kb.add(base, e)), Value()});
+            continue;
+          }
+          Value in = kb.lt(e, elements);
+          batch.push_back(
+              {e,
+               kb.guarded(
+                   in, [&] { return kb.load(values, kb.add(base, e)); },
+                   kb.f32(0.0f)),
+               in});
         }
-        for (auto [e, v] : batch) {
-          Value r = kb.div(e, spec.tau), c = kb.rem(e, spec.tau);
-          Value at = kb.add(tileAt(c, kb.mul(kb.div(r, 4), 4)), kb.rem(r, 4));
-          memref::StoreOp::create(b, v, tile, ValueRange{at});
+        for (auto [e, v, in] : batch) {
+          auto store = [&, e = e, v = v] {
+            Value r = kb.div(e, spec.tau), c = kb.rem(e, spec.tau);
+            Value at =
+                kb.add(tileAt(c, kb.mul(kb.div(r, 4), 4)), kb.rem(r, 4));
+            memref::StoreOp::create(b, v, tile, ValueRange{at});
+          };
+          if (in)
+            kb.ifThen(in, store);
+          else
+            store();
         }
       }
     });

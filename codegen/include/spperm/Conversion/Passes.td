@@ -79,6 +79,12 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "atomically (0 chooses per layer: against the mean row, and "
            "for layers too small to fill the GPU against 4 batches of "
            "loads)">,
+    Option<"longRows", "long-rows", "std::string", /*default=*/"\"auto\"",
+           "SpMM rows longer than the split threshold: auto (a CTA each in "
+           "the row kernel's launch when one CTA walks the longest in at "
+           "most 12 batches of loads per group, else chunks in a split "
+           "kernel), cta (a CTA each whenever the rows are one range) or "
+           "split (chunks in a split kernel)">,
   ];
 }
 

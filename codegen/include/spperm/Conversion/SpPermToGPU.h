@@ -38,6 +38,21 @@ enum class Precision { F32, TF32, F16 };
 /// `fp32`, `tf32` or `f16`; std::nullopt for anything else.
 std::optional<Precision> parsePrecision(StringRef name);
 
+/// Where an SpMM layer's long rows (longer than its split threshold) run.
+enum class LongRowMode {
+  /// In CTAs of the row kernel when one CTA walks the longest row in at
+  /// most 12 batches of loads per group and the rows are one range, else
+  /// in a split kernel.
+  Auto,
+  /// In CTAs of the row kernel whenever the rows are one range.
+  Cta,
+  /// Always in a split kernel (chunks added atomically; a second launch).
+  Split,
+};
+
+/// `auto`, `cta` or `split`; std::nullopt for anything else.
+std::optional<LongRowMode> parseLongRowMode(StringRef name);
+
 /// What code generation knows besides the matrix.
 struct KernelGenOptions {
   /// Dense-block arithmetic (bell layers with tau 16 or 32; others ignore
@@ -57,10 +72,13 @@ struct KernelGenOptions {
   /// most 8 warps per SM without them; 1: one group covers K). Ignored
   /// without a static K.
   int64_t kSlices = 0;
-  /// Row kernels: rows longer than this many entries are cut into chunks of
-  /// half of it that a split kernel adds into C atomically (0 chooses per
-  /// layer and K class: splitThreshold in LayerKernels.cpp, docs/Kernels.md).
+  /// Row kernels: rows longer than this many entries are long: cut into
+  /// chunks of half of it that a split kernel adds into C atomically, or
+  /// one CTA each in the row kernel (`longRows`) (0 chooses per layer and K
+  /// class: planLongRows in LayerKernels.cpp, docs/Kernels.md).
   int64_t splitRows = 0;
+  /// Where SpMM layers run their long rows (SpMV ones always split).
+  LongRowMode longRows = LongRowMode::Auto;
   /// Streaming multiprocessors of the target: rows are shared by several
   /// groups when too few rows would fill them. The H100 SXM's 132 for
   /// every target until the target description carries it (no pass option
