@@ -14,10 +14,11 @@
 //  * SpMM rows shared by several groups of a CTA (parts) when the rows are
 //    too few to fill the GPU; broadcast batches straight-line (few rows) or
 //    in a loop (many rows, fewer registers);
-//  * long rows (splitThreshold: against the mean, and for SpMM layers that
-//    do not fill the GPU against 4 batches of loads) are cut into chunks
-//    that separate groups add into C atomically, so a power-law row does
-//    not serialize on one warp.
+//  * long rows (planLongRows: against the mean, and for SpMM layers that
+//    do not fill the GPU against 4 batches of loads) get a CTA each in the
+//    row kernel's own launch (SpMM, when one CTA walks them quickly), or
+//    are cut into chunks that a split kernel's groups add into C
+//    atomically, so a power-law row does not serialize on one warp.
 //
 //===----------------------------------------------------------------------===//
 
