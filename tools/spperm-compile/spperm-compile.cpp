@@ -386,8 +386,8 @@ int main(int argc, char **argv) {
   args.addOption("long-rows", "M",
                  "SpMM rows longer than the split threshold: auto (default: "
                  "a CTA each in the row kernel's launch when one CTA walks "
-                 "the longest in at most 12 batches of loads per group, else "
-                 "chunks in a split kernel), cta or split",
+                 "the longest in at most 12 batches of loads per group and "
+                 "that pays, else chunks in a split kernel), cta or split",
                  &o.longRows);
   args.addOption("warps", "N", "Warps per CTA (default 32)", &o.warps);
   args.addOption("line", "N", "Columns per cache line of B (default 32)",

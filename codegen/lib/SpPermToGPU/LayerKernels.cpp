@@ -204,7 +204,7 @@ constexpr int64_t kCtaMinBatches = 6;
 /// Rows longer than the threshold are long (SpMM groups of `lanes` lanes,
 /// `parts` groups per row of the mean; `ranged`: the row ranges already
 /// give rows of different lengths their own groups per row, as after a
-/// length sort; `override` > 0 fixes the threshold):
+/// length sort; `fixedThreshold` > 0 fixes the threshold):
 ///  * SpMV: max(1024, 8 x mean), in a split kernel;
 ///  * SpMM whose groups all run at once (at most 2,048 threads per
 ///    multiprocessor), when the rows are not ranged and those longer than
@@ -224,14 +224,14 @@ constexpr int64_t kCtaMinBatches = 6;
 LongRowPlan planLongRows(const std::vector<int32_t> &rowPtr, bool spmv,
                          int64_t lanes, int64_t parts, bool ranged,
                          int64_t threads, int64_t multiprocessors,
-                         int64_t override, LongRowMode mode) {
+                         int64_t fixedThreshold, LongRowMode mode) {
   const int64_t rows = rowPtr.empty() ? 0 : rowPtr.size() - 1;
   const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
   const double mean = rows > 0 ? static_cast<double>(nnz) / rows : 0.0;
   if (spmv)
-    return {override > 0 ? override
-                         : std::max<int64_t>(1024, static_cast<int64_t>(
-                                                       8 * mean)),
+    return {fixedThreshold > 0
+                ? fixedThreshold
+                : std::max<int64_t>(1024, static_cast<int64_t>(8 * mean)),
             false};
   constexpr int64_t kBatch = 8;
   int64_t longest = 0;
@@ -244,8 +244,8 @@ LongRowPlan planLongRows(const std::vector<int32_t> &rowPtr, bool spmv,
       kCtaBatches * ctaEntries / ceilDiv(lanes, kBatch);
   const bool cta = !ranged && mode != LongRowMode::Split &&
                    (mode == LongRowMode::Cta || longest <= ctaLimit);
-  if (override > 0)
-    return {override, cta};
+  if (fixedThreshold > 0)
+    return {fixedThreshold, cta};
   constexpr int64_t kResidentThreads = 2048;
   if (!ranged && rows * parts * lanes <= multiprocessors * kResidentThreads) {
     const int64_t threshold = std::max<int64_t>(

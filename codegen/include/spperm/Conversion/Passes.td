@@ -82,9 +82,9 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"longRows", "long-rows", "std::string", /*default=*/"\"auto\"",
            "SpMM rows longer than the split threshold: auto (a CTA each in "
            "the row kernel's launch when one CTA walks the longest in at "
-           "most 12 batches of loads per group, else chunks in a split "
-           "kernel), cta (a CTA each whenever the rows are one range) or "
-           "split (chunks in a split kernel)">,
+           "most 12 batches of loads per group and that pays, else chunks "
+           "in a split kernel; docs/Kernels.md), cta (a CTA each whenever "
+           "the rows are one range) or split (chunks in a split kernel)">,
   ];
 }
 

@@ -41,8 +41,9 @@ std::optional<Precision> parsePrecision(StringRef name);
 /// Where an SpMM layer's long rows (longer than its split threshold) run.
 enum class LongRowMode {
   /// In CTAs of the row kernel when one CTA walks the longest row in at
-  /// most 12 batches of loads per group and the rows are one range, else
-  /// in a split kernel.
+  /// most 12 batches of loads per group, the rows are one range and, in a
+  /// layer whose groups all run at once, the longest row's own walk is 6
+  /// batches or more; else in a split kernel where that pays (or nowhere).
   Auto,
   /// In CTAs of the row kernel whenever the rows are one range.
   Cta,
