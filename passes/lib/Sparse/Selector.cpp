@@ -229,8 +229,8 @@ StatusOr<SelectorModel> spperm::parseSelectorModel(const std::string &text,
     if (!r.number(root["checked_margin"], "checked_margin",
                   model.checkedMargin, status))
       return status;
-    if (model.checkedMargin < 0)
-      return r.fail("checked_margin", "must not be negative");
+    if (model.checkedMargin < -1)
+      return r.fail("checked_margin", "must not be below -1");
   }
   if (root.contains("format_penalty")) {
     const json &penalty = root["format_penalty"];
@@ -350,13 +350,20 @@ std::map<std::string, double> spperm::selectorInputs(const Features &f,
 std::vector<RankedCandidate>
 spperm::applyCusparseMargin(std::vector<RankedCandidate> ranked,
                             double margin) {
-  auto library = std::find_if(
-      ranked.begin(), ranked.end(),
-      [](const RankedCandidate &c) { return c.candidate.format == "cusparse"; });
-  if (library == ranked.end() || library == ranked.begin() ||
-      ranked.front().score + margin <= library->score)
+  auto isLibrary = [](const RankedCandidate &c) {
+    return c.candidate.format == "cusparse";
+  };
+  auto library = std::find_if(ranked.begin(), ranked.end(), isLibrary);
+  auto generated = std::find_if_not(ranked.begin(), ranked.end(), isLibrary);
+  if (library == ranked.end() || generated == ranked.end())
     return ranked;
-  std::rotate(ranked.begin(), library, library + 1);
+  const bool keepGenerated = generated->score + margin <= library->score;
+  if (keepGenerated && generated != ranked.begin())
+    // A negative margin: the best generated candidate goes ahead of
+    // cuSPARSE, which the model ranked first by less than -margin.
+    std::rotate(ranked.begin(), generated, generated + 1);
+  else if (!keepGenerated && library != ranked.begin())
+    std::rotate(ranked.begin(), library, library + 1);
   return ranked;
 }
 

@@ -173,6 +173,30 @@ TEST(SelectorTest, CusparseMargin) {
             "csr");
 }
 
+/// A negative margin puts the best generated candidate ahead of a cuSPARSE
+/// the model ranks first by less than -margin, and only then.
+TEST(SelectorTest, NegativeCusparseMargin) {
+  std::vector<RankedCandidate> libraryFirst = {
+      {{"identity", "cusparse"}, 0.0, 0.0},
+      {{"lpt", "csr"}, 0.05, 0.05},
+      {{"identity", "bell"}, 0.3, 0.3}};
+  auto ahead = applyCusparseMargin(libraryFirst, -0.1);
+  ASSERT_EQ(ahead.size(), 3u);
+  EXPECT_EQ(ahead[0].candidate.format, "csr");
+  EXPECT_EQ(ahead[1].candidate.format, "cusparse");
+  EXPECT_EQ(ahead[2].candidate.format, "bell");
+  EXPECT_EQ(applyCusparseMargin(libraryFirst, -0.03)[0].candidate.format,
+            "cusparse");
+  EXPECT_EQ(applyCusparseMargin(libraryFirst, 0.0)[0].candidate.format,
+            "cusparse");
+  // Exactly -margin behind: the generated candidate runs.
+  EXPECT_EQ(applyCusparseMargin(libraryFirst, -0.05)[0].candidate.format,
+            "csr");
+  // Only cuSPARSE: unchanged.
+  EXPECT_EQ(applyCusparseMargin({libraryFirst[0]}, -1.0)[0].candidate.format,
+            "cusparse");
+}
+
 /// The model's margin is read, and must not be negative.
 TEST(SelectorTest, MarginIsRead) {
   std::string text = kModel;
@@ -188,8 +212,8 @@ TEST(SelectorTest, MarginIsRead) {
   EXPECT_EQ(bad.message(), "m.json: margin: must not be negative");
 }
 
-/// The checked margin and the format penalties are read (and checked); the
-/// checked margin is the margin when absent.
+/// The checked margin (down to -1) and the format penalties are read (and
+/// checked); the checked margin is the margin when absent.
 TEST(SelectorTest, CheckedMarginAndPenaltyAreRead) {
   std::string text = kModel;
   text.replace(text.find("\"learning_rate\""), 0,
@@ -206,7 +230,13 @@ TEST(SelectorTest, CheckedMarginAndPenaltyAreRead) {
   ASSERT_TRUE(noChecked.isOk()) << noChecked.message();
   EXPECT_DOUBLE_EQ(noChecked->checkedMargin, 0.25);
   EXPECT_TRUE(noChecked->formatPenalty.empty());
-  for (const char *bad : {"\"checked_margin\": -1, ",
+  std::string negative = kModel;
+  negative.replace(negative.find("\"learning_rate\""), 0,
+                   "\"margin\": 0.0, \"checked_margin\": -0.15, ");
+  StatusOr<SelectorModel> below = parseSelectorModel(negative, "m.json");
+  ASSERT_TRUE(below.isOk()) << below.message();
+  EXPECT_DOUBLE_EQ(below->checkedMargin, -0.15);
+  for (const char *bad : {"\"checked_margin\": -1.5, ",
                           "\"format_penalty\": {\"bell\": -0.5}, ",
                           "\"format_penalty\": [1], "}) {
     std::string t = kModel;

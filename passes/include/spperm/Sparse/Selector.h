@@ -64,8 +64,9 @@ struct SelectorModel {
   double margin = 0.0;
   /// The margin for layers whose choice the runtime checks against cuSPARSE
   /// at their first call (the library check, spperm-compile's default): a
-  /// wrong guess there costs only the check ("checked_margin" in the file;
-  /// the margin when absent).
+  /// wrong guess there costs only the check, so it may be negative (down to
+  /// -1: the best generated candidate runs when cuSPARSE is predicted ahead
+  /// by less; "checked_margin" in the file; the margin when absent).
   double checkedMargin = 0.0;
   /// A risk prior per format ("format_penalty" in the file, log2 units):
   /// added to a candidate's prediction when ranking, so that a format whose
@@ -114,8 +115,10 @@ std::map<std::string, double> selectorInputs(const Features &f, int64_t k);
 std::map<std::string, double>
 selectorInputs(std::map<std::string, double> features, int64_t k);
 
-/// `ranked` with the cuSPARSE candidate moved first unless the first
-/// candidate's score is below cuSPARSE's by `margin` (log2 units).
+/// `ranked` with the best generated (non-cuSPARSE) candidate first when
+/// its score plus `margin` (log2 units) is at most cuSPARSE's, else with
+/// cuSPARSE first. A margin >= 0 asks a generated candidate to be ahead by
+/// that much; a negative one lets it run when cuSPARSE is ahead by less.
 std::vector<RankedCandidate>
 applyCusparseMargin(std::vector<RankedCandidate> ranked, double margin);
 
