@@ -201,7 +201,8 @@ constexpr int64_t kCtaBatches = 12;
 /// docs/results/perf-notes.md, session 12).
 constexpr int64_t kCtaMinBatches = 6;
 
-/// Rows longer than the threshold are long (SpMM groups of `lanes` lanes,
+/// Rows longer than the threshold are long (`longest`: the longest row of
+/// `rowPtr`; SpMM groups of `lanes` lanes,
 /// `parts` groups per row of the mean; `ranged`: the row ranges already
 /// give rows of different lengths their own groups per row, as after a
 /// length sort; `fixedThreshold` > 0 fixes the threshold):
@@ -221,8 +222,8 @@ constexpr int64_t kCtaMinBatches = 6;
 ///  * otherwise: max(8 x mean, 16 steps of `lanes` entries per group), where
 ///    the other rows' groups hide a row that is long only against the mean;
 ///    in CTAs of the row kernel under the same bound.
-LongRowPlan planLongRows(const std::vector<int32_t> &rowPtr, bool spmv,
-                         int64_t lanes, int64_t parts, bool ranged,
+LongRowPlan planLongRows(const std::vector<int32_t> &rowPtr, int64_t longest,
+                         bool spmv, int64_t lanes, int64_t parts, bool ranged,
                          int64_t threads, int64_t multiprocessors,
                          int64_t fixedThreshold, LongRowMode mode) {
   const int64_t rows = rowPtr.empty() ? 0 : rowPtr.size() - 1;
@@ -234,9 +235,6 @@ LongRowPlan planLongRows(const std::vector<int32_t> &rowPtr, bool spmv,
                 : std::max<int64_t>(1024, static_cast<int64_t>(8 * mean)),
             false};
   constexpr int64_t kBatch = 8;
-  int64_t longest = 0;
-  for (int64_t r = 0; r < rows; ++r)
-    longest = std::max<int64_t>(longest, rowPtr[r + 1] - rowPtr[r]);
   // A CTA's groups take a step of groups x lanes entries together; each
   // group's step is ceil(lanes / 8) batches.
   const int64_t ctaEntries = maxParts(threads, lanes) * lanes;
@@ -518,49 +516,43 @@ private:
       return {"", 0};
     // One planner sees one CSR (the matrix's or the residual), so the split
     // parameters identify a table.
-    std::string key = std::to_string(threshold) + "/" + std::to_string(chunk);
-    auto it = tables.find(key);
-    if (it != tables.end())
-      return it->second;
-    std::string name = symbol("chunks");
-    OpBuilder b(module.getContext());
-    b.setInsertionPointToStart(module.getBody());
-    auto type = MemRefType::get({static_cast<int64_t>(table.size())},
-                                b.getI32Type());
-    auto tensorType = RankedTensorType::get(type.getShape(), b.getI32Type());
-    memref::GlobalOp::create(
-        b, module.getLoc(), name, b.getStringAttr("private"), type,
-        DenseIntElementsAttr::get(tensorType, ArrayRef<int32_t>(table)),
-        /*constant=*/true, b.getI64IntegerAttr(16));
-    auto result = std::make_pair(name, static_cast<int64_t>(table.size() / 3));
-    tables[key] = result;
-    return result;
+    return constantTable(
+        "chunks", std::to_string(threshold) + "/" + std::to_string(chunk),
+        table, static_cast<int64_t>(table.size() / 3));
   }
 
   /// The constant table of the rows longer than `threshold` (row indices);
-  /// returns its symbol.
-  std::string rowTable(const std::vector<int32_t> &rowPtr, int64_t threshold) {
+  /// returns its symbol and size.
+  std::pair<std::string, int64_t>
+  rowTable(const std::vector<int32_t> &rowPtr, int64_t threshold) {
     std::vector<int32_t> rows;
     for (size_t r = 0; r + 1 < rowPtr.size(); ++r)
       if (rowPtr[r + 1] - rowPtr[r] > threshold)
         rows.push_back(static_cast<int32_t>(r));
-    std::string key = "rows/" + std::to_string(threshold);
+    return constantTable("long_rows", "rows/" + std::to_string(threshold),
+                         rows, static_cast<int64_t>(rows.size()));
+  }
+
+  /// A private constant i32 global holding `values` (16-byte aligned), made
+  /// once per `key`: returns its symbol and `entries`.
+  std::pair<std::string, int64_t> constantTable(const std::string &what,
+                                                const std::string &key,
+                                                ArrayRef<int32_t> values,
+                                                int64_t entries) {
     auto it = tables.find(key);
     if (it != tables.end())
-      return it->second.first;
-    std::string name = symbol("long_rows");
+      return it->second;
+    std::string name = symbol(what);
     OpBuilder b(module.getContext());
     b.setInsertionPointToStart(module.getBody());
-    auto type = MemRefType::get({static_cast<int64_t>(rows.size())},
+    auto type = MemRefType::get({static_cast<int64_t>(values.size())},
                                 b.getI32Type());
     memref::GlobalOp::create(
         b, module.getLoc(), name, b.getStringAttr("private"), type,
         DenseIntElementsAttr::get(
-            RankedTensorType::get(type.getShape(), b.getI32Type()),
-            ArrayRef<int32_t>(rows)),
+            RankedTensorType::get(type.getShape(), b.getI32Type()), values),
         /*constant=*/true, b.getI64IntegerAttr(16));
-    tables[key] = {name, static_cast<int64_t>(rows.size())};
-    return name;
+    return tables[key] = {name, entries};
   }
 
   /// The kernels of variant `kc`: the row kernel(s), the long-row split,
@@ -577,17 +569,17 @@ private:
         kc.spmv ? 1
                 : partsFor(rows, mean, kc.lanes, options.threads,
                            options.multiprocessors);
+    int64_t longest = 0;
+    for (size_t r = 0; r + 1 < rowPtr.size(); ++r)
+      longest = std::max<int64_t>(longest, rowPtr[r + 1] - rowPtr[r]);
     const LongRowPlan longPlan = planLongRows(
-        rowPtr, kc.spmv, kc.lanes, rowParts,
+        rowPtr, longest, kc.spmv, kc.lanes, rowParts,
         !kc.spmv &&
             spmmRanges(rowPtr, INT64_MAX, kc.lanes, options.threads).size() >
                 1,
         options.threads, options.multiprocessors, options.splitRows,
         options.longRows);
     const int64_t threshold = longPlan.threshold;
-    int64_t longest = 0;
-    for (size_t r = 0; r + 1 < rowPtr.size(); ++r)
-      longest = std::max<int64_t>(longest, rowPtr[r + 1] - rowPtr[r]);
     const bool hasLong = longest > threshold;
     std::vector<RowRange> ranges =
         kc.spmv ? spmvRanges(rowPtr, hasLong ? threshold : INT64_MAX)
@@ -675,10 +667,8 @@ private:
       longSpec.parts = maxParts(spec.threads, kc.lanes);
       longSpec.skipEmptyBatches = true;
       longSpec.source = RowSource();
-      longSpec.source.rowTable = rowTable(rowPtr, threshold);
-      longSpec.source.tableRows = 0;
-      for (size_t r = 0; r + 1 < rowPtr.size(); ++r)
-        longSpec.source.tableRows += rowPtr[r + 1] - rowPtr[r] > threshold;
+      std::tie(longSpec.source.rowTable, longSpec.source.tableRows) =
+          rowTable(rowPtr, threshold);
       std::vector<std::string> args = emitRowKernel(module, spec, &longSpec);
       kernels.push_back(launch(spec.name, family + "+long", kc,
                                std::move(args),
