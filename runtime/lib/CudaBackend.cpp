@@ -101,6 +101,10 @@ struct Driver {
   CUdevice device = 0;
   CUcontext context = nullptr;
   int ordinal = 0;
+  /// Kernels marked `dependent_launch` are launched as programmatic
+  /// dependents of the kernel before them (cuLaunchKernelEx is there and
+  /// SPPERM_DEPENDENT_LAUNCH is not 0).
+  bool dependentLaunch = false;
   /// SPRT_OK when usable; otherwise why not.
   sprt_status status = SPRT_OK;
   std::string error;
@@ -238,6 +242,15 @@ void initDriver(Driver &d) {
                   std::string(env) + "'");
     d.ordinal = static_cast<int>(value);
   }
+  if (const char *env = std::getenv("SPPERM_DEPENDENT_LAUNCH"); env && *env) {
+    if (std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0)
+      return fail("SPPERM_DEPENDENT_LAUNCH must be 0 or 1, got '" +
+                  std::string(env) + "'");
+    d.dependentLaunch = env[0] == '1';
+  } else {
+    d.dependentLaunch = true;
+  }
+  d.dependentLaunch = d.dependentLaunch && d.api.cuLaunchKernelEx;
   if (count == 0)
     return fail("the CUDA driver reports no device");
   if (d.ordinal >= count)
@@ -1154,17 +1167,41 @@ private:
         SPRT_CU_RETURN_IF_ERROR(
             api, api.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(c), 0,
                                       cCount, stream));
-      for (Step &step : *steps) {
+      for (size_t i = 0; i < steps->size(); ++i) {
+        Step &step = (*steps)[i];
         const KernelInfo &kernel = *step.kernel;
-        if (CUresult r = api.cuLaunchKernel(
-                step.function, static_cast<unsigned>(kernel.gridX),
-                static_cast<unsigned>(kernel.gridY),
-                static_cast<unsigned>(kernel.gridZ),
-                static_cast<unsigned>(kernel.blockX),
-                static_cast<unsigned>(kernel.blockY),
-                static_cast<unsigned>(kernel.blockZ),
-                static_cast<unsigned>(kernel.sharedBytes), stream,
-                step.params.pointers(), nullptr);
+        // A kernel marked dependent_launch waits for the one before it
+        // itself (griddepcontrol.wait) before it touches C: launched as
+        // its programmatic dependent, it starts (and reads A and B) while
+        // that one finishes. The variant's first kernel follows whatever
+        // came before in the stream, in plain stream order.
+        CUlaunchConfig config = {};
+        config.gridDimX = static_cast<unsigned>(kernel.gridX);
+        config.gridDimY = static_cast<unsigned>(kernel.gridY);
+        config.gridDimZ = static_cast<unsigned>(kernel.gridZ);
+        config.blockDimX = static_cast<unsigned>(kernel.blockX);
+        config.blockDimY = static_cast<unsigned>(kernel.blockY);
+        config.blockDimZ = static_cast<unsigned>(kernel.blockZ);
+        config.sharedMemBytes = static_cast<unsigned>(kernel.sharedBytes);
+        config.hStream = stream;
+        CUlaunchAttribute dependent = {};
+        dependent.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        dependent.value.programmaticStreamSerializationAllowed = 1;
+        const bool overlap =
+            i > 0 && kernel.dependentLaunch && driver->dependentLaunch;
+        if (overlap) {
+          config.attrs = &dependent;
+          config.numAttrs = 1;
+        }
+        if (CUresult r =
+                overlap ? api.cuLaunchKernelEx(&config, step.function,
+                                               step.params.pointers(), nullptr)
+                        : api.cuLaunchKernel(
+                              step.function, config.gridDimX, config.gridDimY,
+                              config.gridDimZ, config.blockDimX,
+                              config.blockDimY, config.blockDimZ,
+                              config.sharedMemBytes, stream,
+                              step.params.pointers(), nullptr);
             r != CUDA_SUCCESS)
           return cuFailureIn(api, r,
                              "cuLaunchKernel of kernel '" + kernel.name +

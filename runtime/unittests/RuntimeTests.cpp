@@ -326,6 +326,11 @@ TEST(PackageTest, RoundTripIsExact) {
   kernel.blockX = 128;
   kernel.sharedBytes = 4096;
   layers[0].kernels.push_back(kernel);
+  // A second kernel of the variant, launched as the first's dependent.
+  kernel.name = "spmm_csr_1";
+  kernel.zeroOutput = false;
+  kernel.dependentLaunch = true;
+  layers[0].kernels.push_back(kernel);
   layers[0].sourceSha256 = std::string(64, 'a');
   layers[0].libraryCheck = true;
   layers[1].values = {ValueMode::Random, 42};
@@ -369,6 +374,8 @@ TEST(PackageTest, RoundTripIsExact) {
       EXPECT_EQ(got.kernels[k].kMin, want.kernels[k].kMin);
       EXPECT_EQ(got.kernels[k].kAlign, want.kernels[k].kAlign);
       EXPECT_EQ(got.kernels[k].zeroOutput, want.kernels[k].zeroOutput);
+      EXPECT_EQ(got.kernels[k].dependentLaunch,
+                want.kernels[k].dependentLaunch);
       EXPECT_EQ(got.kernels[k].args, want.kernels[k].args);
     }
     expectSameMatrix(got.matrix, want.matrix);
@@ -888,6 +895,10 @@ TEST(CorruptionTest, CraftedManifests) {
        }},
       {"block[0] is 2048",
        [](json &m) { m["layers"][0]["kernels"][0]["block"][0] = 2048; }},
+      {"kernels[0].dependent_launch must be true or false",
+       [](json &m) {
+         m["layers"][0]["kernels"][0]["dependent_launch"] = "yes";
+       }},
       {"offset 8 is not a multiple of 256",
        [&](json &m) { buf(m, 0, 1)["offset"] = 8; }},
       {"lie outside data.bin",

@@ -694,6 +694,7 @@ int main(int argc, char **argv) {
   KernelGenOptions codegen;
   codegen.precision = *precision;
   codegen.vectorReductions = targetHasVectorReductions(o.target);
+  codegen.gridDependencies = targetHasGridDependencies(o.target);
   codegen.batch = batch;
   codegen.kSlices = kSlices;
   codegen.splitRows = splitRows;

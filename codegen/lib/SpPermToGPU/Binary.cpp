@@ -52,6 +52,10 @@ bool mlir::spperm::targetHasVectorReductions(StringRef chip) {
   return smVersion(chip) >= 90;
 }
 
+bool mlir::spperm::targetHasGridDependencies(StringRef chip) {
+  return smVersion(chip) >= 90;
+}
+
 void mlir::spperm::buildGpuToBinaryPipeline(OpPassManager &pm, StringRef chip,
                                             StringRef format) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

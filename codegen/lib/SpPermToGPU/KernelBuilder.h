@@ -99,6 +99,21 @@ public:
   Value threadIdX() { return gpu::ThreadIdOp::create(b, gpu::Dimension::x); }
   Value blockIdX() { return gpu::BlockIdOp::create(b, gpu::Dimension::x); }
 
+  // Grid dependencies (sm_90 and later).
+  /// Lets the grid launched as this kernel's programmatic dependent start
+  /// once every CTA has executed this (or exited): a no-op when there is
+  /// none.
+  void launchDependents() {
+    NVVM::GriddepcontrolOp::create(
+        b, NVVM::GridDepActionKind::launch_dependents);
+  }
+  /// Waits until the grids this kernel depends on have completed and their
+  /// memory operations are visible: returns at once when the kernel was
+  /// launched in plain stream order.
+  void waitForPrerequisites() {
+    NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
+  }
+
   // Memory (1-D memrefs).
   Value load(Value memref, Value i) { return memref::LoadOp::create(b, memref, i); }
   /// Loads an integer element and casts it to index.

@@ -129,6 +129,10 @@ struct RowKernelSpec {
   /// Atomic additions of 2- or 4-wide accumulators as one vector reduction
   /// (sm_90 and later; KernelGenOptions::vectorReductions).
   bool vectorReductions = false;
+  /// Grid dependency control (KernelGenOptions::gridDependencies): let
+  /// dependents launch at the start, wait for the kernels before this one
+  /// just before C is first touched.
+  bool gridDependencies = false;
 };
 
 /// Emits a row kernel; returns its parameter names in order. With
@@ -178,6 +182,10 @@ struct MmaKernelSpec {
   int64_t threads = 128;
   int64_t k = 0;
   int64_t tau = 0, width = 0, blockRows = 0, rows = 0, cols = 0;
+  /// Grid dependency control (KernelGenOptions::gridDependencies): let
+  /// dependents launch at the start, wait for the kernels before this one
+  /// just before C is first touched.
+  bool gridDependencies = false;
 };
 
 /// Emits a tensor-core kernel; returns its parameter names in order.
@@ -204,6 +212,10 @@ struct TileKernelSpec {
   /// Atomic additions of 2- or 4-wide accumulators as one vector reduction
   /// (sm_90 and later; KernelGenOptions::vectorReductions).
   bool vectorReductions = false;
+  /// Grid dependency control (KernelGenOptions::gridDependencies): let
+  /// dependents launch at the start, wait for the kernels before this one
+  /// just before C is first touched.
+  bool gridDependencies = false;
 };
 
 /// Emits a tile kernel; returns its parameter names in order.

@@ -37,6 +37,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <tuple>
 
 using namespace mlir;
@@ -420,10 +421,25 @@ public:
 
   std::vector<KernelInfo> plan() {
     assert(options.batch >= 0 && options.batch <= 8 && "batch out of range");
-    if (m.kind == FormatKind::Hbp) {
+    if (m.kind == FormatKind::Hbp)
       planHbp();
-      return kernels;
+    else
+      planRowFormats();
+    // Every kernel after the first of its variant waits for the ones before
+    // it (griddepcontrol.wait) before it touches C, so it may be launched
+    // while they run.
+    if (options.gridDependencies) {
+      std::set<std::string> started;
+      for (KernelInfo &k : kernels)
+        k.dependentLaunch = !started.insert(k.variant).second;
     }
+    return kernels;
+  }
+
+private:
+  /// The kernels of a csr or bell layer: row kernels over the CSR (or the
+  /// residual), with the dense blocks in them or in their own kernel.
+  void planRowFormats() {
     RowMatrix rm;
     if (m.kind == FormatKind::Csr) {
       rm = {&m.csr.rowPtr, "csr.row_ptr", "csr.col_idx", "csr.values",
@@ -464,10 +480,8 @@ public:
                tiles && !kc.spmv && kc.vec == 4 && kc.lanes >= 8
                    ? DenseKernel::Tiles
                    : DenseKernel::InRowKernel);
-    return kernels;
   }
 
-private:
   std::string symbol(const std::string &what) {
     return options.prefix + "_" + what + "_" + std::to_string(counter++);
   }
@@ -595,6 +609,7 @@ private:
 
     RowKernelSpec spec;
     spec.vectorReductions = options.vectorReductions;
+    spec.gridDependencies = options.gridDependencies;
     spec.threads = options.threads;
     spec.vec = kc.vec;
     spec.k = kc.k;
@@ -708,6 +723,7 @@ private:
     mma.precision = options.precision == Precision::TF32 ? MmaPrecision::TF32
                                                          : MmaPrecision::F16;
     setBlockShape(mma, kc);
+    mma.gridDependencies = options.gridDependencies;
     mma.name = symbol(sanitize(std::string("bell_mma_") + kc.variant));
     std::vector<std::string> mmaArgs = emitMmaKernel(module, mma);
     kernels.push_back(launch(mma.name,
@@ -735,6 +751,7 @@ private:
   void planTiles(const KClass &kc) {
     TileKernelSpec tile;
     tile.vectorReductions = options.vectorReductions;
+    tile.gridDependencies = options.gridDependencies;
     setBlockShape(tile, kc);
     tile.lanes = kc.lanes;
     tile.sliceRows = std::min<int64_t>(tile.tau, 16);

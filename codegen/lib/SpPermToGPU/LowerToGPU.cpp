@@ -33,6 +33,7 @@ static DictionaryAttr launchAttr(Builder &b, const ::spperm::KernelInfo &k) {
       b.getNamedAttr("k_max", b.getI64IntegerAttr(k.kMax)),
       b.getNamedAttr("k_align", b.getI64IntegerAttr(k.kAlign)),
       b.getNamedAttr("zero_output", b.getBoolAttr(k.zeroOutput)),
+      b.getNamedAttr("dependent_launch", b.getBoolAttr(k.dependentLaunch)),
       b.getNamedAttr("args", b.getArrayAttr(args)),
       b.getNamedAttr("grid", b.getDenseI64ArrayAttr(
                                  {k.gridX, k.gridY, k.gridZ})),
@@ -109,6 +110,7 @@ struct SpPermLowerToGPU
       options.threads = threads;
       options.precision = *mode;
       options.vectorReductions = targetHasVectorReductions(target);
+      options.gridDependencies = targetHasGridDependencies(target);
       options.batch = batch;
       options.kSlices = kSlices;
       options.splitRows = splitRows;

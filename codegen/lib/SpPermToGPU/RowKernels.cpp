@@ -89,6 +89,8 @@ public:
   /// spec's.
   void emit(ArrayRef<KernelArg> args, const RowKernelSpec *longRows) {
     bind(args);
+    if (spec.gridDependencies)
+      kb.launchDependents();
     Value cta = kb.blockIdX();
     if (!longRows) {
       emitBody(cta);
@@ -139,6 +141,13 @@ private:
   }
 
   Value param(const std::string &name) { return params.at(name); }
+
+  /// With grid dependencies, the wait for the kernels before this one,
+  /// where every thread passes it before touching C.
+  void waitForPrerequisites() {
+    if (spec.gridDependencies)
+      kb.waitForPrerequisites();
+  }
 
   RowState locate(Value item) {
     RowState s;
@@ -302,6 +311,9 @@ private:
             acc = reduceParts(acc);
             owner = kb.andI(owner, kb.eq(part, kb.idx(0)));
           }
+          // Everything above reads only A and B: with grid dependencies
+          // it overlaps the kernels before this one.
+          waitForPrerequisites();
           kb.ifThen(owner, [&] {
             Value at = kb.add(kb.mul(s.outRow, K), kcol);
             if (spec.source.isChunks())
@@ -440,6 +452,7 @@ private:
     for (int64_t offset = spec.lanes / 2; offset >= 1; offset /= 2)
       for (Value &sum : sums)
         sum = kb.fadd(sum, kb.shuffleXor(sum, offset, spec.lanes, mask));
+    waitForPrerequisites();
     Value first = kb.eq(lane, kb.idx(0));
     for (auto [s, sum] : llvm::zip(rows, sums))
       kb.ifThen(kb.andI(s.valid, first),
@@ -457,6 +470,7 @@ private:
                      })[0];
     for (int64_t offset = spec.lanes / 2; offset >= 1; offset /= 2)
       sum = kb.fadd(sum, kb.shuffleXor(sum, offset, spec.lanes, mask));
+    waitForPrerequisites();
     Value C = param("C");
     Value first = kb.eq(lane, kb.idx(0));
     kb.ifThen(kb.andI(s.valid, first), [&] {

@@ -40,6 +40,10 @@ public:
     for (auto [i, a] : llvm::enumerate(args))
       params[a.name] = func.getArgument(i);
     K = spec.k > 0 ? kb.idx(spec.k) : params.at("K");
+    if (spec.gridDependencies) {
+      kb.launchDependents();
+      kb.waitForPrerequisites();
+    }
     Value tid = kb.threadIdX();
     Value warp = kb.add(kb.mul(kb.blockIdX(), spec.threads / mlir::spperm::codegen::kWarpSize),
                         kb.div(tid, mlir::spperm::codegen::kWarpSize));

@@ -50,6 +50,8 @@ public:
     for (auto [i, a] : llvm::enumerate(args))
       params[a.name] = func.getArgument(i);
     tile = func.getWorkgroupAttributions()[0];
+    if (spec.gridDependencies)
+      kb.launchDependents();
     K = spec.k > 0 ? kb.idx(spec.k) : params.at("K");
     const int64_t unitsPerCta = spec.threads / spec.lanes;
     const int64_t slices = spec.tau / spec.sliceRows;
@@ -114,6 +116,10 @@ private:
               },
               [&]() -> SmallVector<Value> { return SmallVector<Value>(it); });
         });
+    // The sums read only A and B: with grid dependencies they overlap the
+    // row kernel, and only the read-modify-write of C waits for it.
+    if (spec.gridDependencies)
+      kb.waitForPrerequisites();
     Value order = params.at("order"), C = params.at("C");
     for (int64_t r = 0; r < spec.sliceRows; ++r) {
       Value row = kb.add(rowBase, kb.idx(r));

@@ -465,6 +465,8 @@ json kernelJson(const KernelInfo &k) {
   j["k_max"] = k.kMax;
   j["k_align"] = k.kAlign;
   j["zero_output"] = k.zeroOutput;
+  if (k.dependentLaunch)
+    j["dependent_launch"] = true;
   j["args"] = k.args;
   j["grid"] = json::array({k.gridX, k.gridY, k.gridZ});
   j["block"] = json::array({k.blockX, k.blockY, k.blockZ});
@@ -1204,7 +1206,8 @@ bool parseLayer(ManifestReader &r, const json &l, size_t index,
     KernelInfo k;
     if (!r.onlyKeys(kj, kCtx,
                     {"name", "family", "variant", "k_min", "k_max", "k_align",
-                     "zero_output", "args", "grid", "block", "shared_bytes"}) ||
+                     "zero_output", "dependent_launch", "args", "grid",
+                     "block", "shared_bytes"}) ||
         !r.string(kj, kCtx, "name", k.name) ||
         !r.string(kj, kCtx, "family", k.family) ||
         !r.string(kj, kCtx, "variant", k.variant) ||
@@ -1215,7 +1218,9 @@ bool parseLayer(ManifestReader &r, const json &l, size_t index,
         !r.stringList(kj, kCtx, "args", k.args) ||
         !r.dims(kj, kCtx, "grid", kMaxIndex, k.gridX, k.gridY, k.gridZ) ||
         !r.dims(kj, kCtx, "block", 1024, k.blockX, k.blockY, k.blockZ) ||
-        !r.integer(kj, kCtx, "shared_bytes", 0, kMaxIndex, k.sharedBytes))
+        !r.integer(kj, kCtx, "shared_bytes", 0, kMaxIndex, k.sharedBytes) ||
+        (kj.contains("dependent_launch") &&
+         !r.boolean(kj, kCtx, "dependent_launch", k.dependentLaunch)))
       return false;
     if (!isValidName(k.name))
       return r.fail(kCtx + ".name must be 1 to 1024 bytes");

@@ -18,7 +18,7 @@
 // row and lane on sm_90, four scalar atomics before it (SM80).
 
 // CHECK-LABEL: func.func @k32
-// CHECK:         spperm.kernels = [{args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}family = "bell", {{.*}}variant = "k32"{{.*}}}, {args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], block = array<i64: 128, 1, 1>, family = "bell-tile", grid = array<i64: 1, 1, 1>, {{.*}}variant = "k32", zero_output = false}]
+// CHECK:         spperm.kernels = [{args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}family = "bell", {{.*}}variant = "k32"{{.*}}}, {args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], block = array<i64: 128, 1, 1>, dependent_launch = true, family = "bell-tile", grid = array<i64: 1, 1, 1>, {{.*}}variant = "k32", zero_output = false}]
 // CHECK:       gpu.func @k32_0_bell_k32_0
 // CHECK-NOT:     bell.block_values
 // CHECK:         vector.store

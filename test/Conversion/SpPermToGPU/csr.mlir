@@ -6,7 +6,7 @@
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK:       func.func @layer
 // CHECK:         spperm.spmm {{.*}} {spperm.kernels = [
-// CHECK-SAME:      {args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], block = array<i64: 256, 1, 1>, family = "csr-spmv", grid = array<i64: {{[0-9]+}}, 1, 1>, k_align = 1 : i64, k_max = 1 : i64, k_min = 1 : i64, name = "layer_0_csr_spmv_spmv_0", variant = "spmv", zero_output = false}
+// CHECK-SAME:      {args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], block = array<i64: 256, 1, 1>, dependent_launch = false, family = "csr-spmv", grid = array<i64: {{[0-9]+}}, 1, 1>, k_align = 1 : i64, k_max = 1 : i64, k_min = 1 : i64, name = "layer_0_csr_spmv_spmv_0", variant = "spmv", zero_output = false}
 // CHECK-SAME:      family = "csr", {{.*}} k_align = 4 : i64, k_max = 8 : i64, k_min = 4 : i64, name = "layer_0_csr_vec4_g2_1", variant = "vec4.g2"
 // CHECK-SAME:      k_align = 4 : i64, k_max = 32 : i64, k_min = 12 : i64, name = "layer_0_csr_vec4_g8_2", variant = "vec4.g8"
 // CHECK-SAME:      k_align = 4 : i64, k_max = 64 : i64, k_min = 36 : i64, name = "layer_0_csr_vec4_g16_3", variant = "vec4.g16"

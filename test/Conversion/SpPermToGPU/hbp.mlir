@@ -7,7 +7,7 @@
 // atomically, so C is cleared first (zero_output).
 
 // CHECK-LABEL: func.func @layer
-// CHECK:         spperm.kernels = [{args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "K"], block = array<i64: 256, 1, 1>, family = "hbp", grid = array<i64: 128, 1, 1>, {{.*}}variant = "k8", zero_output = true}]
+// CHECK:         spperm.kernels = [{args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "K"], block = array<i64: 256, 1, 1>, dependent_launch = false, family = "hbp", grid = array<i64: 128, 1, 1>, {{.*}}variant = "k8", zero_output = true}]
 // CHECK:       gpu.module @spperm_kernels
 // CHECK:         memref.global "private" @layer_0_hbp_k8_0_counters : memref<2xi32> = dense<0>
 // The column block's B tile: 32 columns x 4 (K = 8 in two steps of 4) per

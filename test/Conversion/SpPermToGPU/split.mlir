@@ -13,7 +13,7 @@
 // table baked into the module: (row 5, begin, end) x 4.
 
 // CHECK-LABEL: func.func @long
-// CHECK:         spperm.kernels = [{args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], {{.*}}family = "csr", {{.*}}name = "long_0_csr_k32_1", variant = "k32", zero_output = false}, {args = ["order", "csr.col_idx", "csr.values", "B", "C", "K"], block = array<i64: 256, 1, 1>, family = "csr-split", grid = array<i64: 4, 1, 1>, {{.*}}name = "long_0_csr_split_k32_2", variant = "k32", zero_output = false}]
+// CHECK:         spperm.kernels = [{args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], {{.*}}family = "csr", {{.*}}name = "long_0_csr_k32_1", variant = "k32", zero_output = false}, {args = ["order", "csr.col_idx", "csr.values", "B", "C", "K"], block = array<i64: 256, 1, 1>, dependent_launch = true, family = "csr-split", grid = array<i64: 4, 1, 1>, {{.*}}name = "long_0_csr_split_k32_2", variant = "k32", zero_output = false}]
 // CHECK:       gpu.module @spperm_kernels
 // CHECK:         memref.global "private" constant @long_0_chunks_0 : memref<12xi32> = dense<[5, [[B:[0-9]+]], [[E1:[0-9]+]], 5, [[E1]], [[E2:[0-9]+]], 5, [[E2]], [[E3:[0-9]+]], 5, [[E3]], {{[0-9]+}}]> {alignment = 16 : i64}
 // The row kernel: rows longer than 512 entries get an empty range.
@@ -35,6 +35,7 @@
 // CHECK:           gpu.barrier
 // CHECK:           vector.load %[[PARTIALS]]
 // CHECK:           gpu.barrier
+// CHECK:           nvvm.griddepcontrol wait
 // CHECK:           llvm.inline_asm has_side_effects {{.*}}"red.global.add.v4.f32 [$0], {$1, $2, $3, $4};"
 // CHECK-NOT:       vector.store
 // CHECK:           gpu.return

@@ -8,7 +8,7 @@
 // per 16 rows multiplies the blocks with nvgpu.mma.sync and adds into C.
 
 // TF32-LABEL: func.func @layer
-// TF32:         spperm.kernels = [{args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}family = "bell", {{.*}}variant = "k32.tf32"{{.*}}}, {args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], block = array<i64: 128, 1, 1>, family = "bell-tf32", grid = array<i64: 1, 1, 1>, k_align = 8 : i64, {{.*}}variant = "k32.tf32", zero_output = false}, {{.*}}variant = "k32"
+// TF32:         spperm.kernels = [{args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}family = "bell", {{.*}}variant = "k32.tf32"{{.*}}}, {args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], block = array<i64: 128, 1, 1>, dependent_launch = true, family = "bell-tf32", grid = array<i64: 1, 1, 1>, k_align = 8 : i64, {{.*}}variant = "k32.tf32", zero_output = false}, {{.*}}variant = "k32"
 // TF32:       gpu.func @layer_0_bell_k32_tf32_0
 // TF32:         nvvm.shfl.sync idx
 // TF32:       gpu.func @layer_0_bell_mma_k32_tf32_1({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>}

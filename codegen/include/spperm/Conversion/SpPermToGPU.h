@@ -90,6 +90,14 @@ struct KernelGenOptions {
   /// instead of one scalar atomic per element, where a warp's lanes add to
   /// consecutive columns (bell-tile parts, long-row chunks; not HBP).
   bool vectorReductions = true;
+  /// Grid dependency control (sm_90 and later: targetHasGridDependencies):
+  /// every kernel lets its dependents launch at its start
+  /// (`griddepcontrol.launch_dependents`) and waits for the kernels before
+  /// it (`griddepcontrol.wait`) only where it first touches C; the kernels
+  /// after the first of a variant are marked `dependentLaunch`, so that the
+  /// runtime launches them while the ones before still run (programmatic
+  /// dependent launch, docs/Kernels.md "Launch overlap").
+  bool gridDependencies = true;
   /// Prefix of every symbol of the layer (unique within the package).
   std::string prefix = "layer";
 };
@@ -115,6 +123,11 @@ bool isKnownTarget(StringRef chip);
 /// Whether `chip` (sm_XY, sm_XYa) has the vector reductions
 /// `red.global.add.v{2,4}.f32`: sm_90 and later (PTX ISA 8.1).
 bool targetHasVectorReductions(StringRef chip);
+
+/// Whether `chip` (sm_XY, sm_XYa) has grid dependency control
+/// (`griddepcontrol`, programmatic dependent launch): sm_90 and later (PTX
+/// ISA 7.8).
+bool targetHasGridDependencies(StringRef chip);
 
 /// Adds the upstream lowering from gpu.module/gpu.func (gpu, scf, arith,
 /// memref, vector, math, nvvm) to gpu.binary: convert-scf-to-cf,

@@ -58,6 +58,12 @@ struct KernelInfo {
   int64_t kMin = 1, kMax = 0, kAlign = 1;
   /// C must be zero before this launch (the runtime clears it once).
   bool zeroOutput = false;
+  /// The kernel waits for the kernels before it in its variant
+  /// (`griddepcontrol.wait`, sm_90 and later) before it touches C, so the
+  /// runtime may launch it as their programmatic dependent, while they
+  /// still run (docs/Kernels.md, "Launch overlap"). Never set on a
+  /// variant's first kernel.
+  bool dependentLaunch = false;
   /// The kernel's parameters in order: a buffer name of the layer
   /// ("order", "csr.row_ptr", ...), "B", "C" (each passed as a 1-D memref
   /// descriptor: allocated pointer, aligned pointer, offset, size, stride)
