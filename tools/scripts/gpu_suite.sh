@@ -55,6 +55,7 @@ say() { echo "== $*" | tee -a "$SUMMARY"; }
 fail() { echo "FAIL: $*" | tee -a "$SUMMARY"; FAILURES=$((FAILURES + 1)); }
 
 say "gpu_suite: $(date -u +%FT%TZ)"
+say "SPPERM_DEPENDENT_LAUNCH=${SPPERM_DEPENDENT_LAUNCH:-1 (default)}"
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1 || true; } | tee -a "$SUMMARY"
 GENERATOR="Unix Makefiles"
 command -v ninja >/dev/null && GENERATOR=Ninja
@@ -93,6 +94,15 @@ if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
   fi
 fi
 echo "${FLOOR:-floor: not measured ($FLOOR_WHY)}" | tee -a "$SUMMARY"
+# What a second launch costs, in stream order and as a programmatic
+# dependent (tools/bench/pdl.cu; docs/Kernels.md, "Launch overlap").
+if [[ -n "$FLOOR" ]]; then
+  if "$NVCC" -O2 -arch=sm_90 -o "$BUILD/pdl" "$ROOT/tools/bench/pdl.cu" >"$BUILD/pdl.build.log" 2>&1; then
+    "$BUILD/pdl" 2>&1 | grep '^pdl ' | tee -a "$SUMMARY" || fail "tools/bench/pdl.cu"
+  else
+    echo "pdl: not measured (nvcc failed: $(tail -1 "$BUILD/pdl.build.log"))" | tee -a "$SUMMARY"
+  fi
+fi
 
 WORK="$BUILD/suite-work"
 rm -rf "$WORK" && mkdir -p "$WORK"

@@ -32,7 +32,9 @@
 #   for the shared matrices; GEN_LIST: a file of generated matrices (lines
 #   "NAME KIND ARGS", tools/selector/generated.txt), compiled like the
 #   shared ones into suite/gen/ and regenerated on the device from
-#   suite/gen/GEN.txt.
+#   suite/gen/GEN.txt. DEPENDENT_ONLY=1 keeps only the main and gen
+#   packages that have a kernel marked dependent_launch (a variant of
+#   several launches): a re-sweep of what launch overlap changed.
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -204,6 +206,20 @@ if [[ " $PARTS " == *" aot "* ]]; then
   mkdir -p "$STAGE/suite/aot"
   (cd "$ROOT/examples/aot" && "$BIN/spperm-compile" transformer_block.mlir \
     -o "$STAGE/suite/aot/block.spp" --strategy auto --format auto)
+fi
+if [[ "${DEPENDENT_ONLY:-0}" == 1 ]]; then
+  python3 - "$STAGE/suite" <<'PY'
+import glob, json, os, shutil, sys
+kept = dropped = 0
+for pkg in sorted(glob.glob(sys.argv[1] + "/*.spp") + glob.glob(sys.argv[1] + "/gen/*.spp")):
+    m = json.load(open(pkg + "/manifest.json"))
+    if any(k.get("dependent_launch") for l in m["layers"] for k in l["kernels"]):
+        kept += 1
+    else:
+        shutil.rmtree(pkg)
+        dropped += 1
+print(f"DEPENDENT_ONLY: kept {kept} packages, dropped {dropped}")
+PY
 fi
 rm -f "$STAGE/suite/big/"*.mtx "$STAGE/suite/gen/"*.mtx "$STAGE/skewed.mtx"
 tar -C "$STAGE" -cf - suite | xz -T0 -6 >"$ARCHIVE"
