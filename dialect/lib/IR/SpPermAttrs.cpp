@@ -145,6 +145,9 @@ LogicalResult PermAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 /// back as).
 static bool isNumber(Attribute a) {
   if (auto i = dyn_cast<IntegerAttr>(a)) {
+    // An i0 holds no value (and APInt's sign queries assert on it).
+    if (i.getValue().getBitWidth() == 0)
+      return false;
     // Read back as int64_t: an unsigned value must stay below 2^63.
     if (i.getType().isUnsignedInteger())
       return i.getValue().getActiveBits() <= 63;

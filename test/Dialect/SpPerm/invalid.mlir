@@ -217,6 +217,18 @@ func.func private @feature_wide_int() attributes {f = #spperm.features<{rows = 9
 
 // -----
 
+// Found by spperm-fuzz-mlir (session 13): an i0 holds no value (the verifier
+// asserted asking for its sign bits).
+// expected-error@+1 {{feature 'empty_rows' must be a number (an integer of at most 64 bits, or a float)}}
+func.func private @feature_i0() attributes {f = #spperm.features<{rows = 4 : i64, empty_rows = 0 : i0}>}
+
+// -----
+
+// expected-error@+1 {{feature 'row_nnz.mean' must be a number (an integer of at most 64 bits, or a float)}}
+func.func private @feature_nested_i0() attributes {f = #spperm.features<{row_nnz = {mean = 0 : i0}}>}
+
+// -----
+
 // expected-error@+1 {{feature 'row_nnz.max' must be a number (an integer of at most 64 bits, or a float)}}
 func.func private @feature_nested_wide_int() attributes {f = #spperm.features<{row_nnz = {max = 99999999999999999999999 : i128}}>}
 
