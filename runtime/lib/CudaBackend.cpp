@@ -207,6 +207,12 @@ void initDriver(Driver &d) {
     d.status = SPRT_ERROR_DEVICE;
     d.error = std::move(message);
   };
+  // Checked first, so that a bad value fails alike with and without a GPU.
+  const char *dependentEnv = std::getenv("SPPERM_DEPENDENT_LAUNCH");
+  if (dependentEnv && *dependentEnv && std::strcmp(dependentEnv, "0") != 0 &&
+      std::strcmp(dependentEnv, "1") != 0)
+    return fail("SPPERM_DEPENDENT_LAUNCH must be 0 or 1, got '" +
+                std::string(dependentEnv) + "'");
   ::dlerror();
   void *library = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!library)
@@ -242,15 +248,8 @@ void initDriver(Driver &d) {
                   std::string(env) + "'");
     d.ordinal = static_cast<int>(value);
   }
-  if (const char *env = std::getenv("SPPERM_DEPENDENT_LAUNCH"); env && *env) {
-    if (std::strcmp(env, "0") != 0 && std::strcmp(env, "1") != 0)
-      return fail("SPPERM_DEPENDENT_LAUNCH must be 0 or 1, got '" +
-                  std::string(env) + "'");
-    d.dependentLaunch = env[0] == '1';
-  } else {
-    d.dependentLaunch = true;
-  }
-  d.dependentLaunch = d.dependentLaunch && d.api.cuLaunchKernelEx;
+  d.dependentLaunch = d.api.cuLaunchKernelEx &&
+                      !(dependentEnv && std::strcmp(dependentEnv, "0") == 0);
   if (count == 0)
     return fail("the CUDA driver reports no device");
   if (d.ordinal >= count)
@@ -1136,6 +1135,11 @@ private:
     CUfunction function;
     const KernelInfo *kernel;
     KernelParams params;
+    /// Launched as the programmatic dependent of the step before: the
+    /// kernel is marked dependent_launch (it waits for that step itself,
+    /// griddepcontrol.wait, before it touches C), is not the variant's
+    /// first, and the driver allows it.
+    bool dependent = false;
   };
 
   /// Sets `launch` to the kernels of `choice` for B, C and `stream`: C
@@ -1150,7 +1154,9 @@ private:
         {b, device.cols * k}, {c, device.rows * k}, k};
     auto steps = std::make_shared<std::vector<Step>>();
     for (size_t i : choice.kernels) {
-      Step step{device.functions[i], &layer.kernels[i], KernelParams()};
+      Step step{device.functions[i], &layer.kernels[i], KernelParams(),
+                !steps->empty() && layer.kernels[i].dependentLaunch &&
+                    d.dependentLaunch};
       assert(step.function && "a generated kernel was not looked up");
       SPRT_RETURN_IF_ERROR(bindKernelParams(
           layer.name, layer.kernels[i], device.spans, operands, step.params));
@@ -1167,14 +1173,11 @@ private:
         SPRT_CU_RETURN_IF_ERROR(
             api, api.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(c), 0,
                                       cCount, stream));
-      for (size_t i = 0; i < steps->size(); ++i) {
-        Step &step = (*steps)[i];
+      for (Step &step : *steps) {
         const KernelInfo &kernel = *step.kernel;
-        // A kernel marked dependent_launch waits for the one before it
-        // itself (griddepcontrol.wait) before it touches C: launched as
-        // its programmatic dependent, it starts (and reads A and B) while
-        // that one finishes. The variant's first kernel follows whatever
-        // came before in the stream, in plain stream order.
+        // A dependent step starts (and reads A and B) while the one before
+        // finishes; the variant's first kernel follows whatever came before
+        // in the stream, in plain stream order.
         CUlaunchConfig config = {};
         config.gridDimX = static_cast<unsigned>(kernel.gridX);
         config.gridDimY = static_cast<unsigned>(kernel.gridY);
@@ -1187,21 +1190,19 @@ private:
         CUlaunchAttribute dependent = {};
         dependent.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
         dependent.value.programmaticStreamSerializationAllowed = 1;
-        const bool overlap =
-            i > 0 && kernel.dependentLaunch && driver->dependentLaunch;
-        if (overlap) {
+        if (step.dependent) {
           config.attrs = &dependent;
           config.numAttrs = 1;
         }
         if (CUresult r =
-                overlap ? api.cuLaunchKernelEx(&config, step.function,
-                                               step.params.pointers(), nullptr)
-                        : api.cuLaunchKernel(
-                              step.function, config.gridDimX, config.gridDimY,
-                              config.gridDimZ, config.blockDimX,
-                              config.blockDimY, config.blockDimZ,
-                              config.sharedMemBytes, stream,
-                              step.params.pointers(), nullptr);
+                step.dependent
+                    ? api.cuLaunchKernelEx(&config, step.function,
+                                           step.params.pointers(), nullptr)
+                    : api.cuLaunchKernel(
+                          step.function, config.gridDimX, config.gridDimY,
+                          config.gridDimZ, config.blockDimX, config.blockDimY,
+                          config.blockDimZ, config.sharedMemBytes, stream,
+                          step.params.pointers(), nullptr);
             r != CUDA_SUCCESS)
           return cuFailureIn(api, r,
                              "cuLaunchKernel of kernel '" + kernel.name +

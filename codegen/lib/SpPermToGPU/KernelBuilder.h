@@ -38,9 +38,13 @@ public:
   /// `vectorReductions`: atomicAddF32 adds a 2- or 4-wide vector with one
   /// `red.global.add.v{2,4}.f32` (sm_90 and later, PTX ISA 8.1) instead of
   /// one scalar atomic per element.
+  /// `gridDependencies`: launchDependents and waitForPrerequisites emit
+  /// `griddepcontrol` (sm_90 and later); without it they emit nothing.
   explicit KernelBuilder(ImplicitLocOpBuilder &b,
-                         bool vectorReductions = false)
-      : b(b), vectorReductions(vectorReductions) {}
+                         bool vectorReductions = false,
+                         bool gridDependencies = false)
+      : b(b), vectorReductions(vectorReductions),
+        gridDependencies(gridDependencies) {}
 
   ImplicitLocOpBuilder &builder() { return b; }
 
@@ -99,19 +103,21 @@ public:
   Value threadIdX() { return gpu::ThreadIdOp::create(b, gpu::Dimension::x); }
   Value blockIdX() { return gpu::BlockIdOp::create(b, gpu::Dimension::x); }
 
-  // Grid dependencies (sm_90 and later).
+  // Grid dependencies (with the builder's gridDependencies; else nothing).
   /// Lets the grid launched as this kernel's programmatic dependent start
   /// once every CTA has executed this (or exited): a no-op when there is
   /// none.
   void launchDependents() {
-    NVVM::GriddepcontrolOp::create(
-        b, NVVM::GridDepActionKind::launch_dependents);
+    if (gridDependencies)
+      NVVM::GriddepcontrolOp::create(
+          b, NVVM::GridDepActionKind::launch_dependents);
   }
   /// Waits until the grids this kernel depends on have completed and their
   /// memory operations are visible: returns at once when the kernel was
   /// launched in plain stream order.
   void waitForPrerequisites() {
-    NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
+    if (gridDependencies)
+      NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
   }
 
   // Memory (1-D memrefs).
@@ -165,6 +171,7 @@ private:
 
   ImplicitLocOpBuilder &b;
   const bool vectorReductions;
+  const bool gridDependencies;
 };
 
 } // namespace mlir::spperm::codegen

@@ -82,15 +82,14 @@ class RowKernelEmitter {
 public:
   RowKernelEmitter(const RowKernelSpec &spec, gpu::GPUFuncOp func,
                    ImplicitLocOpBuilder &b)
-      : spec(spec), func(func), b(b), kb(b, spec.vectorReductions) {}
+      : spec(spec), func(func), b(b), kb(b, spec.vectorReductions, spec.gridDependencies) {}
 
   /// The whole kernel body: with `longRows`, its CTAs first (a branch
   /// every thread of a CTA takes alike, so barriers stay legal), then this
   /// spec's.
   void emit(ArrayRef<KernelArg> args, const RowKernelSpec *longRows) {
     bind(args);
-    if (spec.gridDependencies)
-      kb.launchDependents();
+    kb.launchDependents();
     Value cta = kb.blockIdX();
     if (!longRows) {
       emitBody(cta);
@@ -141,13 +140,6 @@ private:
   }
 
   Value param(const std::string &name) { return params.at(name); }
-
-  /// With grid dependencies, the wait for the kernels before this one,
-  /// where every thread passes it before touching C.
-  void waitForPrerequisites() {
-    if (spec.gridDependencies)
-      kb.waitForPrerequisites();
-  }
 
   RowState locate(Value item) {
     RowState s;
@@ -312,8 +304,9 @@ private:
             owner = kb.andI(owner, kb.eq(part, kb.idx(0)));
           }
           // Everything above reads only A and B: with grid dependencies
-          // it overlaps the kernels before this one.
-          waitForPrerequisites();
+          // it overlaps the kernels before this one. Every thread passes
+          // the wait before touching C.
+          kb.waitForPrerequisites();
           kb.ifThen(owner, [&] {
             Value at = kb.add(kb.mul(s.outRow, K), kcol);
             if (spec.source.isChunks())
@@ -452,7 +445,7 @@ private:
     for (int64_t offset = spec.lanes / 2; offset >= 1; offset /= 2)
       for (Value &sum : sums)
         sum = kb.fadd(sum, kb.shuffleXor(sum, offset, spec.lanes, mask));
-    waitForPrerequisites();
+    kb.waitForPrerequisites();
     Value first = kb.eq(lane, kb.idx(0));
     for (auto [s, sum] : llvm::zip(rows, sums))
       kb.ifThen(kb.andI(s.valid, first),
@@ -470,7 +463,7 @@ private:
                      })[0];
     for (int64_t offset = spec.lanes / 2; offset >= 1; offset /= 2)
       sum = kb.fadd(sum, kb.shuffleXor(sum, offset, spec.lanes, mask));
-    waitForPrerequisites();
+    kb.waitForPrerequisites();
     Value C = param("C");
     Value first = kb.eq(lane, kb.idx(0));
     kb.ifThen(kb.andI(s.valid, first), [&] {

@@ -34,16 +34,14 @@ class MmaKernelEmitter {
 public:
   MmaKernelEmitter(const MmaKernelSpec &spec, gpu::GPUFuncOp func,
                    ImplicitLocOpBuilder &b)
-      : spec(spec), func(func), b(b), kb(b) {}
+      : spec(spec), func(func), b(b), kb(b, /*vectorReductions=*/false, spec.gridDependencies) {}
 
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))
       params[a.name] = func.getArgument(i);
     K = spec.k > 0 ? kb.idx(spec.k) : params.at("K");
-    if (spec.gridDependencies) {
-      kb.launchDependents();
-      kb.waitForPrerequisites();
-    }
+    kb.launchDependents();
+    kb.waitForPrerequisites();
     Value tid = kb.threadIdX();
     Value warp = kb.add(kb.mul(kb.blockIdX(), spec.threads / mlir::spperm::codegen::kWarpSize),
                         kb.div(tid, mlir::spperm::codegen::kWarpSize));

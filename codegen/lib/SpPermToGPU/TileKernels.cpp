@@ -44,14 +44,13 @@ class TileKernelEmitter {
 public:
   TileKernelEmitter(const TileKernelSpec &spec, gpu::GPUFuncOp func,
                     ImplicitLocOpBuilder &b)
-      : spec(spec), func(func), b(b), kb(b, spec.vectorReductions) {}
+      : spec(spec), func(func), b(b), kb(b, spec.vectorReductions, spec.gridDependencies) {}
 
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))
       params[a.name] = func.getArgument(i);
     tile = func.getWorkgroupAttributions()[0];
-    if (spec.gridDependencies)
-      kb.launchDependents();
+    kb.launchDependents();
     K = spec.k > 0 ? kb.idx(spec.k) : params.at("K");
     const int64_t unitsPerCta = spec.threads / spec.lanes;
     const int64_t slices = spec.tau / spec.sliceRows;
@@ -118,8 +117,7 @@ private:
         });
     // The sums read only A and B: with grid dependencies they overlap the
     // row kernel, and only the read-modify-write of C waits for it.
-    if (spec.gridDependencies)
-      kb.waitForPrerequisites();
+    kb.waitForPrerequisites();
     Value order = params.at("order"), C = params.at("C");
     for (int64_t r = 0; r < spec.sliceRows; ++r) {
       Value row = kb.add(rowBase, kb.idx(r));
