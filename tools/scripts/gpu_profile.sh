@@ -13,10 +13,14 @@
 # gpu_suite.sh (SETS=none: no checks), then for each line profiles with
 # `ncu` every kernel that
 #   spperm-run PACKAGE --device gpu --b B.npy --bench --baseline cusparse
-#       --warmup 0 --runs 1
+#       --warmup 2 --runs 1
 # launches — the package's own kernels and those of each cuSPARSE algorithm
-# — collecting time, DRAM and L2 traffic, L2 hit rate, occupancy and
-# throughputs. Writes $OUT/profile/NAME.kK.csv (ncu's raw CSV),
+# — collecting time, DRAM and L2 traffic, L2 and L1 hit rates, occupancy and
+# throughputs. Like the benchmark (docs/Testing.md), the kernels run with
+# the caches as the previous launch left them and at the GPU's own clocks
+# (ncu --cache-control none --clock-control none; ncu's defaults flush the
+# caches and lock the base clock), and the table keeps each kernel's fastest
+# launch: a warm one. Writes $OUT/profile/NAME.kK.csv (ncu's raw CSV),
 # $OUT/profile/NAME.kK.run.txt (spperm-run's table) and $OUT/profile.md, a
 # table per line made by profile_table.py.
 #
@@ -32,16 +36,16 @@ mkdir -p "$OUTDIR/profile"
 SETS=none OUT="$OUTDIR/suite" bash "$ROOT/tools/scripts/gpu_suite.sh" >"$OUTDIR/suite.log" 2>&1
 S="$BUILD/suite-work/suite"
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-METRICS=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,lts__t_sector_hit_rate.pct,l1tex__t_bytes.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread,launch__grid_size,launch__block_size
+METRICS=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,lts__t_sector_hit_rate.pct,l1tex__t_bytes.sum,l1tex__t_sector_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread,launch__grid_size,launch__block_size
 while read -r pkg k; do
   [[ -z "$pkg" || "$pkg" == \#* ]] && continue
   name="$(basename "$pkg" .spp).k$k"
   cols=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["layers"][0]["cols"])' "$S/$pkg/manifest.json")
   python3 -c 'import numpy as np, sys
 np.save(sys.argv[3], np.random.default_rng(1).uniform(-1, 1, (int(sys.argv[1]), int(sys.argv[2]))).astype("<f4"))' "$cols" "$k" "$BUILD/b.npy" </dev/null
-  "$NCU" --csv --print-units base --metrics "$METRICS" --log-file "$OUTDIR/profile/$name.csv" \
+  "$NCU" --csv --print-units base --cache-control none --clock-control none --metrics "$METRICS" --log-file "$OUTDIR/profile/$name.csv" \
     "$BUILD/bin/spperm-run" "$S/$pkg" --device gpu --b "$BUILD/b.npy" --bench --baseline cusparse \
-    --warmup 0 --runs 1 </dev/null >"$OUTDIR/profile/$name.run.txt" 2>&1 ||
+    --warmup 2 --runs 1 </dev/null >"$OUTDIR/profile/$name.run.txt" 2>&1 ||
     echo "ncu failed for $pkg K=$k: $(tail -3 "$OUTDIR/profile/$name.run.txt")" | tee -a "$OUTDIR/profile.md"
   echo "$pkg $k"
 done <"$LIST"

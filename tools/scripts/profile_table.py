@@ -7,8 +7,8 @@
 # --csv --print-units base) and prints a Markdown table with one row per
 # distinct kernel (the package's generated kernels first, then cuSPARSE's
 # and the runtime's helpers), the fastest launch of each: time, DRAM bytes
-# read + written, L2 (lts) bytes, L1 bytes, L2 hit rate, achieved occupancy,
-# SM and DRAM throughput (% of peak), registers, grid x block — under a line
+# read + written, L2 (lts) bytes, L1 bytes, L2 and L1 hit rates, achieved
+# occupancy, SM, L1, L2 and DRAM throughput (% of peak), registers, grid x block — under a line
 # with the layer's shape and its compulsory traffic (A's arrays once, B and
 # C once: the roofline's bytes, docs/results/perf-notes.md).
 #
@@ -68,8 +68,8 @@ def main():
             kern = m["kernel"]
             if kern not in best or t < best[kern]["gpu__time_duration.sum"]:
                 best[kern] = m
-        print("| kernel | us | DRAM MB | L2 MB | L1 MB | L2 hit % | occupancy % | SM % | DRAM % | regs | grid x block |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        print("| kernel | us | DRAM MB | L2 MB | L1 MB | L2 hit % | L1 hit % | occupancy % | SM % | L1 % | L2 % | DRAM % | regs | grid x block |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         order = sorted(best, key=lambda n: (n not in ours, n))
 
         def g(m, key, scale=1.0, fmt="{:.1f}"):
@@ -84,8 +84,11 @@ def main():
             print(f"| {tag}`{short}` | {g(m, 'gpu__time_duration.sum', 1e-3)} | {dram / 1e6:.1f} | "
                   f"{g(m, 'lts__t_bytes.sum', 1e-6)} | {g(m, 'l1tex__t_bytes.sum', 1e-6)} | "
                   f"{g(m, 'lts__t_sector_hit_rate.pct')} | "
+                  f"{g(m, 'l1tex__t_sector_hit_rate.pct')} | "
                   f"{g(m, 'sm__warps_active.avg.pct_of_peak_sustained_active')} | "
                   f"{g(m, 'sm__throughput.avg.pct_of_peak_sustained_elapsed')} | "
+                  f"{g(m, 'l1tex__throughput.avg.pct_of_peak_sustained_elapsed')} | "
+                  f"{g(m, 'lts__throughput.avg.pct_of_peak_sustained_elapsed')} | "
                   f"{g(m, 'dram__throughput.avg.pct_of_peak_sustained_elapsed')} | "
                   f"{g(m, 'launch__registers_per_thread', 1, '{:.0f}')} | "
                   f"{g(m, 'launch__grid_size', 1, '{:.0f}')} x {g(m, 'launch__block_size', 1, '{:.0f}')} |")
