@@ -7,6 +7,10 @@
 // RUN: %spperm_python %S/../tools/spperm-run/spmm.py replace %t.json '"margin": 0.1' '"margin": 50, "checked_margin": 0'
 // RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="model=%t.json" | FileCheck %s --check-prefix=UNCHECKED
 // RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="model=%t.json library-check=1" | FileCheck %s --check-prefix=CHECKED
+// RUN: cp %S/../Inputs/selector-tiny.json %t.domain.json
+// RUN: %spperm_python %S/../tools/spperm-run/spmm.py replace %t.domain.json '"margin": 0.1' '"margin": 0.1, "domain": {"rows": [0, 2]}'
+// RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="model=%t.domain.json" | FileCheck %s --check-prefix=OUTSIDE
+// RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="model=%t.domain.json library-check=1" | FileCheck %s --check-prefix=OUTSIDE-CHECKED
 
 // The shipped sm_90 model chooses one of its candidates; the tiny model
 // (test/Inputs/selector-tiny.json: csr/lpt predicted 0 for K <= 64 and 1
@@ -22,6 +26,12 @@
 // UNCHECKED:       spperm.load {{.*}}choice = #spperm.choice<strategy = "identity", format = "cusparse"
 // CHECKED-LABEL:   func.func @k32
 // CHECKED:         spperm.load {{.*}}choice = #spperm.choice<strategy = "lpt", format = "csr"
+// A 4-row matrix is outside a domain of at most 2 rows: unchecked, the
+// library; checked, the model's pick, which the runtime verifies.
+// OUTSIDE-LABEL:   func.func @k32
+// OUTSIDE:         spperm.load {{.*}}choice = #spperm.choice<strategy = "identity", format = "cusparse", source = "model {{.*}}.domain.json, outside its domain (rows = 4)">
+// OUTSIDE-CHECKED-LABEL: func.func @k32
+// OUTSIDE-CHECKED: spperm.load {{.*}}choice = #spperm.choice<strategy = "lpt", format = "csr", source = "model {{.*}}.domain.json, outside its domain (rows = 4): checked against cuSPARSE at run time">
 // TINY-LABEL:    func.func @k32
 // TINY:          spperm.load {{.*}}choice = #spperm.choice<strategy = "lpt", format = "csr", source = "model {{.*}}selector-tiny.json">
 // COST-LABEL:    func.func @k32

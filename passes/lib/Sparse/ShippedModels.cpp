@@ -94,10 +94,15 @@ spperm::selectVariant(const std::map<std::string, double> &inputs,
                              name + "', which the layer's features lack");
       if (it->second >= range.first && it->second <= range.second)
         continue;
-      // Outside the matrices the model was trained on: the library.
-      out.ranked = applyCusparseMargin(std::move(out.ranked), HUGE_VAL);
+      // Outside the matrices the model was trained on. An unchecked
+      // choice goes to the library; a checked one keeps the model's pick,
+      // since the runtime's check runs the library if the guess is wrong.
       std::ostringstream why;
       why << ", outside its domain (" << name << " = " << it->second << ")";
+      if (options.libraryCheck)
+        why << ": checked against cuSPARSE at run time";
+      else
+        out.ranked = applyCusparseMargin(std::move(out.ranked), HUGE_VAL);
       out.source += why.str();
       break;
     }

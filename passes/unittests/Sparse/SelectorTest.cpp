@@ -283,6 +283,52 @@ TEST(SelectorTest, PenaltyAndCheckedMarginChoose) {
             b->front().candidate.strategy + "/" + b->front().candidate.format);
 }
 
+/// A layer outside the model's domain gets cuSPARSE unless the runtime
+/// will check the choice; either way the source says which input is out.
+TEST(SelectorTest, DomainGuardsOnlyUncheckedChoices) {
+  StatusOr<SelectorModel> model = shippedSelectorModel("sm_90");
+  ASSERT_TRUE(model.isOk()) << model.message();
+  CsrMatrix m = generateBanded(4096, 8, 2);
+  std::map<std::string, double> in = selectorInputs(computeFeatures(m), 32);
+  SelectorModel narrow = *model;
+  narrow.margin = 0.0;
+  // With the check, the best generated candidate wins whatever cuSPARSE's
+  // prediction: the test is about the domain, not the margin.
+  narrow.checkedMargin = -64.0;
+  narrow.domain.clear();
+  narrow.domain["rows"] = {0.0, 100.0};
+  StatusOr<std::vector<RankedCandidate>> ranked = rankCandidates(narrow, in);
+  ASSERT_TRUE(ranked.isOk()) << ranked.message();
+  const SelectorCandidate *best = nullptr;
+  for (const RankedCandidate &c : *ranked)
+    if (c.candidate.format != "cusparse") {
+      best = &c.candidate;
+      break;
+    }
+  ASSERT_NE(best, nullptr);
+  SelectionOptions plain, checked;
+  checked.libraryCheck = true;
+  StatusOr<Selection> p = selectVariant(in, plain, &narrow);
+  StatusOr<Selection> c = selectVariant(in, checked, &narrow);
+  ASSERT_TRUE(p.isOk() && c.isOk());
+  EXPECT_EQ(p->choice.format, "cusparse");
+  EXPECT_NE(p->source.find(", outside its domain (rows = 4096)"),
+            std::string::npos)
+      << p->source;
+  EXPECT_EQ(p->source.find("checked"), std::string::npos) << p->source;
+  EXPECT_EQ(c->choice.strategy + "/" + c->choice.format,
+            best->strategy + "/" + best->format);
+  EXPECT_NE(c->source.find(", outside its domain (rows = 4096): checked "
+                           "against cuSPARSE at run time"),
+            std::string::npos)
+      << c->source;
+  // Inside the domain neither mentions it.
+  narrow.domain["rows"] = {0.0, 1e9};
+  StatusOr<Selection> inside = selectVariant(in, plain, &narrow);
+  ASSERT_TRUE(inside.isOk());
+  EXPECT_EQ(inside->source.find("domain"), std::string::npos);
+}
+
 /// The inputs carry every feature under its `spperm-inspect --json` name.
 TEST(SelectorTest, InputsFromFeatures) {
   CsrMatrix m = generateBanded(256, 3, 1);

@@ -73,8 +73,9 @@ struct SelectorModel {
   /// misses cost much (bell on the wrong matrix is 2-4x slower) is chosen
   /// only when predicted clearly ahead.
   std::map<std::string, double> formatPenalty;
-  /// The training range of some inputs ("domain" in the file): a layer
-  /// outside it gets cuSPARSE rather than an extrapolated guess.
+  /// The training range of some inputs ("domain" in the file): an
+  /// unchecked layer outside it gets cuSPARSE rather than an extrapolated
+  /// guess (a checked one is verified against cuSPARSE at run time).
   std::map<std::string, std::pair<double, double>> domain;
   std::vector<double> init;
   std::vector<std::vector<RegressionTree>> trees;
@@ -152,7 +153,8 @@ struct SelectionOptions {
   /// 0.1 asks a generated variant to be predicted >= 7 % faster).
   double margin = -1.0;
   /// The runtime will check the choice against cuSPARSE (the package's
-  /// `library_check`): the model's checked margin applies.
+  /// `library_check`): the model's checked margin applies, and a layer
+  /// outside the model's domain keeps the model's pick.
   bool libraryCheck = false;
   /// A forced strategy or format (empty or "auto": chosen). With one of
   /// them forced, the best-ranked candidate that has it wins; with both,
@@ -167,8 +169,10 @@ struct Selection {
   /// or the cost model ranked them; empty when both were forced.
   std::vector<RankedCandidate> ranked;
   /// "model FILE", "shipped model TARGET", "cost model" or "forced"; with
-  /// ", outside its domain (NAME = V)" when the model's domain sent the
-  /// layer to cuSPARSE.
+  /// ", outside its domain (NAME = V)" when the layer is outside the
+  /// model's domain: without the library check the layer then goes to
+  /// cuSPARSE; with it the model's pick stands and the source adds
+  /// ": checked against cuSPARSE at run time".
   std::string source;
 };
 

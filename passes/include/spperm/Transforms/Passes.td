@@ -199,7 +199,8 @@ def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
     margin (or `margin`; with `library-check`, the model's checked margin,
     meant for choices the runtime checks against cuSPARSE), a format the model
     penalizes (bell) must be predicted ahead by its penalty, and a matrix
-    outside the model's training domain gets cuSPARSE. `model=FILE` reads a model; without it the model shipped for
+    outside the model's training domain gets cuSPARSE unless `library-check`
+    is set (then the runtime's check decides). `model=FILE` reads a model; without it the model shipped for
     `target` is used (sm_90), and the analytic cost model for a target
     without one (or with `cost-model`). `strategy=`/`format=` force a
     choice (with only one forced, the best candidate that has it wins). K is
