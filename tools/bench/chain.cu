@@ -21,7 +21,7 @@
 //
 // Build and run on the GPU machine:
 //   nvcc -O3 -arch=sm_90 -o chain chain.cu && ./chain FILE.smtx[.gz]...
-// Prints one `chain` line per layer, K and variant.
+// Prints one `chain` line per layer, K, CTA size and variant.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,20 +70,28 @@ template <> struct Vec<4> {
   static __device__ T zero() { return make_float4(0, 0, 0, 0); }
 };
 
+/// The row of the warp of this thread (a warp per row).
+__device__ int warpRow() {
+  return blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+}
+
+/// Where lane `lane` of row `out` stores its VEC columns of C (K = 32 VEC).
+template <int VEC> __device__ float *cAt(float *C, int out, int lane) {
+  return C + size_t(out) * 32 * VEC + lane * VEC;
+}
+
 /// Row pointers and the permutation, then C: one round trip and a store.
 template <int VEC>
 __global__ void ptrKernel(const int *order, const int *rowPtr, float *C,
                           int rows) {
-  int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-  int lane = threadIdx.x % 32;
+  int row = warpRow(), lane = threadIdx.x % 32;
   if (row >= rows)
     return;
   int s = rowPtr[row], e = rowPtr[row + 1];
-  int out = order[row];
   using V = Vec<VEC>;
   typename V::T acc = V::zero();
   V::fma(acc, float(e - s), V::zero());
-  V::store(C + size_t(out) * 32 * VEC + lane * VEC, acc);
+  V::store(cAt<VEC>(C, order[row], lane), acc);
 }
 
 /// acc + the 32 cached entries (c, v; the first n real) times their B rows,
@@ -112,16 +120,18 @@ __device__ void broadcast(int c, float v, int n, const float *B, int lane,
   }
 }
 
-template <int VEC>
-__global__ void csrKernel(const int *order, const int *rowPtr, const int *col,
+/// The row kernel. CSR: the row's entries between its row pointers. ELL:
+/// at row * W, W of them (padding: value 0, a valid column), so no
+/// row-pointer load precedes the entries'.
+template <int VEC, bool ELL>
+__global__ void rowKernel(const int *order, const int *rowPtr, const int *col,
                           const float *val, const float *B, float *C,
-                          int rows) {
-  int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-  int lane = threadIdx.x % 32;
+                          int rows, int W) {
+  int row = warpRow(), lane = threadIdx.x % 32;
   if (row >= rows)
     return;
-  int s = rowPtr[row], e = rowPtr[row + 1];
-  int out = order[row];
+  int s = ELL ? row * W : rowPtr[row];
+  int e = ELL ? s + W : rowPtr[row + 1];
   using V = Vec<VEC>;
   typename V::T acc = V::zero();
   for (int p = s; p < e; p += 32) {
@@ -130,28 +140,7 @@ __global__ void csrKernel(const int *order, const int *rowPtr, const int *col,
     float v = q < e ? val[q] : 0.f;
     broadcast<VEC>(c, v, min(32, e - p), B, lane, acc);
   }
-  V::store(C + size_t(out) * 32 * VEC + lane * VEC, acc);
-}
-
-/// The row's entries at row * W (padding: value 0, a valid column).
-template <int VEC>
-__global__ void ellKernel(const int *order, const int *col, const float *val,
-                          const float *B, float *C, int rows, int W) {
-  int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-  int lane = threadIdx.x % 32;
-  if (row >= rows)
-    return;
-  int s = row * W;
-  int out = order[row];
-  using V = Vec<VEC>;
-  typename V::T acc = V::zero();
-  for (int p = 0; p < W; p += 32) {
-    int q = p + lane;
-    int c = q < W ? col[s + q] : 0;
-    float v = q < W ? val[s + q] : 0.f;
-    broadcast<VEC>(c, v, min(32, W - p), B, lane, acc);
-  }
-  V::store(C + size_t(out) * 32 * VEC + lane * VEC, acc);
+  V::store(cAt<VEC>(C, order[row], lane), acc);
 }
 
 struct Layer {
@@ -184,15 +173,15 @@ void runK(const std::string &name, const Csr &m, Layer &d, int runs) {
            }),
            0);
     float ms = medianMs(runs, true, [&] {
-      csrKernel<VEC><<<grid, threads>>>(d.order, d.rowPtr, d.col, d.val, d.B,
-                                        d.C, d.rows);
+      rowKernel<VEC, false><<<grid, threads>>>(d.order, d.rowPtr, d.col,
+                                               d.val, d.B, d.C, d.rows, 0);
     });
     CHECK(cudaGetLastError());
     report("csr", ms, ref.error(d.C));
     CHECK(cudaMemset(d.C, 0, size_t(d.rows) * K * sizeof(float)));
     ms = medianMs(runs, true, [&] {
-      ellKernel<VEC><<<grid, threads>>>(d.order, d.ellCol, d.ellVal, d.B, d.C,
-                                        d.rows, d.W);
+      rowKernel<VEC, true><<<grid, threads>>>(d.order, nullptr, d.ellCol,
+                                              d.ellVal, d.B, d.C, d.rows, d.W);
     });
     CHECK(cudaGetLastError());
     report("ell", ms, ref.error(d.C));

@@ -82,7 +82,8 @@ class RowKernelEmitter {
 public:
   RowKernelEmitter(const RowKernelSpec &spec, gpu::GPUFuncOp func,
                    ImplicitLocOpBuilder &b)
-      : spec(spec), func(func), b(b), kb(b, spec.vectorReductions, spec.gridDependencies) {}
+      : spec(spec), func(func), b(b),
+        kb(b, spec.vectorReductions, spec.gridDependencies) {}
 
   /// The whole kernel body: with `longRows`, its CTAs first (a branch
   /// every thread of a CTA takes alike, so barriers stay legal), then this

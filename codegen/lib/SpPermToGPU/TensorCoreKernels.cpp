@@ -34,7 +34,8 @@ class MmaKernelEmitter {
 public:
   MmaKernelEmitter(const MmaKernelSpec &spec, gpu::GPUFuncOp func,
                    ImplicitLocOpBuilder &b)
-      : spec(spec), func(func), b(b), kb(b, /*vectorReductions=*/false, spec.gridDependencies) {}
+      : spec(spec), func(func), b(b),
+        kb(b, /*vectorReductions=*/false, spec.gridDependencies) {}
 
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))

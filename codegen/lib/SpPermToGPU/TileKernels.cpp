@@ -44,7 +44,8 @@ class TileKernelEmitter {
 public:
   TileKernelEmitter(const TileKernelSpec &spec, gpu::GPUFuncOp func,
                     ImplicitLocOpBuilder &b)
-      : spec(spec), func(func), b(b), kb(b, spec.vectorReductions, spec.gridDependencies) {}
+      : spec(spec), func(func), b(b),
+        kb(b, spec.vectorReductions, spec.gridDependencies) {}
 
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))
