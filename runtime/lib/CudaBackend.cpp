@@ -53,6 +53,7 @@
 #include <cassert>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -60,6 +61,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -458,6 +460,9 @@ struct DeviceLayer {
   /// The function of each of the layer's kernels (parallel to
   /// PackageLayer::kernels; null for the "cusparse" variant).
   std::vector<CUfunction> functions;
+  /// The layer's alternatives (parallel to PackageLayer::alternatives):
+  /// their arrays and kernels.
+  std::vector<DeviceLayer> alternatives;
 };
 
 //===----------------------------------------------------------------------===//
@@ -790,7 +795,7 @@ public:
 
   ~CudaBackend() override {
     ScopedContext context(d);
-    plans.clear();
+    decisions.clear();
     layers.clear();
     if (module)
       d.api.cuModuleUnload(module);
@@ -815,6 +820,13 @@ public:
         SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
       if (hasGeneratedKernels(layer))
         SPRT_RETURN_IF_ERROR(prepareKernels(layer, device));
+      for (const PackageLayer &alternative : layer.alternatives) {
+        DeviceLayer &alt = device.alternatives.emplace_back();
+        alt.rows = device.rows;
+        alt.cols = device.cols;
+        alt.nnz = device.nnz;
+        SPRT_RETURN_IF_ERROR(prepareKernels(alternative, alt));
+      }
     }
     return SPRT_OK;
   }
@@ -841,6 +853,26 @@ public:
     if (variant == "spperm") {
       SPRT_RETURN_IF_ERROR(
           packageLaunch(index, layer, b, k, c, stream, launch));
+    } else if (std::optional<size_t> which = parseVariantIndex(variant)) {
+      // One of the layer's variants (0: the layer's own, n: its
+      // alternative n), its generated kernels as they are: no check.
+      if (*which > layer.alternatives.size() ||
+          !hasGeneratedKernels(variantOf(layer, *which)))
+        return failWith(SPRT_ERROR_UNSUPPORTED,
+                        "layer '" + layer.name + "' has no generated variant " +
+                            variant + " (it has " +
+                            std::to_string(layer.alternatives.size()) +
+                            " alternatives)");
+      const DeviceLayer &device = variantOf(layers[index], *which);
+      if (device.rows == 0 || device.nnz == 0) {
+        LaunchChoice choice;
+        SPRT_RETURN_IF_ERROR(
+            chooseLaunch(variantOf(layer, *which), k, choice));
+        launch = trivialLaunch(device, k, c, stream);
+      } else {
+        SPRT_RETURN_IF_ERROR(variantLaunch(index, layer, *which, b, k, c,
+                                           stream, launch));
+      }
     } else {
       const Algorithm *algorithm = findAlgorithm(variant);
       if (!algorithm) {
@@ -850,7 +882,7 @@ public:
         return failWith(SPRT_ERROR_UNSUPPORTED, "sprt_spmm_time: unknown "
                                                 "variant '" +
                                                     variant + "' (known: " +
-                                                    names + ")");
+                                                    names + ", spperm:N)");
       }
       if (algorithm->spmv && k != 1)
         return failWith(SPRT_ERROR_UNSUPPORTED,
@@ -871,6 +903,44 @@ public:
   }
 
 private:
+  /// N of a variant name "spperm:N" (decimal, at most 4 digits).
+  static std::optional<size_t> parseVariantIndex(const std::string &variant) {
+    constexpr std::string_view prefix = "spperm:";
+    if (variant.size() <= prefix.size() || variant.size() > prefix.size() + 4 ||
+        variant.compare(0, prefix.size(), prefix) != 0)
+      return std::nullopt;
+    size_t n = 0;
+    for (char ch : variant.substr(prefix.size())) {
+      if (ch < '0' || ch > '9')
+        return std::nullopt;
+      n = 10 * n + static_cast<size_t>(ch - '0');
+    }
+    return n;
+  }
+
+  /// Variant `which` of a layer: 0 the layer itself, n its alternative n.
+  template <typename Layer>
+  static Layer &variantOf(Layer &layer, size_t which) {
+    return which == 0 ? layer : layer.alternatives[which - 1];
+  }
+
+  /// Sets `launch` to variant `which` of layer `index` (its generated
+  /// kernels for K), unchecked.
+  sprt_status variantLaunch(int64_t index, const PackageLayer &layer,
+                            size_t which, const float *b, int64_t k, float *c,
+                            CUstream stream,
+                            std::function<sprt_status()> &launch) {
+    const PackageLayer &variant = variantOf(layer, which);
+    LaunchChoice choice;
+    SPRT_RETURN_IF_ERROR(chooseLaunch(variant, k, choice));
+    if (choice.cusparse)
+      return failWith(SPRT_ERROR_UNSUPPORTED,
+                      "layer '" + layer.name + "': variant " +
+                          std::to_string(which) + " runs no generated kernels");
+    return generatedLaunch(variantOf(layers[index], which), variant, choice,
+                           b, k, c, stream, launch);
+  }
+
   static const Algorithm *findAlgorithm(const std::string &variant) {
     for (const Algorithm &a : kAlgorithms)
       if (variant == a.variant)
@@ -1105,23 +1175,29 @@ private:
       if (!layer.libraryCheck)
         return SPRT_OK;
       // The library check, at the first call for (layer, K, stream): the
-      // plan kept is cuSPARSE's when it was faster, null when the
-      // generated kernels were.
+      // fastest of the layer's variants (its own and its alternatives),
+      // then cuSPARSE's plan when that was faster, null when the generated
+      // kernels were.
       auto [checked, first] =
-          plans.try_emplace(std::make_tuple(index, k, stream));
+          decisions.try_emplace(std::make_tuple(index, k, stream));
       if (first) {
-        sprt_status s = checkAgainstLibrary(device, b, k, c, stream, launch,
-                                            checked->second);
+        sprt_status s = decide(index, layer, b, k, c, stream, launch,
+                               checked->second);
         if (s != SPRT_OK) {
-          plans.erase(checked);
+          decisions.erase(checked);
           return s;
         }
       }
-      if (!checked->second)
+      if (!checked->second.library) {
+        if (checked->second.variant != 0)
+          SPRT_RETURN_IF_ERROR(variantLaunch(index, layer,
+                                             checked->second.variant, b, k,
+                                             c, stream, launch));
         return SPRT_OK;
-      p = checked->second.get();
+      }
+      p = checked->second.library.get();
     } else {
-      std::unique_ptr<Plan> &plan = plans[{index, k, stream}];
+      std::unique_ptr<Plan> &plan = decisions[{index, k, stream}].library;
       if (!plan)
         SPRT_RETURN_IF_ERROR(choosePlan(device, b, k, c, stream, plan));
       p = plan.get();
@@ -1231,7 +1307,9 @@ private:
   sprt_status checkAgainstLibrary(const DeviceLayer &device, const float *b,
                                   int64_t k, float *c, CUstream stream,
                                   const std::function<sprt_status()> &generated,
-                                  std::unique_ptr<Plan> &libraryPlan) {
+                                  std::unique_ptr<Plan> &libraryPlan,
+                                  float *generatedOut = nullptr,
+                                  float *libraryOut = nullptr) {
     std::unique_ptr<Plan> candidate;
     const std::string savedError = sprt_last_error();
     if (choosePlan(device, b, k, c, stream, candidate) != SPRT_OK) {
@@ -1257,9 +1335,106 @@ private:
     std::sort(libraryMs, libraryMs + kCheckRuns);
     const float generatedMedian =
         0.5f * (generatedMs[kCheckRuns - 1] + generatedMs[kCheckRuns]);
+    if (generatedOut)
+      *generatedOut = generatedMedian;
+    if (libraryOut)
+      *libraryOut = libraryMs[kCheckRuns / 2];
     if (generatedMedian > kCheckTieRatio * libraryMs[kCheckRuns / 2])
       libraryPlan = std::move(candidate);
     return SPRT_OK;
+  }
+
+  /// What runs a checked layer for a (K, stream): the variant whose
+  /// generated kernels run (0: the layer's own, n: its alternative n), and
+  /// cuSPARSE's plan instead when that was faster than them.
+  struct Decision {
+    size_t variant = 0;
+    std::unique_ptr<Plan> library;
+  };
+
+  /// Decides for a checked layer at its first call for (K, stream): with
+  /// alternatives, times every variant that accepts K (its generated
+  /// kernels, 1 warm-up and kCheckRuns runs each, then kCheckRuns more in
+  /// the reverse order, so that a clock ramp favours none; medians) and
+  /// takes the fastest; then checks it against the library
+  /// (checkAgainstLibrary). `launch` is variant 0's launch on entry and the
+  /// chosen variant's on return. SPPERM_LOG_CHOICES=1 prints the times and
+  /// the decision on stderr.
+  sprt_status decide(int64_t index, const PackageLayer &layer, const float *b,
+                     int64_t k, float *c, CUstream stream,
+                     std::function<sprt_status()> &launch, Decision &out) {
+    const DeviceLayer &device = layers[index];
+    const size_t count = 1 + layer.alternatives.size();
+    std::vector<std::function<sprt_status()>> launches(count);
+    launches[0] = launch;
+    const std::string savedError = sprt_last_error();
+    for (size_t v = 1; v < count; ++v) {
+      LaunchChoice choice;
+      // An alternative without kernels for this K is not a candidate.
+      if (chooseLaunch(layer.alternatives[v - 1], k, choice) != SPRT_OK ||
+          choice.cusparse) {
+        failWith(SPRT_OK, savedError);
+        continue;
+      }
+      SPRT_RETURN_IF_ERROR(variantLaunch(index, layer, v, b, k, c, stream,
+                                         launches[v]));
+    }
+    std::vector<std::vector<float>> times(count);
+    if (count > 1) {
+      float ms[kCheckRuns];
+      for (int pass = 0; pass < 2; ++pass)
+        for (size_t i = 0; i < count; ++i) {
+          const size_t v = pass == 0 ? i : count - 1 - i;
+          if (!launches[v])
+            continue;
+          SPRT_RETURN_IF_ERROR(timeLaunches(d, stream, pass == 0 ? 1 : 0,
+                                            kCheckRuns, ms, launches[v]));
+          times[v].insert(times[v].end(), ms, ms + kCheckRuns);
+        }
+    }
+    std::vector<float> medians(count, -1.0f);
+    for (size_t v = 0; v < count; ++v) {
+      if (times[v].empty())
+        continue;
+      std::sort(times[v].begin(), times[v].end());
+      medians[v] = 0.5f * (times[v][kCheckRuns - 1] + times[v][kCheckRuns]);
+      if (medians[v] < medians[out.variant])
+        out.variant = v;
+    }
+    launch = launches[out.variant];
+    float generatedMs = 0.0f, libraryMs = 0.0f;
+    SPRT_RETURN_IF_ERROR(checkAgainstLibrary(device, b, k, c, stream, launch,
+                                             out.library, &generatedMs,
+                                             &libraryMs));
+    if (logChoices()) {
+      std::string line = "spperm: layer '" + layer.name +
+                         "', k = " + std::to_string(k) + ":";
+      for (size_t v = 0; v < count; ++v) {
+        const PackageLayer &variant = variantOf(layer, v);
+        line += " " + std::string(formatName(variant.matrix.kind)) + "/" +
+                std::string(strategyCliName(variant.permutation.strategy)) +
+                " " +
+                (medians[v] >= 0 ? std::to_string(medians[v]) + " ms"
+                 : count > 1     ? std::string("(no kernels for this k)")
+                                 : std::string("")) +
+                ";";
+      }
+      line += " checked " + std::to_string(generatedMs) + " ms against " +
+              "cuSPARSE " + std::to_string(libraryMs) + " ms: runs " +
+              (out.library ? std::string("cuSPARSE")
+                           : "variant " + std::to_string(out.variant));
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
+    return SPRT_OK;
+  }
+
+  /// SPPERM_LOG_CHOICES=1: the decisions of checked layers on stderr.
+  static bool logChoices() {
+    static const bool on = [] {
+      const char *env = std::getenv("SPPERM_LOG_CHOICES");
+      return env && std::string_view(env) == "1";
+    }();
+    return on;
   }
 
   /// Prepares every algorithm that applies to K, times each (1 warm-up,
@@ -1318,10 +1493,11 @@ private:
   /// Serializes the calls on this package (they share the handle and the
   /// plans; the work itself is only enqueued while it is held).
   std::mutex mutex;
-  /// The chosen plan per (layer, K, stream); for a layer with the library
-  /// check, a null plan records that its generated kernels won.
-  std::map<std::tuple<int64_t, int64_t, CUstream>, std::unique_ptr<Plan>>
-      plans;
+  /// What runs per (layer, K, stream): the cuSPARSE plan of a library
+  /// layer; for a layer with the library check, the variant that won and
+  /// cuSPARSE's plan if that was faster (null when the generated kernels
+  /// were).
+  std::map<std::tuple<int64_t, int64_t, CUstream>, Decision> decisions;
 };
 
 } // namespace

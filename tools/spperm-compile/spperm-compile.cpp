@@ -51,6 +51,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -70,6 +71,7 @@ struct Options {
   bool timing = false;
   bool quiet = false;
   std::string model, margin;
+  std::string maxVariants = "0";
   bool costModel = false, noLibraryCheck = false;
   std::string target = "sm_90";
   std::string values = "file";
@@ -188,6 +190,7 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
                             StageTimes &times) {
   FormatTimes formatTimes;
   double hashSeconds = 0.0;
+  std::map<std::string, std::string> sourceHashes;
   for (auto func : module.getOps<func::FuncOp>()) {
     SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
     if (spmms.empty())
@@ -204,6 +207,20 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
       return failure();
     ::spperm::PackageLayer layer;
     layer.name = func.getSymName().str();
+    // A copy spperm-expand-alternatives made: one of the layer's
+    // alternatives (it follows its layer in the module).
+    ::spperm::PackageLayer *parent = nullptr;
+    if (auto of = func->getAttrOfType<FlatSymbolRefAttr>(
+            "spperm.alternative_of")) {
+      for (::spperm::PackageLayer &l : layers)
+        if (l.name == of.getValue())
+          parent = &l;
+      if (!parent || !parent->libraryCheck)
+        return func.emitError()
+               << "is an alternative of @" << of.getValue()
+               << ", which is not a layer checked at run time before it";
+      layer.name = parent->name;
+    }
     MatrixType type = spmm.getMatrix().getType();
     layer.permutation = getPermutationOptions(type.getPerm());
     layer.format = getFormatOptions(type.getFormat());
@@ -211,12 +228,18 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     int64_t kDim = cast<RankedTensorType>(spmm.getDense().getType()).getDimSize(1);
     layer.k = ShapedType::isDynamic(kDim) ? 0 : kDim;
     layer.sourcePath = load.resolvePath(baseDir);
-    auto hashStart = std::chrono::steady_clock::now();
-    ::spperm::StatusOr<std::string> sha = ::spperm::sha256File(layer.sourcePath);
-    hashSeconds += since(hashStart);
-    if (!sha)
-      return load.emitOpError() << sha.message();
-    layer.sourceSha256 = *sha;
+    // Each source file is hashed once (a layer's alternatives share it).
+    auto [hashed, fresh] = sourceHashes.try_emplace(layer.sourcePath);
+    if (fresh) {
+      auto hashStart = std::chrono::steady_clock::now();
+      ::spperm::StatusOr<std::string> sha =
+          ::spperm::sha256File(layer.sourcePath);
+      hashSeconds += since(hashStart);
+      if (!sha)
+        return load.emitOpError() << sha.message();
+      hashed->second = *sha;
+    }
+    layer.sourceSha256 = hashed->second;
     layer.values =
         *::spperm::parseValuesSpec(load.getValues().value_or("file").str());
     ChoiceAttr choice = load.getChoiceAttr();
@@ -231,6 +254,15 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
       kernel.family = "cusparse";
       kernel.variant = "cusparse";
       layer.kernels.push_back(kernel);
+    }
+    if (parent) {
+      if (!layer.kernels.empty())
+        return func.emitError() << "is an alternative of @" << parent->name
+                                << " that runs cuSPARSE; alternatives are "
+                                   "generated variants";
+      layer.libraryCheck = true;
+      parent->alternatives.push_back(std::move(layer));
+      continue;
     }
     layers.push_back(std::move(layer));
   }
@@ -268,6 +300,12 @@ LogicalResult generateCode(ModuleOp module,
     options.k = layer.k;
     options.prefix = "l" + std::to_string(index);
     layer.kernels = generateLayerKernels(kernels, layer.matrix, options);
+    for (auto [alt, alternative] : llvm::enumerate(layer.alternatives)) {
+      options.prefix = "l" + std::to_string(index) + "a" +
+                       std::to_string(alt + 1);
+      alternative.kernels =
+          generateLayerKernels(kernels, alternative.matrix, options);
+    }
   }
   times.add("codegen", since(start));
   times.begin("lowering the kernels to PTX");
@@ -335,6 +373,12 @@ int main(int argc, char **argv) {
                "auto: do not mark the chosen kernels to be checked against "
                "cuSPARSE by the runtime at their first call",
                &o.noLibraryCheck);
+  args.addOption("max-variants", "N",
+                 "auto with the library check: the most variants (the choice "
+                 "included) of the model's shortlist a layer carries for the "
+                 "runtime to time at its first call; 0 (default) the model's "
+                 "shortlist, 1 the choice alone",
+                 &o.maxVariants);
   args.addFlag("cost-model",
                "Choose auto variants with the analytic cost model instead of "
                "a learned model",
@@ -624,10 +668,17 @@ int main(int argc, char **argv) {
       return 1;
     choose.margin = marginValue;
     choose.libraryCheck = !o.noLibraryCheck;
+    int64_t maxVariants = 0;
+    if (!parseInt64("max-variants", o.maxVariants, 0, 64, maxVariants))
+      return 1;
+    choose.maxVariants = maxVariants;
     choose.strategy = strategy;
     choose.format = format;
     choose.k = k > 0 ? k : 32;
     select.addPass(createSpPermSelect(choose));
+    // The shortlist's runner-ups become layers of their own (packaged as
+    // their layer's alternatives below).
+    select.addPass(createSpPermExpandAlternatives());
     if (failed(select.run(*module)))
       return 1;
     times.add("selection", since(start));
@@ -684,11 +735,16 @@ int main(int argc, char **argv) {
     llvm::sys::path::remove_dots(parent, /*remove_dot_dot=*/true);
     llvm::sys::path::remove_filename(parent);
     std::string prefix = std::string(parent.str()) + "/";
-    for (::spperm::PackageLayer &layer : layers) {
+    auto relativize = [&](::spperm::PackageLayer &layer) {
       SmallString<256> src(layer.sourcePath);
       llvm::sys::path::remove_dots(src, /*remove_dot_dot=*/true);
       if (StringRef(src).starts_with(prefix))
         layer.sourcePath = StringRef(src).drop_front(prefix.size()).str();
+    };
+    for (::spperm::PackageLayer &layer : layers) {
+      relativize(layer);
+      for (::spperm::PackageLayer &alternative : layer.alternatives)
+        relativize(alternative);
     }
   }
   KernelGenOptions codegen;

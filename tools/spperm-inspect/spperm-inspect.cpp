@@ -328,6 +328,11 @@ int main(int argc, char **argv) {
                            std::exp2(c.predictedLog2Ratio)},
                           {"score_ratio", std::exp2(c.score)}});
       sel["ranking"] = ranked;
+      nlohmann::ordered_json shortlist = nlohmann::ordered_json::array();
+      for (const SelectorCandidate &c : selection->alternatives)
+        shortlist.push_back(
+            {{"strategy", c.strategy}, {"format", c.format}});
+      sel["alternatives"] = shortlist;
       out["selection"] = sel;
     }
     std::printf("%s\n", out.dump(2).c_str());
@@ -350,6 +355,14 @@ int main(int argc, char **argv) {
         std::printf("  %-4d %-12s %-9s %-25.3f %.3f\n", rank++,
                     c.candidate.strategy.c_str(), c.candidate.format.c_str(),
                     std::exp2(c.predictedLog2Ratio), std::exp2(c.score));
+      // The runner-ups spperm-compile packages beside the choice; the
+      // runtime times them all at the first call per K.
+      if (!selection->alternatives.empty()) {
+        std::printf("  shortlist (timed at the first call):");
+        for (const SelectorCandidate &c : selection->alternatives)
+          std::printf(" %s / %s", c.strategy.c_str(), c.format.c_str());
+        std::printf("\n");
+      }
     }
   }
   return 0;

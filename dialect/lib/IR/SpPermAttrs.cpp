@@ -158,7 +158,7 @@ static bool isNumber(Attribute a) {
 
 LogicalResult ChoiceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef strategy, StringRef format,
-                                 StringRef source) {
+                                 StringRef source, ArrayAttr alternatives) {
   if (!::spperm::parseStrategy(strategy.str()))
     return emitError() << "unknown strategy '" << strategy
                        << "' (expected a --strategy name: identity, plain, "
@@ -169,6 +169,33 @@ LogicalResult ChoiceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << "' (expected csr, bell, hbp or cusparse)";
   if (source.empty())
     return emitError() << "source must not be empty";
+  if (!alternatives)
+    return success();
+  if (format == "cusparse" || format == "hbp")
+    return emitError() << "a " << format
+                       << " choice has no alternatives (the shortlist is "
+                          "csr and bell variants the runtime times)";
+  for (auto [i, element] : llvm::enumerate(alternatives)) {
+    auto alt = dyn_cast<ChoiceAttr>(element);
+    if (!alt)
+      return emitError() << "alternatives[" << i
+                         << "] must be a #spperm.choice";
+    if (alt.getAlternatives())
+      return emitError() << "alternatives[" << i
+                         << "] must not have alternatives of its own";
+    if (alt.getFormat() != "csr" && alt.getFormat() != "bell")
+      return emitError() << "alternatives[" << i << "] has format '"
+                         << alt.getFormat() << "' (expected csr or bell)";
+    if (alt.getStrategy() == strategy && alt.getFormat() == format)
+      return emitError() << "alternatives[" << i << "] repeats the choice";
+    for (Attribute other : alternatives.getValue().take_front(i)) {
+      auto before = cast<ChoiceAttr>(other);
+      if (before.getStrategy() == alt.getStrategy() &&
+          before.getFormat() == alt.getFormat())
+        return emitError() << "alternatives[" << i << "] repeats an earlier "
+                           << "alternative";
+    }
+  }
   return success();
 }
 

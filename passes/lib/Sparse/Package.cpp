@@ -67,6 +67,10 @@ constexpr const char *kChecksumKey = "manifest_sha256";
 /// Alignment of every buffer in data.bin (enough for any vector load and for
 /// cudaMemcpy-friendly offsets).
 constexpr uint64_t kAlignment = 256;
+/// The keys of an alternative in the manifest: what differs from its layer.
+constexpr const char *kAlternativeKeys[] = {
+    "strategy", "strategy_params", "format", "format_params", "kernels",
+    "buffers"};
 /// Manifests larger than this are refused before they are read.
 constexpr uint64_t kMaxManifestBytes = uint64_t(64) << 20;
 /// kernels.ptx / kernels.<target>.cubin larger than this are refused.
@@ -456,6 +460,44 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
   return Status::ok();
 }
 
+/// Whether `layer` runs generated kernels (it has kernels, and not the
+/// cuSPARSE entry).
+bool hasGeneratedKernelsOf(const PackageLayer &layer) {
+  return !layer.kernels.empty() && layer.kernels.front().variant != "cusparse";
+}
+
+/// The alternatives of `layer` as the manifest can hold them: only on a
+/// checked layer with generated kernels; each the same matrix (shape, K,
+/// source, values) with generated kernels of its own and no alternatives.
+Status checkAlternativesForWriting(const PackageLayer &layer,
+                                   bool externalData) {
+  if (layer.alternatives.empty())
+    return Status::ok();
+  std::string where = "layer " + inQuotes(layer.name) + ": ";
+  if (!layer.libraryCheck || !hasGeneratedKernelsOf(layer))
+    return Status::error(where + "alternatives need the library check and "
+                                 "generated kernels");
+  for (size_t i = 0; i < layer.alternatives.size(); ++i) {
+    const PackageLayer &alt = layer.alternatives[i];
+    std::string at = where + "alternative " + std::to_string(i + 1) + ": ";
+    if (Status s = checkLayerForWriting(alt, externalData); !s)
+      return Status::error(at + s.message());
+    if (alt.name != layer.name || alt.matrix.rows != layer.matrix.rows ||
+        alt.matrix.cols != layer.matrix.cols ||
+        alt.matrix.nnz != layer.matrix.nnz || alt.k != layer.k ||
+        alt.sourcePath != layer.sourcePath ||
+        alt.sourceSha256 != layer.sourceSha256 ||
+        formatValuesSpec(alt.values) != formatValuesSpec(layer.values) ||
+        !alt.libraryCheck)
+      return Status::error(at + "not the layer's matrix (name, shape, nnz, "
+                                "K, source and library check must match)");
+    if (!hasGeneratedKernelsOf(alt) || !alt.alternatives.empty())
+      return Status::error(at + "needs generated kernels and no "
+                                "alternatives of its own");
+  }
+  return Status::ok();
+}
+
 json kernelJson(const KernelInfo &k) {
   json j;
   j["name"] = k.name;
@@ -510,7 +552,8 @@ Status writePackageFiles(const std::string &tmp,
   Sha256 wholeData;
   uint64_t end = 0;
   json layerList = json::array();
-  for (const PackageLayer &layer : layers) {
+  // The manifest entry of one layer, its arrays appended to data.bin.
+  auto layerJson = [&](const PackageLayer &layer) {
     const FormattedMatrix &f = layer.matrix;
     json l;
     l["name"] = layer.name;
@@ -564,6 +607,22 @@ Status writePackageFiles(const std::string &tmp,
       buffers.push_back(b);
     });
     l["buffers"] = buffers;
+    return l;
+  };
+  for (const PackageLayer &layer : layers) {
+    json l = layerJson(layer);
+    if (!layer.alternatives.empty()) {
+      // What differs: the rest is the layer's.
+      json alternatives = json::array();
+      for (const PackageLayer &alt : layer.alternatives) {
+        json full = layerJson(alt);
+        json a;
+        for (const char *key : kAlternativeKeys)
+          a[key] = full[key];
+        alternatives.push_back(a);
+      }
+      l["alternatives"] = alternatives;
+    }
     layerList.push_back(l);
   }
   if (data) {
@@ -621,6 +680,9 @@ Status spperm::writePackage(const std::string &dirArg,
     return fail("a package needs at least one layer");
   for (size_t i = 0; i < layers.size(); ++i) {
     if (Status s = checkLayerForWriting(layers[i], options.externalData); !s)
+      return fail(s.message());
+    if (Status s = checkAlternativesForWriting(layers[i], options.externalData);
+        !s)
       return fail(s.message());
     for (size_t j = 0; j < i; ++j)
       if (layers[j].name == layers[i].name)
@@ -1030,6 +1092,9 @@ Status readSmallFile(const std::string &path, uint64_t maxSize,
 /// Everything parsed from one layer of the manifest.
 struct LayerDesc {
   PackageLayer layer;
+  /// For an alternative, the index of its layer in ManifestDesc::layers;
+  /// -1 for a layer.
+  int64_t parent = -1;
   std::vector<BufferDesc> buffers;
   bool withCsr = false;
 };
@@ -1044,11 +1109,12 @@ struct ManifestDesc {
   std::vector<LayerDesc> layers;
 };
 
-/// Parses layers[index] (structure, types, ranges, the buffer list against
-/// the format's arrays); the arrays themselves are not touched.
-bool parseLayer(ManifestReader &r, const json &l, size_t index,
+/// Parses the layer `l` (structure, types, ranges, the buffer list against
+/// the format's arrays), which messages call `where` ("layers[3]"); the
+/// arrays themselves are not touched.
+bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
                 bool externalData, uint64_t dataSize, LayerDesc &out) {
-  std::string ctx = "layers[" + std::to_string(index) + "]";
+  std::string ctx = where;
   if (!l.is_object())
     return r.fail(ctx + " must be an object");
   if (!r.onlyKeys(l, ctx,
@@ -1411,15 +1477,70 @@ bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
     return false;
   if (layers->empty())
     return r.fail("layers is empty");
-  out.layers.resize(layers->size());
+  // Layers and their alternatives, flat: each alternative after its
+  // layer, parsed as the layer with the alternative's keys in place of its
+  // own (so it is validated like any layer).
+  // Reserved in full first: a buffer's description points into its
+  // layer's arrays, so the descriptions must not move.
+  size_t entries = layers->size();
+  for (const json &entry : *layers)
+    if (entry.is_object() && entry.contains("alternatives") &&
+        entry["alternatives"].is_array())
+      entries += entry["alternatives"].size();
+  out.layers.reserve(entries);
   for (size_t i = 0; i < layers->size(); ++i) {
-    if (!parseLayer(r, (*layers)[i], i, out.externalData, out.data.size,
-                    out.layers[i]))
+    const std::string ctx = "layers[" + std::to_string(i) + "]";
+    const json &entry = (*layers)[i];
+    const json *alternatives = nullptr;
+    json plain;
+    if (entry.is_object() && entry.contains("alternatives")) {
+      alternatives = &entry["alternatives"];
+      plain = entry;
+      plain.erase("alternatives");
+    }
+    const int64_t index = static_cast<int64_t>(out.layers.size());
+    if (!parseLayer(r, alternatives ? plain : entry, ctx, out.externalData,
+                    out.data.size, out.layers.emplace_back()))
       return false;
-    for (size_t j = 0; j < i; ++j)
-      if (out.layers[j].layer.name == out.layers[i].layer.name)
-        return r.fail("two layers are named " +
-                      inQuotes(out.layers[i].layer.name));
+    const PackageLayer &layer = out.layers.back().layer;
+    for (const LayerDesc &other : out.layers)
+      if (&other.layer != &layer && other.parent < 0 &&
+          other.layer.name == layer.name)
+        return r.fail("two layers are named " + inQuotes(layer.name));
+    if (!alternatives)
+      continue;
+    const std::string actx = ctx + " (" + inQuotes(layer.name) + ")";
+    if (!alternatives->is_array() || alternatives->empty())
+      return r.fail(actx + ".alternatives must be a non-empty array");
+    if (!layer.libraryCheck || !hasGeneratedKernelsOf(layer))
+      return r.fail(actx + " has alternatives but not the library check "
+                           "and generated kernels (the runtime chooses "
+                           "among them by timing)");
+    for (size_t j = 0; j < alternatives->size(); ++j) {
+      const std::string jctx =
+          actx + ".alternatives[" + std::to_string(j) + "]";
+      const json &alt = (*alternatives)[j];
+      if (!alt.is_object())
+        return r.fail(jctx + " must be an object");
+      if (!r.onlyKeys(alt, jctx,
+                      {kAlternativeKeys[0], kAlternativeKeys[1],
+                       kAlternativeKeys[2], kAlternativeKeys[3],
+                       kAlternativeKeys[4], kAlternativeKeys[5]}))
+        return false;
+      for (const char *key : kAlternativeKeys)
+        if (!alt.contains(key))
+          return r.fail(jctx + " lacks " + inQuotes(key));
+      json merged = plain;
+      for (auto it = alt.begin(); it != alt.end(); ++it)
+        merged[it.key()] = it.value();
+      LayerDesc &desc = out.layers.emplace_back();
+      desc.parent = index;
+      if (!parseLayer(r, merged, jctx, out.externalData, out.data.size, desc))
+        return false;
+      if (!hasGeneratedKernelsOf(desc.layer))
+        return r.fail(jctx + " needs generated kernels (an alternative is a "
+                             "variant the runtime times)");
+    }
   }
 
   // No two buffers may share bytes of data.bin.
@@ -1729,8 +1850,12 @@ StatusOr<Package> spperm::readPackage(const std::string &dirArg) {
   if (m.hasCubin)
     if (Status s = readCodeFile(dir, m.cubin, package.cubin); !s)
       return s;
-  package.layers.reserve(m.layers.size());
-  for (LayerDesc &l : m.layers)
-    package.layers.push_back(std::move(l.layer));
+  // Alternatives follow their layer in m.layers.
+  for (LayerDesc &l : m.layers) {
+    if (l.parent < 0)
+      package.layers.push_back(std::move(l.layer));
+    else
+      package.layers.back().alternatives.push_back(std::move(l.layer));
+  }
   return package;
 }

@@ -246,6 +246,25 @@ StatusOr<SelectorModel> spperm::parseSelectorModel(const std::string &text,
       model.formatPenalty[it.key()] = v;
     }
   }
+  if (root.contains("shortlist")) {
+    const json &shortlist = root["shortlist"];
+    if (!shortlist.is_object())
+      return r.fail("shortlist",
+                    "must be an object of format names to counts");
+    for (auto it = shortlist.begin(); it != shortlist.end(); ++it) {
+      const json &n = it.value();
+      if (!n.is_number_integer() || n.get<int64_t>() < 0 ||
+          n.get<int64_t>() > kMaxShortlist)
+        return r.fail("shortlist." + it.key(),
+                      "must be an integer in [0, " +
+                          std::to_string(kMaxShortlist) + "]");
+      if (it.key() == "cusparse")
+        return r.fail("shortlist.cusparse",
+                      "the library is always timed; only generated formats "
+                      "are listed");
+      model.shortlist[it.key()] = static_cast<int>(n.get<int64_t>());
+    }
+  }
   if (root.contains("domain")) {
     const json &domain = root["domain"];
     if (!domain.is_object())

@@ -12,10 +12,13 @@
 
 #include "spperm/Sparse/Selector.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 namespace {
 struct ShippedModel {
@@ -55,6 +58,50 @@ spperm::loadSelectorModel(const SelectionOptions &options) {
   return options.modelPath.empty() ? shippedSelectorModel(options.target)
                                    : readSelectorModel(options.modelPath);
 }
+
+namespace {
+
+/// The runner-ups of a checked choice: the generated candidates of
+/// `ranked` (best first) up to the model's shortlist count for their format
+/// (the choice fills the first place of its own), each format's best before
+/// any format's second (by rank within a place), and no more than
+/// `maxVariants` - 1 of them, or when that is 0, no more than the entry
+/// budget allows (kShortlistEntries / `nnz` variants in all).
+std::vector<SelectorCandidate>
+shortlistOf(const SelectorModel &model,
+            const std::vector<RankedCandidate> &ranked,
+            const SelectorCandidate &choice, int64_t maxVariants, double nnz) {
+  std::vector<SelectorCandidate> out;
+  if (choice.format == "cusparse" || model.shortlist.empty())
+    return out;
+  int64_t variants = maxVariants;
+  if (variants <= 0)
+    variants = std::max<int64_t>(
+        1, static_cast<int64_t>(kShortlistEntries / std::max(1.0, nnz)));
+  std::map<std::string, int> place = {{choice.format, 1}};
+  // (place within its format, rank, index into ranked)
+  std::vector<std::tuple<int, size_t, size_t>> order;
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const SelectorCandidate &cand = ranked[i].candidate;
+    if (cand.format == "cusparse" ||
+        (cand.format == choice.format && cand.strategy == choice.strategy))
+      continue;
+    auto count = model.shortlist.find(cand.format);
+    int &taken = place[cand.format];
+    if (count == model.shortlist.end() || taken >= count->second)
+      continue;
+    order.emplace_back(taken++, i, i);
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto &[taken, rank, index] : order) {
+    if (static_cast<int64_t>(out.size()) + 1 >= variants)
+      break;
+    out.push_back(ranked[index].candidate);
+  }
+  return out;
+}
+
+} // namespace
 
 StatusOr<Selection>
 spperm::selectVariant(const std::map<std::string, double> &inputs,
@@ -114,6 +161,11 @@ spperm::selectVariant(const std::map<std::string, double> &inputs,
     if ((!given(options.strategy) || c.candidate.strategy == options.strategy) &&
         (!given(options.format) || c.candidate.format == options.format)) {
       out.choice = c.candidate;
+      if (model && options.libraryCheck && !given(options.strategy) &&
+          !given(options.format))
+        out.alternatives =
+            shortlistOf(*model, out.ranked, out.choice, options.maxVariants,
+                        inputs.count("nnz") ? inputs.at("nnz") : 0.0);
       return out;
     }
   }

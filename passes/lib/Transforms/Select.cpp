@@ -68,6 +68,12 @@ struct SpPermSelectPass
                          << "' (expected csr, bell, hbp or cusparse)";
       return signalPassFailure();
     }
+    if (maxVariants < 0) {
+      module.emitError() << "spperm-select: max-variants must not be "
+                            "negative, got "
+                         << static_cast<int64_t>(maxVariants);
+      return signalPassFailure();
+    }
     if (k < 1) {
       module.emitError() << "spperm-select: k must be positive, got "
                          << static_cast<int64_t>(k);
@@ -81,6 +87,7 @@ struct SpPermSelectPass
     options.format = format;
     options.margin = margin;
     options.libraryCheck = libraryCheck;
+    options.maxVariants = maxVariants;
     // The learned model, read when the first matrix needs it, once.
     std::optional<::spperm::SelectorModel> learned;
 
@@ -115,9 +122,17 @@ struct SpPermSelectPass
                                   learned ? &*learned : nullptr);
       if (!selection)
         return load.emitOpError() << selection.message();
+      ArrayAttr alternatives;
+      if (!selection->alternatives.empty()) {
+        SmallVector<Attribute> list;
+        for (const ::spperm::SelectorCandidate &alt : selection->alternatives)
+          list.push_back(
+              ChoiceAttr::get(ctx, alt.strategy, alt.format, "shortlist"));
+        alternatives = ArrayAttr::get(ctx, list);
+      }
       load.setChoiceAttr(ChoiceAttr::get(ctx, selection->choice.strategy,
                                          selection->choice.format,
-                                         selection->source));
+                                         selection->source, alternatives));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

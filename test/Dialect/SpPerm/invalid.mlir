@@ -176,8 +176,38 @@ func.func private @choice_source() attributes {c = #spperm.choice<strategy = "lp
 
 // -----
 
-// expected-error@+1 {{expected ','}}
+// expected-error@+1 {{struct is missing required parameter: source}}
 func.func private @choice_missing() attributes {c = #spperm.choice<strategy = "lpt", format = "csr">}
+
+// -----
+
+// expected-error@+1 {{a cusparse choice has no alternatives}}
+func.func private @choice_cusparse_alternatives() attributes {c = #spperm.choice<strategy = "identity", format = "cusparse", source = "forced", alternatives = [#spperm.choice<strategy = "lpt", format = "csr", source = "shortlist">]>}
+
+// -----
+
+// expected-error@+1 {{alternatives[0] must be a #spperm.choice}}
+func.func private @choice_alternative_string() attributes {c = #spperm.choice<strategy = "lpt", format = "csr", source = "s", alternatives = ["bsa"]>}
+
+// -----
+
+// expected-error@+1 {{alternatives[0] has format 'hbp' (expected csr or bell)}}
+func.func private @choice_alternative_hbp() attributes {c = #spperm.choice<strategy = "lpt", format = "csr", source = "s", alternatives = [#spperm.choice<strategy = "identity", format = "hbp", source = "shortlist">]>}
+
+// -----
+
+// expected-error@+1 {{alternatives[0] repeats the choice}}
+func.func private @choice_alternative_same() attributes {c = #spperm.choice<strategy = "lpt", format = "csr", source = "s", alternatives = [#spperm.choice<strategy = "lpt", format = "csr", source = "shortlist">]>}
+
+// -----
+
+// expected-error@+1 {{alternatives[1] repeats an earlier alternative}}
+func.func private @choice_alternative_twice() attributes {c = #spperm.choice<strategy = "lpt", format = "csr", source = "s", alternatives = [#spperm.choice<strategy = "bsa", format = "bell", source = "shortlist">, #spperm.choice<strategy = "bsa", format = "bell", source = "shortlist">]>}
+
+// -----
+
+// expected-error@+1 {{alternatives[0] must not have alternatives of its own}}
+func.func private @choice_alternative_nested() attributes {c = #spperm.choice<strategy = "lpt", format = "csr", source = "s", alternatives = [#spperm.choice<strategy = "bsa", format = "bell", source = "shortlist", alternatives = [#spperm.choice<strategy = "identity", format = "csr", source = "shortlist">]>]>}
 
 // -----
 

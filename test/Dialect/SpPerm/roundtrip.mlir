@@ -42,6 +42,15 @@ func.func @load_choice() {
 
 // -----
 
+// CHECK-LABEL: func.func @load_choice_alternatives
+// CHECK: spperm.load "a.mtx" {choice = #spperm.choice<strategy = "lpt", format = "csr", source = "shipped model sm_90", alternatives = [#spperm.choice<strategy = "bsa", format = "bell", source = "shortlist">, #spperm.choice<strategy = "identity", format = "csr", source = "shortlist">]>}
+func.func @load_choice_alternatives() {
+  %0 = spperm.load "a.mtx" {choice = #spperm.choice<strategy = "lpt", format = "csr", source = "shipped model sm_90", alternatives = [#spperm.choice<strategy = "bsa", format = "bell", source = "shortlist">, #spperm.choice<strategy = "identity", format = "csr", source = "shortlist">]>} : !spperm.matrix<4x6xf32, #spperm.csr>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @empty_shape
 // CHECK-SAME: !spperm.matrix<0x0xf32, #spperm.csr>
 func.func @empty_shape(%a: !spperm.matrix<0x0xf32, #spperm.csr>) {

@@ -99,6 +99,14 @@ struct PackageLayer {
   /// call for each K and keeps them only when at least 2 % faster ("library_check": true in the
   /// manifest; set by spperm-compile for variants the selector chose).
   bool libraryCheck = false;
+  /// Other variants of the same matrix for the runtime to time beside this
+  /// one (the selector's shortlist; "alternatives" in the manifest): each
+  /// has this layer's name, shape, K, source and library check, and its own
+  /// strategy, format, arrays and generated kernels. The runtime times the
+  /// layer and its alternatives at the first call per K and runs the
+  /// fastest, if it beats cuSPARSE. Only a layer with the library check and
+  /// generated kernels has them; an alternative has none of its own.
+  std::vector<PackageLayer> alternatives;
 };
 
 /// Package-wide settings.

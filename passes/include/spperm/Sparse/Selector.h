@@ -48,6 +48,16 @@ struct SelectorCandidate {
   std::string format;
 };
 
+/// The most candidates of one format a model's shortlist may name.
+constexpr int kMaxShortlist = 8;
+
+/// The most stored entries a layer's variants may hold together unless
+/// `SelectionOptions::maxVariants` says otherwise: compile time and package
+/// size grow with them, so a layer of more than a third of this carries two
+/// variants, of more than half the choice alone (tools/selector/train.py's
+/// SHORTLIST_ENTRIES).
+constexpr double kShortlistEntries = 24e6;
+
 /// A gradient-boosted model: for candidate c, the predicted log2(time of c /
 /// time of the fastest candidate) is init[c] + learningRate * the sum of
 /// trees[c]'s predictions.
@@ -77,6 +87,12 @@ struct SelectorModel {
   /// unchecked layer outside it gets cuSPARSE rather than an extrapolated
   /// guess (a checked one is verified against cuSPARSE at run time).
   std::map<std::string, std::pair<double, double>> domain;
+  /// How many of each format's best-ranked candidates a layer whose choice
+  /// the runtime checks carries ("shortlist" in the file, format name to
+  /// count, each in [0, kMaxShortlist]): the runtime times them all at the
+  /// first call per K and runs the fastest (docs/Selector.md, "The
+  /// shortlist"). Empty: the choice alone.
+  std::map<std::string, int> shortlist;
   std::vector<double> init;
   std::vector<std::vector<RegressionTree>> trees;
 };
@@ -156,6 +172,10 @@ struct SelectionOptions {
   /// `library_check`): the model's checked margin applies, and a layer
   /// outside the model's domain keeps the model's pick.
   bool libraryCheck = false;
+  /// With the library check, the most variants (the choice included) a
+  /// layer carries for the runtime to time: 0 takes the model's shortlist
+  /// within kShortlistEntries, 1 carries the choice alone.
+  int64_t maxVariants = 0;
   /// A forced strategy or format (empty or "auto": chosen). With one of
   /// them forced, the best-ranked candidate that has it wins; with both,
   /// no model is consulted.
@@ -174,6 +194,14 @@ struct Selection {
   /// cuSPARSE; with it the model's pick stands and the source adds
   /// ": checked against cuSPARSE at run time".
   std::string source;
+  /// The runner-ups the runtime times beside the choice at the first call
+  /// per K: with the library check, a learned model with a shortlist,
+  /// nothing forced and a generated choice, the best-ranked candidates of
+  /// each format up to the model's count for it (the choice counts for its
+  /// format), each format's best before any format's second, at most
+  /// `maxVariants` - 1 (or as many as kShortlistEntries allows); otherwise
+  /// empty.
+  std::vector<SelectorCandidate> alternatives;
 };
 
 /// Whether `options` choose with a learned model (a model file, or the

@@ -62,6 +62,53 @@ def SpPermConvertFormat : Pass<"spperm-convert-format", "::mlir::ModuleOp"> {
   ];
 }
 
+def SpPermExpandAlternatives
+    : Pass<"spperm-expand-alternatives", "::mlir::ModuleOp"> {
+  let summary = "Make the selector's shortlist into alternative layers";
+  let description = [{
+    For every function (layer) whose `spperm.load` carries a
+    `#spperm.choice` with `alternatives` (what `spperm-select{library-check}`
+    records with a model that has a shortlist), inserts one copy of the
+    function per alternative after it, named `NAME__altN` (N = 1, 2, ...),
+    with that alternative as the copy's choice and the attribute
+    `spperm.alternative_of = @NAME`; the original keeps its own choice
+    without the list. `spperm-permute-rows{strategy=auto}` and
+    `spperm-convert-format{format=auto}` then materialize every copy like
+    any layer, and `spperm-compile` packages the copies as the layer's
+    alternatives: the runtime times them beside the choice at the first
+    call per K and runs the fastest (docs/Selector.md, "The shortlist").
+    The pass is idempotent: it leaves no list behind.
+
+    A function that holds the list but not exactly one `spperm.spmm`, or
+    whose copy's name is taken, is an error.
+
+    Before:
+    ```mlir
+    func.func @fc(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+      %A = spperm.load "a.mtx" {choice = #spperm.choice<strategy = "lpt",
+          format = "csr", source = "shipped model sm_90",
+          alternatives = [#spperm.choice<strategy = "bsa", format = "bell",
+                                         source = "shortlist">]>}
+          : !spperm.matrix<64x64xf32, #spperm.csr>
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    func.func @fc(...) {
+      %A = spperm.load "a.mtx" {choice = #spperm.choice<strategy = "lpt",
+          format = "csr", source = "shipped model sm_90">} ...
+    }
+    func.func @fc__alt1(...) attributes {spperm.alternative_of = @fc} {
+      %A = spperm.load "a.mtx" {choice = #spperm.choice<strategy = "bsa",
+          format = "bell", source = "shortlist">} ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::spperm::SpPermDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def SpPermExtractFeatures : Pass<"spperm-extract-features", "::mlir::ModuleOp"> {
   let summary = "Attach the static features of each loaded matrix";
   let description = [{
@@ -200,7 +247,12 @@ def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
     meant for choices the runtime checks against cuSPARSE), a format the model
     penalizes (bell) must be predicted ahead by its penalty, and a matrix
     outside the model's training domain gets cuSPARSE unless `library-check`
-    is set (then the runtime's check decides). `model=FILE` reads a model; without it the model shipped for
+    is set (then the runtime's check decides). With `library-check`, a
+    model that has a shortlist also records the runner-ups the runtime is
+    to time beside the choice (the best-ranked csr and bell candidates, up
+    to the model's count per format and `max-variants` in all) as the
+    choice's `alternatives`; `spperm-expand-alternatives` makes them into
+    layers. `model=FILE` reads a model; without it the model shipped for
     `target` is used (sm_90), and the analytic cost model for a target
     without one (or with `cost-model`). `strategy=`/`format=` force a
     choice (with only one forced, the best candidate that has it wins). K is
@@ -240,6 +292,10 @@ def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
     Option<"libraryCheck", "library-check", "bool", /*default=*/"false",
            "The runtime will check the choice against cuSPARSE at its first "
            "call (spperm-compile's default): use the model's checked margin">,
+    Option<"maxVariants", "max-variants", "int64_t", /*default=*/"0",
+           "With library-check, the most variants (the choice included) "
+           "from the model's shortlist a layer carries for the runtime to "
+           "time: 0 the model's shortlist, 1 the choice alone">,
   ];
 }
 

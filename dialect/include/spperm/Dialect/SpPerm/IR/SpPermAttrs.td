@@ -139,14 +139,34 @@ def SpPerm_ChoiceAttr : SpPerm_Attr<"Choice", "choice"> {
     `spperm-permute-rows{strategy=auto}` and
     `spperm-convert-format{format=auto}` materialize it.
 
+    `alternatives`, when present, is the selector's shortlist of
+    runner-ups for a choice the runtime checks (docs/Selector.md, "The
+    shortlist"): generated variants (`#spperm.choice` attributes of their
+    own, source `shortlist`, without alternatives) that
+    `spperm-expand-alternatives` turns into alternative layers; the
+    runtime times them all at the first call per K and runs the fastest.
+
     ```mlir
     #spperm.choice<strategy = "lpt", format = "csr",
                    source = "shipped model sm_90">
+    #spperm.choice<strategy = "lpt", format = "csr",
+                   source = "shipped model sm_90",
+                   alternatives = [#spperm.choice<strategy = "bsa",
+                       format = "bell", source = "shortlist">]>
     ```
   }];
   let parameters = (ins StringRefParameter<"strategy">:$strategy,
                         StringRefParameter<"format">:$format,
-                        StringRefParameter<"how it was chosen">:$source);
+                        StringRefParameter<"how it was chosen">:$source,
+                        OptionalParameter<"::mlir::ArrayAttr",
+                            "the shortlist's runner-ups">:$alternatives);
+  let builders = [
+    AttrBuilder<(ins "::llvm::StringRef":$strategy,
+                     "::llvm::StringRef":$format,
+                     "::llvm::StringRef":$source), [{
+      return $_get($_ctxt, strategy, format, source, ::mlir::ArrayAttr());
+    }]>
+  ];
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -1,0 +1,118 @@
+//===- ExpandAlternatives.cpp - The shortlist as alternative layers -------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// spperm-expand-alternatives: a layer (a function with one spperm.spmm)
+// whose matrix's #spperm.choice lists alternatives gets one copy per
+// alternative, with that alternative as its choice, so that the passes that
+// materialize a choice treat every copy like any layer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Transforms/MatrixUtils.h"
+#include "spperm/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir {
+namespace spperm {
+#define GEN_PASS_DEF_SPPERMEXPANDALTERNATIVES
+#include "spperm/Transforms/Passes.h.inc"
+} // namespace spperm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::spperm;
+
+namespace {
+
+/// The loads of `func`, in walk order.
+SmallVector<LoadOp> loadsOf(func::FuncOp func) {
+  SmallVector<LoadOp> loads;
+  func.walk([&](LoadOp load) { loads.push_back(load); });
+  return loads;
+}
+
+/// The load in `func` whose choice lists alternatives, or null. More than
+/// one such load, or one in a function without exactly one multiplication,
+/// is an error (emitted; `failed` set).
+LoadOp findShortlistedLoad(func::FuncOp func, bool &failed) {
+  LoadOp found;
+  func.walk([&](LoadOp load) {
+    ChoiceAttr choice = load.getChoiceAttr();
+    if (!choice || !choice.getAlternatives())
+      return WalkResult::advance();
+    if (found) {
+      load.emitOpError("is the second matrix with alternatives in function @")
+          << func.getSymName() << "; a layer has one";
+      failed = true;
+      return WalkResult::interrupt();
+    }
+    found = load;
+    return WalkResult::advance();
+  });
+  if (!found || failed)
+    return found;
+  SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
+  if (spmms.size() != 1 || getSourceLoad(spmms.front().getMatrix()) != found) {
+    found.emitOpError("has alternatives, but function @")
+        << func.getSymName()
+        << " is not a layer (one spperm.spmm of this matrix)";
+    failed = true;
+  }
+  return found;
+}
+
+struct SpPermExpandAlternativesPass
+    : public mlir::spperm::impl::SpPermExpandAlternativesBase<
+          SpPermExpandAlternativesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    SymbolTable symbols(module);
+    // Collected first: the copies are inserted into the module being
+    // walked.
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs) {
+      bool failedHere = false;
+      LoadOp load = findShortlistedLoad(func, failedHere);
+      if (failedHere)
+        return signalPassFailure();
+      if (!load)
+        continue;
+      ChoiceAttr choice = load.getChoiceAttr();
+      ArrayAttr alternatives = choice.getAlternatives();
+      // The load's position, to find its copy in each clone.
+      SmallVector<LoadOp> loads = loadsOf(func);
+      const size_t loadIndex = llvm::find(loads, load) - loads.begin();
+      Operation *insertAfter = func;
+      for (auto [i, element] : llvm::enumerate(alternatives)) {
+        std::string name =
+            (func.getSymName() + "__alt" + Twine(i + 1)).str();
+        if (symbols.lookup(name)) {
+          func.emitOpError("cannot take its alternative ")
+              << (i + 1) << ": the name @" << name << " is taken";
+          return signalPassFailure();
+        }
+        auto copy = cast<func::FuncOp>(func->clone());
+        copy.setSymName(name);
+        copy->setAttr("spperm.alternative_of",
+                      FlatSymbolRefAttr::get(ctx, func.getSymName()));
+        loadsOf(copy)[loadIndex].setChoiceAttr(cast<ChoiceAttr>(element));
+        symbols.insert(copy, std::next(Block::iterator(insertAfter)));
+        insertAfter = copy;
+      }
+      load.setChoiceAttr(ChoiceAttr::get(ctx, choice.getStrategy(),
+                                         choice.getFormat(),
+                                         choice.getSource()));
+    }
+  }
+};
+
+} // namespace
