@@ -145,6 +145,20 @@ void writePackageSeeds(const std::string &out) {
        packageSeed(work, {withKernels, layerOf("h", blocks, hbp, identity)},
                    PackageOptions(), false));
 
+  // A checked layer with alternatives (the selector's shortlist).
+  PackageLayer shortlisted = withKernels;
+  for (auto [format, perm] : {std::pair(bell, bsa), std::pair(csr, identity)}) {
+    PackageLayer alt = layerOf("k", small, format, perm);
+    alt.kernels = {kernel};
+    alt.kernels.front().name = "spperm_alt_" + std::to_string(
+        shortlisted.alternatives.size() + 1);
+    alt.libraryCheck = true;
+    alt.k = 32;
+    shortlisted.alternatives.push_back(alt);
+  }
+  save("alternatives",
+       packageSeed(work, {shortlisted}, PackageOptions(), false));
+
   // External data: the harness writes the same src.mtx beside its package.
   fuzz::writeFileOrDie(work + "/src.mtx", fuzz::kSourceMatrix);
   StatusOr<CsrMatrix> src = parseMatrixText(

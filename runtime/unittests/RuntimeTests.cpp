@@ -396,6 +396,102 @@ TEST(PackageTest, RoundTripIsExact) {
       EXPECT_EQ(b["offset"].get<uint64_t>() % 256, 0u);
 }
 
+/// A checked layer with two alternatives (the selector's shortlist): each
+/// has the layer's matrix in its own strategy and format, and kernels.
+std::vector<PackageLayer> layersWithAlternatives(const CsrMatrix &m) {
+  KernelInfo kernel;
+  kernel.family = "csr";
+  kernel.variant = "any";
+  kernel.args = {"order", "B", "C", "K"};
+  kernel.blockX = 32;
+  PackageLayer layer = makeLayer("fc", m, Strategy::Lpt, FormatKind::Csr);
+  layer.libraryCheck = true;
+  kernel.name = "l0_csr";
+  layer.kernels.push_back(kernel);
+  PackageLayer bell = makeLayer("fc", m, Strategy::Bsa, FormatKind::Bell);
+  bell.libraryCheck = true;
+  kernel.name = "l0a1_bell";
+  bell.kernels.push_back(kernel);
+  PackageLayer csr = makeLayer("fc", m, Strategy::Identity, FormatKind::Csr);
+  csr.libraryCheck = true;
+  kernel.name = "l0a2_csr";
+  csr.kernels.push_back(kernel);
+  layer.alternatives = {bell, csr};
+  PackageLayer plain = makeLayer("plain", m, Strategy::Identity,
+                                 FormatKind::Csr);
+  return {layer, plain};
+}
+
+TEST(PackageTest, AlternativesRoundTrip) {
+  ScratchDir dir;
+  CsrMatrix m = generateBlockSparse(64, 48, 4, 0.3, 3);
+  std::vector<PackageLayer> layers = layersWithAlternatives(m);
+  PackageOptions options;
+  options.ptx = ".version 8.0\n";
+  ASSERT_TRUE(writePackage(dir.path("a.spp"), layers, options));
+  StatusOr<Package> read = readPackage(dir.path("a.spp"));
+  ASSERT_TRUE(read) << read.message();
+  ASSERT_EQ(read->layers.size(), 2u);
+  EXPECT_TRUE(read->layers[1].alternatives.empty());
+  const PackageLayer &got = read->layers[0];
+  ASSERT_EQ(got.alternatives.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE("alternative " + std::to_string(i + 1));
+    const PackageLayer &alt = got.alternatives[i];
+    const PackageLayer &want = layers[0].alternatives[i];
+    EXPECT_EQ(alt.name, "fc");
+    EXPECT_EQ(alt.sourcePath, layers[0].sourcePath);
+    EXPECT_TRUE(alt.libraryCheck);
+    EXPECT_EQ(alt.permutation.strategy, want.permutation.strategy);
+    EXPECT_EQ(alt.format.kind, want.format.kind);
+    ASSERT_EQ(alt.kernels.size(), 1u);
+    EXPECT_EQ(alt.kernels[0].name, want.kernels[0].name);
+    expectSameMatrix(alt.matrix, want.matrix);
+  }
+  expectSameMatrix(got.matrix, layers[0].matrix);
+  // The manifest holds only what differs.
+  json manifest = json::parse(readWholeFile(dir.path("a.spp/manifest.json")));
+  std::vector<std::string> keys;
+  for (auto it = manifest["layers"][0]["alternatives"][0].begin();
+       it != manifest["layers"][0]["alternatives"][0].end(); ++it)
+    keys.push_back(it.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"strategy", "strategy_params",
+                                            "format", "format_params",
+                                            "kernels", "buffers"}));
+
+  // The CPU runs the layer's own variant; every variant is the same C.
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("a.spp").c_str(), SPRT_DEVICE_CPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  std::vector<float> b = randomDense(m.cols * 8, 5);
+  std::vector<float> c(static_cast<size_t>(m.rows * 8));
+  ASSERT_EQ(sprt_spmm(p, 0, b.data(), 8, c.data(), nullptr), SPRT_OK);
+  EXPECT_LE(relativeError(c, reference(m, b, 8)), 1e-5);
+  sprt_package_release(p);
+
+  // The writer refuses alternatives that are not the layer's matrix, or
+  // that nothing would time.
+  auto refused = [&](std::vector<PackageLayer> bad, const char *what) {
+    Status s = writePackage(dir.path("bad.spp"), bad, options);
+    EXPECT_FALSE(s) << what;
+    EXPECT_NE(s.message().find(what), std::string::npos) << s.message();
+    EXPECT_FALSE(exists(dir.path("bad.spp")));
+  };
+  std::vector<PackageLayer> bad = layers;
+  bad[0].libraryCheck = false;
+  refused(bad, "alternatives need the library check");
+  bad = layers;
+  bad[0].alternatives[1].sourcePath = "other.mtx";
+  refused(bad, "alternative 2: not the layer's matrix");
+  bad = layers;
+  bad[0].alternatives[0].kernels.clear();
+  refused(bad, "alternative 1: needs generated kernels");
+  bad = layers;
+  bad[0].alternatives[0].alternatives.push_back(layers[0].alternatives[1]);
+  refused(bad, "no alternatives of its own");
+}
+
 TEST(PackageTest, ReplacesAPackageButNothingElse) {
   ScratchDir dir;
   CsrMatrix m = generateUniform(20, 20, 0.2, 7);
@@ -985,6 +1081,55 @@ TEST(CorruptionTest, CraftedManifests) {
 
 /// data.bin edited with every checksum recomputed: the structural checks
 /// (verifyFormat) must refuse it.
+/// Manifests of a package with alternatives, edited (checksum recomputed):
+/// each refused with a line that names the alternative.
+TEST(CorruptionTest, CraftedAlternatives) {
+  ScratchDir dir;
+  CsrMatrix m = generateBlockSparse(64, 48, 4, 0.3, 3);
+  ASSERT_TRUE(writePackage(dir.path("a.spp"), layersWithAlternatives(m),
+                           PackageOptions()));
+  struct Case {
+    const char *expect;
+    std::function<void(json &)> edit;
+  };
+  const std::vector<Case> cases = {
+      {"layers[0] ('fc').alternatives must be a non-empty array",
+       [](json &j) { j["layers"][0]["alternatives"] = json::array(); }},
+      {"layers[0] ('fc').alternatives must be a non-empty array",
+       [](json &j) { j["layers"][0]["alternatives"] = 3; }},
+      {"has alternatives but not the library check",
+       [](json &j) { j["layers"][0].erase("library_check"); }},
+      {"alternatives[0].name'",
+       [](json &j) { j["layers"][0]["alternatives"][0]["name"] = "x"; }},
+      {"alternatives[1] lacks 'kernels'",
+       [](json &j) { j["layers"][0]["alternatives"][1].erase("kernels"); }},
+      {"alternatives[1] needs generated kernels",
+       [](json &j) {
+         j["layers"][0]["alternatives"][1]["kernels"] = json::array();
+       }},
+      {"alternatives[0] must be an object",
+       [](json &j) { j["layers"][0]["alternatives"][0] = "bell"; }},
+      {"layers[1] ('plain') has alternatives but not the library check",
+       [](json &j) {
+         j["layers"][1]["alternatives"] = j["layers"][0]["alternatives"];
+       }},
+      {"overlap",
+       [](json &j) {
+         j["layers"][0]["alternatives"][1]["buffers"][0]["offset"] =
+             j["layers"][0]["buffers"][0]["offset"];
+       }},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.expect);
+    copyPackage(dir.path("a.spp"), dir.path("bad.spp"));
+    rewriteManifest(dir.path("bad.spp"), c.edit);
+    expectRefused(dir.path("bad.spp"), c.expect);
+    std::string message;
+    tryLoad(dir.path("bad.spp"), message);
+    EXPECT_NE(message.find(c.expect), std::string::npos) << message;
+  }
+}
+
 TEST(CorruptionTest, ConsistentlyChecksummedBadArrays) {
   ScratchDir dir;
   const std::string good = writeSmallPackage(dir);

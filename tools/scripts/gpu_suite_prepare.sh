@@ -35,6 +35,11 @@
 #   suite/gen/GEN.txt. DEPENDENT_ONLY=1 keeps only the main and gen
 #   packages that have a kernel marked dependent_launch (a variant of
 #   several launches): a re-sweep of what launch overlap changed.
+#   MATRIX_EXTRA: a file of lines "NAME SUFFIX|FLAGS;..." that adds
+#   packages for the one matrix whose package prefix is NAME (a shared
+#   matrix's path with "/" as "__" and no extension, or a generated one's
+#   name), e.g. compiled with a model that never saw it
+#   (tools/selector/heldout.py).
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -75,16 +80,24 @@ jobs_file="$STAGE/jobs.txt"
 # add_jobs SOURCE PREFIX EXTRAS: PREFIX.FORMAT.STRATEGY.spp for every format
 # x strategy, PREFIX.auto.auto.spp (SELECTED=1), and the ";"-separated
 # "SUFFIX|FLAGS" of EXTRAS as PREFIX.SUFFIX.spp.
+declare -A per_matrix=()
+if [[ -n "${MATRIX_EXTRA:-}" ]]; then
+  while read -r name rest; do
+    [[ -n "$name" ]] && per_matrix[$name]=$rest
+  done <"$MATRIX_EXTRA"
+fi
 add_jobs() {
-  local src=$1 prefix=$2 f s e extras
+  local src=$1 prefix=$2 f s e extras more
+  more=${per_matrix[$(basename "$prefix")]:-}
   for f in $FORMATS; do
     for s in $STRATEGIES; do
       echo "$src $prefix.$f.$s.spp --format $f --strategy $s" >>"$jobs_file"
     done
   done
   [[ "$SELECTED" != 1 ]] || echo "$src $prefix.auto.auto.spp --format auto --strategy auto" >>"$jobs_file"
-  IFS=';' read -ra extras <<<"$3"
+  IFS=';' read -ra extras <<<"$3${more:+;$more}"
   for e in ${extras[@]+"${extras[@]}"}; do
+    [[ -n "$e" ]] || continue
     echo "$src $prefix.${e%%|*}.spp ${e#*|}" >>"$jobs_file"
   done
 }

@@ -192,14 +192,30 @@ bool readLayerInfo(const std::string &path, Package &out, std::string &error) {
       if (v)
         layer.values = *v;
     }
-    for (const auto &kj : l.value("kernels", nlohmann::json::array())) {
-      KernelInfo k;
-      k.name = kj.value("name", "");
-      k.variant = kj.value("variant", "");
-      k.kMin = kj.value("k_min", int64_t(1));
-      k.kMax = kj.value("k_max", int64_t(0));
-      k.kAlign = kj.value("k_align", int64_t(1));
-      layer.kernels.push_back(k);
+    auto readKernels = [](const nlohmann::json &from, PackageLayer &into) {
+      for (const auto &kj : from.value("kernels", nlohmann::json::array())) {
+        KernelInfo k;
+        k.name = kj.value("name", "");
+        k.variant = kj.value("variant", "");
+        k.kMin = kj.value("k_min", int64_t(1));
+        k.kMax = kj.value("k_max", int64_t(0));
+        k.kAlign = kj.value("k_align", int64_t(1));
+        into.kernels.push_back(k);
+      }
+    };
+    readKernels(l, layer);
+    // The alternatives differ in strategy, format and kernels.
+    for (const auto &a : l.value("alternatives", nlohmann::json::array())) {
+      PackageLayer alt = layer;
+      alt.kernels.clear();
+      std::string altFormat = a.value("format", "csr");
+      alt.matrix.kind = altFormat == "bell"  ? FormatKind::Bell
+                        : altFormat == "hbp" ? FormatKind::Hbp
+                                             : FormatKind::Csr;
+      if (std::optional<Strategy> s = parseStrategy(a.value("strategy", "")))
+        alt.permutation.strategy = *s;
+      readKernels(a, alt);
+      layer.alternatives.push_back(std::move(alt));
     }
     out.layers.push_back(std::move(layer));
   }
@@ -263,6 +279,30 @@ void benchPackage(const Package &pkg, sprt_package *rt,
            << " spperm_ms="
            << timeVariant(rt, static_cast<int64_t>(li), "spperm", bd, k, cd,
                           bench);
+      if (!layer.alternatives.empty()) {
+        // Each variant on its own (the layer's, then its alternatives; -1
+        // when it has no kernels for K): what the runtime chose among.
+        line << " variant_ms=";
+        for (size_t which = 0; which <= layer.alternatives.size(); ++which) {
+          const PackageLayer &v =
+              which == 0 ? layer : layer.alternatives[which - 1];
+          bool accepts = false;
+          for (const KernelInfo &ki : v.kernels)
+            accepts |= ki.acceptsK(k) && ki.variant != "cusparse";
+          const std::string name = "spperm:" + std::to_string(which);
+          line << (which ? "," : "")
+               << (accepts ? timeVariant(rt, static_cast<int64_t>(li),
+                                         name.c_str(), bd, k, cd, bench)
+                           : -1.0);
+        }
+        line << " variants=";
+        for (size_t which = 0; which <= layer.alternatives.size(); ++which) {
+          const PackageLayer &v =
+              which == 0 ? layer : layer.alternatives[which - 1];
+          line << (which ? "," : "") << formatName(v.matrix.kind) << "."
+               << strategyCliName(v.permutation.strategy);
+        }
+      }
       if (baseline) {
         std::vector<const char *> algs =
             k == 1 ? std::vector<const char *>{"cusparse-spmv-default",
@@ -343,16 +383,27 @@ bool verifyPackage(const std::string &path, sprt_device device,
       a = toOriginalCsr(full->layers[li].matrix);
       refFrom = "package";
     }
-    for (int64_t k : ks) {
+    // What sprt_spmm runs (0), then on the GPU each alternative on its
+    // own ("spperm:N": the runtime may choose any of them).
+    const size_t variants =
+        device == SPRT_DEVICE_GPU ? 1 + layer.alternatives.size() : 1;
+    for (int64_t k : ks)
+      for (size_t which = 0; which < variants; ++which) {
       if (layer.k != 0 && k != layer.k)
         continue;
-      std::string tag = path + " " + layer.name + " K=" + std::to_string(k);
+      const PackageLayer &shown =
+          which == 0 ? layer : layer.alternatives[which - 1];
+      std::string tag = path + " " + layer.name + " K=" + std::to_string(k) +
+                        (which == 0 ? "" : " alt=" + std::to_string(which));
       std::string variant = "none";
-      for (const KernelInfo &ki : layer.kernels)
+      for (const KernelInfo &ki : shown.kernels)
         if (ki.acceptsK(k)) {
           variant = ki.variant;
           break;
         }
+      if (which > 0 && variant == "none")
+        continue;
+      const std::string runVariant = "spperm:" + std::to_string(which);
       const int64_t rows = layer.matrix.rows, cols = layer.matrix.cols;
       std::vector<float> b = makeB(cols, k);
       std::vector<float> c(static_cast<size_t>(rows * k),
@@ -371,10 +422,17 @@ bool verifyPackage(const std::string &path, sprt_device device,
           st = sprt_memcpy_htod(db, b.data(), bBytes);
         if (st == SPRT_OK)
           st = sprt_memcpy_htod(dc, c.data(), cBytes);
+        float ms = 0.0f;
         if (st == SPRT_OK)
-          st = sprt_spmm(rt, static_cast<int64_t>(li),
-                         static_cast<const float *>(db), k,
-                         static_cast<float *>(dc), nullptr);
+          st = which == 0
+                   ? sprt_spmm(rt, static_cast<int64_t>(li),
+                               static_cast<const float *>(db), k,
+                               static_cast<float *>(dc), nullptr)
+                   : sprt_spmm_time(rt, static_cast<int64_t>(li),
+                                    runVariant.c_str(),
+                                    static_cast<const float *>(db), k,
+                                    static_cast<float *>(dc), nullptr, 0, 1,
+                                    &ms);
         if (st == SPRT_OK)
           st = sprt_memcpy_dtoh(c.data(), dc, cBytes);
         sprt_device_free(db);
@@ -409,12 +467,12 @@ bool verifyPackage(const std::string &path, sprt_device device,
         std::lock_guard<std::mutex> lock(totals.mutex);
         if (std::isfinite(err))
           totals.maxError = std::max(totals.maxError, err);
-        ++totals.perVariant[std::string(formatName(layer.matrix.kind)) + "/" +
+        ++totals.perVariant[std::string(formatName(shown.matrix.kind)) + "/" +
                             variant];
       }
       std::ostringstream line;
-      line << tag << " format=" << formatName(layer.matrix.kind)
-           << " strategy=" << strategyCliName(layer.permutation.strategy)
+      line << tag << " format=" << formatName(shown.matrix.kind)
+           << " strategy=" << strategyCliName(shown.permutation.strategy)
            << " variant=" << variant << " rel_err=" << err
            << " unwritten=" << unwritten << " ref=" << refFrom
            << " wall_ms=" << runMs;

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -327,6 +328,110 @@ TEST(SelectorTest, DomainGuardsOnlyUncheckedChoices) {
   StatusOr<Selection> inside = selectVariant(in, plain, &narrow);
   ASSERT_TRUE(inside.isOk());
   EXPECT_EQ(inside->source.find("domain"), std::string::npos);
+}
+
+/// The shortlist, against a direct reference on random constant models:
+/// only with the library check and a generated choice; the choice first
+/// in its format; per format at most the model's count, best predicted
+/// first; each format's best before any format's second; at most
+/// maxVariants in all, or what kShortlistEntries allows for the layer's nnz.
+TEST(SelectorTest, ShortlistProperties) {
+  std::mt19937 rng(11);
+  const std::vector<SelectorCandidate> all = {
+      {"identity", "csr"}, {"lpt", "csr"},      {"bsa", "csr"},
+      {"hybrid-1", "csr"}, {"identity", "bell"}, {"bsa", "bell"},
+      {"lpt", "bell"},     {"identity", "hbp"},  {"identity", "cusparse"}};
+  for (int trial = 0; trial < 300; ++trial) {
+    SelectorModel model;
+    model.target = "sm_90";
+    model.features = {"log2_k"};
+    model.candidates = all;
+    model.checkedMargin = -1.0;
+    std::uniform_real_distribution<double> value(0.0, 2.0);
+    for (size_t c = 0; c < all.size(); ++c) {
+      model.init.push_back(value(rng));
+      model.trees.emplace_back();
+    }
+    std::uniform_int_distribution<int> count(0, 3);
+    model.shortlist = {{"csr", count(rng)}, {"bell", count(rng)}};
+    if (trial % 7 == 0)
+      model.shortlist["hbp"] = 1;
+    const int64_t maxVariants = trial % 3 == 0 ? 0 : 1 + trial % 4;
+    const double nnz = trial % 5 == 0 ? 9e6 : 1e4;
+    std::map<std::string, double> in = {{"log2_k", 5.0}, {"nnz", nnz}};
+    SelectionOptions options;
+    options.libraryCheck = trial % 11 != 0;
+    options.maxVariants = maxVariants;
+    StatusOr<Selection> s = selectVariant(in, options, &model);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    if (!options.libraryCheck || s->choice.format == "cusparse") {
+      EXPECT_TRUE(s->alternatives.empty());
+      continue;
+    }
+    // The reference: per format, its candidates best first (the choice
+    // leads its own); take them place by place, each place in rank order.
+    std::map<std::string, std::vector<SelectorCandidate>> byFormat;
+    byFormat[s->choice.format].push_back(s->choice);
+    for (const RankedCandidate &c : s->ranked)
+      if (c.candidate.format != "cusparse" &&
+          !(c.candidate.format == s->choice.format &&
+            c.candidate.strategy == s->choice.strategy))
+        byFormat[c.candidate.format].push_back(c.candidate);
+    std::vector<SelectorCandidate> want;
+    for (int place = 0; place < 8; ++place) {
+      std::vector<std::pair<size_t, SelectorCandidate>> here;
+      for (auto &[format, list] : byFormat) {
+        auto it = model.shortlist.find(format);
+        const int limit = it == model.shortlist.end() ? 0 : it->second;
+        if (place == 0 && format == s->choice.format)
+          continue;
+        if (place < static_cast<int>(list.size()) && place < limit) {
+          size_t rank = 0;
+          while (s->ranked[rank].candidate.strategy != list[place].strategy ||
+                 s->ranked[rank].candidate.format != list[place].format)
+            ++rank;
+          here.push_back({rank, list[place]});
+        }
+      }
+      std::sort(here.begin(), here.end(),
+                [](const auto &a, const auto &b) { return a.first < b.first; });
+      for (auto &[rank, c] : here)
+        want.push_back(c);
+    }
+    int64_t cap = maxVariants > 0
+                      ? maxVariants
+                      : std::max<int64_t>(
+                            1, static_cast<int64_t>(kShortlistEntries / nnz));
+    if (static_cast<int64_t>(want.size()) > cap - 1)
+      want.resize(static_cast<size_t>(cap - 1));
+    ASSERT_EQ(s->alternatives.size(), want.size()) << "trial " << trial;
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_EQ(s->alternatives[i].strategy + "/" + s->alternatives[i].format,
+                want[i].strategy + "/" + want[i].format)
+          << "trial " << trial << " place " << i;
+  }
+}
+
+/// The shipped model has a shortlist; a malformed one is refused.
+TEST(SelectorTest, ShortlistIsRead) {
+  StatusOr<SelectorModel> shipped = shippedSelectorModel("sm_90");
+  ASSERT_TRUE(shipped.isOk()) << shipped.message();
+  EXPECT_EQ(shipped->shortlist.at("csr"), 3);
+  EXPECT_EQ(shipped->shortlist.at("bell"), 2);
+  std::string base = kModel;
+  const std::string anchor = "\"learning_rate\": 0.5,";
+  for (const char *bad : {"\"shortlist\": [3],", "\"shortlist\": {\"csr\": -1},",
+                          "\"shortlist\": {\"csr\": 99},",
+                          "\"shortlist\": {\"csr\": 1.5},",
+                          "\"shortlist\": {\"cusparse\": 1},"}) {
+    std::string text = base;
+    text.replace(text.find(anchor), anchor.size(), anchor + bad);
+    StatusOr<SelectorModel> m = parseSelectorModel(text, "m.json");
+    EXPECT_FALSE(m.isOk()) << bad;
+    if (!m.isOk())
+      EXPECT_NE(m.message().find("shortlist"), std::string::npos)
+          << m.message();
+  }
 }
 
 /// The inputs carry every feature under its `spperm-inspect --json` name.
