@@ -389,95 +389,96 @@ bool verifyPackage(const std::string &path, sprt_device device,
         device == SPRT_DEVICE_GPU ? 1 + layer.alternatives.size() : 1;
     for (int64_t k : ks)
       for (size_t which = 0; which < variants; ++which) {
-      if (layer.k != 0 && k != layer.k)
-        continue;
-      const PackageLayer &shown =
-          which == 0 ? layer : layer.alternatives[which - 1];
-      std::string tag = path + " " + layer.name + " K=" + std::to_string(k) +
-                        (which == 0 ? "" : " alt=" + std::to_string(which));
-      std::string variant = "none";
-      for (const KernelInfo &ki : shown.kernels)
-        if (ki.acceptsK(k)) {
-          variant = ki.variant;
-          break;
+        if (layer.k != 0 && k != layer.k)
+          continue;
+        const PackageLayer &shown =
+            which == 0 ? layer : layer.alternatives[which - 1];
+        std::string tag = path + " " + layer.name + " K=" + std::to_string(k) +
+                          (which == 0 ? "" : " alt=" + std::to_string(which));
+        std::string variant = "none";
+        for (const KernelInfo &ki : shown.kernels)
+          if (ki.acceptsK(k)) {
+            variant = ki.variant;
+            break;
+          }
+        if (which > 0 && variant == "none")
+          continue;
+        const std::string runVariant = "spperm:" + std::to_string(which);
+        const int64_t rows = layer.matrix.rows, cols = layer.matrix.cols;
+        std::vector<float> b = makeB(cols, k);
+        std::vector<float> c(static_cast<size_t>(rows * k),
+                             std::numeric_limits<float>::quiet_NaN());
+        const int64_t bBytes = static_cast<int64_t>(b.size() * 4);
+        const int64_t cBytes = static_cast<int64_t>(c.size() * 4);
+        sprt_status st = SPRT_OK;
+        const auto started = std::chrono::steady_clock::now();
+        if (device == SPRT_DEVICE_GPU) {
+          std::lock_guard<std::mutex> gpu(gpuLock);
+          void *db = nullptr, *dc = nullptr;
+          st = sprt_device_malloc(bBytes, &db);
+          if (st == SPRT_OK)
+            st = sprt_device_malloc(cBytes, &dc);
+          if (st == SPRT_OK)
+            st = sprt_memcpy_htod(db, b.data(), bBytes);
+          if (st == SPRT_OK)
+            st = sprt_memcpy_htod(dc, c.data(), cBytes);
+          float ms = 0.0f;
+          if (st == SPRT_OK)
+            st = which == 0
+                     ? sprt_spmm(rt, static_cast<int64_t>(li),
+                                 static_cast<const float *>(db), k,
+                                 static_cast<float *>(dc), nullptr)
+                     : sprt_spmm_time(rt, static_cast<int64_t>(li),
+                                      runVariant.c_str(),
+                                      static_cast<const float *>(db), k,
+                                      static_cast<float *>(dc), nullptr, 0, 1,
+                                      &ms);
+          if (st == SPRT_OK)
+            st = sprt_memcpy_dtoh(c.data(), dc, cBytes);
+          sprt_device_free(db);
+          sprt_device_free(dc);
+        } else {
+          st = sprt_spmm(rt, static_cast<int64_t>(li), b.data(), k, c.data(),
+                         nullptr);
         }
-      if (which > 0 && variant == "none")
-        continue;
-      const std::string runVariant = "spperm:" + std::to_string(which);
-      const int64_t rows = layer.matrix.rows, cols = layer.matrix.cols;
-      std::vector<float> b = makeB(cols, k);
-      std::vector<float> c(static_cast<size_t>(rows * k),
-                           std::numeric_limits<float>::quiet_NaN());
-      const int64_t bBytes = static_cast<int64_t>(b.size() * 4);
-      const int64_t cBytes = static_cast<int64_t>(c.size() * 4);
-      sprt_status st = SPRT_OK;
-      const auto started = std::chrono::steady_clock::now();
-      if (device == SPRT_DEVICE_GPU) {
-        std::lock_guard<std::mutex> gpu(gpuLock);
-        void *db = nullptr, *dc = nullptr;
-        st = sprt_device_malloc(bBytes, &db);
-        if (st == SPRT_OK)
-          st = sprt_device_malloc(cBytes, &dc);
-        if (st == SPRT_OK)
-          st = sprt_memcpy_htod(db, b.data(), bBytes);
-        if (st == SPRT_OK)
-          st = sprt_memcpy_htod(dc, c.data(), cBytes);
-        float ms = 0.0f;
-        if (st == SPRT_OK)
-          st = which == 0
-                   ? sprt_spmm(rt, static_cast<int64_t>(li),
-                               static_cast<const float *>(db), k,
-                               static_cast<float *>(dc), nullptr)
-                   : sprt_spmm_time(rt, static_cast<int64_t>(li),
-                                    runVariant.c_str(),
-                                    static_cast<const float *>(db), k,
-                                    static_cast<float *>(dc), nullptr, 0, 1,
-                                    &ms);
-        if (st == SPRT_OK)
-          st = sprt_memcpy_dtoh(c.data(), dc, cBytes);
-        sprt_device_free(db);
-        sprt_device_free(dc);
-      } else {
-        st = sprt_spmm(rt, static_cast<int64_t>(li), b.data(), k, c.data(),
-                       nullptr);
-      }
-      if (st != SPRT_OK) {
-        report(false, tag + ": " + sprt_status_name(st) + ": " +
-                          sprt_last_error());
-        continue;
-      }
-      const double runMs = std::chrono::duration<double, std::milli>(
-                               std::chrono::steady_clock::now() - started)
-                               .count();
-      std::vector<double> r = reference(a, b, k);
-      double num = 0.0, den = 0.0;
-      int64_t unwritten = 0;
-      for (size_t i = 0; i < r.size(); ++i) {
-        if (std::isnan(c[i]) && !std::isnan(r[i])) {
-          ++unwritten;
+        if (st != SPRT_OK) {
+          report(false, tag + ": " + sprt_status_name(st) + ": " +
+                            sprt_last_error());
           continue;
         }
-        const double d = static_cast<double>(c[i]) - r[i];
-        num += d * d;
-        den += r[i] * r[i];
+        const double runMs = std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - started)
+                                 .count();
+        std::vector<double> r = reference(a, b, k);
+        double num = 0.0, den = 0.0;
+        int64_t unwritten = 0;
+        for (size_t i = 0; i < r.size(); ++i) {
+          if (std::isnan(c[i]) && !std::isnan(r[i])) {
+            ++unwritten;
+            continue;
+          }
+          const double d = static_cast<double>(c[i]) - r[i];
+          num += d * d;
+          den += r[i] * r[i];
+        }
+        const double err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+        const bool ok =
+            unwritten == 0 && std::isfinite(err) && err <= tolerance;
+        {
+          std::lock_guard<std::mutex> lock(totals.mutex);
+          if (std::isfinite(err))
+            totals.maxError = std::max(totals.maxError, err);
+          ++totals.perVariant[std::string(formatName(shown.matrix.kind)) + "/" +
+                              variant];
+        }
+        std::ostringstream line;
+        line << tag << " format=" << formatName(shown.matrix.kind)
+             << " strategy=" << strategyCliName(shown.permutation.strategy)
+             << " variant=" << variant << " rel_err=" << err
+             << " unwritten=" << unwritten << " ref=" << refFrom
+             << " wall_ms=" << runMs;
+        report(ok, line.str());
       }
-      const double err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-      const bool ok = unwritten == 0 && std::isfinite(err) && err <= tolerance;
-      {
-        std::lock_guard<std::mutex> lock(totals.mutex);
-        if (std::isfinite(err))
-          totals.maxError = std::max(totals.maxError, err);
-        ++totals.perVariant[std::string(formatName(shown.matrix.kind)) + "/" +
-                            variant];
-      }
-      std::ostringstream line;
-      line << tag << " format=" << formatName(shown.matrix.kind)
-           << " strategy=" << strategyCliName(shown.permutation.strategy)
-           << " variant=" << variant << " rel_err=" << err
-           << " unwritten=" << unwritten << " ref=" << refFrom
-           << " wall_ms=" << runMs;
-      report(ok, line.str());
-    }
   }
   sprt_package_release(rt);
   return allOk;

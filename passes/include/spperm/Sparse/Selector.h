@@ -53,10 +53,12 @@ constexpr int kMaxShortlist = 8;
 
 /// The most stored entries a layer's variants may hold together unless
 /// `SelectionOptions::maxVariants` says otherwise: compile time and package
-/// size grow with them, so a layer of more than a third of this carries two
-/// variants, of more than half the choice alone (tools/selector/train.py's
-/// SHORTLIST_ENTRIES).
-constexpr double kShortlistEntries = 24e6;
+/// size grow with them (a bell variant of a 10.9 M-entry block matrix adds
+/// 4 s), so a layer of more than a third of this carries two variants, of
+/// more than half (10.5 M entries) the choice alone, which keeps
+/// spperm-compile within 5 s on 10 M-entry layers
+/// (tools/selector/train.py's SHORTLIST_ENTRIES).
+constexpr double kShortlistEntries = 21e6;
 
 /// A gradient-boosted model: for candidate c, the predicted log2(time of c /
 /// time of the fastest candidate) is init[c] + learningRate * the sum of
