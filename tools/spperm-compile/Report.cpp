@@ -244,7 +244,19 @@ Status spperm::writeCompileReport(const std::string &path,
                             ? "generated kernels, checked against cuSPARSE "
                               "at the first call"
                             : "generated kernels") +
-            "</td></tr></table>\n";
+            "</td></tr>";
+    if (!layer.alternatives.empty()) {
+      // The shortlist the runtime times beside the layer's own variant.
+      std::string list;
+      for (const PackageLayer &alt : layer.alternatives)
+        list += std::string(list.empty() ? "" : ", ") +
+                std::string(strategyCliName(alt.permutation.strategy)) + " / " +
+                std::string(formatName(alt.matrix.kind));
+      html += "<tr><td>shortlist</td><td>" + escape(list) +
+              " (timed with the layer's own at the first call per K; the "
+              "fastest runs)</td></tr>";
+    }
+    html += "</table>\n";
 
     // Spy plots: the original order, then the order the kernels walk.
     html += "<div class=\"spy\"><h3>Original rows</h3>" +
