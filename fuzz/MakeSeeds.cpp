@@ -152,6 +152,8 @@ void writePackageSeeds(const std::string &out) {
     alt.kernels = {kernel};
     alt.kernels.front().name = "spperm_alt_" + std::to_string(
         shortlisted.alternatives.size() + 1);
+    // Arrays every format has (a bell variant has no csr.* buffers).
+    alt.kernels.front().args = {"order", "B", "C", "K"};
     alt.libraryCheck = true;
     alt.k = 32;
     shortlisted.alternatives.push_back(alt);
