@@ -114,8 +114,11 @@ spperm::selectVariant(const std::map<std::string, double> &inputs,
     out.source = "forced";
     return out;
   }
-  if (usesSelectorModel(options)) {
-    StatusOr<SelectorModel> loaded = SelectorModel();
+  // The model read here when the caller has none; it outlives the ranking
+  // (the shortlist below reads it too).
+  StatusOr<SelectorModel> loaded = SelectorModel();
+  const bool learned = usesSelectorModel(options);
+  if (learned) {
     if (!model) {
       loaded = loadSelectorModel(options);
       if (!loaded)
@@ -161,8 +164,8 @@ spperm::selectVariant(const std::map<std::string, double> &inputs,
     if ((!given(options.strategy) || c.candidate.strategy == options.strategy) &&
         (!given(options.format) || c.candidate.format == options.format)) {
       out.choice = c.candidate;
-      if (model && options.libraryCheck && !given(options.strategy) &&
-          !given(options.format))
+      if (learned && model && options.libraryCheck &&
+          !given(options.strategy) && !given(options.format))
         out.alternatives =
             shortlistOf(*model, out.ranked, out.choice, options.maxVariants,
                         inputs.count("nnz") ? inputs.at("nnz") : 0.0);
