@@ -137,7 +137,8 @@ SPRT_EXPORT sprt_status sprt_layer_info(const sprt_package *package,
  *  CUstream or NULL (the legacy default stream), and the work is only
  *  enqueued: C is complete once the stream has reached this point (the
  *  first call for a layer, K and stream also chooses the cuSPARSE algorithm
- *  and synchronizes the stream). Calls on one package may run concurrently
+ *  and, for a checked layer, times its variants against it, and
+ *  synchronizes the stream). Calls on one package may run concurrently
  *  from several threads (each with its own C); calls of one hbp layer on
  *  different streams must not overlap in time (docs/RuntimeABI.md). */
 SPRT_EXPORT sprt_status sprt_spmm(sprt_package *package, int64_t layer,
@@ -154,9 +155,13 @@ SPRT_EXPORT sprt_status sprt_spmm(sprt_package *package, int64_t layer,
  *  "cusparse-spmm-default", "cusparse-spmm-csr-alg2",
  *  "cusparse-spmm-csr-alg3" and, for k == 1, "cusparse-spmv-default",
  *  "cusparse-spmv-csr-alg1", "cusparse-spmv-csr-alg2" (each with its
- *  descriptors, buffer and preprocessing made before the first run).
- *  SPRT_ERROR_UNSUPPORTED: an unknown variant, or one that cuSPARSE refuses
- *  for this matrix and K. */
+ *  descriptors, buffer and preprocessing made before the first run). On
+ *  the GPU, "spperm:N" runs one variant of the layer as it is, unchecked:
+ *  N = 0 its own generated kernels, N >= 1 its alternative N (the
+ *  selector's shortlist, which the first sprt_spmm call chooses among).
+ *  SPRT_ERROR_UNSUPPORTED: an unknown variant, one that cuSPARSE refuses
+ *  for this matrix and K, or a variant the layer lacks or that has no
+ *  kernels for K. */
 SPRT_EXPORT sprt_status sprt_spmm_time(sprt_package *package, int64_t layer,
                                        const char *variant, const float *b,
                                        int64_t k, float *c, void *stream,
