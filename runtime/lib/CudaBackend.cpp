@@ -463,6 +463,11 @@ struct DeviceLayer {
   /// The layer's alternatives (parallel to PackageLayer::alternatives):
   /// their arrays and kernels.
   std::vector<DeviceLayer> alternatives;
+
+  /// Variant `which`, as PackageLayer::variant.
+  const DeviceLayer &variant(size_t which) const {
+    return which == 0 ? *this : alternatives[which - 1];
+  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -856,23 +861,14 @@ public:
     } else if (std::optional<size_t> which = parseVariantIndex(variant)) {
       // One of the layer's variants (0: the layer's own, n: its
       // alternative n), its generated kernels as they are: no check.
-      if (*which > layer.alternatives.size() ||
-          !hasGeneratedKernels(variantOf(layer, *which)))
+      if (*which > layer.alternatives.size())
         return failWith(SPRT_ERROR_UNSUPPORTED,
-                        "layer '" + layer.name + "' has no generated variant " +
+                        "layer '" + layer.name + "' has no variant " +
                             variant + " (it has " +
                             std::to_string(layer.alternatives.size()) +
                             " alternatives)");
-      const DeviceLayer &device = variantOf(layers[index], *which);
-      if (device.rows == 0 || device.nnz == 0) {
-        LaunchChoice choice;
-        SPRT_RETURN_IF_ERROR(
-            chooseLaunch(variantOf(layer, *which), k, choice));
-        launch = trivialLaunch(device, k, c, stream);
-      } else {
-        SPRT_RETURN_IF_ERROR(variantLaunch(index, layer, *which, b, k, c,
-                                           stream, launch));
-      }
+      SPRT_RETURN_IF_ERROR(
+          variantLaunch(index, layer, *which, b, k, c, stream, launch));
     } else {
       const Algorithm *algorithm = findAlgorithm(variant);
       if (!algorithm) {
@@ -918,27 +914,27 @@ private:
     return n;
   }
 
-  /// Variant `which` of a layer: 0 the layer itself, n its alternative n.
-  template <typename Layer>
-  static Layer &variantOf(Layer &layer, size_t which) {
-    return which == 0 ? layer : layer.alternatives[which - 1];
-  }
-
   /// Sets `launch` to variant `which` of layer `index` (its generated
-  /// kernels for K), unchecked.
+  /// kernels for K, or only C's clearing for an empty matrix), unchecked;
+  /// SPRT_ERROR_UNSUPPORTED when the variant has no generated kernels for
+  /// K.
   sprt_status variantLaunch(int64_t index, const PackageLayer &layer,
                             size_t which, const float *b, int64_t k, float *c,
                             CUstream stream,
                             std::function<sprt_status()> &launch) {
-    const PackageLayer &variant = variantOf(layer, which);
+    const PackageLayer &variant = layer.variant(which);
+    const DeviceLayer &device = layers[index].variant(which);
     LaunchChoice choice;
     SPRT_RETURN_IF_ERROR(chooseLaunch(variant, k, choice));
     if (choice.cusparse)
       return failWith(SPRT_ERROR_UNSUPPORTED,
                       "layer '" + layer.name + "': variant " +
                           std::to_string(which) + " runs no generated kernels");
-    return generatedLaunch(variantOf(layers[index], which), variant, choice,
-                           b, k, c, stream, launch);
+    if (device.rows == 0 || device.nnz == 0) {
+      launch = trivialLaunch(device, k, c, stream);
+      return SPRT_OK;
+    }
+    return generatedLaunch(device, variant, choice, b, k, c, stream, launch);
   }
 
   static const Algorithm *findAlgorithm(const std::string &variant) {
@@ -1371,13 +1367,14 @@ private:
     for (size_t v = 1; v < count; ++v) {
       LaunchChoice choice;
       // An alternative without kernels for this K is not a candidate.
-      if (chooseLaunch(layer.alternatives[v - 1], k, choice) != SPRT_OK ||
+      if (chooseLaunch(layer.variant(v), k, choice) != SPRT_OK ||
           choice.cusparse) {
         failWith(SPRT_OK, savedError);
         continue;
       }
-      SPRT_RETURN_IF_ERROR(variantLaunch(index, layer, v, b, k, c, stream,
-                                         launches[v]));
+      SPRT_RETURN_IF_ERROR(generatedLaunch(device.variant(v), layer.variant(v),
+                                           choice, b, k, c, stream,
+                                           launches[v]));
     }
     std::vector<std::vector<float>> times(count);
     if (count > 1) {
@@ -1410,7 +1407,7 @@ private:
       std::string line = "spperm: layer '" + layer.name +
                          "', k = " + std::to_string(k) + ":";
       for (size_t v = 0; v < count; ++v) {
-        const PackageLayer &variant = variantOf(layer, v);
+        const PackageLayer &variant = layer.variant(v);
         line += " " + std::string(formatName(variant.matrix.kind)) + "/" +
                 std::string(strategyCliName(variant.permutation.strategy)) +
                 " " +

@@ -160,6 +160,26 @@ double timeVariant(sprt_package *rt, int64_t li, const char *variant,
   return median(times);
 }
 
+/// Reads what a layer and each of its alternatives have of their own from
+/// their manifest object `from`: format, strategy and kernels.
+void readVariant(const nlohmann::json &from, PackageLayer &into) {
+  std::string format = from.value("format", "csr");
+  into.matrix.kind = format == "bell"  ? FormatKind::Bell
+                     : format == "hbp" ? FormatKind::Hbp
+                                       : FormatKind::Csr;
+  if (std::optional<Strategy> s = parseStrategy(from.value("strategy", "")))
+    into.permutation.strategy = *s;
+  for (const auto &kj : from.value("kernels", nlohmann::json::array())) {
+    KernelInfo k;
+    k.name = kj.value("name", "");
+    k.variant = kj.value("variant", "");
+    k.kMin = kj.value("k_min", int64_t(1));
+    k.kMax = kj.value("k_max", int64_t(0));
+    k.kAlign = kj.value("k_align", int64_t(1));
+    into.kernels.push_back(k);
+  }
+}
+
 /// What the checks need of a package: its layers' metadata, read from the
 /// manifest alone (the runtime's load verifies the package and rebuilds
 /// external data; doing it twice would double the host work). The arrays
@@ -179,12 +199,7 @@ bool readLayerInfo(const std::string &path, Package &out, std::string &error) {
     layer.matrix.nnz = l.value("nnz", int64_t(0));
     layer.k = l.value("k", int64_t(0));
     layer.libraryCheck = l.value("library_check", false);
-    std::string format = l.value("format", "csr");
-    layer.matrix.kind = format == "bell"  ? FormatKind::Bell
-                        : format == "hbp" ? FormatKind::Hbp
-                                          : FormatKind::Csr;
-    if (std::optional<Strategy> s = parseStrategy(l.value("strategy", "")))
-      layer.permutation.strategy = *s;
+    readVariant(l, layer);
     if (l.contains("source")) {
       layer.sourcePath = l["source"].value("path", "");
       StatusOr<ValuesSpec> v =
@@ -192,29 +207,11 @@ bool readLayerInfo(const std::string &path, Package &out, std::string &error) {
       if (v)
         layer.values = *v;
     }
-    auto readKernels = [](const nlohmann::json &from, PackageLayer &into) {
-      for (const auto &kj : from.value("kernels", nlohmann::json::array())) {
-        KernelInfo k;
-        k.name = kj.value("name", "");
-        k.variant = kj.value("variant", "");
-        k.kMin = kj.value("k_min", int64_t(1));
-        k.kMax = kj.value("k_max", int64_t(0));
-        k.kAlign = kj.value("k_align", int64_t(1));
-        into.kernels.push_back(k);
-      }
-    };
-    readKernels(l, layer);
     // The alternatives differ in strategy, format and kernels.
     for (const auto &a : l.value("alternatives", nlohmann::json::array())) {
       PackageLayer alt = layer;
       alt.kernels.clear();
-      std::string altFormat = a.value("format", "csr");
-      alt.matrix.kind = altFormat == "bell"  ? FormatKind::Bell
-                        : altFormat == "hbp" ? FormatKind::Hbp
-                                             : FormatKind::Csr;
-      if (std::optional<Strategy> s = parseStrategy(a.value("strategy", "")))
-        alt.permutation.strategy = *s;
-      readKernels(a, alt);
+      readVariant(a, alt);
       layer.alternatives.push_back(std::move(alt));
     }
     out.layers.push_back(std::move(layer));
@@ -284,8 +281,7 @@ void benchPackage(const Package &pkg, sprt_package *rt,
         // when it has no kernels for K): what the runtime chose among.
         line << " variant_ms=";
         for (size_t which = 0; which <= layer.alternatives.size(); ++which) {
-          const PackageLayer &v =
-              which == 0 ? layer : layer.alternatives[which - 1];
+          const PackageLayer &v = layer.variant(which);
           bool accepts = false;
           for (const KernelInfo &ki : v.kernels)
             accepts |= ki.acceptsK(k) && ki.variant != "cusparse";
@@ -297,8 +293,7 @@ void benchPackage(const Package &pkg, sprt_package *rt,
         }
         line << " variants=";
         for (size_t which = 0; which <= layer.alternatives.size(); ++which) {
-          const PackageLayer &v =
-              which == 0 ? layer : layer.alternatives[which - 1];
+          const PackageLayer &v = layer.variant(which);
           line << (which ? "," : "") << formatName(v.matrix.kind) << "."
                << strategyCliName(v.permutation.strategy);
         }
@@ -384,15 +379,18 @@ bool verifyPackage(const std::string &path, sprt_device device,
       refFrom = "package";
     }
     // What sprt_spmm runs (0), then on the GPU each alternative on its
-    // own ("spperm:N": the runtime may choose any of them).
+    // own ("spperm:N": the runtime may choose any of them), each against
+    // the same B and float64 reference.
     const size_t variants =
         device == SPRT_DEVICE_GPU ? 1 + layer.alternatives.size() : 1;
-    for (int64_t k : ks)
+    const int64_t rows = layer.matrix.rows, cols = layer.matrix.cols;
+    for (int64_t k : ks) {
+      if (layer.k != 0 && k != layer.k)
+        continue;
+      const std::vector<float> b = makeB(cols, k);
+      std::vector<double> r;
       for (size_t which = 0; which < variants; ++which) {
-        if (layer.k != 0 && k != layer.k)
-          continue;
-        const PackageLayer &shown =
-            which == 0 ? layer : layer.alternatives[which - 1];
+        const PackageLayer &shown = layer.variant(which);
         std::string tag = path + " " + layer.name + " K=" + std::to_string(k) +
                           (which == 0 ? "" : " alt=" + std::to_string(which));
         std::string variant = "none";
@@ -404,8 +402,6 @@ bool verifyPackage(const std::string &path, sprt_device device,
         if (which > 0 && variant == "none")
           continue;
         const std::string runVariant = "spperm:" + std::to_string(which);
-        const int64_t rows = layer.matrix.rows, cols = layer.matrix.cols;
-        std::vector<float> b = makeB(cols, k);
         std::vector<float> c(static_cast<size_t>(rows * k),
                              std::numeric_limits<float>::quiet_NaN());
         const int64_t bBytes = static_cast<int64_t>(b.size() * 4);
@@ -449,7 +445,8 @@ bool verifyPackage(const std::string &path, sprt_device device,
         const double runMs = std::chrono::duration<double, std::milli>(
                                  std::chrono::steady_clock::now() - started)
                                  .count();
-        std::vector<double> r = reference(a, b, k);
+        if (r.empty())
+          r = reference(a, b, k);
         double num = 0.0, den = 0.0;
         int64_t unwritten = 0;
         for (size_t i = 0; i < r.size(); ++i) {
@@ -479,6 +476,7 @@ bool verifyPackage(const std::string &path, sprt_device device,
              << " wall_ms=" << runMs;
         report(ok, line.str());
       }
+    }
   }
   sprt_package_release(rt);
   return allOk;

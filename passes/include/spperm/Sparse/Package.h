@@ -107,6 +107,12 @@ struct PackageLayer {
   /// fastest, if it beats cuSPARSE. Only a layer with the library check and
   /// generated kernels has them; an alternative has none of its own.
   std::vector<PackageLayer> alternatives;
+
+  /// Variant `which` of the layer: 0 the layer itself, n >= 1 its
+  /// alternative n (which must be at most alternatives.size()).
+  const PackageLayer &variant(size_t which) const {
+    return which == 0 ? *this : alternatives[which - 1];
+  }
 };
 
 /// Package-wide settings.
