@@ -443,6 +443,22 @@ private:
   CUdeviceptr ptr = 0;
 };
 
+/// The order a variant's launches keep across streams when its kernels use
+/// module-level ticket counters (hbp kernels of packages made before the
+/// counters became the kernels' "tickets" parameter): each launch waits for
+/// the previous one, whatever its stream, through an event.
+struct CrossStreamOrder {
+  const Driver *d = nullptr;
+  CUevent event = nullptr;
+  /// The stream of the last launch (streamKey), once there is one.
+  std::optional<uint64_t> lastStream;
+
+  ~CrossStreamOrder() {
+    if (event)
+      d->api.cuEventDestroy(event);
+  }
+};
+
 /// A layer on the device.
 struct DeviceLayer {
   /// The shape and the number of entries of the layer's matrix.
@@ -463,6 +479,9 @@ struct DeviceLayer {
   /// The layer's alternatives (parallel to PackageLayer::alternatives):
   /// their arrays and kernels.
   std::vector<DeviceLayer> alternatives;
+  /// Set when the kernels keep their ticket counters in the module (older
+  /// packages), so that launches on different streams must not overlap.
+  std::unique_ptr<CrossStreamOrder> crossStreamOrder;
 
   /// Variant `which`, as PackageLayer::variant.
   const DeviceLayer &variant(size_t which) const {
@@ -801,6 +820,7 @@ public:
   ~CudaBackend() override {
     ScopedContext context(d);
     decisions.clear();
+    tickets.clear();
     layers.clear();
     if (module)
       d.api.cuModuleUnload(module);
@@ -1084,6 +1104,58 @@ private:
       }
       device.functions[i] = function;
     }
+    // hbp kernels with competitive blocks that do not take "tickets" keep
+    // their counters in the module (packages made before the parameter):
+    // their launches are ordered across streams instead.
+    bool moduleTickets = false;
+    if (layer.matrix.kind == FormatKind::Hbp &&
+        !layer.matrix.hbp.competitiveBlocks.empty())
+      for (const KernelInfo &kernel : layer.kernels)
+        moduleTickets =
+            moduleTickets || (isGenerated(kernel) && !takesTickets(kernel));
+    if (moduleTickets) {
+      device.crossStreamOrder = std::make_unique<CrossStreamOrder>();
+      device.crossStreamOrder->d = &d;
+      SPRT_CU_RETURN_IF_ERROR(
+          d.api, d.api.cuEventCreate(&device.crossStreamOrder->event,
+                                     CU_EVENT_DISABLE_TIMING));
+    }
+    return SPRT_OK;
+  }
+
+  /// What identifies `stream` in the per-stream state (the cuSPARSE plans
+  /// and first-call decisions, the ticket counters): its id
+  /// (cuStreamGetId, CUDA 12.0), unique for the life of the process, so
+  /// that the per-thread default streams of two threads
+  /// (CU_STREAM_PER_THREAD, one handle) and a stream created where a
+  /// destroyed one was are told apart; the handle where the driver has no
+  /// stream ids.
+  uint64_t streamKey(CUstream stream) const {
+    unsigned long long id = 0;
+    if (d.api.cuStreamGetId && d.api.cuStreamGetId(stream, &id) == CUDA_SUCCESS)
+      return static_cast<uint64_t>(id);
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream));
+  }
+
+  /// Sets `out` to the ticket counters of `stream` (key `key`), allocated
+  /// and cleared on that stream at its first use.
+  sprt_status ticketsFor(CUstream stream, uint64_t key, DeviceSpan &out) {
+    auto [it, fresh] = tickets.try_emplace(key);
+    if (fresh) {
+      sprt_status s = it->second.allocate(d, 2 * sizeof(int32_t));
+      if (s == SPRT_OK)
+        if (CUresult r = d.api.cuMemsetD32Async(
+                reinterpret_cast<CUdeviceptr>(it->second.get()), 0, 2,
+                stream);
+            r != CUDA_SUCCESS)
+          s = cuFailure(d.api, r, "cuMemsetD32Async of the ticket counters",
+                        __FILE__, __LINE__);
+      if (s != SPRT_OK) {
+        tickets.erase(it);
+        return s;
+      }
+    }
+    out = {it->second.get(), 2};
     return SPRT_OK;
   }
 
@@ -1175,7 +1247,7 @@ private:
       // then cuSPARSE's plan when that was faster, null when the generated
       // kernels were.
       auto [checked, first] =
-          decisions.try_emplace(std::make_tuple(index, k, stream));
+          decisions.try_emplace(std::make_tuple(index, k, streamKey(stream)));
       if (first) {
         sprt_status s = decide(index, layer, b, k, c, stream, launch,
                                checked->second);
@@ -1193,7 +1265,8 @@ private:
       }
       p = checked->second.library.get();
     } else {
-      std::unique_ptr<Plan> &plan = decisions[{index, k, stream}].library;
+      std::unique_ptr<Plan> &plan =
+          decisions[{index, k, streamKey(stream)}].library;
       if (!plan)
         SPRT_RETURN_IF_ERROR(choosePlan(device, b, k, c, stream, plan));
       p = plan.get();
@@ -1222,8 +1295,13 @@ private:
                               const LaunchChoice &choice, const float *b,
                               int64_t k, float *c, CUstream stream,
                               std::function<sprt_status()> &launch) {
-    const LaunchOperands operands{
-        {b, device.cols * k}, {c, device.rows * k}, k};
+    const uint64_t key = streamKey(stream);
+    LaunchOperands operands{{b, device.cols * k}, {c, device.rows * k}, k, {}};
+    for (size_t i : choice.kernels)
+      if (takesTickets(layer.kernels[i])) {
+        SPRT_RETURN_IF_ERROR(ticketsFor(stream, key, operands.tickets));
+        break;
+      }
     auto steps = std::make_shared<std::vector<Step>>();
     for (size_t i : choice.kernels) {
       Step step{device.functions[i], &layer.kernels[i], KernelParams(),
@@ -1238,9 +1316,16 @@ private:
     const std::string *layerName = &layer.name;
     const size_t cCount = static_cast<size_t>(device.rows * k);
     const bool zero = choice.zeroOutput;
-    launch = [driver, steps, layerName, c, cCount, zero,
-              stream]() -> sprt_status {
+    CrossStreamOrder *order = device.crossStreamOrder.get();
+    launch = [driver, steps, layerName, c, cCount, zero, stream, key,
+              order]() -> sprt_status {
       const DriverApi &api = driver->api;
+      // Module-level counters: wait for the variant's last launch when it
+      // was on another stream (the calls are enqueued under the backend's
+      // lock, so the order is total).
+      if (order && order->lastStream && *order->lastStream != key)
+        SPRT_CU_RETURN_IF_ERROR(api,
+                                api.cuStreamWaitEvent(stream, order->event, 0));
       if (zero)
         SPRT_CU_RETURN_IF_ERROR(
             api, api.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(c), 0,
@@ -1280,6 +1365,10 @@ private:
                              "cuLaunchKernel of kernel '" + kernel.name +
                                  "' of layer '" + *layerName + "'",
                              __FILE__, __LINE__);
+      }
+      if (order) {
+        SPRT_CU_RETURN_IF_ERROR(api, api.cuEventRecord(order->event, stream));
+        order->lastStream = key;
       }
       return SPRT_OK;
     };
@@ -1494,7 +1583,11 @@ private:
   /// layer; for a layer with the library check, the variant that won and
   /// cuSPARSE's plan if that was faster (null when the generated kernels
   /// were).
-  std::map<std::tuple<int64_t, int64_t, CUstream>, Decision> decisions;
+  std::map<std::tuple<int64_t, int64_t, uint64_t>, Decision> decisions;
+  /// The ticket counters (kTicketsArg) per stream (streamKey): launches on
+  /// one stream run one after the other and leave them at zero, so one pair
+  /// serves every kernel of the package on that stream.
+  std::map<uint64_t, DeviceBuffer> tickets;
 };
 
 } // namespace
@@ -1599,5 +1692,34 @@ sprt_status spperm::runtime_detail::gpuCopyToHost(void *dst, const void *src,
   SPRT_CU_RETURN_IF_ERROR(
       d->api, d->api.cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src),
                                   static_cast<size_t>(bytes)));
+  return SPRT_OK;
+}
+
+sprt_status spperm::runtime_detail::gpuStreamCreate(void **stream) {
+  const Driver *d = nullptr;
+  SPRT_RETURN_IF_ERROR(requireDriver(d));
+  SPRT_SCOPED_CONTEXT(*d);
+  CUstream s = nullptr;
+  SPRT_CU_RETURN_IF_ERROR(d->api,
+                          d->api.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  *stream = s;
+  return SPRT_OK;
+}
+
+sprt_status spperm::runtime_detail::gpuStreamDestroy(void *stream) {
+  const Driver *d = nullptr;
+  SPRT_RETURN_IF_ERROR(requireDriver(d));
+  SPRT_SCOPED_CONTEXT(*d);
+  SPRT_CU_RETURN_IF_ERROR(
+      d->api, d->api.cuStreamDestroy(static_cast<CUstream>(stream)));
+  return SPRT_OK;
+}
+
+sprt_status spperm::runtime_detail::gpuStreamSynchronize(void *stream) {
+  const Driver *d = nullptr;
+  SPRT_RETURN_IF_ERROR(requireDriver(d));
+  SPRT_SCOPED_CONTEXT(*d);
+  SPRT_CU_RETURN_IF_ERROR(
+      d->api, d->api.cuStreamSynchronize(static_cast<CUstream>(stream)));
   return SPRT_OK;
 }

@@ -8,6 +8,7 @@
 
 #include "Backend.h"
 
+#include <algorithm>
 #include <cctype>
 
 using namespace spperm;
@@ -125,6 +126,8 @@ sprt_status spperm::runtime_detail::bindKernelParams(
       params.addMemref(operands.b);
     } else if (arg == "C") {
       params.addMemref(operands.c);
+    } else if (arg == kTicketsArg) {
+      params.addMemref(operands.tickets);
     } else if (auto it = arrays.find(arg); it != arrays.end()) {
       params.addMemref(it->second);
     } else {
@@ -136,6 +139,11 @@ sprt_status spperm::runtime_detail::bindKernelParams(
   }
   out = std::move(params);
   return SPRT_OK;
+}
+
+bool spperm::runtime_detail::takesTickets(const KernelInfo &kernel) {
+  return std::find(kernel.args.begin(), kernel.args.end(), kTicketsArg) !=
+         kernel.args.end();
 }
 
 bool spperm::runtime_detail::targetMatches(std::string_view target, int major,

@@ -119,12 +119,19 @@ struct LaunchOperands {
   DeviceSpan b;
   DeviceSpan c;
   int64_t k = 0;
+  /// The call's stream's ticket counters (kTicketsArg): two 32-bit
+  /// integers, for the kernels that take them.
+  DeviceSpan tickets;
 };
 
+/// Whether `kernel` takes the runtime's ticket counters (kTicketsArg).
+bool takesTickets(const KernelInfo &kernel);
+
 /// Sets `out` to the parameters of `kernel` of layer `layerName`, in the
-/// order of its args: a layer array from `arrays` (by name), "B" or "C" from
-/// `operands` (each a memref descriptor), "K" as a 64-bit integer. An array
-/// that `arrays` lacks is SPRT_ERROR_CORRUPT_PACKAGE naming it.
+/// order of its args: a layer array from `arrays` (by name), "B", "C" or
+/// kTicketsArg from `operands` (each a memref descriptor), "K" as a 64-bit
+/// integer. An array that `arrays` lacks is SPRT_ERROR_CORRUPT_PACKAGE
+/// naming it.
 sprt_status
 bindKernelParams(const std::string &layerName, const KernelInfo &kernel,
                  const std::map<std::string, DeviceSpan, std::less<>> &arrays,

@@ -409,3 +409,20 @@ sprt_status sprt_memcpy_dtoh(void *dst, const void *src, int64_t bytes) {
                     "sprt_memcpy_dtoh: a NULL pointer or a negative size");
   SPRT_GPU_CALL(gpuCopyToHost(dst, src, bytes));
 }
+
+sprt_status sprt_stream_create(void **stream) {
+  if (!stream)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_stream_create: the output pointer is NULL");
+  SPRT_GPU_CALL(gpuStreamCreate(stream));
+}
+
+sprt_status sprt_stream_destroy(void *stream) {
+  if (!stream)
+    return SPRT_OK;
+  SPRT_GPU_CALL(gpuStreamDestroy(stream));
+}
+
+sprt_status sprt_stream_synchronize(void *stream) {
+  SPRT_GPU_CALL(gpuStreamSynchronize(stream));
+}

@@ -257,6 +257,30 @@ TEST(KernelParamsTest, BindFollowsTheArgs) {
                                   "the layer");
 }
 
+// The ticket counters come from the call (one pair per stream), not from
+// the layer's arrays.
+TEST(KernelParamsTest, TicketsComeFromTheOperands) {
+  KernelInfo k = kernel("hbp", "vec4");
+  k.args = {"order", "C", std::string(kTicketsArg), "K"};
+  EXPECT_TRUE(takesTickets(k));
+  EXPECT_FALSE(takesTickets(kernel("csr", "vec4")));
+  int order[3], tickets[2];
+  float c[6];
+  std::map<std::string, DeviceSpan, std::less<>> arrays = {
+      {"order", {order, 3}}};
+  LaunchOperands operands{{nullptr, 0}, {c, 6}, 2, {tickets, 2}};
+  KernelParams params;
+  ASSERT_EQ(bindKernelParams("h", k, arrays, operands, params), SPRT_OK);
+  ASSERT_EQ(params.size(), 16u);
+  EXPECT_EQ(params.value(10), reinterpret_cast<int64_t>(tickets));
+  EXPECT_EQ(params.value(13), 2);
+  EXPECT_EQ(params.value(15), 2);
+  // A layer array of that name does not stand in for them.
+  arrays["tickets"] = {order, 3};
+  ASSERT_EQ(bindKernelParams("h", k, arrays, operands, params), SPRT_OK);
+  EXPECT_EQ(params.value(10), reinterpret_cast<int64_t>(tickets));
+}
+
 //===----------------------------------------------------------------------===//
 // Targets
 //===----------------------------------------------------------------------===//

@@ -36,9 +36,10 @@ MAIN_JOBS="${MAIN_JOBS:-1}"
 # Which parts run: main (the shared matrices, or those of MAIN_GLOB, and
 # the sweep's generated ones in suite/gen unless GEN=0), big (the generated
 # >= 1 M-row ones),
-# tc (tensor-core variants), san (compute-sanitizer); BIG_GLOB (space-separated globs) narrows the big
-# packages.
-SETS="${SETS:-main big tc san aot}"
+# tc (tensor-core variants), san (compute-sanitizer), conc (concurrent calls
+# from several threads and streams); BIG_GLOB (space-separated globs) narrows
+# the big packages.
+SETS="${SETS:-main big tc san conc aot}"
 # The K values the compute-sanitizer runs check: SpMV, the scalar kernels
 # and every vec4 group size (2, 8, 16, 32 lanes).
 SAN_KS="${SAN_KS:-1,5,8,32,64,128}"
@@ -237,6 +238,42 @@ if [[ " $SETS " == *" aot "* ]] && [[ -d "$S/aot/block.spp" ]]; then
     tail -20 "$BUILD/aot.log" | tee -a "$SUMMARY"
     fail "the AOT example did not build against the installed runtime"
   fi
+fi
+
+# Concurrency (docs/Testing.md, "Concurrency"): every package of suite/san
+# (one per kernel family) and the hbp package of runtime/unittests/Inputs/legacy-hbp
+# (kernels with module-level tickets, from before the "tickets" parameter)
+# called from CONC_THREADS threads at once, each with its own stream and C,
+# K cycling through CONC_KS, C poisoned before and checked after every call;
+# then timed without checks on 1 and CONC_THREADS threads; then
+# compute-sanitizer racecheck on the hbp packages' concurrent calls.
+CONC_THREADS="${CONC_THREADS:-8}"
+CONC_CALLS="${CONC_CALLS:-60}"
+CONC_KS="${CONC_KS:-1,8,32,64,128,512}"
+if [[ " $SETS " == *" conc "* ]]; then
+  say "concurrency: $CONC_THREADS threads x $CONC_CALLS calls, K = $CONC_KS"
+  CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for pkg in "$S"/san/*.spp "$ROOT"/runtime/unittests/Inputs/legacy-hbp/*.spp ${CONC_EXTRA:-}; do
+    [[ -e "$pkg" ]] || continue
+    tol=1e-5
+    [[ "$pkg" == *tf32* || "$pkg" == *f16* ]] && tol=5e-3
+    log="$OUTDIR/conc.$(basename "$pkg" .spp).log"
+    "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k "$CONC_KS" --tolerance "$tol" \
+      --jobs 1 --threads "$CONC_THREADS" --calls "$CONC_CALLS" >"$log" 2>&1
+    rc=$?
+    line=$(grep ' concurrent threads=' "$log" | sed "s|^\(....\) .*/\([^/]*\.spp\) |\1 \2 |")
+    echo "${line:-$(basename "$pkg"): no concurrency line (exit $rc)}" | tee -a "$SUMMARY"
+    [[ $rc == 0 ]] || { fail "concurrency: $(basename "$pkg") (exit $rc)"; grep -m 12 FAIL "$log" >>"$SUMMARY"; }
+    if [[ "$pkg" == *hbp* && -x "$CS" ]]; then
+      rlog="$OUTDIR/conc.$(basename "$pkg" .spp).racecheck.log"
+      "$CS" --tool racecheck --kernel-name "regex=^l[0-9]+_" --error-exitcode 3 \
+        "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k 8,32 --jobs 1 --threads 4 --calls 8 >"$rlog" 2>&1
+      rc=$?
+      line="$(basename "$pkg") concurrent racecheck: $(grep -E 'RACECHECK SUMMARY' "$rlog" | tail -1) (exit $rc; $(grep ' concurrent threads=' "$rlog" | sed 's/.* concurrent //; s/ max_rel.*//'))"
+      echo "$line" | tee -a "$SUMMARY"
+      [[ $rc == 0 ]] || fail "$line"
+    fi
+  done
 fi
 
 if [[ " $SETS " != *" san "* ]]; then

@@ -179,6 +179,9 @@ if [[ " $PARTS " == *" san "* ]]; then
     san "skewed.${fs%%:*}" "$STAGE/skewed.mtx" --format "${fs%%:*}" --strategy "${fs##*:}"
   done
   san skewed.hbp512 "$STAGE/skewed.mtx" --format hbp --col-block 512 --strategy lpt
+  # A SuiteSparse matrix of 22 K rows as hbp (fixed and competitive blocks):
+  # the concurrency set compares it with its older twin in CONC_EXTRA.
+  san cs4.hbp "$DATA/suitesparse/cs4.mtx.gz" --format hbp --strategy identity
   # Packages for one K (the k<K> variants, K a constant), and cuSPARSE: the
   # cusparse format and a selected package whose library check runs.
   san skewed.csr.k32 "$STAGE/skewed.mtx" --format csr --strategy lpt --k 32

@@ -9,7 +9,10 @@
 // begin_nnz + t - zero_row and adds the partial row into C[order[row]]. A
 // warp first runs its fixed blocks, then takes competitive blocks by atomic
 // ticket until none is left; the last warp to finish resets the ticket for
-// the next launch. The combine step is the atomic addition into C, which the
+// the next launch. The two counters (ticket, finished warps) are the
+// "tickets" parameter, which the runtime provides per stream
+// (docs/RuntimeABI.md, "Generated kernels"): launches on different streams
+// never share them, and launches on one stream run one after the other. The combine step is the atomic addition into C, which the
 // runtime clears before the launch. When the column block's tile of B
 // (colBlock x vec floats) fits, each warp first copies it into its slice of
 // shared memory (coalesced), and the chains read B from there.
@@ -18,6 +21,8 @@
 
 #include "Kernels.h"
 #include "KernelBuilder.h"
+
+#include "spperm/Sparse/Package.h"
 
 using namespace mlir;
 using namespace mlir::spperm::codegen;
@@ -62,8 +67,7 @@ private:
   /// Takes tickets until the competitive blocks run out, then counts the
   /// warp as finished; the last one resets both counters.
   void emitCompetitive() {
-    auto countersType = MemRefType::get({2}, b.getI32Type());
-    Value counters = memref::GetGlobalOp::create(b, countersType, spec.counters);
+    Value counters = params.at(llvm::StringRef(::spperm::kTicketsArg));
     Value first = kb.eq(lane, kb.idx(0));
     Value competitive = params.at("hbp.competitive_blocks");
     scf::WhileOp::create(
@@ -248,6 +252,9 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
       {"B", f32},
       {"C", f32},
       {"K", IndexType::get(ctx)}};
+  // Only a kernel with competitive blocks takes tickets.
+  if (spec.competitive > 0)
+    args.insert(args.end() - 1, {std::string(::spperm::kTicketsArg), i32});
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   if (spec.sharedTile)
     addSharedF32Buffer(func,

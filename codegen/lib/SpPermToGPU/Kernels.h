@@ -151,7 +151,9 @@ int64_t longRowCtas(const RowKernelSpec &spec);
 
 /// An HBP kernel: one warp per stored 2-D block, fixed blocks then
 /// competitive ones by atomic ticket; partial sums are combined into C
-/// atomically (C is cleared first).
+/// atomically (C is cleared first). The ticket counters are the kernel's
+/// "tickets" parameter (kTicketsArg), which the runtime provides per stream,
+/// so that launches on different streams never share them.
 struct HbpKernelSpec {
   std::string name;
   int64_t threads = 256;
@@ -163,8 +165,6 @@ struct HbpKernelSpec {
   /// Stage the column block's B tile (colBlock x vec floats per warp) in
   /// shared memory; the threads per CTA then fit the tiles in 48 KiB.
   bool sharedTile = false;
-  /// The module-level counters (ticket, finished warps) of this kernel.
-  std::string counters;
 };
 
 /// Emits an HBP kernel; returns its parameter names in order.

@@ -812,19 +812,6 @@ private:
       spec.sharedTile = tileWarps >= 1;
       if (spec.sharedTile)
         spec.threads = 32 * tileWarps;
-      if (spec.competitive > 0) {
-        spec.counters = spec.name + "_counters";
-        OpBuilder b(module.getContext());
-        b.setInsertionPointToStart(module.getBody());
-        auto type = MemRefType::get({2}, b.getI32Type());
-        memref::GlobalOp::create(
-            b, module.getLoc(), spec.counters, b.getStringAttr("private"),
-            type,
-            DenseIntElementsAttr::get(
-                RankedTensorType::get({2}, b.getI32Type()),
-                ArrayRef<int32_t>{0, 0}),
-            /*constant=*/false, b.getI64IntegerAttr(4));
-      }
       std::vector<std::string> args = emitHbpKernel(module, spec);
       // The B tile is static shared memory: sharedBytes stays 0.
       KernelInfo k = launch(spec.name, "hbp", kc, std::move(args),

@@ -273,9 +273,9 @@ std::vector<LayerBuffer> spperm::layerBuffers(const PackageLayer &layer) {
 namespace {
 
 /// Whether `name` may be a kernel parameter of `layer`: one of its buffers,
-/// or B, C, K.
+/// or B, C, K, kTicketsArg.
 bool isKernelArgName(const PackageLayer &layer, const std::string &name) {
-  if (name == "B" || name == "C" || name == "K")
+  if (name == "B" || name == "C" || name == "K" || name == kTicketsArg)
     return true;
   bool found = false;
   forEachBuffer(layer.matrix, carriesCsr(layer.matrix),
@@ -455,7 +455,8 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
       if (!isKernelArgName(layer, arg))
         return Status::error(where + "kernel " + inQuotes(k.name) +
                              " takes " + inQuotes(arg) +
-                             ", which is not a buffer of the layer, B, C or K");
+                             ", which is not a buffer of the layer, B, C, K "
+                             "or " + std::string(kTicketsArg));
   }
   return Status::ok();
 }
@@ -1387,13 +1388,14 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
   }
   for (size_t i = 0; i < out.layer.kernels.size(); ++i)
     for (const std::string &arg : out.layer.kernels[i].args) {
-      bool known = arg == "B" || arg == "C" || arg == "K";
+      bool known =
+          arg == "B" || arg == "C" || arg == "K" || arg == kTicketsArg;
       for (const BufferDesc &b : out.buffers)
         known = known || b.name == arg;
       if (!known)
         return r.fail(ctx + ".kernels[" + std::to_string(i) + "].args: " +
-                      inQuotes(arg) +
-                      " is not a buffer of the layer, B, C or K");
+                      inQuotes(arg) + " is not a buffer of the layer, B, C, " +
+                      "K or " + std::string(kTicketsArg));
     }
 
   // The counts that follow from the shape (verifyFormat checks the rest).

@@ -1,18 +1,19 @@
 // RUN: spperm-opt %s -spperm-convert-format="format=hbp row-block=64 col-block=32" -spperm-lower-to-gpu | FileCheck %s
 
 // HBP: one warp per stored 2-D block; fixed blocks first, then competitive
-// blocks by an atomic ticket (a module-level counter pair that the last
-// warp resets), each lane walking its add_sign chain with B read from the
+// blocks by an atomic ticket (the counter pair "tickets", a parameter the
+// runtime provides per stream, which the last warp resets; no module-level
+// state), each lane walking its add_sign chain with B read from the
 // column block's tile in shared memory; partial rows are combined into C
 // atomically, so C is cleared first (zero_output).
 
 // CHECK-LABEL: func.func @layer
-// CHECK:         spperm.kernels = [{args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "K"], block = array<i64: 256, 1, 1>, dependent_launch = false, family = "hbp", grid = array<i64: 128, 1, 1>, {{.*}}variant = "k8", zero_output = true}]
+// CHECK:         spperm.kernels = [{args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "tickets", "K"], block = array<i64: 256, 1, 1>, dependent_launch = false, family = "hbp", grid = array<i64: 128, 1, 1>, {{.*}}variant = "k8", zero_output = true}]
 // CHECK:       gpu.module @spperm_kernels
-// CHECK:         memref.global "private" @layer_0_hbp_k8_0_counters : memref<2xi32> = dense<0>
+// CHECK-NOT:     memref.global
 // The column block's B tile: 32 columns x 4 (K = 8 in two steps of 4) per
 // warp, 8 warps.
-// CHECK:         gpu.func @layer_0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}) workgroup(%[[TILE:.*]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// CHECK:         gpu.func @layer_0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}, %[[TICKETS:.*]]: memref<?xi32>, %{{.*}}: index) workgroup(%[[TILE:.*]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // Fixed blocks.
 // CHECK:           scf.for
 // The tile, copied between two warp barriers.
@@ -27,12 +28,12 @@
 // CHECK:               vector.fma
 // CHECK:             memref.atomic_rmw addf
 // Competitive blocks by ticket, broadcast from lane 0.
-// CHECK:           memref.get_global @layer_0_hbp_k8_0_counters
 // CHECK:           scf.while
-// CHECK:             memref.atomic_rmw addi
+// CHECK:             memref.atomic_rmw addi %{{.*}}, %[[TICKETS]][%{{.*}}]
 // CHECK:             nvvm.shfl.sync idx
-// CHECK:           memref.atomic_rmw addi
-// CHECK:           memref.store
+// CHECK:           memref.atomic_rmw addi %{{.*}}, %[[TICKETS]][%{{.*}}]
+// CHECK:           memref.store %{{.*}}, %[[TICKETS]]
+// CHECK:           memref.store %{{.*}}, %[[TICKETS]]
 // CHECK:           gpu.return
 func.func @layer(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>

@@ -40,6 +40,14 @@ namespace spperm {
 /// The manifest's schema version this build writes and reads.
 constexpr int kPackageVersion = 1;
 
+/// The kernel parameter that is no array of the layer but scratch the runtime
+/// provides: two 32-bit counters, zero before a launch, which the kernel
+/// leaves at zero when it ends (the hbp kernels' ticket for competitive
+/// blocks and their count of finished warps). The runtime keeps one pair per
+/// stream, so that launches on different streams never share it
+/// (docs/RuntimeABI.md, "Generated kernels").
+inline constexpr std::string_view kTicketsArg = "tickets";
+
 /// A generated kernel of a layer and its launch configuration (filled in by
 /// code generation). The kernels of a layer form variants, each a sequence of
 /// launches for a range of K: the runtime takes the variant of the first
@@ -65,9 +73,9 @@ struct KernelInfo {
   /// variant's first kernel.
   bool dependentLaunch = false;
   /// The kernel's parameters in order: a buffer name of the layer
-  /// ("order", "csr.row_ptr", ...), "B", "C" (each passed as a 1-D memref
-  /// descriptor: allocated pointer, aligned pointer, offset, size, stride)
-  /// or "K" (a 64-bit integer).
+  /// ("order", "csr.row_ptr", ...), "B", "C", kTicketsArg (each passed as a
+  /// 1-D memref descriptor: allocated pointer, aligned pointer, offset,
+  /// size, stride) or "K" (a 64-bit integer).
   std::vector<std::string> args;
   int64_t gridX = 1, gridY = 1, gridZ = 1;
   int64_t blockX = 1, blockY = 1, blockZ = 1;

@@ -212,6 +212,17 @@ SPRT_EXPORT sprt_status sprt_memcpy_htod(void *dst, const void *src,
 SPRT_EXPORT sprt_status sprt_memcpy_dtoh(void *dst, const void *src,
                                          int64_t bytes);
 
+/** Creates a CUDA stream in the runtime's context that does not synchronize
+ *  with the legacy default stream (cuStreamCreate with
+ *  CU_STREAM_NON_BLOCKING), for sprt_spmm's `stream` in programs that link
+ *  no CUDA. Destroy it with sprt_stream_destroy (NULL is accepted). */
+SPRT_EXPORT sprt_status sprt_stream_create(void **stream);
+SPRT_EXPORT sprt_status sprt_stream_destroy(void *stream);
+
+/** Waits until the work enqueued on `stream` (NULL: the legacy default
+ *  stream) is complete. */
+SPRT_EXPORT sprt_status sprt_stream_synchronize(void *stream);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
