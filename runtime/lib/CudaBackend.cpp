@@ -1723,3 +1723,35 @@ sprt_status spperm::runtime_detail::gpuStreamSynchronize(void *stream) {
       d->api, d->api.cuStreamSynchronize(static_cast<CUstream>(stream)));
   return SPRT_OK;
 }
+
+sprt_status spperm::runtime_detail::gpuCopyToDeviceAsync(void *dst,
+                                                         const void *src,
+                                                         int64_t bytes,
+                                                         void *stream) {
+  const Driver *d = nullptr;
+  SPRT_RETURN_IF_ERROR(requireDriver(d));
+  if (bytes == 0)
+    return SPRT_OK;
+  SPRT_SCOPED_CONTEXT(*d);
+  SPRT_CU_RETURN_IF_ERROR(
+      d->api, d->api.cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src,
+                                       static_cast<size_t>(bytes),
+                                       static_cast<CUstream>(stream)));
+  return SPRT_OK;
+}
+
+sprt_status spperm::runtime_detail::gpuCopyToHostAsync(void *dst,
+                                                       const void *src,
+                                                       int64_t bytes,
+                                                       void *stream) {
+  const Driver *d = nullptr;
+  SPRT_RETURN_IF_ERROR(requireDriver(d));
+  if (bytes == 0)
+    return SPRT_OK;
+  SPRT_SCOPED_CONTEXT(*d);
+  SPRT_CU_RETURN_IF_ERROR(
+      d->api, d->api.cuMemcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src),
+                                       static_cast<size_t>(bytes),
+                                       static_cast<CUstream>(stream)));
+  return SPRT_OK;
+}

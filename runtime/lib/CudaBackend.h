@@ -39,6 +39,10 @@ sprt_status gpuMalloc(int64_t bytes, void **ptr);
 sprt_status gpuFree(void *ptr);
 sprt_status gpuCopyToDevice(void *dst, const void *src, int64_t bytes);
 sprt_status gpuCopyToHost(void *dst, const void *src, int64_t bytes);
+sprt_status gpuCopyToDeviceAsync(void *dst, const void *src, int64_t bytes,
+                                 void *stream);
+sprt_status gpuCopyToHostAsync(void *dst, const void *src, int64_t bytes,
+                               void *stream);
 sprt_status gpuStreamCreate(void **stream);
 sprt_status gpuStreamDestroy(void *stream);
 sprt_status gpuStreamSynchronize(void *stream);

@@ -410,6 +410,24 @@ sprt_status sprt_memcpy_dtoh(void *dst, const void *src, int64_t bytes) {
   SPRT_GPU_CALL(gpuCopyToHost(dst, src, bytes));
 }
 
+sprt_status sprt_memcpy_htod_async(void *dst, const void *src, int64_t bytes,
+                                   void *stream) {
+  if (bytes < 0 || (bytes > 0 && (!dst || !src)))
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_memcpy_htod_async: a NULL pointer or a negative "
+                    "size");
+  SPRT_GPU_CALL(gpuCopyToDeviceAsync(dst, src, bytes, stream));
+}
+
+sprt_status sprt_memcpy_dtoh_async(void *dst, const void *src, int64_t bytes,
+                                   void *stream) {
+  if (bytes < 0 || (bytes > 0 && (!dst || !src)))
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_memcpy_dtoh_async: a NULL pointer or a negative "
+                    "size");
+  SPRT_GPU_CALL(gpuCopyToHostAsync(dst, src, bytes, stream));
+}
+
 sprt_status sprt_stream_create(void **stream) {
   if (!stream)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,

@@ -1338,6 +1338,10 @@ TEST(GpuTest, DeviceHelpersWithoutAGpuFailInOneLine) {
   EXPECT_EQ(sprt_stream_create(&stream), s);
   EXPECT_EQ(stream, nullptr);
   EXPECT_EQ(sprt_stream_synchronize(nullptr), s);
+  float host = 0.0f;
+  EXPECT_EQ(sprt_memcpy_htod_async(ptr, &host, 4, nullptr), s);
+  EXPECT_EQ(sprt_memcpy_dtoh_async(&host, nullptr, 4, nullptr),
+            SPRT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(sprt_stream_create(nullptr), SPRT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(sprt_stream_destroy(nullptr), SPRT_OK);
 }
@@ -1460,14 +1464,17 @@ TEST(GpuTest, ModuleTicketsAreOrderedAcrossStreams) {
       std::vector<std::unique_ptr<DeviceArray>> dc;
       for (int i = 0; i < kDepth; ++i)
         dc.push_back(std::make_unique<DeviceArray>(most * 4));
+      // Poisoned on the stream (a synchronous copy from pageable memory may
+      // land after the kernels of a non-blocking stream).
+      std::vector<float> poison[kDepth];
       for (int batch = 0; batch < kBatches; ++batch) {
         size_t ki[kDepth];
         for (int i = 0; i < kDepth; ++i) {
           ki[i] = static_cast<size_t>(t + batch + i) % ks.size();
           const int64_t k = ks[ki[i]];
-          std::vector<float> poison(static_cast<size_t>(a.rows * k), NAN);
-          if (sprt_memcpy_htod(dc[i]->get(), poison.data(),
-                               a.rows * k * 4) != SPRT_OK ||
+          poison[i].assign(static_cast<size_t>(a.rows * k), NAN);
+          if (sprt_memcpy_htod_async(dc[i]->get(), poison[i].data(),
+                                     a.rows * k * 4, stream) != SPRT_OK ||
               sprt_spmm(p, 0, db[ki[i]]->get(), k, dc[i]->get(), stream) !=
                   SPRT_OK)
             ++failed[t];

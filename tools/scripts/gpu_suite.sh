@@ -249,7 +249,7 @@ fi
 # compute-sanitizer racecheck on the hbp packages' concurrent calls.
 CONC_THREADS="${CONC_THREADS:-8}"
 CONC_CALLS="${CONC_CALLS:-60}"
-CONC_KS="${CONC_KS:-1,8,32,64,128,512}"
+CONC_KS="${CONC_KS:-1,5,8,32,64,128,512}"
 if [[ " $SETS " == *" conc "* ]]; then
   say "concurrency: $CONC_THREADS threads x $CONC_CALLS calls, K = $CONC_KS"
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

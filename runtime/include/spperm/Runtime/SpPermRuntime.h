@@ -212,6 +212,18 @@ SPRT_EXPORT sprt_status sprt_memcpy_htod(void *dst, const void *src,
 SPRT_EXPORT sprt_status sprt_memcpy_dtoh(void *dst, const void *src,
                                          int64_t bytes);
 
+/** The same copies enqueued on `stream` (NULL: the legacy default stream),
+ *  ordered with the work on it: cuMemcpyHtoDAsync / cuMemcpyDtoHAsync. From
+ *  or to pageable host memory they may return before the copy is complete;
+ *  the host memory must stay valid and unchanged until the stream reaches
+ *  them. (A synchronous copy from pageable memory may also return before its
+ *  DMA is complete, and is not ordered with work on other streams: to poison
+ *  C before a call on a stream, copy on that stream.) */
+SPRT_EXPORT sprt_status sprt_memcpy_htod_async(void *dst, const void *src,
+                                               int64_t bytes, void *stream);
+SPRT_EXPORT sprt_status sprt_memcpy_dtoh_async(void *dst, const void *src,
+                                               int64_t bytes, void *stream);
+
 /** Creates a CUDA stream in the runtime's context that does not synchronize
  *  with the legacy default stream (cuStreamCreate with
  *  CU_STREAM_NON_BLOCKING), for sprt_spmm's `stream` in programs that link
