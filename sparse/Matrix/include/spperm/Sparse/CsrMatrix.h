@@ -56,6 +56,9 @@ struct CooTriplets {
 /// already be in range and dimensions at most kMaxIndex.
 CsrMatrix buildCsr(const CooTriplets &coo);
 
+/// Returns the rows of `m` in the order `order` (position -> original row).
+CsrMatrix permuteRows(const CsrMatrix &m, const std::vector<int32_t> &order);
+
 } // namespace spperm
 
 #endif // SPPERM_SPARSE_CSRMATRIX_H

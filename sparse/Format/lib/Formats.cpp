@@ -112,7 +112,6 @@
 
 #include "FormatTraversal.h"
 
-#include "spperm/Sparse/Generators.h"
 #include "spperm/Sparse/Permutation.h"
 
 #include <algorithm>

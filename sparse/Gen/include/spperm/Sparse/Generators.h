@@ -64,8 +64,7 @@ CsrMatrix generateCommunities(int32_t rows, int32_t cols, int32_t communities,
 /// Returns `m` with its rows shuffled by a seeded random permutation.
 CsrMatrix shuffleRows(const CsrMatrix &m, uint64_t seed);
 
-/// Returns the rows of `m` in the order `order` (position -> original row).
-CsrMatrix permuteRows(const CsrMatrix &m, const std::vector<int32_t> &order);
+/// (permuteRows, which shuffleRows applies, is in CsrMatrix.h.)
 
 } // namespace spperm
 

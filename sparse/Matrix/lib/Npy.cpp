@@ -14,7 +14,7 @@
 
 #include "spperm/Sparse/Npy.h"
 
-#include "Escape.h"
+#include "spperm/Sparse/Escape.h"
 
 #include <cerrno>
 #include <cstdio>

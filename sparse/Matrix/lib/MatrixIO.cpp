@@ -15,7 +15,7 @@
 
 #include "spperm/Sparse/MatrixIO.h"
 
-#include "Escape.h"
+#include "spperm/Sparse/Escape.h"
 
 #include <algorithm>
 #include <cassert>

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPPERM_LIB_SPARSE_ESCAPE_H
-#define SPPERM_LIB_SPARSE_ESCAPE_H
+#ifndef SPPERM_SPARSE_ESCAPE_H
+#define SPPERM_SPARSE_ESCAPE_H
 
 #include <cstddef>
 #include <string>
@@ -46,4 +46,4 @@ inline std::string quoted(std::string_view tok) {
 
 } // namespace spperm
 
-#endif // SPPERM_LIB_SPARSE_ESCAPE_H
+#endif // SPPERM_SPARSE_ESCAPE_H

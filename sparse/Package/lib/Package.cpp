@@ -25,7 +25,7 @@
 
 #include "spperm/Sparse/Package.h"
 
-#include "Escape.h"
+#include "spperm/Sparse/Escape.h"
 #include "Sha256.h"
 
 #include <nlohmann/json.hpp>

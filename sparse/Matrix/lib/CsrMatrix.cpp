@@ -216,3 +216,23 @@ CsrMatrix spperm::buildCsr(const CooTriplets &coo) {
   }
   return m;
 }
+
+CsrMatrix spperm::permuteRows(const CsrMatrix &m,
+                              const std::vector<int32_t> &order) {
+  assert(static_cast<int32_t>(order.size()) == m.rows && "order size");
+  CsrMatrix out;
+  out.rows = m.rows;
+  out.cols = m.cols;
+  out.rowPtr.assign(m.rows + 1, 0);
+  out.colIdx.reserve(m.colIdx.size());
+  out.values.reserve(m.values.size());
+  for (int32_t p = 0; p < m.rows; ++p) {
+    int32_t r = order[p];
+    out.colIdx.insert(out.colIdx.end(), m.colIdx.begin() + m.rowPtr[r],
+                      m.colIdx.begin() + m.rowPtr[r + 1]);
+    out.values.insert(out.values.end(), m.values.begin() + m.rowPtr[r],
+                      m.values.begin() + m.rowPtr[r + 1]);
+    out.rowPtr[p + 1] = static_cast<int32_t>(out.colIdx.size());
+  }
+  return out;
+}
