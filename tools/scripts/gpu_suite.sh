@@ -80,14 +80,14 @@ if grep "^\[  SKIPPED \] Gpu" "$OUTDIR/RuntimeTests.log" | grep -vq WithoutAGpu;
   fail "GPU unit tests were skipped on the GPU machine"
 fi
 
-# The floors of the timing protocol (tools/bench/floor.cu) and the record's
+# The floors of the timing protocol (tools/lab/floor.cu) and the record's
 # header: GPU, driver, clocks at the start, the commit the packages were
 # compiled at.
 FLOOR=""
 FLOOR_WHY="no nvcc"
 if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
   NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-  if ! "$NVCC" -O2 -o "$BUILD/floor" "$ROOT/tools/bench/floor.cu" >"$BUILD/floor.build.log" 2>&1; then
+  if ! "$NVCC" -O2 -o "$BUILD/floor" "$ROOT/tools/lab/floor.cu" >"$BUILD/floor.build.log" 2>&1; then
     FLOOR_WHY="nvcc failed: $(tail -1 "$BUILD/floor.build.log")"
   else
     FLOOR=$("$BUILD/floor" 2>&1 | grep '^floor ')
@@ -96,10 +96,10 @@ if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 echo "${FLOOR:-floor: not measured ($FLOOR_WHY)}" | tee -a "$SUMMARY"
 # What a second launch costs, in stream order and as a programmatic
-# dependent (tools/bench/pdl.cu; docs/Kernels.md, "Launch overlap").
+# dependent (tools/lab/pdl.cu; docs/Kernels.md, "Launch overlap").
 if [[ -n "$FLOOR" ]]; then
-  if "$NVCC" -O2 -arch=sm_90 -o "$BUILD/pdl" "$ROOT/tools/bench/pdl.cu" >"$BUILD/pdl.build.log" 2>&1; then
-    "$BUILD/pdl" 2>&1 | grep '^pdl ' | tee -a "$SUMMARY" || fail "tools/bench/pdl.cu"
+  if "$NVCC" -O2 -arch=sm_90 -o "$BUILD/pdl" "$ROOT/tools/lab/pdl.cu" >"$BUILD/pdl.build.log" 2>&1; then
+    "$BUILD/pdl" 2>&1 | grep '^pdl ' | tee -a "$SUMMARY" || fail "tools/lab/pdl.cu"
   else
     echo "pdl: not measured (nvcc failed: $(tail -1 "$BUILD/pdl.build.log"))" | tee -a "$SUMMARY"
   fi

@@ -137,7 +137,7 @@ private:
                   // Scalar atomics even on sm_90: each lane adds to its
                   // own row, and one red.global.add.v4.f32 per lane made
                   // the kernel 10 % slower (0.64x on bsr-2048x512-b8;
-                  // docs/results/perf-notes.md, session 10).
+                  // docs/Kernels.md, "Families", hbp).
                   kb.atomicAddF32(acc, params.at("C"),
                                   kb.add(kb.mul(orow, K), kBase));
                 });

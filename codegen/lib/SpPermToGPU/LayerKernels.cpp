@@ -199,7 +199,7 @@ constexpr int64_t kCtaBatches = 12;
 /// groups all run at once must take before its long rows get CTAs of their
 /// own (mode auto): shorter walks gained nothing on the H100 and lost up to
 /// 9 % (the CTAs' reduction through shared memory and their two barriers;
-/// docs/results/perf-notes.md, session 12).
+/// docs/Kernels.md, "Families", long rows).
 constexpr int64_t kCtaMinBatches = 6;
 
 /// Rows longer than the threshold are long (`longest`: the longest row of
@@ -216,7 +216,7 @@ constexpr int64_t kCtaMinBatches = 6;
 ///    within kCtaBatches batches per group and its own group would take
 ///    kCtaMinBatches or more; in a split kernel only when the
 ///    longest row is 24 batches of 8 or more per group, since its launch
-///    costs ~3 µs (docs/results/perf-notes.md, session 11: a 2,048-row
+///    costs ~3 µs (docs/Kernels.md, "Families", long rows: a 2,048-row
 ///    pruned layer with 10 entries a row and one of 298 went from 17.5 to
 ///    10.7 µs at K = 128 split, and layers whose longest row was 33-104
 ///    entries went from ~6 to ~10 µs);

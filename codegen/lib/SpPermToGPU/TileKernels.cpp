@@ -16,7 +16,7 @@
 // row of the block is loaded once (16 bytes a lane) and feeds sliceRows x 4
 // multiply-adds, the values read as 16-byte broadcasts. The csr kernel
 // feeds 4 multiply-adds per B load; the L1 wavefronts of those loads are
-// what bounds it on dense rows (docs/results/perf-notes.md, session 9).
+// what bounds it on dense rows (docs/Kernels.md, "Families", bell-tile).
 // The result is ADDED to C, which the layer's row kernel over the CSR
 // residual stored first: a plain read-modify-write with one part, atomic
 // additions with several.

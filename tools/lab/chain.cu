@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A DLMC layer takes ~4.6 us against a 3.5 us empty kernel (perf-notes.md,
-// session 13). This program splits that time on real layers, timed the way
+// A DLMC layer takes ~4.6 us against a 3.5 us empty kernel
+// (docs/results/profile-2026-11-22-s14/). This program splits that time on real layers, timed the way
 // spperm-verify --bench times kernels (BenchTiming.cuh), with hand-written
 // kernels of the row family's shape (a warp per row, lane j owning VEC
 // columns of C, entries loaded 32 at a time and broadcast by shuffle in

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// An experiment, not part of the product (docs/results/perf-notes.md,
-// session 9). The fp32 bell kernel multiplies a row's tau values of each
+// An experiment, not part of the product (docs/results/perf-notes.md, the
+// bell-tile prototype; tools/lab/README.md). The fp32 bell kernel multiplies a row's tau values of each
 // dense tile with tau rows of B, row by row: every 16-byte load of B feeds 4
 // multiply-adds, as in the csr kernel, so dense tiles buy nothing but the
 // column indices. Here a slice of R rows of a tile shares each load of B

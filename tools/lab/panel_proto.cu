@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// An experiment, not part of the product (docs/results/perf-notes.md,
-// session 8). DLMC layers at K = 128 are bound by the L2 -> SM traffic of B:
+// An experiment, not part of the product (docs/results/perf-notes.md, the
+// B-reuse prototypes; tools/lab/README.md). DLMC layers at K = 128 are bound by the L2 -> SM traffic of B:
 // the row kernel fetches B's row for every entry (nnz x K x 4 bytes). This
 // measures what staging B in shared memory buys, on real matrices, before
 // the code generator gets such a family:

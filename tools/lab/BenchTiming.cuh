@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Shared by the standalone programs of tools/bench (floor.cu,
+// Shared by the standalone programs of tools/lab (floor.cu,
 // panel_proto.cu): a CUDA error check and the timing of spperm-verify
 // --bench (docs/Testing.md) — a pair of CUDA events around each launch,
 // median of the runs, the runs queued while the stream waits on a host
