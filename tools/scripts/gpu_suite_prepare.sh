@@ -194,6 +194,9 @@ if [[ " $PARTS " == *" san "* ]]; then
   "$BIN/spperm-gen" rmat --scale 15 --edge-factor 8 --seed 4 -o "$STAGE/many.mtx"
   san many.csr.lpt "$STAGE/many.mtx" --format csr --strategy lpt
   san many.bell.identity "$STAGE/many.mtx" --format bell --strategy identity
+  # hbp with both kinds of blocks: 11 K stored 64 x 512 blocks for 1,024
+  # warps, 8,192 of them fixed and the rest competitive.
+  san many.hbp64 "$STAGE/many.mtx" --format hbp --row-block 64 --col-block 512 --strategy lpt
   dlmc="$DATA/dlmc/rn50/magnitude_pruning/0.8/bottleneck_1_block_group3_4_1.smtx.gz"
   san dlmc.csr.identity "$dlmc" --format csr --strategy identity
   san dlmc.csr.bsa.k128 "$dlmc" --format csr --strategy bsa --k 128
