@@ -21,6 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Verify.h"
+
 #include "spperm/Runtime/SpPermRuntime.h"
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Package.h"
@@ -45,51 +47,11 @@
 #include <vector>
 
 using namespace spperm;
+using namespace spperm::verify;
 
 static const char *const kTool = "spperm-verify";
 
 namespace {
-
-/// A dense random B, values in [-1, 1), deterministic in (rows, k).
-std::vector<float> makeB(int64_t rows, int64_t k) {
-  std::vector<float> b(static_cast<size_t>(rows * k));
-  uint64_t x = 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(rows * 131 + k);
-  for (float &v : b) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    v = static_cast<float>(static_cast<double>(x >> 40) / 8388608.0 - 1.0);
-  }
-  return b;
-}
-
-/// R = A * B in float64, rows split over the host's threads.
-std::vector<double> reference(const CsrMatrix &a, const std::vector<float> &b,
-                              int64_t k) {
-  std::vector<double> r(static_cast<size_t>(a.rows) * k, 0.0);
-  auto work = [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      double *out = &r[static_cast<size_t>(i * k)];
-      for (int32_t p = a.rowPtr[i]; p < a.rowPtr[i + 1]; ++p) {
-        const double v = a.values[p];
-        const float *row = &b[static_cast<size_t>(a.colIdx[p]) * k];
-        for (int64_t j = 0; j < k; ++j)
-          out[j] += v * row[j];
-      }
-    }
-  };
-  const int64_t work64 = a.nnz() * k;
-  const int64_t n = work64 < (int64_t(1) << 22)
-                        ? 1
-                        : std::max<int64_t>(
-                              1, std::thread::hardware_concurrency());
-  std::vector<std::thread> threads;
-  for (int64_t t = 0; t < n; ++t)
-    threads.emplace_back(work, a.rows * t / n, a.rows * (t + 1) / n);
-  for (std::thread &t : threads)
-    t.join();
-  return r;
-}
 
 bool isDirectory(const std::string &path) {
   struct stat st;
@@ -112,11 +74,6 @@ std::vector<std::string> findPackages(const std::string &path) {
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-std::string parentOf(const std::string &path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
 /// Serializes GPU work: checks and timings run one at a time while the
@@ -162,75 +119,6 @@ double timeVariant(sprt_package *rt, int64_t li, const char *variant,
     return -1.0;
   return median(times);
 }
-
-/// Reads what a layer and each of its alternatives have of their own from
-/// their manifest object `from`: format, strategy and kernels.
-void readVariant(const nlohmann::json &from, PackageLayer &into) {
-  std::string format = from.value("format", "csr");
-  into.matrix.kind = format == "bell"  ? FormatKind::Bell
-                     : format == "hbp" ? FormatKind::Hbp
-                                       : FormatKind::Csr;
-  if (std::optional<Strategy> s = parseStrategy(from.value("strategy", "")))
-    into.permutation.strategy = *s;
-  for (const auto &kj : from.value("kernels", nlohmann::json::array())) {
-    KernelInfo k;
-    k.name = kj.value("name", "");
-    k.variant = kj.value("variant", "");
-    k.kMin = kj.value("k_min", int64_t(1));
-    k.kMax = kj.value("k_max", int64_t(0));
-    k.kAlign = kj.value("k_align", int64_t(1));
-    into.kernels.push_back(k);
-  }
-}
-
-/// What the checks need of a package: its layers' metadata, read from the
-/// manifest alone (the runtime's load verifies the package and rebuilds
-/// external data; doing it twice would double the host work). The arrays
-/// are read only when a layer's source matrix cannot be found.
-bool readLayerInfo(const std::string &path, Package &out, std::string &error) {
-  std::ifstream in(path + "/manifest.json");
-  nlohmann::json m = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (m.is_discarded() || !m.is_object() || !m.contains("layers")) {
-    error = "manifest.json is not a package manifest";
-    return false;
-  }
-  for (const auto &l : m["layers"]) {
-    PackageLayer layer;
-    layer.name = l.value("name", "");
-    layer.matrix.rows = l.value("rows", 0);
-    layer.matrix.cols = l.value("cols", 0);
-    layer.matrix.nnz = l.value("nnz", int64_t(0));
-    layer.k = l.value("k", int64_t(0));
-    layer.libraryCheck = l.value("library_check", false);
-    readVariant(l, layer);
-    if (l.contains("source")) {
-      layer.sourcePath = l["source"].value("path", "");
-      StatusOr<ValuesSpec> v =
-          parseValuesSpec(l["source"].value("values", "file"));
-      if (v)
-        layer.values = *v;
-    }
-    // The alternatives differ in strategy, format and kernels.
-    for (const auto &a : l.value("alternatives", nlohmann::json::array())) {
-      PackageLayer alt = layer;
-      alt.kernels.clear();
-      readVariant(a, alt);
-      layer.alternatives.push_back(std::move(alt));
-    }
-    out.layers.push_back(std::move(layer));
-  }
-  return true;
-}
-
-struct Totals {
-  std::mutex mutex;
-  int64_t checks = 0, failures = 0;
-  /// The calls of the concurrency checks (--threads), and how many of them
-  /// gave a wrong C.
-  int64_t concurrentCalls = 0, concurrentWrong = 0;
-  double maxError = 0.0;
-  std::map<std::string, int64_t> perVariant;
-};
 
 /// Times every layer for each K of `bench` (and, for csr layers in the
 /// original order and layers that may run cuSPARSE, the best of the
@@ -331,66 +219,6 @@ void benchPackage(const Package &pkg, sprt_package *rt,
       std::fflush(stdout);
     }
   }
-}
-
-/// Sets `a` to the reference matrix of layer `li` of the package at `path`:
-/// its source file when it can be found ("source"), else the package's own
-/// arrays ("package"); `from` says which. False (with `error`) when neither
-/// can be read.
-bool referenceMatrix(const std::string &path, const PackageLayer &layer,
-                     size_t li, CsrMatrix &a, std::string &from,
-                     std::string &error) {
-  std::string src = layer.sourcePath;
-  if (!src.empty() && src[0] != '/')
-    src = parentOf(path) + "/" + src;
-  ReadOptions ro;
-  ro.values = layer.values;
-  StatusOr<CsrMatrix> m =
-      src.empty() ? StatusOr<CsrMatrix>(Status::error("no source"))
-                  : readMatrixFile(src, ro);
-  if (m) {
-    a = std::move(*m);
-    from = "source";
-    return true;
-  }
-  // No source: the package's own arrays, read completely.
-  StatusOr<Package> full = readPackage(path);
-  if (!full) {
-    error = full.message();
-    return false;
-  }
-  a = toOriginalCsr(full->layers[li].matrix);
-  from = "package";
-  return true;
-}
-
-/// How C compares with the float64 reference R.
-struct Comparison {
-  /// ||C - R||_F / ||R||_F (||C - R||_F when R is 0) over the written
-  /// elements.
-  double error = 0.0;
-  /// Elements left NaN where R is finite.
-  int64_t unwritten = 0;
-
-  bool passes(double tolerance) const {
-    return unwritten == 0 && std::isfinite(error) && error <= tolerance;
-  }
-};
-
-Comparison compare(const std::vector<float> &c, const std::vector<double> &r) {
-  Comparison out;
-  double num = 0.0, den = 0.0;
-  for (size_t i = 0; i < r.size(); ++i) {
-    if (std::isnan(c[i]) && !std::isnan(r[i])) {
-      ++out.unwritten;
-      continue;
-    }
-    const double d = static_cast<double>(c[i]) - r[i];
-    num += d * d;
-    den += r[i] * r[i];
-  }
-  out.error = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-  return out;
 }
 
 /// Checks every layer of one package for every K; prints one line each.
@@ -520,268 +348,6 @@ bool verifyPackage(const std::string &path, sprt_device device,
   }
   sprt_package_release(rt);
   return allOk;
-}
-
-/// What the concurrency check runs: threads, calls per thread, and how
-/// many calls a thread enqueues on its stream before it waits for them.
-struct ConcurrencyOptions {
-  int64_t threads = 0, calls = 60;
-  static constexpr int64_t kDepth = 4;
-};
-
-/// One layer at one K, with its B (on the device too, for the GPU) and
-/// float64 reference, shared read-only by the threads.
-struct ConcurrentCase {
-  int64_t layer = 0, k = 0, rows = 0;
-  std::vector<float> b;
-  std::vector<double> r;
-  void *deviceB = nullptr;
-};
-
-/// What a thread of the concurrency check owns: its stream (GPU) and
-/// kDepth C buffers.
-struct ConcurrentThread {
-  void *stream = nullptr;
-  std::vector<void *> deviceC;
-  std::vector<std::vector<float>> hostC;
-};
-
-/// Calls every layer of the package at `path` from opt.threads threads at
-/// once, each with its own stream (GPU) and C buffers, opt.calls calls per
-/// thread with (layer, K) cycling through the layers and `ks` (starting at a
-/// different place in each thread), kDepth calls enqueued before each wait;
-/// C is poisoned before every call and every result checked against the
-/// float64 reference. On the GPU, when every call was right, the same calls
-/// are then timed without checks (each thread enqueues all of its calls,
-/// then waits; the wall time from their common start to the last one's end
-/// over all calls) with one thread and with opt.threads. Prints one line for
-/// the package (and one per wrong call, up to 10); returns whether every
-/// call was right.
-bool checkConcurrency(const std::string &path, sprt_device device,
-                      const std::vector<int64_t> &ks, double tolerance,
-                      const ConcurrencyOptions &opt, Totals &totals) {
-  const bool gpu = device == SPRT_DEVICE_GPU;
-  const size_t depth = ConcurrencyOptions::kDepth;
-  auto say = [&](bool ok, const std::string &line) {
-    std::lock_guard<std::mutex> lock(totals.mutex);
-    std::printf("%s %s\n", ok ? "ok  " : "FAIL", line.c_str());
-    std::fflush(stdout);
-  };
-  Package pkg;
-  std::string error;
-  sprt_package *rt = nullptr;
-  if (!readLayerInfo(path, pkg, error) ||
-      sprt_package_load(path.c_str(), device, &rt) != SPRT_OK) {
-    say(false, path + " concurrent: load: " +
-                   (error.empty() ? sprt_last_error() : error));
-    std::lock_guard<std::mutex> lock(totals.mutex);
-    ++totals.checks;
-    ++totals.failures;
-    return false;
-  }
-  std::vector<ConcurrentCase> cases;
-  int64_t largestC = 0;
-  for (size_t li = 0; li < pkg.layers.size(); ++li) {
-    const PackageLayer &layer = pkg.layers[li];
-    CsrMatrix a;
-    std::string from;
-    if (!referenceMatrix(path, layer, li, a, from, error))
-      break;
-    for (int64_t k : ks) {
-      if (layer.k != 0 && k != layer.k)
-        continue;
-      ConcurrentCase c;
-      c.layer = static_cast<int64_t>(li);
-      c.k = k;
-      c.rows = layer.matrix.rows;
-      c.b = makeB(layer.matrix.cols, k);
-      c.r = reference(a, c.b, k);
-      largestC = std::max(largestC, c.rows * k);
-      cases.push_back(std::move(c));
-    }
-  }
-  // Set-up: B per case and each thread's stream and C on the device.
-  if (error.empty() && cases.empty()) {
-    // Nothing to call: said, not counted as a check.
-    sprt_package_release(rt);
-    say(true, path + " concurrent: skipped, no layer accepts a K of --k");
-    return true;
-  }
-  bool setUp = error.empty();
-  std::vector<ConcurrentThread> threads(static_cast<size_t>(opt.threads));
-  for (ConcurrentThread &t : threads) {
-    t.deviceC.assign(depth, nullptr);
-    t.hostC.resize(depth);
-  }
-  if (gpu) {
-    for (ConcurrentCase &c : cases) {
-      const int64_t bytes = static_cast<int64_t>(c.b.size() * 4);
-      setUp = setUp && sprt_device_malloc(bytes, &c.deviceB) == SPRT_OK &&
-              sprt_memcpy_htod(c.deviceB, c.b.data(), bytes) == SPRT_OK;
-    }
-    for (ConcurrentThread &t : threads) {
-      setUp = setUp && sprt_stream_create(&t.stream) == SPRT_OK;
-      for (void *&c : t.deviceC)
-        setUp = setUp && sprt_device_malloc(largestC * 4, &c) == SPRT_OK;
-    }
-  }
-  if (!setUp && error.empty())
-    error = sprt_last_error();
-  auto caseOf = [&](int64_t t, int64_t call) -> const ConcurrentCase & {
-    return cases[static_cast<size_t>((t * 7 + call) % int64_t(cases.size()))];
-  };
-
-  std::atomic<int64_t> calls{0}, wrong{0}, reported{0};
-  std::mutex errorMutex;
-  double maxError = 0.0;
-  auto fail = [&](int64_t t, const std::string &what) {
-    ++wrong;
-    if (reported++ < 10)
-      say(false, path + " concurrent thread=" + std::to_string(t) + ": " +
-                     what);
-  };
-  auto checked = [&](int64_t t) {
-    ConcurrentThread &me = threads[static_cast<size_t>(t)];
-    for (int64_t first = 0; first < opt.calls; first += int64_t(depth)) {
-      const size_t n =
-          static_cast<size_t>(std::min<int64_t>(depth, opt.calls - first));
-      std::vector<const ConcurrentCase *> batch;
-      // Enqueue n calls, each into its own poisoned C.
-      for (size_t i = 0; i < n; ++i) {
-        const ConcurrentCase &c = caseOf(t, first + int64_t(i));
-        batch.push_back(&c);
-        std::vector<float> &host = me.hostC[i];
-        host.assign(static_cast<size_t>(c.rows * c.k),
-                    std::numeric_limits<float>::quiet_NaN());
-        sprt_status st = SPRT_OK;
-        if (gpu) {
-          // On the stream: a synchronous copy from pageable memory may
-          // land after the call's kernels on a non-blocking stream.
-          st = sprt_memcpy_htod_async(me.deviceC[i], host.data(),
-                                      static_cast<int64_t>(host.size() * 4),
-                                      me.stream);
-          if (st == SPRT_OK)
-            st = sprt_spmm(rt, c.layer, static_cast<const float *>(c.deviceB),
-                           c.k, static_cast<float *>(me.deviceC[i]),
-                           me.stream);
-        } else {
-          st = sprt_spmm(rt, c.layer, c.b.data(), c.k, host.data(), nullptr);
-        }
-        if (st != SPRT_OK) {
-          fail(t, pkg.layers[c.layer].name + " K=" + std::to_string(c.k) +
-                      ": " + sprt_status_name(st) + ": " + sprt_last_error());
-          batch.back() = nullptr;
-        }
-      }
-      if (gpu && sprt_stream_synchronize(me.stream) != SPRT_OK) {
-        fail(t, std::string("sprt_stream_synchronize: ") + sprt_last_error());
-        return;
-      }
-      for (size_t i = 0; i < n; ++i) {
-        ++calls;
-        const ConcurrentCase *c = batch[i];
-        if (!c)
-          continue;
-        std::vector<float> &host = me.hostC[i];
-        if (gpu && (sprt_memcpy_dtoh_async(
-                        host.data(), me.deviceC[i],
-                        static_cast<int64_t>(host.size() * 4),
-                        me.stream) != SPRT_OK ||
-                    sprt_stream_synchronize(me.stream) != SPRT_OK)) {
-          fail(t, std::string("sprt_memcpy_dtoh_async: ") + sprt_last_error());
-          continue;
-        }
-        const Comparison cmp = compare(host, c->r);
-        {
-          std::lock_guard<std::mutex> lock(errorMutex);
-          if (std::isfinite(cmp.error))
-            maxError = std::max(maxError, cmp.error);
-        }
-        if (!cmp.passes(tolerance)) {
-          std::ostringstream what;
-          what << pkg.layers[c->layer].name << " K=" << c->k << " call "
-               << first + int64_t(i) << ": rel_err=" << cmp.error
-               << " unwritten=" << cmp.unwritten;
-          fail(t, what.str());
-        }
-      }
-    }
-  };
-  // The unchecked calls of `count` threads from a common start: the wall
-  // time per call in microseconds (negative when a call failed).
-  auto timed = [&](int64_t count) {
-    std::atomic<int64_t> waiting{count};
-    std::atomic<bool> go{false}, failed{false};
-    std::chrono::steady_clock::time_point start;
-    std::vector<std::thread> pool;
-    for (int64_t t = 0; t < count; ++t)
-      pool.emplace_back([&, t] {
-        ConcurrentThread &me = threads[static_cast<size_t>(t)];
-        if (waiting.fetch_sub(1) == 1) {
-          start = std::chrono::steady_clock::now();
-          go = true;
-        }
-        while (!go.load())
-          std::this_thread::yield();
-        for (int64_t call = 0; call < opt.calls; ++call) {
-          const ConcurrentCase &c = caseOf(t, call);
-          if (sprt_spmm(rt, c.layer, static_cast<const float *>(c.deviceB),
-                        c.k,
-                        static_cast<float *>(
-                            me.deviceC[static_cast<size_t>(call) % depth]),
-                        me.stream) != SPRT_OK)
-            failed = true;
-        }
-        if (sprt_stream_synchronize(me.stream) != SPRT_OK)
-          failed = true;
-      });
-    for (std::thread &t : pool)
-      t.join();
-    const double us = std::chrono::duration<double, std::micro>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
-    return failed ? -1.0 : us / static_cast<double>(count * opt.calls);
-  };
-
-  std::ostringstream timing;
-  if (setUp) {
-    std::vector<std::thread> pool;
-    for (int64_t t = 0; t < opt.threads; ++t)
-      pool.emplace_back(checked, t);
-    for (std::thread &t : pool)
-      t.join();
-    if (gpu && wrong == 0) {
-      // A first unchecked round makes every stream's first-call decisions.
-      timed(opt.threads);
-      const double one = timed(1), all = timed(opt.threads);
-      timing << " us_per_call_1_thread=" << one << " us_per_call_"
-             << opt.threads << "_threads=" << all;
-    }
-  }
-  for (ConcurrentThread &t : threads) {
-    for (void *c : t.deviceC)
-      sprt_device_free(c);
-    sprt_stream_destroy(t.stream);
-  }
-  for (ConcurrentCase &c : cases)
-    sprt_device_free(c.deviceB);
-  sprt_package_release(rt);
-  const bool ok = setUp && wrong == 0;
-  std::ostringstream line;
-  line << path << " concurrent threads=" << opt.threads
-       << " calls=" << calls.load() << " wrong=" << wrong.load()
-       << " cases=" << cases.size() << " max_rel_err=" << maxError
-       << timing.str();
-  if (!setUp)
-    line << ": set-up failed: " << error;
-  say(ok, line.str());
-  std::lock_guard<std::mutex> lock(totals.mutex);
-  totals.concurrentCalls += calls;
-  totals.concurrentWrong += wrong;
-  ++totals.checks;
-  if (!ok)
-    ++totals.failures;
-  return ok;
 }
 
 /// Loads a package that passed its checks again and times it (on its own:

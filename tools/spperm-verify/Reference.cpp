@@ -1,0 +1,168 @@
+//===- Reference.cpp - The float64 reference and what checks read -------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Verify.h"
+
+#include "spperm/Sparse/MatrixIO.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <thread>
+
+using namespace spperm;
+using namespace spperm::verify;
+
+namespace {
+
+/// Reads what a layer and each of its alternatives have of their own from
+/// their manifest object `from`: format, strategy and kernels.
+void readVariant(const nlohmann::json &from, PackageLayer &into) {
+  std::string format = from.value("format", "csr");
+  into.matrix.kind = format == "bell"  ? FormatKind::Bell
+                     : format == "hbp" ? FormatKind::Hbp
+                                       : FormatKind::Csr;
+  if (std::optional<Strategy> s = parseStrategy(from.value("strategy", "")))
+    into.permutation.strategy = *s;
+  for (const auto &kj : from.value("kernels", nlohmann::json::array())) {
+    KernelInfo k;
+    k.name = kj.value("name", "");
+    k.variant = kj.value("variant", "");
+    k.kMin = kj.value("k_min", int64_t(1));
+    k.kMax = kj.value("k_max", int64_t(0));
+    k.kAlign = kj.value("k_align", int64_t(1));
+    into.kernels.push_back(k);
+  }
+}
+
+} // namespace
+
+std::vector<float> spperm::verify::makeB(int64_t rows, int64_t k) {
+  std::vector<float> b(static_cast<size_t>(rows * k));
+  uint64_t x = 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(rows * 131 + k);
+  for (float &v : b) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    v = static_cast<float>(static_cast<double>(x >> 40) / 8388608.0 - 1.0);
+  }
+  return b;
+}
+
+std::vector<double> spperm::verify::reference(const CsrMatrix &a,
+                                             const std::vector<float> &b,
+                                             int64_t k) {
+  std::vector<double> r(static_cast<size_t>(a.rows) * k, 0.0);
+  auto work = [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      double *out = &r[static_cast<size_t>(i * k)];
+      for (int32_t p = a.rowPtr[i]; p < a.rowPtr[i + 1]; ++p) {
+        const double v = a.values[p];
+        const float *row = &b[static_cast<size_t>(a.colIdx[p]) * k];
+        for (int64_t j = 0; j < k; ++j)
+          out[j] += v * row[j];
+      }
+    }
+  };
+  const int64_t work64 = a.nnz() * k;
+  const int64_t n = work64 < (int64_t(1) << 22)
+                        ? 1
+                        : std::max<int64_t>(
+                              1, std::thread::hardware_concurrency());
+  std::vector<std::thread> threads;
+  for (int64_t t = 0; t < n; ++t)
+    threads.emplace_back(work, a.rows * t / n, a.rows * (t + 1) / n);
+  for (std::thread &t : threads)
+    t.join();
+  return r;
+}
+
+std::string spperm::verify::parentOf(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+bool spperm::verify::readLayerInfo(const std::string &path, Package &out,
+                                  std::string &error) {
+  std::ifstream in(path + "/manifest.json");
+  nlohmann::json m = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (m.is_discarded() || !m.is_object() || !m.contains("layers")) {
+    error = "manifest.json is not a package manifest";
+    return false;
+  }
+  for (const auto &l : m["layers"]) {
+    PackageLayer layer;
+    layer.name = l.value("name", "");
+    layer.matrix.rows = l.value("rows", 0);
+    layer.matrix.cols = l.value("cols", 0);
+    layer.matrix.nnz = l.value("nnz", int64_t(0));
+    layer.k = l.value("k", int64_t(0));
+    layer.libraryCheck = l.value("library_check", false);
+    readVariant(l, layer);
+    if (l.contains("source")) {
+      layer.sourcePath = l["source"].value("path", "");
+      StatusOr<ValuesSpec> v =
+          parseValuesSpec(l["source"].value("values", "file"));
+      if (v)
+        layer.values = *v;
+    }
+    // The alternatives differ in strategy, format and kernels.
+    for (const auto &a : l.value("alternatives", nlohmann::json::array())) {
+      PackageLayer alt = layer;
+      alt.kernels.clear();
+      readVariant(a, alt);
+      layer.alternatives.push_back(std::move(alt));
+    }
+    out.layers.push_back(std::move(layer));
+  }
+  return true;
+}
+
+bool spperm::verify::referenceMatrix(const std::string &path,
+                                    const PackageLayer &layer, size_t li,
+                                    CsrMatrix &a, std::string &from,
+                                    std::string &error) {
+  std::string src = layer.sourcePath;
+  if (!src.empty() && src[0] != '/')
+    src = parentOf(path) + "/" + src;
+  ReadOptions ro;
+  ro.values = layer.values;
+  StatusOr<CsrMatrix> m =
+      src.empty() ? StatusOr<CsrMatrix>(Status::error("no source"))
+                  : readMatrixFile(src, ro);
+  if (m) {
+    a = std::move(*m);
+    from = "source";
+    return true;
+  }
+  // No source: the package's own arrays, read completely.
+  StatusOr<Package> full = readPackage(path);
+  if (!full) {
+    error = full.message();
+    return false;
+  }
+  a = toOriginalCsr(full->layers[li].matrix);
+  from = "package";
+  return true;
+}
+
+Comparison spperm::verify::compare(const std::vector<float> &c,
+                                   const std::vector<double> &r) {
+  Comparison out;
+  double num = 0.0, den = 0.0;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (std::isnan(c[i]) && !std::isnan(r[i])) {
+      ++out.unwritten;
+      continue;
+    }
+    const double d = static_cast<double>(c[i]) - r[i];
+    num += d * d;
+    den += r[i] * r[i];
+  }
+  out.error = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  return out;
+}

@@ -1,0 +1,104 @@
+//===- Verify.h - spperm-verify's checks, shared by its files ----*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to spperm-verify: the float64 reference, the comparison of C
+// with it, what the checks read of a package's manifest, and the
+// concurrency check (Concurrency.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_TOOLS_SPPERM_VERIFY_VERIFY_H
+#define SPPERM_TOOLS_SPPERM_VERIFY_VERIFY_H
+
+#include "spperm/Runtime/SpPermRuntime.h"
+#include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/Package.h"
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace spperm::verify {
+
+/// A dense random B, values in [-1, 1), deterministic in (rows, k).
+std::vector<float> makeB(int64_t rows, int64_t k);
+
+/// R = A * B in float64, rows split over the host's threads.
+std::vector<double> reference(const CsrMatrix &a, const std::vector<float> &b,
+                              int64_t k);
+
+/// The directory part of `path` ("." when it has none).
+std::string parentOf(const std::string &path);
+
+/// What the checks need of a package: its layers' metadata, read from the
+/// manifest alone (the runtime's load verifies the package and rebuilds
+/// external data; doing it twice would double the host work). The arrays
+/// are read only when a layer's source matrix cannot be found.
+bool readLayerInfo(const std::string &path, Package &out, std::string &error);
+
+/// Sets `a` to the reference matrix of layer `li` of the package at `path`:
+/// its source file when it can be found ("source"), else the package's own
+/// arrays ("package"); `from` says which. False (with `error`) when neither
+/// can be read.
+bool referenceMatrix(const std::string &path, const PackageLayer &layer,
+                     size_t li, CsrMatrix &a, std::string &from,
+                     std::string &error);
+
+/// How C compares with the float64 reference R.
+struct Comparison {
+  /// ||C - R||_F / ||R||_F (||C - R||_F when R is 0) over the written
+  /// elements.
+  double error = 0.0;
+  /// Elements left NaN where R is finite.
+  int64_t unwritten = 0;
+
+  bool passes(double tolerance) const {
+    return unwritten == 0 && std::isfinite(error) && error <= tolerance;
+  }
+};
+
+/// Compares C with the float64 reference R.
+Comparison compare(const std::vector<float> &c, const std::vector<double> &r);
+
+/// The counts over every check of a run, and the summary's lines.
+struct Totals {
+  std::mutex mutex;
+  int64_t checks = 0, failures = 0;
+  /// The calls of the concurrency checks (--threads), and how many of them
+  /// gave a wrong C.
+  int64_t concurrentCalls = 0, concurrentWrong = 0;
+  double maxError = 0.0;
+  std::map<std::string, int64_t> perVariant;
+};
+
+/// What the concurrency check runs: threads, calls per thread, and how
+/// many calls a thread enqueues on its stream before it waits for them.
+struct ConcurrencyOptions {
+  int64_t threads = 0, calls = 60;
+  static constexpr int64_t kDepth = 4;
+};
+
+/// Calls every layer of the package at `path` from opt.threads threads at
+/// once, each with its own stream (GPU) and C buffers, opt.calls calls per
+/// thread with (layer, K) cycling through the layers and `ks` (starting at a
+/// different place in each thread), kDepth calls enqueued before each wait;
+/// C is poisoned before every call and every result checked against the
+/// float64 reference. On the GPU, when every call was right, the same calls
+/// are then timed without checks (each thread enqueues all of its calls,
+/// then waits; the wall time from their common start to the last one's end
+/// over all calls) with one thread and with opt.threads. Prints one line for
+/// the package (and one per wrong call, up to 10); returns whether every
+/// call was right.
+bool checkConcurrency(const std::string &path, sprt_device device,
+                      const std::vector<int64_t> &ks, double tolerance,
+                      const ConcurrencyOptions &opt, Totals &totals);
+
+} // namespace spperm::verify
+
+#endif // SPPERM_TOOLS_SPPERM_VERIFY_VERIFY_H
