@@ -1237,6 +1237,7 @@ private:
       return SPRT_OK;
     }
     Plan *p = nullptr;
+    const uint64_t key = streamKey(stream);
     if (!choice.cusparse) {
       SPRT_RETURN_IF_ERROR(
           generatedLaunch(device, layer, choice, b, k, c, stream, launch));
@@ -1247,7 +1248,7 @@ private:
       // then cuSPARSE's plan when that was faster, null when the generated
       // kernels were.
       auto [checked, first] =
-          decisions.try_emplace(std::make_tuple(index, k, streamKey(stream)));
+          decisions.try_emplace(std::make_tuple(index, k, key));
       if (first) {
         sprt_status s = decide(index, layer, b, k, c, stream, launch,
                                checked->second);
@@ -1265,8 +1266,7 @@ private:
       }
       p = checked->second.library.get();
     } else {
-      std::unique_ptr<Plan> &plan =
-          decisions[{index, k, streamKey(stream)}].library;
+      std::unique_ptr<Plan> &plan = decisions[{index, k, key}].library;
       if (!plan)
         SPRT_RETURN_IF_ERROR(choosePlan(device, b, k, c, stream, plan));
       p = plan.get();
@@ -1295,13 +1295,16 @@ private:
                               const LaunchChoice &choice, const float *b,
                               int64_t k, float *c, CUstream stream,
                               std::function<sprt_status()> &launch) {
-    const uint64_t key = streamKey(stream);
+    // The stream's id, only where per-stream state is needed: its ticket
+    // counters, or the order of module-level ones across streams.
+    CrossStreamOrder *order = device.crossStreamOrder.get();
+    const bool needsTickets =
+        std::any_of(choice.kernels.begin(), choice.kernels.end(),
+                    [&](size_t i) { return takesTickets(layer.kernels[i]); });
+    const uint64_t key = needsTickets || order ? streamKey(stream) : 0;
     LaunchOperands operands{{b, device.cols * k}, {c, device.rows * k}, k, {}};
-    for (size_t i : choice.kernels)
-      if (takesTickets(layer.kernels[i])) {
-        SPRT_RETURN_IF_ERROR(ticketsFor(stream, key, operands.tickets));
-        break;
-      }
+    if (needsTickets)
+      SPRT_RETURN_IF_ERROR(ticketsFor(stream, key, operands.tickets));
     auto steps = std::make_shared<std::vector<Step>>();
     for (size_t i : choice.kernels) {
       Step step{device.functions[i], &layer.kernels[i], KernelParams(),
@@ -1316,7 +1319,6 @@ private:
     const std::string *layerName = &layer.name;
     const size_t cCount = static_cast<size_t>(device.rows * k);
     const bool zero = choice.zeroOutput;
-    CrossStreamOrder *order = device.crossStreamOrder.get();
     launch = [driver, steps, layerName, c, cCount, zero, stream, key,
               order]() -> sprt_status {
       const DriverApi &api = driver->api;
@@ -1658,100 +1660,96 @@ sprt_status spperm::runtime_detail::gpuMalloc(int64_t bytes, void **ptr) {
   return SPRT_OK;
 }
 
-sprt_status spperm::runtime_detail::gpuFree(void *ptr) {
-  if (!ptr)
-    return SPRT_OK;
+namespace {
+
+/// Runs the driver call `call` (given the API table, returning a CUresult)
+/// with the runtime's primary context current; a failure names `what`.
+/// Fails like sprt_package_load where there is no usable driver.
+template <typename Call>
+sprt_status driverCall(const char *what, Call &&call) {
   const Driver *d = nullptr;
   SPRT_RETURN_IF_ERROR(requireDriver(d));
   SPRT_SCOPED_CONTEXT(*d);
-  SPRT_CU_RETURN_IF_ERROR(d->api,
-                          d->api.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)));
+  if (CUresult r = call(d->api); r != CUDA_SUCCESS)
+    return cuFailure(d->api, r, what, __FILE__, __LINE__);
   return SPRT_OK;
 }
 
+CUdeviceptr devicePtr(const void *ptr) {
+  return reinterpret_cast<CUdeviceptr>(ptr);
+}
+
+} // namespace
+
+sprt_status spperm::runtime_detail::gpuFree(void *ptr) {
+  if (!ptr)
+    return SPRT_OK;
+  return driverCall("cuMemFree", [&](const DriverApi &api) {
+    return api.cuMemFree(devicePtr(ptr));
+  });
+}
+
+// Copies of 0 bytes call nothing, but still need a usable driver.
 sprt_status spperm::runtime_detail::gpuCopyToDevice(void *dst, const void *src,
                                                     int64_t bytes) {
-  const Driver *d = nullptr;
-  SPRT_RETURN_IF_ERROR(requireDriver(d));
-  if (bytes == 0)
-    return SPRT_OK;
-  SPRT_SCOPED_CONTEXT(*d);
-  SPRT_CU_RETURN_IF_ERROR(
-      d->api, d->api.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src,
-                                  static_cast<size_t>(bytes)));
-  return SPRT_OK;
+  return driverCall("cuMemcpyHtoD", [&](const DriverApi &api) {
+    return bytes == 0 ? CUDA_SUCCESS
+                      : api.cuMemcpyHtoD(devicePtr(dst), src,
+                                         static_cast<size_t>(bytes));
+  });
 }
 
 sprt_status spperm::runtime_detail::gpuCopyToHost(void *dst, const void *src,
                                                   int64_t bytes) {
-  const Driver *d = nullptr;
-  SPRT_RETURN_IF_ERROR(requireDriver(d));
-  if (bytes == 0)
-    return SPRT_OK;
-  SPRT_SCOPED_CONTEXT(*d);
-  SPRT_CU_RETURN_IF_ERROR(
-      d->api, d->api.cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src),
-                                  static_cast<size_t>(bytes)));
-  return SPRT_OK;
-}
-
-sprt_status spperm::runtime_detail::gpuStreamCreate(void **stream) {
-  const Driver *d = nullptr;
-  SPRT_RETURN_IF_ERROR(requireDriver(d));
-  SPRT_SCOPED_CONTEXT(*d);
-  CUstream s = nullptr;
-  SPRT_CU_RETURN_IF_ERROR(d->api,
-                          d->api.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-  *stream = s;
-  return SPRT_OK;
-}
-
-sprt_status spperm::runtime_detail::gpuStreamDestroy(void *stream) {
-  const Driver *d = nullptr;
-  SPRT_RETURN_IF_ERROR(requireDriver(d));
-  SPRT_SCOPED_CONTEXT(*d);
-  SPRT_CU_RETURN_IF_ERROR(
-      d->api, d->api.cuStreamDestroy(static_cast<CUstream>(stream)));
-  return SPRT_OK;
-}
-
-sprt_status spperm::runtime_detail::gpuStreamSynchronize(void *stream) {
-  const Driver *d = nullptr;
-  SPRT_RETURN_IF_ERROR(requireDriver(d));
-  SPRT_SCOPED_CONTEXT(*d);
-  SPRT_CU_RETURN_IF_ERROR(
-      d->api, d->api.cuStreamSynchronize(static_cast<CUstream>(stream)));
-  return SPRT_OK;
+  return driverCall("cuMemcpyDtoH", [&](const DriverApi &api) {
+    return bytes == 0 ? CUDA_SUCCESS
+                      : api.cuMemcpyDtoH(dst, devicePtr(src),
+                                         static_cast<size_t>(bytes));
+  });
 }
 
 sprt_status spperm::runtime_detail::gpuCopyToDeviceAsync(void *dst,
                                                          const void *src,
                                                          int64_t bytes,
                                                          void *stream) {
-  const Driver *d = nullptr;
-  SPRT_RETURN_IF_ERROR(requireDriver(d));
-  if (bytes == 0)
-    return SPRT_OK;
-  SPRT_SCOPED_CONTEXT(*d);
-  SPRT_CU_RETURN_IF_ERROR(
-      d->api, d->api.cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(dst), src,
-                                       static_cast<size_t>(bytes),
-                                       static_cast<CUstream>(stream)));
-  return SPRT_OK;
+  return driverCall("cuMemcpyHtoDAsync", [&](const DriverApi &api) {
+    return bytes == 0 ? CUDA_SUCCESS
+                      : api.cuMemcpyHtoDAsync(devicePtr(dst), src,
+                                              static_cast<size_t>(bytes),
+                                              static_cast<CUstream>(stream));
+  });
 }
 
 sprt_status spperm::runtime_detail::gpuCopyToHostAsync(void *dst,
                                                        const void *src,
                                                        int64_t bytes,
                                                        void *stream) {
-  const Driver *d = nullptr;
-  SPRT_RETURN_IF_ERROR(requireDriver(d));
-  if (bytes == 0)
-    return SPRT_OK;
-  SPRT_SCOPED_CONTEXT(*d);
-  SPRT_CU_RETURN_IF_ERROR(
-      d->api, d->api.cuMemcpyDtoHAsync(dst, reinterpret_cast<CUdeviceptr>(src),
-                                       static_cast<size_t>(bytes),
-                                       static_cast<CUstream>(stream)));
-  return SPRT_OK;
+  return driverCall("cuMemcpyDtoHAsync", [&](const DriverApi &api) {
+    return bytes == 0 ? CUDA_SUCCESS
+                      : api.cuMemcpyDtoHAsync(dst, devicePtr(src),
+                                              static_cast<size_t>(bytes),
+                                              static_cast<CUstream>(stream));
+  });
+}
+
+sprt_status spperm::runtime_detail::gpuStreamCreate(void **stream) {
+  return driverCall("cuStreamCreate", [&](const DriverApi &api) {
+    CUstream created = nullptr;
+    CUresult r = api.cuStreamCreate(&created, CU_STREAM_NON_BLOCKING);
+    if (r == CUDA_SUCCESS)
+      *stream = created;
+    return r;
+  });
+}
+
+sprt_status spperm::runtime_detail::gpuStreamDestroy(void *stream) {
+  return driverCall("cuStreamDestroy", [&](const DriverApi &api) {
+    return api.cuStreamDestroy(static_cast<CUstream>(stream));
+  });
+}
+
+sprt_status spperm::runtime_detail::gpuStreamSynchronize(void *stream) {
+  return driverCall("cuStreamSynchronize", [&](const DriverApi &api) {
+    return api.cuStreamSynchronize(static_cast<CUstream>(stream));
+  });
 }

@@ -11,9 +11,10 @@
 // ticket until none is left; the last warp to finish resets the ticket for
 // the next launch. The two counters (ticket, finished warps) are the
 // "tickets" parameter, which the runtime provides per stream
-// (docs/RuntimeABI.md, "Generated kernels"): launches on different streams
-// never share them, and launches on one stream run one after the other. The combine step is the atomic addition into C, which the
-// runtime clears before the launch. When the column block's tile of B
+// (docs/RuntimeABI.md, "Ownership and threading"): launches on different
+// streams never share them, and launches on one stream run one after the
+// other. The combine step is the atomic addition into C, which the runtime
+// clears before the launch. When the column block's tile of B
 // (colBlock x vec floats) fits, each warp first copies it into its slice of
 // shared memory (coalesced), and the chains read B from there.
 //
@@ -250,11 +251,11 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
       {"hbp.fixed_block_ptr", i32},
       {"hbp.competitive_blocks", i32},
       {"B", f32},
-      {"C", f32},
-      {"K", IndexType::get(ctx)}};
+      {"C", f32}};
   // Only a kernel with competitive blocks takes tickets.
   if (spec.competitive > 0)
-    args.insert(args.end() - 1, {std::string(::spperm::kTicketsArg), i32});
+    args.push_back({std::string(::spperm::kTicketsArg), i32});
+  args.push_back({"K", IndexType::get(ctx)});
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   if (spec.sharedTile)
     addSharedF32Buffer(func,

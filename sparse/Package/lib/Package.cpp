@@ -275,7 +275,7 @@ namespace {
 /// Whether `name` may be a kernel parameter of `layer`: one of its buffers,
 /// or B, C, K, kTicketsArg.
 bool isKernelArgName(const PackageLayer &layer, const std::string &name) {
-  if (name == "B" || name == "C" || name == "K" || name == kTicketsArg)
+  if (isCallArg(name))
     return true;
   bool found = false;
   forEachBuffer(layer.matrix, carriesCsr(layer.matrix),
@@ -1388,8 +1388,7 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
   }
   for (size_t i = 0; i < out.layer.kernels.size(); ++i)
     for (const std::string &arg : out.layer.kernels[i].args) {
-      bool known =
-          arg == "B" || arg == "C" || arg == "K" || arg == kTicketsArg;
+      bool known = isCallArg(arg);
       for (const BufferDesc &b : out.buffers)
         known = known || b.name == arg;
       if (!known)

@@ -48,6 +48,12 @@ constexpr int kPackageVersion = 1;
 /// (docs/RuntimeABI.md, "Generated kernels").
 inline constexpr std::string_view kTicketsArg = "tickets";
 
+/// Whether kernel parameter `name` is bound by the call rather than to an
+/// array of the layer: "B", "C", "K" or kTicketsArg.
+inline bool isCallArg(std::string_view name) {
+  return name == "B" || name == "C" || name == "K" || name == kTicketsArg;
+}
+
 /// A generated kernel of a layer and its launch configuration (filled in by
 /// code generation). The kernels of a layer form variants, each a sequence of
 /// launches for a range of K: the runtime takes the variant of the first
