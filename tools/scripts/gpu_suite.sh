@@ -257,7 +257,7 @@ if [[ " $SETS " == *" conc "* ]]; then
     [[ -e "$pkg" ]] || continue
     tol=1e-5
     [[ "$pkg" == *tf32* || "$pkg" == *f16* ]] && tol=5e-3
-    log="$OUTDIR/conc.$(basename "$pkg" .spp).log"
+    log="$BUILD/conc.$(basename "$pkg" .spp).log"
     "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k "$CONC_KS" --tolerance "$tol" \
       --jobs 1 --threads "$CONC_THREADS" --calls "$CONC_CALLS" >"$log" 2>&1
     rc=$?
@@ -265,7 +265,7 @@ if [[ " $SETS " == *" conc "* ]]; then
     echo "${line:-$(basename "$pkg"): no concurrency line (exit $rc)}" | tee -a "$SUMMARY"
     [[ $rc == 0 ]] || { fail "concurrency: $(basename "$pkg") (exit $rc)"; grep -m 12 FAIL "$log" >>"$SUMMARY"; }
     if [[ "$pkg" == *hbp* && -x "$CS" ]]; then
-      rlog="$OUTDIR/conc.$(basename "$pkg" .spp).racecheck.log"
+      rlog="$BUILD/conc.$(basename "$pkg" .spp).racecheck.log"
       "$CS" --tool racecheck --kernel-name "regex=^l[0-9]+_" --error-exitcode 3 \
         "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k 8,32 --jobs 1 --threads 4 --calls 8 >"$rlog" 2>&1
       rc=$?
