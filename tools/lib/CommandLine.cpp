@@ -102,12 +102,22 @@ void ArgParser::printHelp() const {
   }
   std::printf("\nOPTIONS:\n");
   for (const Option &o : options) {
+    if (o.help.empty())
+      continue;
     std::string lhs = o.spelling;
     if (!o.metavar.empty())
       lhs += " " + o.metavar;
     std::printf("  %-28s %s\n", lhs.c_str(), o.help.c_str());
   }
   std::printf("  %-28s %s\n", "--help", "Print this help and exit");
+  for (const std::function<void()> &section : helpSections) {
+    std::fflush(stdout);
+    section();
+  }
+}
+
+void ArgParser::addHelpSection(std::function<void()> print) {
+  helpSections.push_back(std::move(print));
 }
 
 std::optional<int> ArgParser::parse(int argc, char **argv) {

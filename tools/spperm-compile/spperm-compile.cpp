@@ -5,28 +5,26 @@
 //===----------------------------------------------------------------------===//
 //
 // Ahead-of-time compilation of fixed sparse matrices into a package the
-// runtime loads (docs/Package.md). The input is a matrix file (one layer) or
-// a .mlir module of spperm ops (one layer per function). The module goes
-// through spperm-extract-features, spperm-permute-rows and
-// spperm-convert-format; then every function's spperm.spmm becomes a layer:
-// its matrix is read, permuted and converted with the sparse core, exactly as
-// its type says, and written with the package writer.
+// runtime loads (docs/Package.md): parse the input (a matrix file, one
+// layer, or a .mlir module of spperm ops, one layer per function), run the
+// compiler - the named pipeline spperm-pipeline, with the tuning flags as
+// its options - and write the package from the lowered module: every
+// function's spperm.spmm is a layer, its matrix as the pipeline's matrix
+// cache holds it, its launches as spperm-lower-to-gpu recorded them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Report.h"
 
-#include "spperm/Conversion/Passes.h"
+#include "spperm/Conversion/Pipeline.h"
 #include "spperm/Conversion/SpPermToGPU.h"
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
-#include "spperm/Sparse/Features.h"
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Sparse/Package.h"
 #include "spperm/Tools/CommandLine.h"
 #include "spperm/Tools/MlirNesting.h"
 #include "spperm/Tools/Progress.h"
 #include "spperm/Transforms/MatrixUtils.h"
-#include "spperm/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -37,9 +35,11 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -48,9 +48,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -62,36 +59,31 @@ static const char *const kTool = "spperm-compile";
 
 namespace {
 
-/// The command line.
+/// The tool's own flags; the tuning flags are the pipeline's options.
 struct Options {
   std::string input, output, report, reportBench;
-  std::string k = "0";
-  std::string strategy, format;
-  bool strategySeen = false, formatSeen = false;
   bool timing = false;
   bool quiet = false;
-  std::string model, margin;
-  std::string maxVariants = "0";
-  bool costModel = false, noLibraryCheck = false;
-  std::string target = "sm_90";
   std::string values = "file";
   bool valuesSeen = false;
   std::string data = "embed";
-  std::string precision = "fp32";
-  std::string batch = "0";
-  std::string kSlices = "0";
-  std::string splitRows = "0";
-  std::string longRows = "auto";
-  std::string warps = "32", line = "32", tau = "32", alpha = "0.3";
-  std::string block = "16", delta = "0", rowBlock = "512", colBlock = "4096";
 };
 
 /// Wall time of each compilation stage (BENCHMARK.md's compile-time split),
-/// and the progress report of the stages as they start.
+/// in the order the stages first ran, and the progress report of the stages
+/// as they start.
 struct StageTimes {
   std::vector<std::pair<std::string, double>> seconds;
   ::spperm::Progress *progress = nullptr;
-  void add(const char *stage, double s) { seconds.emplace_back(stage, s); }
+  /// Adds `s` seconds to `stage` (a new entry when it has not run before).
+  void add(StringRef stage, double s) {
+    for (auto &entry : seconds)
+      if (entry.first == stage) {
+        entry.second += s;
+        return;
+      }
+    seconds.emplace_back(stage.str(), s);
+  }
   /// Announces the stage about to start (when it turns out to be long).
   void begin(std::string what) {
     if (progress)
@@ -122,19 +114,6 @@ double since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-bool parseInt64(const std::string &name, const std::string &text, int64_t lo,
-                int64_t hi, int64_t &out) {
-  return ::spperm::parseIntegerOption(kTool, name, text, lo, hi, out);
-}
-
-bool parseDouble(const std::string &name, const std::string &text,
-                 double &out) {
-  return ::spperm::parseNumberOption(kTool, name, text, -HUGE_VAL, HUGE_VAL,
-                                     out);
-}
-
-bool endsWith(StringRef s, StringRef suffix) { return s.ends_with(suffix); }
-
 /// A layer name from a file name: its stem without matrix extensions, with
 /// characters outside [A-Za-z0-9_] replaced by '_'.
 std::string layerNameFor(StringRef path) {
@@ -156,8 +135,7 @@ std::string layerNameFor(StringRef path) {
 OwningOpRef<ModuleOp> buildMatrixModule(MLIRContext *ctx,
                                         const std::string &path,
                                         const std::string &values, int32_t rows,
-                                        int32_t cols, int64_t k,
-                                        FeaturesAttr features) {
+                                        int32_t cols, int64_t k) {
   OpBuilder b(ctx);
   Location loc = FileLineColLoc::get(ctx, path, 0, 0);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -174,22 +152,49 @@ OwningOpRef<ModuleOp> buildMatrixModule(MLIRContext *ctx,
   auto load = LoadOp::create(b, loc, matrixType, b.getStringAttr(path),
                              values == "file" ? StringAttr()
                                               : b.getStringAttr(values),
-                             features, ChoiceAttr());
+                             FeaturesAttr(), ChoiceAttr());
   auto spmm = SpMMOp::create(b, loc, cType, load.getResult(),
                              entry->getArgument(0));
   func::ReturnOp::create(b, loc, spmm.getResult());
   return module;
 }
 
-/// Turns every function's spperm.spmm into a package layer, reading and
-/// converting its matrix exactly as its type says.
+/// Hands the matrix the tool read (to learn its shape) to the pipeline's
+/// matrix cache, so that no pass reads it again; keeps a pointer to the
+/// cache for the stage times.
+struct SeedMatrixCache
+    : public PassWrapper<SeedMatrixCache, OperationPass<ModuleOp>> {
+  SeedMatrixCache(std::string path, std::string values,
+                  std::optional<::spperm::CsrMatrix> &matrix,
+                  const MatrixCache *&cache)
+      : path(std::move(path)), values(std::move(values)), matrix(matrix),
+        cache(cache) {}
+  StringRef getArgument() const final { return "spperm-compile-seed"; }
+  void runOnOperation() override {
+    MatrixCache &matrices = getAnalysis<MatrixCache>();
+    if (matrix)
+      matrices.insert(path, values, std::move(*matrix));
+    matrix.reset();
+    cache = &matrices;
+    markAllAnalysesPreserved();
+  }
+  std::string path, values;
+  std::optional<::spperm::CsrMatrix> &matrix;
+  const MatrixCache *&cache;
+};
+
+/// What the package needs of a compilation, besides the layers.
+struct CollectOptions {
+  std::string baseDir;
+  bool libraryCheck = true;
+};
+
+/// Turns every function's lowered spperm.spmm into a package layer: its
+/// matrix from the pipeline's cache (taken out of it), its launches from
+/// spperm.kernels, the sha256 of its source file.
 LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
-                            const std::string &baseDir, bool cusparse,
-                            bool libraryCheck,
-                            std::vector<::spperm::PackageLayer> &layers,
-                            StageTimes &times) {
-  FormatTimes formatTimes;
-  double hashSeconds = 0.0;
+                            const CollectOptions &options,
+                            std::vector<::spperm::PackageLayer> &layers) {
   std::map<std::string, std::string> sourceHashes;
   for (auto func : module.getOps<func::FuncOp>()) {
     SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
@@ -201,9 +206,9 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
                                  "with one multiplication";
     SpMMOp spmm = spmms.front();
     LoadOp load = getSourceLoad(spmm.getMatrix());
-    FailureOr<::spperm::FormattedMatrix> formatted =
-        buildFormattedMatrix(spmm, matrices, &formatTimes);
-    if (failed(formatted))
+    std::optional<::spperm::FormattedMatrix> formatted =
+        matrices.takeFormatted(spmm, options.baseDir);
+    if (!formatted)
       return failure();
     ::spperm::PackageLayer layer;
     layer.name = func.getSymName().str();
@@ -225,16 +230,15 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     layer.permutation = getPermutationOptions(type.getPerm());
     layer.format = getFormatOptions(type.getFormat());
     layer.matrix = std::move(*formatted);
-    int64_t kDim = cast<RankedTensorType>(spmm.getDense().getType()).getDimSize(1);
+    int64_t kDim =
+        cast<RankedTensorType>(spmm.getDense().getType()).getDimSize(1);
     layer.k = ShapedType::isDynamic(kDim) ? 0 : kDim;
-    layer.sourcePath = load.resolvePath(baseDir);
+    layer.sourcePath = load.resolvePath(options.baseDir);
     // Each source file is hashed once (a layer's alternatives share it).
     auto [hashed, fresh] = sourceHashes.try_emplace(layer.sourcePath);
     if (fresh) {
-      auto hashStart = std::chrono::steady_clock::now();
       ::spperm::StatusOr<std::string> sha =
           ::spperm::sha256File(layer.sourcePath);
-      hashSeconds += since(hashStart);
       if (!sha)
         return load.emitOpError() << sha.message();
       hashed->second = *sha;
@@ -245,18 +249,18 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     ChoiceAttr choice = load.getChoiceAttr();
     // Kernels the selector chose are checked against the library at run
     // time; a forced choice is taken as it is.
-    layer.libraryCheck = libraryCheck && choice &&
+    layer.libraryCheck = options.libraryCheck && choice &&
                          choice.getFormat() != "cusparse" &&
                          choice.getSource() != "forced";
-    if (cusparse || (choice && choice.getFormat() == "cusparse")) {
-      ::spperm::KernelInfo kernel;
-      kernel.name = "cusparse";
-      kernel.family = "cusparse";
-      kernel.variant = "cusparse";
-      layer.kernels.push_back(kernel);
-    }
+    auto launches = spmm->getAttrOfType<ArrayAttr>(kKernelsAttrName);
+    if (!launches)
+      return spmm.emitOpError("has no ") << kKernelsAttrName
+                                         << " (spperm-lower-to-gpu did not "
+                                            "run)";
+    for (Attribute launch : launches)
+      layer.kernels.push_back(getKernelInfo(cast<LaunchAttr>(launch)));
     if (parent) {
-      if (!layer.kernels.empty())
+      if (runsOnLibrary(spmm))
         return func.emitError() << "is an alternative of @" << parent->name
                                 << " that runs cuSPARSE; alternatives are "
                                    "generated variants";
@@ -266,123 +270,147 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     }
     layers.push_back(std::move(layer));
   }
-  times.add("permutation", formatTimes.permutation);
-  times.add("format", formatTimes.format);
-  times.add("hash", hashSeconds);
   if (layers.empty())
     return module.emitError("no function multiplies a matrix "
                             "(spperm.spmm): nothing to compile");
   return success();
 }
 
-/// Generates every layer's kernels into the module's gpu.module, lowers it
-/// to PTX (spperm-pipeline's upstream half) and assembles a cubin when
-/// ptxas is available.
-LogicalResult generateCode(ModuleOp module,
-                           std::vector<::spperm::PackageLayer> &layers,
-                           const std::string &target,
-                           const KernelGenOptions &base,
-                           ::spperm::PackageOptions &popts, StageTimes &times) {
-  times.begin("generating kernels");
-  auto start = std::chrono::steady_clock::now();
-  module.getContext()
-      ->loadDialect<arith::ArithDialect, gpu::GPUDialect, math::MathDialect,
-                    memref::MemRefDialect, NVVM::NVVMDialect,
-                    nvgpu::NVGPUDialect, scf::SCFDialect,
-                    vector::VectorDialect>();
-  gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
-  for (auto [index, layer] : llvm::enumerate(layers)) {
-    // Layers run by cuSPARSE keep their library entry and get no kernels
-    // (the module, and so kernels.ptx, exists all the same).
-    if (!layer.kernels.empty() && layer.kernels.front().variant == "cusparse")
-      continue;
-    KernelGenOptions options = base;
-    options.k = layer.k;
-    options.prefix = "l" + std::to_string(index);
-    layer.kernels = generateLayerKernels(kernels, layer.matrix, options);
-    for (auto [alt, alternative] : llvm::enumerate(layer.alternatives)) {
-      options.prefix = "l" + std::to_string(index) + "a" +
-                       std::to_string(alt + 1);
-      alternative.kernels =
-          generateLayerKernels(kernels, alternative.matrix, options);
-    }
+/// The last pass: collectLayers with the pipeline's matrix cache.
+struct CollectLayers
+    : public PassWrapper<CollectLayers, OperationPass<ModuleOp>> {
+  CollectLayers(CollectOptions options,
+                std::vector<::spperm::PackageLayer> &layers)
+      : options(std::move(options)), layers(layers) {}
+  StringRef getArgument() const final { return "spperm-compile-collect"; }
+  void runOnOperation() override {
+    if (failed(collectLayers(getOperation(), getAnalysis<MatrixCache>(),
+                             options, layers)))
+      signalPassFailure();
   }
-  times.add("codegen", since(start));
-  times.begin("lowering the kernels to PTX");
-  start = std::chrono::steady_clock::now();
-  PassManager pm(module.getContext());
-  buildGpuToBinaryPipeline(pm, target);
-  if (failed(pm.run(module)))
-    return failure();
-  FailureOr<std::string> ptx = extractPtx(module);
-  if (failed(ptx))
-    return failure();
-  popts.ptx = std::move(*ptx);
-  times.add("ptx", since(start));
-  times.begin("assembling a cubin (ptxas)");
-  start = std::chrono::steady_clock::now();
-  ::spperm::StatusOr<std::string> cubin = assembleCubin(popts.ptx, target);
-  if (!cubin)
-    return module.emitError() << cubin.message();
-  popts.cubin = std::move(*cubin);
-  times.add("cubin", since(start));
-  return success();
+  CollectOptions options;
+  std::vector<::spperm::PackageLayer> &layers;
+};
+
+/// Times the pipeline's passes as compile stages and announces them: the
+/// matrix cache's permutation and format builds are their own stages,
+/// whichever pass asked for them.
+struct StageTimer : public PassInstrumentation {
+  StageTimer(StageTimes &times, Operation *top, bool matrixInput,
+             const MatrixCache *&cache)
+      : times(times), top(top), matrixInput(matrixInput), cache(cache) {}
+
+  /// The stage a top-level pass belongs to, and how progress names it.
+  std::pair<StringRef, std::string> stageOf(Pass *pass) const {
+    StringRef arg = pass->getArgument();
+    if (arg == "spperm-extract-features")
+      return matrixInput ? std::pair<StringRef, std::string>{"features",
+                                                             "computing "
+                                                             "features"}
+                         : std::pair<StringRef, std::string>{
+                               "read + features",
+                               "reading the layers' matrices and computing "
+                               "features"};
+    if (arg == "spperm-select" || arg == "spperm-expand-alternatives")
+      return {"selection", "selecting the variants"};
+    if (arg == "spperm-permute-rows" || arg == "spperm-convert-format")
+      return {"passes", "permuting rows and converting formats"};
+    if (arg == "spperm-lower-to-gpu")
+      return {"codegen", "generating kernels"};
+    if (arg == "spperm-compile-collect")
+      return {"hash", "collecting the layers (sha256 of the sources)"};
+    if (arg == "spperm-compile-seed")
+      return {"", ""};
+    return {"ptx", "lowering the kernels to PTX"};
+  }
+
+  void runBeforePass(Pass *pass, Operation *op) override {
+    if (op != top)
+      return;
+    auto [stage, what] = stageOf(pass);
+    if (!stage.empty() && stage != current)
+      times.begin(what);
+    current = stage;
+    if (cache)
+      before = cache->getTimes();
+    start = std::chrono::steady_clock::now();
+  }
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (op != top)
+      return;
+    double seconds = since(start);
+    StringRef stage = stageOf(pass).first;
+    if (stage.empty())
+      return;
+    if (stage == "passes" || stage == "codegen") {
+      // Where the matrices were permuted and stored, those stages (first
+      // seen after the passes that decide the storage).
+      MatrixCacheTimes now = cache ? cache->getTimes() : MatrixCacheTimes();
+      double permutation = now.permutation - before.permutation;
+      double format = now.format - before.format;
+      times.add(stage, std::max(0.0, seconds - permutation - format));
+      times.add("permutation", permutation);
+      times.add("format", format);
+      return;
+    }
+    times.add(stage, seconds);
+  }
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    runAfterPass(pass, op);
+  }
+
+  StageTimes &times;
+  Operation *top;
+  bool matrixInput;
+  const MatrixCache *&cache;
+  StringRef current;
+  MatrixCacheTimes before;
+  std::chrono::steady_clock::time_point start;
+};
+
+/// `--NAME` for the options of a pipeline-option error.
+std::string spellAsFlags(StringRef message) {
+  std::string text = message.trim().str();
+  // llvm::cl's: "<Pass-Options-Parser>: for the --x option: ...".
+  StringRef rest(text);
+  rest.consume_front("<Pass-Options-Parser>: ");
+  if (rest.consume_front("for the ")) {
+    auto [flag, detail] = rest.split(" option: ");
+    if (detail.consume_front("Cannot find option named "))
+      return (flag + ": unknown value " + detail.rtrim("!") + " (see --help)")
+          .str();
+    return (flag + ": " + detail).str();
+  }
+  return rest.str();
+}
+
+/// The value of a tuning flag as the pipeline's option parser reads it.
+std::string quoteOptionValue(const std::string &value) {
+  if (value.find_first_of(" {}'\"") == std::string::npos && !value.empty())
+    return value;
+  return "{" + value + "}";
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   Options o;
+  SpPermPipelineOptions pipeline;
   ArgParser args(
       kTool,
       "INPUT -o PKG [--k K] [--strategy S|auto] [--format "
       "csr|bell|hbp|cusparse|auto] [--target sm_90] [--values SPEC] "
       "[--data embed|external] [--precision fp32|tf32|f16] [--report "
-      "FILE.html] [parameters]",
+      "FILE.html] [compilation options]",
       "Compiles fixed sparse matrices into a package for the spperm runtime. "
       "INPUT is a matrix file (.mtx/.smtx, optionally .gz; one layer named "
-      "after the file) or a .mlir module of spperm ops (one layer per "
-      "function). See docs/Compile.md.");
+      "after the file; --strategy and --format default to auto) or a .mlir "
+      "module of spperm ops (one layer per function). The compilation "
+      "options are spperm-pipeline's (spperm-opt -spperm-pipeline=\"...\"), "
+      "spelled as flags. See docs/Compile.md.");
   args.addPositional("INPUT", "Matrix file or .mlir module", &o.input);
   args.addOption("-o", "PKG", "Output package directory (required)",
                  &o.output);
-  args.addOption("k", "K",
-                 "Number of columns of B the package is specialized for; "
-                 "0 (default) accepts any K",
-                 &o.k);
-  args.addOption("strategy", "S",
-                 "Row permutation: identity, plain, flipped, lpt, warp-aware, "
-                 "cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, "
-                 "bsa, or auto (default for matrix files)",
-                 &o.strategy, &o.strategySeen);
-  args.addOption("format", "F",
-                 "Storage: csr, bell, hbp, cusparse (CSR run by cuSPARSE) or "
-                 "auto (default for matrix files)",
-                 &o.format, &o.formatSeen);
-  args.addOption("target", "ARCH", "GPU architecture (default sm_90)",
-                 &o.target);
-  args.addOption("model", "FILE",
-                 "Selector model for auto (JSON, docs/Selector.md; default: "
-                 "the model shipped for --target)",
-                 &o.model);
-  args.addOption("margin", "X",
-                 "auto: how much faster (log2) a generated variant must be "
-                 "predicted than cuSPARSE to be chosen (default: the model's)",
-                 &o.margin);
-  args.addFlag("no-library-check",
-               "auto: do not mark the chosen kernels to be checked against "
-               "cuSPARSE by the runtime at their first call",
-               &o.noLibraryCheck);
-  args.addOption("max-variants", "N",
-                 "auto with the library check: the most variants (the choice "
-                 "included) of the model's shortlist a layer carries for the "
-                 "runtime to time at its first call; 0 (default) the model's "
-                 "shortlist, 1 the choice alone",
-                 &o.maxVariants);
-  args.addFlag("cost-model",
-               "Choose auto variants with the analytic cost model instead of "
-               "a learned model",
-               &o.costModel);
   args.addOption("values", "SPEC",
                  "Matrix values: file (default), ones, random:SEED", &o.values,
                  &o.valuesSeen);
@@ -407,45 +435,28 @@ int main(int argc, char **argv) {
                "Print the wall time of each stage on stderr (like MLIR's "
                "--mlir-timing)",
                &o.timing);
-  args.addOption("precision", "P",
-                 "Blocked-ELL dense blocks: fp32 (default, CUDA cores), tf32 "
-                 "or f16 (tensor cores, opt-in; bell layers with 16 x 16 or "
-                 "32 x 32 blocks, K a multiple of 8)",
-                 &o.precision);
-  args.addOption("batch", "N",
-                 "Row kernels: entries broadcast per batch, 1 to 8 (default "
-                 "0: chosen per layer)",
-                 &o.batch);
-  args.addOption("k-slices", "N",
-                 "SpMM compiled for one K (--k): cut K into N slices, each "
-                 "its own CTAs (default 0 chooses: slices of 32 columns for "
-                 "64 <= K <= 128 when the layer has at most 8 warps per SM "
-                 "without them; 1: none)",
-                 &o.kSlices);
-  args.addOption("split-rows", "N",
-                 "Row kernels: rows longer than N entries are cut into chunks "
-                 "of N/2 that a second kernel adds atomically (default 0: "
-                 "chosen per layer)",
-                 &o.splitRows);
-  args.addOption("long-rows", "M",
-                 "SpMM rows longer than the split threshold: auto (default: "
-                 "a CTA each in the row kernel's launch when one CTA walks "
-                 "the longest in at most 12 batches of loads per group and "
-                 "that pays, else chunks in a split kernel), cta or split",
-                 &o.longRows);
-  args.addOption("warps", "N", "Warps per CTA (default 32)", &o.warps);
-  args.addOption("line", "N", "Columns per cache line of B (default 32)",
-                 &o.line);
-  args.addOption("tau", "N", "bsa: column-block width (default 32)", &o.tau);
-  args.addOption("alpha", "X", "bsa: similarity threshold (default 0.3)",
-                 &o.alpha);
-  args.addOption("block", "N", "bell: tile size (default 16)", &o.block);
-  args.addOption("delta", "X",
-                 "bell: density threshold; 0 searches (default)", &o.delta);
-  args.addOption("row-block", "N", "hbp: rows per block (default 512)",
-                 &o.rowBlock);
-  args.addOption("col-block", "N", "hbp: columns per block (default 4096)",
-                 &o.colBlock);
+  // The tuning flags: every option of spperm-pipeline, listed by its help.
+  struct Tuning {
+    std::string name, value;
+    bool seen = false, flag = false;
+  };
+  std::vector<const llvm::cl::Option *> pipelineOptions =
+      pipeline.getOptions();
+  std::vector<Tuning> tuning(pipelineOptions.size());
+  for (auto [option, t] : llvm::zip(pipelineOptions, tuning)) {
+    t.name = option->ArgStr.str();
+    t.flag = option->getValueExpectedFlag() != llvm::cl::ValueRequired;
+    if (t.flag)
+      args.addFlag(t.name, "", &t.seen);
+    else
+      args.addOption(t.name, "VALUE", "", &t.value, &t.seen);
+  }
+  args.addHelpSection([&] {
+    llvm::outs() << "\nCOMPILATION OPTIONS (spperm-pipeline's, as --NAME "
+                    "VALUE or --NAME=VALUE):\n";
+    pipeline.printHelp(2, 30);
+    llvm::outs().flush();
+  });
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
 
@@ -472,38 +483,20 @@ int main(int argc, char **argv) {
     }
     benchRecords.push_back(std::move(*record));
   }
-  int64_t k, batch, kSlices, splitRows, warps, line, tau, block, rowBlock,
-      colBlock;
-  double alpha, delta;
-  if (!parseInt64("k", o.k, 0, ::spperm::kMaxIndex, k) ||
-      !parseInt64("batch", o.batch, 0, 8, batch) ||
-      !parseInt64("k-slices", o.kSlices, 0, 1024, kSlices) ||
-      !parseInt64("split-rows", o.splitRows, 0,
-                  std::numeric_limits<int32_t>::max(), splitRows) ||
-      !parseInt64("warps", o.warps, 1, 1024, warps) ||
-      !parseInt64("line", o.line, 1, 1024, line) ||
-      !parseInt64("tau", o.tau, 1, 1024, tau) ||
-      !parseInt64("block", o.block, 1, 32, block) ||
-      !parseInt64("row-block", o.rowBlock, 32, ::spperm::kMaxIndex, rowBlock) ||
-      !parseInt64("col-block", o.colBlock, 1, ::spperm::kMaxIndex, colBlock) ||
-      !parseDouble("alpha", o.alpha, alpha) ||
-      !parseDouble("delta", o.delta, delta))
-    return 1;
-  if (!isKnownTarget(o.target)) {
-    reportError(kTool, "--target must be a GPU architecture such as sm_90, "
-                       "got '" + o.target + "'");
+  // The tuning flags, read by the pipeline's own option parser.
+  std::string optionText;
+  for (const Tuning &t : tuning)
+    if (t.seen)
+      optionText += t.name + "=" + (t.flag ? "true" : quoteOptionValue(t.value)) +
+                    " ";
+  std::string parseError;
+  llvm::raw_string_ostream parseErrors(parseError);
+  if (failed(pipeline.parseFromString(optionText, parseErrors))) {
+    reportError(kTool, spellAsFlags(parseError));
     return 1;
   }
-  std::optional<LongRowMode> longRows = parseLongRowMode(o.longRows);
-  if (!longRows) {
-    reportError(kTool, "--long-rows must be auto, cta or split, got '" +
-                           o.longRows + "'");
-    return 1;
-  }
-  std::optional<Precision> precision = parsePrecision(o.precision);
-  if (!precision) {
-    reportError(kTool, "--precision must be fp32, tf32 or f16, got '" +
-                           o.precision + "'");
+  if (std::string error = verifyPipelineOptions(pipeline); !error.empty()) {
+    reportError(kTool, "--" + error);
     return 1;
   }
   if (o.data != "embed" && o.data != "external") {
@@ -514,20 +507,6 @@ int main(int argc, char **argv) {
       ::spperm::parseValuesSpec(o.values);
   if (!valuesSpec) {
     reportError(kTool, valuesSpec.message());
-    return 1;
-  }
-  if (o.strategySeen && o.strategy != "auto" &&
-      !::spperm::parseStrategy(o.strategy)) {
-    reportError(kTool, "unknown strategy '" + o.strategy +
-                           "' (expected identity, plain, flipped, lpt, "
-                           "warp-aware, cta-aware, hybrid-1, hybrid-2.1, "
-                           "hybrid-2.2, hybrid-2.3, bsa or auto)");
-    return 1;
-  }
-  if (o.formatSeen && o.format != "csr" && o.format != "bell" &&
-      o.format != "hbp" && o.format != "cusparse" && o.format != "auto") {
-    reportError(kTool, "unknown format '" + o.format +
-                           "' (expected csr, bell, hbp, cusparse or auto)");
     return 1;
   }
 
@@ -550,7 +529,8 @@ int main(int argc, char **argv) {
     llvm::raw_string_ostream os(text);
     // FILE:LINE:COL for ops, FILE alone for the module (line 0).
     Location loc = diag.getLocation();
-    if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+    if (auto fused = dyn_cast<FusedLoc>(loc);
+        fused && !fused.getLocations().empty())
       loc = fused.getLocations().front();
     if (auto fileLoc = dyn_cast<FileLineColLoc>(loc)) {
       os << fileLoc.getFilename().getValue();
@@ -570,13 +550,13 @@ int main(int argc, char **argv) {
   ::spperm::Progress progress(kTool, !o.quiet, threshold);
   StageTimes times;
   times.progress = &progress;
-  bool mlirInput = endsWith(o.input, ".mlir");
-  std::string baseDir;
+  const bool mlirInput = StringRef(o.input).ends_with(".mlir");
   OwningOpRef<ModuleOp> module;
-  std::string strategy = o.strategySeen ? o.strategy : "";
-  std::string format = o.formatSeen ? o.format : "";
+  // A matrix file's layer: its matrix, read here for its shape, goes to the
+  // pipeline's cache.
+  std::optional<::spperm::CsrMatrix> matrix;
+  std::string matrixPath;
 
-  MatrixCache matrices(baseDir);
   times.begin("reading " + o.input);
   auto start = std::chrono::steady_clock::now();
   if (mlirInput) {
@@ -614,117 +594,52 @@ int main(int argc, char **argv) {
       return 1;
     }
     times.add("read", since(start));
-    times.begin("computing features");
-    start = std::chrono::steady_clock::now();
-    ::spperm::FeatureOptions fopts;
-    fopts.warps = static_cast<int32_t>(warps);
-    fopts.lineWidth = static_cast<int32_t>(line);
-    ::spperm::Features features = ::spperm::computeFeatures(*m, fopts);
-    times.add("features", since(start));
     // Matrix files default to the selector's choice.
-    if (strategy.empty())
-      strategy = "auto";
-    if (format.empty())
-      format = "auto";
+    if (pipeline.strategy == StrategyOption::Keep)
+      pipeline.strategy = StrategyOption::Auto;
+    if (pipeline.format == FormatOption::Keep)
+      pipeline.format = FormatOption::Auto;
     SmallString<256> absolute(o.input);
     llvm::sys::fs::make_absolute(absolute);
-    module = buildMatrixModule(
-        &ctx, std::string(absolute), o.values, m->rows, m->cols, k,
-        buildFeaturesAttr(&ctx, ::spperm::flattenFeatures(features)));
-    // The layer reads its matrix through the cache: not a second time.
-    matrices.insert(std::string(absolute), o.values, std::move(*m));
+    matrixPath = std::string(absolute);
+    module = buildMatrixModule(&ctx, matrixPath, o.values, m->rows, m->cols,
+                               pipeline.k);
+    matrix = std::move(*m);
   }
 
-  // The selector (spperm-select), when either half is left to it: it
-  // records each matrix's choice, which the passes below materialize.
-  const bool selecting = strategy == "auto" || format == "auto";
-  if (selecting) {
-    if (mlirInput) {
-      // A module's layers name their matrix files: spperm-extract-features
-      // reads each and computes its features, timed as one stage.
-      times.begin("reading the layers' matrices and computing features");
-      start = std::chrono::steady_clock::now();
-      PassManager extractPm(&ctx);
-      SpPermExtractFeaturesOptions extract;
-      extract.baseDir = baseDir;
-      extract.warps = warps;
-      extract.lineWidth = line;
-      extractPm.addPass(createSpPermExtractFeatures(extract));
-      if (failed(extractPm.run(*module)))
-        return 1;
-      times.add("read + features", since(start));
-    }
-    times.begin("selecting the variants");
-    start = std::chrono::steady_clock::now();
-    PassManager select(&ctx);
-    SpPermSelectOptions choose;
-    choose.model = o.model;
-    choose.target = o.target;
-    choose.costModel = o.costModel;
-    double marginValue = -1.0;
-    if (!o.margin.empty() &&
-        !::spperm::parseNumberOption(kTool, "margin", o.margin, 0.0, 64.0,
-                                     marginValue))
-      return 1;
-    choose.margin = marginValue;
-    choose.libraryCheck = !o.noLibraryCheck;
-    int64_t maxVariants = 0;
-    if (!parseInt64("max-variants", o.maxVariants, 0, 64, maxVariants))
-      return 1;
-    choose.maxVariants = maxVariants;
-    choose.strategy = strategy;
-    choose.format = format;
-    choose.k = k > 0 ? k : 32;
-    select.addPass(createSpPermSelect(choose));
-    // The shortlist's runner-ups become layers of their own (packaged as
-    // their layer's alternatives below).
-    select.addPass(createSpPermExpandAlternatives());
-    if (failed(select.run(*module)))
-      return 1;
-    times.add("selection", since(start));
-    strategy = "auto";
-    format = "auto";
-  }
-
-  // The pipeline up to the storage decisions.
-  times.begin("permuting rows and converting formats");
-  start = std::chrono::steady_clock::now();
-  PassManager pm(&ctx);
-  if (!strategy.empty()) {
-    SpPermPermuteRowsOptions permute;
-    permute.strategy = strategy;
-    permute.warps = warps;
-    permute.lineWidth = line;
-    if (strategy == "bsa" || strategy == "auto") {
-      permute.tau = tau;
-      permute.alpha = alpha;
-    }
-    pm.addPass(createSpPermPermuteRows(permute));
-  }
-  bool cusparse = format == "cusparse";
-  if (!format.empty()) {
-    SpPermConvertFormatOptions convert;
-    convert.format = cusparse ? "csr" : format;
-    convert.block = block;
-    convert.delta = delta;
-    convert.rowBlock = rowBlock;
-    convert.colBlock = colBlock;
-    convert.baseDir = baseDir;
-    pm.addPass(createSpPermConvertFormat(convert));
-  }
-  if (failed(pm.run(*module)))
-    return 1;
-  times.add("passes", since(start));
-
+  // The compiler, then the layers collected from what it made.
   std::vector<::spperm::PackageLayer> layers;
-  times.begin("collecting the layers (sha256 of the sources)");
-  if (failed(collectLayers(*module, matrices, baseDir, cusparse,
-                           !o.noLibraryCheck, layers,
-                           times)))
+  const MatrixCache *cache = nullptr;
+  PassManager pm(&ctx);
+  pm.addInstrumentation(
+      std::make_unique<StageTimer>(times, *module, !mlirInput, cache));
+  pm.addPass(std::make_unique<SeedMatrixCache>(matrixPath, o.values, matrix,
+                                               cache));
+  buildSpPermPipeline(pm, pipeline);
+  CollectOptions collect;
+  collect.baseDir = pipeline.baseDir;
+  collect.libraryCheck = !pipeline.noLibraryCheck;
+  pm.addPass(std::make_unique<CollectLayers>(collect, layers));
+  if (failed(pm.run(*module)))
     return 1;
 
   ::spperm::PackageOptions popts;
-  popts.target = o.target;
+  popts.target = pipeline.target;
+  FailureOr<std::string> ptx = extractPtx(*module);
+  if (failed(ptx))
+    return 1;
+  popts.ptx = std::move(*ptx);
+  times.begin("assembling a cubin (ptxas)");
+  start = std::chrono::steady_clock::now();
+  ::spperm::StatusOr<std::string> cubin =
+      assembleCubin(popts.ptx, pipeline.target);
+  if (!cubin) {
+    reportError(kTool, cubin.message());
+    return 1;
+  }
+  popts.cubin = std::move(*cubin);
+  times.add("cubin", since(start));
+
   popts.externalData = o.data == "external";
   if (popts.externalData) {
     // A source inside the package's parent directory is recorded relative
@@ -747,16 +662,6 @@ int main(int argc, char **argv) {
         relativize(alternative);
     }
   }
-  KernelGenOptions codegen;
-  codegen.precision = *precision;
-  codegen.vectorReductions = targetHasVectorReductions(o.target);
-  codegen.gridDependencies = targetHasGridDependencies(o.target);
-  codegen.batch = batch;
-  codegen.kSlices = kSlices;
-  codegen.splitRows = splitRows;
-  codegen.longRows = *longRows;
-  if (failed(generateCode(*module, layers, o.target, codegen, popts, times)))
-    return 1;
 
   times.begin("writing " + o.output);
   start = std::chrono::steady_clock::now();
@@ -775,10 +680,10 @@ int main(int argc, char **argv) {
     report.package = o.output;
     report.input = o.input;
     report.stages = times.seconds;
-    report.selection.modelPath = o.model;
-    report.selection.target = o.target;
-    report.selection.costModel = o.costModel;
-    report.selection.libraryCheck = !o.noLibraryCheck;
+    report.selection.modelPath = pipeline.model;
+    report.selection.target = pipeline.target;
+    report.selection.costModel = pipeline.costModel;
+    report.selection.libraryCheck = !pipeline.noLibraryCheck;
     report.bench = std::move(benchRecords);
     if (::spperm::Status s =
             ::spperm::writeCompileReport(o.report, layers, report);

@@ -12,6 +12,7 @@
 
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 #include "spperm/Conversion/Passes.h"
+#include "spperm/Conversion/Pipeline.h"
 #include "spperm/Conversion/SpPermToGPU.h"
 #include "spperm/Transforms/Passes.h"
 #include "spperm/Tools/MlirNesting.h"

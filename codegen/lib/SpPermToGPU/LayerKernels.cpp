@@ -57,6 +57,30 @@ std::optional<Precision> mlir::spperm::parsePrecision(StringRef name) {
   return std::nullopt;
 }
 
+StringRef mlir::spperm::getPrecisionName(Precision precision) {
+  switch (precision) {
+  case Precision::F32:
+    return "fp32";
+  case Precision::TF32:
+    return "tf32";
+  case Precision::F16:
+    return "f16";
+  }
+  llvm_unreachable("unknown precision");
+}
+
+StringRef mlir::spperm::getLongRowModeName(LongRowMode mode) {
+  switch (mode) {
+  case LongRowMode::Auto:
+    return "auto";
+  case LongRowMode::Cta:
+    return "cta";
+  case LongRowMode::Split:
+    return "split";
+  }
+  llvm_unreachable("unknown long-row mode");
+}
+
 std::optional<LongRowMode> mlir::spperm::parseLongRowMode(StringRef name) {
   if (name == "auto")
     return LongRowMode::Auto;

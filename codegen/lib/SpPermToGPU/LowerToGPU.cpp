@@ -20,26 +20,47 @@ namespace mlir::spperm {
 using namespace mlir;
 using namespace mlir::spperm;
 
-/// The manifest's description of a launch, as an attribute.
-static DictionaryAttr launchAttr(Builder &b, const ::spperm::KernelInfo &k) {
+LaunchAttr mlir::spperm::getLaunchAttr(MLIRContext *ctx,
+                                       const ::spperm::KernelInfo &k) {
+  Builder b(ctx);
   SmallVector<Attribute> args;
   for (const std::string &a : k.args)
     args.push_back(b.getStringAttr(a));
-  SmallVector<NamedAttribute> fields = {
-      b.getNamedAttr("name", b.getStringAttr(k.name)),
-      b.getNamedAttr("family", b.getStringAttr(k.family)),
-      b.getNamedAttr("variant", b.getStringAttr(k.variant)),
-      b.getNamedAttr("k_min", b.getI64IntegerAttr(k.kMin)),
-      b.getNamedAttr("k_max", b.getI64IntegerAttr(k.kMax)),
-      b.getNamedAttr("k_align", b.getI64IntegerAttr(k.kAlign)),
-      b.getNamedAttr("zero_output", b.getBoolAttr(k.zeroOutput)),
-      b.getNamedAttr("dependent_launch", b.getBoolAttr(k.dependentLaunch)),
-      b.getNamedAttr("args", b.getArrayAttr(args)),
-      b.getNamedAttr("grid", b.getDenseI64ArrayAttr(
-                                 {k.gridX, k.gridY, k.gridZ})),
-      b.getNamedAttr("block", b.getDenseI64ArrayAttr(
-                                  {k.blockX, k.blockY, k.blockZ}))};
-  return b.getDictionaryAttr(fields);
+  return LaunchAttr::get(
+      ctx, k.name, k.family, k.variant, k.kMin, k.kMax, k.kAlign,
+      k.zeroOutput, k.dependentLaunch, b.getArrayAttr(args),
+      b.getDenseI64ArrayAttr({k.gridX, k.gridY, k.gridZ}),
+      b.getDenseI64ArrayAttr({k.blockX, k.blockY, k.blockZ}), k.sharedBytes);
+}
+
+::spperm::KernelInfo mlir::spperm::getKernelInfo(LaunchAttr attr) {
+  ::spperm::KernelInfo k;
+  k.name = attr.getName().str();
+  k.family = attr.getFamily().str();
+  k.variant = attr.getVariant().str();
+  k.kMin = attr.getKMin();
+  k.kMax = attr.getKMax();
+  k.kAlign = attr.getKAlign();
+  k.zeroOutput = attr.getZeroOutput();
+  k.dependentLaunch = attr.getDependentLaunch();
+  for (Attribute a : attr.getArgs())
+    k.args.push_back(cast<StringAttr>(a).str());
+  ArrayRef<int64_t> grid = attr.getGrid().asArrayRef();
+  ArrayRef<int64_t> block = attr.getBlock().asArrayRef();
+  k.gridX = grid[0];
+  k.gridY = grid[1];
+  k.gridZ = grid[2];
+  k.blockX = block[0];
+  k.blockY = block[1];
+  k.blockZ = block[2];
+  k.sharedBytes = attr.getSharedBytes();
+  return k;
+}
+
+bool mlir::spperm::runsOnLibrary(SpMMOp spmm) {
+  LoadOp load = getSourceLoad(spmm.getMatrix());
+  ChoiceAttr choice = load ? load.getChoiceAttr() : ChoiceAttr();
+  return choice && choice.getFormat() == "cusparse";
 }
 
 namespace {
@@ -94,41 +115,66 @@ struct SpPermLowerToGPU
           << precision.getValue() << "'";
       return signalPassFailure();
     }
-    SmallVector<SpMMOp> spmms;
-    module.walk([&](SpMMOp op) { spmms.push_back(op); });
-    if (spmms.empty())
-      return;
-    MatrixCache cache(baseDir);
-    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
-    Builder b(module.getContext());
-    for (auto [index, spmm] : llvm::enumerate(spmms)) {
-      FailureOr<::spperm::FormattedMatrix> formatted =
-          buildFormattedMatrix(spmm, cache);
-      if (failed(formatted))
-        return signalPassFailure();
-      KernelGenOptions options;
-      options.threads = threads;
-      options.precision = *mode;
-      options.vectorReductions = targetHasVectorReductions(target);
-      options.gridDependencies = targetHasGridDependencies(target);
-      options.batch = batch;
-      options.kSlices = kSlices;
-      options.splitRows = splitRows;
-      options.longRows = *longRowMode;
-      int64_t k = cast<ShapedType>(spmm.getDense().getType()).getDimSize(1);
-      options.k = ShapedType::isDynamic(k) ? 0 : k;
+    KernelGenOptions base;
+    base.threads = threads;
+    base.precision = *mode;
+    base.vectorReductions = targetHasVectorReductions(target);
+    base.gridDependencies = targetHasGridDependencies(target);
+    base.batch = batch;
+    base.kSlices = kSlices;
+    base.splitRows = splitRows;
+    base.longRows = *longRowMode;
+
+    MatrixCache &matrices = getAnalysis<MatrixCache>();
+    gpu::GPUModuleOp kernels;
+    MLIRContext *ctx = module.getContext();
+    // Kernel symbols start with the layer's prefix: `l<N>` for the N-th
+    // multiplication, `l<N>a<M>` for the M-th alternative of layer N (a
+    // function spperm-expand-alternatives made), as in the package.
+    llvm::StringMap<std::string> layerPrefix;
+    llvm::StringMap<int> alternativeCount;
+    int layerCount = 0;
+    WalkResult result = module.walk([&](SpMMOp spmm) -> WalkResult {
+      // Made for the first multiplication, even one the library runs: a
+      // package always has its kernels.ptx.
+      if (!kernels)
+        kernels = getOrCreateKernelModule(module);
       auto func = spmm->getParentOfType<FunctionOpInterface>();
-      std::string prefix = func ? func.getName().str() : "layer";
-      for (char &c : prefix)
-        if (!isalnum(static_cast<unsigned char>(c)))
-          c = '_';
-      options.prefix = prefix + "_" + std::to_string(index);
+      std::string prefix;
+      auto of = func ? func->getAttrOfType<FlatSymbolRefAttr>(
+                           "spperm.alternative_of")
+                     : FlatSymbolRefAttr();
+      if (of && layerPrefix.count(of.getValue())) {
+        prefix = layerPrefix[of.getValue()] + "a" +
+                 std::to_string(++alternativeCount[of.getValue()]);
+      } else {
+        prefix = "l" + std::to_string(layerCount++);
+        if (func)
+          layerPrefix[func.getName()] = prefix;
+      }
       SmallVector<Attribute> launches;
-      for (const ::spperm::KernelInfo &info :
-           generateLayerKernels(kernels, *formatted, options))
-        launches.push_back(launchAttr(b, info));
-      spmm->setAttr("spperm.kernels", b.getArrayAttr(launches));
-    }
+      if (runsOnLibrary(spmm)) {
+        ::spperm::KernelInfo library;
+        library.name = library.family = library.variant = "cusparse";
+        launches.push_back(getLaunchAttr(ctx, library));
+      } else {
+        const ::spperm::FormattedMatrix *formatted =
+            matrices.getFormatted(spmm, baseDir);
+        if (!formatted)
+          return WalkResult::interrupt();
+        KernelGenOptions options = base;
+        int64_t k = cast<ShapedType>(spmm.getDense().getType()).getDimSize(1);
+        options.k = ShapedType::isDynamic(k) ? 0 : k;
+        options.prefix = prefix;
+        for (const ::spperm::KernelInfo &info :
+             generateLayerKernels(kernels, *formatted, options))
+          launches.push_back(getLaunchAttr(ctx, info));
+      }
+      spmm->setAttr(kKernelsAttrName, ArrayAttr::get(ctx, launches));
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
   }
 };
 

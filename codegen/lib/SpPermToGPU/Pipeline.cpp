@@ -4,89 +4,179 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The named pipeline from spperm IR to a module whose kernels are a
-// gpu.binary with PTX: spperm-permute-rows (when a strategy is given),
-// spperm-convert-format (when a format is given), spperm-lower-to-gpu and
-// the upstream lowering of buildGpuToBinaryPipeline.
+// The compiler as one named pipeline: the decision (features, selector,
+// shortlist), the permutation and storage, spperm-lower-to-gpu and the
+// upstream lowering of buildGpuToBinaryPipeline (docs/Passes.md).
 //
 //===----------------------------------------------------------------------===//
 
+#include "spperm/Conversion/Pipeline.h"
+
 #include "spperm/Conversion/Passes.h"
-#include "spperm/Conversion/SpPermToGPU.h"
+#include "spperm/Sparse/CsrMatrix.h"
 #include "spperm/Transforms/Passes.h"
 
-#include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::spperm;
 
-namespace {
+std::optional<::spperm::Strategy>
+mlir::spperm::getFixedStrategy(StrategyOption option) {
+  if (option == StrategyOption::Keep || option == StrategyOption::Auto)
+    return std::nullopt;
+  return static_cast<::spperm::Strategy>(option);
+}
 
-struct SpPermPipelineOptions
-    : public PassPipelineOptions<SpPermPipelineOptions> {
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("GPU architecture (sm_XY)"),
-                             llvm::cl::init("sm_90")};
-  Option<std::string> strategy{
-      *this, "strategy",
-      llvm::cl::desc("Row permutation (spperm-permute-rows); empty keeps the "
-                     "one in the IR"),
-      llvm::cl::init("")};
-  Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("Storage format: csr, bell or hbp "
-                     "(spperm-convert-format); empty keeps the IR's"),
-      llvm::cl::init("")};
-  Option<std::string> selector{
-      *this, "selector",
-      llvm::cl::desc("How strategy/format 'auto' is decided: 'none' (the "
-                     "default: auto is refused; spperm-compile's matrix "
-                     "inputs choose before the pipeline)"),
-      llvm::cl::init("none")};
-  Option<std::string> baseDir{
-      *this, "base-dir",
-      llvm::cl::desc("Directory relative matrix paths are resolved against"),
-      llvm::cl::init("")};
-  Option<std::string> precision{
-      *this, "precision",
-      llvm::cl::desc("Blocked-ELL dense blocks: fp32, tf32 or f16"),
-      llvm::cl::init("fp32")};
-  Option<int64_t> threads{*this, "threads",
-                          llvm::cl::desc("Threads per CTA of the kernels"),
-                          llvm::cl::init(256)};
-};
+StringRef mlir::spperm::getFormatOptionName(FormatOption option) {
+  switch (option) {
+  case FormatOption::Keep:
+    return "keep";
+  case FormatOption::Auto:
+    return "auto";
+  case FormatOption::Csr:
+    return "csr";
+  case FormatOption::Bell:
+    return "bell";
+  case FormatOption::Hbp:
+    return "hbp";
+  case FormatOption::Cusparse:
+    return "cusparse";
+  }
+  llvm_unreachable("unknown format option");
+}
 
-void buildSpPermPipeline(OpPassManager &pm, const SpPermPipelineOptions &o) {
-  if (!o.strategy.empty()) {
+std::string
+mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
+  auto range = [](StringRef name, int64_t value, int64_t lo,
+                  int64_t hi) -> std::string {
+    if (value >= lo && value <= hi)
+      return "";
+    return (name + " must be an integer in [" + Twine(lo) + ", " +
+            Twine(hi) + "], got " + Twine(value))
+        .str();
+  };
+  const int64_t int32Max = std::numeric_limits<int32_t>::max();
+  for (std::string error :
+       {range("k", o.k, 0, ::spperm::kMaxIndex),
+        range("max-variants", o.maxVariants, 0, 64),
+        range("warps", o.warps, 1, 1024), range("line", o.line, 1, 1024),
+        range("tau", o.tau, 1, 1024), range("block", o.block, 1, 32),
+        range("row-block", o.rowBlock, 32, ::spperm::kMaxIndex),
+        range("col-block", o.colBlock, 1, ::spperm::kMaxIndex),
+        range("threads", o.threads, 32, 1024), range("batch", o.batch, 0, 8),
+        range("k-slices", o.kSlices, 0, 1024),
+        range("split-rows", o.splitRows, 0, int32Max)})
+    if (!error.empty())
+      return error;
+  if (o.threads % 32 != 0)
+    return "threads must be a multiple of 32, got " +
+           std::to_string(o.threads);
+  if (o.margin > 64.0)
+    return "margin must be at most 64 (or negative: the model's own), got " +
+           std::to_string(o.margin);
+  if (!isKnownTarget(o.target))
+    return "target must be a GPU architecture such as sm_90, got '" +
+           o.target + "'";
+  return "";
+}
+
+void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
+                                       const SpPermPipelineOptions &o) {
+  std::optional<::spperm::Strategy> fixedStrategy =
+      getFixedStrategy(o.strategy);
+  const bool fixedFormat = o.format != FormatOption::Keep &&
+                           o.format != FormatOption::Auto;
+  // The selector records each matrix's choice, which permute-rows and
+  // convert-format then materialize; a forced cusparse is a choice too
+  // (the library runs the layer).
+  const bool selecting = o.strategy == StrategyOption::Auto ||
+                         o.format == FormatOption::Auto ||
+                         o.format == FormatOption::Cusparse;
+  if (selecting && !(fixedStrategy && fixedFormat)) {
+    SpPermExtractFeaturesOptions extract;
+    extract.baseDir = o.baseDir;
+    extract.warps = o.warps;
+    extract.lineWidth = o.line;
+    pm.addPass(createSpPermExtractFeatures(extract));
+  }
+  if (selecting) {
+    SpPermSelectOptions select;
+    select.model = o.model;
+    select.target = o.target;
+    select.costModel = o.costModel;
+    select.margin = o.margin;
+    select.libraryCheck = !o.noLibraryCheck;
+    select.maxVariants = o.maxVariants;
+    select.strategy = fixedStrategy
+                          ? std::string(::spperm::strategyCliName(
+                                *fixedStrategy))
+                          : "auto";
+    select.format = fixedFormat ? getFormatOptionName(o.format).str() : "auto";
+    select.k = o.k > 0 ? o.k : 32;
+    pm.addPass(createSpPermSelect(select));
+    // The shortlist's runner-ups become layers of their own (spperm-compile
+    // packages them as their layer's alternatives).
+    pm.addPass(createSpPermExpandAlternatives());
+  }
+  if (selecting || o.strategy != StrategyOption::Keep) {
     SpPermPermuteRowsOptions permute;
-    permute.strategy = o.strategy;
+    permute.strategy =
+        selecting ? "auto"
+                  : std::string(::spperm::strategyCliName(*fixedStrategy));
+    permute.warps = o.warps;
+    permute.lineWidth = o.line;
+    if (selecting || fixedStrategy == ::spperm::Strategy::Bsa) {
+      permute.tau = o.tau;
+      permute.alpha = o.alpha;
+    }
     pm.addPass(createSpPermPermuteRows(permute));
   }
-  if (!o.format.empty()) {
+  if (selecting || o.format != FormatOption::Keep) {
     SpPermConvertFormatOptions convert;
-    convert.format = o.format;
+    convert.format = selecting ? "auto" : getFormatOptionName(o.format).str();
+    convert.block = o.block;
+    convert.delta = o.delta;
+    convert.rowBlock = o.rowBlock;
+    convert.colBlock = o.colBlock;
     convert.baseDir = o.baseDir;
     pm.addPass(createSpPermConvertFormat(convert));
   }
   SpPermLowerToGPUOptions lower;
   lower.threads = o.threads;
   lower.baseDir = o.baseDir;
-  lower.precision = o.precision;
+  lower.precision = getPrecisionName(o.precision).str();
   lower.target = o.target;
+  lower.batch = o.batch;
+  lower.kSlices = o.kSlices;
+  lower.splitRows = o.splitRows;
+  lower.longRows = getLongRowModeName(o.longRows).str();
   pm.addPass(createSpPermLowerToGPU(lower));
   buildGpuToBinaryPipeline(pm, o.target);
 }
 
-} // namespace
-
 void mlir::spperm::registerSpPermPipeline() {
-  PassPipelineRegistration<SpPermPipelineOptions>(
+  registerPassPipeline(
       "spperm-pipeline",
-      "spperm IR to matrix-specialized kernels in a gpu.binary (PTX): "
-      "permute, convert, spperm-lower-to-gpu, convert-gpu-to-nvvm, "
-      "nvvm-attach-target, gpu-module-to-binary",
-      [](OpPassManager &pm, const SpPermPipelineOptions &o) {
-        buildSpPermPipeline(pm, o);
+      "The compiler: spperm IR to matrix-specialized kernels in a gpu.binary "
+      "(PTX) - spperm-extract-features and spperm-select when the selector "
+      "decides, spperm-permute-rows, spperm-convert-format, "
+      "spperm-lower-to-gpu, convert-gpu-to-nvvm, nvvm-attach-target, "
+      "gpu-module-to-binary",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        SpPermPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (std::string error = verifyPipelineOptions(options);
+            !error.empty())
+          return errorHandler("spperm-pipeline: " + error);
+        buildSpPermPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const ::mlir::detail::PassOptions &)> optHandler) {
+        optHandler(SpPermPipelineOptions());
       });
 }

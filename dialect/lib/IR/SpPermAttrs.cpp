@@ -372,6 +372,34 @@ LogicalResult HbpAttr::verifyShape(function_ref<InFlightDiagnostic()>,
 }
 
 //===----------------------------------------------------------------------===//
+// LaunchAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef name, StringRef family,
+                                 StringRef variant, int64_t kMin, int64_t kMax,
+                                 int64_t kAlign, bool, bool, ArrayAttr args,
+                                 DenseI64ArrayAttr grid,
+                                 DenseI64ArrayAttr block, int64_t sharedBytes) {
+  if (name.empty() || family.empty() || variant.empty())
+    return emitError() << "name, family and variant must not be empty";
+  if (kMin < 1 || kAlign < 1 || (kMax != 0 && kMax < kMin))
+    return emitError() << "the K condition needs k_min >= 1, k_align >= 1 "
+                          "and k_max 0 or >= k_min, got "
+                       << kMin << ", " << kAlign << " and " << kMax;
+  if (!llvm::all_of(args, [](Attribute a) { return isa<StringAttr>(a); }))
+    return emitError() << "args must be strings";
+  for (auto [what, sizes] : {std::pair{"grid", grid}, {"block", block}})
+    if (sizes.size() != 3 ||
+        !llvm::all_of(sizes.asArrayRef(), [](int64_t v) { return v >= 1; }))
+      return emitError() << what << " must be three positive sizes";
+  if (sharedBytes < 0)
+    return emitError() << "shared_bytes must not be negative, got "
+                       << sharedBytes;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // TableGen'd definitions
 //===----------------------------------------------------------------------===//
 

@@ -87,7 +87,7 @@ struct SpPermConvertFormatPass
       return signalPassFailure();
     }
 
-    MatrixCache matrices(baseDir);
+    MatrixCache &matrices = getAnalysis<MatrixCache>();
     bool failed = false;
     FormatChooser choose = [&](SpMMOp op) -> FormatAttrInterface {
       MatrixType type = op.getMatrix().getType();
@@ -127,15 +127,10 @@ struct SpPermConvertFormatPass
         failed = true;
         return nullptr;
       }
-      const ::spperm::CsrMatrix *m = matrices.get(load);
-      if (!m) {
-        failed = true;
-        return nullptr;
-      }
-      ::spperm::StatusOr<::spperm::Permutation> order =
-          ::spperm::computePermutation(*m, getPermutationOptions(perm));
+      const ::spperm::CsrMatrix *m = matrices.get(load, baseDir);
+      const ::spperm::Permutation *order =
+          m ? matrices.getPermutation(load, perm, baseDir) : nullptr;
       if (!order) {
-        op.emitOpError() << order.message();
         failed = true;
         return nullptr;
       }
@@ -150,10 +145,15 @@ struct SpPermConvertFormatPass
         failed = true;
         return nullptr;
       }
-      return BellAttr::get(ctx, block, built->bell.width, ResidualFormat::csr,
-                           FloatAttr::get(Float64Type::get(ctx),
-                                          built->bell.delta),
-                           perm);
+      auto bell = BellAttr::get(ctx, block, built->bell.width,
+                                ResidualFormat::csr,
+                                FloatAttr::get(Float64Type::get(ctx),
+                                               built->bell.delta),
+                                perm);
+      // The passes after this one find the matrix built.
+      matrices.insertFormatted(load, type.withFormat(bell), baseDir,
+                               std::move(*built));
+      return bell;
     };
 
     RewritePatternSet patterns(ctx);

@@ -68,10 +68,10 @@ struct SpPermExtractFeaturesPass
 
     // One read and one feature set per (file, values), however many ops
     // load it.
-    MatrixCache matrices(baseDir);
+    MatrixCache &matrices = getAnalysis<MatrixCache>();
     llvm::DenseMap<const ::spperm::CsrMatrix *, FeaturesAttr> computed;
     WalkResult result = getOperation().walk([&](LoadOp op) -> WalkResult {
-      const ::spperm::CsrMatrix *matrix = matrices.get(op);
+      const ::spperm::CsrMatrix *matrix = matrices.get(op, baseDir);
       if (!matrix)
         return WalkResult::interrupt();
       FeaturesAttr &features = computed[matrix];

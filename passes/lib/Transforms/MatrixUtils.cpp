@@ -60,13 +60,42 @@ mlir::spperm::getFormatOptions(FormatAttrInterface format) {
   return options;
 }
 
+//===----------------------------------------------------------------------===//
+// MatrixCache
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+/// The printed form of an attribute or type, part of a cache key.
+template <typename T>
+std::string printed(T value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (value)
+    os << value;
+  return text;
+}
+
+} // namespace
+
+std::string MatrixCache::matrixKey(LoadOp op, StringRef baseDir) const {
+  return op.resolvePath(baseDir) + '\0' +
+         op.getValues().value_or("file").str();
+}
+
 void MatrixCache::insert(const std::string &path, StringRef values,
                          ::spperm::CsrMatrix matrix) {
   matrices[path + '\0' + values.str()] =
       std::make_unique<::spperm::CsrMatrix>(std::move(matrix));
 }
 
-const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op) {
+const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op, StringRef baseDir) {
   std::string path = op.resolvePath(baseDir);
   std::string values = op.getValues().value_or("file").str();
   std::string key = path + '\0' + values;
@@ -77,8 +106,10 @@ const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op) {
     assert(spec && "the verifier checked the values spec");
     ::spperm::ReadOptions readOptions;
     readOptions.values = *spec;
+    auto start = std::chrono::steady_clock::now();
     ::spperm::StatusOr<::spperm::CsrMatrix> matrix =
         ::spperm::readMatrixFile(path, readOptions);
+    times.read += since(start);
     if (!matrix) {
       op.emitOpError() << matrix.message();
       return nullptr;
@@ -99,41 +130,87 @@ const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op) {
   return m;
 }
 
-FailureOr<::spperm::FormattedMatrix>
-mlir::spperm::buildFormattedMatrix(SpMMOp spmm, MatrixCache &cache,
-                                   FormatTimes *times) {
-  MatrixType type = spmm.getMatrix().getType();
-  LoadOp load = getSourceLoad(spmm.getMatrix());
-  if (!load)
-    return spmm.emitOpError("multiplies a matrix that does not come from "
-                            "spperm.load");
-  const ::spperm::CsrMatrix *m = cache.get(load);
+const ::spperm::Permutation *
+MatrixCache::getPermutation(LoadOp op, PermAttr perm, StringRef baseDir) {
+  std::string key = matrixKey(op, baseDir) + '\0' + printed(perm);
+  auto it = permutations.find(key);
+  if (it != permutations.end())
+    return it->second.get();
+  const ::spperm::CsrMatrix *m = get(op, baseDir);
   if (!m)
-    return failure();
-  auto since = [](std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         start)
-        .count();
-  };
+    return nullptr;
   auto start = std::chrono::steady_clock::now();
   ::spperm::StatusOr<::spperm::Permutation> order =
-      ::spperm::computePermutation(*m, getPermutationOptions(type.getPerm()));
-  if (times)
-    times->permutation += since(start);
+      ::spperm::computePermutation(*m, getPermutationOptions(perm));
+  times.permutation += since(start);
+  if (!order) {
+    op.emitOpError() << order.message();
+    return nullptr;
+  }
+  return permutations
+      .try_emplace(key,
+                   std::make_unique<::spperm::Permutation>(std::move(*order)))
+      .first->second.get();
+}
+
+void MatrixCache::insertFormatted(LoadOp load, MatrixType type,
+                                  StringRef baseDir,
+                                  ::spperm::FormattedMatrix matrix) {
+  formatted[matrixKey(load, baseDir) + '\0' + printed(type)] =
+      std::make_unique<::spperm::FormattedMatrix>(std::move(matrix));
+}
+
+const ::spperm::FormattedMatrix *MatrixCache::getFormatted(SpMMOp spmm,
+                                                           StringRef baseDir) {
+  MatrixType type = spmm.getMatrix().getType();
+  LoadOp load = getSourceLoad(spmm.getMatrix());
+  if (!load) {
+    spmm.emitOpError("multiplies a matrix that does not come from "
+                     "spperm.load");
+    return nullptr;
+  }
+  std::string key = matrixKey(load, baseDir) + '\0' + printed(type);
+  auto it = formatted.find(key);
+  if (it != formatted.end())
+    return it->second.get();
+  const ::spperm::CsrMatrix *m = get(load, baseDir);
+  if (!m)
+    return nullptr;
+  const ::spperm::Permutation *order =
+      getPermutation(load, type.getPerm(), baseDir);
   if (!order)
-    return spmm.emitOpError() << order.message();
-  start = std::chrono::steady_clock::now();
-  ::spperm::StatusOr<::spperm::FormattedMatrix> formatted =
-      ::spperm::buildFormat(*m, order->order,
-                            getFormatOptions(type.getFormat()));
-  if (times)
-    times->format += since(start);
-  if (!formatted)
-    return spmm.emitOpError() << formatted.message();
+    return nullptr;
+  auto start = std::chrono::steady_clock::now();
+  ::spperm::StatusOr<::spperm::FormattedMatrix> built = ::spperm::buildFormat(
+      *m, order->order, getFormatOptions(type.getFormat()));
+  times.format += since(start);
+  if (!built) {
+    spmm.emitOpError() << built.message();
+    return nullptr;
+  }
   if (auto bell = dyn_cast<BellAttr>(type.getFormat()))
-    if (formatted->bell.width > bell.getWidth())
-      return spmm.emitOpError()
-             << "the data needs Blocked-ELL width " << formatted->bell.width
-             << " but the type says " << bell.getWidth();
-  return std::move(*formatted);
+    if (built->bell.width > bell.getWidth()) {
+      spmm.emitOpError() << "the data needs Blocked-ELL width "
+                         << built->bell.width << " but the type says "
+                         << bell.getWidth();
+      return nullptr;
+    }
+  return formatted
+      .try_emplace(key,
+                   std::make_unique<::spperm::FormattedMatrix>(
+                       std::move(*built)))
+      .first->second.get();
+}
+
+std::optional<::spperm::FormattedMatrix>
+MatrixCache::takeFormatted(SpMMOp spmm, StringRef baseDir) {
+  if (!getFormatted(spmm, baseDir))
+    return std::nullopt;
+  LoadOp load = getSourceLoad(spmm.getMatrix());
+  std::string key = matrixKey(load, baseDir) + '\0' +
+                    printed(spmm.getMatrix().getType());
+  auto it = formatted.find(key);
+  std::optional<::spperm::FormattedMatrix> out(std::move(*it->second));
+  formatted.erase(it);
+  return out;
 }

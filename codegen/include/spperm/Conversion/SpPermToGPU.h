@@ -17,6 +17,7 @@
 #ifndef SPPERM_CONVERSION_SPPERMTOGPU_H
 #define SPPERM_CONVERSION_SPPERMTOGPU_H
 
+#include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 #include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/Package.h"
 
@@ -38,6 +39,9 @@ enum class Precision { F32, TF32, F16 };
 /// `fp32`, `tf32` or `f16`; std::nullopt for anything else.
 std::optional<Precision> parsePrecision(StringRef name);
 
+/// The name parsePrecision accepts for `precision`.
+StringRef getPrecisionName(Precision precision);
+
 /// Where an SpMM layer's long rows (longer than its split threshold) run.
 enum class LongRowMode {
   /// In CTAs of the row kernel when one CTA walks the longest row in at
@@ -53,6 +57,9 @@ enum class LongRowMode {
 
 /// `auto`, `cta` or `split`; std::nullopt for anything else.
 std::optional<LongRowMode> parseLongRowMode(StringRef name);
+
+/// The name parseLongRowMode accepts for `mode`.
+StringRef getLongRowModeName(LongRowMode mode);
 
 /// What code generation knows besides the matrix.
 struct KernelGenOptions {
@@ -116,6 +123,21 @@ generateLayerKernels(gpu::GPUModuleOp kernels,
                      const ::spperm::FormattedMatrix &matrix,
                      const KernelGenOptions &options);
 
+/// The launch as the IR records it (spperm-lower-to-gpu's
+/// `spperm.kernels`).
+LaunchAttr getLaunchAttr(MLIRContext *ctx, const ::spperm::KernelInfo &info);
+
+/// The launch `attr` describes, for the package writer.
+::spperm::KernelInfo getKernelInfo(LaunchAttr attr);
+
+/// The name of the attribute of each lowered `spperm.spmm` that lists its
+/// launches in order (an array of #spperm.launch).
+constexpr const char *kKernelsAttrName = "spperm.kernels";
+
+/// Whether `spmm`'s matrix runs on cuSPARSE: its spperm.load carries a
+/// choice of format `cusparse` (spperm-select's, forced or chosen).
+bool runsOnLibrary(SpMMOp spmm);
+
 /// Whether `chip` is a GPU architecture (sm_XY, sm_XYa) that LLVM's NVPTX
 /// back end knows; code generation for any other aborts inside LLVM.
 bool isKnownTarget(StringRef chip);
@@ -146,9 +168,6 @@ FailureOr<std::string> extractPtx(ModuleOp module);
 /// empty string when there is no ptxas; fails with ptxas' message.
 ::spperm::StatusOr<std::string> assembleCubin(const std::string &ptx,
                                               StringRef chip);
-
-/// Registers spperm-lower-to-gpu's companion pipeline `spperm-pipeline`.
-void registerSpPermPipeline();
 
 } // namespace mlir::spperm
 

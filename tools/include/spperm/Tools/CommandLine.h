@@ -15,6 +15,7 @@
 #define SPPERM_TOOLS_COMMANDLINE_H
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ public:
   void addOption(const std::string &name, const std::string &metavar,
                  const std::string &help, std::string *out,
                  bool *seen = nullptr);
+  /// A section printed by --help after the options (e.g. options that are
+  /// registered with an empty help, which the option list leaves out).
+  void addHelpSection(std::function<void()> print);
   /// A positional argument, in declaration order.
   void addPositional(const std::string &name, const std::string &help,
                      std::string *out, bool required = true);
@@ -72,6 +76,7 @@ private:
     std::string *value = nullptr;
     bool *seen = nullptr;
   };
+  std::vector<std::function<void()>> helpSections;
   struct Positional {
     std::string name;
     std::string help;

@@ -171,6 +171,44 @@ def SpPerm_ChoiceAttr : SpPerm_Attr<"Choice", "choice"> {
   let genVerifyDecl = 1;
 }
 
+def SpPerm_LaunchAttr : SpPerm_Attr<"Launch", "launch"> {
+  let summary = "One kernel launch of a lowered multiplication";
+  let description = [{
+    How the runtime launches one generated kernel (or calls the library):
+    what `spperm-lower-to-gpu` records, in order, in the `spperm.kernels`
+    array of each `spperm.spmm`, and what the package manifest's `kernels`
+    say (docs/Package.md): the `gpu.func` symbol (`cusparse` for the
+    library path), its family and variant, the K condition (`k_min <= K <=
+    k_max`, `k_max` 0 = no bound, `K % k_align == 0`), whether C is cleared
+    before it, whether it may launch while the kernels before it in its
+    variant still run, its parameters in order (buffer names of the layer,
+    `B`, `C`, `tickets`, `K`), grid and block sizes and dynamic shared
+    memory.
+
+    ```mlir
+    #spperm.launch<name = "l0_csr_k16_0", family = "csr", variant = "k16",
+        k_min = 16, k_max = 16, k_align = 1, zero_output = false,
+        dependent_launch = false, args = ["order", "csr.row_ptr",
+        "csr.col_idx", "csr.values", "B", "C"], grid = array<i64: 4, 1, 1>,
+        block = array<i64: 256, 1, 1>, shared_bytes = 0>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"kernel symbol">:$name,
+                        StringRefParameter<"kernel family">:$family,
+                        StringRefParameter<"variant">:$variant,
+                        "int64_t":$k_min,
+                        "int64_t":$k_max,
+                        "int64_t":$k_align,
+                        "bool":$zero_output,
+                        "bool":$dependent_launch,
+                        "::mlir::ArrayAttr":$args,
+                        "::mlir::DenseI64ArrayAttr":$grid,
+                        "::mlir::DenseI64ArrayAttr":$block,
+                        "int64_t":$shared_bytes);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 def SpPerm_FeaturesAttr : SpPerm_Attr<"Features", "features"> {
   let summary = "Static features of a matrix";
   let description = [{

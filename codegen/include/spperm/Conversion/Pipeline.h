@@ -1,0 +1,248 @@
+//===- Pipeline.h - spperm-pipeline, the compiler ---------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The named pipeline `spperm-pipeline`: spperm IR to matrix-specialized
+// kernels in a gpu.binary. It is the compiler: `spperm-opt
+// -spperm-pipeline="..."` runs it on IR, and spperm-compile runs it (with
+// the same options, spelled as flags) before writing the package
+// (docs/Compile.md, docs/Passes.md "spperm-pipeline").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_CONVERSION_PIPELINE_H
+#define SPPERM_CONVERSION_PIPELINE_H
+
+#include "spperm/Conversion/SpPermToGPU.h"
+#include "spperm/Sparse/Strategy.h"
+
+#include "mlir/Pass/PassOptions.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::spperm {
+
+/// The `strategy` option: `keep` (the IR's own permutation, the default),
+/// `auto` (spperm-select decides) or one of the sparse core's strategies,
+/// whose enumerator is the ::spperm::Strategy value.
+enum class StrategyOption : int { Keep = -2, Auto = -1 };
+
+/// The option value for strategy `s`.
+inline StrategyOption toStrategyOption(::spperm::Strategy s) {
+  return static_cast<StrategyOption>(s);
+}
+
+/// The strategy `option` fixes, if any.
+std::optional<::spperm::Strategy> getFixedStrategy(StrategyOption option);
+
+/// An llvm::cl modifier giving a StrategyOption option its values: `keep`,
+/// `auto` and the sparse core's strategies by their command-line names.
+struct StrategyOptionValues {
+  template <typename Opt>
+  void apply(Opt &option) const {
+    option.getParser().addLiteralOption("keep", StrategyOption::Keep,
+                                        "the IR's permutation");
+    option.getParser().addLiteralOption("auto", StrategyOption::Auto,
+                                        "the selector's choice");
+    for (::spperm::Strategy s : ::spperm::kAllStrategies)
+      option.getParser().addLiteralOption(
+          llvm::StringRef(::spperm::strategyCliName(s)), toStrategyOption(s),
+          "");
+  }
+};
+
+/// The `format` option: `keep` (the IR's own storage, the default), `auto`
+/// (spperm-select decides), a storage format, or `cusparse` (the CSR, run
+/// by the library).
+enum class FormatOption { Keep, Auto, Csr, Bell, Hbp, Cusparse };
+
+/// The option name of `option` (`keep`, `auto`, `csr`, ...).
+StringRef getFormatOptionName(FormatOption option);
+
+/// Every option of the compiler. spperm-compile's tuning flags are these
+/// options, spelled the same (`--strategy`, `--max-variants`, ...).
+struct SpPermPipelineOptions
+    : public PassPipelineOptions<SpPermPipelineOptions> {
+  /// Every option, sorted by name: what a tool spells as flags.
+  std::vector<const llvm::cl::Option *> getOptions() const {
+    std::vector<const llvm::cl::Option *> all;
+    for (const auto &entry : OptionsMap)
+      all.push_back(entry.second);
+    llvm::sort(all, [](const llvm::cl::Option *a, const llvm::cl::Option *b) {
+      return a->ArgStr < b->ArgStr;
+    });
+    return all;
+  }
+
+  // What the kernels are for.
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("GPU architecture (sm_XY): the kernels' target and the "
+                     "selector's shipped model (default sm_90)"),
+      llvm::cl::init("sm_90")};
+  Option<int64_t> k{
+      *this, "k",
+      llvm::cl::desc("K the selector chooses for where the multiplication's "
+                     "K is dynamic (0: 32); spperm-compile also fixes it in "
+                     "the type of a matrix file's layer (0, the default: any K)"),
+      llvm::cl::init(0)};
+
+  // The decision (spperm-extract-features, spperm-select).
+  Option<StrategyOption> strategy{
+      *this, "strategy",
+      llvm::cl::desc("Row permutation: keep (the IR's; default), auto (the "
+                     "selector's choice) or a strategy: identity, plain, "
+                     "flipped, lpt, warp-aware, cta-aware, hybrid-1, "
+                     "hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa"),
+      llvm::cl::init(StrategyOption::Keep), StrategyOptionValues()};
+  Option<FormatOption> format{
+      *this, "format",
+      llvm::cl::desc("Storage: keep (the IR's; default), auto (the "
+                     "selector's choice), csr, bell, hbp or cusparse (the "
+                     "CSR run by cuSPARSE)"),
+      llvm::cl::init(FormatOption::Keep),
+      llvm::cl::values(
+          clEnumValN(FormatOption::Keep, "keep", "the IR's format"),
+          clEnumValN(FormatOption::Auto, "auto", "the selector's choice"),
+          clEnumValN(FormatOption::Csr, "csr", "compressed sparse rows"),
+          clEnumValN(FormatOption::Bell, "bell",
+                     "Blocked-ELL with a CSR residual"),
+          clEnumValN(FormatOption::Hbp, "hbp", "hash-based 2-D partition"),
+          clEnumValN(FormatOption::Cusparse, "cusparse",
+                     "the CSR, run by cuSPARSE"))};
+  Option<std::string> model{
+      *this, "model",
+      llvm::cl::desc("Selector model file (JSON, docs/Selector.md); empty: "
+                     "the model shipped for the target"),
+      llvm::cl::init("")};
+  Option<bool> costModel{
+      *this, "cost-model",
+      llvm::cl::desc("Rank with the analytic cost model instead of a "
+                     "learned model"),
+      llvm::cl::init(false)};
+  Option<double> margin{
+      *this, "margin",
+      llvm::cl::desc("How much faster (log2, 0 to 64) a generated variant "
+                     "must be predicted than cuSPARSE to be chosen; negative: "
+                     "the model's own (default)"),
+      llvm::cl::init(-1.0)};
+  Option<bool> noLibraryCheck{
+      *this, "no-library-check",
+      llvm::cl::desc("Take the selector's choice as it is: no check against "
+                     "cuSPARSE at the first call, no shortlist"),
+      llvm::cl::init(false)};
+  Option<int64_t> maxVariants{
+      *this, "max-variants",
+      llvm::cl::desc("The most variants (the choice included, 0 to 64) a "
+                     "layer carries for the runtime to time: 0 the model's "
+                     "shortlist (default), 1 the choice alone"),
+      llvm::cl::init(0)};
+
+  // The permutation (spperm-extract-features, spperm-permute-rows).
+  Option<int64_t> warps{*this, "warps",
+                        llvm::cl::desc("Warps per CTA of the kernel model "
+                                       "(1 to 1024; default 32)"),
+                        llvm::cl::init(32)};
+  Option<int64_t> line{*this, "line",
+                       llvm::cl::desc("Columns per cache line of B (a power "
+                                      "of two, 1 to 1024; default 32)"),
+                       llvm::cl::init(32)};
+  Option<int64_t> tau{*this, "tau",
+                      llvm::cl::desc("bsa: column-block width (1 to 1024; default 32)"),
+                      llvm::cl::init(32)};
+  Option<double> alpha{*this, "alpha",
+                       llvm::cl::desc("bsa: similarity threshold (default 0.3)"),
+                       llvm::cl::init(0.3)};
+
+  // The storage (spperm-convert-format).
+  Option<int64_t> block{*this, "block",
+                        llvm::cl::desc("bell: tile size (1, 2, 4, 8, 16 or "
+                                       "32; default 16)"),
+                        llvm::cl::init(16)};
+  Option<double> delta{*this, "delta",
+                       llvm::cl::desc("bell: density threshold in (0, 1]; 0 "
+                                      "searches (default)"),
+                       llvm::cl::init(0.0)};
+  Option<int64_t> rowBlock{*this, "row-block",
+                           llvm::cl::desc("hbp: rows per block (a positive "
+                                          "multiple of 32; default 512)"),
+                           llvm::cl::init(512)};
+  Option<int64_t> colBlock{*this, "col-block",
+                           llvm::cl::desc("hbp: columns per block (default 4096)"),
+                           llvm::cl::init(4096)};
+
+  // The kernels (spperm-lower-to-gpu).
+  Option<Precision> precision{
+      *this, "precision",
+      llvm::cl::desc("Blocked-ELL dense blocks: fp32 (CUDA cores), tf32 or "
+                     "f16 (tensor cores, 16 x 16 or 32 x 32 blocks, K a "
+                     "multiple of 8); default fp32"),
+      llvm::cl::init(Precision::F32),
+      llvm::cl::values(clEnumValN(Precision::F32, "fp32", "CUDA cores"),
+                       clEnumValN(Precision::TF32, "tf32", "tensor cores"),
+                       clEnumValN(Precision::F16, "f16", "tensor cores"))};
+  Option<int64_t> threads{*this, "threads",
+                          llvm::cl::desc("Threads per CTA of the kernels (a "
+                                         "multiple of 32, at most 1024; default 256)"),
+                          llvm::cl::init(256)};
+  Option<int64_t> batch{*this, "batch",
+                        llvm::cl::desc("Row kernels: entries broadcast per "
+                                       "batch, 1 to 8 (0, the default: chosen per layer)"),
+                        llvm::cl::init(0)};
+  Option<int64_t> kSlices{
+      *this, "k-slices",
+      llvm::cl::desc("SpMM with a static K: cut K into this many slices, "
+                     "each its own CTAs, up to 1024 (0 chooses: slices of 32 "
+                     "columns for 64 <= K <= 128 when the layer has at most "
+                     "8 warps per SM without them, the default; 1: none)"),
+      llvm::cl::init(0)};
+  Option<int64_t> splitRows{
+      *this, "split-rows",
+      llvm::cl::desc("Row kernels: rows longer than this many entries are "
+                     "cut into chunks of half as many that a second kernel "
+                     "adds atomically (0, the default: chosen per layer)"),
+      llvm::cl::init(0)};
+  Option<LongRowMode> longRows{
+      *this, "long-rows",
+      llvm::cl::desc("SpMM rows longer than the split threshold: auto (default), cta "
+                     "(a CTA each in the row kernel) or split (chunks in a "
+                     "split kernel)"),
+      llvm::cl::init(LongRowMode::Auto),
+      llvm::cl::values(
+          clEnumValN(LongRowMode::Auto, "auto",
+                     "a CTA each where one CTA walks the longest row in at "
+                     "most 12 batches of loads and that pays, else split"),
+          clEnumValN(LongRowMode::Cta, "cta", "a CTA each"),
+          clEnumValN(LongRowMode::Split, "split", "chunks in a split kernel"))};
+
+  Option<std::string> baseDir{
+      *this, "base-dir",
+      llvm::cl::desc("Directory relative matrix paths are resolved against"),
+      llvm::cl::init("")};
+};
+
+/// Checks the options' ranges and the target: an empty string, or what is
+/// wrong, naming the option (`batch must be an integer in [0, 8], got 9`).
+std::string verifyPipelineOptions(const SpPermPipelineOptions &options);
+
+/// Adds the compiler to `pm` (docs/Passes.md, "spperm-pipeline"):
+/// spperm-extract-features and spperm-select + spperm-expand-alternatives
+/// when a decision is left to the selector (strategy or format `auto`, or
+/// format `cusparse`), spperm-permute-rows, spperm-convert-format,
+/// spperm-lower-to-gpu, and the upstream lowering to a gpu.binary
+/// (buildGpuToBinaryPipeline). `options` must have passed
+/// verifyPipelineOptions.
+void buildSpPermPipeline(OpPassManager &pm,
+                         const SpPermPipelineOptions &options);
+
+/// Registers `spperm-pipeline` (options checked by verifyPipelineOptions).
+void registerSpPermPipeline();
+
+} // namespace mlir::spperm
+
+#endif // SPPERM_CONVERSION_PIPELINE_H
