@@ -48,7 +48,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstdio>
 #include <map>
+
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -371,17 +374,52 @@ struct StageTimer : public PassInstrumentation {
 /// `--NAME` for the options of a pipeline-option error.
 std::string spellAsFlags(StringRef message) {
   std::string text = message.trim().str();
-  // llvm::cl's: "<Pass-Options-Parser>: for the --x option: ...".
+  // llvm::cl's: "[<Pass-Options-Parser>]: for the --x option: ...".
   StringRef rest(text);
-  rest.consume_front("<Pass-Options-Parser>: ");
+  rest.consume_front("<Pass-Options-Parser>");
+  rest.consume_front(": ");
   if (rest.consume_front("for the ")) {
     auto [flag, detail] = rest.split(" option: ");
     if (detail.consume_front("Cannot find option named "))
       return (flag + ": unknown value " + detail.rtrim("!") + " (see --help)")
           .str();
+    for (auto [suffix, what] :
+         {std::pair<StringRef, StringRef>{" value invalid for long argument!",
+                                          "an integer"},
+          {" value invalid for floating point argument!", "a number"},
+          {" value invalid for boolean argument! Try 0 or 1", "true or false"}})
+      if (detail.consume_back(suffix))
+        return (flag + " must be " + what + ", got " + detail).str();
     return (flag + ": " + detail).str();
   }
   return rest.str();
+}
+
+/// Parses `text` into `options`, with what the parser says on failure in
+/// `error` instead of on stderr: llvm::cl reports a bad value of an option
+/// straight to llvm::errs(), so stderr is redirected to a temporary file
+/// while it parses.
+LogicalResult parseQuietly(SpPermPipelineOptions &options, StringRef text,
+                           std::string &error) {
+  llvm::raw_string_ostream errors(error);
+  llvm::errs().flush();
+  std::FILE *capture = std::tmpfile();
+  int saved = capture ? dup(STDERR_FILENO) : -1;
+  if (saved >= 0)
+    dup2(fileno(capture), STDERR_FILENO);
+  LogicalResult result = options.parseFromString(text, errors);
+  llvm::errs().flush();
+  if (saved >= 0) {
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    std::rewind(capture);
+    char buffer[512];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), capture)) > 0;)
+      error.append(buffer, n);
+  }
+  if (capture)
+    std::fclose(capture);
+  return result;
 }
 
 /// The value of a tuning flag as the pipeline's option parser reads it.
@@ -490,8 +528,7 @@ int main(int argc, char **argv) {
       optionText += t.name + "=" + (t.flag ? "true" : quoteOptionValue(t.value)) +
                     " ";
   std::string parseError;
-  llvm::raw_string_ostream parseErrors(parseError);
-  if (failed(pipeline.parseFromString(optionText, parseErrors))) {
+  if (failed(parseQuietly(pipeline, optionText, parseError))) {
     reportError(kTool, spellAsFlags(parseError));
     return 1;
   }

@@ -6,7 +6,7 @@
 // by default a group's 8 cached entries are one straight-line batch: 8
 // shuffle pairs and 8 B loads before the first multiply-add. (Rows of 28
 // entries: 4 groups of 8 lanes per row, the row in steps of 32.)
-// AUTO-LABEL: gpu.func @batches_0_csr_k32_0
+// AUTO-LABEL: gpu.func @l0_csr_k32_0
 // AUTO:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
 // AUTO-COUNT-8:   nvvm.shfl.sync idx {{.*}} : i32 -> i32
 // AUTO:           vector.fma
@@ -15,7 +15,7 @@
 // batch=2: a loop over the group's entries in steps of 2 (no work past the
 // row's end); the second entry of a step is dropped by a select when the
 // row ends inside it.
-// TWO-LABEL: gpu.func @batches_0_csr_k32_0
+// TWO-LABEL: gpu.func @l0_csr_k32_0
 // TWO:         scf.for %[[J:.*]] = %c0{{.*}} to %{{.*}} step %c2
 // TWO-COUNT-2:   vector.load %{{.*}} : memref<?xf32>, vector<4xf32>
 // TWO:           vector.fma

@@ -5,7 +5,7 @@
 // others none (a guarded load and store); before, no lane copied any (16 / 32
 // rounded down to 0) and the tile was read uninitialized.
 
-// CHECK-LABEL: gpu.func @tau4_0_bell_tile_k128_1
+// CHECK-LABEL: gpu.func @l0_bell_tile_k128_1
 // CHECK-SAME:    workgroup(%[[TILE:.*]] : memref<64xf32, #gpu.address_space<workgroup>>
 // CHECK:         nvvm.bar.warp.sync
 // CHECK:         %[[IN:.*]] = arith.cmpi slt, %{{.*}}, %c16{{.*}} : index

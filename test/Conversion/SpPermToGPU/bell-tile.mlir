@@ -18,11 +18,11 @@
 // row and lane on sm_90, four scalar atomics before it (SM80).
 
 // CHECK-LABEL: func.func @k32
-// CHECK:         spperm.kernels = [{args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}family = "bell", {{.*}}variant = "k32"{{.*}}}, {args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], block = array<i64: 128, 1, 1>, dependent_launch = true, family = "bell-tile", grid = array<i64: 1, 1, 1>, {{.*}}variant = "k32", zero_output = false}]
-// CHECK:       gpu.func @k32_0_bell_k32_0
+// CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", variant = "k32", {{.*}}args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}>, #spperm.launch<{{.*}}family = "bell-tile", variant = "k32", {{.*}}zero_output = false, dependent_launch = true, args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0>]
+// CHECK:       gpu.func @l0_bell_k32_0
 // CHECK-NOT:     bell.block_values
 // CHECK:         vector.store
-// CHECK:       gpu.func @k32_0_bell_tile_k32_1({{.*}}) workgroup(%[[TILE:arg[0-9]+]] : memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK:       gpu.func @l0_bell_tile_k32_1({{.*}}) workgroup(%[[TILE:arg[0-9]+]] : memref<4096xf32, #gpu.address_space<workgroup>>
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %c3{{.*}} step %c4
 // CHECK:           memref.load
 // CHECK:           arith.cmpi sge
@@ -42,7 +42,7 @@
 // CHECK:         llvm.inline_asm has_side_effects asm_dialect = att "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};", "l,f,f,f,f,~{memory}" {{.*}} : (!llvm.ptr<1>, f32, f32, f32, f32) -> ()
 // CHECK-NOT:     memref.atomic_rmw
 // CHECK:         gpu.return
-// SM80-LABEL:  gpu.func @k32_0_bell_tile_k32_1
+// SM80-LABEL:  gpu.func @l0_bell_tile_k32_1
 // SM80-NOT:      llvm.inline_asm
 // SM80-COUNT-4:  memref.atomic_rmw addf
 // SM80-NOT:      llvm.inline_asm
@@ -61,12 +61,12 @@ func.func @k32(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
 
 // CHECK-LABEL: func.func @any_k
 // CHECK:         family = "bell-spmv"
-// CHECK-NOT:     family = "bell-tile", {{.*}}variant = "spmv"
+// CHECK-NOT:     family = "bell-tile", variant = "spmv"
 // CHECK-SAME:    variant = "vec4.g2"
-// CHECK-NOT:     family = "bell-tile", {{.*}}variant = "vec4.g2"
-// CHECK-SAME:    family = "bell-tile", {{.*}}variant = "vec4.g8"
-// CHECK-SAME:    family = "bell-tile", {{.*}}variant = "vec4.g16"
-// CHECK-SAME:    family = "bell-tile", {{.*}}variant = "vec4.g32"
+// CHECK-NOT:     family = "bell-tile", variant = "vec4.g2"
+// CHECK-SAME:    family = "bell-tile", variant = "vec4.g8"
+// CHECK-SAME:    family = "bell-tile", variant = "vec4.g16"
+// CHECK-SAME:    family = "bell-tile", variant = "vec4.g32"
 // CHECK-NOT:     bell-tile
 // CHECK-SAME:    variant = "scalar.g32"
 func.func @any_k(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {

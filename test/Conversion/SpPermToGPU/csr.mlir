@@ -6,23 +6,23 @@
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK:       func.func @layer
 // CHECK:         spperm.spmm {{.*}} {spperm.kernels = [
-// CHECK-SAME:      {args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], block = array<i64: 256, 1, 1>, dependent_launch = false, family = "csr-spmv", grid = array<i64: {{[0-9]+}}, 1, 1>, k_align = 1 : i64, k_max = 1 : i64, k_min = 1 : i64, name = "layer_0_csr_spmv_spmv_0", variant = "spmv", zero_output = false}
-// CHECK-SAME:      family = "csr", {{.*}} k_align = 4 : i64, k_max = 8 : i64, k_min = 4 : i64, name = "layer_0_csr_vec4_g2_1", variant = "vec4.g2"
-// CHECK-SAME:      k_align = 4 : i64, k_max = 32 : i64, k_min = 12 : i64, name = "layer_0_csr_vec4_g8_2", variant = "vec4.g8"
-// CHECK-SAME:      k_align = 4 : i64, k_max = 64 : i64, k_min = 36 : i64, name = "layer_0_csr_vec4_g16_3", variant = "vec4.g16"
-// CHECK-SAME:      k_align = 4 : i64, k_max = 0 : i64, k_min = 68 : i64, name = "layer_0_csr_vec4_g32_4", variant = "vec4.g32"
-// CHECK-SAME:      k_align = 1 : i64, k_max = 0 : i64, k_min = 2 : i64, name = "layer_0_csr_scalar_g32_5", variant = "scalar.g32"
+// CHECK-SAME:      #spperm.launch<name = "l0_csr_spmv_spmv_0", family = "csr-spmv", variant = "spmv", k_min = 1, k_max = 1, k_align = 1, zero_output = false, dependent_launch = false, args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], grid = [{{[0-9]+}}, 1, 1], block = [256, 1, 1], shared_bytes = 0>
+// CHECK-SAME:      name = "l0_csr_vec4_g2_1", family = "csr", variant = "vec4.g2", k_min = 4, k_max = 8, k_align = 4
+// CHECK-SAME:      name = "l0_csr_vec4_g8_2", family = "csr", variant = "vec4.g8", k_min = 12, k_max = 32, k_align = 4
+// CHECK-SAME:      name = "l0_csr_vec4_g16_3", family = "csr", variant = "vec4.g16", k_min = 36, k_max = 64, k_align = 4
+// CHECK-SAME:      name = "l0_csr_vec4_g32_4", family = "csr", variant = "vec4.g32", k_min = 68, k_max = 0, k_align = 4
+// CHECK-SAME:      name = "l0_csr_scalar_g32_5", family = "csr", variant = "scalar.g32", k_min = 2, k_max = 0, k_align = 1
 // CHECK:       gpu.module @spperm_kernels
 // SpMV: lanes stride over the row, then a butterfly reduction; lane 0
 // stores C[order[row]].
-// CHECK:         gpu.func @layer_0_csr_spmv_spmv_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: index) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK:         gpu.func @l0_csr_spmv_spmv_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: index) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // CHECK:           scf.for
 // CHECK:             arith.mulf {{.*}} fastmath<contract>
 // CHECK:           nvvm.shfl.sync bfly
 // CHECK:           memref.store
 // SpMM: a group caches `lanes` entries and broadcasts them by shuffle; each
 // lane loads and stores 16 bytes of B and C.
-// CHECK:         gpu.func @layer_0_csr_vec4_g8_2
+// CHECK:         gpu.func @l0_csr_vec4_g8_2
 // CHECK:           scf.for %[[KB:.*]] = %{{.*}} to %{{.*}} step %c32
 // CHECK:             scf.for
 // CHECK:               memref.load %{{.*}} : memref<?xi32>
@@ -32,7 +32,7 @@
 // CHECK:                 vector.load %{{.*}} {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
 // CHECK:                 vector.fma
 // CHECK:             vector.store %{{.*}} {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
-// CHECK:         gpu.func @layer_0_csr_scalar_g32_5
+// CHECK:         gpu.func @l0_csr_scalar_g32_5
 // CHECK-NOT:       vector.load
 // CHECK:           gpu.return
 func.func @layer(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
@@ -47,8 +47,8 @@ func.func @layer(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
 // parameter stays in the signature for a uniform ABI but is not read).
 
 // CHECK-LABEL: func.func @fixed
-// CHECK:         spperm.kernels = [{args = {{.*}}, family = "csr", {{.*}}k_max = 32 : i64, k_min = 32 : i64, name = "fixed_0_csr_k32_0", variant = "k32", zero_output = false}]
-// CHECK:       gpu.func @fixed_0_csr_k32_0
+// CHECK:         spperm.kernels = [#spperm.launch<name = "l0_csr_k32_0", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, {{.*}}>]
+// CHECK:       gpu.func @l0_csr_k32_0
 // One K tile: 8 lanes x 4 columns = K.
 // CHECK:         scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c32
 func.func @fixed(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
@@ -64,7 +64,7 @@ func.func @fixed(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
 
 // CHECK-LABEL: func.func @spmv
 // CHECK:         variant = "k1"
-// CHECK:       gpu.func @spmv_0_csr_spmv_k1_0
+// CHECK:       gpu.func @l0_csr_spmv_k1_0
 // CHECK:         nvvm.shfl.sync bfly
 func.func @spmv(%b: tensor<64x1xf32>) -> tensor<64x1xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
@@ -79,7 +79,7 @@ func.func @spmv(%b: tensor<64x1xf32>) -> tensor<64x1xf32> {
 // p + 32, ..., then a butterfly reduction over the warp.
 
 // CHECK-LABEL: func.func @lanes1
-// CHECK:       gpu.func @lanes1_0_csr_k4_0
+// CHECK:       gpu.func @l0_csr_k4_0
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
 // CHECK:           vector.fma
 // CHECK:         nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c1_i32

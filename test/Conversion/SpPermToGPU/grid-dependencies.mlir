@@ -13,14 +13,14 @@
 // its store.
 
 // CHECK-LABEL: func.func @k32
-// CHECK:         spperm.kernels = [{{{.*}}dependent_launch = false, family = "bell", {{.*}}}, {{{.*}}dependent_launch = true, family = "bell-tile", {{.*}}}]
-// CHECK:       gpu.func @k32_0_bell_k32_0
+// CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", {{.*}}dependent_launch = false, {{.*}}>, #spperm.launch<{{.*}}family = "bell-tile", {{.*}}dependent_launch = true, {{.*}}>]
+// CHECK:       gpu.func @l0_bell_k32_0
 // CHECK-NEXT:    nvvm.griddepcontrol launch_dependents
 // CHECK-NOT:     vector.store
 // CHECK:         nvvm.griddepcontrol wait
 // CHECK-NEXT:    scf.if
 // CHECK:         vector.store
-// CHECK:       gpu.func @k32_0_bell_tile_k32_1
+// CHECK:       gpu.func @l0_bell_tile_k32_1
 // CHECK-NEXT:    nvvm.griddepcontrol launch_dependents
 // CHECK:         scf.for {{.*}} iter_args
 // CHECK:           nvvm.bar.warp.sync
@@ -35,7 +35,7 @@
 // Before sm_90 there is no griddepcontrol: nothing is marked, nothing is
 // emitted.
 // SM80-LABEL: func.func @k32
-// SM80:         spperm.kernels = [{{{.*}}dependent_launch = false, family = "bell", {{.*}}}, {{{.*}}dependent_launch = false, family = "bell-tile", {{.*}}}]
+// SM80:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", {{.*}}dependent_launch = false, {{.*}}>, #spperm.launch<{{.*}}family = "bell-tile", {{.*}}dependent_launch = false, {{.*}}>]
 // SM80-NOT:     nvvm.griddepcontrol
 // SM80:         gpu.return
 func.func @k32(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {

@@ -8,12 +8,12 @@
 // atomically, so C is cleared first (zero_output).
 
 // CHECK-LABEL: func.func @layer
-// CHECK:         spperm.kernels = [{args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "tickets", "K"], block = array<i64: 256, 1, 1>, dependent_launch = false, family = "hbp", grid = array<i64: 128, 1, 1>, {{.*}}variant = "k8", zero_output = true}]
+// CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "hbp", variant = "k8", {{.*}}zero_output = true, dependent_launch = false, args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "tickets", "K"], grid = [128, 1, 1], block = [256, 1, 1], shared_bytes = 0>]
 // CHECK:       gpu.module @spperm_kernels
 // CHECK-NOT:     memref.global
 // The column block's B tile: 32 columns x 4 (K = 8 in two steps of 4) per
 // warp, 8 warps.
-// CHECK:         gpu.func @layer_0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}, %[[TICKETS:.*]]: memref<?xi32>, %{{.*}}: index) workgroup(%[[TILE:.*]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// CHECK:         gpu.func @l0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}, %[[TICKETS:.*]]: memref<?xi32>, %{{.*}}: index) workgroup(%[[TILE:.*]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // Fixed blocks.
 // CHECK:           scf.for
 // The tile, copied between two warp barriers.

@@ -8,8 +8,8 @@
 // set of 8 CTAs (slice-major): 32 CTAs, the slice is blockIdx / 8, and the
 // kernel covers only its slice's 32 columns of K.
 // AUTO-LABEL: func.func @slices
-// AUTO:         family = "csr", grid = array<i64: 32, 1, 1>{{.*}}name = "slices_0_csr_k128_0"
-// AUTO-LABEL: gpu.func @slices_0_csr_k128_0
+// AUTO:         name = "l0_csr_k128_0", family = "csr", {{.*}}grid = [32, 1, 1]
+// AUTO-LABEL: gpu.func @l0_csr_k128_0
 // AUTO:         %[[BID:.*]] = gpu.block_id  x
 // AUTO:         %[[SLICE:.*]] = arith.shrui %[[BID]], %c3{{.*}} : index
 // AUTO:         arith.andi %[[BID]], %c7{{.*}} : index
@@ -20,15 +20,15 @@
 
 // k-slices=1: one group of 32 lanes covers K; 8 CTAs walk K's one tile.
 // ONE-LABEL: func.func @slices
-// ONE:         grid = array<i64: 8, 1, 1>{{.*}}name = "slices_0_csr_k128_0"
-// ONE-LABEL: gpu.func @slices_0_csr_k128_0
+// ONE:         name = "l0_csr_k128_0", {{.*}}grid = [8, 1, 1]
+// ONE-LABEL: gpu.func @l0_csr_k128_0
 // ONE-NOT:     arith.shrui %block_id_x
 // ONE:         scf.for %{{.*}} = %c0{{.*}} to %c128{{.*}} step %c128
 
 // k-slices=2: slices of 64 columns (16 lanes).
 // TWO-LABEL: func.func @slices
-// TWO:         grid = array<i64: 16, 1, 1>
-// TWO-LABEL: gpu.func @slices_0_csr_k128_0
+// TWO:         grid = [16, 1, 1]
+// TWO-LABEL: gpu.func @l0_csr_k128_0
 // TWO:         arith.muli %{{.*}}, %c64{{.*}} : index
 
 // BAD: spperm-lower-to-gpu: k-slices must be in [0, 1024], got -1
@@ -43,10 +43,10 @@ func.func @slices(%b: tensor<64x128xf32>) -> tensor<64x128xf32> {
 // Without a static K nothing is sliced: the K-agnostic variants loop over
 // K's tiles (8 CTAs each, as with k-slices=1).
 // AUTO-LABEL: func.func @dynamic
-// AUTO:         grid = array<i64: 8, 1, 1>{{.*}}name = "dynamic_0_csr_vec4_g32_4"
+// AUTO:         name = "l0_csr_vec4_g32_4", {{.*}}grid = [8, 1, 1]
 // ONE-LABEL: func.func @dynamic
 // TWO-LABEL: func.func @dynamic
-// TWO:         grid = array<i64: 8, 1, 1>{{.*}}name = "dynamic_0_csr_vec4_g32_4"
+// TWO:         name = "l0_csr_vec4_g32_4", {{.*}}grid = [8, 1, 1]
 func.func @dynamic(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x?xf32> -> tensor<64x?xf32>

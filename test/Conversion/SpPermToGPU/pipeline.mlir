@@ -12,7 +12,7 @@
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK:         spperm.permute
 // CHECK:         spperm.spmm {{.*}}spperm.kernels = [{{.*}}variant = "k16"
-// CHECK:       gpu.binary @spperm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">, {{.*}}assembly = "{{.*}}.version 8.1{{.*}}.target sm_90{{.*}}.visible .entry layer_0_csr_k16_0({{.*}}shfl.sync.idx.b32{{.*}}ld.global.v4{{.*}}st.global.v4
+// CHECK:       gpu.binary @spperm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">, {{.*}}assembly = "{{.*}}.version 8.1{{.*}}.target sm_90{{.*}}.visible .entry l0_csr_k16_0({{.*}}shfl.sync.idx.b32{{.*}}ld.global.v4{{.*}}st.global.v4
 // SM100:       gpu.binary @spperm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_100">, {{.*}}.version 8.6{{.*}}.target sm_100
 // SM80:        gpu.binary @spperm_kernels {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80">, {{.*}}.target sm_80
 func.func @layer(%b: tensor<64x16xf32>) -> tensor<64x16xf32> {

@@ -9,10 +9,10 @@
 // 32 rows per CTA.
 
 // CHECK-LABEL: func.func @ranges
-// CHECK:         spperm.kernels = [{args = {{.*}}, family = "csr", grid = array<i64: 512, 1, 1>, {{.*}}name = "ranges_0_csr_k32_0", variant = "k32", {{.*}}}, {args = {{.*}}, family = "csr", grid = array<i64: 64, 1, 1>, {{.*}}name = "ranges_0_csr_k32_1", variant = "k32", {{.*}}}]
-// CHECK:       gpu.func @ranges_0_csr_k32_0({{.*}}) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK:         spperm.kernels = [#spperm.launch<name = "l0_csr_k32_0", family = "csr", variant = "k32", {{.*}}grid = [512, 1, 1], {{.*}}>, #spperm.launch<name = "l0_csr_k32_1", family = "csr", variant = "k32", {{.*}}grid = [64, 1, 1], {{.*}}>]
+// CHECK:       gpu.func @l0_csr_k32_0({{.*}}) workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK:         gpu.barrier
-// CHECK:       gpu.func @ranges_0_csr_k32_1(
+// CHECK:       gpu.func @l0_csr_k32_1(
 // CHECK-NOT:     gpu.barrier
 // CHECK:         gpu.return
 func.func @ranges(%b: tensor<4096x32xf32>) -> tensor<2560x32xf32> {

@@ -18,12 +18,12 @@
 // CHECK-LABEL: func.func @walk5
 // CHECK-NOT:     csr+long
 // CHECK-NOT:     csr-split
-// CHECK:         gpu.func @walk5_0_csr_k32_0
+// CHECK:         gpu.func @l0_csr_k32_0
 // CHECK-NOT:       arith.cmpi sgt
 // CHECK-NOT:     gpu.func
 // SPLIT-LABEL: func.func @walk5
 // SPLIT-NOT:     csr-split
-// SPLIT:         gpu.func @walk5_0_csr_k32_0
+// SPLIT:         gpu.func @l0_csr_k32_0
 // SPLIT-NOT:       arith.cmpi sgt
 func.func @walk5(%b: tensor<256x32xf32>) -> tensor<64x32xf32> {
   %a = spperm.load "walk5.smtx" : !spperm.matrix<64x256xf32, #spperm.csr>
@@ -38,14 +38,14 @@ func.func @walk5(%b: tensor<256x32xf32>) -> tensor<64x32xf32> {
 // batches), so long-rows=split leaves it whole.
 
 // CHECK-LABEL: func.func @short
-// CHECK:         family = "csr+long", grid = array<i64: 3, 1, 1>
-// CHECK:         memref.global "private" constant @short_0_long_rows_1 : memref<1xi32> = dense<63>
-// CHECK:         gpu.func @short_0_csr_k32_0
+// CHECK:         family = "csr+long", {{.*}}grid = [3, 1, 1]
+// CHECK:         memref.global "private" constant @l0_long_rows_1 : memref<1xi32> = dense<63>
+// CHECK:         gpu.func @l0_csr_k32_0
 // CHECK:           arith.cmpi sgt, %{{.*}}, %c32
 // SPLIT-LABEL: func.func @short
 // SPLIT-NOT:     csr-split
 // SPLIT-NOT:     chunks
-// SPLIT:         gpu.func @short_0_csr_k32_0
+// SPLIT:         gpu.func @l0_csr_k32_0
 // SPLIT-NOT:       arith.cmpi sgt
 // SPLIT-NOT:     gpu.func
 func.func @short(%b: tensor<256x32xf32>) -> tensor<64x32xf32> {
@@ -60,14 +60,14 @@ func.func @short(%b: tensor<256x32xf32>) -> tensor<64x32xf32> {
 // in a split kernel in mode split.
 
 // CHECK-LABEL: func.func @long
-// CHECK:         family = "csr+long", grid = array<i64: 3, 1, 1>
+// CHECK:         family = "csr+long", {{.*}}grid = [3, 1, 1]
 // CHECK-NOT:     csr-split
 // SPLIT-LABEL: func.func @long
 // SPLIT:         family = "csr-split"
-// SPLIT:         memref.global "private" constant @long_0_chunks_0 : memref<39xi32>
-// SPLIT:         gpu.func @long_0_csr_k32_1
+// SPLIT:         memref.global "private" constant @l0_chunks_0 : memref<39xi32>
+// SPLIT:         gpu.func @l0_csr_k32_1
 // SPLIT:           arith.cmpi sgt, %{{.*}}, %c32
-// SPLIT:         gpu.func @long_0_csr_split_k32_2
+// SPLIT:         gpu.func @l0_csr_split_k32_2
 func.func @long(%b: tensor<256x32xf32>) -> tensor<64x32xf32> {
   %a = spperm.load "long.smtx" : !spperm.matrix<64x256xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x256xf32, #spperm.csr>, tensor<256x32xf32> -> tensor<64x32xf32>
@@ -84,7 +84,7 @@ func.func @long(%b: tensor<256x32xf32>) -> tensor<64x32xf32> {
 // CHECK-LABEL: func.func @huge
 // CHECK:         family = "csr-split"
 // CHECK-NOT:     csr+long
-// CHECK:         memref.global "private" constant @huge_0_chunks_0 : memref<48xi32>
+// CHECK:         memref.global "private" constant @l0_chunks_0 : memref<48xi32>
 // CHECK:           arith.cmpi sgt, %{{.*}}, %c512
 // SPLIT-LABEL: func.func @huge
 // SPLIT:         family = "csr-split"

@@ -13,11 +13,11 @@
 // table baked into the module: (row 5, begin, end) x 4.
 
 // CHECK-LABEL: func.func @long
-// CHECK:         spperm.kernels = [{args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], {{.*}}family = "csr", {{.*}}name = "long_0_csr_k32_1", variant = "k32", zero_output = false}, {args = ["order", "csr.col_idx", "csr.values", "B", "C", "K"], block = array<i64: 256, 1, 1>, dependent_launch = true, family = "csr-split", grid = array<i64: 4, 1, 1>, {{.*}}name = "long_0_csr_split_k32_2", variant = "k32", zero_output = false}]
+// CHECK:         spperm.kernels = [#spperm.launch<name = "l0_csr_k32_1", family = "csr", variant = "k32", {{.*}}zero_output = false, {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], {{.*}}>, #spperm.launch<name = "l0_csr_split_k32_2", family = "csr-split", variant = "k32", {{.*}}zero_output = false, dependent_launch = true, args = ["order", "csr.col_idx", "csr.values", "B", "C", "K"], grid = [4, 1, 1], block = [256, 1, 1], shared_bytes = 0>]
 // CHECK:       gpu.module @spperm_kernels
-// CHECK:         memref.global "private" constant @long_0_chunks_0 : memref<12xi32> = dense<[5, [[B:[0-9]+]], [[E1:[0-9]+]], 5, [[E1]], [[E2:[0-9]+]], 5, [[E2]], [[E3:[0-9]+]], 5, [[E3]], {{[0-9]+}}]> {alignment = 16 : i64}
+// CHECK:         memref.global "private" constant @l0_chunks_0 : memref<12xi32> = dense<[5, [[B:[0-9]+]], [[E1:[0-9]+]], 5, [[E1]], [[E2:[0-9]+]], 5, [[E2]], [[E3:[0-9]+]], 5, [[E3]], {{[0-9]+}}]> {alignment = 16 : i64}
 // The row kernel: rows longer than 512 entries get an empty range.
-// CHECK:         gpu.func @long_0_csr_k32_1
+// CHECK:         gpu.func @l0_csr_k32_1
 // CHECK:           %[[LONG:.*]] = arith.cmpi sgt, %{{.*}}, %c512
 // CHECK:           arith.select %[[LONG]]
 // CHECK:           vector.store
@@ -26,8 +26,8 @@
 // butterfly shuffles inside each warp (offsets 8, 16: four groups), then
 // through shared memory (one slot of 8 x 4 floats per warp) by the chunk's
 // first group, which adds atomically into C.
-// CHECK:         gpu.func @long_0_csr_split_k32_2({{.*}}) workgroup(%[[PARTIALS:.*]] : memref<256xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
-// CHECK:           memref.get_global @long_0_chunks_0 : memref<12xi32>
+// CHECK:         gpu.func @l0_csr_split_k32_2({{.*}}) workgroup(%[[PARTIALS:.*]] : memref<256xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK:           memref.get_global @l0_chunks_0 : memref<12xi32>
 // CHECK:           nvvm.shfl.sync idx
 // CHECK:           nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c8_i32
 // CHECK:           nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c16_i32
@@ -54,14 +54,14 @@ func.func @long(%b: tensor<1024x32xf32>) -> tensor<64x32xf32> {
 // barriers) before one plain store; the other rows' CTAs come after it and
 // skip the row (cmpi sgt 128, then xori: not valid). One launch.
 // AUTO-LABEL: func.func @long
-// AUTO:         spperm.kernels = [{args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], {{.*}}family = "csr+long", grid = array<i64: 3, 1, 1>, {{.*}}name = "long_0_csr_k32_0"
+// AUTO:         spperm.kernels = [#spperm.launch<name = "l0_csr_k32_0", family = "csr+long", {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], grid = [3, 1, 1]
 // AUTO-NOT:     csr-split
-// AUTO:         memref.global "private" constant @long_0_long_rows_1 : memref<1xi32> = dense<5>
-// AUTO:         gpu.func @long_0_csr_k32_0({{.*}}) workgroup(%[[PARTIALS:.*]] : memref<256xf32, #gpu.address_space<workgroup>>
+// AUTO:         memref.global "private" constant @l0_long_rows_1 : memref<1xi32> = dense<5>
+// AUTO:         gpu.func @l0_csr_k32_0({{.*}}) workgroup(%[[PARTIALS:.*]] : memref<256xf32, #gpu.address_space<workgroup>>
 // AUTO:           %[[CTA:.*]] = gpu.block_id x
 // AUTO:           %[[FIRST:.*]] = arith.cmpi slt, %[[CTA]], %c1 : index
 // AUTO:           scf.if %[[FIRST]] {
-// AUTO:             memref.get_global @long_0_long_rows_1 : memref<1xi32>
+// AUTO:             memref.get_global @l0_long_rows_1 : memref<1xi32>
 // AUTO:             nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c8_i32
 // AUTO:             nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c16_i32
 // AUTO:             vector.store %{{.*}}, %[[PARTIALS]]
@@ -81,22 +81,22 @@ func.func @long(%b: tensor<1024x32xf32>) -> tensor<64x32xf32> {
 // split kernel (8 groups each, 4 chunks per CTA): the launch it costs pays
 // here (the row is 32 batches per group, 24 or more).
 // SPLIT-LABEL: func.func @long
-// SPLIT:         family = "csr-split", grid = array<i64: 4, 1, 1>
-// SPLIT:         memref.global "private" constant @long_0_chunks_0 : memref<48xi32> = dense<[5, 6, 70, 5, 70, 134,
-// SPLIT:         gpu.func @long_0_csr_k32_1
+// SPLIT:         family = "csr-split", {{.*}}grid = [4, 1, 1]
+// SPLIT:         memref.global "private" constant @l0_chunks_0 : memref<48xi32> = dense<[5, 6, 70, 5, 70, 134,
+// SPLIT:         gpu.func @l0_csr_k32_1
 // SPLIT:           arith.cmpi sgt, %{{.*}}, %c128
 
 // split-rows=512 alone: rows longer than 512 entries are long, and the
 // 1000-entry row still gets a CTA of the row kernel.
 // CTA512-LABEL: func.func @long
-// CTA512:         family = "csr+long", grid = array<i64: 3, 1, 1>
+// CTA512:         family = "csr+long", {{.*}}grid = [3, 1, 1]
 // CTA512:           arith.cmpi sgt, %{{.*}}, %c512
 
 // A threshold above the longest row: no split kernel, no table.
 // NONE-LABEL: func.func @long
 // NONE-NOT:     csr-split
 // NONE-NOT:     chunks
-// NONE:         gpu.func @long_0_csr_k32_0
+// NONE:         gpu.func @l0_csr_k32_0
 // NONE-NOT:     gpu.func
 
 // BAD: spperm-lower-to-gpu: split-rows must be in [0, 2147483647], got -1

@@ -8,8 +8,8 @@
 // flight together; 64 groups x 4 rows per CTA.
 
 // CHECK-LABEL: func.func @spmv_rows
-// CHECK:         spperm.kernels = [{{{.*}}family = "csr-spmv", grid = array<i64: 274, 1, 1>, {{.*}}variant = "k1"
-// CHECK:       gpu.func @spmv_rows_0_csr_spmv_k1_0
+// CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "csr-spmv", variant = "k1", {{.*}}grid = [274, 1, 1]
+// CHECK:       gpu.func @l0_csr_spmv_k1_0
 // CHECK-NOT:     scf.for
 // CHECK-COUNT-4: memref.load %{{.*}} : memref<?xf32>
 // CHECK-COUNT-8: nvvm.shfl.sync bfly

@@ -8,10 +8,10 @@
 // per 16 rows multiplies the blocks with nvgpu.mma.sync and adds into C.
 
 // TF32-LABEL: func.func @layer
-// TF32:         spperm.kernels = [{args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}family = "bell", {{.*}}variant = "k32.tf32"{{.*}}}, {args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], block = array<i64: 128, 1, 1>, dependent_launch = true, family = "bell-tf32", grid = array<i64: 1, 1, 1>, k_align = 8 : i64, {{.*}}variant = "k32.tf32", zero_output = false}, {{.*}}variant = "k32"
-// TF32:       gpu.func @layer_0_bell_k32_tf32_0
+// TF32:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", variant = "k32.tf32", {{.*}}args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}>, #spperm.launch<{{.*}}family = "bell-tf32", variant = "k32.tf32", {{.*}}k_align = 8, zero_output = false, dependent_launch = true, args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], grid = [1, 1, 1], block = [128, 1, 1], {{.*}}>, {{.*}}variant = "k32"
+// TF32:       gpu.func @l0_bell_k32_tf32_0
 // TF32:         nvvm.shfl.sync idx
-// TF32:       gpu.func @layer_0_bell_mma_k32_tf32_1({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// TF32:       gpu.func @l0_bell_mma_k32_tf32_1({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // TF32:         scf.for
 // TF32:           vector.from_elements {{.*}} : vector<4x1xf32>
 // TF32:           vector.from_elements {{.*}} : vector<2x1xf32>
@@ -23,7 +23,7 @@
 // TF32:         gpu.return
 
 // F16:          family = "bell-f16"
-// F16:        gpu.func @layer_0_bell_mma_k32_f16_1
+// F16:        gpu.func @l0_bell_mma_k32_f16_1
 // F16:          arith.truncf {{.*}} : f32 to f16
 // F16:          nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 

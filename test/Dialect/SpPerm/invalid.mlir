@@ -458,3 +458,37 @@ func.func @convert_changes_perm(%a: !spperm.matrix<64x64xf32, #spperm.csr<perm =
   %b = spperm.convert %a : !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<lpt>>> -> !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<bsa>>>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #spperm.launch
+//===----------------------------------------------------------------------===//
+
+// expected-error@+1 {{name, family and variant must not be empty}}
+func.func private @launch_name() attributes {k = #spperm.launch<name = "", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>}
+
+// -----
+
+// expected-error@+1 {{the K condition needs k_min >= 1, k_align >= 1 and k_max 0 or >= k_min, got 32, 1 and 16}}
+func.func private @launch_k() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 16, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>}
+
+// -----
+
+// expected-error@+1 {{args must be strings}}
+func.func private @launch_args() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [1], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>}
+
+// -----
+
+// expected-error@+1 {{grid must be three positive sizes}}
+func.func private @launch_grid() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [0, 1, 1], block = [32, 1, 1], shared_bytes = 0>}
+
+// -----
+
+// expected-error@+1 {{block must be three positive sizes}}
+func.func private @launch_block() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [32, 1], shared_bytes = 0>}
+
+// -----
+
+// expected-error@+1 {{shared_bytes must not be negative, got -4}}
+func.func private @launch_shared() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = -4>}

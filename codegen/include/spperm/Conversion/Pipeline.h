@@ -96,9 +96,7 @@ struct SpPermPipelineOptions
   Option<StrategyOption> strategy{
       *this, "strategy",
       llvm::cl::desc("Row permutation: keep (the IR's; default), auto (the "
-                     "selector's choice) or a strategy: identity, plain, "
-                     "flipped, lpt, warp-aware, cta-aware, hybrid-1, "
-                     "hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa"),
+                     "selector's choice) or a strategy (docs/Permutations.md)"),
       llvm::cl::init(StrategyOption::Keep), StrategyOptionValues()};
   Option<FormatOption> format{
       *this, "format",

@@ -189,22 +189,28 @@ def SpPerm_LaunchAttr : SpPerm_Attr<"Launch", "launch"> {
     #spperm.launch<name = "l0_csr_k16_0", family = "csr", variant = "k16",
         k_min = 16, k_max = 16, k_align = 1, zero_output = false,
         dependent_launch = false, args = ["order", "csr.row_ptr",
-        "csr.col_idx", "csr.values", "B", "C"], grid = array<i64: 4, 1, 1>,
-        block = array<i64: 256, 1, 1>, shared_bytes = 0>
+        "csr.col_idx", "csr.values", "B", "C"], grid = [4, 1, 1],
+        block = [256, 1, 1], shared_bytes = 0>
     ```
   }];
   let parameters = (ins StringRefParameter<"kernel symbol">:$name,
                         StringRefParameter<"kernel family">:$family,
                         StringRefParameter<"variant">:$variant,
-                        "int64_t":$k_min,
-                        "int64_t":$k_max,
-                        "int64_t":$k_align,
-                        "bool":$zero_output,
-                        "bool":$dependent_launch,
-                        "::mlir::ArrayAttr":$args,
-                        "::mlir::DenseI64ArrayAttr":$grid,
-                        "::mlir::DenseI64ArrayAttr":$block,
-                        "int64_t":$shared_bytes);
+                        AttrParameter<"int64_t", "smallest K">:$k_min,
+                        AttrParameter<"int64_t",
+                                      "largest K (0: no bound)">:$k_max,
+                        AttrParameter<"int64_t", "K is a multiple of it">:$k_align,
+                        AttrParameter<"bool", "C is cleared first">:$zero_output,
+                        AttrParameter<"bool", "may start while the kernels "
+                                      "before it run">:$dependent_launch,
+                        AttrParameter<"::mlir::ArrayAttr",
+                                      "parameter names">:$args,
+                        AttrParameter<"::mlir::DenseI64ArrayAttr",
+                                      "grid size (x, y, z)">:$grid,
+                        AttrParameter<"::mlir::DenseI64ArrayAttr",
+                                      "block size (x, y, z)">:$block,
+                        AttrParameter<"int64_t",
+                                      "dynamic shared memory bytes">:$shared_bytes);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
