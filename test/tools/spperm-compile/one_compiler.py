@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Checks that spperm-compile and spperm-opt's spperm-pipeline are one compiler.
+
+  one_compiler.py flags COMPILE_HELP OPT_HELP
+      every flag spperm-compile lists under COMPILATION OPTIONS is an option
+      of spperm-pipeline in spperm-opt's help, with the same description, and
+      the other way round.
+  one_compiler.py kernels PKG OPT_OUTPUT
+      the package's kernels.ptx is the PTX of the gpu.binary spperm-opt
+      printed, and its layers' launches (kernel names, grids, blocks) are the
+      #spperm.launch attributes of the lowered spperm.spmm ops, in order.
+"""
+import json
+import re
+import sys
+
+
+def option_lines(lines, start, indent_of):
+    """The `--name=... - description` lines below `start`, deeper than it."""
+    out = {}
+    base = indent_of(lines[start])
+    for line in lines[start + 1:]:
+        if not line.strip() or line.strip().startswith("="):
+            continue  # an enum option's values
+        if indent_of(line) <= base:
+            break
+        m = re.match(r"\s+(--?[a-z][a-z0-9-]*)(=<\w+>| <\w+>)?\s+- (.*)", line)
+        if m:
+            out[m.group(1).lstrip("-")] = m.group(3).strip()
+    return out
+
+
+def indent(line):
+    return len(line) - len(line.lstrip(" "))
+
+
+def flags(compile_help, opt_help):
+    c = open(compile_help).read().splitlines()
+    o = open(opt_help).read().splitlines()
+    cstart = next(i for i, l in enumerate(c) if l.startswith("COMPILATION OPTIONS"))
+    ostart = next(i for i, l in enumerate(o) if l.strip().startswith("--spperm-pipeline "))
+    # spperm-compile's section starts at column 0; its options are indented.
+    tool = option_lines(c, cstart, lambda l: -1 if l is c[cstart] else indent(l))
+    pipeline = option_lines(o, ostart, indent)
+    if not tool:
+        sys.exit("no compilation option in spperm-compile --help")
+    if tool != pipeline:
+        for name in sorted(set(tool) | set(pipeline)):
+            if tool.get(name) != pipeline.get(name):
+                print(f"{name}: spperm-compile {tool.get(name)!r}, "
+                      f"spperm-pipeline {pipeline.get(name)!r}")
+        sys.exit("spperm-compile's tuning flags and spperm-pipeline's options differ")
+    print(f"{len(tool)} options agree")
+
+
+def unescape(s):
+    return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), s)
+
+
+def kernels(pkg, opt_output):
+    text = open(opt_output).read()
+    m = re.search(r'assembly = "((?:[^"\\]|\\.)*)"', text)
+    if not m:
+        sys.exit("no gpu.binary assembly in the spperm-opt output")
+    if unescape(m.group(1)) != open(f"{pkg}/kernels.ptx").read():
+        sys.exit("kernels.ptx differs from spperm-pipeline's PTX")
+    launches = re.findall(
+        r'#spperm\.launch<name = "([^"]+)".*?grid = \[([^\]]*)\], '
+        r'block = \[([^\]]*)\]', text)
+    manifest = json.load(open(f"{pkg}/manifest.json"))
+    packaged = []
+    for layer in manifest["layers"]:
+        for variant in [layer] + layer.get("alternatives", []):
+            for k in variant["kernels"]:
+                packaged.append((k["name"], ", ".join(map(str, k["grid"])),
+                                 ", ".join(map(str, k["block"]))))
+    if packaged != launches:
+        sys.exit(f"launches differ:\n package  {packaged}\n pipeline {launches}")
+    print(f"{len(launches)} launches and {len(m.group(1))} bytes of PTX agree")
+
+
+if __name__ == "__main__":
+    {"flags": flags, "kernels": kernels}[sys.argv[1]](*sys.argv[2:])
