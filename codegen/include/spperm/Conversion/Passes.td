@@ -12,7 +12,7 @@ include "mlir/Pass/PassBase.td"
 def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Generate GPU kernels specialized for each multiplied matrix";
   let description = [{
-    For every `spperm.spmm`, reads its matrix, permutes and stores it as the
+    For every `spperm.spmm`, takes its matrix permuted and stored as the
     matrix type says, and emits the layer's kernels as `gpu.func`s into the
     `gpu.module @spperm_kernels` (the module becomes a
     `gpu.container_module`). What is known of the matrix is baked into the
@@ -22,10 +22,21 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     partition, and K when the dense operand's type fixes it (otherwise one
     variant per class of K).
 
-    Each `spperm.spmm` gets a `spperm.kernels` attribute: the launches in
-    the order the runtime runs them (name, family, variant, the K condition,
-    whether C is cleared first, the parameters, grid and block), i.e. the
-    `kernels` of the layer in the package manifest.
+    Each `spperm.spmm` gets a `spperm.kernels` attribute: its launches in
+    the order the runtime runs them, as `#spperm.launch` attributes (name,
+    family, variant, the K condition, whether C is cleared first, the
+    parameters, grid, block and shared memory), i.e. the `kernels` of the
+    layer in the package manifest. Kernel symbols start with `l<N>_` for
+    the N-th multiplication of the module (`l<N>a<M>_` for the M-th
+    alternative of layer N, a function `spperm-expand-alternatives` made),
+    as in the package. A matrix whose `spperm.load` carries a
+    `#spperm.choice` of format `cusparse` gets no kernels: its one launch
+    is the library's (`name = "cusparse"`).
+
+    The matrices come from the pipeline's matrix cache (the `MatrixCache`
+    analysis, shared by every pass of one run): each file is read once, and
+    a matrix spperm-convert-format already stored in its format is not
+    built again.
 
     Kernel families (docs/Kernels.md): `csr` (a group of lanes per row,
     entries cached in registers and broadcast by shuffle, 16-byte B and C
