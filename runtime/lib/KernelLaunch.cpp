@@ -110,7 +110,7 @@ size_t
 spperm::runtime_detail::paramCount(const std::vector<std::string> &args) {
   size_t count = 0;
   for (const std::string &arg : args)
-    count += arg == "K" ? 1 : 5;
+    count += arg == call_arg::kK ? 1 : 5;
   return count;
 }
 
@@ -120,13 +120,13 @@ sprt_status spperm::runtime_detail::bindKernelParams(
     const LaunchOperands &operands, KernelParams &out) {
   KernelParams params;
   for (const std::string &arg : kernel.args) {
-    if (arg == "K") {
+    if (arg == call_arg::kK) {
       params.addInt64(operands.k);
-    } else if (arg == "B") {
+    } else if (arg == call_arg::kB) {
       params.addMemref(operands.b);
-    } else if (arg == "C") {
+    } else if (arg == call_arg::kC) {
       params.addMemref(operands.c);
-    } else if (arg == kTicketsArg) {
+    } else if (arg == call_arg::kTickets) {
       params.addMemref(operands.tickets);
     } else if (auto it = arrays.find(arg); it != arrays.end()) {
       params.addMemref(it->second);
@@ -142,7 +142,8 @@ sprt_status spperm::runtime_detail::bindKernelParams(
 }
 
 bool spperm::runtime_detail::takesTickets(const KernelInfo &kernel) {
-  return std::find(kernel.args.begin(), kernel.args.end(), kTicketsArg) !=
+  return std::find(kernel.args.begin(), kernel.args.end(),
+                   call_arg::kTickets) !=
          kernel.args.end();
 }
 

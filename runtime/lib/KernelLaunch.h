@@ -35,7 +35,7 @@
 namespace spperm::runtime_detail {
 
 /// The variant name of the layers (or K ranges) that run through cuSPARSE.
-inline constexpr std::string_view kCusparseVariant = "cusparse";
+inline constexpr std::string_view kCusparseVariant = kCusparse;
 
 /// Whether `kernel` is a launch of a generated kernel (not the cuSPARSE
 /// marker).

@@ -237,7 +237,7 @@ Status spperm::writeCompileReport(const std::string &path,
             std::string(formatName(layer.matrix.kind)) + "</td></tr>";
     bool library = false;
     for (const KernelInfo &kernel : layer.kernels)
-      library |= kernel.family == "cusparse";
+      library |= kernel.family == ::spperm::kCusparse;
     html += "<tr><td>runs</td><td>" +
             std::string(library ? "cuSPARSE (the library)"
                         : layer.libraryCheck

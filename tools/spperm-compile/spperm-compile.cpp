@@ -253,7 +253,7 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     // Kernels the selector chose are checked against the library at run
     // time; a forced choice is taken as it is.
     layer.libraryCheck = options.libraryCheck && choice &&
-                         choice.getFormat() != "cusparse" &&
+                         choice.getFormat() != StringRef(::spperm::kCusparse) &&
                          choice.getSource() != "forced";
     auto launches = spmm->getAttrOfType<ArrayAttr>(kKernelsAttrName);
     if (!launches)

@@ -22,10 +22,11 @@ namespace {
 /// Reads what a layer and each of its alternatives have of their own from
 /// their manifest object `from`: format, strategy and kernels.
 void readVariant(const nlohmann::json &from, PackageLayer &into) {
-  std::string format = from.value("format", "csr");
-  into.matrix.kind = format == "bell"  ? FormatKind::Bell
-                     : format == "hbp" ? FormatKind::Hbp
-                                       : FormatKind::Csr;
+  std::string format =
+      from.value("format", std::string(format_name::kCsr));
+  into.matrix.kind = format == format_name::kBell  ? FormatKind::Bell
+                     : format == format_name::kHbp ? FormatKind::Hbp
+                                                   : FormatKind::Csr;
   if (std::optional<Strategy> s = parseStrategy(from.value("strategy", "")))
     into.permutation.strategy = *s;
   for (const auto &kj : from.value("kernels", nlohmann::json::array())) {

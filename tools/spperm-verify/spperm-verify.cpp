@@ -136,7 +136,7 @@ void benchPackage(const Package &pkg, sprt_package *rt,
     // (library-checked or cusparse layers: what spperm-compile selects),
     // so that their comparison is paired, not across separate runs.
     const bool cusparseLayer = !layer.kernels.empty() &&
-                               layer.kernels.front().variant == "cusparse";
+                               layer.kernels.front().variant == kCusparse;
     const bool baseline =
         layer.libraryCheck || cusparseLayer ||
         (layer.matrix.kind == FormatKind::Csr &&
@@ -178,7 +178,7 @@ void benchPackage(const Package &pkg, sprt_package *rt,
           const PackageLayer &v = layer.variant(which);
           bool accepts = false;
           for (const KernelInfo &ki : v.kernels)
-            accepts |= ki.acceptsK(k) && ki.variant != "cusparse";
+            accepts |= ki.acceptsK(k) && ki.variant != kCusparse;
           const std::string name = "spperm:" + std::to_string(which);
           line << (which ? "," : "")
                << (accepts ? timeVariant(rt, static_cast<int64_t>(li),

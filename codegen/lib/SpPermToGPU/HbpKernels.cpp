@@ -39,7 +39,7 @@ public:
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))
       params[a.name] = func.getArgument(i);
-    K = spec.k > 0 ? kb.idx(spec.k) : params["K"];
+    K = spec.k > 0 ? kb.idx(spec.k) : params[::spperm::call_arg::kK];
     Value tid = kb.threadIdX();
     Value warp = kb.add(kb.mul(kb.blockIdX(), spec.threads / kWarpSize),
                         kb.div(tid, kWarpSize));
@@ -49,8 +49,8 @@ public:
       tileBase = kb.mul(kb.div(tid, kWarpSize), spec.colBlock * spec.vec);
     }
     kb.ifThen(kb.lt(warp, spec.warps), [&] {
-      Value ptr = params.at("hbp.fixed_block_ptr");
-      Value fixed = params.at("hbp.fixed_blocks");
+      Value ptr = params.at(::spperm::buffer::kHbpFixedBlockPtr);
+      Value fixed = params.at(::spperm::buffer::kHbpFixedBlocks);
       Value lo = kb.loadIndex(ptr, warp);
       Value hi = kb.loadIndex(ptr, kb.add(warp, 1));
       kb.forLoop(lo, hi, kb.idx(1), {},
@@ -68,9 +68,9 @@ private:
   /// Takes tickets until the competitive blocks run out, then counts the
   /// warp as finished; the last one resets both counters.
   void emitCompetitive() {
-    Value counters = params.at(llvm::StringRef(::spperm::kTicketsArg));
+    Value counters = params.at(::spperm::call_arg::kTickets);
     Value first = kb.eq(lane, kb.idx(0));
-    Value competitive = params.at("hbp.competitive_blocks");
+    Value competitive = params.at(::spperm::buffer::kHbpCompetitiveBlocks);
     scf::WhileOp::create(
         b, TypeRange{b.getIndexType()}, ValueRange{},
         [&](OpBuilder &nested, Location, ValueRange) {
@@ -104,13 +104,13 @@ private:
   /// group by warp group.
   void processBlock(Value s) {
     const int64_t R = spec.rowBlock, groups = R / kWarpSize;
-    Value block = kb.loadIndex(params.at("hbp.blocks"), s);
+    Value block = kb.loadIndex(params.at(::spperm::buffer::kHbpBlocks), s);
     Value blockRow = kb.div(block, spec.blockCols);
     Value colBase = kb.mul(kb.rem(block, spec.blockCols), spec.colBlock);
-    Value zeroRow = params.at("hbp.zero_row");
-    Value outputHash = params.at("hbp.output_hash");
-    Value beginNnz = params.at("hbp.begin_nnz");
-    Value order = params.at("order");
+    Value zeroRow = params.at(::spperm::buffer::kHbpZeroRow);
+    Value outputHash = params.at(::spperm::buffer::kHbpOutputHash);
+    Value beginNnz = params.at(::spperm::buffer::kHbpBeginNnz);
+    Value order = params.at(::spperm::buffer::kOrder);
     Type accType = spec.vec == 1
                        ? Type(b.getF32Type())
                        : Type(VectorType::get({spec.vec}, b.getF32Type()));
@@ -139,7 +139,7 @@ private:
                   // own row, and one red.global.add.v4.f32 per lane made
                   // the kernel 10 % slower (0.64x on bsr-2048x512-b8;
                   // docs/Kernels.md, "Families", hbp).
-                  kb.atomicAddF32(acc, params.at("C"),
+                  kb.atomicAddF32(acc, params.at(::spperm::call_arg::kC),
                                   kb.add(kb.mul(orow, K), kBase));
                 });
                 return {};
@@ -153,7 +153,7 @@ private:
   void loadTile(Value colBase, Value kBase) {
     Value all = kb.i32(-1);
     NVVM::SyncWarpOp::create(b, all);
-    Value B = params.at("B");
+    Value B = params.at(::spperm::call_arg::kB);
     kb.forLoop(lane, kb.idx(spec.colBlock), kb.idx(kWarpSize), {},
                [&](Value c, ValueRange) -> SmallVector<Value> {
                  Value col = kb.add(colBase, c);
@@ -182,8 +182,8 @@ private:
   /// add_sign (the last entry has add_sign -1). B comes from the tile when
   /// there is one.
   Value walkChain(Value j0, Value kBase, Value colBase, Type accType) {
-    Value col = params.at("hbp.col"), data = params.at("hbp.data");
-    Value addSign = params.at("hbp.add_sign"), B = params.at("B");
+    Value col = params.at(::spperm::buffer::kHbpCol), data = params.at(::spperm::buffer::kHbpData);
+    Value addSign = params.at(::spperm::buffer::kHbpAddSign), B = params.at(::spperm::call_arg::kB);
     Value yes = arith::ConstantIntOp::create(b, 1, 1);
     Type idxType = b.getIndexType(), i1 = b.getI1Type();
     auto loop = scf::WhileOp::create(
@@ -239,23 +239,23 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
   Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
   Type f32 = Float32Type::get(ctx);
   SmallVector<KernelArg> args = {
-      {"order", i32},
-      {"hbp.blocks", i32},
-      {"hbp.col", i32},
-      {"hbp.data", f32},
-      {"hbp.add_sign", i32},
-      {"hbp.zero_row", i32},
-      {"hbp.begin_nnz", i64},
-      {"hbp.output_hash", i32},
-      {"hbp.fixed_blocks", i32},
-      {"hbp.fixed_block_ptr", i32},
-      {"hbp.competitive_blocks", i32},
-      {"B", f32},
-      {"C", f32}};
+      {::spperm::buffer::kOrder, i32},
+      {::spperm::buffer::kHbpBlocks, i32},
+      {::spperm::buffer::kHbpCol, i32},
+      {::spperm::buffer::kHbpData, f32},
+      {::spperm::buffer::kHbpAddSign, i32},
+      {::spperm::buffer::kHbpZeroRow, i32},
+      {::spperm::buffer::kHbpBeginNnz, i64},
+      {::spperm::buffer::kHbpOutputHash, i32},
+      {::spperm::buffer::kHbpFixedBlocks, i32},
+      {::spperm::buffer::kHbpFixedBlockPtr, i32},
+      {::spperm::buffer::kHbpCompetitiveBlocks, i32},
+      {::spperm::call_arg::kB, f32},
+      {::spperm::call_arg::kC, f32}};
   // Only a kernel with competitive blocks takes tickets.
   if (spec.competitive > 0)
-    args.push_back({std::string(::spperm::kTicketsArg), i32});
-  args.push_back({"K", IndexType::get(ctx)});
+    args.push_back({::spperm::call_arg::kTickets, i32});
+  args.push_back({::spperm::call_arg::kK, IndexType::get(ctx)});
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   if (spec.sharedTile)
     addSharedF32Buffer(func,

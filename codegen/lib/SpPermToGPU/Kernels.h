@@ -14,10 +14,13 @@
 #ifndef SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELS_H
 #define SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELS_H
 
+#include "spperm/Sparse/Names.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mlir::spperm::codegen {
@@ -26,6 +29,7 @@ namespace mlir::spperm::codegen {
 /// "B", "C" or "K") and its element type (i32, i64 or f32 for buffers;
 /// index for K).
 struct KernelArg {
+  KernelArg(std::string_view name, Type type) : name(name), type(type) {}
   std::string name;
   Type type;
 };

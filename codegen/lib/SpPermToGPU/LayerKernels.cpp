@@ -138,9 +138,9 @@ std::vector<KClass> kClasses(int64_t k) {
 /// The CSR arrays a row kernel walks (the matrix's, or bell's residual).
 struct RowMatrix {
   const std::vector<int32_t> *rowPtr = nullptr;
-  const char *rowPtrName, *colIdxName, *valuesName;
+  std::string_view rowPtrName, colIdxName, valuesName;
   DenseBlocks dense;
-  const char *family;
+  std::string_view family;
 };
 
 /// A contiguous range of rows and the group size for it, with the entries
@@ -466,12 +466,13 @@ private:
   void planRowFormats() {
     RowMatrix rm;
     if (m.kind == FormatKind::Csr) {
-      rm = {&m.csr.rowPtr, "csr.row_ptr", "csr.col_idx", "csr.values",
-            DenseBlocks(), "csr"};
+      rm = {&m.csr.rowPtr, ::spperm::buffer::kCsrRowPtr, ::spperm::buffer::kCsrColIdx, ::spperm::buffer::kCsrValues,
+            DenseBlocks(), ::spperm::format_name::kCsr};
     } else {
-      rm = {&m.bell.residual.rowPtr, "bell.residual.row_ptr",
-            "bell.residual.col_idx", "bell.residual.values",
-            DenseBlocks{m.bell.block, m.bell.width, m.cols}, "bell"};
+      rm = {&m.bell.residual.rowPtr, ::spperm::buffer::kBellResidualRowPtr,
+            ::spperm::buffer::kBellResidualColIdx, ::spperm::buffer::kBellResidualValues,
+            DenseBlocks{m.bell.block, m.bell.width, m.cols},
+            ::spperm::format_name::kBell};
     }
     const bool tensorCores = m.kind == FormatKind::Bell &&
                              options.precision != Precision::F32 &&
@@ -640,15 +641,16 @@ private:
     spec.spmv = kc.spmv;
     spec.dense =
         dense == DenseKernel::InRowKernel ? rm.dense : DenseBlocks();
-    spec.order = "order";
+    spec.order = ::spperm::buffer::kOrder;
     spec.rowPtr = rm.rowPtrName;
     spec.colIdx = rm.colIdxName;
     spec.values = rm.valuesName;
-    spec.blockCol = "bell.block_col";
-    spec.blockValues = "bell.block_values";
+    spec.blockCol = ::spperm::buffer::kBellBlockCol;
+    spec.blockValues = ::spperm::buffer::kBellBlockValues;
     spec.source.longThreshold = hasLong ? threshold : 0;
     spec.source.dropLongRows = longInRowKernel;
-    std::string family = kc.spmv ? std::string(rm.family) + "-spmv"
+    std::string family = kc.spmv ? std::string(rm.family) +
+                                       std::string(::spperm::family::kSpmvSuffix)
                                  : std::string(rm.family);
     for (const RowRange &range : ranges) {
       spec.lanes = range.lanes;
@@ -709,7 +711,7 @@ private:
       std::tie(longSpec.source.rowTable, longSpec.source.tableRows) =
           rowTable(rowPtr, threshold);
       std::vector<std::string> args = emitRowKernel(module, spec, &longSpec);
-      kernels.push_back(launch(spec.name, family + "+long", kc,
+      kernels.push_back(launch(spec.name, family + std::string(::spperm::family::kLongSuffix), kc,
                                std::move(args),
                                longRowCtas(longSpec) +
                                    spec.ctasPerSlice * spec.kSlices));
@@ -736,7 +738,7 @@ private:
       split.name = symbol(sanitize(family + "_split_" + kc.variant));
       std::vector<std::string> args = emitRowKernel(module, split);
       kernels.push_back(
-          launch(split.name, family + "-split", kc, std::move(args),
+          launch(split.name, family + std::string(::spperm::family::kSplitSuffix), kc, std::move(args),
                  ceilDiv(chunks, split.threads / (split.lanes * split.parts))));
     }
     if (dense == DenseKernel::Tiles)
@@ -751,8 +753,9 @@ private:
     mma.name = symbol(sanitize(std::string("bell_mma_") + kc.variant));
     std::vector<std::string> mmaArgs = emitMmaKernel(module, mma);
     kernels.push_back(launch(mma.name,
-                             mma.precision == MmaPrecision::TF32 ? "bell-tf32"
-                                                                 : "bell-f16",
+                             mma.precision == MmaPrecision::TF32
+                                 ? std::string(::spperm::family::kBellTf32)
+                                 : std::string(::spperm::family::kBellF16),
                              kc, std::move(mmaArgs),
                              ceilDiv(mma.blockRows * (mma.tau / 16),
                                      mma.threads / kWarpSize),
@@ -796,7 +799,7 @@ private:
       tile.parts *= 2;
     tile.name = symbol(sanitize(std::string("bell_tile_") + kc.variant));
     std::vector<std::string> args = emitTileKernel(module, tile);
-    kernels.push_back(launch(tile.name, "bell-tile", kc, std::move(args),
+    kernels.push_back(launch(tile.name, std::string(::spperm::family::kBellTile), kc, std::move(args),
                              ceilDiv(units * tile.parts, unitsPerCta),
                              tile.threads));
   }
@@ -838,7 +841,7 @@ private:
         spec.threads = 32 * tileWarps;
       std::vector<std::string> args = emitHbpKernel(module, spec);
       // The B tile is static shared memory: sharedBytes stays 0.
-      KernelInfo k = launch(spec.name, "hbp", kc, std::move(args),
+      KernelInfo k = launch(spec.name, std::string(::spperm::family::kHbp), kc, std::move(args),
                             ceilDiv(warps * kWarpSize, spec.threads),
                             spec.threads);
       k.zeroOutput = true;

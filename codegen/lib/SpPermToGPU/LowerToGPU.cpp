@@ -6,6 +6,7 @@
 
 #include "spperm/Conversion/Passes.h"
 #include "spperm/Conversion/SpPermToGPU.h"
+#include "spperm/Sparse/Names.h"
 #include "spperm/Transforms/MatrixUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -60,7 +61,7 @@ LaunchAttr mlir::spperm::getLaunchAttr(MLIRContext *ctx,
 bool mlir::spperm::runsOnLibrary(SpMMOp spmm) {
   LoadOp load = getSourceLoad(spmm.getMatrix());
   ChoiceAttr choice = load ? load.getChoiceAttr() : ChoiceAttr();
-  return choice && choice.getFormat() == "cusparse";
+  return choice && choice.getFormat() == StringRef(::spperm::kCusparse);
 }
 
 namespace {
@@ -155,7 +156,8 @@ struct SpPermLowerToGPU
       SmallVector<Attribute> launches;
       if (runsOnLibrary(spmm)) {
         ::spperm::KernelInfo library;
-        library.name = library.family = library.variant = "cusparse";
+        library.name = library.family = library.variant =
+            std::string(::spperm::kCusparse);
         launches.push_back(getLaunchAttr(ctx, library));
       } else {
         const ::spperm::FormattedMatrix *formatted =

@@ -14,6 +14,7 @@
 
 #include "spperm/Conversion/Passes.h"
 #include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/Names.h"
 #include "spperm/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
@@ -37,13 +38,13 @@ StringRef mlir::spperm::getFormatOptionName(FormatOption option) {
   case FormatOption::Auto:
     return "auto";
   case FormatOption::Csr:
-    return "csr";
+    return ::spperm::format_name::kCsr;
   case FormatOption::Bell:
-    return "bell";
+    return ::spperm::format_name::kBell;
   case FormatOption::Hbp:
-    return "hbp";
+    return ::spperm::format_name::kHbp;
   case FormatOption::Cusparse:
-    return "cusparse";
+    return ::spperm::kCusparse;
   }
   llvm_unreachable("unknown format option");
 }

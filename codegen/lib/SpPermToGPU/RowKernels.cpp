@@ -49,8 +49,8 @@ mlir::spperm::codegen::argNames(ArrayRef<KernelArg> args) {
 
 SmallVector<KernelArg> mlir::spperm::codegen::bellBlockArgs(MLIRContext *ctx) {
   Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
-  return {{"order", i32}, {"bell.block_col", i32}, {"bell.block_values", f32},
-          {"B", f32},     {"C", f32},              {"K", IndexType::get(ctx)}};
+  return {{::spperm::buffer::kOrder, i32}, {::spperm::buffer::kBellBlockCol, i32}, {::spperm::buffer::kBellBlockValues, f32},
+          {::spperm::call_arg::kB, f32},     {::spperm::call_arg::kC, f32},              {::spperm::call_arg::kK, IndexType::get(ctx)}};
 }
 
 void mlir::spperm::codegen::addSharedF32Buffer(gpu::GPUFuncOp func,
@@ -131,7 +131,7 @@ private:
     Value item =
         kb.add(kb.mul(cta, spec.threads / (spec.lanes * spec.parts)),
                kb.div(group, spec.parts));
-    K = spec.k > 0 ? kb.idx(spec.k) : params["K"];
+    K = spec.k > 0 ? kb.idx(spec.k) : params[::spperm::call_arg::kK];
     if (spec.spmv && spec.rowsPerGroup > 1)
       emitSpmvRows(item);
     else if (spec.spmv)
@@ -140,7 +140,7 @@ private:
       emitSpmm(locate(item));
   }
 
-  Value param(const std::string &name) { return params.at(name); }
+  Value param(llvm::StringRef name) { return params.at(name); }
 
   RowState locate(Value item) {
     RowState s;
@@ -236,7 +236,7 @@ private:
 
   /// acc + v * B[bRow, kcol .. kcol + vec), skipped for inactive lanes.
   Value multiplyAdd(Value v, Value bRow, Value kcol, Value active, Value acc) {
-    Value B = param("B");
+    Value B = param(::spperm::call_arg::kB);
     if (spec.spmv)
       return kb.fma(v, kb.load(B, bRow), acc);
     return kb.guarded(
@@ -298,7 +298,7 @@ private:
                   return {broadcastBatch(c, v, n, kcolSafe, a[0])};
                 })[0];
           }
-          Value C = param("C");
+          Value C = param(::spperm::call_arg::kC);
           Value owner = kb.andI(s.valid, active);
           if (spec.parts > 1) {
             acc = reduceParts(acc);
@@ -369,7 +369,7 @@ private:
   /// but not added.
   Value broadcastBatch(Value c, Value v, Value n, Value kcol, Value acc) {
     const int64_t kBatch = spec.batch;
-    Value B = param("B");
+    Value B = param(::spperm::call_arg::kB);
     if (spec.dynamicBatches) {
       // Lanes past the segment (j >= lanes) read some lane's entry, which
       // is a valid column; the select drops it.
@@ -427,7 +427,7 @@ private:
   /// other.
   void emitSpmvRows(Value item) {
     Value colIdx = param(spec.colIdx), values = param(spec.values);
-    Value B = param("B"), C = param("C");
+    Value B = param(::spperm::call_arg::kB), C = param(::spperm::call_arg::kC);
     SmallVector<RowState> rows;
     SmallVector<Value> sums;
     for (int64_t r = 0; r < spec.rowsPerGroup; ++r)
@@ -455,7 +455,7 @@ private:
 
   void emitSpmv(const RowState &s) {
     Value colIdx = param(spec.colIdx), values = param(spec.values);
-    Value B = param("B");
+    Value B = param(::spperm::call_arg::kB);
     Value sum = densePrologue(s, kb.f32(0.0f), Value(), Value());
     sum = kb.forLoop(kb.add(s.start, lane), s.end, kb.idx(spec.lanes), sum,
                      [&](Value q, ValueRange a) -> SmallVector<Value> {
@@ -465,7 +465,7 @@ private:
     for (int64_t offset = spec.lanes / 2; offset >= 1; offset /= 2)
       sum = kb.fadd(sum, kb.shuffleXor(sum, offset, spec.lanes, mask));
     kb.waitForPrerequisites();
-    Value C = param("C");
+    Value C = param(::spperm::call_arg::kC);
     Value first = kb.eq(lane, kb.idx(0));
     kb.ifThen(kb.andI(s.valid, first), [&] {
       if (spec.source.isChunks())
@@ -508,9 +508,9 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
     args.push_back({spec.blockCol, i32});
     args.push_back({spec.blockValues, f32});
   }
-  args.push_back({"B", f32});
-  args.push_back({"C", f32});
-  args.push_back({"K", IndexType::get(ctx)});
+  args.push_back({::spperm::call_arg::kB, f32});
+  args.push_back({::spperm::call_arg::kC, f32});
+  args.push_back({::spperm::call_arg::kK, IndexType::get(ctx)});
   assert(spec.threads % (spec.lanes * spec.parts) == 0 &&
          "a CTA must hold whole rows");
   assert((spec.kSlices == 1 ||

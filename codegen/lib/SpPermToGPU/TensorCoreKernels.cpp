@@ -40,7 +40,7 @@ public:
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))
       params[a.name] = func.getArgument(i);
-    K = spec.k > 0 ? kb.idx(spec.k) : params.at("K");
+    K = spec.k > 0 ? kb.idx(spec.k) : params.at(::spperm::call_arg::kK);
     kb.launchDependents();
     kb.waitForPrerequisites();
     Value tid = kb.threadIdX();
@@ -70,7 +70,7 @@ private:
   Value loadB(Value row, Value col) {
     Value ok = kb.andI(kb.lt(row, spec.cols), kb.lt(col, K));
     Value v = kb.guarded(
-        ok, [&] { return kb.load(params.at("B"), kb.add(kb.mul(row, K), col)); },
+        ok, [&] { return kb.load(params.at(::spperm::call_arg::kB), kb.add(kb.mul(row, K), col)); },
         kb.f32(0.0f));
     return f16() ? arith::TruncFOp::create(b, b.getF16Type(), v).getResult()
                  : v;
@@ -79,7 +79,7 @@ private:
   /// The block value at (row, col) of stored block `base` (an element
   /// offset), converted like loadB.
   Value loadA(Value base, Value row, Value col) {
-    Value v = kb.load(params.at("bell.block_values"),
+    Value v = kb.load(params.at(::spperm::buffer::kBellBlockValues),
                       kb.add(base, kb.add(kb.mul(row, spec.tau), col)));
     return f16() ? arith::TruncFOp::create(b, b.getF16Type(), v).getResult()
                  : v;
@@ -90,7 +90,7 @@ private:
   void emitChunk(Value kBase) {
     auto accType = VectorType::get({2, 2}, b.getF32Type());
     SmallVector<Value> inits(kTiles, kb.zero(accType));
-    Value blockCol = params.at("bell.block_col");
+    Value blockCol = params.at(::spperm::buffer::kBellBlockCol);
     SmallVector<Type> types(kTiles, accType);
     SmallVector<Value> acc = kb.forLoop(
         kb.idx(0), kb.idx(spec.width), kb.idx(1), inits,
@@ -105,7 +105,7 @@ private:
               [&]() -> SmallVector<Value> { return SmallVector<Value>(it); });
         });
     // Epilogue: C[order[r]] += acc for the rows of this slice below M.
-    Value order = params.at("order"), C = params.at("C");
+    Value order = params.at(::spperm::buffer::kOrder), C = params.at(::spperm::call_arg::kC);
     for (int64_t t = 0; t < kTiles; ++t)
       for (int64_t half = 0; half < 2; ++half) {
         Value row = kb.add(kb.add(kb.mul(blockRow, spec.tau), rowInBlock),

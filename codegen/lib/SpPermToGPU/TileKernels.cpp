@@ -52,7 +52,7 @@ public:
       params[a.name] = func.getArgument(i);
     tile = func.getWorkgroupAttributions()[0];
     kb.launchDependents();
-    K = spec.k > 0 ? kb.idx(spec.k) : params.at("K");
+    K = spec.k > 0 ? kb.idx(spec.k) : params.at(::spperm::call_arg::kK);
     const int64_t unitsPerCta = spec.threads / spec.lanes;
     const int64_t slices = spec.tau / spec.sliceRows;
     Value tid = kb.threadIdX();
@@ -106,7 +106,7 @@ private:
         part, kb.idx(spec.width), kb.idx(spec.parts), inits,
         [&](Value i, ValueRange it) -> SmallVector<Value> {
           Value slot = kb.add(slotBase, i);
-          Value bc = kb.loadIndex(params.at("bell.block_col"), slot);
+          Value bc = kb.loadIndex(params.at(::spperm::buffer::kBellBlockCol), slot);
           Value present = kb.andI(valid, kb.ge(bc, kb.idx(0)));
           stage(slot, present);
           return kb.ifThenElse(
@@ -119,7 +119,7 @@ private:
     // The sums read only A and B: with grid dependencies they overlap the
     // row kernel, and only the read-modify-write of C waits for it.
     kb.waitForPrerequisites();
-    Value order = params.at("order"), C = params.at("C");
+    Value order = params.at(::spperm::buffer::kOrder), C = params.at(::spperm::call_arg::kC);
     for (int64_t r = 0; r < spec.sliceRows; ++r) {
       Value row = kb.add(rowBase, kb.idx(r));
       kb.ifThen(kb.andI(kb.andI(valid, colOk), kb.lt(row, spec.rows)), [&] {
@@ -139,7 +139,7 @@ private:
   void stage(Value slot, Value present) {
     Value all = kb.i32(-1);
     NVVM::SyncWarpOp::create(b, all);
-    Value values = params.at("bell.block_values");
+    Value values = params.at(::spperm::buffer::kBellBlockValues);
     Value base = kb.add(kb.mul(slot, spec.tau * spec.tau),
                         kb.mul(sliceRow0, spec.tau));
     // Straight-line, in batches of 8 loads then 8 stores, so that a batch's
@@ -187,7 +187,7 @@ private:
   /// each multiplied with the slice's values of its column.
   SmallVector<Value> emitBlock(Value col0, Value colIn, Value colOk,
                                ValueRange accIn) {
-    Value B = params.at("B");
+    Value B = params.at(::spperm::call_arg::kB);
     return kb.forLoop(
         kb.idx(0), kb.idx(spec.tau), kb.idx(spec.unroll), accIn,
         [&](Value c0, ValueRange accRange) -> SmallVector<Value> {

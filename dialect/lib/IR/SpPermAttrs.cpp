@@ -6,6 +6,8 @@
 
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 
+#include "spperm/Sparse/Names.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -164,14 +166,15 @@ LogicalResult ChoiceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << "' (expected a --strategy name: identity, plain, "
                           "flipped, lpt, warp-aware, cta-aware, hybrid-1, "
                           "hybrid-2.1, hybrid-2.2, hybrid-2.3 or bsa)";
-  if (!llvm::is_contained({"csr", "bell", "hbp", "cusparse"}, format))
+  if (!::spperm::isFormatChoice(format))
     return emitError() << "unknown format '" << format
                        << "' (expected csr, bell, hbp or cusparse)";
   if (source.empty())
     return emitError() << "source must not be empty";
   if (!alternatives)
     return success();
-  if (format == "cusparse" || format == "hbp")
+  if (format == StringRef(::spperm::kCusparse) ||
+      format == StringRef(::spperm::format_name::kHbp))
     return emitError() << "a " << format
                        << " choice has no alternatives (the shortlist is "
                           "csr and bell variants the runtime times)";
@@ -183,7 +186,8 @@ LogicalResult ChoiceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (alt.getAlternatives())
       return emitError() << "alternatives[" << i
                          << "] must not have alternatives of its own";
-    if (alt.getFormat() != "csr" && alt.getFormat() != "bell")
+    if (alt.getFormat() != StringRef(::spperm::format_name::kCsr) &&
+        alt.getFormat() != StringRef(::spperm::format_name::kBell))
       return emitError() << "alternatives[" << i << "] has format '"
                          << alt.getFormat() << "' (expected csr or bell)";
     if (alt.getStrategy() == strategy && alt.getFormat() == format)
@@ -294,7 +298,9 @@ Attribute CsrAttr::withPermAttr(Attribute permAttr) const {
   return CsrAttr::get(getContext(), perm);
 }
 
-StringRef CsrAttr::getFormatName() const { return "csr"; }
+StringRef CsrAttr::getFormatName() const {
+  return ::spperm::format_name::kCsr;
+}
 
 LogicalResult CsrAttr::verifyShape(function_ref<InFlightDiagnostic()>,
                                    int64_t, int64_t) const {
@@ -329,7 +335,9 @@ Attribute BellAttr::withPermAttr(Attribute permAttr) const {
                        getDelta(), perm);
 }
 
-StringRef BellAttr::getFormatName() const { return "bell"; }
+StringRef BellAttr::getFormatName() const {
+  return ::spperm::format_name::kBell;
+}
 
 LogicalResult
 BellAttr::verifyShape(function_ref<InFlightDiagnostic()> emitError,
@@ -364,7 +372,9 @@ Attribute HbpAttr::withPermAttr(Attribute permAttr) const {
   return HbpAttr::get(getContext(), getRows(), getCols(), perm);
 }
 
-StringRef HbpAttr::getFormatName() const { return "hbp"; }
+StringRef HbpAttr::getFormatName() const {
+  return ::spperm::format_name::kHbp;
+}
 
 LogicalResult HbpAttr::verifyShape(function_ref<InFlightDiagnostic()>,
                                    int64_t, int64_t) const {

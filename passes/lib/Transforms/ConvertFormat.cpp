@@ -6,6 +6,7 @@
 
 #include "spperm/Transforms/Passes.h"
 
+#include "spperm/Sparse/Names.h"
 #include "spperm/Transforms/MatrixUtils.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -57,27 +58,28 @@ struct SpPermConvertFormatPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ModuleOp module = getOperation();
-    if (format != "csr" && format != "bell" && format != "hbp" &&
-        format != "auto") {
+    namespace names = ::spperm::format_name;
+    const std::string csr(names::kCsr), bell(names::kBell), hbp(names::kHbp);
+    if (format != csr && format != bell && format != hbp && format != "auto") {
       module.emitError() << "spperm-convert-format: unknown format '" << format
                          << "' (expected csr, bell, hbp or auto)";
       return signalPassFailure();
     }
     const bool chosen = format == "auto";
-    if ((format == "bell" || chosen) &&
+    if ((format == bell || chosen) &&
         (block < 1 || block > 32 || !llvm::isPowerOf2_64(block))) {
       module.emitError() << "spperm-convert-format: block must be one of 1, "
                             "2, 4, 8, 16, 32, got "
                          << static_cast<int64_t>(block);
       return signalPassFailure();
     }
-    if ((format == "bell" || chosen) && !(delta >= 0.0 && delta <= 1.0)) {
+    if ((format == bell || chosen) && !(delta >= 0.0 && delta <= 1.0)) {
       module.emitError() << "spperm-convert-format: delta must be in (0, 1] "
                             "(or 0 to search), got "
                          << static_cast<double>(delta);
       return signalPassFailure();
     }
-    if ((format == "hbp" || chosen) && (rowBlock < 32 || rowBlock % 32 != 0 ||
+    if ((format == hbp || chosen) && (rowBlock < 32 || rowBlock % 32 != 0 ||
                             colBlock < 1)) {
       module.emitError() << "spperm-convert-format: row-block must be a "
                             "positive multiple of 32 and col-block positive, "
@@ -107,12 +109,12 @@ struct SpPermConvertFormatPass
         }
         format = load.getChoiceAttr().getFormat().str();
         // The library runs on the CSR.
-        if (format == "cusparse")
-          format = "csr";
+        if (format == ::spperm::kCusparse)
+          format = csr;
       }
-      if (format == "csr")
+      if (format == csr)
         return CsrAttr::get(ctx, perm);
-      if (format == "hbp")
+      if (format == hbp)
         return HbpAttr::get(ctx, rowBlock, colBlock, perm);
       // bell: the width (and a searched delta) come from the data.
       if (auto bell = dyn_cast<BellAttr>(type.getFormat()))

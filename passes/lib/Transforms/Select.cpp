@@ -6,6 +6,8 @@
 
 #include "spperm/Transforms/Passes.h"
 
+#include "spperm/Sparse/Names.h"
+
 #include "spperm/Sparse/Selector.h"
 #include "spperm/Sparse/Strategy.h"
 #include "spperm/Transforms/MatrixUtils.h"
@@ -63,7 +65,7 @@ struct SpPermSelectPass
       return signalPassFailure();
     }
     if (given(format) &&
-        !llvm::is_contained({"csr", "bell", "hbp", "cusparse"}, format)) {
+        !::spperm::isFormatChoice(format)) {
       module.emitError() << "spperm-select: unknown format '" << format
                          << "' (expected csr, bell, hbp or cusparse)";
       return signalPassFailure();

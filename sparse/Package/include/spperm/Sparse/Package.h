@@ -26,6 +26,7 @@
 #define SPPERM_SPARSE_PACKAGE_H
 
 #include "spperm/Sparse/Formats.h"
+#include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Permutation.h"
 #include "spperm/Sparse/Status.h"
@@ -40,19 +41,9 @@ namespace spperm {
 /// The manifest's schema version this build writes and reads.
 constexpr int kPackageVersion = 1;
 
-/// The kernel parameter that is no array of the layer but scratch the runtime
-/// provides: two 32-bit counters, zero before a launch, which the kernel
-/// leaves at zero when it ends (the hbp kernels' ticket for competitive
-/// blocks and their count of finished warps). The runtime keeps one pair per
-/// stream, so that launches on different streams never share it
-/// (docs/RuntimeABI.md, "Generated kernels").
-inline constexpr std::string_view kTicketsArg = "tickets";
-
-/// Whether kernel parameter `name` is bound by the call rather than to an
-/// array of the layer: "B", "C", "K" or kTicketsArg.
-inline bool isCallArg(std::string_view name) {
-  return name == "B" || name == "C" || name == "K" || name == kTicketsArg;
-}
+/// The kernel parameter the runtime provides as scratch (Names.h,
+/// call_arg::kTickets).
+inline constexpr std::string_view kTicketsArg = call_arg::kTickets;
 
 /// A generated kernel of a layer and its launch configuration (filled in by
 /// code generation). The kernels of a layer form variants, each a sequence of

@@ -1,0 +1,102 @@
+//===- Names.h - The vocabulary of formats, buffers and kernels -*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every name that crosses a boundary between the sparse core, the compiler,
+// the package and the runtime: storage formats (the command line, the IR,
+// the manifest), the library path, the buffers of a layer, the call-bound
+// kernel parameters and the kernel families. They are spelled here once;
+// the strategies' names are in Strategy.h. docs/Package.md lists them as
+// the manifest uses them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_SPARSE_NAMES_H
+#define SPPERM_SPARSE_NAMES_H
+
+#include <string_view>
+
+namespace spperm {
+
+/// Storage formats: `--format`, the manifest's "format", `#spperm.<name>`.
+namespace format_name {
+inline constexpr std::string_view kCsr = "csr";
+inline constexpr std::string_view kBell = "bell";
+inline constexpr std::string_view kHbp = "hbp";
+} // namespace format_name
+
+/// The library path: a format choice (`--format cusparse`, the selector's
+/// candidate), and the name, family and variant of its one launch.
+inline constexpr std::string_view kCusparse = "cusparse";
+
+/// Whether `name` is a format choice: a storage format or kCusparse.
+inline bool isFormatChoice(std::string_view name) {
+  return name == format_name::kCsr || name == format_name::kBell ||
+         name == format_name::kHbp || name == kCusparse;
+}
+
+/// The arrays of a layer, by their manifest names (docs/Package.md,
+/// "Buffers"); kernels name their parameters the same way.
+namespace buffer {
+inline constexpr std::string_view kOrder = "order";
+inline constexpr std::string_view kCsrRowPtr = "csr.row_ptr";
+inline constexpr std::string_view kCsrColIdx = "csr.col_idx";
+inline constexpr std::string_view kCsrValues = "csr.values";
+inline constexpr std::string_view kBellBlockCol = "bell.block_col";
+inline constexpr std::string_view kBellBlockValues = "bell.block_values";
+inline constexpr std::string_view kBellResidualRowPtr = "bell.residual.row_ptr";
+inline constexpr std::string_view kBellResidualColIdx = "bell.residual.col_idx";
+inline constexpr std::string_view kBellResidualValues = "bell.residual.values";
+inline constexpr std::string_view kHbpBlocks = "hbp.blocks";
+inline constexpr std::string_view kHbpCol = "hbp.col";
+inline constexpr std::string_view kHbpData = "hbp.data";
+inline constexpr std::string_view kHbpAddSign = "hbp.add_sign";
+inline constexpr std::string_view kHbpZeroRow = "hbp.zero_row";
+inline constexpr std::string_view kHbpBeginNnz = "hbp.begin_nnz";
+inline constexpr std::string_view kHbpOutputHash = "hbp.output_hash";
+inline constexpr std::string_view kHbpFixedBlocks = "hbp.fixed_blocks";
+inline constexpr std::string_view kHbpFixedBlockPtr = "hbp.fixed_block_ptr";
+inline constexpr std::string_view kHbpCompetitiveBlocks =
+    "hbp.competitive_blocks";
+} // namespace buffer
+
+/// Kernel parameters the call binds rather than an array of the layer.
+namespace call_arg {
+/// The dense operand B and the result C (1-D memref descriptors).
+inline constexpr std::string_view kB = "B";
+inline constexpr std::string_view kC = "C";
+/// The number of columns of B and C (a 64-bit integer).
+inline constexpr std::string_view kK = "K";
+/// Two 32-bit counters the runtime provides, zero before a launch, which
+/// the kernel leaves at zero when it ends (the hbp kernels' ticket for
+/// competitive blocks and their count of finished warps). The runtime keeps
+/// one pair per stream, so that launches on different streams never share
+/// it (docs/RuntimeABI.md, "Generated kernels").
+inline constexpr std::string_view kTickets = "tickets";
+} // namespace call_arg
+
+/// Whether kernel parameter `name` is bound by the call rather than to an
+/// array of the layer.
+inline bool isCallArg(std::string_view name) {
+  return name == call_arg::kB || name == call_arg::kC ||
+         name == call_arg::kK || name == call_arg::kTickets;
+}
+
+/// Kernel families (informational in the manifest; docs/Kernels.md). A row
+/// kernel's family is its format's name (the residual's for bell), with a
+/// suffix for SpMV, long rows in the row kernel, or the split kernel.
+namespace family {
+inline constexpr std::string_view kSpmvSuffix = "-spmv";
+inline constexpr std::string_view kLongSuffix = "+long";
+inline constexpr std::string_view kSplitSuffix = "-split";
+inline constexpr std::string_view kBellTile = "bell-tile";
+inline constexpr std::string_view kBellTf32 = "bell-tf32";
+inline constexpr std::string_view kBellF16 = "bell-f16";
+inline constexpr std::string_view kHbp = "hbp";
+} // namespace family
+
+} // namespace spperm
+
+#endif // SPPERM_SPARSE_NAMES_H
