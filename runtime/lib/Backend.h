@@ -6,7 +6,8 @@
 //
 // Internal to the runtime library (not installed): the interface between the
 // C API (SpPermRuntime.cpp) and the device backends (the CPU executor there,
-// the CUDA backend in CudaBackend.cpp), and the host-side helpers they share.
+// the CUDA backend in CudaBackend.cpp and the other Cuda*.cpp), and the
+// host-side helpers they share.
 //
 //===----------------------------------------------------------------------===//
 

@@ -8,9 +8,10 @@
 // verified by the sparse core (readPackage), then handed to the backend of
 // the requested device, which owns whatever it derives from the layers
 // (device buffers, modules, workspaces). The CPU backend runs the sparse
-// core's reference executor, spmmCpu; the GPU backend (CudaBackend.cpp,
-// built when CMake finds the CUDA toolkit) runs the package's generated
-// kernels, or cuSPARSE, through the driver libraries it loads at first use.
+// core's reference executor, spmmCpu; the GPU backend (CudaBackend.cpp and
+// the other Cuda*.cpp, built when CMake finds the CUDA toolkit) runs the
+// package's generated kernels, or cuSPARSE, through the driver libraries it
+// loads at first use.
 //
 // Errors are returned as status codes, with the message kept per thread for
 // sprt_last_error(). This file is built without exceptions, like the core;

@@ -6,8 +6,9 @@
 //
 // Warp-aware, CTA-aware and hybrid-2.1/2.2/2.3: hand-checked tiny cases, the
 // exact mode (candidateLimit = 0) against a brute-force O(M^2)
-// implementation of the definitions in CacheAware.cpp, properties on random
-// and adversarial matrices, and locality on shuffled structured matrices.
+// implementation of the definitions in WarpAware.cpp and CtaAware.cpp,
+// properties on random and adversarial matrices, and locality on shuffled
+// structured matrices.
 // CacheAwareScale.* time the strategies on 1M-row matrices and compare the
 // pruned mode with the exact one; they run with SPPERM_SCALE_TESTS=1.
 //

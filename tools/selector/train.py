@@ -60,7 +60,7 @@ CHECKED_MARGINS = [-0.3, -0.2, -0.15, -0.1, -0.05] + MARGINS
 # csr miss rarely more than 1.3x.
 PENALTIES = [0.0, 0.25, 0.5, 0.75]
 # The runtime's library check keeps the generated kernels only when their
-# median is at most this ratio of cuSPARSE's (runtime/lib/CudaBackend.cpp).
+# median is at most this ratio of cuSPARSE's (runtime/lib/CudaBackendImpl.h).
 CHECK_TIE = 0.98
 # The model's domain: a matrix beyond the training range on the risky side
 # of these inputs (rows more imbalanced, warps emptier than any the model

@@ -6,9 +6,10 @@
 //
 // The strategy implementations behind computePermutation(), one family per
 // file: LoadBalance.cpp (identity, plain, flipped, lpt, hybrid-1),
-// CacheAware.cpp (warp-aware, cta-aware, hybrid-2.x) and Bsa.cpp. Each
-// returns order[i] = original row at position i and is deterministic; ties
-// are broken by the smaller original row index unless a strategy says
+// WarpAware.cpp (warp-aware, hybrid-2.3), CtaAware.cpp (cta-aware,
+// hybrid-2.1, hybrid-2.2; both over CacheAware.h) and Bsa.cpp. Each returns
+// order[i] = original row at position i and is deterministic; ties are
+// broken by the smaller original row index unless a strategy says
 // otherwise. Options have been validated.
 //
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,4 @@
-//===- CacheAware.cpp - Warp-aware and CTA-aware row orders -----*- C++ -*-===//
+//===- CacheAware.h - Cache-aware row orders (internal) ---------*- C++ -*-===//
 //
 // Part of the spperm project.
 //
@@ -12,27 +12,9 @@
 // row of smallest key, compared lexicographically; the last component is the
 // original row index, so the order is fully determined.
 //
-// Warp-aware (warp-aware; hybrid-2.3), the seed's warp_aware_sort:
-//  * position 0: key (wl(r), r);
-//  * position p >= 1, with the reference row a = order[max(0, p - N_w)]:
-//    key (H(a, r), tb, r). tb = 0 for warp-aware. For hybrid-2.3
-//    tb = |wl(r) - wl(order[p - p % N_w])|, the warp-load distance to the
-//    first row of the current group of N_w positions, and tb = 0 at the first
-//    position of a group (p % N_w == 0), which has no earlier row in it.
-//
-// CTA-aware (cta-aware; hybrid-2.1, hybrid-2.2): the positions are cut into
-// clusters of N_w consecutive positions (the last one may be shorter).
-//  * The first position of a cluster takes the unused row of smallest index,
-//    the seed s; the cluster's union starts as U = L(s).
-//  * Every further position p of the cluster takes the row of smallest key
-//    (|L(r) \ U|, H(L(r), U), tb, r); then U grows by L(r). The first
-//    component counts the lines the row adds to the cluster; the second is
-//    equivalent to "most lines shared with U". tb = 0 for cta-aware;
-//    hybrid-2.1: tb = |wl(r) - wl(s)|; hybrid-2.2: tb = H(r, order[p - N_w])
-//    (the row of the same warp in the previous cluster) when p >= N_w, else
-//    0.
-//  A cluster has N_w rows, one per warp; a CTA window of N_w * rowsPerWarp
-//  positions holds rowsPerWarp consecutive clusters.
+// The families themselves are WarpAware.cpp (warp-aware, hybrid-2.3) and
+// CtaAware.cpp (cta-aware, hybrid-2.1, hybrid-2.2); this header has what they
+// share: the candidate index and the choice key.
 //
 // Scale. Scoring every unused row makes each order O(M^2) distance
 // evaluations. Instead, both families score the candidates met through an
@@ -76,22 +58,26 @@
 //
 //===----------------------------------------------------------------------===//
 
+#ifndef SPPERM_LIB_SPARSE_CACHEAWARE_H
+#define SPPERM_LIB_SPARSE_CACHEAWARE_H
+
 #include "RowLines.h"
-#include "Strategies.h"
+
+#include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/Permutation.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
 #include <utility>
 #include <vector>
 
-using namespace spperm;
-using namespace spperm::detail;
+namespace spperm {
+namespace detail {
 
-namespace {
-
+/// The largest value: no candidate limit (options.candidateLimit = 0), a
+/// key worse than any.
 constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
 
 /// References of more lines than this share a budget of this many times the
@@ -99,7 +85,7 @@ constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
 constexpr int64_t kLineBudget = 2;
 
 /// |L(a) AND L(b)|, merging or galloping through the longer list.
-int64_t sharedCount(const RowLines &rl, int32_t a, int32_t b) {
+inline int64_t sharedCount(const RowLines &rl, int32_t a, int32_t b) {
   int32_t ca = rl.count(a), cb = rl.count(b);
   if (ca == 0 || cb == 0)
     return 0;
@@ -139,8 +125,9 @@ private:
 /// of the first unused row of `slots`, or `end`. link[i] is followed only
 /// from used positions (initially i + 1, resp. i - 1) and is compressed
 /// along the path, so skipping used rows costs amortized near-constant time.
-int32_t findUnused(int32_t pos, int32_t end, const std::vector<int32_t> &slots,
-                   std::vector<int32_t> &link, const RowSet &used) {
+inline int32_t findUnused(int32_t pos, int32_t end,
+                          const std::vector<int32_t> &slots,
+                          std::vector<int32_t> &link, const RowSet &used) {
   int32_t j = pos;
   while (j != end && used[slots[j]])
     j = link[j];
@@ -552,384 +539,7 @@ struct Common {
   std::vector<int32_t> order;
 };
 
-//===----------------------------------------------------------------------===//
-// Warp-aware
-//===----------------------------------------------------------------------===//
+} // namespace detail
+} // namespace spperm
 
-class WarpAware {
-public:
-  WarpAware(const CsrMatrix &m, const PermutationOptions &options,
-            WarpAwareTieBreak tieBreak)
-      : c(m, options), tieBreak(tieBreak),
-        byCount(c.count, c.load, c.used,
-                tieBreak == WarpAwareTieBreak::WarpLoad),
-        remeasured(std::max<int64_t>(1, c.limit / 4)),
-        mark(static_cast<size_t>(c.rl.numLines), 0) {}
-
-  std::vector<int32_t> run() {
-    const int32_t rows = c.rl.rows;
-    if (rows == 0)
-      return {};
-    int32_t first = 0;
-    for (int32_t r = 1; r < rows; ++r)
-      if (c.load[r] < c.load[first])
-        first = r;
-    c.take(first);
-    for (int64_t p = 1; p < rows; ++p)
-      c.take(choose(p));
-    return std::move(c.order);
-  }
-
-private:
-  int64_t tieOf(int32_t r) const {
-    return target < 0 ? 0 : std::abs(c.load[r] - target);
-  }
-
-  Key keyOf(int32_t r, int64_t count, int64_t shared) const {
-    return {c.count[ref] + count - 2 * shared, tieOf(r), 0, r};
-  }
-
-  /// |L(ref) AND L(r)| exactly: through the marks of ref's lines, or by
-  /// galloping when r has many more lines than ref.
-  int64_t exactShared(int32_t r) {
-    if (markedRef != ref) {
-      markedRef = ref;
-      ++markStamp;
-      for (const int32_t *l = c.rl.begin(ref); l != c.rl.end(ref); ++l)
-        mark[*l] = markStamp;
-    }
-    if (c.count[r] > 16 * static_cast<int64_t>(c.count[ref]))
-      return sharedCount(c.rl, ref, r);
-    int64_t n = 0;
-    for (const int32_t *l = c.rl.begin(r); l != c.rl.end(r); ++l)
-      n += mark[*l] == markStamp;
-    return n;
-  }
-
-  int32_t choose(int64_t p) {
-    const int64_t w = c.warps;
-    ref = c.order[p >= w ? p - w : 0];
-    target = (tieBreak == WarpAwareTieBreak::WarpLoad && p % w != 0)
-                 ? c.load[c.order[p - p % w]]
-                 : -1;
-
-    // Count the shared lines of the rows met in the reference's lines.
-    hits.clear();
-    bool cut = false;
-    const int64_t window = c.window(c.count[ref]);
-    c.index.prefetch(ref);
-    for (int32_t k = 0, e = c.count[ref]; k < e; ++k)
-      cut |= c.index.scan(ref, k, window, c.limit, hits);
-    tally.reset(std::min<size_t>(hits.size(), static_cast<size_t>(c.rl.rows)));
-    for (const Hit &h : hits)
-      tally.add(h);
-
-    // The best row of the smallest line count, measured exactly.
-    int32_t extra = target < 0 ? byCount.first() : byCount.closestLoad(target);
-    assert(extra >= 0 && "no unused row left");
-    Key best = keyOf(extra, c.count[extra], exactShared(extra));
-
-    const int64_t refCount = c.count[ref];
-    if (!cut) {
-      // Complete scans: every count is exact.
-      tally.forEach([&](const Tally::Entry &e) {
-        best = std::min(best, keyOf(e.row, e.count, e.shared));
-      });
-    } else {
-      // Counts from cut scans are lower bounds, exact only when they reach
-      // min(|L(ref)|, |L(r)|): re-measure the other candidates of best
-      // estimate.
-      // Estimates packed as (distance, row) for a cheap selection.
-      estimates.clear();
-      tally.forEach([&](const Tally::Entry &e) {
-        if (e.shared == std::min<int64_t>(e.count, refCount)) {
-          best = std::min(best, keyOf(e.row, e.count, e.shared));
-          return;
-        }
-        int64_t h = refCount + e.count - 2 * int64_t(e.shared);
-        estimates.push_back(
-            static_cast<uint64_t>(std::min<int64_t>(h, UINT32_MAX)) << 32 |
-            static_cast<uint32_t>(e.row));
-      });
-      size_t keep = std::min<size_t>(remeasured, estimates.size());
-      if (keep < estimates.size())
-        std::nth_element(estimates.begin(), estimates.begin() + keep,
-                         estimates.end());
-      std::sort(estimates.begin(), estimates.begin() + keep);
-      // The line lists are cache misses: start loading them all first.
-      for (size_t i = 0; i < keep; ++i)
-        __builtin_prefetch(&c.rl.ptr[static_cast<uint32_t>(estimates[i])]);
-      for (size_t i = 0; i < keep; ++i)
-        __builtin_prefetch(c.rl.begin(static_cast<uint32_t>(estimates[i])));
-      for (size_t i = 0; i < keep; ++i) {
-        int32_t r = static_cast<int32_t>(static_cast<uint32_t>(estimates[i]));
-        // Skip rows that cannot win even sharing all they can.
-        int64_t optimistic = std::abs(refCount - c.count[r]);
-        if (!(Key{optimistic, tieOf(r), 0, r} < best))
-          continue;
-        best = std::min(best, keyOf(r, c.count[r], exactShared(r)));
-      }
-    }
-    return best.row;
-  }
-
-  Common c;
-  WarpAwareTieBreak tieBreak;
-  ByCount byCount;
-  Tally tally;
-  std::vector<Hit> hits;
-  std::vector<uint64_t> estimates;
-  /// Candidates re-measured per choice after cut scans.
-  int64_t remeasured;
-  /// mark[line] == markStamp for the lines of markedRef.
-  std::vector<uint32_t> mark;
-  uint32_t markStamp = 0;
-  int32_t markedRef = -1;
-  /// The reference row of the current choice and its warp-load target (-1:
-  /// no tie-break).
-  int32_t ref = -1;
-  int32_t target = -1;
-};
-
-//===----------------------------------------------------------------------===//
-// CTA-aware
-//===----------------------------------------------------------------------===//
-
-class CtaAware {
-public:
-  CtaAware(const CsrMatrix &m, const PermutationOptions &options,
-           CtaAwareTieBreak tieBreak)
-      : c(m, options), tieBreak(tieBreak),
-        byCount(c.count, c.load, c.used,
-                tieBreak == CtaAwareTieBreak::WarpLoad),
-        inU(static_cast<size_t>(c.rl.numLines), -1),
-        shared(static_cast<size_t>(m.rows), 0) {}
-
-  std::vector<int32_t> run() {
-    const int32_t rows = c.rl.rows;
-    int32_t seedCursor = 0;
-    for (int64_t cluster = 0; static_cast<int32_t>(c.order.size()) < rows;
-         ++cluster) {
-      while (c.used[seedCursor])
-        ++seedCursor;
-      startCluster(cluster, seedCursor);
-      for (int32_t k = 1;
-           k < c.warps && static_cast<int32_t>(c.order.size()) < rows; ++k) {
-        int32_t r = choose();
-        c.take(r);
-        addLines(r);
-      }
-      endCluster();
-    }
-    return std::move(c.order);
-  }
-
-private:
-  struct Entry {
-    int32_t row;
-    int32_t shared;
-  };
-
-  void startCluster(int64_t cluster, int32_t s) {
-    stamp = cluster;
-    seed = s;
-    cut = false;
-    minBucket = kUnlimited;
-    c.take(s);
-    int32_t first = byCount.first();
-    pushLimit = first < 0 ? 0 : c.count[first];
-    addLines(s);
-  }
-
-  void endCluster() {
-    for (int32_t r : touched)
-      shared[r] = 0;
-    touched.clear();
-    for (int64_t b : usedBuckets)
-      buckets[b].clear();
-    usedBuckets.clear();
-  }
-
-  void push(int32_t r) {
-    int64_t b = c.count[r] - shared[r];
-    if (static_cast<size_t>(b) >= buckets.size())
-      buckets.resize(static_cast<size_t>(b) + 1);
-    if (buckets[b].empty())
-      usedBuckets.push_back(b);
-    buckets[b].push_back({r, shared[r]});
-    minBucket = std::min(minBucket, b);
-  }
-
-  /// Adds the lines of the row just placed to U, counting them for the rows
-  /// that hold them.
-  void addLines(int32_t x) {
-    const int32_t *lines = c.rl.begin(x);
-    int64_t fresh = 0;
-    for (int32_t k = 0, e = c.count[x]; k < e; ++k)
-      fresh += inU[lines[k]] != stamp;
-    const int64_t window = c.window(fresh);
-    for (int32_t k = 0, e = c.count[x]; k < e; ++k) {
-      if (inU[lines[k]] == stamp)
-        continue;
-      inU[lines[k]] = stamp;
-      buffer.clear();
-      cut |= c.index.scan(x, k, window, c.limit, buffer);
-      for (const Hit &h : buffer) {
-        int32_t r = h.row;
-        if (shared[r] == 0)
-          touched.push_back(r);
-        ++shared[r];
-        if (c.count[r] - shared[r] <= pushLimit)
-          push(r);
-      }
-    }
-  }
-
-  /// Raises the push limit to the smallest line count c*, queueing the
-  /// counted rows it now admits.
-  void raisePushLimit(int64_t minCount) {
-    if (minCount <= pushLimit)
-      return;
-    for (int32_t r : touched) {
-      int64_t fresh = c.count[r] - shared[r];
-      if (!c.used[r] && fresh > pushLimit && fresh <= minCount)
-        push(r);
-    }
-    pushLimit = minCount;
-  }
-
-  int64_t sharedWithU(int32_t r) const {
-    int64_t n = 0;
-    for (const int32_t *l = c.rl.begin(r); l != c.rl.end(r); ++l)
-      n += inU[*l] == stamp;
-    return n;
-  }
-
-  int64_t tieOf(int32_t r, int32_t q) const {
-    switch (tieBreak) {
-    case CtaAwareTieBreak::None:
-      return 0;
-    case CtaAwareTieBreak::WarpLoad:
-      return std::abs(c.load[r] - c.load[seed]);
-    case CtaAwareTieBreak::IntraWarpDistance:
-      return q < 0 ? 0 : c.count[r] + c.count[q] - 2 * sharedCount(c.rl, r, q);
-    }
-    return 0;
-  }
-
-  Key keyOf(int32_t r, int64_t s, int32_t q) const {
-    return {c.count[r] - s, -s, tieOf(r, q), r};
-  }
-
-  /// The best queued row with |L(r) \ U| <= maxNew; a default Key if none.
-  Key bestQueued(int64_t maxNew, int32_t q) {
-    for (;;) {
-      Key best;
-      int64_t top =
-          std::min<int64_t>(maxNew, static_cast<int64_t>(buckets.size()) - 1);
-      for (int64_t b = minBucket; b <= top; ++b) {
-        std::vector<Entry> &bucket = buckets[b];
-        // Drop the stale entries; find the largest shared count.
-        int32_t most = -1;
-        for (size_t i = 0; i < bucket.size();) {
-          const Entry &e = bucket[i];
-          if (c.used[e.row] || shared[e.row] != e.shared) {
-            bucket[i] = bucket.back();
-            bucket.pop_back();
-            continue;
-          }
-          most = std::max(most, e.shared);
-          ++i;
-        }
-        if (bucket.empty()) {
-          if (b == minBucket)
-            ++minBucket;
-          continue;
-        }
-        for (const Entry &e : bucket)
-          if (e.shared == most)
-            best = std::min(best, keyOf(e.row, most, q));
-        break;
-      }
-      if (best.row < 0 || !cut)
-        return best;
-      // Cut scans undercount: re-measure the winner, and re-queue it when
-      // it shares more lines with U than counted.
-      int64_t exact = sharedWithU(best.row);
-      if (exact == shared[best.row])
-        return best;
-      shared[best.row] = static_cast<int32_t>(exact);
-      push(best.row);
-    }
-  }
-
-  int32_t choose() {
-    const int64_t p = static_cast<int64_t>(c.order.size());
-    const int32_t q =
-        tieBreak == CtaAwareTieBreak::IntraWarpDistance && p >= c.warps
-            ? c.order[p - c.warps]
-            : -1;
-
-    // The best row of the smallest line count c*; no row of more new lines
-    // can beat it.
-    int32_t extra = tieBreak == CtaAwareTieBreak::WarpLoad
-                        ? byCount.closestLoad(c.load[seed])
-                        : byCount.first();
-    assert(extra >= 0 && "no unused row left");
-    const int64_t minCount = c.count[extra];
-    raisePushLimit(minCount);
-    Key best = keyOf(extra, sharedWithU(extra), q);
-    best = std::min(best, bestQueued(best.primary, q));
-
-    // hybrid-2.2: rows of count c* sharing no line with U tie with `extra`
-    // on the first two components; the tie-break prefers those sharing
-    // lines with q.
-    if (q >= 0 && minCount > 0 && best.primary == minCount) {
-      const int64_t window = c.window(c.count[q]);
-      for (int32_t k = 0, e = c.count[q]; k < e; ++k) {
-        buffer.clear();
-        c.index.scan(q, k, window, c.limit, buffer);
-        for (const Hit &h : buffer)
-          if (h.count == minCount)
-            best = std::min(best, keyOf(h.row, sharedWithU(h.row), q));
-      }
-    }
-    return best.row;
-  }
-
-  Common c;
-  CtaAwareTieBreak tieBreak;
-  ByCount byCount;
-  /// inU[line] == stamp when the line is in the current cluster's union.
-  std::vector<int64_t> inU;
-  /// Lines of U counted for each touched row.
-  std::vector<int32_t> shared;
-  std::vector<int32_t> touched;
-  std::vector<Hit> buffer;
-  /// Bucket queue on |L(r) \ U| = count - shared. An entry is stale once its
-  /// row is used or its count has grown.
-  std::vector<std::vector<Entry>> buckets;
-  std::vector<int64_t> usedBuckets;
-  int64_t minBucket = kUnlimited;
-  /// Rows are queued only while |L(r) \ U| <= pushLimit = c*: no row of more
-  /// new lines can beat the best row of count c*.
-  int64_t pushLimit = 0;
-  int64_t stamp = -1;
-  int32_t seed = -1;
-  /// Whether a scan of this cluster left rows out.
-  bool cut = false;
-};
-
-} // namespace
-
-std::vector<int32_t> detail::warpAwareOrder(const CsrMatrix &m,
-                                            const PermutationOptions &options,
-                                            WarpAwareTieBreak tieBreak) {
-  return WarpAware(m, options, tieBreak).run();
-}
-
-std::vector<int32_t> detail::ctaAwareOrder(const CsrMatrix &m,
-                                           const PermutationOptions &options,
-                                           CtaAwareTieBreak tieBreak) {
-  return CtaAware(m, options, tieBreak).run();
-}
+#endif // SPPERM_LIB_SPARSE_CACHEAWARE_H

@@ -1,0 +1,226 @@
+//===- CudaBackendImpl.h - The GPU backend of a package ---------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to the runtime's GPU backend: the Backend that createCudaBackend
+// (CudaBackend.h) makes for a package loaded for the GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_RUNTIME_LIB_CUDABACKENDIMPL_H
+#define SPPERM_RUNTIME_LIB_CUDABACKENDIMPL_H
+
+#include "CudaBackend.h"
+#include "CudaResources.h"
+#include "CusparsePlan.h"
+#include "KernelLaunch.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace spperm::runtime_detail {
+
+/// The GPU backend of one loaded package (createCudaBackend). Its members
+/// are defined by concern: the Backend calls in CudaBackend.cpp, loading in
+/// CudaLoading.cpp, launching in CudaLaunch.cpp and the choices made at a
+/// layer's first call in CudaDecisions.cpp.
+class CudaBackend final : public Backend {
+public:
+  CudaBackend(const Driver &d, const Cusparse &sp) : d(d), sp(sp) {}
+
+  ~CudaBackend() override;
+
+  /// Creates the cuSPARSE handle, loads the package's module when a layer
+  /// has generated kernels, and uploads what each layer runs with.
+  sprt_status init(const Package &package);
+
+  sprt_status spmm(int64_t index, const PackageLayer &layer, const float *b,
+                   int64_t k, float *c, void *stream) override;
+
+  sprt_status time(int64_t index, const PackageLayer &layer,
+                   const std::string &variant, const float *b, int64_t k,
+                   float *c, void *streamArg, int32_t warmup, int32_t runs,
+                   float *timesMs) override;
+
+private:
+  /// N of a variant name "spperm:N" (decimal, at most 4 digits).
+  static std::optional<size_t> parseVariantIndex(const std::string &variant);
+
+  /// The cuSPARSE algorithm named `variant`, or null.
+  static const Algorithm *findAlgorithm(const std::string &variant);
+
+  //===--------------------------------------------------------------------===//
+  // Loading (CudaLoading.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// Uploads `layer` as the CSR of its matrix in the original row order.
+  sprt_status uploadCsr(const PackageLayer &layer, DeviceLayer &device);
+
+  /// Loads the package's module, when some layer has generated kernels: the
+  /// cubin when the package's target is this device's compute capability,
+  /// else kernels.ptx through the driver's JIT.
+  sprt_status loadModule(const Package &package);
+
+  /// Uploads the arrays the generated kernels of `layer` take, looks the
+  /// kernels up in the module and checks each against its manifest entry.
+  sprt_status prepareKernels(const PackageLayer &layer, DeviceLayer &device);
+
+  /// Checks that `function` takes the parameters `kernel`'s args make (5
+  /// per array, 1 for K, each of 8 bytes), where the driver can tell
+  /// (cuFuncGetParamInfo, CUDA 12.4): a mismatch would make cuLaunchKernel
+  /// read garbage.
+  sprt_status checkParams(CUfunction function, const KernelInfo &kernel,
+                          const std::string &where);
+
+  //===--------------------------------------------------------------------===//
+  // Launching (CudaLaunch.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// What identifies `stream` in the per-stream state (the cuSPARSE plans
+  /// and first-call decisions, the ticket counters): its id
+  /// (cuStreamGetId, CUDA 12.0), unique for the life of the process, so
+  /// that the per-thread default streams of two threads
+  /// (CU_STREAM_PER_THREAD, one handle) and a stream created where a
+  /// destroyed one was are told apart; the handle where the driver has no
+  /// stream ids.
+  uint64_t streamKey(CUstream stream) const;
+
+  /// Sets `out` to the ticket counters of `stream` (key `key`), allocated
+  /// and cleared on that stream at its first use.
+  sprt_status ticketsFor(CUstream stream, uint64_t key, DeviceSpan &out);
+
+  /// What C = A * B is for an empty matrix: nothing, or C = 0.
+  std::function<sprt_status()> trivialLaunch(const DeviceLayer &layer,
+                                             int64_t k, float *c,
+                                             CUstream stream);
+
+  /// Sets `launch` to the package's computation of layer `index` for B, C
+  /// and `stream`: the generated kernels of the variant chosen for K, or the
+  /// cached cuSPARSE plan for (index, k, stream), chosen now if there is
+  /// none.
+  sprt_status packageLaunch(int64_t index, const PackageLayer &layer,
+                            const float *b, int64_t k, float *c,
+                            CUstream stream,
+                            std::function<sprt_status()> &launch);
+
+  /// Sets `launch` to variant `which` of layer `index` (its generated
+  /// kernels for K, or only C's clearing for an empty matrix), unchecked;
+  /// SPRT_ERROR_UNSUPPORTED when the variant has no generated kernels for
+  /// K.
+  sprt_status variantLaunch(int64_t index, const PackageLayer &layer,
+                            size_t which, const float *b, int64_t k, float *c,
+                            CUstream stream,
+                            std::function<sprt_status()> &launch);
+
+  /// One kernel launch of a variant, its parameters bound.
+  struct Step {
+    CUfunction function;
+    const KernelInfo *kernel;
+    KernelParams params;
+    /// Launched as the programmatic dependent of the step before: the
+    /// kernel is marked dependent_launch (it waits for that step itself,
+    /// griddepcontrol.wait, before it touches C), is not the variant's
+    /// first, and the driver allows it.
+    bool dependent = false;
+  };
+
+  /// Sets `launch` to the kernels of `choice` for B, C and `stream`: C
+  /// cleared first when the variant needs it, then each kernel in manifest
+  /// order.
+  sprt_status generatedLaunch(const DeviceLayer &device,
+                              const PackageLayer &layer,
+                              const LaunchChoice &choice, const float *b,
+                              int64_t k, float *c, CUstream stream,
+                              std::function<sprt_status()> &launch);
+
+  //===--------------------------------------------------------------------===//
+  // Choosing at the first call (CudaDecisions.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// The library check's timed runs per side, and how much faster than the
+  /// library the generated kernels must be to be kept (their median at
+  /// most this ratio of cuSPARSE's).
+  static constexpr int kCheckRuns = 15;
+  static constexpr float kCheckTieRatio = 0.98f;
+
+  /// The library check: chooses the best cuSPARSE algorithm, then times it
+  /// (1 warm-up, kCheckRuns queued runs) and `generated` (1 warm-up,
+  /// kCheckRuns runs before the library's and kCheckRuns after) on this
+  /// call's operands; sets `libraryPlan` to cuSPARSE's plan unless the
+  /// generated kernels' median is at most kCheckTieRatio of the library's,
+  /// else leaves it null. A layer cuSPARSE cannot run keeps its kernels
+  /// (and the caller's last error).
+  sprt_status checkAgainstLibrary(const DeviceLayer &device, const float *b,
+                                  int64_t k, float *c, CUstream stream,
+                                  const std::function<sprt_status()> &generated,
+                                  std::unique_ptr<Plan> &libraryPlan,
+                                  float *generatedOut = nullptr,
+                                  float *libraryOut = nullptr);
+
+  /// What runs a checked layer for a (K, stream): the variant whose
+  /// generated kernels run (0: the layer's own, n: its alternative n), and
+  /// cuSPARSE's plan instead when that was faster than them.
+  struct Decision {
+    size_t variant = 0;
+    std::unique_ptr<Plan> library;
+  };
+
+  /// Decides for a checked layer at its first call for (K, stream): with
+  /// alternatives, times every variant that accepts K (its generated
+  /// kernels, 1 warm-up and kCheckRuns runs each, then kCheckRuns more in
+  /// the reverse order, so that a clock ramp favours none; medians) and
+  /// takes the fastest; then checks it against the library
+  /// (checkAgainstLibrary). `launch` is variant 0's launch on entry and the
+  /// chosen variant's on return. SPPERM_LOG_CHOICES=1 prints the times and
+  /// the decision on stderr.
+  sprt_status decide(int64_t index, const PackageLayer &layer, const float *b,
+                     int64_t k, float *c, CUstream stream,
+                     std::function<sprt_status()> &launch, Decision &out);
+
+  /// SPPERM_LOG_CHOICES=1: the decisions of checked layers on stderr.
+  static bool logChoices();
+
+  /// Prepares every algorithm that applies to K, times each (1 warm-up,
+  /// kCheckRuns queued runs, median), and keeps the fastest. An algorithm
+  /// that fails (cuSPARSE refuses some for some shapes, not always with
+  /// NOT_SUPPORTED) is skipped
+  /// without touching the caller's last error, unless none works; running
+  /// out of memory is returned at once.
+  sprt_status choosePlan(const DeviceLayer &layer, const float *b, int64_t k,
+                         float *c, CUstream stream, std::unique_ptr<Plan> &out);
+
+  const Driver &d;
+  const Cusparse &sp;
+  cusparseHandle_t handle = nullptr;
+  /// The package's generated kernels (null when no layer has any), and the
+  /// file it came from, for messages.
+  CUmodule module = nullptr;
+  std::string moduleFile;
+  std::vector<DeviceLayer> layers;
+  /// Serializes the calls on this package (they share the handle and the
+  /// plans; the work itself is only enqueued while it is held).
+  std::mutex mutex;
+  /// What runs per (layer, K, stream): the cuSPARSE plan of a library
+  /// layer; for a layer with the library check, the variant that won and
+  /// cuSPARSE's plan if that was faster (null when the generated kernels
+  /// were).
+  std::map<std::tuple<int64_t, int64_t, uint64_t>, Decision> decisions;
+  /// The ticket counters (kTicketsArg) per stream (streamKey): launches on
+  /// one stream run one after the other and leave them at zero, so one pair
+  /// serves every kernel of the package on that stream.
+  std::map<uint64_t, DeviceBuffer> tickets;
+};
+
+} // namespace spperm::runtime_detail
+
+#endif // SPPERM_RUNTIME_LIB_CUDABACKENDIMPL_H

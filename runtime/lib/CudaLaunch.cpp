@@ -1,0 +1,228 @@
+//===- CudaLaunch.cpp - Launching a layer on the GPU ------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What a call of the GPU backend enqueues for a layer: the generated kernels
+// of the variant chosen for K (C cleared first when the variant asks for it,
+// then each kernel in manifest order, launched as the programmatic dependent
+// of the one before where marked), the cached cuSPARSE plan, or only C's
+// clearing for an empty matrix; and the per-stream state the launches keep
+// (the stream's key, the ticket counters).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaBackendImpl.h"
+
+#include <algorithm>
+#include <cassert>
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+using namespace spperm;
+using namespace spperm::runtime_detail;
+
+uint64_t CudaBackend::streamKey(CUstream stream) const {
+  unsigned long long id = 0;
+  if (d.api.cuStreamGetId && d.api.cuStreamGetId(stream, &id) == CUDA_SUCCESS)
+    return static_cast<uint64_t>(id);
+  return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream));
+}
+
+sprt_status CudaBackend::ticketsFor(CUstream stream, uint64_t key,
+                                    DeviceSpan &out) {
+  auto [it, fresh] = tickets.try_emplace(key);
+  if (fresh) {
+    sprt_status s = it->second.allocate(d, 2 * sizeof(int32_t));
+    if (s == SPRT_OK)
+      if (CUresult r = d.api.cuMemsetD32Async(
+              reinterpret_cast<CUdeviceptr>(it->second.get()), 0, 2, stream);
+          r != CUDA_SUCCESS)
+        s = cuFailure(d.api, r, "cuMemsetD32Async of the ticket counters",
+                      __FILE__, __LINE__);
+    if (s != SPRT_OK) {
+      tickets.erase(it);
+      return s;
+    }
+  }
+  out = {it->second.get(), 2};
+  return SPRT_OK;
+}
+
+std::function<sprt_status()>
+CudaBackend::trivialLaunch(const DeviceLayer &layer, int64_t k, float *c,
+                           CUstream stream) {
+  const Driver *driver = &d;
+  const size_t count = static_cast<size_t>(layer.rows * k);
+  return [driver, c, count, stream]() -> sprt_status {
+    if (count == 0)
+      return SPRT_OK;
+    SPRT_CU_RETURN_IF_ERROR(
+        driver->api, driver->api.cuMemsetD32Async(
+                         reinterpret_cast<CUdeviceptr>(c), 0, count, stream));
+    return SPRT_OK;
+  };
+}
+
+sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
+                                       const float *b, int64_t k, float *c,
+                                       CUstream stream,
+                                       std::function<sprt_status()> &launch) {
+  // Chosen first, so that a K no kernel accepts fails for empty layers
+  // too.
+  LaunchChoice choice;
+  SPRT_RETURN_IF_ERROR(chooseLaunch(layer, k, choice));
+  const DeviceLayer &device = layers[index];
+  if (device.rows == 0 || device.nnz == 0) {
+    launch = trivialLaunch(device, k, c, stream);
+    return SPRT_OK;
+  }
+  Plan *p = nullptr;
+  const uint64_t key = streamKey(stream);
+  if (!choice.cusparse) {
+    SPRT_RETURN_IF_ERROR(
+        generatedLaunch(device, layer, choice, b, k, c, stream, launch));
+    if (!layer.libraryCheck)
+      return SPRT_OK;
+    // The library check, at the first call for (layer, K, stream): the
+    // fastest of the layer's variants (its own and its alternatives),
+    // then cuSPARSE's plan when that was faster, null when the generated
+    // kernels were.
+    auto [checked, first] =
+        decisions.try_emplace(std::make_tuple(index, k, key));
+    if (first) {
+      sprt_status s =
+          decide(index, layer, b, k, c, stream, launch, checked->second);
+      if (s != SPRT_OK) {
+        decisions.erase(checked);
+        return s;
+      }
+    }
+    if (!checked->second.library) {
+      if (checked->second.variant != 0)
+        SPRT_RETURN_IF_ERROR(variantLaunch(
+            index, layer, checked->second.variant, b, k, c, stream, launch));
+      return SPRT_OK;
+    }
+    p = checked->second.library.get();
+  } else {
+    std::unique_ptr<Plan> &plan = decisions[{index, k, key}].library;
+    if (!plan)
+      SPRT_RETURN_IF_ERROR(choosePlan(device, b, k, c, stream, plan));
+    p = plan.get();
+  }
+  launch = [p, b, c] { return p->run(b, c); };
+  return SPRT_OK;
+}
+
+sprt_status CudaBackend::variantLaunch(int64_t index, const PackageLayer &layer,
+                                       size_t which, const float *b, int64_t k,
+                                       float *c, CUstream stream,
+                                       std::function<sprt_status()> &launch) {
+  const PackageLayer &variant = layer.variant(which);
+  const DeviceLayer &device = layers[index].variant(which);
+  LaunchChoice choice;
+  SPRT_RETURN_IF_ERROR(chooseLaunch(variant, k, choice));
+  if (choice.cusparse)
+    return failWith(SPRT_ERROR_UNSUPPORTED,
+                    "layer '" + layer.name + "': variant " +
+                        std::to_string(which) + " runs no generated kernels");
+  if (device.rows == 0 || device.nnz == 0) {
+    launch = trivialLaunch(device, k, c, stream);
+    return SPRT_OK;
+  }
+  return generatedLaunch(device, variant, choice, b, k, c, stream, launch);
+}
+
+sprt_status CudaBackend::generatedLaunch(const DeviceLayer &device,
+                                         const PackageLayer &layer,
+                                         const LaunchChoice &choice,
+                                         const float *b, int64_t k, float *c,
+                                         CUstream stream,
+                                         std::function<sprt_status()> &launch) {
+  // The stream's id, only where per-stream state is needed: its ticket
+  // counters, or the order of module-level ones across streams.
+  CrossStreamOrder *order = device.crossStreamOrder.get();
+  const bool needsTickets =
+      std::any_of(choice.kernels.begin(), choice.kernels.end(),
+                  [&](size_t i) { return takesTickets(layer.kernels[i]); });
+  const uint64_t key = needsTickets || order ? streamKey(stream) : 0;
+  LaunchOperands operands{{b, device.cols * k}, {c, device.rows * k}, k, {}};
+  if (needsTickets)
+    SPRT_RETURN_IF_ERROR(ticketsFor(stream, key, operands.tickets));
+  auto steps = std::make_shared<std::vector<Step>>();
+  for (size_t i : choice.kernels) {
+    Step step{device.functions[i], &layer.kernels[i], KernelParams(),
+              !steps->empty() && layer.kernels[i].dependentLaunch &&
+                  d.dependentLaunch};
+    assert(step.function && "a generated kernel was not looked up");
+    SPRT_RETURN_IF_ERROR(bindKernelParams(layer.name, layer.kernels[i],
+                                          device.spans, operands, step.params));
+    steps->push_back(std::move(step));
+  }
+  const Driver *driver = &d;
+  const std::string *layerName = &layer.name;
+  const size_t cCount = static_cast<size_t>(device.rows * k);
+  const bool zero = choice.zeroOutput;
+  launch = [driver, steps, layerName, c, cCount, zero, stream, key,
+            order]() -> sprt_status {
+    const DriverApi &api = driver->api;
+    // Module-level counters: wait for the variant's last launch when it
+    // was on another stream (the calls are enqueued under the backend's
+    // lock, so the order is total).
+    if (order && order->lastStream && *order->lastStream != key)
+      SPRT_CU_RETURN_IF_ERROR(api,
+                              api.cuStreamWaitEvent(stream, order->event, 0));
+    if (zero)
+      SPRT_CU_RETURN_IF_ERROR(
+          api, api.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(c), 0, cCount,
+                                    stream));
+    for (Step &step : *steps) {
+      const KernelInfo &kernel = *step.kernel;
+      // A dependent step starts (and reads A and B) while the one before
+      // finishes; the variant's first kernel follows whatever came before
+      // in the stream, in plain stream order.
+      CUlaunchConfig config = {};
+      config.gridDimX = static_cast<unsigned>(kernel.gridX);
+      config.gridDimY = static_cast<unsigned>(kernel.gridY);
+      config.gridDimZ = static_cast<unsigned>(kernel.gridZ);
+      config.blockDimX = static_cast<unsigned>(kernel.blockX);
+      config.blockDimY = static_cast<unsigned>(kernel.blockY);
+      config.blockDimZ = static_cast<unsigned>(kernel.blockZ);
+      config.sharedMemBytes = static_cast<unsigned>(kernel.sharedBytes);
+      config.hStream = stream;
+      CUlaunchAttribute dependent = {};
+      dependent.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      dependent.value.programmaticStreamSerializationAllowed = 1;
+      if (step.dependent) {
+        config.attrs = &dependent;
+        config.numAttrs = 1;
+      }
+      if (CUresult r =
+              step.dependent
+                  ? api.cuLaunchKernelEx(&config, step.function,
+                                         step.params.pointers(), nullptr)
+                  : api.cuLaunchKernel(step.function, config.gridDimX,
+                                       config.gridDimY, config.gridDimZ,
+                                       config.blockDimX, config.blockDimY,
+                                       config.blockDimZ, config.sharedMemBytes,
+                                       stream, step.params.pointers(), nullptr);
+          r != CUDA_SUCCESS)
+        return cuFailureIn(api, r,
+                           "cuLaunchKernel of kernel '" + kernel.name +
+                               "' of layer '" + *layerName + "'",
+                           __FILE__, __LINE__);
+    }
+    if (order) {
+      SPRT_CU_RETURN_IF_ERROR(api, api.cuEventRecord(order->event, stream));
+      order->lastStream = key;
+    }
+    return SPRT_OK;
+  };
+  return SPRT_OK;
+}

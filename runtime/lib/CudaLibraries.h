@@ -1,0 +1,78 @@
+//===- CudaLibraries.h - The driver and cuSPARSE, loaded --------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to the runtime's GPU backend. Nothing CUDA is linked: libcuda.so.1
+// and libcusparse are opened with dlopen at the first GPU use, and every entry
+// point listed in CudaSymbols.def is looked up with dlsym into a table of
+// function pointers typed from cuda.h / cusparse.h (CudaLibraries.cpp). A
+// missing library, symbol or device is an SPRT_ERROR_DEVICE with one line
+// saying which, never a crash; the outcome is kept, so later calls report the
+// same.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_RUNTIME_LIB_CUDALIBRARIES_H
+#define SPPERM_RUNTIME_LIB_CUDALIBRARIES_H
+
+#include "Backend.h"
+
+#include <cuda.h>
+#include <cusparse.h>
+
+#include <string>
+
+namespace spperm::runtime_detail {
+
+/// The driver entry points of CudaSymbols.def, typed from cuda.h.
+struct DriverApi {
+#define SPRT_CU(name) decltype(&::name) name = nullptr;
+#include "CudaSymbols.def"
+};
+
+/// The cuSPARSE entry points of CudaSymbols.def, typed from cusparse.h.
+struct CusparseApi {
+#define SPRT_CUSPARSE(name) decltype(&::name) name = nullptr;
+#include "CudaSymbols.def"
+};
+
+/// The loaded driver, the device and its retained primary context. Created
+/// once per process and never destroyed (the context stays retained).
+struct Driver {
+  DriverApi api;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  int ordinal = 0;
+  /// Kernels marked `dependent_launch` are launched as programmatic
+  /// dependents of the kernel before them (cuLaunchKernelEx is there and
+  /// SPPERM_DEPENDENT_LAUNCH is not 0).
+  bool dependentLaunch = false;
+  /// SPRT_OK when usable; otherwise why not.
+  sprt_status status = SPRT_OK;
+  std::string error;
+};
+
+/// The loaded cuSPARSE library. Created once per process.
+struct Cusparse {
+  CusparseApi api;
+  /// 1000 * major + 100 * minor + patch.
+  int version = 0;
+  std::string path;
+  sprt_status status = SPRT_OK;
+  std::string error;
+};
+
+/// The process's cuSPARSE (loaded on the first call).
+const Cusparse &cusparseInstance();
+
+/// Sets `out` to the usable driver, or records why there is none.
+sprt_status requireDriver(const Driver *&out);
+
+/// Sets `out` to the usable cuSPARSE, or records why there is none.
+sprt_status requireCusparse(const Cusparse *&out);
+
+} // namespace spperm::runtime_detail
+
+#endif // SPPERM_RUNTIME_LIB_CUDALIBRARIES_H

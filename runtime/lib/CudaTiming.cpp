@@ -1,0 +1,157 @@
+//===- CudaTiming.cpp - Timing launches on the GPU --------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// timeLaunches: the runs of a launch between pairs of events, queued while
+// the stream waits on a host flag (HostFlag) so that the events time the
+// GPU's work rather than the rate of the host's launches.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaTiming.h"
+#include "CudaStatus.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace spperm;
+using namespace spperm::runtime_detail;
+
+namespace {
+
+/// A page of pinned host memory the device can read: the flag a timed
+/// stream waits on while the host queues the runs.
+class HostFlag {
+public:
+  explicit HostFlag(const DriverApi &api) : api(api) {
+    if (!api.cuStreamWaitValue32 || !api.cuMemHostAlloc ||
+        !api.cuMemHostGetDevicePointer || !api.cuMemFreeHost)
+      return;
+    void *p = nullptr;
+    if (api.cuMemHostAlloc(&p, sizeof(uint32_t), CU_MEMHOSTALLOC_DEVICEMAP) !=
+        CUDA_SUCCESS)
+      return;
+    CUdeviceptr d = 0;
+    if (api.cuMemHostGetDevicePointer(&d, p, 0) != CUDA_SUCCESS) {
+      api.cuMemFreeHost(p);
+      return;
+    }
+    host = static_cast<uint32_t *>(p);
+    device = d;
+  }
+  ~HostFlag() {
+    if (host)
+      api.cuMemFreeHost(host);
+  }
+  HostFlag(const HostFlag &) = delete;
+  HostFlag &operator=(const HostFlag &) = delete;
+
+  /// Whether the flag exists (the driver has stream memory operations and
+  /// mapped pinned memory) and holding a stream on it has not failed.
+  bool usable() const { return host != nullptr && !failed; }
+  /// Makes `stream` wait until release(); false (and the flag unusable
+  /// from then on) when the driver refuses the wait.
+  bool hold(CUstream stream) {
+    __atomic_store_n(host, 0u, __ATOMIC_RELEASE);
+    if (api.cuStreamWaitValue32(stream, device, 1, CU_STREAM_WAIT_VALUE_GEQ) !=
+        CUDA_SUCCESS) {
+      failed = true;
+      return false;
+    }
+    return true;
+  }
+  /// Lets a held stream go.
+  void release() {
+    if (host)
+      __atomic_store_n(host, 1u, __ATOMIC_RELEASE);
+  }
+
+private:
+  const DriverApi &api;
+  uint32_t *host = nullptr;
+  CUdeviceptr device = 0;
+  bool failed = false;
+};
+
+} // namespace
+
+sprt_status spperm::runtime_detail::timeLaunches(
+    const Driver &d, CUstream stream, int32_t warmup, int32_t runs,
+    float *timesMs, const std::function<sprt_status()> &launch) {
+  const DriverApi &api = d.api;
+  for (int32_t i = 0; i < warmup; ++i)
+    SPRT_RETURN_IF_ERROR(launch());
+  std::vector<CUevent> events;
+  HostFlag flag(api);
+  // Destroys the events however the function returns; never leaves the
+  // stream held, and waits for it before the flag's memory is freed.
+  struct Guard {
+    const DriverApi &api;
+    std::vector<CUevent> &events;
+    HostFlag &flag;
+    CUstream stream;
+    bool held = false;
+    ~Guard() {
+      if (held) {
+        flag.release();
+        api.cuStreamSynchronize(stream);
+      }
+      for (CUevent e : events)
+        api.cuEventDestroy(e);
+    }
+  } guard{api, events, flag, stream};
+  for (int32_t i = 0; i < 2 * runs; ++i) {
+    CUevent e;
+    SPRT_CU_RETURN_IF_ERROR(api, api.cuEventCreate(&e, CU_EVENT_DEFAULT));
+    events.push_back(e);
+  }
+  constexpr int32_t kBatch = 16;
+  for (int32_t first = 0; first < runs; first += kBatch) {
+    // Should a launch wait for the stream inside (a library call that
+    // synchronizes), the watchdog lets the stream go after a second.
+    std::mutex m;
+    std::condition_variable queued;
+    bool done = false;
+    std::thread watchdog;
+    if (flag.usable() && flag.hold(stream)) {
+      guard.held = true;
+      watchdog = std::thread([&] {
+        std::unique_lock<std::mutex> lock(m);
+        queued.wait_for(lock, std::chrono::seconds(1), [&] { return done; });
+        flag.release();
+      });
+    }
+    auto queueBatch = [&]() -> sprt_status {
+      for (int32_t i = first; i < std::min(runs, first + kBatch); ++i) {
+        SPRT_CU_RETURN_IF_ERROR(api,
+                                api.cuEventRecord(events[2 * i], stream));
+        SPRT_RETURN_IF_ERROR(launch());
+        SPRT_CU_RETURN_IF_ERROR(api,
+                                api.cuEventRecord(events[2 * i + 1], stream));
+      }
+      return SPRT_OK;
+    };
+    sprt_status status = queueBatch();
+    if (watchdog.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        done = true;
+      }
+      queued.notify_one();
+      watchdog.join();
+    }
+    SPRT_RETURN_IF_ERROR(status);
+    SPRT_CU_RETURN_IF_ERROR(api, api.cuStreamSynchronize(stream));
+  }
+  for (int32_t i = 0; i < runs; ++i)
+    SPRT_CU_RETURN_IF_ERROR(api, api.cuEventElapsedTime(&timesMs[i],
+                                                        events[2 * i],
+                                                        events[2 * i + 1]));
+  return SPRT_OK;
+}

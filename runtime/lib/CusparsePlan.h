@@ -1,0 +1,79 @@
+//===- CusparsePlan.h - A cuSPARSE call made ready --------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to the runtime's GPU backend: the cuSPARSE algorithms the backend
+// chooses among (and sprt_spmm_time knows by name), and the Plan of one of
+// them for a layer, K and stream (CusparsePlan.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_RUNTIME_LIB_CUSPARSEPLAN_H
+#define SPPERM_RUNTIME_LIB_CUSPARSEPLAN_H
+
+#include "CudaResources.h"
+
+namespace spperm::runtime_detail {
+
+/// A cuSPARSE algorithm and the variant name sprt_spmm_time knows it by.
+struct Algorithm {
+  const char *variant;
+  bool spmv;
+  int alg;
+};
+
+/// Every algorithm sprt_spmm_time knows, in the order choosePlan tries them.
+inline constexpr Algorithm kAlgorithms[] = {
+    {"cusparse-spmm-default", false, CUSPARSE_SPMM_ALG_DEFAULT},
+    {"cusparse-spmm-csr-alg2", false, CUSPARSE_SPMM_CSR_ALG2},
+    {"cusparse-spmm-csr-alg3", false, CUSPARSE_SPMM_CSR_ALG3},
+    {"cusparse-spmv-default", true, CUSPARSE_SPMV_ALG_DEFAULT},
+    {"cusparse-spmv-csr-alg1", true, CUSPARSE_SPMV_CSR_ALG1},
+    {"cusparse-spmv-csr-alg2", true, CUSPARSE_SPMV_CSR_ALG2},
+};
+
+/// One cuSPARSE call made ready for a layer, K and stream: descriptors,
+/// workspace and preprocessing, so that run() only rebinds B and C and
+/// enqueues.
+class Plan {
+public:
+  Plan(const Cusparse &sp, cusparseHandle_t handle, const Algorithm &algorithm)
+      : sp(sp), handle(handle), algorithm(algorithm) {}
+  ~Plan();
+  Plan(const Plan &) = delete;
+  Plan &operator=(const Plan &) = delete;
+
+  /// Builds the descriptors over `layer`, B and C, sizes and allocates the
+  /// workspace, and preprocesses. The primary context must be current.
+  sprt_status prepare(const Driver &d, const DeviceLayer &layer, int64_t k,
+                      const float *b, float *c, CUstream stream);
+
+  /// Enqueues C = A * B on the plan's stream.
+  sprt_status run(const float *b, float *c);
+
+  const Algorithm &getAlgorithm() const { return algorithm; }
+
+private:
+  cusparseSpMMAlg_t spmmAlg() const {
+    return static_cast<cusparseSpMMAlg_t>(algorithm.alg);
+  }
+  cusparseSpMVAlg_t spmvAlg() const {
+    return static_cast<cusparseSpMVAlg_t>(algorithm.alg);
+  }
+
+  const Cusparse &sp;
+  cusparseHandle_t handle;
+  Algorithm algorithm;
+  CUstream stream = nullptr;
+  const float one = 1.0f, zero = 0.0f;
+  cusparseSpMatDescr_t a = nullptr;
+  cusparseDnMatDescr_t bMat = nullptr, cMat = nullptr;
+  cusparseDnVecDescr_t bVec = nullptr, cVec = nullptr;
+  DeviceBuffer buffer;
+};
+
+} // namespace spperm::runtime_detail
+
+#endif // SPPERM_RUNTIME_LIB_CUSPARSEPLAN_H

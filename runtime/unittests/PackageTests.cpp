@@ -1,0 +1,412 @@
+//===- PackageTests.cpp - Writing and reading packages ----------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// SHA-256 against the FIPS 180-2 vectors; packages written with writePackage
+// in every format and several strategies and read back exactly, alternatives
+// included; the writer's refusals; and packages with external data, rebuilt
+// from their source matrix at load.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtil.h"
+
+#include "spperm/Runtime/SpPermRuntime.h"
+#include "spperm/Sparse/Generators.h"
+#include "spperm/Sparse/MatrixIO.h"
+#include "spperm/Sparse/Package.h"
+
+#include "gtest/gtest.h"
+
+#include <filesystem>
+#include <iterator>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace spperm;
+using namespace spperm::test;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// SHA-256
+//===----------------------------------------------------------------------===//
+
+TEST(Sha256Test, FipsVectors) {
+  EXPECT_EQ(sha256Hex("", 0),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256Hex("abc", 3),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  const std::string m448 =
+      "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  EXPECT_EQ(sha256Hex(m448.data(), m448.size()),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  const std::string million(1000000, 'a');
+  EXPECT_EQ(sha256Hex(million.data(), million.size()),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256Test, FileMatchesMemoryAtEveryPaddingBoundary) {
+  ScratchDir dir;
+  std::mt19937 rng(5);
+  // Lengths around the 55/56/64-byte padding cases and across read chunks.
+  for (size_t n : {0u, 1u, 55u, 56u, 57u, 63u, 64u, 65u, 119u, 120u, 128u,
+                   65535u, 65536u, 65537u, 200001u}) {
+    std::string bytes(n, '\0');
+    for (char &c : bytes)
+      c = static_cast<char>(rng());
+    writeBytes(dir.path("f"), bytes);
+    StatusOr<std::string> file = sha256File(dir.path("f"));
+    ASSERT_TRUE(file) << file.message();
+    EXPECT_EQ(*file, sha256Hex(bytes.data(), bytes.size())) << n;
+  }
+  StatusOr<std::string> missing = sha256File(dir.path("missing"));
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.message().find("cannot open"), std::string::npos);
+  // Not a regular file: refused rather than read forever (an external
+  // package source naming /dev/zero hung readPackage).
+  for (const std::string &special : {std::string("/dev/zero"), dir.root()}) {
+    StatusOr<std::string> sha = sha256File(special);
+    ASSERT_FALSE(sha) << special;
+    EXPECT_EQ(sha.message(), special + ": not a regular file");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Writing and reading
+//===----------------------------------------------------------------------===//
+
+TEST(PackageTest, RoundTripIsExact) {
+  ScratchDir dir;
+  std::vector<PackageLayer> layers;
+  std::vector<CsrMatrix> matrices = testMatrices();
+  for (FormatKind kind : kKinds)
+    for (size_t s = 0; s < std::size(kStrategies); ++s) {
+      std::string name = std::string(formatName(kind)) + "_" +
+                         std::string(strategyCliName(kStrategies[s]));
+      layers.push_back(makeLayer(name, matrices[s % matrices.size()],
+                                 kStrategies[s], kind, s == 1 ? 8 : 0));
+    }
+  // A bell layer that also carries its permuted CSR (the csr.* buffers).
+  PackageLayer withCsr =
+      makeLayer("bell_with_csr", matrices[0], Strategy::Lpt, FormatKind::Bell);
+  withCsr.matrix.csr = permuteRows(matrices[0], withCsr.matrix.order);
+  layers.push_back(withCsr);
+  KernelInfo kernel;
+  kernel.name = "spmm_csr_0";
+  kernel.family = "csr";
+  kernel.variant = "vec4";
+  kernel.kMin = 4;
+  kernel.kAlign = 4;
+  kernel.zeroOutput = true;
+  kernel.args = {"order", "csr.row_ptr", "csr.col_idx", "csr.values", "B",
+                 "C", "K"};
+  kernel.gridX = 4;
+  kernel.blockX = 128;
+  kernel.sharedBytes = 4096;
+  layers[0].kernels.push_back(kernel);
+  // A second kernel of the variant, launched as the first's dependent.
+  kernel.name = "spmm_csr_1";
+  kernel.zeroOutput = false;
+  kernel.dependentLaunch = true;
+  layers[0].kernels.push_back(kernel);
+  layers[0].sourceSha256 = std::string(64, 'a');
+  layers[0].libraryCheck = true;
+  layers[1].values = {ValueMode::Random, 42};
+  PackageOptions options;
+  options.ptx = "// ptx\n.version 8.0\n";
+  options.cubin = std::string("\x7f"
+                              "ELF\0\1\2",
+                              7);
+  ASSERT_TRUE(writePackage(dir.path("m.spp"), layers, options));
+  EXPECT_TRUE(exists(dir.path("m.spp/kernels.ptx")));
+  EXPECT_TRUE(exists(dir.path("m.spp/kernels.sm_90.cubin")));
+
+  StatusOr<Package> read = readPackage(dir.path("m.spp"));
+  ASSERT_TRUE(read) << read.message();
+  EXPECT_EQ(read->target, "sm_90");
+  EXPECT_FALSE(read->externalData);
+  EXPECT_EQ(read->ptx, options.ptx);
+  EXPECT_EQ(read->cubin, options.cubin);
+  // The library check is kept for the layer that asks for it only.
+  EXPECT_TRUE(read->layers[0].libraryCheck);
+  EXPECT_FALSE(read->layers[1].libraryCheck);
+  ASSERT_EQ(read->layers.size(), layers.size());
+  for (size_t i = 0; i < layers.size(); ++i) {
+    SCOPED_TRACE(layers[i].name);
+    const PackageLayer &got = read->layers[i], &want = layers[i];
+    EXPECT_EQ(got.name, want.name);
+    EXPECT_EQ(got.k, want.k);
+    EXPECT_EQ(got.permutation.strategy, want.permutation.strategy);
+    EXPECT_EQ(got.permutation.warps, want.permutation.warps);
+    EXPECT_EQ(got.permutation.alpha, want.permutation.alpha);
+    EXPECT_EQ(got.format.kind, want.format.kind);
+    EXPECT_EQ(got.sourcePath, want.sourcePath);
+    EXPECT_EQ(got.sourceSha256, want.sourceSha256);
+    EXPECT_TRUE(got.values == want.values);
+    ASSERT_EQ(got.kernels.size(), want.kernels.size());
+    for (size_t k = 0; k < got.kernels.size(); ++k) {
+      EXPECT_EQ(got.kernels[k].name, want.kernels[k].name);
+      EXPECT_EQ(got.kernels[k].blockX, want.kernels[k].blockX);
+      EXPECT_EQ(got.kernels[k].sharedBytes, want.kernels[k].sharedBytes);
+      EXPECT_EQ(got.kernels[k].variant, want.kernels[k].variant);
+      EXPECT_EQ(got.kernels[k].kMin, want.kernels[k].kMin);
+      EXPECT_EQ(got.kernels[k].kAlign, want.kernels[k].kAlign);
+      EXPECT_EQ(got.kernels[k].zeroOutput, want.kernels[k].zeroOutput);
+      EXPECT_EQ(got.kernels[k].dependentLaunch,
+                want.kernels[k].dependentLaunch);
+      EXPECT_EQ(got.kernels[k].args, want.kernels[k].args);
+    }
+    expectSameMatrix(got.matrix, want.matrix);
+  }
+  expectSameCsr(read->layers.back().matrix.csr, withCsr.matrix.csr);
+
+  // The manifest is pretty JSON with the documented top-level keys and
+  // 256-byte aligned buffers.
+  json m = json::parse(readWholeFile(dir.path("m.spp/manifest.json")));
+  std::vector<std::string> keys;
+  for (auto it = m.begin(); it != m.end(); ++it)
+    keys.push_back(it.key());
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"schema", "version", "target", "data",
+                                      "code", "layers", "manifest_sha256"}));
+  for (const json &l : m["layers"])
+    for (const json &b : l["buffers"])
+      EXPECT_EQ(b["offset"].get<uint64_t>() % 256, 0u);
+}
+
+TEST(PackageTest, AlternativesRoundTrip) {
+  ScratchDir dir;
+  CsrMatrix m = generateBlockSparse(64, 48, 4, 0.3, 3);
+  std::vector<PackageLayer> layers = layersWithAlternatives(m);
+  PackageOptions options;
+  options.ptx = ".version 8.0\n";
+  ASSERT_TRUE(writePackage(dir.path("a.spp"), layers, options));
+  StatusOr<Package> read = readPackage(dir.path("a.spp"));
+  ASSERT_TRUE(read) << read.message();
+  ASSERT_EQ(read->layers.size(), 2u);
+  EXPECT_TRUE(read->layers[1].alternatives.empty());
+  const PackageLayer &got = read->layers[0];
+  ASSERT_EQ(got.alternatives.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    SCOPED_TRACE("alternative " + std::to_string(i + 1));
+    const PackageLayer &alt = got.alternatives[i];
+    const PackageLayer &want = layers[0].alternatives[i];
+    EXPECT_EQ(alt.name, "fc");
+    EXPECT_EQ(alt.sourcePath, layers[0].sourcePath);
+    EXPECT_TRUE(alt.libraryCheck);
+    EXPECT_EQ(alt.permutation.strategy, want.permutation.strategy);
+    EXPECT_EQ(alt.format.kind, want.format.kind);
+    ASSERT_EQ(alt.kernels.size(), 1u);
+    EXPECT_EQ(alt.kernels[0].name, want.kernels[0].name);
+    expectSameMatrix(alt.matrix, want.matrix);
+  }
+  expectSameMatrix(got.matrix, layers[0].matrix);
+  // The manifest holds only what differs.
+  json manifest = json::parse(readWholeFile(dir.path("a.spp/manifest.json")));
+  std::vector<std::string> keys;
+  for (auto it = manifest["layers"][0]["alternatives"][0].begin();
+       it != manifest["layers"][0]["alternatives"][0].end(); ++it)
+    keys.push_back(it.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"strategy", "strategy_params",
+                                            "format", "format_params",
+                                            "kernels", "buffers"}));
+
+  // The CPU runs the layer's own variant; every variant is the same C.
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("a.spp").c_str(), SPRT_DEVICE_CPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  std::vector<float> b = randomDense(m.cols * 8, 5);
+  std::vector<float> c(static_cast<size_t>(m.rows * 8));
+  ASSERT_EQ(sprt_spmm(p, 0, b.data(), 8, c.data(), nullptr), SPRT_OK);
+  EXPECT_LE(relativeError(c, reference(m, b, 8)), 1e-5);
+  sprt_package_release(p);
+
+  // The writer refuses alternatives that are not the layer's matrix, or
+  // that nothing would time.
+  auto refused = [&](std::vector<PackageLayer> bad, const char *what) {
+    Status s = writePackage(dir.path("bad.spp"), bad, options);
+    EXPECT_FALSE(s) << what;
+    EXPECT_NE(s.message().find(what), std::string::npos) << s.message();
+    EXPECT_FALSE(exists(dir.path("bad.spp")));
+  };
+  std::vector<PackageLayer> bad = layers;
+  bad[0].libraryCheck = false;
+  refused(bad, "alternatives need the library check");
+  bad = layers;
+  bad[0].alternatives[1].sourcePath = "other.mtx";
+  refused(bad, "alternative 2: not the layer's matrix");
+  bad = layers;
+  bad[0].alternatives[0].kernels.clear();
+  refused(bad, "alternative 1: needs generated kernels");
+  bad = layers;
+  bad[0].alternatives[0].alternatives.push_back(layers[0].alternatives[1]);
+  refused(bad, "no alternatives of its own");
+}
+
+TEST(PackageTest, ReplacesAPackageButNothingElse) {
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(20, 20, 0.2, 7);
+  std::vector<PackageLayer> one = {
+      makeLayer("a", m, Strategy::Identity, FormatKind::Csr)};
+  std::vector<PackageLayer> two = {
+      makeLayer("b", m, Strategy::Lpt, FormatKind::Bell)};
+  PackageOptions options;
+  options.ptx = "old";
+  ASSERT_TRUE(writePackage(dir.path("p.spp/"), one, options));
+  ASSERT_TRUE(writePackage(dir.path("p.spp"), two, PackageOptions()));
+  StatusOr<Package> read = readPackage(dir.path("p.spp"));
+  ASSERT_TRUE(read) << read.message();
+  ASSERT_EQ(read->layers.size(), 1u);
+  EXPECT_EQ(read->layers[0].name, "b");
+  // Nothing of the old package, and no temporary directory, is left.
+  EXPECT_FALSE(exists(dir.path("p.spp/kernels.ptx")));
+  size_t entries = 0;
+  for (const auto &e : std::filesystem::directory_iterator(dir.root())) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1u);
+
+  // A directory that is not a package, and a file, are not replaced.
+  std::filesystem::create_directory(dir.path("other"));
+  writeBytes(dir.path("other/keep.txt"), "x");
+  Status s = writePackage(dir.path("other"), one, PackageOptions());
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("is not a spperm package"), std::string::npos);
+  EXPECT_TRUE(exists(dir.path("other/keep.txt")));
+  writeBytes(dir.path("file"), "x");
+  EXPECT_FALSE(writePackage(dir.path("file"), one, PackageOptions()));
+  EXPECT_EQ(readWholeFile(dir.path("file")), "x");
+}
+
+TEST(PackageTest, WriterRefusesBadInput) {
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(20, 20, 0.2, 7);
+  PackageLayer good = makeLayer("a", m, Strategy::Identity, FormatKind::Csr);
+  auto refused = [&](std::vector<PackageLayer> layers, PackageOptions o,
+                     const std::string &expect) {
+    Status s = writePackage(dir.path("x.spp"), layers, o);
+    ASSERT_FALSE(s) << expect;
+    EXPECT_NE(s.message().find(expect), std::string::npos) << s.message();
+    EXPECT_FALSE(exists(dir.path("x.spp")));
+  };
+  refused({}, PackageOptions(), "at least one layer");
+  refused({good, good}, PackageOptions(), "two layers are named 'a'");
+  PackageLayer bad = good;
+  bad.name = "";
+  refused({bad}, PackageOptions(), "layer name");
+  bad = good;
+  bad.name = "a\nb";
+  refused({bad}, PackageOptions(), "layer name");
+  bad = good;
+  bad.matrix.order[0] = bad.matrix.order[1];
+  refused({bad}, PackageOptions(), "does not verify");
+  bad = good;
+  bad.format.kind = FormatKind::Bell;
+  refused({bad}, PackageOptions(), "format options say bell");
+  bad = good;
+  bad.k = -1;
+  refused({bad}, PackageOptions(), "k must be");
+  PackageOptions o;
+  o.target = "../sm_90";
+  refused({good}, o, "target");
+  o = PackageOptions();
+  o.externalData = true;
+  refused({good}, o, "external data needs the source path and its sha256");
+  // Nothing is left beside the destination either.
+  EXPECT_TRUE(std::filesystem::is_empty(dir.root()));
+}
+
+//===----------------------------------------------------------------------===//
+// External data
+//===----------------------------------------------------------------------===//
+
+TEST(ExternalDataTest, RoundTripAndModifiedSource) {
+  ScratchDir dir;
+  CsrMatrix m = generateSkewed(80, 50, 6);
+  ASSERT_TRUE(writeMatrixMarket(dir.path("w.mtx"), m));
+  StatusOr<CsrMatrix> reread = readMatrixFile(dir.path("w.mtx"));
+  ASSERT_TRUE(reread);
+  StatusOr<std::string> sha = sha256File(dir.path("w.mtx"));
+  ASSERT_TRUE(sha);
+
+  std::vector<PackageLayer> layers;
+  for (FormatKind kind : kKinds) {
+    PackageLayer l = makeLayer(std::string(formatName(kind)), *reread,
+                               Strategy::Hybrid21, kind);
+    l.sourcePath = "w.mtx"; // relative to the package's parent directory
+    l.sourceSha256 = *sha;
+    layers.push_back(std::move(l));
+  }
+  layers[0].sourcePath = dir.path("w.mtx"); // and an absolute path
+  PackageOptions options;
+  options.externalData = true;
+  // A relative source path is taken from the package's parent directory:
+  // one level further down, "w.mtx" does not resolve, and the writer says so.
+  std::filesystem::create_directory(dir.path("sub"));
+  Status misplaced = writePackage(dir.path("sub/ext.spp"), layers, options);
+  ASSERT_FALSE(misplaced);
+  EXPECT_NE(misplaced.message().find("resolves to " + dir.path("sub/w.mtx")),
+            std::string::npos)
+      << misplaced.message();
+  const std::string pkg = dir.path("ext.spp");
+  ASSERT_TRUE(writePackage(pkg, layers, options));
+  EXPECT_FALSE(exists(pkg + "/data.bin"));
+  json manifest = json::parse(readWholeFile(pkg + "/manifest.json"));
+  EXPECT_EQ(manifest["data"], "external");
+
+  StatusOr<Package> read = readPackage(pkg);
+  ASSERT_TRUE(read) << read.message();
+  EXPECT_TRUE(read->externalData);
+  for (size_t i = 0; i < layers.size(); ++i)
+    expectSameMatrix(read->layers[i].matrix, layers[i].matrix);
+
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(pkg.c_str(), SPRT_DEVICE_CPU, &p), SPRT_OK)
+      << sprt_last_error();
+  const int64_t k = 5;
+  std::vector<float> b = randomDense(50 * k, 3), c(80 * k);
+  for (int64_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(sprt_spmm(p, i, b.data(), k, c.data(), nullptr), SPRT_OK);
+    EXPECT_LE(relativeError(c, reference(m, b, k)), 1e-5);
+  }
+  sprt_package_release(p);
+
+  // One value changed in the source: refused, naming the source.
+  std::string text = readWholeFile(dir.path("w.mtx"));
+  std::string edited = text;
+  edited.insert(edited.size() - 1, "1");
+  writeBytes(dir.path("w.mtx"), edited);
+  std::string message;
+  EXPECT_EQ(tryLoad(pkg, message), SPRT_ERROR_CORRUPT_PACKAGE);
+  EXPECT_NE(message.find("does not match its recorded sha256"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.rfind(pkg + "/manifest.json: layer 'csr': ", 0), 0u)
+      << message;
+
+  // Missing source.
+  std::filesystem::remove(dir.path("w.mtx"));
+  EXPECT_EQ(tryLoad(pkg, message), SPRT_ERROR_CORRUPT_PACKAGE);
+  EXPECT_NE(message.find("cannot read the source matrix"), std::string::npos)
+      << message;
+
+  // A source whose checksum matches but whose rebuilt arrays differ (the
+  // manifest's parameters edited consistently): the buffer checksums catch
+  // it.
+  writeBytes(dir.path("w.mtx"), text);
+  rewriteManifest(pkg,
+                  [](json &j) { j["layers"][0]["strategy"] = "identity"; });
+  EXPECT_EQ(tryLoad(pkg, message), SPRT_ERROR_CORRUPT_PACKAGE);
+  EXPECT_NE(message.find("the rebuilt buffer 'order' does not match"),
+            std::string::npos)
+      << message;
+}
+
+} // namespace

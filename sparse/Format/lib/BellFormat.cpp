@@ -1,0 +1,407 @@
+//===- BellFormat.cpp - Blocked-ELL plus a CSR residual ---------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// bell (tau = bell.block, W = bell.width, BR = bell.blockRows =
+// ceil(rows / tau), BC = ceil(cols / tau)):
+//  * P is cut into tau x tau tiles; tile (br, bc) covers rows
+//    [br*tau, br*tau + tau) and columns [bc*tau, bc*tau + tau) (edge tiles
+//    are partial). A tile is dense when count / tau^2 >= delta (count = its
+//    stored entries, including explicit zeros, tau^2 also for edge tiles).
+//    With bellMaxWidth > 0 a block row keeps only its bellMaxWidth densest
+//    dense tiles (ties: smaller bc).
+//  * blockCol[br*W + w], w < W: the kept tiles of block row br in increasing
+//    bc, then -1 up to W. W is the largest number of kept tiles of a block
+//    row (so some block row has no padding); W = 0 and both arrays are empty
+//    when nothing is kept.
+//  * blockValues[(br*W + w)*tau^2 + i*tau + j] is P(br*tau + i,
+//    blockCol*tau + j): the entry's value, 0 where P has no entry, where the
+//    position lies outside the matrix, and everywhere in a padding slot.
+//    Kernels must not read B rows >= cols for partial edge tiles.
+//  * residual: P minus the entries in kept tiles (rows x cols CSR).
+//  * denseNnz: the entries in kept tiles; denseNnz + residual.nnz() = nnz.
+//
+// The delta search (bellDelta <= 0): every delta in {0.05, 0.10, ..., 1.00}
+// (i / 20.0) is evaluated with bellCost at K = kBellSearchK; the cheapest
+// wins, ties to the larger delta; splits whose blockValues would exceed
+// kBellMaxValues are skipped. bellCost (byte-equivalents, F = kFlopsPerByte
+// flops per byte, the fp32 CUDA-core machine balance of an H100):
+//   slots = blockRows * W            (padding slots included: stored, read)
+//   dense = slots * (4 tau^2 + 4                 A values and block column
+//                    + 4 tau K                   B: tau rows, K columns
+//                    + 2 tau^2 K / F)            dense FMAs
+//   resid = 4 (rows + 1) + residualNnz * (8 + 4K + 2K / F)
+//                                                col + value, a B row
+//                                                gathered, FMAs
+//
+// This file: building bell (the tiles, the delta search, the split), its
+// verification and the cost model, bellCost.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Sparse/Formats.h"
+
+#include "FormatsDetail.h"
+
+#include "spperm/Sparse/Permutation.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace spperm;
+using namespace spperm::detail;
+
+namespace {
+
+/// fp32 flops per byte of HBM traffic the cost model charges (H100 SXM:
+/// ~50 TFLOP/s sustained fp32 FMA over ~3.35 TB/s, rounded to a power of 2).
+constexpr double kFlopsPerByte = 16.0;
+/// Most Blocked-ELL values a split may store (1 GiB of floats).
+constexpr int64_t kBellMaxValues = int64_t{1} << 28;
+
+int32_t log2Exact(int32_t v) {
+  int32_t s = 0;
+  while ((int32_t{1} << s) < v)
+    ++s;
+  return s;
+}
+
+/// A tile of P holding entries.
+struct Tile {
+  int32_t blockRow;
+  int32_t blockCol;
+  int32_t count;
+};
+
+/// The non-empty tiles of `p`, ordered by (blockRow, blockCol).
+std::vector<Tile> collectTiles(const CsrMatrix &p, int32_t shift) {
+  std::vector<Tile> tiles;
+  std::vector<int32_t> bcs;
+  const int32_t tau = int32_t{1} << shift;
+  const int64_t blockRows = ceilDiv(p.rows, tau);
+  for (int64_t br = 0; br < blockRows; ++br) {
+    bcs.clear();
+    int64_t end = std::min<int64_t>(p.rows, (br + 1) * tau);
+    for (int64_t r = br * tau; r < end; ++r)
+      for (int32_t k = p.rowPtr[r]; k < p.rowPtr[r + 1]; ++k)
+        bcs.push_back(p.colIdx[k] >> shift);
+    if (tau > 1)
+      std::sort(bcs.begin(), bcs.end());
+    for (size_t i = 0; i < bcs.size();) {
+      size_t j = i;
+      while (j < bcs.size() && bcs[j] == bcs[i])
+        ++j;
+      tiles.push_back({static_cast<int32_t>(br), bcs[i],
+                       static_cast<int32_t>(j - i)});
+      i = j;
+    }
+  }
+  return tiles;
+}
+
+/// A choice of kept tiles.
+struct BellSplit {
+  int64_t width = 0;
+  int64_t denseNnz = 0;
+};
+
+/// Marks in `kept` the tiles stored in Blocked-ELL for `delta` and `cap`.
+BellSplit selectTiles(const std::vector<Tile> &tiles, int32_t tau,
+                      double delta, int32_t cap, std::vector<char> &kept) {
+  BellSplit split;
+  kept.assign(tiles.size(), 0);
+  const double area = static_cast<double>(tau) * tau;
+  std::vector<size_t> dense;
+  for (size_t i = 0; i < tiles.size();) {
+    size_t j = i;
+    dense.clear();
+    for (; j < tiles.size() && tiles[j].blockRow == tiles[i].blockRow; ++j)
+      if (static_cast<double>(tiles[j].count) / area >= delta)
+        dense.push_back(j);
+    if (cap > 0 && dense.size() > static_cast<size_t>(cap)) {
+      std::partial_sort(dense.begin(), dense.begin() + cap, dense.end(),
+                        [&](size_t x, size_t y) {
+                          if (tiles[x].count != tiles[y].count)
+                            return tiles[x].count > tiles[y].count;
+                          return x < y;
+                        });
+      dense.resize(cap);
+    }
+    for (size_t t : dense) {
+      kept[t] = 1;
+      split.denseNnz += tiles[t].count;
+    }
+    split.width = std::max<int64_t>(split.width, dense.size());
+    i = j;
+  }
+  return split;
+}
+
+int64_t bellValueCount(int64_t blockRows, int64_t width, int32_t tau) {
+  return blockRows * width * tau * tau;
+}
+
+} // namespace
+
+StatusOr<FormattedMatrix> detail::buildBell(const CsrMatrix &m,
+                                            const std::vector<int32_t> &order,
+                                            const FormatOptions &options) {
+  FormattedMatrix f = startFormat(m, order, FormatKind::Bell);
+  CsrMatrix p = permuteRows(m, order);
+
+  const int32_t tau = options.bellBlock;
+  const int32_t shift = log2Exact(tau);
+  const int64_t blockRows = ceilDiv(m.rows, tau);
+  std::vector<Tile> tiles = collectTiles(p, shift);
+  std::vector<char> kept;
+
+  double delta = options.bellDelta;
+  if (!(delta > 0)) {
+    // The search: cheapest candidate, ties to the larger delta.
+    double bestCost = std::numeric_limits<double>::infinity();
+    double bestDelta = 0;
+    for (int i = 20; i >= 1; --i) {
+      double candidate = i / 20.0;
+      BellSplit split = selectTiles(tiles, tau, candidate,
+                                    options.bellMaxWidth, kept);
+      if (bellValueCount(blockRows, split.width, tau) > kBellMaxValues)
+        continue;
+      BellCostShape shape;
+      shape.block = tau;
+      shape.blockRows = blockRows;
+      shape.width = split.width;
+      shape.rows = m.rows;
+      shape.residualNnz = m.nnz() - split.denseNnz;
+      double cost = bellCost(shape, kBellSearchK);
+      if (cost < bestCost) {
+        bestCost = cost;
+        bestDelta = candidate;
+      }
+    }
+    if (!(bestDelta > 0))
+      return Status::error("bell: every delta candidate needs more than " +
+                           str(kBellMaxValues) + " Blocked-ELL values");
+    delta = bestDelta;
+  }
+
+  BellSplit split = selectTiles(tiles, tau, delta, options.bellMaxWidth, kept);
+  const int64_t valueCount = bellValueCount(blockRows, split.width, tau);
+  if (valueCount > kBellMaxValues)
+    return Status::error("bell: delta " + std::to_string(delta) + " needs " +
+                         str(valueCount) + " Blocked-ELL values, more than " +
+                         str(kBellMaxValues));
+
+  BellStorage &bell = f.bell;
+  bell.block = tau;
+  bell.width = static_cast<int32_t>(split.width);
+  bell.blockRows = static_cast<int32_t>(blockRows);
+  bell.delta = delta;
+  bell.denseNnz = split.denseNnz;
+  const int64_t width = split.width;
+  bell.blockCol.assign(static_cast<size_t>(blockRows * width), -1);
+  bell.blockValues.assign(static_cast<size_t>(valueCount), 0.0f);
+  std::vector<int32_t> used(static_cast<size_t>(blockRows), 0);
+  for (size_t t = 0; t < tiles.size(); ++t) {
+    if (!kept[t])
+      continue;
+    int32_t br = tiles[t].blockRow;
+    bell.blockCol[br * width + used[br]++] = tiles[t].blockCol;
+  }
+
+  CsrMatrix &res = bell.residual;
+  res.rows = m.rows;
+  res.cols = m.cols;
+  res.rowPtr.assign(static_cast<size_t>(m.rows) + 1, 0);
+  res.colIdx.reserve(static_cast<size_t>(m.nnz() - split.denseNnz));
+  res.values.reserve(static_cast<size_t>(m.nnz() - split.denseNnz));
+  const int64_t area = int64_t{tau} * tau;
+  for (int32_t r = 0; r < p.rows; ++r) {
+    int64_t br = r >> shift;
+    const int32_t *list = bell.blockCol.data() + br * width;
+    const int32_t *listEnd = list + (width ? used[br] : 0);
+    for (int32_t k = p.rowPtr[r]; k < p.rowPtr[r + 1]; ++k) {
+      int32_t c = p.colIdx[k];
+      int32_t bc = c >> shift;
+      const int32_t *it = std::lower_bound(list, listEnd, bc);
+      if (it != listEnd && *it == bc) {
+        int64_t slot = br * width + (it - list);
+        bell.blockValues[slot * area + (r & (tau - 1)) * tau + (c & (tau - 1))] =
+            p.values[k];
+      } else {
+        res.colIdx.push_back(c);
+        res.values.push_back(p.values[k]);
+      }
+    }
+    res.rowPtr[r + 1] = static_cast<int32_t>(res.colIdx.size());
+  }
+  return f;
+}
+
+Status detail::verifyBellFormat(const FormattedMatrix &f,
+                                const CsrMatrix *original) {
+  const BellStorage &b = f.bell;
+  if (!isBellBlock(b.block))
+    return fail("bell format: block " + str(b.block) +
+                " is not 1, 2, 4, 8, 16 or 32");
+  const int32_t tau = b.block;
+  const int32_t shift = log2Exact(tau);
+  const int64_t area = int64_t{tau} * tau;
+  if (b.blockRows != ceilDiv(f.rows, tau))
+    return fail("bell format: blockRows " + str(b.blockRows) +
+                ", expected ceil(" + str(f.rows) + " / " + str(tau) + ")");
+  if (b.width < 0)
+    return fail("bell format: negative width " + str(b.width));
+  if (!(b.delta > 0 && b.delta <= 1))
+    return fail("bell format: delta " + std::to_string(b.delta) +
+                " is not in (0, 1]");
+  const int64_t width = b.width;
+  const int64_t slots = int64_t{b.blockRows} * width;
+  if (static_cast<int64_t>(b.blockCol.size()) != slots)
+    return fail("bell format: blockCol has " + str(b.blockCol.size()) +
+                " entries, expected blockRows * width = " + str(slots));
+  if (b.blockValues.size() % area != 0 ||
+      static_cast<int64_t>(b.blockValues.size() / area) != slots)
+    return fail("bell format: blockValues has " + str(b.blockValues.size()) +
+                " entries, expected blockRows * width * block^2");
+  const int64_t blockCols = ceilDiv(f.cols, tau);
+  int64_t widest = 0;
+  // In-range positions of kept tiles, and non-zero values among them.
+  int64_t positions = 0, nonZero = 0;
+  for (int64_t br = 0; br < b.blockRows; ++br) {
+    int64_t n = 0;
+    for (int64_t w = 0; w < width; ++w) {
+      int32_t bc = b.blockCol[br * width + w];
+      const float *v = b.blockValues.data() + (br * width + w) * area;
+      if (bc == -1) {
+        for (int64_t i = 0; i < area; ++i)
+          if (v[i] != 0.0f)
+            return fail("bell format: padding slot " + str(w) +
+                        " of block row " + str(br) + " has a non-zero value");
+        continue;
+      }
+      if (bc < 0 || bc >= blockCols)
+        return fail("bell format: block column " + str(bc) +
+                    " of block row " + str(br) + " is out of range [0, " +
+                    str(blockCols) + ")");
+      if (n != w)
+        return fail("bell format: block row " + str(br) +
+                    " has a block after padding");
+      if (w > 0 && b.blockCol[br * width + w - 1] >= bc)
+        return fail("bell format: block columns of block row " + str(br) +
+                    " are not strictly increasing");
+      ++n;
+      for (int64_t i = 0; i < tau; ++i)
+        for (int64_t j = 0; j < tau; ++j) {
+          float x = v[i * tau + j];
+          bool inside = br * tau + i < f.rows && int64_t{bc} * tau + j < f.cols;
+          if (!inside && x != 0.0f)
+            return fail("bell format: block (" + str(br) + ", " + str(bc) +
+                        ") has a non-zero value outside the matrix");
+          positions += inside;
+          nonZero += inside && x != 0.0f;
+        }
+    }
+    widest = std::max(widest, n);
+  }
+  if (widest != width)
+    return fail("bell format: width " + str(width) +
+                " but the widest block row has " + str(widest) + " blocks");
+
+  const CsrMatrix &res = b.residual;
+  if (Status s = res.verify(); !s)
+    return fail("bell format: residual: " + s.message());
+  if (res.rows != f.rows || res.cols != f.cols)
+    return fail("bell format: residual is " + str(res.rows) + " x " +
+                str(res.cols) + ", expected " + str(f.rows) + " x " +
+                str(f.cols));
+  if (b.denseNnz < 0 || b.denseNnz + res.nnz() != f.nnz)
+    return fail("bell format: denseNnz " + str(b.denseNnz) + " + residual " +
+                str(res.nnz()) + " != nnz " + str(f.nnz));
+  if (b.denseNnz > positions || b.denseNnz < nonZero)
+    return fail("bell format: denseNnz " + str(b.denseNnz) +
+                " does not fit the " + str(nonZero) +
+                " non-zero values of the dense blocks");
+
+  // The slot of P's tile (p >> shift, c >> shift), or -1.
+  auto slotOf = [&](int64_t p, int32_t c) -> int64_t {
+    int64_t br = p >> shift;
+    const int32_t *list = b.blockCol.data() + br * width;
+    const int32_t *end = list + width;
+    int32_t bc = c >> shift;
+    const int32_t *it = std::lower_bound(
+        list, end, bc, [](int32_t x, int32_t y) {
+          // Padding (-1) sorts last.
+          return x != -1 && x < y;
+        });
+    return it != end && *it == bc ? br * width + (it - list) : -1;
+  };
+  for (int32_t p = 0; p < res.rows; ++p)
+    for (int32_t k = res.rowPtr[p]; k < res.rowPtr[p + 1]; ++k)
+      if (width > 0 && slotOf(p, res.colIdx[k]) >= 0)
+        return fail("bell format: residual entry (" + str(p) + ", " +
+                    str(res.colIdx[k]) + ") lies in a dense block");
+  if (!original)
+    return Status::ok();
+
+  // Every original entry is in its kept tile (exact bits) or next in the
+  // residual row; the counts then make this a bijection.
+  std::vector<int32_t> tileCount(static_cast<size_t>(slots), 0);
+  int64_t dense = 0, denseNonZero = 0;
+  for (int32_t p = 0; p < f.rows; ++p) {
+    int32_t r = f.order[p];
+    int32_t k = res.rowPtr[p];
+    for (int32_t e = original->rowPtr[r]; e < original->rowPtr[r + 1]; ++e) {
+      int32_t c = original->colIdx[e];
+      float v = original->values[e];
+      int64_t slot = width > 0 ? slotOf(p, c) : -1;
+      if (slot >= 0) {
+        float x = b.blockValues[slot * area + (p & (tau - 1)) * tau +
+                                (c & (tau - 1))];
+        if (!sameBits(x, v))
+          return fail("bell format: entry (" + str(p) + ", " + str(c) +
+                      ") of the dense blocks differs from the original");
+        ++tileCount[slot];
+        ++dense;
+        denseNonZero += v != 0.0f;
+        continue;
+      }
+      if (k >= res.rowPtr[p + 1] || res.colIdx[k] != c ||
+          !sameBits(res.values[k], v))
+        return fail("bell format: original entry (" + str(r) + ", " + str(c) +
+                    ") is missing from row " + str(p) + " of the residual");
+      ++k;
+    }
+    if (k != res.rowPtr[p + 1])
+      return fail("bell format: residual row " + str(p) +
+                  " has entries the original row " + str(r) + " lacks");
+  }
+  if (dense != b.denseNnz)
+    return fail("bell format: denseNnz " + str(b.denseNnz) + ", but " +
+                str(dense) + " original entries lie in dense blocks");
+  if (denseNonZero != nonZero)
+    return fail("bell format: the dense blocks hold non-zero values where "
+                "the original has no entry");
+  for (int64_t s = 0; s < slots; ++s)
+    if (b.blockCol[s] >= 0 &&
+        static_cast<double>(tileCount[s]) / static_cast<double>(area) <
+            b.delta)
+      return fail("bell format: block slot " + str(s) + " holds " +
+                  str(tileCount[s]) + " entries, below delta");
+  return Status::ok();
+}
+
+double spperm::bellCost(const BellCostShape &shape, int64_t k) {
+  const double tau = shape.block, K = static_cast<double>(k);
+  const double slots = static_cast<double>(shape.blockRows) *
+                       static_cast<double>(shape.width);
+  const double dense = slots * (4 * tau * tau + 4 + 4 * tau * K +
+                                2 * tau * tau * K / kFlopsPerByte);
+  const double residual =
+      4 * (static_cast<double>(shape.rows) + 1) +
+      static_cast<double>(shape.residualNnz) * (8 + 4 * K + 2 * K / kFlopsPerByte);
+  return dense + residual;
+}

@@ -1,0 +1,202 @@
+//===- FormatsBellTest.cpp - Tests of the bell format -----------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// bell's dense/residual split against a direct tile count, ELL and HYB as
+// bell with tau = 1, the delta search, and the cost model.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FormatsTestUtil.h"
+
+#include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/Formats.h"
+#include "spperm/Sparse/Generators.h"
+#include "spperm/Sparse/Permutation.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdio>
+#include <map>
+#include <utility>
+#include <vector>
+
+using namespace spperm;
+using namespace spperm::test;
+
+namespace {
+
+/// tile (br, bc) -> entries of P = permuteRows(m, order).
+std::map<std::pair<int32_t, int32_t>, int32_t>
+tileCounts(const CsrMatrix &p, int32_t tau) {
+  std::map<std::pair<int32_t, int32_t>, int32_t> out;
+  for (int32_t r = 0; r < p.rows; ++r)
+    for (int32_t e = p.rowPtr[r]; e < p.rowPtr[r + 1]; ++e)
+      ++out[{r / tau, p.colIdx[e] / tau}];
+  return out;
+}
+
+} // namespace
+
+TEST(FormatsBell, SplitFollowsTheDensityRule) {
+  CsrMatrix m = generateBlockSparse(200, 230, 8, 0.4, 31);
+  // Sprinkle sparse entries too.
+  CsrMatrix noise = generateUniform(200, 230, 0.02, 32);
+  CooTriplets coo;
+  coo.rows = 200;
+  coo.cols = 230;
+  for (const CsrMatrix *x : {&m, &noise})
+    for (int32_t r = 0; r < x->rows; ++r)
+      for (int32_t e = x->rowPtr[r]; e < x->rowPtr[r + 1]; ++e) {
+        coo.row.push_back(r);
+        coo.col.push_back(x->colIdx[e]);
+        coo.value.push_back(x->values[e]);
+      }
+  CsrMatrix a = buildCsr(coo);
+  std::vector<int32_t> order = randomOrder(a.rows, 33);
+  CsrMatrix p = permuteRows(a, order);
+  for (int32_t tau : {1, 2, 8, 16, 32})
+    for (double delta : {0.05, 0.1, 0.5, 0.9, 1.0}) {
+      FormatOptions o;
+      o.kind = FormatKind::Bell;
+      o.bellBlock = tau;
+      o.bellDelta = delta;
+      FormattedMatrix f = buildOk(a, order, o);
+      ASSERT_TRUE(verifyFormat(f, &a).isOk());
+      const BellStorage &b = f.bell;
+      EXPECT_EQ(b.delta, delta);
+      EXPECT_EQ(b.blockRows, (a.rows + tau - 1) / tau);
+      // Exactly the tiles of density >= delta are kept, per block row in
+      // increasing block column, width = the most per block row.
+      std::map<int32_t, std::vector<int32_t>> expected;
+      int64_t denseNnz = 0;
+      for (const auto &[tile, count] : tileCounts(p, tau))
+        if (static_cast<double>(count) / (tau * tau) >= delta) {
+          expected[tile.first].push_back(tile.second);
+          denseNnz += count;
+        }
+      size_t width = 0;
+      for (const auto &[br, list] : expected)
+        width = std::max(width, list.size());
+      ASSERT_EQ(b.width, static_cast<int32_t>(width)) << tau << " " << delta;
+      EXPECT_EQ(b.denseNnz, denseNnz);
+      for (int32_t br = 0; br < b.blockRows; ++br) {
+        std::vector<int32_t> got;
+        for (int32_t w = 0; w < b.width; ++w)
+          if (b.blockCol[br * b.width + w] >= 0)
+            got.push_back(b.blockCol[br * b.width + w]);
+        EXPECT_EQ(got, expected[br]) << "block row " << br;
+      }
+      if (b.width == 0) {
+        EXPECT_TRUE(b.blockCol.empty());
+        EXPECT_TRUE(b.blockValues.empty());
+      }
+      FormatStats st = computeFormatStats(f, a);
+      if (denseNnz > 0) {
+        EXPECT_GE(st.fillRatio, 1.0);
+        EXPECT_DOUBLE_EQ(st.denseNnzShare,
+                         static_cast<double>(denseNnz) / a.nnz());
+      }
+    }
+}
+
+TEST(FormatsBell, EllIsTauOne) {
+  // PMPP 14.4: ELL pads every row to the longest one. bell with tau = 1
+  // keeps every entry (each 1 x 1 tile has density 1): blockCol row p is
+  // row p's column indices padded with -1, blockValues its values padded
+  // with 0 (row-major [row][slot]; PMPP stores the transpose, a kernel
+  // layout choice), and the residual is empty.
+  CsrMatrix m = fromRows(6, {{0, 2}, {1, 2, 3, 5}, {}, {4}});
+  FormatOptions o;
+  o.kind = FormatKind::Bell;
+  o.bellBlock = 1;
+  o.bellDelta = 0.5;
+  FormattedMatrix f = buildOk(m, identityOrder(4), o);
+  ASSERT_TRUE(verifyFormat(f, &m).isOk());
+  EXPECT_EQ(f.bell.width, 4);
+  EXPECT_EQ(f.bell.blockCol,
+            (std::vector<int32_t>{0, 2, -1, -1, 1, 2, 3, 5, -1, -1, -1, -1,
+                                  4, -1, -1, -1}));
+  EXPECT_EQ(f.bell.blockValues[4], m.values[2]);
+  EXPECT_EQ(f.bell.blockValues[2], 0.0f);
+  EXPECT_EQ(f.bell.residual.nnz(), 0);
+  EXPECT_EQ(f.bell.denseNnz, m.nnz());
+}
+
+TEST(FormatsBell, HybIsTauOneWithAWidthCap) {
+  // PMPP 14.5: HYB keeps the first W entries of each row in ELL and the
+  // rest in COO; bell with tau = 1 and bellMaxWidth = W does the same with a
+  // CSR residual (all tiles are equally dense, so the cap keeps the ones of
+  // the smaller columns).
+  CsrMatrix m = fromRows(8, {{0, 2}, {1, 2, 3, 5, 7}, {}, {4}, {0, 1, 2, 3}});
+  FormatOptions o;
+  o.kind = FormatKind::Bell;
+  o.bellBlock = 1;
+  o.bellMaxWidth = 2;
+  FormattedMatrix f = buildOk(m, identityOrder(5), o);
+  ASSERT_TRUE(verifyFormat(f, &m).isOk());
+  EXPECT_EQ(f.bell.width, 2);
+  EXPECT_EQ(f.bell.blockCol,
+            (std::vector<int32_t>{0, 2, 1, 2, -1, -1, 4, -1, 0, 1}));
+  const CsrMatrix &res = f.bell.residual;
+  EXPECT_EQ(res.rowPtr, (std::vector<int32_t>{0, 0, 3, 3, 3, 5}));
+  EXPECT_EQ(res.colIdx, (std::vector<int32_t>{3, 5, 7, 2, 3}));
+  for (int64_t k : {1, 7})
+    expectSpmmMatches(f, m, k, "hyb");
+}
+
+TEST(FormatsBell, DeltaSearchIsDeterministicAndMinimal) {
+  std::vector<CsrMatrix> ms = {generateBlockSparse(512, 512, 32, 0.2, 41),
+                               generateUniform(512, 512, 0.3, 42),
+                               generateUniform(512, 512, 0.01, 43),
+                               generateRmat(9, 16, 44)};
+  for (const CsrMatrix &m : ms) {
+    std::vector<int32_t> order = randomOrder(m.rows, 45);
+    FormatOptions o;
+    o.kind = FormatKind::Bell;
+    o.bellBlock = 32;
+    FormattedMatrix f1 = buildOk(m, order, o);
+    FormattedMatrix f2 = buildOk(m, order, o);
+    ASSERT_TRUE(verifyFormat(f1, &m).isOk());
+    EXPECT_EQ(f1.bell.delta, f2.bell.delta);
+    EXPECT_EQ(f1.bell.blockCol, f2.bell.blockCol);
+    EXPECT_EQ(f1.bell.blockValues, f2.bell.blockValues);
+    EXPECT_EQ(f1.bell.residual.colIdx, f2.bell.residual.colIdx);
+    auto costOf = [&](const FormattedMatrix &f) {
+      BellCostShape s;
+      s.block = f.bell.block;
+      s.blockRows = f.bell.blockRows;
+      s.width = f.bell.width;
+      s.rows = f.rows;
+      s.residualNnz = f.bell.residual.nnz();
+      return bellCost(s, kBellSearchK);
+    };
+    double best = costOf(f1);
+    // No grid delta is cheaper, and the chosen one is on the grid.
+    bool onGrid = false;
+    for (int i = 1; i <= 20; ++i) {
+      o.bellDelta = i / 20.0;
+      onGrid |= o.bellDelta == f1.bell.delta;
+      EXPECT_GE(costOf(buildOk(m, order, o)), best) << o.bellDelta;
+    }
+    EXPECT_TRUE(onGrid) << f1.bell.delta;
+    std::printf("[ delta   ] rows %d nnz %lld: delta %.2f width %d dense "
+                "share %.3f\n",
+                m.rows, static_cast<long long>(m.nnz()), f1.bell.delta,
+                f1.bell.width,
+                computeFormatStats(f1, m).denseNnzShare);
+  }
+}
+
+TEST(FormatsBell, CostModelOrdersTheObviousCases) {
+  // A fully dense 32 x 32 tile is cheaper than its 1024 entries in CSR; a
+  // tile with one entry is dearer.
+  BellCostShape dense{32, 1, 1, 32, 0};
+  BellCostShape csr{32, 1, 0, 32, 1024};
+  EXPECT_LT(bellCost(dense, 32), bellCost(csr, 32));
+  BellCostShape lonely{32, 1, 1, 32, 0};
+  BellCostShape lonelyCsr{32, 1, 0, 32, 1};
+  EXPECT_GT(bellCost(lonely, 32), bellCost(lonelyCsr, 32));
+}
