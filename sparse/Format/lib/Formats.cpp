@@ -23,6 +23,7 @@
 
 #include "FormatsDetail.h"
 
+#include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/Permutation.h"
 
 #include <cmath>
@@ -84,11 +85,11 @@ FormattedMatrix detail::startFormat(const CsrMatrix &m,
 std::string_view spperm::formatName(FormatKind kind) {
   switch (kind) {
   case FormatKind::Csr:
-    return "csr";
+    return format_name::kCsr;
   case FormatKind::Bell:
-    return "bell";
+    return format_name::kBell;
   case FormatKind::Hbp:
-    return "hbp";
+    return format_name::kHbp;
   }
   return "unknown";
 }
