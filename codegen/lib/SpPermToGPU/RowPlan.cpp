@@ -1,0 +1,235 @@
+//===- RowPlan.cpp - How a layer's rows are split among kernels -----------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RowPlan.h"
+
+#include "KernelBuilder.h"
+
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace mlir::spperm;
+using namespace mlir::spperm::codegen;
+
+namespace mlir::spperm::codegen {
+
+int64_t pow2Ceil(int64_t v) {
+  return static_cast<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(v, 1)));
+}
+
+std::vector<KClass> kClasses(int64_t k) {
+  if (k == 1)
+    return {{"k1", 1, 1, 1, 0, 1, true, 1}};
+  if (k > 0) {
+    int64_t vec = k % 4 == 0 ? 4 : 1;
+    int64_t lanes = std::min<int64_t>(32, pow2Ceil((k + vec - 1) / vec));
+    return {{"k" + std::to_string(k), k, k, 1, lanes, vec, false, k}};
+  }
+  return {{"spmv", 1, 1, 1, 0, 1, true, 1},
+          {"vec4.g2", 4, 8, 4, 2, 4, false, 0},
+          {"vec4.g8", 12, 32, 4, 8, 4, false, 0},
+          {"vec4.g16", 36, 64, 4, 16, 4, false, 0},
+          {"vec4.g32", 68, 0, 4, 32, 4, false, 0},
+          {"scalar.g32", 2, 0, 1, 32, 1, false, 0}};
+}
+
+int64_t shortLength(const std::vector<int32_t> &rowPtr, int64_t r,
+                    int64_t longThreshold) {
+  const int64_t n = rowPtr[r + 1] - rowPtr[r];
+  return n > longThreshold ? 0 : n;
+}
+
+void measure(RowRange &range, const std::vector<int32_t> &rowPtr,
+             int64_t longThreshold) {
+  range.nnz = range.maxLength = 0;
+  for (int64_t r = range.begin; r < range.end; ++r) {
+    const int64_t n = shortLength(rowPtr, r, longThreshold);
+    range.nnz += n;
+    range.maxLength = std::max(range.maxLength, n);
+  }
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t maxParts(int64_t threads, int64_t lanes) {
+  const int64_t groups = std::max<int64_t>(1, threads / lanes);
+  return groups & -groups;
+}
+
+int64_t partsFor(int64_t rows, double meanLength, int64_t lanes,
+                 int64_t threads, int64_t multiprocessors) {
+  if (rows <= 0)
+    return 1;
+  const int64_t targetGroups =
+      multiprocessors * 32 * std::max<int64_t>(1, kWarpSize / lanes);
+  const int64_t steps = pow2Ceil(static_cast<int64_t>(
+      std::ceil(meanLength / static_cast<double>(lanes))));
+  int64_t parts = std::min<int64_t>(
+      {static_cast<int64_t>(
+           llvm::bit_floor(static_cast<uint64_t>(targetGroups / rows))),
+       steps, maxParts(threads, lanes)});
+  return std::max<int64_t>(parts, 1);
+}
+
+LongRowPlan planLongRows(const std::vector<int32_t> &rowPtr, int64_t longest,
+                         bool spmv, int64_t lanes, int64_t parts, bool ranged,
+                         int64_t threads, int64_t multiprocessors,
+                         int64_t fixedThreshold, LongRowMode mode) {
+  const int64_t rows = rowPtr.empty() ? 0 : rowPtr.size() - 1;
+  const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
+  const double mean = rows > 0 ? static_cast<double>(nnz) / rows : 0.0;
+  if (spmv)
+    return {fixedThreshold > 0
+                ? fixedThreshold
+                : std::max<int64_t>(1024, static_cast<int64_t>(8 * mean)),
+            false};
+  constexpr int64_t kBatch = 8;
+  // A CTA's groups take a step of groups x lanes entries together; each
+  // group's step is ceil(lanes / 8) batches.
+  const int64_t ctaEntries = maxParts(threads, lanes) * lanes;
+  const int64_t ctaLimit =
+      kCtaBatches * ctaEntries / ceilDiv(lanes, kBatch);
+  const bool cta = !ranged && mode != LongRowMode::Split &&
+                   (mode == LongRowMode::Cta || longest <= ctaLimit);
+  if (fixedThreshold > 0)
+    return {fixedThreshold, cta};
+  constexpr int64_t kResidentThreads = 2048;
+  if (!ranged && rows * parts * lanes <= multiprocessors * kResidentThreads) {
+    const int64_t threshold = std::max<int64_t>(
+        4 * kBatch * parts, static_cast<int64_t>(4 * mean));
+    int64_t longRows = 0;
+    for (int64_t r = 0; r < rows; ++r)
+      longRows += rowPtr[r + 1] - rowPtr[r] > threshold;
+    // The longest row's walk in its own group of the row kernel, in
+    // batches of 8 loads per group.
+    const int64_t walk =
+        ceilDiv(longest, lanes * parts) * ceilDiv(lanes, kBatch);
+    if (16 * longRows <= rows && longest > threshold) {
+      if (cta && walk >= kCtaMinBatches)
+        return {threshold, true};
+      if (longest >= 24 * kBatch * parts)
+        return {threshold, false};
+    }
+  }
+  return {std::max<int64_t>(16 * lanes * parts,
+                            static_cast<int64_t>(8 * mean)),
+          cta};
+}
+
+int64_t sliceCount(int64_t k, int64_t lanes, int64_t vec) {
+  return ceilDiv(k, lanes * vec);
+}
+
+std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
+                                     double meanLength, int64_t requested,
+                                     int64_t threads,
+                                     int64_t multiprocessors) {
+  if (kc.spmv || kc.k <= 0 || requested == 1)
+    return {kc.lanes, 1};
+  int64_t lanes = kc.lanes;
+  if (requested > 1) {
+    const int64_t width = ceilDiv(kc.k, requested);
+    lanes = std::min(kc.lanes, pow2Ceil(ceilDiv(width, kc.vec)));
+  } else {
+    constexpr int64_t kSliceLanes = 8;
+    if (kc.vec != 4 || kc.k < 64 || kc.k > 128 || rows <= 0)
+      return {kc.lanes, 1};
+    const int64_t parts =
+        partsFor(rows, meanLength, kc.lanes, threads, multiprocessors);
+    const int64_t warps = rows * parts * kc.lanes / kWarpSize;
+    const int64_t slicedParts =
+        partsFor(rows * sliceCount(kc.k, kSliceLanes, kc.vec), meanLength,
+                 kSliceLanes, threads, multiprocessors);
+    // Entries a group walks: meanLength / parts without slices, and
+    // meanLength / slicedParts with them.
+    if (warps > 8 * multiprocessors || slicedParts <= parts)
+      return {kc.lanes, 1};
+    lanes = kSliceLanes;
+  }
+  const int64_t slices = sliceCount(kc.k, lanes, kc.vec);
+  // The launch has at most rows x slices CTAs: keep it a valid grid.
+  if (rows > std::numeric_limits<int32_t>::max() / slices)
+    return {kc.lanes, 1};
+  return {lanes, slices};
+}
+
+int64_t lanesForLength(double length) {
+  return std::min<int64_t>(32, pow2Ceil(static_cast<int64_t>(length + 0.5)));
+}
+
+std::vector<RowRange>
+lengthRanges(const std::vector<int32_t> &rowPtr, int64_t longThreshold,
+             llvm::function_ref<int64_t(int64_t)> classOf, int64_t minRows,
+             size_t maxRanges) {
+  const int64_t rows = static_cast<int64_t>(rowPtr.size()) - 1;
+  auto length = [&](int64_t r) { return shortLength(rowPtr, r, longThreshold); };
+  std::vector<RowRange> ranges;
+  for (int64_t r = 0; r < rows;) {
+    int64_t cls = classOf(length(r));
+    int64_t e = r + 1;
+    while (e < rows && classOf(length(e)) == cls)
+      ++e;
+    if (!ranges.empty() && (e - r < minRows ||
+                            ranges.back().end - ranges.back().begin < minRows))
+      ranges.back().end = e;
+    else
+      ranges.push_back({r, e, 0});
+    r = e;
+  }
+  if (ranges.size() > maxRanges)
+    ranges = {{0, rows, 0}};
+  if (ranges.empty())
+    ranges = {{0, 0, 0}};
+  for (RowRange &range : ranges)
+    measure(range, rowPtr, longThreshold);
+  return ranges;
+}
+
+std::vector<RowRange> spmvRanges(const std::vector<int32_t> &rowPtr,
+                                 int64_t longThreshold) {
+  std::vector<RowRange> ranges = lengthRanges(
+      rowPtr, longThreshold,
+      [](int64_t n) { return lanesForLength(static_cast<double>(n)); }, 2048,
+      8);
+  for (RowRange &range : ranges)
+    range.lanes = range.rows() > 0 ? lanesForLength(range.meanLength()) : 1;
+  return ranges;
+}
+
+std::vector<RowRange> spmmRanges(const std::vector<int32_t> &rowPtr,
+                                 int64_t longThreshold, int64_t lanes,
+                                 int64_t threads) {
+  const int64_t rows = static_cast<int64_t>(rowPtr.size()) - 1;
+  std::vector<RowRange> single = {{0, std::max<int64_t>(rows, 0), lanes}};
+  measure(single.front(), rowPtr, longThreshold);
+  if (rows <= 0 || rowPtr.back() < 100000)
+    return single;
+  auto partsOf = [&](double length) {
+    return std::min<int64_t>(
+        maxParts(threads, lanes),
+        pow2Ceil(static_cast<int64_t>(
+            std::ceil(length / static_cast<double>(lanes)))));
+  };
+  std::vector<RowRange> ranges = lengthRanges(
+      rowPtr, longThreshold,
+      [&](int64_t n) { return partsOf(static_cast<double>(n)); }, 256, 4);
+  int64_t lo = INT64_MAX, hi = 0;
+  for (RowRange &range : ranges) {
+    range.lanes = lanes;
+    if (range.rows() == 0)
+      continue;
+    int64_t p = partsOf(range.meanLength());
+    lo = std::min(lo, p);
+    hi = std::max(hi, p);
+  }
+  return ranges.size() > 1 && hi >= 4 * lo ? ranges : single;
+}
+
+} // namespace mlir::spperm::codegen

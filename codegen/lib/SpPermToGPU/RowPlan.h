@@ -1,0 +1,188 @@
+//===- RowPlan.h - How a layer's rows are split among kernels ---*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The planning arithmetic behind LayerKernels.cpp (docs/Kernels.md): the
+// classes of K a layer gets variants for, row ranges of similar length and
+// their group sizes, groups per row, K slices, and where long rows go.
+// Pure functions of the matrix's row pointer and the options.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_CODEGEN_ROWPLAN_H
+#define SPPERM_CODEGEN_ROWPLAN_H
+
+#include "Kernels.h"
+
+#include "spperm/Conversion/SpPermToGPU.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mlir::spperm::codegen {
+
+/// A range of K the layer gets one variant for.
+struct KClass {
+  std::string variant;
+  int64_t kMin, kMax, kAlign;
+  /// Lanes per row (0 for SpMV: chosen per row range) and columns per lane.
+  int64_t lanes, vec;
+  bool spmv;
+  /// K baked in (0: read at run time).
+  int64_t k;
+};
+
+/// The smallest power of 2 at least `v` (v >= 1).
+int64_t pow2Ceil(int64_t v);
+
+/// The variants a layer gets for K = `k` (0: every class of K).
+std::vector<KClass> kClasses(int64_t k);
+
+/// The CSR arrays a row kernel walks (the matrix's, or bell's residual).
+struct RowMatrix {
+  const std::vector<int32_t> *rowPtr = nullptr;
+  std::string_view rowPtrName, colIdxName, valuesName;
+  DenseBlocks dense;
+  std::string_view family;
+};
+
+/// A contiguous range of rows and the group size for it, with the entries
+/// and the longest row of the range (long rows, left to the split kernel,
+/// count as empty).
+struct RowRange {
+  int64_t begin, end, lanes;
+  int64_t nnz = 0, maxLength = 0;
+
+  int64_t rows() const { return end - begin; }
+  double meanLength() const {
+    return rows() > 0 ? static_cast<double>(nnz) / static_cast<double>(rows())
+                      : 0.0;
+  }
+};
+
+/// The length of row `r`, 0 for rows longer than `longThreshold`.
+int64_t shortLength(const std::vector<int32_t> &rowPtr, int64_t r,
+                    int64_t longThreshold);
+
+/// Fills `range`'s nnz and longest row.
+void measure(RowRange &range, const std::vector<int32_t> &rowPtr,
+             int64_t longThreshold);
+
+/// a / b rounded up, for a >= 0 and b > 0.
+int64_t ceilDiv(int64_t a, int64_t b);
+
+/// The largest power of 2 that divides threads / lanes: at most that many
+/// groups share a row, so that a CTA holds whole rows.
+int64_t maxParts(int64_t threads, int64_t lanes);
+
+/// Groups per row for SpMM: enough that the rows fill the GPU (about 32
+/// warps per multiprocessor) when there are few of them, no more than a
+/// mean row has steps of `lanes` entries (rounded up to a power of 2), and
+/// the row within one CTA.
+int64_t partsFor(int64_t rows, double meanLength, int64_t lanes,
+                 int64_t threads, int64_t multiprocessors);
+
+/// Where a layer's long rows go.
+struct LongRowPlan {
+  /// Rows with more entries than this are long.
+  int64_t threshold = 0;
+  /// One CTA of the row kernel each (all its groups share the row) instead
+  /// of chunks of threshold / 2 in a split kernel.
+  bool inRowKernel = false;
+};
+
+/// The batches of 8 loads per group within which one CTA (of `threads`
+/// threads, groups of `lanes`) walks a long row in the row kernel (mode
+/// auto): about what the split kernel's launch costs (~3 µs, ~9 batches at
+/// the H100's latency) plus its own walk.
+constexpr int64_t kCtaBatches = 12;
+
+/// The batches of 8 loads per group that the longest row of a layer whose
+/// groups all run at once must take before its long rows get CTAs of their
+/// own (mode auto): shorter walks gained nothing on the H100 and lost up to
+/// 9 % (the CTAs' reduction through shared memory and their two barriers;
+/// docs/Kernels.md, "Families", long rows).
+constexpr int64_t kCtaMinBatches = 6;
+
+/// Rows longer than the threshold are long (`longest`: the longest row of
+/// `rowPtr`; SpMM groups of `lanes` lanes,
+/// `parts` groups per row of the mean; `ranged`: the row ranges already
+/// give rows of different lengths their own groups per row, as after a
+/// length sort; `fixedThreshold` > 0 fixes the threshold):
+///  * SpMV: max(1024, 8 x mean), in a split kernel;
+///  * SpMM whose groups all run at once (at most 2,048 threads per
+///    multiprocessor), when the rows are not ranged and those longer than
+///    the threshold are outliers (at most 1 in 16): max(4 x mean, 4
+///    batches of 8 per group). Such a layer takes as long as its longest
+///    walk. In CTAs of the row kernel when one CTA walks the longest row
+///    within kCtaBatches batches per group and its own group would take
+///    kCtaMinBatches or more; in a split kernel only when the
+///    longest row is 24 batches of 8 or more per group, since its launch
+///    costs ~3 µs (docs/Kernels.md, "Families", long rows: a 2,048-row
+///    pruned layer with 10 entries a row and one of 298 went from 17.5 to
+///    10.7 µs at K = 128 split, and layers whose longest row was 33-104
+///    entries went from ~6 to ~10 µs);
+///  * otherwise: max(8 x mean, 16 steps of `lanes` entries per group), where
+///    the other rows' groups hide a row that is long only against the mean;
+///    in CTAs of the row kernel under the same bound.
+LongRowPlan planLongRows(const std::vector<int32_t> &rowPtr, int64_t longest,
+                         bool spmv, int64_t lanes, int64_t parts, bool ranged,
+                         int64_t threads, int64_t multiprocessors,
+                         int64_t fixedThreshold, LongRowMode mode);
+
+/// The K slices of `lanes` x `vec` columns that cover `k` columns.
+int64_t sliceCount(int64_t k, int64_t lanes, int64_t vec);
+
+/// How a range of `rows` rows (of `meanLength` entries on average) of an
+/// SpMM variant with K baked in covers K: lanes per group and K slices
+/// ({kc.lanes, 1}: one group covers K, looping over its tiles).
+/// `requested` slices become slices of a power-of-2 lanes times vec
+/// columns. Chosen (`requested` 0), from the H100 measurements in
+/// docs/results/perf-notes.md: slices of 32 columns (8 lanes of 4, a
+/// 128-byte line of B per entry) for 64 <= K <= 128 when the range's warps
+/// without slices (rows x groups per row) are at most 8 per multiprocessor
+/// and slicing shortens each group's walk (more groups per row): a layer
+/// that cannot fill the GPU then runs its rows' entries as more, shorter
+/// chains of loads. Ranges with more warps lose more to re-reading A per
+/// slice than they gain.
+std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
+                                     double meanLength, int64_t requested,
+                                     int64_t threads,
+                                     int64_t multiprocessors);
+
+/// The group size (lanes) for rows of `length` entries on average (SpMV).
+int64_t lanesForLength(double length);
+
+/// Runs of consecutive rows whose length falls in the same class (`classOf`
+/// of the length; rows longer than `longThreshold`, left to the split
+/// kernel, count as empty), runs shorter than `minRows` merged into their
+/// neighbours; at most `maxRanges` ranges, else one. Each range is
+/// measured; lanes is left 0.
+std::vector<RowRange>
+lengthRanges(const std::vector<int32_t> &rowPtr, int64_t longThreshold,
+             llvm::function_ref<int64_t(int64_t)> classOf, int64_t minRows,
+             size_t maxRanges);
+
+/// SpMV row ranges: runs of rows whose length asks for the same group size
+/// (at least 2048 rows each, at most 8 ranges), each with the group size
+/// of its mean row.
+std::vector<RowRange> spmvRanges(const std::vector<int32_t> &rowPtr,
+                                 int64_t longThreshold);
+
+/// SpMM row ranges for a group of `lanes`: where rows sorted by length (as
+/// the load-balancing permutations leave them) need very different numbers
+/// of groups per row (parts 4x apart or more), up to 4 runs of at least 256
+/// rows, each its own launch with its own parts; otherwise one range. Only
+/// for layers of at least 100,000 entries (a launch costs ~1 us).
+std::vector<RowRange> spmmRanges(const std::vector<int32_t> &rowPtr,
+                                 int64_t longThreshold, int64_t lanes,
+                                 int64_t threads);
+
+} // namespace mlir::spperm::codegen
+
+#endif // SPPERM_CODEGEN_ROWPLAN_H
