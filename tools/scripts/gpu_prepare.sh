@@ -9,8 +9,10 @@
 # .gpu/ (ignore it in .git/info/exclude) with
 #   deps/   the build dependencies the GPU machine lacks, copied from this
 #           machine's Debian packages: nlohmann-json (headers + CMake
-#           config), GoogleTest (static libraries + CMake config) and zlib
-#           (headers + static library); pass -DCMAKE_PREFIX_PATH=$PWD/.gpu/deps
+#           config), GoogleTest (static libraries + CMake config), zlib and
+#           OpenSSL's libcrypto (headers + static library: CMake's
+#           FindOpenSSL adds the threads and libdl it needs); pass
+#           -DCMAKE_PREFIX_PATH=$PWD/.gpu/deps
 #   pkgs/   packages compiled with spperm-compile (--values random:3) for the
 #           matrices given, in FORMATS, with each source matrix beside them
 #           so gpu_check.sh can compute a float64 reference.
@@ -46,6 +48,11 @@ cp /usr/lib/$ARCH/libgtest*.a /usr/lib/$ARCH/libgmock*.a "$DEST/deps/lib/$ARCH/"
 cp -r /usr/lib/$ARCH/cmake/GTest "$DEST/deps/lib/$ARCH/cmake/"
 cp /usr/include/zlib.h /usr/include/zconf.h "$DEST/deps/include/"
 cp /usr/lib/$ARCH/libz.a "$DEST/deps/lib/"
+# Debian splits OpenSSL's headers: the configuration headers live in the
+# architecture's folder; the prefix holds them all in include/openssl.
+cp -r /usr/include/openssl "$DEST/deps/include/"
+cp /usr/include/$ARCH/openssl/*.h "$DEST/deps/include/openssl/"
+cp /usr/lib/$ARCH/libcrypto.a "$DEST/deps/lib/"
 
 for m in "$@"; do
   cp "$m" "$DEST/pkgs/"

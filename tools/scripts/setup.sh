@@ -22,7 +22,7 @@ SPPERM_BUILD="${SPPERM_BUILD:-$SPPERM_ROOT/build}"
 SPPERM_PACKAGES=(
   cmake ninja-build g++ python3 python3-numpy python3-scipy python3-sklearn
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-  nlohmann-json3-dev zlib1g-dev libgtest-dev
+  nlohmann-json3-dev zlib1g-dev libssl-dev libgtest-dev
   clang-22 libclang-rt-22-dev
   chromium
 )

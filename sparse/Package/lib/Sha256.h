@@ -5,18 +5,21 @@
 //===----------------------------------------------------------------------===//
 //
 // SHA-256 (FIPS 180-4) with an incremental interface, for the package checks
-// that hash a file while streaming it. The public one-shot helpers are
-// sha256Hex and sha256File in spperm/Sparse/Package.h.
+// that hash a file while streaming it; OpenSSL's libcrypto computes it. The
+// public one-shot helpers are sha256Hex and sha256File in
+// spperm/Sparse/Package.h.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SPPERM_LIB_SPARSE_SHA256_H
 #define SPPERM_LIB_SPARSE_SHA256_H
 
-#include <array>
 #include <cstddef>
-#include <cstdint>
 #include <string>
+
+// OpenSSL's digest context (EVP_MD_CTX in <openssl/types.h>), declared here
+// so that this header needs no OpenSSL include path.
+struct evp_md_ctx_st;
 
 namespace spperm {
 namespace detail {
@@ -26,6 +29,9 @@ namespace detail {
 class Sha256 {
 public:
   Sha256();
+  ~Sha256();
+  Sha256(const Sha256 &) = delete;
+  Sha256 &operator=(const Sha256 &) = delete;
 
   /// Appends `size` bytes to the message.
   void update(const void *data, size_t size);
@@ -33,21 +39,8 @@ public:
   /// The hasher must not be used afterwards.
   std::string hexDigest();
 
-  /// Whether compress() runs on the x86 SHA extensions (checked once, with
-  /// CPUID); otherwise the portable code of FIPS 180-4 runs.
-  static bool usesShaExtensions();
-  /// Forces the portable code (tests compare the two paths); returns the
-  /// previous setting.
-  static bool setPortableOnly(bool portable);
-
 private:
-  /// Compresses `blocks` consecutive 64-byte blocks into the state.
-  void compress(const uint8_t *data, size_t blocks);
-
-  std::array<uint32_t, 8> state;
-  std::array<uint8_t, 64> buffer;
-  size_t buffered = 0;
-  uint64_t totalBytes = 0;
+  evp_md_ctx_st *context;
 };
 
 } // namespace detail

@@ -1,0 +1,824 @@
+//===- ManifestSchema.cpp - manifest.json, parsed and validated -*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The reader's view of manifest.json, which it trusts in nothing: parsed
+// without exceptions and checked against its own trailing checksum; every
+// key type- and range-checked, unknown keys refused; buffers aligned, in
+// bounds, disjoint and of the size their count implies before anything is
+// allocated (so no allocation is larger than data.bin itself). Every
+// failure is one line that starts with the manifest's path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ManifestSchema.h"
+
+#include "PackageDetail.h"
+#include "spperm/Sparse/Escape.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+using namespace spperm;
+using namespace spperm::detail;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+/// A double in the shortest %g form (for messages).
+std::string shortNumber(double x) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", x);
+  return text;
+}
+
+uint64_t dtypeSize(std::string_view dtype) {
+  if (dtype == "i32" || dtype == "f32")
+    return 4;
+  if (dtype == "i64")
+    return 8;
+  return 0;
+}
+
+bool isCsrGroupName(std::string_view name) {
+  return name == "csr.row_ptr" || name == "csr.col_idx" || name == "csr.values";
+}
+
+std::optional<FormatKind> parseFormatKind(std::string_view name) {
+  for (FormatKind k : {FormatKind::Csr, FormatKind::Bell, FormatKind::Hbp})
+    if (formatName(k) == name)
+      return k;
+  return std::nullopt;
+}
+
+/// A SAX handler that accepts everything and keeps the parser's error
+/// message: nlohmann::json only reports where parsing failed through
+/// exceptions or a SAX handler, and the core is built without exceptions.
+class ErrorRecorder : public nlohmann::json_sax<json> {
+public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t &) override { return true; }
+  bool string(string_t &) override { return true; }
+  bool binary(binary_t &) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t &) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string &,
+                   const nlohmann::detail::exception &ex) override {
+    message = ex.what();
+    return false;
+  }
+
+  std::string message;
+};
+
+/// Turns nlohmann's "[json.exception.parse_error.101] parse error at line 3,
+/// column 7: ..." into "line 3, column 7: ...", printable ASCII only.
+std::string cleanParseError(std::string message) {
+  const std::string marker = "parse error at ";
+  if (size_t at = message.find(marker); at != std::string::npos)
+    message = message.substr(at + marker.size());
+  for (char &c : message)
+    if (static_cast<unsigned char>(c) < 0x20 ||
+        static_cast<unsigned char>(c) >= 0x7f)
+      c = '?';
+  return message;
+}
+
+/// Type- and range-checked access to the parsed manifest. The first problem
+/// is kept as `MANIFEST: message`; every accessor returns false once there
+/// is one.
+class ManifestReader {
+public:
+  explicit ManifestReader(std::string file) : file(std::move(file)) {}
+
+  bool fail(const std::string &message) {
+    if (error.empty())
+      error = file + ": " + message;
+    return false;
+  }
+  const std::string &message() const { return error; }
+
+  static std::string join(const std::string &ctx, std::string_view key) {
+    return ctx.empty() ? std::string(key) : ctx + "." + std::string(key);
+  }
+
+  /// Refuses members other than `allowed` (a misspelt key is an error, not
+  /// an ignored one). The key is any JSON string: it is escaped in the
+  /// message, which stays one line.
+  bool onlyKeys(const json &obj, const std::string &ctx,
+                std::initializer_list<std::string_view> allowed) {
+    for (auto it = obj.begin(); it != obj.end(); ++it)
+      if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
+        return fail("unexpected key " + inQuotes(join(ctx, escaped(it.key()))));
+    return true;
+  }
+
+  const json *member(const json &obj, const std::string &ctx,
+                     std::string_view key) {
+    auto it = obj.find(std::string(key));
+    if (it == obj.end()) {
+      fail("missing key " + inQuotes(join(ctx, key)));
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  const json *object(const json &obj, const std::string &ctx,
+                     std::string_view key) {
+    const json *v = member(obj, ctx, key);
+    if (v && !v->is_object()) {
+      fail(join(ctx, key) + " must be an object");
+      return nullptr;
+    }
+    return v;
+  }
+
+  const json *array(const json &obj, const std::string &ctx,
+                    std::string_view key) {
+    const json *v = member(obj, ctx, key);
+    if (v && !v->is_array()) {
+      fail(join(ctx, key) + " must be an array");
+      return nullptr;
+    }
+    return v;
+  }
+
+  bool integer(const json &v, const std::string &what, int64_t lo, int64_t hi,
+               int64_t &out) {
+    std::string range =
+        "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    if (v.is_number_unsigned()) {
+      uint64_t u = v.get<uint64_t>();
+      if (hi < 0 || u > static_cast<uint64_t>(hi))
+        return fail(what + " is " + std::to_string(u) + ", out of the range " +
+                    range);
+      out = static_cast<int64_t>(u);
+    } else if (v.is_number_integer()) {
+      int64_t s = v.get<int64_t>();
+      if (s < lo || s > hi)
+        return fail(what + " is " + std::to_string(s) + ", out of the range " +
+                    range);
+      out = s;
+    } else {
+      return fail(what + " must be an integer in " + range);
+    }
+    if (out < lo)
+      return fail(what + " is " + std::to_string(out) + ", out of the range " +
+                  range);
+    return true;
+  }
+
+  bool integer(const json &obj, const std::string &ctx, std::string_view key,
+               int64_t lo, int64_t hi, int64_t &out) {
+    const json *v = member(obj, ctx, key);
+    return v && integer(*v, join(ctx, key), lo, hi, out);
+  }
+
+  template <typename T>
+  bool integerAs(const json &obj, const std::string &ctx, std::string_view key,
+                 int64_t lo, int64_t hi, T &out) {
+    int64_t v;
+    if (!integer(obj, ctx, key, lo, hi, v))
+      return false;
+    out = static_cast<T>(v);
+    return true;
+  }
+
+  bool number(const json &obj, const std::string &ctx, std::string_view key,
+              double lo, double hi, double &out) {
+    const json *v = member(obj, ctx, key);
+    if (!v)
+      return false;
+    if (!v->is_number() || !std::isfinite(v->get<double>()) ||
+        v->get<double>() < lo || v->get<double>() > hi)
+      return fail(join(ctx, key) + " must be a number in [" + shortNumber(lo) +
+                  ", " + shortNumber(hi) + "]");
+    out = v->get<double>();
+    return true;
+  }
+
+  bool string(const json &obj, const std::string &ctx, std::string_view key,
+              std::string &out) {
+    const json *v = member(obj, ctx, key);
+    if (!v)
+      return false;
+    if (!v->is_string())
+      return fail(join(ctx, key) + " must be a string");
+    out = v->get<std::string>();
+    if (!isCleanUtf8(out))
+      return fail(join(ctx, key) + " contains control characters");
+    return true;
+  }
+
+  bool sha256(const json &obj, const std::string &ctx, std::string_view key,
+              std::string &out, bool allowEmpty = false) {
+    if (!string(obj, ctx, key, out))
+      return false;
+    if (!(allowEmpty && out.empty()) && !isLowerHex64(out))
+      return fail(join(ctx, key) + " must be 64 lowercase hex digits");
+    return true;
+  }
+
+  /// {file, size, sha256} with `file` required to be `expectedName`.
+  bool fileDesc(const json &obj, const std::string &ctx, std::string_view key,
+                const std::string &expectedName, uint64_t maxSize,
+                FileDesc &out) {
+    const json *v = object(obj, ctx, key);
+    std::string where = join(ctx, key);
+    int64_t size;
+    if (!v || !onlyKeys(*v, where, {"file", "size", "sha256"}) ||
+        !string(*v, where, "file", out.file) ||
+        !integer(*v, where, "size", 0,
+                 static_cast<int64_t>(std::min<uint64_t>(maxSize, INT64_MAX)),
+                 size) ||
+        !sha256(*v, where, "sha256", out.sha256))
+      return false;
+    if (out.file != expectedName)
+      return fail(where + ".file must be " + inQuotes(expectedName) + ", got " +
+                  inQuotes(out.file));
+    out.size = static_cast<uint64_t>(size);
+    return true;
+  }
+
+  bool boolean(const json &obj, const std::string &ctx, std::string_view key,
+               bool &out) {
+    const json *v = member(obj, ctx, key);
+    if (!v)
+      return false;
+    if (!v->is_boolean())
+      return fail(join(ctx, key) + " must be true or false");
+    out = v->get<bool>();
+    return true;
+  }
+
+  /// An array of at most 64 strings.
+  bool stringList(const json &obj, const std::string &ctx,
+                  std::string_view key, std::vector<std::string> &out) {
+    const json *v = array(obj, ctx, key);
+    if (!v)
+      return false;
+    if (v->size() > 64)
+      return fail(join(ctx, key) + " has more than 64 elements");
+    out.clear();
+    for (const json &e : *v) {
+      if (!e.is_string())
+        return fail(join(ctx, key) + " must hold strings");
+      out.push_back(e.get<std::string>());
+      if (!isCleanUtf8(out.back()))
+        return fail(join(ctx, key) + " contains control characters");
+    }
+    return true;
+  }
+
+  /// A triple [x, y, z] of integers in [1, hi].
+  bool dims(const json &obj, const std::string &ctx, std::string_view key,
+            int64_t hi, int64_t &x, int64_t &y, int64_t &z) {
+    const json *v = array(obj, ctx, key);
+    if (!v)
+      return false;
+    std::string where = join(ctx, key);
+    if (v->size() != 3)
+      return fail(where + " must have 3 elements");
+    return integer((*v)[0], where + "[0]", 1, hi, x) &&
+           integer((*v)[1], where + "[1]", 1, hi, y) &&
+           integer((*v)[2], where + "[2]", 1, hi, z);
+  }
+
+private:
+  std::string file;
+  std::string error;
+};
+
+/// Parses the layer `l` (structure, types, ranges, the buffer list against
+/// the format's arrays), which messages call `where` ("layers[3]"); the
+/// arrays themselves are not touched.
+bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
+                bool externalData, uint64_t dataSize, LayerDesc &out) {
+  std::string ctx = where;
+  if (!l.is_object())
+    return r.fail(ctx + " must be an object");
+  if (!r.onlyKeys(l, ctx,
+                  {"name", "rows", "cols", "nnz", "k", "strategy",
+                   "strategy_params", "format", "format_params", "source",
+                   "kernels", "buffers", "library_check"}))
+    return false;
+  PackageLayer &layer = out.layer;
+  FormattedMatrix &f = layer.matrix;
+  std::string strategyName, formatText, valuesText;
+  if (!r.string(l, ctx, "name", layer.name))
+    return false;
+  if (!isValidName(layer.name))
+    return r.fail(ctx + ".name must be 1 to 1024 bytes");
+  ctx += " (" + inQuotes(layer.name) + ")";
+  if (!r.integerAs(l, ctx, "rows", 0, kMaxIndex, f.rows) ||
+      !r.integerAs(l, ctx, "cols", 0, kMaxIndex, f.cols) ||
+      !r.integerAs(l, ctx, "nnz", 0, kMaxIndex, f.nnz) ||
+      !r.integerAs(l, ctx, "k", 0, kMaxIndex, layer.k) ||
+      !r.string(l, ctx, "strategy", strategyName) ||
+      !r.string(l, ctx, "format", formatText))
+    return false;
+  if (static_cast<uint64_t>(f.nnz) >
+      static_cast<uint64_t>(f.rows) * static_cast<uint64_t>(f.cols))
+    return r.fail(ctx + ".nnz " + std::to_string(f.nnz) +
+                  " is larger than rows x cols");
+
+  // Strategy and its parameters.
+  std::optional<Strategy> strategy = parseStrategy(strategyName);
+  if (!strategy || strategyCliName(*strategy) != strategyName)
+    return r.fail(ctx + ".strategy " + inQuotes(strategyName) +
+                  " is not a strategy name");
+  PermutationOptions &p = layer.permutation;
+  p.strategy = *strategy;
+  const json *sp = r.object(l, ctx, "strategy_params");
+  std::string spCtx = ctx + ".strategy_params";
+  if (!sp ||
+      !r.onlyKeys(
+          *sp, spCtx,
+          {"warps", "line", "rows_per_warp", "tau", "alpha", "candidates"}) ||
+      !r.integerAs(*sp, spCtx, "warps", 1, INT32_MAX, p.warps) ||
+      !r.integerAs(*sp, spCtx, "line", 1, INT32_MAX, p.lineWidth) ||
+      !r.integerAs(*sp, spCtx, "rows_per_warp", 1, INT32_MAX, p.rowsPerWarp) ||
+      !r.integerAs(*sp, spCtx, "tau", 1, INT32_MAX, p.tau) ||
+      !r.number(*sp, spCtx, "alpha", 0.0, 1.0, p.alpha) ||
+      !r.integerAs(*sp, spCtx, "candidates", 0, INT32_MAX, p.candidateLimit))
+    return false;
+  if (Status s = validatePermutationOptions(p); !s)
+    return r.fail(spCtx + ": " + s.message());
+
+  // Format and its parameters.
+  std::optional<FormatKind> kind = parseFormatKind(formatText);
+  if (!kind)
+    return r.fail(ctx + ".format " + inQuotes(formatText) +
+                  " is not one of csr, bell, hbp");
+  f.kind = *kind;
+  FormatOptions &fo = layer.format;
+  fo.kind = *kind;
+  const json *fp = r.object(l, ctx, "format_params");
+  std::string fpCtx = ctx + ".format_params";
+  if (!fp)
+    return false;
+  switch (*kind) {
+  case FormatKind::Csr:
+    if (!r.onlyKeys(*fp, fpCtx, {}))
+      return false;
+    break;
+  case FormatKind::Bell: {
+    BellStorage &b = f.bell;
+    if (!r.onlyKeys(*fp, fpCtx,
+                    {"block", "width", "delta", "dense_nnz", "max_width"}) ||
+        !r.integerAs(*fp, fpCtx, "block", 1, 32, b.block) ||
+        !r.integerAs(*fp, fpCtx, "width", 0, kMaxIndex, b.width) ||
+        !r.number(*fp, fpCtx, "delta", 0.0, 1.0, b.delta) ||
+        !r.integerAs(*fp, fpCtx, "dense_nnz", 0, f.nnz, b.denseNnz) ||
+        !r.integerAs(*fp, fpCtx, "max_width", 0, kMaxIndex, fo.bellMaxWidth))
+      return false;
+    if (!(b.delta > 0.0))
+      return r.fail(fpCtx + ".delta must be in (0, 1]");
+    if ((b.block & (b.block - 1)) != 0)
+      return r.fail(fpCtx + ".block must be 1, 2, 4, 8, 16 or 32, got " +
+                    std::to_string(b.block));
+    b.blockRows =
+        static_cast<int32_t>((int64_t(f.rows) + b.block - 1) / b.block);
+    b.residual.rows = f.rows;
+    b.residual.cols = f.cols;
+    fo.bellBlock = b.block;
+    fo.bellDelta = b.delta;
+    break;
+  }
+  case FormatKind::Hbp: {
+    HbpStorage &h = f.hbp;
+    const json *hash;
+    std::string hashCtx = fpCtx + ".hash";
+    if (!r.onlyKeys(
+            *fp, fpCtx,
+            {"row_block", "col_block", "fixed_fraction", "warps", "hash"}) ||
+        !r.integerAs(*fp, fpCtx, "row_block", 32, kMaxIndex, h.rowBlock) ||
+        !r.integerAs(*fp, fpCtx, "col_block", 1, kMaxIndex, h.colBlock) ||
+        !r.number(*fp, fpCtx, "fixed_fraction", 0.0, 1.0,
+                  fo.hbpFixedFraction) ||
+        !r.integerAs(*fp, fpCtx, "warps", 1, kMaxIndex, fo.hbpWarps) ||
+        !(hash = r.object(*fp, fpCtx, "hash")) ||
+        !r.onlyKeys(*hash, hashCtx, {"a", "b", "c", "d"}) ||
+        !r.integerAs(*hash, hashCtx, "a", INT32_MIN, INT32_MAX, h.hashA) ||
+        !r.integerAs(*hash, hashCtx, "b", INT32_MIN, INT32_MAX, h.hashB) ||
+        !r.integerAs(*hash, hashCtx, "c", INT32_MIN, INT32_MAX, h.hashC) ||
+        !r.integerAs(*hash, hashCtx, "d", INT32_MIN, INT32_MAX, h.hashD))
+      return false;
+    if (h.rowBlock % 32 != 0)
+      return r.fail(fpCtx + ".row_block must be a multiple of 32, got " +
+                    std::to_string(h.rowBlock));
+    h.blockRows =
+        static_cast<int32_t>((int64_t(f.rows) + h.rowBlock - 1) / h.rowBlock);
+    h.blockCols =
+        static_cast<int32_t>((int64_t(f.cols) + h.colBlock - 1) / h.colBlock);
+    fo.hbpRowBlock = h.rowBlock;
+    fo.hbpColBlock = h.colBlock;
+    break;
+  }
+  }
+
+  if (Status s = validateFormatOptions(fo); !s)
+    return r.fail(fpCtx + ": " + s.message());
+
+  // Source.
+  const json *source = r.object(l, ctx, "source");
+  std::string srcCtx = ctx + ".source";
+  if (!source || !r.onlyKeys(*source, srcCtx, {"path", "sha256", "values"}) ||
+      !r.string(*source, srcCtx, "path", layer.sourcePath) ||
+      !r.sha256(*source, srcCtx, "sha256", layer.sourceSha256,
+                /*allowEmpty=*/!externalData) ||
+      !r.string(*source, srcCtx, "values", valuesText))
+    return false;
+  if (externalData && layer.sourcePath.empty())
+    return r.fail(srcCtx + ".path must name the matrix file (external data)");
+  StatusOr<ValuesSpec> values = parseValuesSpec(valuesText);
+  if (!values)
+    return r.fail(srcCtx + ".values: " + values.message());
+  layer.values = *values;
+
+  if (l.contains("library_check") &&
+      !r.boolean(l, ctx, "library_check", layer.libraryCheck))
+    return false;
+
+  // Kernels.
+  const json *kernels = r.array(l, ctx, "kernels");
+  if (!kernels)
+    return false;
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    const json &kj = (*kernels)[i];
+    std::string kCtx = ctx + ".kernels[" + std::to_string(i) + "]";
+    if (!kj.is_object())
+      return r.fail(kCtx + " must be an object");
+    KernelInfo k;
+    if (!r.onlyKeys(kj, kCtx,
+                    {"name", "family", "variant", "k_min", "k_max", "k_align",
+                     "zero_output", "dependent_launch", "args", "grid",
+                     "block", "shared_bytes"}) ||
+        !r.string(kj, kCtx, "name", k.name) ||
+        !r.string(kj, kCtx, "family", k.family) ||
+        !r.string(kj, kCtx, "variant", k.variant) ||
+        !r.integer(kj, kCtx, "k_min", 1, kMaxIndex, k.kMin) ||
+        !r.integer(kj, kCtx, "k_max", 0, kMaxIndex, k.kMax) ||
+        !r.integer(kj, kCtx, "k_align", 1, kMaxIndex, k.kAlign) ||
+        !r.boolean(kj, kCtx, "zero_output", k.zeroOutput) ||
+        !r.stringList(kj, kCtx, "args", k.args) ||
+        !r.dims(kj, kCtx, "grid", kMaxIndex, k.gridX, k.gridY, k.gridZ) ||
+        !r.dims(kj, kCtx, "block", 1024, k.blockX, k.blockY, k.blockZ) ||
+        !r.integer(kj, kCtx, "shared_bytes", 0, kMaxIndex, k.sharedBytes) ||
+        (kj.contains("dependent_launch") &&
+         !r.boolean(kj, kCtx, "dependent_launch", k.dependentLaunch)))
+      return false;
+    if (!isValidName(k.name))
+      return r.fail(kCtx + ".name must be 1 to 1024 bytes");
+    layer.kernels.push_back(std::move(k));
+  }
+
+  // Buffers: the list must be exactly the format's arrays (the csr.* group
+  // is optional for bell and hbp), with the right types and sizes, inside
+  // data.bin and aligned.
+  const json *buffers = r.array(l, ctx, "buffers");
+  if (!buffers)
+    return false;
+  for (size_t i = 0; i < buffers->size(); ++i) {
+    const json &bj = (*buffers)[i];
+    std::string bCtx = ctx + ".buffers[" + std::to_string(i) + "]";
+    if (!bj.is_object())
+      return r.fail(bCtx + " must be an object");
+    BufferDesc b;
+    int64_t count, size, offset = 0;
+    if (externalData ? !r.onlyKeys(bj, bCtx,
+                                   {"name", "dtype", "count", "size", "sha256"})
+                     : !r.onlyKeys(bj, bCtx,
+                                   {"name", "dtype", "count", "offset", "size",
+                                    "sha256"}))
+      return false;
+    if (!r.string(bj, bCtx, "name", b.name) ||
+        !r.string(bj, bCtx, "dtype", b.dtype) ||
+        !r.integer(bj, bCtx, "count", 0, INT64_MAX, count) ||
+        (!externalData &&
+         !r.integer(bj, bCtx, "offset", 0, INT64_MAX, offset)) ||
+        !r.integer(bj, bCtx, "size", 0, INT64_MAX, size) ||
+        !r.sha256(bj, bCtx, "sha256", b.sha256))
+      return false;
+    b.count = static_cast<uint64_t>(count);
+    b.size = static_cast<uint64_t>(size);
+    b.offset = static_cast<uint64_t>(offset);
+    bCtx += " (" + inQuotes(b.name) + ")";
+    const uint64_t elem = dtypeSize(b.dtype);
+    if (elem == 0)
+      return r.fail(bCtx + ".dtype " + inQuotes(b.dtype) +
+                    " is not one of i32, i64, f32");
+    if (b.count > b.size / elem || b.count * elem != b.size)
+      return r.fail(bCtx + ": size " + std::to_string(b.size) +
+                    " does not match count " + std::to_string(b.count) +
+                    " of " + b.dtype);
+    if (!externalData) {
+      if (b.offset % kAlignment != 0)
+        return r.fail(bCtx + ": offset " + std::to_string(b.offset) +
+                      " is not a multiple of " + std::to_string(kAlignment));
+      if (b.offset > dataSize || b.size > dataSize - b.offset)
+        return r.fail(bCtx + ": bytes [" + std::to_string(b.offset) + ", " +
+                      std::to_string(b.offset) + " + " +
+                      std::to_string(b.size) + ") lie outside data.bin (" +
+                      std::to_string(dataSize) + " bytes)");
+    }
+    for (const BufferDesc &other : out.buffers)
+      if (other.name == b.name)
+        return r.fail(bCtx + ": a second buffer with this name");
+    out.withCsr |= isCsrGroupName(b.name);
+    out.buffers.push_back(std::move(b));
+  }
+
+  // Bind each expected array to its buffer; the expected set decides.
+  size_t bound = 0;
+  bool ok = true;
+  forEachBuffer(f, out.withCsr, [&](const char *name, auto &vec) {
+    using T = typename std::decay_t<decltype(vec)>::value_type;
+    if (!ok)
+      return;
+    auto it = std::find_if(out.buffers.begin(), out.buffers.end(),
+                           [&](const BufferDesc &b) { return b.name == name; });
+    if (it == out.buffers.end()) {
+      ok = r.fail(ctx + ".buffers: the " + std::string(formatName(f.kind)) +
+                  " format needs a buffer " + inQuotes(name));
+      return;
+    }
+    if (it->dtype != DType<T>::name) {
+      ok = r.fail(ctx + ".buffers: " + inQuotes(name) + " must have dtype " +
+                  DType<T>::name + ", got " + it->dtype);
+      return;
+    }
+    if constexpr (std::is_same_v<T, int32_t>)
+      it->i32 = &vec;
+    else if constexpr (std::is_same_v<T, int64_t>)
+      it->i64 = &vec;
+    else
+      it->f32 = &vec;
+    ++bound;
+  });
+  if (!ok)
+    return false;
+  if (bound != out.buffers.size()) {
+    for (const BufferDesc &b : out.buffers)
+      if (!b.i32 && !b.i64 && !b.f32)
+        return r.fail(ctx + ".buffers: " + inQuotes(b.name) +
+                      " is not an array of the " +
+                      std::string(formatName(f.kind)) + " format");
+  }
+  for (size_t i = 0; i < out.layer.kernels.size(); ++i)
+    for (const std::string &arg : out.layer.kernels[i].args) {
+      bool known = isCallArg(arg);
+      for (const BufferDesc &b : out.buffers)
+        known = known || b.name == arg;
+      if (!known)
+        return r.fail(ctx + ".kernels[" + std::to_string(i) + "].args: " +
+                      inQuotes(arg) + " is not a buffer of the layer, B, C, " +
+                      "K or " + std::string(kTicketsArg));
+    }
+
+  // The counts that follow from the shape (verifyFormat checks the rest).
+  auto expectCount = [&](const char *name, uint64_t want) {
+    for (const BufferDesc &b : out.buffers)
+      if (b.name == name && b.count != want)
+        return r.fail(ctx + ".buffers: " + inQuotes(name) + " has " +
+                      std::to_string(b.count) + " elements, expected " +
+                      std::to_string(want));
+    return true;
+  };
+  auto sameCount = [&](const char *a, const char *b) {
+    uint64_t ca = 0, cb = 0;
+    bool hasA = false, hasB = false;
+    for (const BufferDesc &d : out.buffers) {
+      if (d.name == a)
+        ca = d.count, hasA = true;
+      if (d.name == b)
+        cb = d.count, hasB = true;
+    }
+    if (hasA && hasB && ca != cb)
+      return r.fail(ctx + ".buffers: " + inQuotes(a) + " and " + inQuotes(b) +
+                    " have different counts");
+    return true;
+  };
+  const uint64_t rows = static_cast<uint64_t>(f.rows);
+  if (!expectCount("order", rows) || !expectCount("csr.row_ptr", rows + 1) ||
+      !expectCount("bell.residual.row_ptr", rows + 1) ||
+      !sameCount("csr.col_idx", "csr.values") ||
+      !sameCount("bell.residual.col_idx", "bell.residual.values") ||
+      (f.kind == FormatKind::Csr &&
+       !expectCount("csr.col_idx", static_cast<uint64_t>(f.nnz))))
+    return false;
+  if (out.withCsr) {
+    f.csr.rows = f.rows;
+    f.csr.cols = f.cols;
+  }
+  return true;
+}
+
+/// Parses and validates the whole manifest.
+bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
+  if (!r.onlyKeys(root, "",
+                  {"schema", "version", "target", "data", "code", "layers",
+                   kChecksumKey}))
+    return false;
+  if (!r.string(root, "", "target", out.target))
+    return false;
+  if (!isValidTarget(out.target))
+    return r.fail("target " + inQuotes(out.target) +
+                  " is not an architecture name such as sm_90");
+
+  const json *data = r.member(root, "", "data");
+  if (!data)
+    return false;
+  if (data->is_string()) {
+    if (data->get<std::string>() != "external")
+      return r.fail("data must be \"external\" or an object");
+    out.externalData = true;
+  } else if (!r.fileDesc(root, "", "data", kDataFile, INT64_MAX, out.data)) {
+    return false;
+  }
+
+  const json *code = r.object(root, "", "code");
+  if (!code || !r.onlyKeys(*code, "code", {"ptx", "cubin"}))
+    return false;
+  if (code->contains("ptx")) {
+    out.hasPtx = true;
+    if (!r.fileDesc(*code, "code", "ptx", kPtxFile, kMaxCodeBytes, out.ptx))
+      return false;
+  }
+  if (code->contains("cubin")) {
+    out.hasCubin = true;
+    if (!r.fileDesc(*code, "code", "cubin", "kernels." + out.target + ".cubin",
+                    kMaxCodeBytes, out.cubin))
+      return false;
+  }
+
+  const json *layers = r.array(root, "", "layers");
+  if (!layers)
+    return false;
+  if (layers->empty())
+    return r.fail("layers is empty");
+  // Layers and their alternatives, flat: each alternative after its
+  // layer, parsed as the layer with the alternative's keys in place of its
+  // own (so it is validated like any layer).
+  // Reserved in full first: a buffer's description points into its
+  // layer's arrays, so the descriptions must not move.
+  size_t entries = layers->size();
+  for (const json &entry : *layers)
+    if (entry.is_object() && entry.contains("alternatives") &&
+        entry["alternatives"].is_array())
+      entries += entry["alternatives"].size();
+  out.layers.reserve(entries);
+  for (size_t i = 0; i < layers->size(); ++i) {
+    const std::string ctx = "layers[" + std::to_string(i) + "]";
+    const json &entry = (*layers)[i];
+    const json *alternatives = nullptr;
+    json plain;
+    if (entry.is_object() && entry.contains("alternatives")) {
+      alternatives = &entry["alternatives"];
+      plain = entry;
+      plain.erase("alternatives");
+    }
+    const int64_t index = static_cast<int64_t>(out.layers.size());
+    if (!parseLayer(r, alternatives ? plain : entry, ctx, out.externalData,
+                    out.data.size, out.layers.emplace_back()))
+      return false;
+    const PackageLayer &layer = out.layers.back().layer;
+    for (const LayerDesc &other : out.layers)
+      if (&other.layer != &layer && other.parent < 0 &&
+          other.layer.name == layer.name)
+        return r.fail("two layers are named " + inQuotes(layer.name));
+    if (!alternatives)
+      continue;
+    const std::string actx = ctx + " (" + inQuotes(layer.name) + ")";
+    if (!alternatives->is_array() || alternatives->empty())
+      return r.fail(actx + ".alternatives must be a non-empty array");
+    if (!layer.libraryCheck || !hasGeneratedKernelsOf(layer))
+      return r.fail(actx + " has alternatives but not the library check "
+                           "and generated kernels (the runtime chooses "
+                           "among them by timing)");
+    for (size_t j = 0; j < alternatives->size(); ++j) {
+      const std::string jctx =
+          actx + ".alternatives[" + std::to_string(j) + "]";
+      const json &alt = (*alternatives)[j];
+      if (!alt.is_object())
+        return r.fail(jctx + " must be an object");
+      if (!r.onlyKeys(alt, jctx,
+                      {kAlternativeKeys[0], kAlternativeKeys[1],
+                       kAlternativeKeys[2], kAlternativeKeys[3],
+                       kAlternativeKeys[4], kAlternativeKeys[5]}))
+        return false;
+      for (const char *key : kAlternativeKeys)
+        if (!alt.contains(key))
+          return r.fail(jctx + " lacks " + inQuotes(key));
+      json merged = plain;
+      for (auto it = alt.begin(); it != alt.end(); ++it)
+        merged[it.key()] = it.value();
+      LayerDesc &desc = out.layers.emplace_back();
+      desc.parent = index;
+      if (!parseLayer(r, merged, jctx, out.externalData, out.data.size, desc))
+        return false;
+      if (!hasGeneratedKernelsOf(desc.layer))
+        return r.fail(jctx + " needs generated kernels (an alternative is a "
+                             "variant the runtime times)");
+    }
+  }
+
+  // No two buffers may share bytes of data.bin.
+  if (!out.externalData) {
+    struct Span {
+      uint64_t begin, end;
+      const LayerDesc *layer;
+      const BufferDesc *buffer;
+    };
+    std::vector<Span> spans;
+    for (const LayerDesc &l : out.layers)
+      for (const BufferDesc &b : l.buffers)
+        if (b.size > 0)
+          spans.push_back({b.offset, b.offset + b.size, &l, &b});
+    std::sort(spans.begin(), spans.end(),
+              [](const Span &a, const Span &b) { return a.begin < b.begin; });
+    for (size_t i = 1; i < spans.size(); ++i)
+      if (spans[i].begin < spans[i - 1].end)
+        return r.fail("buffers " + inQuotes(spans[i - 1].buffer->name) +
+                      " of layer " + inQuotes(spans[i - 1].layer->layer.name) +
+                      " and " + inQuotes(spans[i].buffer->name) + " of layer " +
+                      inQuotes(spans[i].layer->layer.name) + " overlap");
+  }
+  return true;
+}
+
+} // namespace
+
+Status detail::parseManifestText(const std::string &manifestPath,
+                                 const std::string &text, ManifestDesc &m) {
+  ErrorRecorder recorder;
+  if (!json::sax_parse(text, &recorder))
+    return Status::error(manifestPath + ": not valid JSON: " +
+                         cleanParseError(recorder.message));
+  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded())
+    return Status::error(manifestPath + ": not valid JSON");
+
+  ManifestReader r(manifestPath);
+  if (!root.is_object())
+    return Status::error(manifestPath + ": not a spperm package manifest (the "
+                                        "top level is not an object)");
+  std::string schema;
+  int64_t version;
+  if (!r.string(root, "", "schema", schema))
+    return Status::error(r.message());
+  if (schema != kSchema)
+    return Status::error(manifestPath +
+                         ": not a spperm package manifest "
+                         "(schema " +
+                         inQuotes(schema) + ", expected " + inQuotes(kSchema) +
+                         ")");
+  if (!r.integer(root, "", "version", 0, INT64_MAX, version))
+    return Status::error(r.message());
+  if (version != kPackageVersion)
+    return Status::error(manifestPath + ": unsupported package version " +
+                         std::to_string(version) + " (this build reads " +
+                         std::to_string(kPackageVersion) + ")");
+
+  // The manifest's own checksum: the writer ends the file with
+  // `"manifest_sha256": "<sha256 of every byte before the key>"\n}\n`.
+  const std::string key = "\"" + std::string(kChecksumKey) + "\": \"";
+  const std::string tail = "\"\n}\n";
+  const size_t suffix = key.size() + 64 + tail.size();
+  std::string recorded;
+  if (text.size() < suffix ||
+      text.compare(text.size() - suffix, key.size(), key) != 0 ||
+      text.compare(text.size() - tail.size(), tail.size(), tail) != 0 ||
+      !r.sha256(root, "", kChecksumKey, recorded) ||
+      text.compare(text.size() - suffix + key.size(), 64, recorded) != 0)
+    return Status::error(manifestPath + ": the manifest_sha256 line is "
+                                        "missing or not at the end of the "
+                                        "file (was the manifest edited?)");
+  if (sha256Hex(text.data(), text.size() - suffix) != recorded)
+    return Status::error(manifestPath + ": the manifest does not match its "
+                                        "manifest_sha256: it is corrupt or "
+                                        "was edited");
+
+  if (!parseManifest(r, root, m))
+    return Status::error(r.message());
+  return Status::ok();
+}

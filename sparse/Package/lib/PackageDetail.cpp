@@ -1,0 +1,126 @@
+//===- PackageDetail.cpp - What the package's files share -------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The helpers of PackageDetail.h (text checks of names and paths, where a
+// package and its sources lie) and the public list of a layer's arrays,
+// layerBuffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PackageDetail.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <type_traits>
+
+using namespace spperm;
+using namespace spperm::detail;
+
+namespace spperm {
+namespace detail {
+
+std::string errnoText() { return std::strerror(errno); }
+
+std::string inQuotes(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+bool isCleanUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f)
+      return false;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int extra;
+    uint32_t cp;
+    if ((c & 0xe0) == 0xc0) {
+      extra = 1;
+      cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      extra = 2;
+      cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      extra = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (s.size() - i <= static_cast<size_t>(extra))
+      return false;
+    for (int k = 1; k <= extra; ++k) {
+      unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xc0) != 0x80)
+        return false;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF.
+    static const uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+      return false;
+    i += extra + 1;
+  }
+  return true;
+}
+
+bool isLowerHex64(std::string_view s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+bool isValidTarget(std::string_view t) {
+  return !t.empty() && t.size() <= 64 &&
+         std::all_of(t.begin(), t.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+                  (c >= 'A' && c <= 'Z') || c == '_';
+         });
+}
+
+bool isValidName(std::string_view s) {
+  return !s.empty() && s.size() <= kMaxNameBytes && isCleanUtf8(s);
+}
+
+std::string trimSlashes(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/')
+    dir.pop_back();
+  return dir;
+}
+
+std::pair<std::string, std::string> splitPath(const std::string &dir) {
+  size_t slash = dir.rfind('/');
+  if (slash == std::string::npos)
+    return {".", dir};
+  return {slash == 0 ? "/" : dir.substr(0, slash), dir.substr(slash + 1)};
+}
+
+std::string resolveSource(const std::string &parent, const std::string &path) {
+  return !path.empty() && path.front() == '/' ? path : parent + "/" + path;
+}
+
+bool carriesCsr(const FormattedMatrix &f) {
+  return f.kind == FormatKind::Csr ||
+         (f.rows > 0 && f.csr.rowPtr.size() == static_cast<size_t>(f.rows) + 1);
+}
+
+bool hasGeneratedKernelsOf(const PackageLayer &layer) {
+  return !layer.kernels.empty() && layer.kernels.front().variant != "cusparse";
+}
+
+} // namespace detail
+} // namespace spperm
+
+std::vector<LayerBuffer> spperm::layerBuffers(const PackageLayer &layer) {
+  std::vector<LayerBuffer> buffers;
+  forEachBuffer(layer.matrix, carriesCsr(layer.matrix),
+                [&](const char *name, const auto &v) {
+                  using T = typename std::decay_t<decltype(v)>::value_type;
+                  buffers.push_back({name, DType<T>::name, v.data(), v.size()});
+                });
+  return buffers;
+}

@@ -1,0 +1,140 @@
+//===- PackageDetail.h - What the package's files share ---------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Private to SpPermPackage: the names, limits and small helpers that the
+// writer (PackageWriter.cpp), the manifest schema (ManifestSchema.cpp) and
+// the reader (PackageReader.cpp) share, and the one list of a layer's
+// buffers (forEachBuffer) that all three walk.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_LIB_SPARSE_PACKAGEDETAIL_H
+#define SPPERM_LIB_SPARSE_PACKAGEDETAIL_H
+
+#include "spperm/Sparse/Package.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+// data.bin holds the arrays in host order; the format says little-endian.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "data.bin is little-endian; big-endian hosts are not supported"
+#endif
+
+namespace spperm {
+namespace detail {
+
+constexpr const char *kSchema = "spperm-package";
+constexpr const char *kManifestFile = "manifest.json";
+constexpr const char *kDataFile = "data.bin";
+constexpr const char *kPtxFile = "kernels.ptx";
+constexpr const char *kChecksumKey = "manifest_sha256";
+/// Alignment of every buffer in data.bin (enough for any vector load and for
+/// cudaMemcpy-friendly offsets).
+constexpr uint64_t kAlignment = 256;
+/// The keys of an alternative in the manifest: what differs from its layer.
+constexpr const char *kAlternativeKeys[] = {
+    "strategy", "strategy_params", "format", "format_params", "kernels",
+    "buffers"};
+/// Manifests larger than this are refused before they are read.
+constexpr uint64_t kMaxManifestBytes = uint64_t(64) << 20;
+/// kernels.ptx / kernels.<target>.cubin larger than this are refused.
+constexpr uint64_t kMaxCodeBytes = uint64_t(1) << 30;
+/// Layer names and kernel names longer than this are refused.
+constexpr size_t kMaxNameBytes = 1024;
+/// Read/write granularity when streaming data.bin.
+constexpr size_t kChunkBytes = size_t(1) << 20;
+
+/// strerror(errno), for messages.
+std::string errnoText();
+
+/// `s` in single quotes, for messages.
+std::string inQuotes(std::string_view s);
+
+/// True for valid UTF-8 without control characters (what names and paths in
+/// the manifest may contain; nlohmann::json refuses invalid UTF-8 on dump).
+bool isCleanUtf8(std::string_view s);
+
+/// True for exactly 64 lowercase hex digits (a sha256 in the manifest).
+bool isLowerHex64(std::string_view s);
+
+/// Architecture names become part of a file name (kernels.<target>.cubin).
+bool isValidTarget(std::string_view t);
+
+/// Layer and kernel names: 1 to kMaxNameBytes bytes of isCleanUtf8 text.
+bool isValidName(std::string_view s);
+
+/// `dir` without trailing slashes (but "/" stays "/").
+std::string trimSlashes(std::string dir);
+
+/// The directory containing `dir` (already trimmed) and its last component.
+std::pair<std::string, std::string> splitPath(const std::string &dir);
+
+/// Where the reader finds a layer's source file: `path` itself when
+/// absolute, else `path` inside `parent` (the package's parent directory).
+std::string resolveSource(const std::string &parent, const std::string &path);
+
+/// Element type names of the buffers.
+template <typename T> struct DType;
+template <> struct DType<int32_t> {
+  static constexpr const char *name = "i32";
+};
+template <> struct DType<int64_t> {
+  static constexpr const char *name = "i64";
+};
+template <> struct DType<float> { static constexpr const char *name = "f32"; };
+
+/// True when a non-CSR format also carries the permuted CSR (then written as
+/// the csr.* buffers too).
+bool carriesCsr(const FormattedMatrix &f);
+
+/// Calls `fn(name, vector)` for every array of `f` that the package stores,
+/// in the order they are laid out in data.bin. `Matrix` is FormattedMatrix or
+/// const FormattedMatrix. The one list of buffer names and types.
+template <typename Matrix, typename Fn>
+void forEachBuffer(Matrix &f, bool withCsr, Fn &&fn) {
+  fn("order", f.order);
+  if (withCsr || f.kind == FormatKind::Csr) {
+    fn("csr.row_ptr", f.csr.rowPtr);
+    fn("csr.col_idx", f.csr.colIdx);
+    fn("csr.values", f.csr.values);
+  }
+  switch (f.kind) {
+  case FormatKind::Csr:
+    break;
+  case FormatKind::Bell:
+    fn("bell.block_col", f.bell.blockCol);
+    fn("bell.block_values", f.bell.blockValues);
+    fn("bell.residual.row_ptr", f.bell.residual.rowPtr);
+    fn("bell.residual.col_idx", f.bell.residual.colIdx);
+    fn("bell.residual.values", f.bell.residual.values);
+    break;
+  case FormatKind::Hbp:
+    fn("hbp.blocks", f.hbp.blocks);
+    fn("hbp.col", f.hbp.col);
+    fn("hbp.data", f.hbp.data);
+    fn("hbp.add_sign", f.hbp.addSign);
+    fn("hbp.zero_row", f.hbp.zeroRow);
+    fn("hbp.begin_nnz", f.hbp.beginNnz);
+    fn("hbp.output_hash", f.hbp.outputHash);
+    fn("hbp.fixed_blocks", f.hbp.fixedBlocks);
+    fn("hbp.fixed_block_ptr", f.hbp.fixedBlockPtr);
+    fn("hbp.competitive_blocks", f.hbp.competitiveBlocks);
+    break;
+  }
+}
+
+/// Whether `layer` runs generated kernels (it has kernels, and not the
+/// cuSPARSE entry).
+bool hasGeneratedKernelsOf(const PackageLayer &layer);
+
+} // namespace detail
+} // namespace spperm
+
+#endif // SPPERM_LIB_SPARSE_PACKAGEDETAIL_H

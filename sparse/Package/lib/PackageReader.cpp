@@ -1,0 +1,318 @@
+//===- PackageReader.cpp - Reading and verifying a package ------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// readPackage (docs/Package.md, "Reading and verification"): manifest.json
+// is size-capped and validated whole (ManifestSchema.cpp) before anything
+// else is read; data.bin is streamed once, hashing each buffer and the whole
+// file; only then is each FormattedMatrix reconstructed and handed to
+// verifyFormat. With external data each layer is rebuilt from its source
+// matrix instead and checked against the recorded checksums. Every failure
+// is one line that starts with the file it is about.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ManifestSchema.h"
+#include "PackageDetail.h"
+#include "Sha256.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <memory>
+#include <string>
+#include <sys/stat.h>
+#include <type_traits>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+using namespace spperm;
+using namespace spperm::detail;
+
+namespace {
+
+/// Reads a whole small file (manifest, kernels) of at most `maxSize` bytes.
+Status readSmallFile(const std::string &path, uint64_t maxSize,
+                     std::string &out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Status::error(path + ": cannot open: " + errnoText());
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::error(path + ": not a regular file");
+  }
+  if (static_cast<uint64_t>(st.st_size) > maxSize) {
+    ::close(fd);
+    return Status::error(path + ": the file is " + std::to_string(st.st_size) +
+                         " bytes, more than the limit of " +
+                         std::to_string(maxSize));
+  }
+  out.assign(static_cast<size_t>(st.st_size), '\0');
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      std::string why = n < 0 ? errnoText() : "the file shrank while reading";
+      ::close(fd);
+      return Status::error(path + ": cannot read: " + why);
+    }
+    got += static_cast<size_t>(n);
+  }
+  // A file that grew while being read is not the file that was measured.
+  char extra;
+  ssize_t more = ::read(fd, &extra, 1);
+  ::close(fd);
+  if (more != 0)
+    return Status::error(path + ": the file changed while reading");
+  return Status::ok();
+}
+
+/// Streams data.bin once: fills every buffer and checks every checksum.
+Status readData(const std::string &path, const ManifestDesc &m,
+                std::vector<BufferDesc *> buffers) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return Status::error(path + ": cannot open: " + errnoText());
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return Status::error(path + ": not a regular file");
+  if (static_cast<uint64_t>(st.st_size) != m.data.size)
+    return Status::error(path + ": the file is " + std::to_string(st.st_size) +
+                         " bytes, the manifest says " +
+                         std::to_string(m.data.size) +
+                         " (truncated or corrupt)");
+
+  std::sort(buffers.begin(), buffers.end(),
+            [](const BufferDesc *a, const BufferDesc *b) {
+              return a->offset < b->offset;
+            });
+  Sha256 whole;
+  std::unique_ptr<char[]> scratch(new char[kChunkBytes]);
+  uint64_t pos = 0;
+  // Reads `size` bytes into `dst` (or the scratch buffer when null), feeding
+  // the whole-file hash and `hasher` when given.
+  std::string why = "the file shrank while reading";
+  auto readInto = [&](char *dst, uint64_t size, Sha256 *hasher) -> bool {
+    while (size > 0) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(size, kChunkBytes));
+      char *p = dst ? dst : scratch.get();
+      size_t got = 0;
+      while (got < n) {
+        ssize_t k = ::read(fd, p + got, n - got);
+        if (k < 0 && errno == EINTR)
+          continue;
+        if (k < 0)
+          why = errnoText();
+        if (k <= 0)
+          return false;
+        got += static_cast<size_t>(k);
+      }
+      whole.update(p, n);
+      if (hasher)
+        hasher->update(p, n);
+      if (dst)
+        dst += n;
+      size -= n;
+      pos += n;
+    }
+    return true;
+  };
+  std::vector<std::string> digests(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    BufferDesc &b = *buffers[i];
+    char *dst = b.allocate();
+    Sha256 hasher;
+    if (!readInto(nullptr, b.offset - std::min(b.offset, pos), nullptr) ||
+        !readInto(dst, b.size, &hasher))
+      return Status::error(path + ": cannot read: " + why);
+    digests[i] = hasher.hexDigest();
+  }
+  if (!readInto(nullptr, m.data.size - pos, nullptr))
+    return Status::error(path + ": cannot read: " + why);
+  char extra;
+  if (::read(fd, &extra, 1) != 0)
+    return Status::error(path + ": the file changed while reading");
+
+  for (size_t i = 0; i < buffers.size(); ++i)
+    if (digests[i] != buffers[i]->sha256)
+      return Status::error(
+          path + ": buffer " + inQuotes(buffers[i]->name) + " (bytes " +
+          std::to_string(buffers[i]->offset) + " to " +
+          std::to_string(buffers[i]->offset + buffers[i]->size) +
+          ") does not match its sha256: the data is corrupt");
+  if (whole.hexDigest() != m.data.sha256)
+    return Status::error(path + ": the file does not match its sha256: the "
+                                "data is corrupt");
+  return Status::ok();
+}
+
+/// External data: rebuilds a layer from its source matrix file and checks
+/// the arrays against the recorded checksums.
+Status rebuildLayer(const std::string &manifestPath, const std::string &parent,
+                    LayerDesc &desc) {
+  PackageLayer &layer = desc.layer;
+  std::string where = manifestPath + ": layer " + inQuotes(layer.name) + ": ";
+  const std::string path = resolveSource(parent, layer.sourcePath);
+  StatusOr<std::string> sha = sha256File(path);
+  if (!sha)
+    return Status::error(where +
+                         "cannot read the source matrix: " + sha.message());
+  if (*sha != layer.sourceSha256)
+    return Status::error(where + "the source matrix " + path +
+                         " does not match its recorded sha256 (was it "
+                         "modified?)");
+  ReadOptions readOptions;
+  readOptions.values = layer.values;
+  StatusOr<CsrMatrix> m = readMatrixFile(path, readOptions);
+  if (!m)
+    return Status::error(where +
+                         "cannot rebuild from the source: " + m.message());
+  const FormattedMatrix &want = layer.matrix;
+  if (m->rows != want.rows || m->cols != want.cols || m->nnz() != want.nnz)
+    return Status::error(
+        where + "the source matrix is " + std::to_string(m->rows) + " x " +
+        std::to_string(m->cols) + " with " + std::to_string(m->nnz()) +
+        " entries, the manifest "
+        "says " +
+        std::to_string(want.rows) + " x " + std::to_string(want.cols) +
+        " with " + std::to_string(want.nnz));
+  StatusOr<Permutation> perm = computePermutation(*m, layer.permutation);
+  if (!perm)
+    return Status::error(where +
+                         "cannot rebuild the permutation: " + perm.message());
+  StatusOr<FormattedMatrix> built = buildFormat(*m, perm->order, layer.format);
+  if (!built)
+    return Status::error(where +
+                         "cannot rebuild the format: " + built.message());
+  FormattedMatrix &f = *built;
+  // The recorded scalars of the storage must come out the same.
+  bool same = f.rows == want.rows && f.cols == want.cols && f.nnz == want.nnz &&
+              f.kind == want.kind;
+  if (same && f.kind == FormatKind::Bell)
+    same = f.bell.block == want.bell.block && f.bell.width == want.bell.width &&
+           f.bell.delta == want.bell.delta &&
+           f.bell.denseNnz == want.bell.denseNnz;
+  if (same && f.kind == FormatKind::Hbp)
+    same = f.hbp.rowBlock == want.hbp.rowBlock &&
+           f.hbp.colBlock == want.hbp.colBlock &&
+           f.hbp.hashA == want.hbp.hashA && f.hbp.hashB == want.hbp.hashB &&
+           f.hbp.hashC == want.hbp.hashC && f.hbp.hashD == want.hbp.hashD;
+  if (!same)
+    return Status::error(where + "the rebuilt format's parameters differ "
+                                 "from the recorded ones");
+  if (carriesCsr(f) != desc.withCsr && f.kind != FormatKind::Csr)
+    return Status::error(where + "the rebuilt format's buffers differ from "
+                                 "the recorded ones");
+  std::string mismatch;
+  forEachBuffer(f, desc.withCsr, [&](const char *name, const auto &vec) {
+    using T = typename std::decay_t<decltype(vec)>::value_type;
+    if (!mismatch.empty())
+      return;
+    for (const BufferDesc &b : desc.buffers)
+      if (b.name == name &&
+          (b.count != vec.size() ||
+           sha256Hex(vec.data(), vec.size() * sizeof(T)) != b.sha256))
+        mismatch = name;
+  });
+  if (!mismatch.empty())
+    return Status::error(where + "the rebuilt buffer " + inQuotes(mismatch) +
+                         " does not match its recorded sha256 (the source or "
+                         "the sparse core changed since the package was "
+                         "written)");
+  if (Status s = verifyFormat(f, &*m); !s)
+    return Status::error(where +
+                         "the rebuilt format does not verify: " + s.message());
+  layer.matrix = std::move(f);
+  return Status::ok();
+}
+
+/// Reads kernels.ptx / kernels.<target>.cubin and checks size and sha256.
+Status readCodeFile(const std::string &dir, const FileDesc &desc,
+                    std::string &out) {
+  std::string path = dir + "/" + desc.file;
+  if (Status s = readSmallFile(path, kMaxCodeBytes, out); !s)
+    return s;
+  if (out.size() != desc.size)
+    return Status::error(path + ": the file is " + std::to_string(out.size()) +
+                         " bytes, the manifest says " +
+                         std::to_string(desc.size));
+  if (sha256Hex(out.data(), out.size()) != desc.sha256)
+    return Status::error(path + ": the file does not match its sha256: it is "
+                                "corrupt");
+  return Status::ok();
+}
+
+} // namespace
+
+StatusOr<Package> spperm::readPackage(const std::string &dirArg) {
+  const std::string dir = trimSlashes(dirArg);
+  const std::string manifestPath = dir + "/" + kManifestFile;
+  std::string text;
+  if (Status s = readSmallFile(manifestPath, kMaxManifestBytes, text); !s)
+    return s;
+
+  ManifestDesc m;
+  if (Status s = parseManifestText(manifestPath, text, m); !s)
+    return s;
+
+  if (m.externalData) {
+    const std::string parent = splitPath(dir).first;
+    for (LayerDesc &l : m.layers)
+      if (Status s = rebuildLayer(manifestPath, parent, l); !s)
+        return s;
+  } else {
+    std::vector<BufferDesc *> buffers;
+    for (LayerDesc &l : m.layers)
+      for (BufferDesc &b : l.buffers)
+        buffers.push_back(&b);
+    const std::string dataPath = dir + "/" + kDataFile;
+    if (Status s = readData(dataPath, m, std::move(buffers)); !s)
+      return s;
+    for (LayerDesc &l : m.layers) {
+      const FormattedMatrix &f = l.layer.matrix;
+      Status s = verifyFormat(f);
+      // verifyFormat looks at the arrays of f's format; a bell or hbp layer
+      // that also carries its CSR gets that checked here.
+      if (s && l.withCsr && f.kind != FormatKind::Csr) {
+        s = f.csr.verify();
+        if (s && f.csr.nnz() != f.nnz)
+          s = Status::error("its csr buffers hold " +
+                            std::to_string(f.csr.nnz()) + " entries, not " +
+                            std::to_string(f.nnz));
+      }
+      if (!s)
+        return Status::error(dataPath + ": layer " + inQuotes(l.layer.name) +
+                             ": the arrays do not form a valid " +
+                             std::string(formatName(f.kind)) +
+                             " matrix: " + s.message());
+    }
+  }
+
+  Package package;
+  package.target = m.target;
+  package.externalData = m.externalData;
+  if (m.hasPtx)
+    if (Status s = readCodeFile(dir, m.ptx, package.ptx); !s)
+      return s;
+  if (m.hasCubin)
+    if (Status s = readCodeFile(dir, m.cubin, package.cubin); !s)
+      return s;
+  // Alternatives follow their layer in m.layers.
+  for (LayerDesc &l : m.layers) {
+    if (l.parent < 0)
+      package.layers.push_back(std::move(l.layer));
+    else
+      package.layers.back().alternatives.push_back(std::move(l.layer));
+  }
+  return package;
+}

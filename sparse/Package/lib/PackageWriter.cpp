@@ -1,0 +1,529 @@
+//===- PackageWriter.cpp - Writing a package atomically ---------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// writePackage (docs/Package.md, "Writing"): every check happens first (the
+// layers verify, the names are unique, the destination is free or is a
+// package), then the files go into a fresh temporary directory beside the
+// destination, each is fsync'ed, and the directory is renamed into place; an
+// old package there is renamed aside first and removed last.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PackageDetail.h"
+#include "Sha256.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <sys/stat.h>
+#include <type_traits>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+using namespace spperm;
+using namespace spperm::detail;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+uint64_t alignUp(uint64_t x) {
+  return (x + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+/// Removes a directory tree, ignoring errors (used on paths we created).
+void removeTree(const std::string &path) {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+}
+
+/// fsync of a directory, so that renames and new entries are durable.
+bool syncDirectory(const std::string &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0)
+    return false;
+  bool ok = ::fsync(fd) == 0;
+  return ::close(fd) == 0 && ok;
+}
+
+/// Whether `name` may be a kernel parameter of `layer`: one of its buffers,
+/// or B, C, K, kTicketsArg.
+bool isKernelArgName(const PackageLayer &layer, const std::string &name) {
+  if (isCallArg(name))
+    return true;
+  bool found = false;
+  forEachBuffer(layer.matrix, carriesCsr(layer.matrix),
+                [&](std::string_view buffer, const auto &) {
+                  found = found || buffer == name;
+                });
+  return found;
+}
+
+/// The scalars of a format's storage that the manifest records
+/// (format_params); the arrays are buffers.
+json formatParams(const PackageLayer &layer) {
+  json p = json::object();
+  const FormattedMatrix &f = layer.matrix;
+  if (f.kind == FormatKind::Bell) {
+    p["block"] = f.bell.block;
+    p["width"] = f.bell.width;
+    p["delta"] = f.bell.delta;
+    p["dense_nnz"] = f.bell.denseNnz;
+    p["max_width"] = layer.format.bellMaxWidth;
+  } else if (f.kind == FormatKind::Hbp) {
+    p["row_block"] = f.hbp.rowBlock;
+    p["col_block"] = f.hbp.colBlock;
+    p["fixed_fraction"] = layer.format.hbpFixedFraction;
+    p["warps"] = layer.format.hbpWarps;
+    json hash = json::object();
+    hash["a"] = f.hbp.hashA;
+    hash["b"] = f.hbp.hashB;
+    hash["c"] = f.hbp.hashC;
+    hash["d"] = f.hbp.hashD;
+    p["hash"] = hash;
+  }
+  return p;
+}
+
+/// A file created with O_EXCL and written sequentially; the first failure is
+/// kept as a one-line message naming the file.
+class FileWriter {
+public:
+  explicit FileWriter(std::string path) : path(std::move(path)) {
+    fd = ::open(this->path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                0666);
+    if (fd < 0)
+      fail("cannot create");
+  }
+  ~FileWriter() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+  FileWriter(const FileWriter &) = delete;
+  FileWriter &operator=(const FileWriter &) = delete;
+
+  void write(const void *data, size_t size) {
+    const char *p = static_cast<const char *>(data);
+    while (ok() && size > 0) {
+      ssize_t n = ::write(fd, p, std::min(size, kChunkBytes));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) {
+        fail("cannot write");
+        return;
+      }
+      p += n;
+      size -= static_cast<size_t>(n);
+      written += static_cast<uint64_t>(n);
+    }
+  }
+  void writeZeros(uint64_t count) {
+    static const char kZeros[kAlignment] = {};
+    while (ok() && count > 0) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(count, kAlignment));
+      write(kZeros, n);
+      count -= n;
+    }
+  }
+  /// fsync and close.
+  Status finish() {
+    if (ok() && ::fsync(fd) != 0)
+      fail("cannot write");
+    if (fd >= 0) {
+      int closed = ::close(fd);
+      fd = -1;
+      if (ok() && closed != 0)
+        fail("cannot write");
+    }
+    return ok() ? Status::ok() : Status::error(error);
+  }
+  bool ok() const { return error.empty(); }
+  uint64_t size() const { return written; }
+
+private:
+  void fail(const char *what) {
+    if (ok())
+      error = path + ": " + what + ": " + errnoText();
+  }
+
+  std::string path;
+  int fd = -1;
+  uint64_t written = 0;
+  std::string error;
+};
+
+/// Writes a whole file into the temporary package directory.
+Status writeWholeFile(const std::string &path, const std::string &bytes) {
+  FileWriter w(path);
+  w.write(bytes.data(), bytes.size());
+  return w.finish();
+}
+
+/// Checks a layer before anything is written.
+Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
+  const FormattedMatrix &f = layer.matrix;
+  if (!isValidName(layer.name))
+    return Status::error("layer name " + inQuotes(layer.name) +
+                         " must be 1 to 1024 bytes of UTF-8 text without "
+                         "control characters");
+  std::string where = "layer " + inQuotes(layer.name) + ": ";
+  if (f.kind != layer.format.kind)
+    return Status::error(where + "the matrix is in format " +
+                         std::string(formatName(f.kind)) +
+                         " but its format options say " +
+                         std::string(formatName(layer.format.kind)));
+  if (Status s = verifyFormat(f); !s)
+    return Status::error(where + "the matrix does not verify: " + s.message());
+  if (Status s = validatePermutationOptions(layer.permutation); !s)
+    return Status::error(where + "strategy parameters: " + s.message());
+  if (layer.k < 0 || layer.k > kMaxIndex)
+    return Status::error(where + "k must be in [0, " +
+                         std::to_string(kMaxIndex) + "], got " +
+                         std::to_string(layer.k));
+  if (Status s = validateFormatOptions(layer.format); !s)
+    return Status::error(where + "format parameters: " + s.message());
+  if (!layer.sourcePath.empty() && !isCleanUtf8(layer.sourcePath))
+    return Status::error(where + "the source path is not UTF-8 text without "
+                                 "control characters");
+  if (!layer.sourceSha256.empty() && !isLowerHex64(layer.sourceSha256))
+    return Status::error(where + "the source sha256 must be 64 lowercase hex "
+                                 "digits");
+  if (externalData && (layer.sourcePath.empty() || layer.sourceSha256.empty()))
+    return Status::error(where + "external data needs the source path and its "
+                                 "sha256");
+  for (const KernelInfo &k : layer.kernels) {
+    if (!isValidName(k.name) || !isCleanUtf8(k.family))
+      return Status::error(where + "kernel name " + inQuotes(k.name) +
+                           " or family is not valid text");
+    for (int64_t d : {k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ})
+      if (d < 1 || d > kMaxIndex)
+        return Status::error(where + "kernel " + inQuotes(k.name) +
+                             " has a launch dimension out of range");
+    if (k.sharedBytes < 0 || k.sharedBytes > kMaxIndex)
+      return Status::error(where + "kernel " + inQuotes(k.name) +
+                           " has a shared-memory size out of range");
+    if (!isValidName(k.variant))
+      return Status::error(where + "kernel " + inQuotes(k.name) +
+                           " needs a variant name");
+    if (k.kMin < 1 || k.kMax < 0 || (k.kMax != 0 && k.kMax < k.kMin) ||
+        k.kAlign < 1 || k.kMin > kMaxIndex || k.kMax > kMaxIndex ||
+        k.kAlign > kMaxIndex)
+      return Status::error(where + "kernel " + inQuotes(k.name) +
+                           " has an invalid K condition");
+    for (const std::string &arg : k.args)
+      if (!isKernelArgName(layer, arg))
+        return Status::error(where + "kernel " + inQuotes(k.name) +
+                             " takes " + inQuotes(arg) +
+                             ", which is not a buffer of the layer, B, C, K "
+                             "or " + std::string(kTicketsArg));
+  }
+  return Status::ok();
+}
+
+
+/// The alternatives of `layer` as the manifest can hold them: only on a
+/// checked layer with generated kernels; each the same matrix (shape, K,
+/// source, values) with generated kernels of its own and no alternatives.
+Status checkAlternativesForWriting(const PackageLayer &layer,
+                                   bool externalData) {
+  if (layer.alternatives.empty())
+    return Status::ok();
+  std::string where = "layer " + inQuotes(layer.name) + ": ";
+  if (!layer.libraryCheck || !hasGeneratedKernelsOf(layer))
+    return Status::error(where + "alternatives need the library check and "
+                                 "generated kernels");
+  for (size_t i = 0; i < layer.alternatives.size(); ++i) {
+    const PackageLayer &alt = layer.alternatives[i];
+    std::string at = where + "alternative " + std::to_string(i + 1) + ": ";
+    if (Status s = checkLayerForWriting(alt, externalData); !s)
+      return Status::error(at + s.message());
+    if (alt.name != layer.name || alt.matrix.rows != layer.matrix.rows ||
+        alt.matrix.cols != layer.matrix.cols ||
+        alt.matrix.nnz != layer.matrix.nnz || alt.k != layer.k ||
+        alt.sourcePath != layer.sourcePath ||
+        alt.sourceSha256 != layer.sourceSha256 ||
+        formatValuesSpec(alt.values) != formatValuesSpec(layer.values) ||
+        !alt.libraryCheck)
+      return Status::error(at + "not the layer's matrix (name, shape, nnz, "
+                                "K, source and library check must match)");
+    if (!hasGeneratedKernelsOf(alt) || !alt.alternatives.empty())
+      return Status::error(at + "needs generated kernels and no "
+                                "alternatives of its own");
+  }
+  return Status::ok();
+}
+
+json kernelJson(const KernelInfo &k) {
+  json j;
+  j["name"] = k.name;
+  j["family"] = k.family;
+  j["variant"] = k.variant;
+  j["k_min"] = k.kMin;
+  j["k_max"] = k.kMax;
+  j["k_align"] = k.kAlign;
+  j["zero_output"] = k.zeroOutput;
+  if (k.dependentLaunch)
+    j["dependent_launch"] = true;
+  j["args"] = k.args;
+  j["grid"] = json::array({k.gridX, k.gridY, k.gridZ});
+  j["block"] = json::array({k.blockX, k.blockY, k.blockZ});
+  j["shared_bytes"] = k.sharedBytes;
+  return j;
+}
+
+json fileJson(const std::string &name, uint64_t size, const std::string &sha) {
+  json j;
+  j["file"] = name;
+  j["size"] = size;
+  j["sha256"] = sha;
+  return j;
+}
+
+/// The manifest text: pretty JSON whose last member is the sha256 of every
+/// byte before it (see docs/Package.md).
+std::string manifestText(const json &manifest) {
+  std::string text = manifest.dump(2);
+  // dump(2) of a non-empty object ends with "\n}".
+  text.resize(text.size() - 2);
+  text += ",\n  ";
+  std::string sha = sha256Hex(text.data(), text.size());
+  text += "\"" + std::string(kChecksumKey) + "\": \"" + sha + "\"\n}\n";
+  return text;
+}
+
+/// Writes the package files into `tmp` (an empty directory).
+Status writePackageFiles(const std::string &tmp,
+                         const std::vector<PackageLayer> &layers,
+                         const PackageOptions &options) {
+  json manifest;
+  manifest["schema"] = kSchema;
+  manifest["version"] = kPackageVersion;
+  manifest["target"] = options.target;
+
+  // data.bin (or, with external data, only the checksums of the arrays).
+  std::unique_ptr<FileWriter> data;
+  if (!options.externalData)
+    data = std::make_unique<FileWriter>(tmp + "/" + kDataFile);
+  Sha256 wholeData;
+  uint64_t end = 0;
+  json layerList = json::array();
+  // The manifest entry of one layer, its arrays appended to data.bin.
+  auto layerJson = [&](const PackageLayer &layer) {
+    const FormattedMatrix &f = layer.matrix;
+    json l;
+    l["name"] = layer.name;
+    l["rows"] = f.rows;
+    l["cols"] = f.cols;
+    l["nnz"] = f.nnz;
+    l["k"] = layer.k;
+    l["strategy"] = std::string(strategyCliName(layer.permutation.strategy));
+    json sp;
+    sp["warps"] = layer.permutation.warps;
+    sp["line"] = layer.permutation.lineWidth;
+    sp["rows_per_warp"] = layer.permutation.rowsPerWarp;
+    sp["tau"] = layer.permutation.tau;
+    sp["alpha"] = layer.permutation.alpha;
+    sp["candidates"] = layer.permutation.candidateLimit;
+    l["strategy_params"] = sp;
+    l["format"] = std::string(formatName(f.kind));
+    l["format_params"] = formatParams(layer);
+    json source;
+    source["path"] = layer.sourcePath;
+    source["sha256"] = layer.sourceSha256;
+    source["values"] = formatValuesSpec(layer.values);
+    l["source"] = source;
+    json kernels = json::array();
+    for (const KernelInfo &k : layer.kernels)
+      kernels.push_back(kernelJson(k));
+    l["kernels"] = kernels;
+    if (layer.libraryCheck)
+      l["library_check"] = true;
+
+    json buffers = json::array();
+    forEachBuffer(f, carriesCsr(f), [&](const char *name, const auto &vec) {
+      using T = typename std::decay_t<decltype(vec)>::value_type;
+      const uint64_t bytes = vec.size() * sizeof(T);
+      json b;
+      b["name"] = name;
+      b["dtype"] = DType<T>::name;
+      b["count"] = vec.size();
+      if (data) {
+        const uint64_t offset = alignUp(end);
+        data->writeZeros(offset - end);
+        static const char kZeros[kAlignment] = {};
+        wholeData.update(kZeros, offset - end);
+        data->write(vec.data(), bytes);
+        wholeData.update(vec.data(), bytes);
+        end = offset + bytes;
+        b["offset"] = offset;
+      }
+      b["size"] = bytes;
+      b["sha256"] = sha256Hex(vec.data(), bytes);
+      buffers.push_back(b);
+    });
+    l["buffers"] = buffers;
+    return l;
+  };
+  for (const PackageLayer &layer : layers) {
+    json l = layerJson(layer);
+    if (!layer.alternatives.empty()) {
+      // What differs: the rest is the layer's.
+      json alternatives = json::array();
+      for (const PackageLayer &alt : layer.alternatives) {
+        json full = layerJson(alt);
+        json a;
+        for (const char *key : kAlternativeKeys)
+          a[key] = full[key];
+        alternatives.push_back(a);
+      }
+      l["alternatives"] = alternatives;
+    }
+    layerList.push_back(l);
+  }
+  if (data) {
+    if (Status s = data->finish(); !s)
+      return s;
+    manifest["data"] = fileJson(kDataFile, end, wholeData.hexDigest());
+  } else {
+    manifest["data"] = "external";
+  }
+
+  json code = json::object();
+  if (!options.ptx.empty()) {
+    if (Status s = writeWholeFile(tmp + "/" + kPtxFile, options.ptx); !s)
+      return s;
+    code["ptx"] = fileJson(kPtxFile, options.ptx.size(),
+                           sha256Hex(options.ptx.data(), options.ptx.size()));
+  }
+  if (!options.cubin.empty()) {
+    std::string name = "kernels." + options.target + ".cubin";
+    if (Status s = writeWholeFile(tmp + "/" + name, options.cubin); !s)
+      return s;
+    code["cubin"] =
+        fileJson(name, options.cubin.size(),
+                 sha256Hex(options.cubin.data(), options.cubin.size()));
+  }
+  manifest["code"] = code;
+  manifest["layers"] = layerList;
+  return writeWholeFile(tmp + "/" + kManifestFile, manifestText(manifest));
+}
+
+mode_t currentUmask() {
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+}
+
+} // namespace
+
+Status spperm::writePackage(const std::string &dirArg,
+                            const std::vector<PackageLayer> &layers,
+                            const PackageOptions &options) {
+  const std::string dir = trimSlashes(dirArg);
+  auto fail = [&](const std::string &what) {
+    return Status::error(dir + ": " + what);
+  };
+  if (dir.empty())
+    return Status::error("the package directory name is empty");
+  auto [parent, base] = splitPath(dir);
+  if (base.empty() || base == "." || base == "..")
+    return fail("not a usable package directory name");
+  if (!isValidTarget(options.target))
+    return fail("target " + inQuotes(options.target) +
+                " is not an architecture name such as sm_90");
+  if (layers.empty())
+    return fail("a package needs at least one layer");
+  for (size_t i = 0; i < layers.size(); ++i) {
+    if (Status s = checkLayerForWriting(layers[i], options.externalData); !s)
+      return fail(s.message());
+    if (Status s = checkAlternativesForWriting(layers[i], options.externalData);
+        !s)
+      return fail(s.message());
+    for (size_t j = 0; j < i; ++j)
+      if (layers[j].name == layers[i].name)
+        return fail("two layers are named " + inQuotes(layers[i].name));
+    // With external data the reader resolves the source path as the manifest
+    // records it; make sure that finds the very file now.
+    if (options.externalData) {
+      const std::string source = resolveSource(parent, layers[i].sourcePath);
+      StatusOr<std::string> sha = sha256File(source);
+      if (!sha || *sha != layers[i].sourceSha256)
+        return fail(
+            "layer " + inQuotes(layers[i].name) + ": the source " +
+            inQuotes(layers[i].sourcePath) + " resolves to " + source +
+            " (relative paths are taken from the package's parent "
+            "directory), which " +
+            (sha ? "does not match the layer's sha256" : "cannot be read"));
+    }
+  }
+
+  // The destination must be free, or a package we may replace.
+  struct stat st;
+  bool replacing = false;
+  if (::lstat(dir.c_str(), &st) == 0) {
+    struct stat mst;
+    if (!S_ISDIR(st.st_mode) ||
+        ::stat((dir + "/" + kManifestFile).c_str(), &mst) != 0 ||
+        !S_ISREG(mst.st_mode))
+      return fail("exists and is not a spperm package (no manifest.json); "
+                  "refusing to replace it");
+    replacing = true;
+  } else if (errno != ENOENT) {
+    return fail("cannot access: " + errnoText());
+  }
+
+  std::string tmp = parent + "/." + base + ".tmp-XXXXXX";
+  if (!::mkdtemp(tmp.data()))
+    return fail("cannot create a temporary directory beside it: " +
+                errnoText());
+  if (Status s = writePackageFiles(tmp, layers, options); !s) {
+    removeTree(tmp);
+    return s;
+  }
+  // mkdtemp makes the directory 0700; give it the mode mkdir would.
+  if (::chmod(tmp.c_str(), 0777 & ~currentUmask()) != 0 ||
+      !syncDirectory(tmp)) {
+    Status s = fail("cannot finish the temporary directory: " + errnoText());
+    removeTree(tmp);
+    return s;
+  }
+
+  std::string aside;
+  if (replacing) {
+    aside = parent + "/." + base + ".old-XXXXXX";
+    if (!::mkdtemp(aside.data())) {
+      Status s = fail("cannot create a directory to move the old package to: " +
+                      errnoText());
+      removeTree(tmp);
+      return s;
+    }
+    // Renaming a directory over an empty directory replaces it.
+    if (::rename(dir.c_str(), aside.c_str()) != 0) {
+      Status s = fail("cannot move the old package aside: " + errnoText());
+      removeTree(tmp);
+      ::rmdir(aside.c_str());
+      return s;
+    }
+  }
+  if (::rename(tmp.c_str(), dir.c_str()) != 0) {
+    Status s = fail("cannot rename the temporary directory into place: " +
+                    errnoText());
+    if (replacing)
+      ::rename(aside.c_str(), dir.c_str());
+    removeTree(tmp);
+    return s;
+  }
+  if (replacing)
+    removeTree(aside);
+  if (!syncDirectory(parent))
+    return fail("cannot sync the parent directory: " + errnoText());
+  return Status::ok();
+}
