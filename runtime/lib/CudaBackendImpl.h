@@ -215,7 +215,7 @@ private:
   /// cuSPARSE's plan if that was faster (null when the generated kernels
   /// were).
   std::map<std::tuple<int64_t, int64_t, uint64_t>, Decision> decisions;
-  /// The ticket counters (kTicketsArg) per stream (streamKey): launches on
+  /// The ticket counters (call_arg::kTickets) per stream (streamKey): launches on
   /// one stream run one after the other and leave them at zero, so one pair
   /// serves every kernel of the package on that stream.
   std::map<uint64_t, DeviceBuffer> tickets;

@@ -119,17 +119,17 @@ struct LaunchOperands {
   DeviceSpan b;
   DeviceSpan c;
   int64_t k = 0;
-  /// The call's stream's ticket counters (kTicketsArg): two 32-bit
+  /// The call's stream's ticket counters (call_arg::kTickets): two 32-bit
   /// integers, for the kernels that take them.
   DeviceSpan tickets;
 };
 
-/// Whether `kernel` takes the runtime's ticket counters (kTicketsArg).
+/// Whether `kernel` takes the runtime's ticket counters (call_arg::kTickets).
 bool takesTickets(const KernelInfo &kernel);
 
 /// Sets `out` to the parameters of `kernel` of layer `layerName`, in the
 /// order of its args: a layer array from `arrays` (by name), "B", "C" or
-/// kTicketsArg from `operands` (each a memref descriptor), "K" as a 64-bit
+/// call_arg::kTickets from `operands` (each a memref descriptor), "K" as a 64-bit
 /// integer. An array that `arrays` lacks is SPRT_ERROR_CORRUPT_PACKAGE
 /// naming it.
 sprt_status

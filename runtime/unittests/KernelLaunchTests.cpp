@@ -261,7 +261,7 @@ TEST(KernelParamsTest, BindFollowsTheArgs) {
 // the layer's arrays.
 TEST(KernelParamsTest, TicketsComeFromTheOperands) {
   KernelInfo k = kernel("hbp", "vec4");
-  k.args = {"order", "C", std::string(kTicketsArg), "K"};
+  k.args = {"order", "C", std::string(call_arg::kTickets), "K"};
   EXPECT_TRUE(takesTickets(k));
   EXPECT_FALSE(takesTickets(kernel("csr", "vec4")));
   int order[3], tickets[2];

@@ -156,7 +156,7 @@ int64_t longRowCtas(const RowKernelSpec &spec);
 /// An HBP kernel: one warp per stored 2-D block, fixed blocks then
 /// competitive ones by atomic ticket; partial sums are combined into C
 /// atomically (C is cleared first). The ticket counters are the kernel's
-/// "tickets" parameter (kTicketsArg), which the runtime provides per stream,
+/// "tickets" parameter (call_arg::kTickets), which the runtime provides per stream,
 /// so that launches on different streams never share them.
 struct HbpKernelSpec {
   std::string name;

@@ -54,7 +54,7 @@ uint64_t dtypeSize(std::string_view dtype) {
 }
 
 bool isCsrGroupName(std::string_view name) {
-  return name == "csr.row_ptr" || name == "csr.col_idx" || name == "csr.values";
+  return name == buffer::kCsrRowPtr || name == buffer::kCsrColIdx || name == buffer::kCsrValues;
 }
 
 std::optional<FormatKind> parseFormatKind(std::string_view name) {
@@ -551,7 +551,7 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
   // Bind each expected array to its buffer; the expected set decides.
   size_t bound = 0;
   bool ok = true;
-  forEachBuffer(f, out.withCsr, [&](const char *name, auto &vec) {
+  forEachBuffer(f, out.withCsr, [&](std::string_view name, auto &vec) {
     using T = typename std::decay_t<decltype(vec)>::value_type;
     if (!ok)
       return;
@@ -592,11 +592,11 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
       if (!known)
         return r.fail(ctx + ".kernels[" + std::to_string(i) + "].args: " +
                       inQuotes(arg) + " is not a buffer of the layer, B, C, " +
-                      "K or " + std::string(kTicketsArg));
+                      "K or " + std::string(call_arg::kTickets));
     }
 
   // The counts that follow from the shape (verifyFormat checks the rest).
-  auto expectCount = [&](const char *name, uint64_t want) {
+  auto expectCount = [&](std::string_view name, uint64_t want) {
     for (const BufferDesc &b : out.buffers)
       if (b.name == name && b.count != want)
         return r.fail(ctx + ".buffers: " + inQuotes(name) + " has " +
@@ -604,7 +604,7 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
                       std::to_string(want));
     return true;
   };
-  auto sameCount = [&](const char *a, const char *b) {
+  auto sameCount = [&](std::string_view a, std::string_view b) {
     uint64_t ca = 0, cb = 0;
     bool hasA = false, hasB = false;
     for (const BufferDesc &d : out.buffers) {
@@ -619,12 +619,12 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
     return true;
   };
   const uint64_t rows = static_cast<uint64_t>(f.rows);
-  if (!expectCount("order", rows) || !expectCount("csr.row_ptr", rows + 1) ||
-      !expectCount("bell.residual.row_ptr", rows + 1) ||
-      !sameCount("csr.col_idx", "csr.values") ||
-      !sameCount("bell.residual.col_idx", "bell.residual.values") ||
+  if (!expectCount(buffer::kOrder, rows) || !expectCount(buffer::kCsrRowPtr, rows + 1) ||
+      !expectCount(buffer::kBellResidualRowPtr, rows + 1) ||
+      !sameCount(buffer::kCsrColIdx, buffer::kCsrValues) ||
+      !sameCount(buffer::kBellResidualColIdx, buffer::kBellResidualValues) ||
       (f.kind == FormatKind::Csr &&
-       !expectCount("csr.col_idx", static_cast<uint64_t>(f.nnz))))
+       !expectCount(buffer::kCsrColIdx, static_cast<uint64_t>(f.nnz))))
     return false;
   if (out.withCsr) {
     f.csr.rows = f.rows;

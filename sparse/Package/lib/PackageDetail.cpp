@@ -109,7 +109,7 @@ bool carriesCsr(const FormattedMatrix &f) {
 }
 
 bool hasGeneratedKernelsOf(const PackageLayer &layer) {
-  return !layer.kernels.empty() && layer.kernels.front().variant != "cusparse";
+  return !layer.kernels.empty() && layer.kernels.front().variant != kCusparse;
 }
 
 } // namespace detail
@@ -118,7 +118,7 @@ bool hasGeneratedKernelsOf(const PackageLayer &layer) {
 std::vector<LayerBuffer> spperm::layerBuffers(const PackageLayer &layer) {
   std::vector<LayerBuffer> buffers;
   forEachBuffer(layer.matrix, carriesCsr(layer.matrix),
-                [&](const char *name, const auto &v) {
+                [&](std::string_view name, const auto &v) {
                   using T = typename std::decay_t<decltype(v)>::value_type;
                   buffers.push_back({name, DType<T>::name, v.data(), v.size()});
                 });

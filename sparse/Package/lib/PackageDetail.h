@@ -99,33 +99,33 @@ bool carriesCsr(const FormattedMatrix &f);
 /// const FormattedMatrix. The one list of buffer names and types.
 template <typename Matrix, typename Fn>
 void forEachBuffer(Matrix &f, bool withCsr, Fn &&fn) {
-  fn("order", f.order);
+  fn(buffer::kOrder, f.order);
   if (withCsr || f.kind == FormatKind::Csr) {
-    fn("csr.row_ptr", f.csr.rowPtr);
-    fn("csr.col_idx", f.csr.colIdx);
-    fn("csr.values", f.csr.values);
+    fn(buffer::kCsrRowPtr, f.csr.rowPtr);
+    fn(buffer::kCsrColIdx, f.csr.colIdx);
+    fn(buffer::kCsrValues, f.csr.values);
   }
   switch (f.kind) {
   case FormatKind::Csr:
     break;
   case FormatKind::Bell:
-    fn("bell.block_col", f.bell.blockCol);
-    fn("bell.block_values", f.bell.blockValues);
-    fn("bell.residual.row_ptr", f.bell.residual.rowPtr);
-    fn("bell.residual.col_idx", f.bell.residual.colIdx);
-    fn("bell.residual.values", f.bell.residual.values);
+    fn(buffer::kBellBlockCol, f.bell.blockCol);
+    fn(buffer::kBellBlockValues, f.bell.blockValues);
+    fn(buffer::kBellResidualRowPtr, f.bell.residual.rowPtr);
+    fn(buffer::kBellResidualColIdx, f.bell.residual.colIdx);
+    fn(buffer::kBellResidualValues, f.bell.residual.values);
     break;
   case FormatKind::Hbp:
-    fn("hbp.blocks", f.hbp.blocks);
-    fn("hbp.col", f.hbp.col);
-    fn("hbp.data", f.hbp.data);
-    fn("hbp.add_sign", f.hbp.addSign);
-    fn("hbp.zero_row", f.hbp.zeroRow);
-    fn("hbp.begin_nnz", f.hbp.beginNnz);
-    fn("hbp.output_hash", f.hbp.outputHash);
-    fn("hbp.fixed_blocks", f.hbp.fixedBlocks);
-    fn("hbp.fixed_block_ptr", f.hbp.fixedBlockPtr);
-    fn("hbp.competitive_blocks", f.hbp.competitiveBlocks);
+    fn(buffer::kHbpBlocks, f.hbp.blocks);
+    fn(buffer::kHbpCol, f.hbp.col);
+    fn(buffer::kHbpData, f.hbp.data);
+    fn(buffer::kHbpAddSign, f.hbp.addSign);
+    fn(buffer::kHbpZeroRow, f.hbp.zeroRow);
+    fn(buffer::kHbpBeginNnz, f.hbp.beginNnz);
+    fn(buffer::kHbpOutputHash, f.hbp.outputHash);
+    fn(buffer::kHbpFixedBlocks, f.hbp.fixedBlocks);
+    fn(buffer::kHbpFixedBlockPtr, f.hbp.fixedBlockPtr);
+    fn(buffer::kHbpCompetitiveBlocks, f.hbp.competitiveBlocks);
     break;
   }
 }

@@ -214,7 +214,7 @@ Status rebuildLayer(const std::string &manifestPath, const std::string &parent,
     return Status::error(where + "the rebuilt format's buffers differ from "
                                  "the recorded ones");
   std::string mismatch;
-  forEachBuffer(f, desc.withCsr, [&](const char *name, const auto &vec) {
+  forEachBuffer(f, desc.withCsr, [&](std::string_view name, const auto &vec) {
     using T = typename std::decay_t<decltype(vec)>::value_type;
     if (!mismatch.empty())
       return;

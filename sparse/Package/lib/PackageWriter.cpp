@@ -55,7 +55,7 @@ bool syncDirectory(const std::string &path) {
 }
 
 /// Whether `name` may be a kernel parameter of `layer`: one of its buffers,
-/// or B, C, K, kTicketsArg.
+/// or a call argument (Names.h).
 bool isKernelArgName(const PackageLayer &layer, const std::string &name) {
   if (isCallArg(name))
     return true;
@@ -223,7 +223,7 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
         return Status::error(where + "kernel " + inQuotes(k.name) +
                              " takes " + inQuotes(arg) +
                              ", which is not a buffer of the layer, B, C, K "
-                             "or " + std::string(kTicketsArg));
+                             "or " + std::string(call_arg::kTickets));
   }
   return Status::ok();
 }
@@ -348,7 +348,7 @@ Status writePackageFiles(const std::string &tmp,
       l["library_check"] = true;
 
     json buffers = json::array();
-    forEachBuffer(f, carriesCsr(f), [&](const char *name, const auto &vec) {
+    forEachBuffer(f, carriesCsr(f), [&](std::string_view name, const auto &vec) {
       using T = typename std::decay_t<decltype(vec)>::value_type;
       const uint64_t bytes = vec.size() * sizeof(T);
       json b;

@@ -41,10 +41,6 @@ namespace spperm {
 /// The manifest's schema version this build writes and reads.
 constexpr int kPackageVersion = 1;
 
-/// The kernel parameter the runtime provides as scratch (Names.h,
-/// call_arg::kTickets).
-inline constexpr std::string_view kTicketsArg = call_arg::kTickets;
-
 /// A generated kernel of a layer and its launch configuration (filled in by
 /// code generation). The kernels of a layer form variants, each a sequence of
 /// launches for a range of K: the runtime takes the variant of the first
@@ -70,7 +66,7 @@ struct KernelInfo {
   /// variant's first kernel.
   bool dependentLaunch = false;
   /// The kernel's parameters in order: a buffer name of the layer
-  /// ("order", "csr.row_ptr", ...), "B", "C", kTicketsArg (each passed as a
+  /// ("order", "csr.row_ptr", ...), "B", "C", "tickets" (each passed as a
   /// 1-D memref descriptor: allocated pointer, aligned pointer, offset,
   /// size, stride) or "K" (a 64-bit integer).
   std::vector<std::string> args;
