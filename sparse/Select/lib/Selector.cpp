@@ -6,6 +6,9 @@
 
 #include "spperm/Sparse/Selector.h"
 
+#include "spperm/Sparse/Names.h"
+#include "spperm/Sparse/Strategy.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -26,6 +29,11 @@ double RegressionTree::predict(const std::vector<double> &x) const {
 }
 
 namespace {
+
+/// The candidate of strategy `s` in storage `format` (a format choice).
+SelectorCandidate candidate(Strategy s, std::string_view format) {
+  return {std::string(strategyCliName(s)), std::string(format)};
+}
 
 /// Reads the model's JSON without exceptions: each accessor reports the
 /// first problem as "PATH: WHERE: what".
@@ -258,7 +266,7 @@ StatusOr<SelectorModel> spperm::parseSelectorModel(const std::string &text,
         return r.fail("shortlist." + it.key(),
                       "must be an integer in [0, " +
                           std::to_string(kMaxShortlist) + "]");
-      if (it.key() == "cusparse")
+      if (it.key() == kCusparse)
         return r.fail("shortlist.cusparse",
                       "the library is always timed; only generated formats "
                       "are listed");
@@ -370,7 +378,7 @@ std::vector<RankedCandidate>
 spperm::applyCusparseMargin(std::vector<RankedCandidate> ranked,
                             double margin) {
   auto isLibrary = [](const RankedCandidate &c) {
-    return c.candidate.format == "cusparse";
+    return c.candidate.format == kCusparse;
   };
   auto library = std::find_if(ranked.begin(), ranked.end(), isLibrary);
   auto generated = std::find_if_not(ranked.begin(), ranked.end(), isLibrary);
@@ -416,13 +424,16 @@ spperm::rankByCostModel(const std::map<std::string, double> &inputs) {
       csrBytes - share * (nnz * 4.0 + nnz * kk * 4.0 / std::min(reuse, 32.0) *
                                           0.5);
   std::vector<RankedCandidate> ranked = {
-      {{"identity", "csr"}, std::log2(time(csrBytes, imbalance))},
-      {{"lpt", "csr"}, std::log2(time(csrBytes, 1.0 + (imbalance - 1.0) / 4))},
-      {{"bsa", "bell"},
+      {candidate(Strategy::Identity, format_name::kCsr),
+       std::log2(time(csrBytes, imbalance))},
+      {candidate(Strategy::Lpt, format_name::kCsr),
+       std::log2(time(csrBytes, 1.0 + (imbalance - 1.0) / 4))},
+      {candidate(Strategy::Bsa, format_name::kBell),
        std::log2(time(bellBytes, 1.0 + (imbalance - 1.0) / 2))},
       // The library: the same traffic, at the efficiency it was measured
       // at on small and large layers (docs/results).
-      {{"identity", "cusparse"}, std::log2(time(csrBytes, 1.0) * 1.3)},
+      {candidate(Strategy::Identity, kCusparse),
+       std::log2(time(csrBytes, 1.0) * 1.3)},
   };
   double best = ranked.front().predictedLog2Ratio;
   for (const RankedCandidate &c : ranked)

@@ -12,6 +12,8 @@
 
 #include "spperm/Sparse/Selector.h"
 
+#include "spperm/Sparse/Names.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -72,7 +74,7 @@ shortlistOf(const SelectorModel &model,
             const std::vector<RankedCandidate> &ranked,
             const SelectorCandidate &choice, int64_t maxVariants, double nnz) {
   std::vector<SelectorCandidate> out;
-  if (choice.format == "cusparse" || model.shortlist.empty())
+  if (choice.format == kCusparse || model.shortlist.empty())
     return out;
   int64_t variants = maxVariants;
   if (variants <= 0)
@@ -83,7 +85,7 @@ shortlistOf(const SelectorModel &model,
   std::vector<std::tuple<int, size_t, size_t>> order;
   for (size_t i = 0; i < ranked.size(); ++i) {
     const SelectorCandidate &cand = ranked[i].candidate;
-    if (cand.format == "cusparse" ||
+    if (cand.format == kCusparse ||
         (cand.format == choice.format && cand.strategy == choice.strategy))
       continue;
     auto count = model.shortlist.find(cand.format);
