@@ -1,7 +1,7 @@
 // Invalid pass options are reported once, with the rule that failed.
 
 // RUN: not spperm-opt %s -spperm-permute-rows="strategy=random" 2>&1 | FileCheck %s --check-prefix=STRATEGY
-// STRATEGY: error: spperm-permute-rows: unknown strategy 'random' (expected identity, plain, flipped, lpt, warp-aware, cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa or auto)
+// STRATEGY: for the --strategy option: Cannot find option named 'random'!
 
 // RUN: not spperm-opt %s -spperm-permute-rows="strategy=lpt warps=0" 2>&1 | FileCheck %s --check-prefix=WARPS
 // WARPS: error: spperm-permute-rows: warps must be in [1, 1024], got 0

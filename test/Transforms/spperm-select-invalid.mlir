@@ -11,10 +11,10 @@ func.func @no_features(%b: tensor<5x8xf32>) -> tensor<4x8xf32> {
 // Bad options and models are reported once, in one line.
 
 // RUN: not spperm-opt %s -spperm-select="format=coo" 2>&1 | FileCheck %s --check-prefix=FORMAT
-// FORMAT: error: spperm-select: unknown format 'coo' (expected csr, bell, hbp or cusparse)
+// FORMAT: for the --format option: Cannot find option named 'coo'!
 
 // RUN: not spperm-opt %s -spperm-select="strategy=random" 2>&1 | FileCheck %s --check-prefix=STRATEGY
-// STRATEGY: error: spperm-select: unknown strategy 'random'
+// STRATEGY: for the --strategy option: Cannot find option named 'random'!
 
 // RUN: not spperm-opt %s -spperm-select="k=0" 2>&1 | FileCheck %s --check-prefix=K
 // K: error: spperm-select: k must be positive, got 0

@@ -96,35 +96,21 @@ struct SpPermLowerToGPU
           << std::to_string(splitRows);
       return signalPassFailure();
     }
-    std::optional<LongRowMode> longRowMode = parseLongRowMode(longRows);
-    if (!longRowMode) {
-      module.emitError("spperm-lower-to-gpu: long-rows must be auto, cta or "
-                       "split, got '")
-          << longRows.getValue() << "'";
-      return signalPassFailure();
-    }
     if (!isKnownTarget(target)) {
       module.emitError("spperm-lower-to-gpu: target must be a GPU "
                        "architecture such as sm_90, got '")
           << target.getValue() << "'";
       return signalPassFailure();
     }
-    std::optional<Precision> mode = parsePrecision(precision);
-    if (!mode) {
-      module.emitError("spperm-lower-to-gpu: precision must be fp32, tf32 "
-                       "or f16, got '")
-          << precision.getValue() << "'";
-      return signalPassFailure();
-    }
     KernelGenOptions base;
     base.threads = threads;
-    base.precision = *mode;
+    base.precision = precision;
     base.vectorReductions = targetHasVectorReductions(target);
     base.gridDependencies = targetHasGridDependencies(target);
     base.batch = batch;
     base.kSlices = kSlices;
     base.splitRows = splitRows;
-    base.longRows = *longRowMode;
+    base.longRows = longRows;
 
     MatrixCache &matrices = getAnalysis<MatrixCache>();
     gpu::GPUModuleOp kernels;

@@ -24,31 +24,6 @@
 using namespace mlir;
 using namespace mlir::spperm;
 
-std::optional<::spperm::Strategy>
-mlir::spperm::getFixedStrategy(StrategyOption option) {
-  if (option == StrategyOption::Keep || option == StrategyOption::Auto)
-    return std::nullopt;
-  return static_cast<::spperm::Strategy>(option);
-}
-
-StringRef mlir::spperm::getFormatOptionName(FormatOption option) {
-  switch (option) {
-  case FormatOption::Keep:
-    return "keep";
-  case FormatOption::Auto:
-    return "auto";
-  case FormatOption::Csr:
-    return ::spperm::format_name::kCsr;
-  case FormatOption::Bell:
-    return ::spperm::format_name::kBell;
-  case FormatOption::Hbp:
-    return ::spperm::format_name::kHbp;
-  case FormatOption::Cusparse:
-    return ::spperm::kCusparse;
-  }
-  llvm_unreachable("unknown format option");
-}
-
 std::string
 mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
   auto range = [](StringRef name, int64_t value, int64_t lo,
@@ -111,11 +86,9 @@ void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
     select.margin = o.margin;
     select.libraryCheck = !o.noLibraryCheck;
     select.maxVariants = o.maxVariants;
-    select.strategy = fixedStrategy
-                          ? std::string(::spperm::strategyCliName(
-                                *fixedStrategy))
-                          : "auto";
-    select.format = fixedFormat ? getFormatOptionName(o.format).str() : "auto";
+    select.strategy = fixedStrategy ? o.strategy.getValue()
+                                    : StrategyOption::Auto;
+    select.format = fixedFormat ? o.format.getValue() : FormatOption::Auto;
     select.k = o.k > 0 ? o.k : 32;
     pm.addPass(createSpPermSelect(select));
     // The shortlist's runner-ups become layers of their own (spperm-compile
@@ -124,9 +97,7 @@ void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
   }
   if (selecting || o.strategy != StrategyOption::Keep) {
     SpPermPermuteRowsOptions permute;
-    permute.strategy =
-        selecting ? "auto"
-                  : std::string(::spperm::strategyCliName(*fixedStrategy));
+    permute.strategy = selecting ? StrategyOption::Auto : o.strategy.getValue();
     permute.warps = o.warps;
     permute.lineWidth = o.line;
     if (selecting || fixedStrategy == ::spperm::Strategy::Bsa) {
@@ -137,7 +108,7 @@ void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
   }
   if (selecting || o.format != FormatOption::Keep) {
     SpPermConvertFormatOptions convert;
-    convert.format = selecting ? "auto" : getFormatOptionName(o.format).str();
+    convert.format = selecting ? FormatOption::Auto : o.format.getValue();
     convert.block = o.block;
     convert.delta = o.delta;
     convert.rowBlock = o.rowBlock;
@@ -148,12 +119,12 @@ void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
   SpPermLowerToGPUOptions lower;
   lower.threads = o.threads;
   lower.baseDir = o.baseDir;
-  lower.precision = getPrecisionName(o.precision).str();
+  lower.precision = o.precision;
   lower.target = o.target;
   lower.batch = o.batch;
   lower.kSlices = o.kSlices;
   lower.splitRows = o.splitRows;
-  lower.longRows = getLongRowModeName(o.longRows).str();
+  lower.longRows = o.longRows;
   pm.addPass(createSpPermLowerToGPU(lower));
   buildGpuToBinaryPipeline(pm, o.target);
 }

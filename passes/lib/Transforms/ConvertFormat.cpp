@@ -58,28 +58,23 @@ struct SpPermConvertFormatPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ModuleOp module = getOperation();
-    namespace names = ::spperm::format_name;
-    const std::string csr(names::kCsr), bell(names::kBell), hbp(names::kHbp);
-    if (format != csr && format != bell && format != hbp && format != "auto") {
-      module.emitError() << "spperm-convert-format: unknown format '" << format
-                         << "' (expected csr, bell, hbp or auto)";
-      return signalPassFailure();
-    }
-    const bool chosen = format == "auto";
-    if ((format == bell || chosen) &&
+    if (format == FormatOption::Keep)
+      return;
+    const bool chosen = format == FormatOption::Auto;
+    if ((format == FormatOption::Bell || chosen) &&
         (block < 1 || block > 32 || !llvm::isPowerOf2_64(block))) {
       module.emitError() << "spperm-convert-format: block must be one of 1, "
                             "2, 4, 8, 16, 32, got "
                          << static_cast<int64_t>(block);
       return signalPassFailure();
     }
-    if ((format == bell || chosen) && !(delta >= 0.0 && delta <= 1.0)) {
+    if ((format == FormatOption::Bell || chosen) && !(delta >= 0.0 && delta <= 1.0)) {
       module.emitError() << "spperm-convert-format: delta must be in (0, 1] "
                             "(or 0 to search), got "
                          << static_cast<double>(delta);
       return signalPassFailure();
     }
-    if ((format == hbp || chosen) && (rowBlock < 32 || rowBlock % 32 != 0 ||
+    if ((format == FormatOption::Hbp || chosen) && (rowBlock < 32 || rowBlock % 32 != 0 ||
                             colBlock < 1)) {
       module.emitError() << "spperm-convert-format: row-block must be a "
                             "positive multiple of 32 and col-block positive, "
@@ -94,7 +89,8 @@ struct SpPermConvertFormatPass
     FormatChooser choose = [&](SpMMOp op) -> FormatAttrInterface {
       MatrixType type = op.getMatrix().getType();
       PermAttr perm = type.getPerm();
-      std::string format = this->format;
+      namespace names = ::spperm::format_name;
+      std::string format = getFormatOptionName(this->format).str();
       if (chosen) {
         LoadOp load = getSourceLoad(op.getMatrix());
         if (!load || !load.getChoiceAttr()) {
@@ -108,13 +104,11 @@ struct SpPermConvertFormatPass
           return nullptr;
         }
         format = load.getChoiceAttr().getFormat().str();
-        // The library runs on the CSR.
-        if (format == ::spperm::kCusparse)
-          format = csr;
       }
-      if (format == csr)
+      // The library runs on the CSR.
+      if (format == ::spperm::kCusparse || format == names::kCsr)
         return CsrAttr::get(ctx, perm);
-      if (format == hbp)
+      if (format == names::kHbp)
         return HbpAttr::get(ctx, rowBlock, colBlock, perm);
       // bell: the width (and a searched delta) come from the data.
       if (auto bell = dyn_cast<BellAttr>(type.getFormat()))

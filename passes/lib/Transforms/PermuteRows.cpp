@@ -61,8 +61,10 @@ struct SpPermPermuteRowsPass
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    std::optional<::spperm::Strategy> parsed = ::spperm::parseStrategy(strategy);
-    if (strategy == "auto") {
+    if (strategy == StrategyOption::Keep)
+      return;
+    std::optional<::spperm::Strategy> parsed = getFixedStrategy(strategy);
+    if (strategy == StrategyOption::Auto) {
       // Each load's choice: its strategy with this pass's parameters.
       bool failed = false;
       PermChooser choose = [&](LoadOp op) -> PermAttr {
@@ -96,14 +98,6 @@ struct SpPermPermuteRowsPass
           failed)
         return signalPassFailure();
       return;
-    }
-    if (!parsed) {
-      getOperation().emitError()
-          << "spperm-permute-rows: unknown strategy '" << strategy
-          << "' (expected identity, plain, flipped, lpt, warp-aware, "
-             "cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa or "
-             "auto)";
-      return signalPassFailure();
     }
     std::optional<int64_t> tauParam;
     if (tau != 0)

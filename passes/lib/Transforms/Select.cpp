@@ -58,18 +58,10 @@ struct SpPermSelectPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    auto given = [](const std::string &s) { return !s.empty() && s != "auto"; };
-    if (given(strategy) && !::spperm::parseStrategy(strategy)) {
-      module.emitError() << "spperm-select: unknown strategy '" << strategy
-                         << "'";
-      return signalPassFailure();
-    }
-    if (given(format) &&
-        !::spperm::isFormatChoice(format)) {
-      module.emitError() << "spperm-select: unknown format '" << format
-                         << "' (expected csr, bell, hbp or cusparse)";
-      return signalPassFailure();
-    }
+    std::optional<::spperm::Strategy> fixedStrategy =
+        getFixedStrategy(strategy);
+    const bool fixedFormat =
+        format != FormatOption::Keep && format != FormatOption::Auto;
     if (maxVariants < 0) {
       module.emitError() << "spperm-select: max-variants must not be "
                             "negative, got "
@@ -85,8 +77,11 @@ struct SpPermSelectPass
     options.modelPath = model;
     options.target = target;
     options.costModel = costModel;
-    options.strategy = strategy;
-    options.format = format;
+    options.strategy = fixedStrategy
+                           ? std::string(::spperm::strategyCliName(
+                                 *fixedStrategy))
+                           : "auto";
+    options.format = fixedFormat ? getFormatOptionName(format).str() : "auto";
     options.margin = margin;
     options.libraryCheck = libraryCheck;
     options.maxVariants = maxVariants;
@@ -107,12 +102,12 @@ struct SpPermSelectPass
       std::map<std::string, double> inputs;
       if (FeaturesAttr features = load.getFeaturesAttr())
         inputs = getSelectorInputs(features, kk);
-      else if (!given(strategy) || !given(format))
+      else if (!fixedStrategy || !fixedFormat)
         return load.emitOpError(
             "has no features to choose its variant from (run "
             "spperm-extract-features first)");
       if (!learned && ::spperm::usesSelectorModel(options) &&
-          !(given(strategy) && given(format))) {
+          !(fixedStrategy && fixedFormat)) {
         ::spperm::StatusOr<::spperm::SelectorModel> loaded =
             ::spperm::loadSelectorModel(options);
         if (!loaded)

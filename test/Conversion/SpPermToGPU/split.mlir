@@ -100,4 +100,4 @@ func.func @long(%b: tensor<1024x32xf32>) -> tensor<64x32xf32> {
 // NONE-NOT:     gpu.func
 
 // BAD: spperm-lower-to-gpu: split-rows must be in [0, 2147483647], got -1
-// BADMODE: spperm-lower-to-gpu: long-rows must be auto, cta or split, got 'chunks'
+// BADMODE: for the --long-rows option: Cannot find option named 'chunks'!

@@ -31,7 +31,7 @@
 // FP32-NOT:     bell-tf32
 // FP32-NOT:   nvgpu.mma.sync
 
-// BAD: error: spperm-lower-to-gpu: precision must be fp32, tf32 or f16, got 'bf16'
+// BAD: for the --precision option: Cannot find option named 'bf16'!
 func.func @layer(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>

@@ -7,6 +7,7 @@
 #ifndef SPPERM_CONVERSION_PASSES_H
 #define SPPERM_CONVERSION_PASSES_H
 
+#include "spperm/Conversion/SpPermToGPU.h"
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -70,9 +70,11 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "Threads per CTA (a multiple of 32, at most 1024)">,
     Option<"baseDir", "base-dir", "std::string", /*default=*/"\"\"",
            "Directory that relative matrix paths are resolved against">,
-    Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
+    Option<"precision", "precision", "::mlir::spperm::Precision",
+           /*default=*/"::mlir::spperm::Precision::F32",
            "Blocked-ELL dense blocks: fp32 (CUDA cores), tf32 or f16 "
-           "(tensor cores, opt-in)">,
+           "(tensor cores, opt-in)",
+           "::mlir::spperm::PrecisionValues()">,
     Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
            "GPU architecture (sm_XY): from sm_90 on, atomic additions of "
            "16-byte accumulators are one red.global.add.v4.f32">,
@@ -90,12 +92,14 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "atomically (0 chooses per layer: against the mean row, and "
            "for layers too small to fill the GPU against 4 batches of "
            "loads)">,
-    Option<"longRows", "long-rows", "std::string", /*default=*/"\"auto\"",
+    Option<"longRows", "long-rows", "::mlir::spperm::LongRowMode",
+           /*default=*/"::mlir::spperm::LongRowMode::Auto",
            "SpMM rows longer than the split threshold: auto (a CTA each in "
            "the row kernel's launch when one CTA walks the longest in at "
            "most 12 batches of loads per group and that pays, else chunks "
            "in a split kernel; docs/Kernels.md), cta (a CTA each whenever "
-           "the rows are one range) or split (chunks in a split kernel)">,
+           "the rows are one range) or split (chunks in a split kernel)",
+           "::mlir::spperm::LongRowModeValues()">,
   ];
 }
 

@@ -16,7 +16,7 @@
 #define SPPERM_CONVERSION_PIPELINE_H
 
 #include "spperm/Conversion/SpPermToGPU.h"
-#include "spperm/Sparse/Strategy.h"
+#include "spperm/Transforms/OptionValues.h"
 
 #include "mlir/Pass/PassOptions.h"
 #include "llvm/ADT/STLExtras.h"
@@ -26,43 +26,6 @@
 #include <vector>
 
 namespace mlir::spperm {
-
-/// The `strategy` option: `keep` (the IR's own permutation, the default),
-/// `auto` (spperm-select decides) or one of the sparse core's strategies,
-/// whose enumerator is the ::spperm::Strategy value.
-enum class StrategyOption : int { Keep = -2, Auto = -1 };
-
-/// The option value for strategy `s`.
-inline StrategyOption toStrategyOption(::spperm::Strategy s) {
-  return static_cast<StrategyOption>(s);
-}
-
-/// The strategy `option` fixes, if any.
-std::optional<::spperm::Strategy> getFixedStrategy(StrategyOption option);
-
-/// An llvm::cl modifier giving a StrategyOption option its values: `keep`,
-/// `auto` and the sparse core's strategies by their command-line names.
-struct StrategyOptionValues {
-  template <typename Opt>
-  void apply(Opt &option) const {
-    option.getParser().addLiteralOption("keep", StrategyOption::Keep,
-                                        "the IR's permutation");
-    option.getParser().addLiteralOption("auto", StrategyOption::Auto,
-                                        "the selector's choice");
-    for (::spperm::Strategy s : ::spperm::kAllStrategies)
-      option.getParser().addLiteralOption(
-          llvm::StringRef(::spperm::strategyCliName(s)), toStrategyOption(s),
-          "");
-  }
-};
-
-/// The `format` option: `keep` (the IR's own storage, the default), `auto`
-/// (spperm-select decides), a storage format, or `cusparse` (the CSR, run
-/// by the library).
-enum class FormatOption { Keep, Auto, Csr, Bell, Hbp, Cusparse };
-
-/// The option name of `option` (`keep`, `auto`, `csr`, ...).
-StringRef getFormatOptionName(FormatOption option);
 
 /// Every option of the compiler. spperm-compile's tuning flags are these
 /// options, spelled the same (`--strategy`, `--max-variants`, ...).
@@ -103,16 +66,7 @@ struct SpPermPipelineOptions
       llvm::cl::desc("Storage: keep (the IR's; default), auto (the "
                      "selector's choice), csr, bell, hbp or cusparse (the "
                      "CSR run by cuSPARSE)"),
-      llvm::cl::init(FormatOption::Keep),
-      llvm::cl::values(
-          clEnumValN(FormatOption::Keep, "keep", "the IR's format"),
-          clEnumValN(FormatOption::Auto, "auto", "the selector's choice"),
-          clEnumValN(FormatOption::Csr, "csr", "compressed sparse rows"),
-          clEnumValN(FormatOption::Bell, "bell",
-                     "Blocked-ELL with a CSR residual"),
-          clEnumValN(FormatOption::Hbp, "hbp", "hash-based 2-D partition"),
-          clEnumValN(FormatOption::Cusparse, "cusparse",
-                     "the CSR, run by cuSPARSE"))};
+      llvm::cl::init(FormatOption::Keep), FormatOptionValues()};
   Option<std::string> model{
       *this, "model",
       llvm::cl::desc("Selector model file (JSON, docs/Selector.md); empty: "
@@ -180,10 +134,7 @@ struct SpPermPipelineOptions
       llvm::cl::desc("Blocked-ELL dense blocks: fp32 (CUDA cores), tf32 or "
                      "f16 (tensor cores, 16 x 16 or 32 x 32 blocks, K a "
                      "multiple of 8); default fp32"),
-      llvm::cl::init(Precision::F32),
-      llvm::cl::values(clEnumValN(Precision::F32, "fp32", "CUDA cores"),
-                       clEnumValN(Precision::TF32, "tf32", "tensor cores"),
-                       clEnumValN(Precision::F16, "f16", "tensor cores"))};
+      llvm::cl::init(Precision::F32), PrecisionValues()};
   Option<int64_t> threads{*this, "threads",
                           llvm::cl::desc("Threads per CTA of the kernels (a "
                                          "multiple of 32, at most 1024; default 256)"),
@@ -210,13 +161,7 @@ struct SpPermPipelineOptions
       llvm::cl::desc("SpMM rows longer than the split threshold: auto (default), cta "
                      "(a CTA each in the row kernel) or split (chunks in a "
                      "split kernel)"),
-      llvm::cl::init(LongRowMode::Auto),
-      llvm::cl::values(
-          clEnumValN(LongRowMode::Auto, "auto",
-                     "a CTA each where one CTA walks the longest row in at "
-                     "most 12 batches of loads and that pays, else split"),
-          clEnumValN(LongRowMode::Cta, "cta", "a CTA each"),
-          clEnumValN(LongRowMode::Split, "split", "chunks in a split kernel"))};
+      llvm::cl::init(LongRowMode::Auto), LongRowModeValues()};
 
   Option<std::string> baseDir{
       *this, "base-dir",

@@ -42,6 +42,19 @@ std::optional<Precision> parsePrecision(StringRef name);
 /// The name parsePrecision accepts for `precision`.
 StringRef getPrecisionName(Precision precision);
 
+/// An llvm::cl modifier giving a Precision option its values.
+struct PrecisionValues {
+  template <typename Opt>
+  void apply(Opt &option) const {
+    option.getParser().addLiteralOption("fp32", Precision::F32,
+                                        "CUDA cores");
+    option.getParser().addLiteralOption("tf32", Precision::TF32,
+                                        "tensor cores, TF32 inputs");
+    option.getParser().addLiteralOption("f16", Precision::F16,
+                                        "tensor cores, FP16 inputs");
+  }
+};
+
 /// Where an SpMM layer's long rows (longer than its split threshold) run.
 enum class LongRowMode {
   /// In CTAs of the row kernel when one CTA walks the longest row in at
@@ -60,6 +73,21 @@ std::optional<LongRowMode> parseLongRowMode(StringRef name);
 
 /// The name parseLongRowMode accepts for `mode`.
 StringRef getLongRowModeName(LongRowMode mode);
+
+/// An llvm::cl modifier giving a LongRowMode option its values.
+struct LongRowModeValues {
+  template <typename Opt>
+  void apply(Opt &option) const {
+    option.getParser().addLiteralOption(
+        "auto", LongRowMode::Auto,
+        "a CTA each where one CTA walks the longest row in at most 12 "
+        "batches of loads and that pays, else split");
+    option.getParser().addLiteralOption("cta", LongRowMode::Cta,
+                                        "a CTA each");
+    option.getParser().addLiteralOption("split", LongRowMode::Split,
+                                        "chunks in a split kernel");
+  }
+};
 
 /// What code generation knows besides the matrix.
 struct KernelGenOptions {

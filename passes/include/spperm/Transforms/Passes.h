@@ -9,6 +9,7 @@
 
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 #include "spperm/Sparse/Features.h"
+#include "spperm/Transforms/OptionValues.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"

@@ -46,9 +46,12 @@ def SpPermConvertFormat : Pass<"spperm-convert-format", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::spperm::SpPermDialect"];
   let options = [
-    Option<"format", "format", "std::string", /*default=*/"\"csr\"",
-           "Target format: csr, bell, hbp, or auto (each load's spperm-select "
-           "choice; cusparse is kept in csr)">,
+    Option<"format", "format", "::mlir::spperm::FormatOption",
+           /*default=*/"::mlir::spperm::FormatOption::Csr",
+           "Target format: csr, bell, hbp, cusparse (stored as csr, which "
+           "the library runs on), auto (each load's spperm-select choice, "
+           "cusparse kept in csr) or keep (no change)",
+           "::mlir::spperm::FormatOptionValues()">,
     Option<"block", "block", "int64_t", /*default=*/"16",
            "bell: tile size tau (1, 2, 4, 8, 16 or 32)">,
     Option<"delta", "delta", "double", /*default=*/"0.0",
@@ -177,10 +180,12 @@ def SpPermPermuteRows : Pass<"spperm-permute-rows", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::spperm::SpPermDialect"];
   let options = [
-    Option<"strategy", "strategy", "std::string", /*default=*/"\"identity\"",
-           "Strategy: identity, plain, flipped, lpt, warp-aware, cta-aware, "
-           "hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa, or auto (each "
-           "load's spperm-select choice)">,
+    Option<"strategy", "strategy", "::mlir::spperm::StrategyOption",
+           /*default=*/
+           "::mlir::spperm::toStrategyOption(::spperm::Strategy::Identity)",
+           "Strategy (docs/Permutations.md), auto (each load's spperm-select "
+           "choice) or keep (no change)",
+           "::mlir::spperm::StrategyOptionValues()">,
     Option<"warps", "warps", "int64_t", /*default=*/"32",
            "Warps per CTA (N_w)">,
     Option<"lineWidth", "line", "int64_t", /*default=*/"32",
@@ -280,10 +285,15 @@ def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
            "GPU architecture whose shipped model is used">,
     Option<"costModel", "cost-model", "bool", /*default=*/"false",
            "Rank with the analytic cost model instead of a learned model">,
-    Option<"strategy", "strategy", "std::string", /*default=*/"\"auto\"",
-           "Force this strategy (auto: choose)">,
-    Option<"format", "format", "std::string", /*default=*/"\"auto\"",
-           "Force this format: csr, bell, hbp, cusparse (auto: choose)">,
+    Option<"strategy", "strategy", "::mlir::spperm::StrategyOption",
+           /*default=*/"::mlir::spperm::StrategyOption::Auto",
+           "Force this strategy (auto or keep: choose)",
+           "::mlir::spperm::StrategyOptionValues()">,
+    Option<"format", "format", "::mlir::spperm::FormatOption",
+           /*default=*/"::mlir::spperm::FormatOption::Auto",
+           "Force this format: csr, bell, hbp, cusparse (auto or keep: "
+           "choose)",
+           "::mlir::spperm::FormatOptionValues()">,
     Option<"k", "k", "int64_t", /*default=*/"32",
            "K to choose for when the multiplication's K is dynamic">,
     Option<"margin", "margin", "double", /*default=*/"-1.0",
