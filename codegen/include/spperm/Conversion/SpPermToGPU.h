@@ -111,7 +111,7 @@ struct KernelGenOptions {
   /// Row kernels: rows longer than this many entries are long: cut into
   /// chunks of half of it that a split kernel adds into C atomically, or
   /// one CTA each in the row kernel (`longRows`) (0 chooses per layer and K
-  /// class: planLongRows in LayerKernels.cpp, docs/Kernels.md).
+  /// class: planLongRows in RowPlan.cpp, docs/Kernels.md).
   int64_t splitRows = 0;
   /// Where SpMM layers run their long rows (SpMV ones always split).
   LongRowMode longRows = LongRowMode::Auto;
