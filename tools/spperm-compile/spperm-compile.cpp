@@ -631,10 +631,16 @@ int main(int argc, char **argv) {
       return 1;
     }
     times.add("read", since(start));
-    // Matrix files default to the selector's choice.
-    if (pipeline.strategy == StrategyOption::Keep)
+    // Matrix files default to the selector's choice (`keep`, given, keeps
+    // the file's row order and CSR).
+    auto given = [&](StringRef name) {
+      return llvm::any_of(tuning, [&](const Tuning &t) {
+        return t.seen && t.name == name;
+      });
+    };
+    if (!given("strategy"))
       pipeline.strategy = StrategyOption::Auto;
-    if (pipeline.format == FormatOption::Keep)
+    if (!given("format"))
       pipeline.format = FormatOption::Auto;
     SmallString<256> absolute(o.input);
     llvm::sys::fs::make_absolute(absolute);
