@@ -92,6 +92,32 @@ std::optional<LongRowMode> mlir::spperm::parseLongRowMode(StringRef name) {
   return std::nullopt;
 }
 
+std::string mlir::spperm::verifyKernelOptions(int64_t threads, int64_t batch,
+                                              int64_t kSlices,
+                                              int64_t splitRows,
+                                              StringRef target) {
+  auto range = [](StringRef name, int64_t value, int64_t lo, int64_t hi) {
+    return (name + " must be an integer in [" + Twine(lo) + ", " + Twine(hi) +
+            "], got " + Twine(value))
+        .str();
+  };
+  if (threads < 32 || threads > 1024 || threads % 32 != 0)
+    return "threads must be a multiple of 32 in [32, 1024], got " +
+           std::to_string(threads);
+  if (batch < 0 || batch > 8)
+    return range("batch", batch, 0, 8);
+  if (kSlices < 0 || kSlices > 1024)
+    return range("k-slices", kSlices, 0, 1024);
+  if (splitRows < 0 || splitRows > std::numeric_limits<int32_t>::max())
+    return range("split-rows", splitRows, 0,
+                 std::numeric_limits<int32_t>::max());
+  if (!isKnownTarget(target))
+    return ("target must be a GPU architecture such as sm_90, got '" +
+            target + "'")
+        .str();
+  return "";
+}
+
 gpu::GPUModuleOp mlir::spperm::getOrCreateKernelModule(ModuleOp module) {
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(module.getContext()));

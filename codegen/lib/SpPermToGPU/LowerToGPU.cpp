@@ -11,7 +11,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
-#include <limits>
 
 namespace mlir::spperm {
 #define GEN_PASS_DEF_SPPERMLOWERTOGPU
@@ -71,35 +70,11 @@ struct SpPermLowerToGPU
   using Base::Base;
 
   void runOnOperation() override {
-    const int64_t threadCount = threads;
-    if (threadCount < 32 || threadCount > 1024 || threadCount % 32 != 0) {
-      getOperation().emitError("spperm-lower-to-gpu: threads must be a "
-                               "multiple of 32 in [32, 1024], got ")
-          << std::to_string(threadCount);
-      return signalPassFailure();
-    }
     ModuleOp module = getOperation();
-    if (batch < 0 || batch > 8) {
-      module.emitError("spperm-lower-to-gpu: batch must be in [0, 8], got ")
-          << std::to_string(batch);
-      return signalPassFailure();
-    }
-    if (kSlices < 0 || kSlices > 1024) {
-      module.emitError(
-          "spperm-lower-to-gpu: k-slices must be in [0, 1024], got ")
-          << std::to_string(kSlices);
-      return signalPassFailure();
-    }
-    if (splitRows < 0 || splitRows > std::numeric_limits<int32_t>::max()) {
-      module.emitError(
-          "spperm-lower-to-gpu: split-rows must be in [0, 2147483647], got ")
-          << std::to_string(splitRows);
-      return signalPassFailure();
-    }
-    if (!isKnownTarget(target)) {
-      module.emitError("spperm-lower-to-gpu: target must be a GPU "
-                       "architecture such as sm_90, got '")
-          << target.getValue() << "'";
+    if (std::string error =
+            verifyKernelOptions(threads, batch, kSlices, splitRows, target);
+        !error.empty()) {
+      module.emitError("spperm-lower-to-gpu: ") << error;
       return signalPassFailure();
     }
     KernelGenOptions base;

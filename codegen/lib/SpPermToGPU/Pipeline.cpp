@@ -19,7 +19,6 @@
 
 #include "mlir/Pass/PassRegistry.h"
 
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -34,29 +33,20 @@ mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
             Twine(hi) + "], got " + Twine(value))
         .str();
   };
-  const int64_t int32Max = std::numeric_limits<int32_t>::max();
   for (std::string error :
        {range("k", o.k, 0, ::spperm::kMaxIndex),
         range("max-variants", o.maxVariants, 0, 64),
         range("warps", o.warps, 1, 1024), range("line", o.line, 1, 1024),
         range("tau", o.tau, 1, 1024), range("block", o.block, 1, 32),
         range("row-block", o.rowBlock, 32, ::spperm::kMaxIndex),
-        range("col-block", o.colBlock, 1, ::spperm::kMaxIndex),
-        range("threads", o.threads, 32, 1024), range("batch", o.batch, 0, 8),
-        range("k-slices", o.kSlices, 0, 1024),
-        range("split-rows", o.splitRows, 0, int32Max)})
+        range("col-block", o.colBlock, 1, ::spperm::kMaxIndex)})
     if (!error.empty())
       return error;
-  if (o.threads % 32 != 0)
-    return "threads must be a multiple of 32, got " +
-           std::to_string(o.threads);
   if (o.margin > 64.0)
     return "margin must be at most 64 (or negative: the model's own), got " +
            std::to_string(o.margin);
-  if (!isKnownTarget(o.target))
-    return "target must be a GPU architecture such as sm_90, got '" +
-           o.target + "'";
-  return "";
+  return verifyKernelOptions(o.threads, o.batch, o.kSlices, o.splitRows,
+                             o.target);
 }
 
 void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,

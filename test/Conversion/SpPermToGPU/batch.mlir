@@ -24,7 +24,7 @@
 // TWO:           scf.yield
 // TWO:         gpu.return
 
-// BAD: spperm-lower-to-gpu: batch must be in [0, 8], got 9
+// BAD: spperm-lower-to-gpu: batch must be an integer in [0, 8], got 9
 func.func @batches(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>

@@ -31,7 +31,7 @@
 // TWO-LABEL: gpu.func @l0_csr_k128_0
 // TWO:         arith.muli %{{.*}}, %c64{{.*}} : index
 
-// BAD: spperm-lower-to-gpu: k-slices must be in [0, 1024], got -1
+// BAD: spperm-lower-to-gpu: k-slices must be an integer in [0, 1024], got -1
 func.func @slices(%b: tensor<64x128xf32>) -> tensor<64x128xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x128xf32> -> tensor<64x128xf32>

@@ -99,5 +99,5 @@ func.func @long(%b: tensor<1024x32xf32>) -> tensor<64x32xf32> {
 // NONE:         gpu.func @l0_csr_k32_0
 // NONE-NOT:     gpu.func
 
-// BAD: spperm-lower-to-gpu: split-rows must be in [0, 2147483647], got -1
+// BAD: spperm-lower-to-gpu: split-rows must be an integer in [0, 2147483647], got -1
 // BADMODE: for the --long-rows option: Cannot find option named 'chunks'!

@@ -166,6 +166,13 @@ constexpr const char *kKernelsAttrName = "spperm.kernels";
 /// choice of format `cusparse` (spperm-select's, forced or chosen).
 bool runsOnLibrary(SpMMOp spmm);
 
+/// Checks the options of code generation that spperm-lower-to-gpu and
+/// spperm-pipeline take: an empty string, or what is wrong, naming the
+/// option (`batch must be an integer in [0, 8], got 9`).
+std::string verifyKernelOptions(int64_t threads, int64_t batch,
+                                int64_t kSlices, int64_t splitRows,
+                                StringRef target);
+
 /// Whether `chip` is a GPU architecture (sm_XY, sm_XYa) that LLVM's NVPTX
 /// back end knows; code generation for any other aborts inside LLVM.
 bool isKnownTarget(StringRef chip);
