@@ -123,21 +123,13 @@ struct SpPermConvertFormatPass
         failed = true;
         return nullptr;
       }
-      const ::spperm::CsrMatrix *m = matrices.get(load, baseDir);
-      const ::spperm::Permutation *order =
-          m ? matrices.getPermutation(load, perm, baseDir) : nullptr;
-      if (!order) {
-        failed = true;
-        return nullptr;
-      }
       ::spperm::FormatOptions options;
       options.kind = ::spperm::FormatKind::Bell;
       options.bellBlock = static_cast<int32_t>(block);
       options.bellDelta = delta > 0.0 ? delta : -1.0;
-      ::spperm::StatusOr<::spperm::FormattedMatrix> built =
-          ::spperm::buildFormat(*m, order->order, options);
-      if (!built) {
-        op.emitOpError() << built.message();
+      FailureOr<::spperm::FormattedMatrix> built =
+          matrices.buildFormatted(load, perm, options, baseDir, op);
+      if (::mlir::failed(built)) {
         failed = true;
         return nullptr;
       }

@@ -84,25 +84,33 @@ std::string printed(T value) {
 
 } // namespace
 
+/// The key of the matrix read from `path` with `values`.
+static std::string joinKey(const std::string &path, StringRef values) {
+  return path + '\0' + values.str();
+}
+
 std::string MatrixCache::matrixKey(LoadOp op, StringRef baseDir) const {
-  return op.resolvePath(baseDir) + '\0' +
-         op.getValues().value_or("file").str();
+  return joinKey(op.resolvePath(baseDir), op.getValues().value_or("file"));
+}
+
+std::string MatrixCache::formattedKey(LoadOp load, MatrixType type,
+                                      StringRef baseDir) const {
+  return matrixKey(load, baseDir) + '\0' + printed(type);
 }
 
 void MatrixCache::insert(const std::string &path, StringRef values,
                          ::spperm::CsrMatrix matrix) {
-  matrices[path + '\0' + values.str()] =
+  matrices[joinKey(path, values)] =
       std::make_unique<::spperm::CsrMatrix>(std::move(matrix));
 }
 
 const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op, StringRef baseDir) {
   std::string path = op.resolvePath(baseDir);
-  std::string values = op.getValues().value_or("file").str();
-  std::string key = path + '\0' + values;
-  auto it = matrices.find(key);
+  StringRef values = op.getValues().value_or("file");
+  auto it = matrices.find(joinKey(path, values));
   if (it == matrices.end()) {
     ::spperm::StatusOr<::spperm::ValuesSpec> spec =
-        ::spperm::parseValuesSpec(values);
+        ::spperm::parseValuesSpec(values.str());
     assert(spec && "the verifier checked the values spec");
     ::spperm::ReadOptions readOptions;
     readOptions.values = *spec;
@@ -115,8 +123,9 @@ const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op, StringRef baseDir) {
       return nullptr;
     }
     it = matrices
-             .try_emplace(key, std::make_unique<::spperm::CsrMatrix>(
-                                   std::move(*matrix)))
+             .try_emplace(joinKey(path, values),
+                          std::make_unique<::spperm::CsrMatrix>(
+                              std::move(*matrix)))
              .first;
   }
   const ::spperm::CsrMatrix *m = it->second.get();
@@ -153,10 +162,28 @@ MatrixCache::getPermutation(LoadOp op, PermAttr perm, StringRef baseDir) {
       .first->second.get();
 }
 
+FailureOr<::spperm::FormattedMatrix>
+MatrixCache::buildFormatted(LoadOp load, PermAttr perm,
+                            const ::spperm::FormatOptions &options,
+                            StringRef baseDir, Operation *op) {
+  const ::spperm::CsrMatrix *m = get(load, baseDir);
+  const ::spperm::Permutation *order =
+      m ? getPermutation(load, perm, baseDir) : nullptr;
+  if (!order)
+    return failure();
+  auto start = std::chrono::steady_clock::now();
+  ::spperm::StatusOr<::spperm::FormattedMatrix> built =
+      ::spperm::buildFormat(*m, order->order, options);
+  times.format += since(start);
+  if (!built)
+    return op->emitOpError() << built.message();
+  return std::move(*built);
+}
+
 void MatrixCache::insertFormatted(LoadOp load, MatrixType type,
                                   StringRef baseDir,
                                   ::spperm::FormattedMatrix matrix) {
-  formatted[matrixKey(load, baseDir) + '\0' + printed(type)] =
+  formatted[formattedKey(load, type, baseDir)] =
       std::make_unique<::spperm::FormattedMatrix>(std::move(matrix));
 }
 
@@ -169,25 +196,15 @@ const ::spperm::FormattedMatrix *MatrixCache::getFormatted(SpMMOp spmm,
                      "spperm.load");
     return nullptr;
   }
-  std::string key = matrixKey(load, baseDir) + '\0' + printed(type);
+  std::string key = formattedKey(load, type, baseDir);
   auto it = formatted.find(key);
   if (it != formatted.end())
     return it->second.get();
-  const ::spperm::CsrMatrix *m = get(load, baseDir);
-  if (!m)
+  FailureOr<::spperm::FormattedMatrix> built =
+      buildFormatted(load, type.getPerm(), getFormatOptions(type.getFormat()),
+                     baseDir, spmm);
+  if (failed(built))
     return nullptr;
-  const ::spperm::Permutation *order =
-      getPermutation(load, type.getPerm(), baseDir);
-  if (!order)
-    return nullptr;
-  auto start = std::chrono::steady_clock::now();
-  ::spperm::StatusOr<::spperm::FormattedMatrix> built = ::spperm::buildFormat(
-      *m, order->order, getFormatOptions(type.getFormat()));
-  times.format += since(start);
-  if (!built) {
-    spmm.emitOpError() << built.message();
-    return nullptr;
-  }
   if (auto bell = dyn_cast<BellAttr>(type.getFormat()))
     if (built->bell.width > bell.getWidth()) {
       spmm.emitOpError() << "the data needs Blocked-ELL width "
@@ -206,10 +223,8 @@ std::optional<::spperm::FormattedMatrix>
 MatrixCache::takeFormatted(SpMMOp spmm, StringRef baseDir) {
   if (!getFormatted(spmm, baseDir))
     return std::nullopt;
-  LoadOp load = getSourceLoad(spmm.getMatrix());
-  std::string key = matrixKey(load, baseDir) + '\0' +
-                    printed(spmm.getMatrix().getType());
-  auto it = formatted.find(key);
+  auto it = formatted.find(formattedKey(getSourceLoad(spmm.getMatrix()),
+                                       spmm.getMatrix().getType(), baseDir));
   std::optional<::spperm::FormattedMatrix> out(std::move(*it->second));
   formatted.erase(it);
   return out;

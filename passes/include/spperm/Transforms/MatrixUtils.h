@@ -77,6 +77,15 @@ public:
   const ::spperm::Permutation *getPermutation(LoadOp op, PermAttr perm,
                                               StringRef baseDir);
 
+  /// `load`'s matrix permuted by `perm` (null: identity) and stored with
+  /// `options`, built now (read and permutation from the cache; its time
+  /// counts as the cache's format time); failure after emitting an error on
+  /// `op`.
+  FailureOr<::spperm::FormattedMatrix>
+  buildFormatted(LoadOp load, PermAttr perm,
+                 const ::spperm::FormatOptions &options, StringRef baseDir,
+                 Operation *op);
+
   /// The matrix `spmm` multiplies, permuted and stored exactly as its type
   /// says; null after emitting an error on the op (no spperm.load, an
   /// unreadable matrix, invalid parameters, a Blocked-ELL width larger than
@@ -100,6 +109,8 @@ public:
 
 private:
   std::string matrixKey(LoadOp op, StringRef baseDir) const;
+  std::string formattedKey(LoadOp load, MatrixType type,
+                           StringRef baseDir) const;
 
   llvm::StringMap<std::unique_ptr<::spperm::CsrMatrix>> matrices;
   llvm::StringMap<std::unique_ptr<::spperm::Permutation>> permutations;
