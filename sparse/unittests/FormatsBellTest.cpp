@@ -19,7 +19,10 @@
 #include "gtest/gtest.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <map>
+#include <numeric>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -63,9 +66,12 @@ TEST(FormatsBell, SplitFollowsTheDensityRule) {
       o.kind = FormatKind::Bell;
       o.bellBlock = tau;
       o.bellDelta = delta;
+      o.bellColumns = BellColumns::Blocks;
       FormattedMatrix f = buildOk(a, order, o);
       ASSERT_TRUE(verifyFormat(f, &a).isOk());
       const BellStorage &b = f.bell;
+      EXPECT_FALSE(b.condensed);
+      EXPECT_TRUE(b.tileCol.empty());
       EXPECT_EQ(b.delta, delta);
       EXPECT_EQ(b.blockRows, (a.rows + tau - 1) / tau);
       // Exactly the tiles of density >= delta are kept, per block row in
@@ -100,6 +106,131 @@ TEST(FormatsBell, SplitFollowsTheDensityRule) {
                          static_cast<double>(denseNnz) / a.nnz());
       }
     }
+}
+
+/// The split of `a` under `order` into condensed tiles of tau columns for
+/// `delta`, built directly: per block row, its columns of count / tau >=
+/// delta.
+static void expectCondensedSplit(const CsrMatrix &a,
+                                 const std::vector<int32_t> &order,
+                                 int32_t tau, double delta) {
+  FormatOptions o;
+  o.kind = FormatKind::Bell;
+  o.bellBlock = tau;
+  o.bellDelta = delta;
+  o.bellColumns = BellColumns::Condensed;
+  FormattedMatrix f = buildOk(a, order, o);
+  ASSERT_TRUE(verifyFormat(f, &a).isOk());
+  const BellStorage &b = f.bell;
+  ASSERT_TRUE(b.condensed);
+  EXPECT_EQ(b.delta, delta);
+  CsrMatrix p = permuteRows(a, order);
+  std::map<int32_t, std::map<int32_t, int32_t>> counts; // br -> col -> n
+  for (int32_t r = 0; r < p.rows; ++r)
+    for (int32_t e = p.rowPtr[r]; e < p.rowPtr[r + 1]; ++e)
+      ++counts[r / tau][p.colIdx[e]];
+  std::map<int32_t, std::vector<int32_t>> expected;
+  int64_t denseNnz = 0;
+  size_t width = 0;
+  for (const auto &[br, cols] : counts) {
+    for (const auto &[c, n] : cols)
+      if (static_cast<double>(n) / tau >= delta) {
+        expected[br].push_back(c);
+        denseNnz += n;
+      }
+    width = std::max(width, (expected[br].size() + tau - 1) / tau);
+  }
+  ASSERT_EQ(b.width, static_cast<int32_t>(width)) << tau << " " << delta;
+  EXPECT_EQ(b.denseNnz, denseNnz);
+  ASSERT_EQ(b.tileCol.size(), b.blockCol.size() * tau);
+  for (int32_t br = 0; br < b.blockRows; ++br) {
+    std::vector<int32_t> got;
+    for (int64_t q = 0; q < int64_t{b.width} * tau; ++q) {
+      int32_t c = b.tileCol[br * int64_t{b.width} * tau + q];
+      if (c >= 0)
+        got.push_back(c);
+      if (q % tau == 0)
+        EXPECT_EQ(b.blockCol[br * b.width + q / tau], c);
+    }
+    EXPECT_EQ(got, expected[br]) << "block row " << br;
+  }
+  // The values sit in their tile column.
+  for (int32_t r = 0; r < p.rows; ++r)
+    for (int32_t e = p.rowPtr[r]; e < p.rowPtr[r + 1]; ++e) {
+      const int64_t br = r / tau, base = br * int64_t{b.width} * tau;
+      for (int64_t q = 0; q < int64_t{b.width} * tau; ++q)
+        if (b.tileCol[base + q] == p.colIdx[e])
+          EXPECT_EQ(b.blockValues[(br * b.width + q / tau) * tau * tau +
+                                  (r % tau) * tau + q % tau],
+                    p.values[e]);
+    }
+}
+
+TEST(FormatsBell, CondensedSplitFollowsTheColumnDensityRule) {
+  // Rows in groups that share scattered columns (what a clustering order
+  // leaves in a block row), plus noise.
+  CsrMatrix a = generateUniform(150, 400, 0.05, 41);
+  std::vector<int32_t> order = randomOrder(a.rows, 42);
+  for (int32_t tau : {1, 4, 16, 32})
+    for (double delta : {0.05, 0.1, 0.25, 0.5, 1.0})
+      expectCondensedSplit(a, order, tau, delta);
+  CsrMatrix dense = generateUniform(64, 300, 0.6, 43);
+  for (double delta : {0.1, 0.5, 0.75})
+    expectCondensedSplit(dense, identityOrder(dense.rows), 16, delta);
+}
+
+TEST(FormatsBell, AutoColumnsTakeTheCheaperSplit) {
+  // Scattered shared columns: each group of 16 rows draws 48 random
+  // columns of 1024 and has each with probability 0.6, so condensed tiles
+  // are 60 % dense where consecutive blocks are 3 % dense.
+  CooTriplets coo;
+  coo.rows = 256;
+  coo.cols = 1024;
+  std::mt19937_64 rng(51);
+  for (int32_t g = 0; g < 16; ++g) {
+    std::vector<int32_t> cols(1024);
+    std::iota(cols.begin(), cols.end(), 0);
+    std::shuffle(cols.begin(), cols.end(), rng);
+    for (int32_t r = g * 16; r < g * 16 + 16; ++r)
+      for (int32_t i = 0; i < 48; ++i)
+        if (rng() % 10 < 6) {
+          coo.row.push_back(r);
+          coo.col.push_back(cols[i]);
+          coo.value.push_back(1.0f + static_cast<float>(rng() % 7));
+        }
+  }
+  CsrMatrix scattered = buildCsr(coo);
+  FormatOptions o;
+  o.kind = FormatKind::Bell;
+  o.bellBlock = 16;
+  FormattedMatrix f = buildOk(scattered, identityOrder(256), o);
+  EXPECT_TRUE(f.bell.condensed);
+  EXPECT_TRUE(verifyFormat(f, &scattered).isOk());
+  // Aligned dense blocks: consecutive blocks store the same tiles without
+  // the column lists, so they win.
+  CsrMatrix blocks = generateBlockSparse(256, 256, 16, 0.3, 52);
+  FormattedMatrix g = buildOk(blocks, identityOrder(256), o);
+  EXPECT_FALSE(g.bell.condensed);
+  EXPECT_GT(g.bell.width, 0);
+  // Whichever wins is the cheaper of the two at their own best delta.
+  for (const CsrMatrix *m : {&scattered, &blocks}) {
+    double cost[2];
+    for (int i = 0; i < 2; ++i) {
+      FormatOptions x = o;
+      x.bellColumns = i ? BellColumns::Condensed : BellColumns::Blocks;
+      FormattedMatrix h = buildOk(*m, identityOrder(m->rows), x);
+      BellCostShape shape;
+      shape.block = 16;
+      shape.blockRows = h.bell.blockRows;
+      shape.width = h.bell.width;
+      shape.rows = m->rows;
+      shape.residualNnz = h.bell.residual.nnz();
+      shape.condensed = h.bell.condensed;
+      cost[i] = bellCost(shape, kBellSearchK);
+    }
+    FormattedMatrix h = buildOk(*m, identityOrder(m->rows), o);
+    EXPECT_EQ(h.bell.condensed, cost[1] < cost[0]);
+  }
 }
 
 TEST(FormatsBell, EllIsTauOne) {

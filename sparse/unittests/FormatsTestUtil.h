@@ -53,20 +53,23 @@ inline std::vector<FormatOptions> allConfigs() {
   FormatOptions csr;
   csr.kind = FormatKind::Csr;
   out.push_back(csr);
-  for (int32_t tau : {1, 16, 32})
-    for (double delta : {-1.0, 0.05, 0.3, 1.0}) {
-      FormatOptions o;
-      o.kind = FormatKind::Bell;
-      o.bellBlock = tau;
-      o.bellDelta = delta;
-      out.push_back(o);
-    }
-  {
+  for (BellColumns columns :
+       {BellColumns::Auto, BellColumns::Blocks, BellColumns::Condensed}) {
+    for (int32_t tau : {1, 16, 32})
+      for (double delta : {-1.0, 0.05, 0.3, 1.0}) {
+        FormatOptions o;
+        o.kind = FormatKind::Bell;
+        o.bellBlock = tau;
+        o.bellDelta = delta;
+        o.bellColumns = columns;
+        out.push_back(o);
+      }
     FormatOptions o;
     o.kind = FormatKind::Bell;
     o.bellBlock = 4;
     o.bellDelta = 0.2;
     o.bellMaxWidth = 2;
+    o.bellColumns = columns;
     out.push_back(o);
   }
   for (int32_t rb : {32, 64})
@@ -90,7 +93,8 @@ inline std::string describe(const FormatOptions &o) {
   if (o.kind == FormatKind::Bell)
     s += " tau=" + std::to_string(o.bellBlock) +
          " delta=" + std::to_string(o.bellDelta) +
-         " cap=" + std::to_string(o.bellMaxWidth);
+         " cap=" + std::to_string(o.bellMaxWidth) + " columns=" +
+         std::string(bellColumnsName(o.bellColumns));
   if (o.kind == FormatKind::Hbp)
     s += " R=" + std::to_string(o.hbpRowBlock) +
          " C=" + std::to_string(o.hbpColBlock);

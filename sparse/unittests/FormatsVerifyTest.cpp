@@ -99,6 +99,42 @@ TEST(FormatsVerify, RejectsTargetedCorruption) {
     rejects(f, "bell residual value", true);
   }
   {
+    FormatOptions co = bo;
+    co.bellColumns = BellColumns::Condensed;
+    co.bellDelta = 0.25;
+    FormattedMatrix cbell = buildOk(m, order, co);
+    ASSERT_TRUE(cbell.bell.condensed);
+    ASSERT_GT(cbell.bell.width, 0);
+    ASSERT_GT(cbell.bell.residual.nnz(), 0);
+    FormattedMatrix f = cbell;
+    f.bell.tileCol[0] = m.cols;
+    rejects(f, "condensed tile column range", false);
+    f = cbell;
+    f.bell.tileCol.pop_back();
+    rejects(f, "condensed tile column count", false);
+    f = cbell;
+    f.bell.blockCol[0] += 1;
+    rejects(f, "condensed block column", false);
+    f = cbell;
+    std::swap(f.bell.tileCol[0], f.bell.tileCol[1]);
+    rejects(f, "condensed tile column order", false);
+    f = cbell;
+    f.bell.condensed = false;
+    rejects(f, "tile columns without condensed", false);
+    f = bell;
+    f.bell.condensed = true;
+    rejects(f, "condensed without tile columns", false);
+    f = cbell;
+    // A tile column moved to another column: its values would be read
+    // against the wrong B row.
+    size_t last = 0;
+    while (last + 1 < f.bell.tileCol.size() && f.bell.tileCol[last + 1] >= 0)
+      ++last;
+    f.bell.tileCol[last] += 1;
+    if (last + 1 < f.bell.tileCol.size() || f.bell.tileCol[last] < m.cols)
+      rejects(f, "condensed tile column moved", true);
+  }
+  {
     FormattedMatrix f = hbp;
     std::swap(f.hbp.outputHash[0], f.hbp.outputHash[1]);
     // Two empty rows may swap harmlessly; swap a live with an empty lane.

@@ -71,6 +71,7 @@ public:
   Value div(Value x, int64_t y);
   Value rem(Value x, int64_t y);
   Value min(Value x, Value y) { return arith::MinSIOp::create(b, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, x, y); }
   Value lt(Value x, Value y) {
     return arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x, y);
   }

@@ -47,7 +47,7 @@ std::vector<std::string> argNames(ArrayRef<KernelArg> args);
 /// The parameters of a kernel over a bell layer's dense blocks (the
 /// tensor-core and the tile kernels): order, block columns, block values,
 /// B, C and K.
-SmallVector<KernelArg> bellBlockArgs(MLIRContext *ctx);
+SmallVector<KernelArg> bellBlockArgs(MLIRContext *ctx, bool condensed);
 
 /// Adds a workgroup (shared-memory) buffer of `count` f32, 16-byte aligned
 /// for vector accesses, as the next workgroup attribution of `func`.
@@ -81,6 +81,9 @@ struct DenseBlocks {
   int64_t tau = 0;
   int64_t width = 0;
   int64_t cols = 0;
+  /// Condensed tiles: column j of slot s is tileCol[s * tau + j] (-1: none)
+  /// instead of blockCol[s] * tau + j.
+  bool condensed = false;
 };
 
 /// A row kernel: a group of `lanes` lanes per row (or chunk). SpMM: each
@@ -128,8 +131,9 @@ struct RowKernelSpec {
   RowSource source;
   DenseBlocks dense;
   /// Buffer names: order, row pointers, column indices, values, and for
-  /// dense blocks the block columns and block values.
-  std::string order, rowPtr, colIdx, values, blockCol, blockValues;
+  /// dense blocks the block columns, block values and (condensed) tile
+  /// columns.
+  std::string order, rowPtr, colIdx, values, blockCol, blockValues, tileCol;
   /// Atomic additions of 2- or 4-wide accumulators as one vector reduction
   /// (sm_90 and later; KernelGenOptions::vectorReductions).
   bool vectorReductions = false;
@@ -186,6 +190,8 @@ struct MmaKernelSpec {
   int64_t threads = 128;
   int64_t k = 0;
   int64_t tau = 0, width = 0, blockRows = 0, rows = 0, cols = 0;
+  /// Condensed tiles (DenseBlocks::condensed).
+  bool condensed = false;
   /// Grid dependency control (KernelGenOptions::gridDependencies): let
   /// dependents launch at the start, wait for the kernels before this one
   /// just before C is first touched.
@@ -207,6 +213,8 @@ struct TileKernelSpec {
   int64_t lanes = 32;
   int64_t k = 0;
   int64_t tau = 0, width = 0, blockRows = 0, rows = 0, cols = 0;
+  /// Condensed tiles (DenseBlocks::condensed).
+  bool condensed = false;
   /// Rows of a unit (a multiple of 4 dividing tau).
   int64_t sliceRows = 16;
   /// Units sharing a block row's blocks (block i goes to part i % parts).

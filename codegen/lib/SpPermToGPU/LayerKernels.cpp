@@ -175,7 +175,7 @@ private:
     } else {
       rm = {&m.bell.residual.rowPtr, ::spperm::buffer::kBellResidualRowPtr,
             ::spperm::buffer::kBellResidualColIdx, ::spperm::buffer::kBellResidualValues,
-            DenseBlocks{m.bell.block, m.bell.width, m.cols},
+            DenseBlocks{m.bell.block, m.bell.width, m.cols, m.bell.condensed},
             ::spperm::format_name::kBell};
     }
     const bool tensorCores = m.kind == FormatKind::Bell &&
@@ -351,6 +351,7 @@ private:
     spec.values = rm.valuesName;
     spec.blockCol = ::spperm::buffer::kBellBlockCol;
     spec.blockValues = ::spperm::buffer::kBellBlockValues;
+    spec.tileCol = ::spperm::buffer::kBellTileCol;
     spec.source.longThreshold = hasLong ? threshold : 0;
     spec.source.dropLongRows = longInRowKernel;
     std::string family = kc.spmv ? std::string(rm.family) +
@@ -476,6 +477,7 @@ private:
     spec.blockRows = m.bell.blockRows;
     spec.rows = m.rows;
     spec.cols = m.cols;
+    spec.condensed = m.bell.condensed;
   }
 
   /// The fp32 tile kernel of variant `kc` (docs/Kernels.md, "bell-tile").

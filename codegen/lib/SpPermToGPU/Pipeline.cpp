@@ -101,6 +101,7 @@ void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
     convert.format = selecting ? FormatOption::Auto : o.format.getValue();
     convert.block = o.block;
     convert.delta = o.delta;
+    convert.columns = o.bellColumns;
     convert.rowBlock = o.rowBlock;
     convert.colBlock = o.colBlock;
     convert.baseDir = o.baseDir;

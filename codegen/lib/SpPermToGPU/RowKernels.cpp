@@ -47,10 +47,20 @@ mlir::spperm::codegen::argNames(ArrayRef<KernelArg> args) {
   return names;
 }
 
-SmallVector<KernelArg> mlir::spperm::codegen::bellBlockArgs(MLIRContext *ctx) {
+SmallVector<KernelArg> mlir::spperm::codegen::bellBlockArgs(MLIRContext *ctx,
+                                                          bool condensed) {
+  namespace buffer = ::spperm::buffer;
+  namespace call_arg = ::spperm::call_arg;
   Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
-  return {{::spperm::buffer::kOrder, i32}, {::spperm::buffer::kBellBlockCol, i32}, {::spperm::buffer::kBellBlockValues, f32},
-          {::spperm::call_arg::kB, f32},     {::spperm::call_arg::kC, f32},              {::spperm::call_arg::kK, IndexType::get(ctx)}};
+  SmallVector<KernelArg> args = {{buffer::kOrder, i32},
+                                 {buffer::kBellBlockCol, i32},
+                                 {buffer::kBellBlockValues, f32}};
+  if (condensed)
+    args.push_back({buffer::kBellTileCol, i32});
+  args.append({{call_arg::kB, f32},
+               {call_arg::kC, f32},
+               {call_arg::kK, IndexType::get(ctx)}});
+  return args;
 }
 
 void mlir::spperm::codegen::addSharedF32Buffer(gpu::GPUFuncOp func,
@@ -214,8 +224,13 @@ private:
                     has,
                     [&]() -> Value {
                       Value col0 = kb.mul(bc, d.tau);
-                      Value jmax = kb.min(kb.idx(d.tau),
-                                          kb.sub(kb.idx(d.cols), col0));
+                      // Condensed: the slot's columns are listed, -1 past
+                      // the last; a -1 column's value is 0 and its B row
+                      // is not read.
+                      Value jmax = d.condensed
+                                       ? kb.idx(d.tau)
+                                       : kb.min(kb.idx(d.tau),
+                                                kb.sub(kb.idx(d.cols), col0));
                       Value base = kb.mul(
                           kb.add(kb.mul(slot, d.tau), inBlock), d.tau);
                       Value lb = spec.spmv ? lane : kb.idx(0);
@@ -224,8 +239,20 @@ private:
                           lb, jmax, step, it[0],
                           [&](Value j, ValueRange a) -> SmallVector<Value> {
                             Value v = kb.load(blockValues, kb.add(base, j));
-                            Value bRow = kb.add(col0, j);
-                            return {multiplyAdd(v, bRow, kcol, active, a[0])};
+                            if (!d.condensed)
+                              return {multiplyAdd(v, kb.add(col0, j), kcol,
+                                                  active, a[0])};
+                            Value bRow = kb.loadIndex(
+                                param(spec.tileCol),
+                                kb.add(kb.mul(slot, d.tau), j));
+                            Value listed = kb.ge(bRow, kb.idx(0));
+                            return {kb.guarded(
+                                listed,
+                                [&] {
+                                  return multiplyAdd(v, bRow, kcol, active,
+                                                     a[0]);
+                                },
+                                a[0])};
                           })[0];
                     },
                     it[0])};
@@ -507,6 +534,8 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   if (spec.dense.tau > 0 && spec.dense.width > 0) {
     args.push_back({spec.blockCol, i32});
     args.push_back({spec.blockValues, f32});
+    if (spec.dense.condensed)
+      args.push_back({spec.tileCol, i32});
   }
   args.push_back({::spperm::call_arg::kB, f32});
   args.push_back({::spperm::call_arg::kC, f32});

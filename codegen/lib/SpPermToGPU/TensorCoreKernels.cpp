@@ -66,9 +66,22 @@ public:
 private:
   bool f16() const { return spec.precision == MmaPrecision::F16; }
 
-  /// B[row, col] as f32 (f16 when the precision asks), 0 outside N x K.
+  /// The B row of column c of stored block `slot` (first column col0):
+  /// col0 + c for consecutive blocks, the listed column (-1: none) for
+  /// condensed tiles.
+  Value bRowOf(Value slot, Value col0, Value c) {
+    if (!spec.condensed)
+      return kb.add(col0, c);
+    return kb.loadIndex(params.at(::spperm::buffer::kBellTileCol),
+                        kb.add(kb.mul(slot, spec.tau), c));
+  }
+
+  /// B[row, col] as f32 (f16 when the precision asks), 0 outside N x K
+  /// (and for a condensed tile's -1 row).
   Value loadB(Value row, Value col) {
     Value ok = kb.andI(kb.lt(row, spec.cols), kb.lt(col, K));
+    if (spec.condensed)
+      ok = kb.andI(ok, kb.ge(row, kb.idx(0)));
     Value v = kb.guarded(
         ok, [&] { return kb.load(params.at(::spperm::call_arg::kB), kb.add(kb.mul(row, K), col)); },
         kb.f32(0.0f));
@@ -159,17 +172,20 @@ private:
             Value col = kb.add(kBase, kb.add(gid, kb.idx(8 * t)));
             Value bm;
             if (f16()) {
-              Value r = kb.add(kb.add(col0, k0), kb.mul(tig, 2));
-              Value r8 = kb.add(r, kb.idx(8));
-              SmallVector<Value> e = {loadB(r, col), loadB(kb.add(r, 1), col),
-                                      loadB(r8, col),
-                                      loadB(kb.add(r8, 1), col)};
+              Value c = kb.add(k0, kb.mul(tig, 2));
+              Value c8 = kb.add(c, kb.idx(8));
+              SmallVector<Value> e = {
+                  loadB(bRowOf(slot, col0, c), col),
+                  loadB(bRowOf(slot, col0, kb.add(c, 1)), col),
+                  loadB(bRowOf(slot, col0, c8), col),
+                  loadB(bRowOf(slot, col0, kb.add(c8, 1)), col)};
               bm = vector::FromElementsOp::create(
                   b, VectorType::get({2, 2}, b.getF16Type()), e);
             } else {
-              Value r = kb.add(kb.add(col0, k0), tig);
-              SmallVector<Value> e = {loadB(r, col),
-                                      loadB(kb.add(r, kb.idx(4)), col)};
+              Value c = kb.add(k0, tig);
+              SmallVector<Value> e = {
+                  loadB(bRowOf(slot, col0, c), col),
+                  loadB(bRowOf(slot, col0, kb.add(c, kb.idx(4))), col)};
               bm = vector::FromElementsOp::create(
                   b, VectorType::get({2, 1}, b.getF32Type()), e);
             }
@@ -198,7 +214,7 @@ std::vector<std::string>
 mlir::spperm::codegen::emitMmaKernel(gpu::GPUModuleOp module,
                                      const MmaKernelSpec &spec) {
   MLIRContext *ctx = module.getContext();
-  SmallVector<KernelArg> args = bellBlockArgs(ctx);
+  SmallVector<KernelArg> args = bellBlockArgs(ctx, spec.condensed);
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());

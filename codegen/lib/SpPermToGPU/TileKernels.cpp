@@ -112,7 +112,8 @@ private:
           return kb.ifThenElse(
               present, types,
               [&]() -> SmallVector<Value> {
-                return emitBlock(kb.mul(bc, spec.tau), colIn, colOk, it);
+                return emitBlock(slot, kb.mul(bc, spec.tau), colIn, colOk,
+                                 it);
               },
               [&]() -> SmallVector<Value> { return SmallVector<Value>(it); });
         });
@@ -182,11 +183,13 @@ private:
     NVVM::SyncWarpOp::create(b, all);
   }
 
-  /// The block whose first column is col0, for this lane's columns `colIn`
-  /// (in bounds; the lane's own when `colOk`): `unroll` B rows in flight,
-  /// each multiplied with the slice's values of its column.
-  SmallVector<Value> emitBlock(Value col0, Value colIn, Value colOk,
-                               ValueRange accIn) {
+  /// The block of `slot`, whose first column is col0, for this lane's
+  /// columns `colIn` (in bounds; the lane's own when `colOk`): `unroll` B
+  /// rows in flight, each multiplied with the slice's values of its column.
+  /// Consecutive blocks read B rows col0 + c; condensed tiles read the rows
+  /// their tile columns list (-1: none).
+  SmallVector<Value> emitBlock(Value slot, Value col0, Value colIn,
+                               Value colOk, ValueRange accIn) {
     Value B = params.at(::spperm::call_arg::kB);
     return kb.forLoop(
         kb.idx(0), kb.idx(spec.tau), kb.idx(spec.unroll), accIn,
@@ -197,8 +200,17 @@ private:
           // an in-bounds element and are replaced by zeros: a select, not a
           // branch, so the unroll's loads are in flight together.
           for (int64_t u = 0; u < spec.unroll; ++u) {
-            Value brow = kb.add(col0, kb.add(c0, kb.idx(u)));
-            Value ok = kb.andI(colOk, kb.lt(brow, spec.cols));
+            Value c = kb.add(c0, kb.idx(u));
+            Value brow, ok;
+            if (spec.condensed) {
+              brow = kb.loadIndex(params.at(::spperm::buffer::kBellTileCol),
+                                  kb.add(kb.mul(slot, spec.tau), c));
+              ok = kb.andI(colOk, kb.ge(brow, kb.idx(0)));
+              brow = kb.max(brow, kb.idx(0));
+            } else {
+              brow = kb.add(col0, c);
+              ok = kb.andI(colOk, kb.lt(brow, spec.cols));
+            }
             Value at = kb.add(kb.mul(kb.min(brow, kb.idx(spec.cols - 1)), K),
                               colIn);
             bRows.push_back(
@@ -235,7 +247,7 @@ mlir::spperm::codegen::emitTileKernel(gpu::GPUModuleOp module,
   assert(spec.tau % spec.sliceRows == 0 && spec.sliceRows % 4 == 0 &&
          spec.tau % spec.unroll == 0 && "bad tile kernel shape");
   MLIRContext *ctx = module.getContext();
-  SmallVector<KernelArg> args = bellBlockArgs(ctx);
+  SmallVector<KernelArg> args = bellBlockArgs(ctx, spec.condensed);
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   addSharedF32Buffer(func,
                      spec.threads / spec.lanes * spec.sliceRows * spec.tau);

@@ -313,7 +313,7 @@ LogicalResult CsrAttr::verifyShape(function_ref<InFlightDiagnostic()>,
 
 LogicalResult BellAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t block, int64_t width, ResidualFormat,
-                               FloatAttr delta, PermAttr) {
+                               FloatAttr delta, bool, PermAttr) {
   if (block < 1 || block > 32 || !llvm::isPowerOf2_64(block))
     return emitError() << "block must be one of 1, 2, 4, 8, 16, 32, got "
                        << block;
@@ -332,7 +332,7 @@ Attribute BellAttr::getPermAttr() const { return getPerm(); }
 Attribute BellAttr::withPermAttr(Attribute permAttr) const {
   auto perm = cast_or_null<PermAttr>(permAttr);
   return BellAttr::get(getContext(), getBlock(), getWidth(), getResidual(),
-                       getDelta(), perm);
+                       getDelta(), getCondensed(), perm);
 }
 
 StringRef BellAttr::getFormatName() const {

@@ -114,7 +114,9 @@ struct SpPermConvertFormatPass
       if (auto bell = dyn_cast<BellAttr>(type.getFormat()))
         if (bell.getBlock() == block &&
             (delta == 0.0 || (bell.getDelta() &&
-                              bell.getDelta().getValueAsDouble() == delta)))
+                              bell.getDelta().getValueAsDouble() == delta)) &&
+            (columns == BellColumnsOption::Auto ||
+             bell.getCondensed() == (columns == BellColumnsOption::Condensed)))
           return bell;
       LoadOp load = getSourceLoad(op.getMatrix());
       if (!load) {
@@ -127,6 +129,7 @@ struct SpPermConvertFormatPass
       options.kind = ::spperm::FormatKind::Bell;
       options.bellBlock = static_cast<int32_t>(block);
       options.bellDelta = delta > 0.0 ? delta : -1.0;
+      options.bellColumns = toBellColumns(columns);
       FailureOr<::spperm::FormattedMatrix> built =
           matrices.buildFormatted(load, perm, options, baseDir, op);
       if (::mlir::failed(built)) {
@@ -137,7 +140,7 @@ struct SpPermConvertFormatPass
                                 ResidualFormat::csr,
                                 FloatAttr::get(Float64Type::get(ctx),
                                                built->bell.delta),
-                                perm);
+                                built->bell.condensed, perm);
       // The passes after this one find the matrix built.
       matrices.insertFormatted(load, type.withFormat(bell), baseDir,
                                std::move(*built));

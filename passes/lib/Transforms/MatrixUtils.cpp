@@ -52,6 +52,9 @@ mlir::spperm::getFormatOptions(FormatAttrInterface format) {
     options.bellBlock = static_cast<int32_t>(bell.getBlock());
     options.bellDelta =
         bell.getDelta() ? bell.getDelta().getValueAsDouble() : -1.0;
+    options.bellColumns = bell.getCondensed()
+                              ? ::spperm::BellColumns::Condensed
+                              : ::spperm::BellColumns::Blocks;
   } else if (auto hbp = dyn_cast<HbpAttr>(format)) {
     options.kind = ::spperm::FormatKind::Hbp;
     options.hbpRowBlock = static_cast<int32_t>(hbp.getRows());

@@ -23,6 +23,21 @@
 //  * residual: P minus the entries in kept tiles (rows x cols CSR).
 //  * denseNnz: the entries in kept tiles; denseNnz + residual.nnz() = nnz.
 //
+// Condensed columns (bell.condensed): a block row's column j is dense when
+// its count (the block row's entries in column j) / tau >= delta; with
+// bellMaxWidth > 0 only the bellMaxWidth * tau densest (ties: smaller j).
+// The block row's dense columns, increasing, are cut into runs of tau: its
+// tiles. tileCol[(br*W + w)*tau + j] is tile w's column j, -1 past the last
+// dense column (the tail of the last tile, padding slots); the block row's
+// W * tau entries are thus increasing, then -1. blockCol[br*W + w] is the
+// tile's first column, or -1 for padding. blockValues[(br*W + w)*tau^2 +
+// i*tau + j] = P(br*tau + i, tileCol[...j]), 0 where P has no entry, the
+// row lies outside the matrix or the column is -1. W is the most tiles of
+// a block row.
+//
+// Column mode (bellColumns): blocks or condensed as asked; auto prices both
+// at their best delta and takes the cheaper, ties to blocks.
+//
 // The delta search (bellDelta <= 0): every delta in {0.05, 0.10, ..., 1.00}
 // (i / 20.0) is evaluated with bellCost at K = kBellSearchK; the cheapest
 // wins, ties to the larger delta; splits whose blockValues would exceed
@@ -30,6 +45,7 @@
 // flops per byte, the fp32 CUDA-core machine balance of an H100):
 //   slots = blockRows * W            (padding slots included: stored, read)
 //   dense = slots * (4 tau^2 + 4                 A values and block column
+//                    (+ 4 tau condensed)         tile columns
 //                    + 4 tau K                   B: tau rows, K columns
 //                    + 2 tau^2 K / F)            dense FMAs
 //   resid = 4 (rows + 1) + residualNnz * (8 + 4K + 2K / F)
@@ -145,79 +161,135 @@ int64_t bellValueCount(int64_t blockRows, int64_t width, int32_t tau) {
   return blockRows * width * tau * tau;
 }
 
-} // namespace
+/// A column of a block row and how many of the block row's entries lie in
+/// it.
+struct ColumnCount {
+  int32_t col;
+  int32_t count;
+};
 
-StatusOr<FormattedMatrix> detail::buildBell(const CsrMatrix &m,
-                                            const std::vector<int32_t> &order,
-                                            const FormatOptions &options) {
-  FormattedMatrix f = startFormat(m, order, FormatKind::Bell);
-  CsrMatrix p = permuteRows(m, order);
+/// Every block row's columns with entries, increasing:
+/// cols[start[br] .. start[br + 1]).
+struct BlockRowColumns {
+  std::vector<int64_t> start;
+  std::vector<ColumnCount> cols;
+};
 
-  const int32_t tau = options.bellBlock;
-  const int32_t shift = log2Exact(tau);
-  const int64_t blockRows = ceilDiv(m.rows, tau);
-  std::vector<Tile> tiles = collectTiles(p, shift);
-  std::vector<char> kept;
-
-  double delta = options.bellDelta;
-  if (!(delta > 0)) {
-    // The search: cheapest candidate, ties to the larger delta.
-    double bestCost = std::numeric_limits<double>::infinity();
-    double bestDelta = 0;
-    for (int i = 20; i >= 1; --i) {
-      double candidate = i / 20.0;
-      BellSplit split = selectTiles(tiles, tau, candidate,
-                                    options.bellMaxWidth, kept);
-      if (bellValueCount(blockRows, split.width, tau) > kBellMaxValues)
-        continue;
-      BellCostShape shape;
-      shape.block = tau;
-      shape.blockRows = blockRows;
-      shape.width = split.width;
-      shape.rows = m.rows;
-      shape.residualNnz = m.nnz() - split.denseNnz;
-      double cost = bellCost(shape, kBellSearchK);
-      if (cost < bestCost) {
-        bestCost = cost;
-        bestDelta = candidate;
-      }
+BlockRowColumns collectColumns(const CsrMatrix &p, int32_t tau) {
+  BlockRowColumns out;
+  const int64_t blockRows = ceilDiv(p.rows, tau);
+  out.start.reserve(static_cast<size_t>(blockRows) + 1);
+  out.start.push_back(0);
+  std::vector<int32_t> cols;
+  for (int64_t br = 0; br < blockRows; ++br) {
+    cols.clear();
+    int64_t end = std::min<int64_t>(p.rows, (br + 1) * tau);
+    for (int64_t r = br * tau; r < end; ++r)
+      cols.insert(cols.end(), p.colIdx.begin() + p.rowPtr[r],
+                  p.colIdx.begin() + p.rowPtr[r + 1]);
+    std::sort(cols.begin(), cols.end());
+    for (size_t i = 0; i < cols.size();) {
+      size_t j = i;
+      while (j < cols.size() && cols[j] == cols[i])
+        ++j;
+      out.cols.push_back({cols[i], static_cast<int32_t>(j - i)});
+      i = j;
     }
-    if (!(bestDelta > 0))
-      return Status::error("bell: every delta candidate needs more than " +
-                           str(kBellMaxValues) + " Blocked-ELL values");
-    delta = bestDelta;
+    out.start.push_back(static_cast<int64_t>(out.cols.size()));
   }
+  return out;
+}
 
-  BellSplit split = selectTiles(tiles, tau, delta, options.bellMaxWidth, kept);
-  const int64_t valueCount = bellValueCount(blockRows, split.width, tau);
-  if (valueCount > kBellMaxValues)
-    return Status::error("bell: delta " + std::to_string(delta) + " needs " +
-                         str(valueCount) + " Blocked-ELL values, more than " +
-                         str(kBellMaxValues));
+/// Marks in `kept` the columns stored in condensed tiles for `delta` and
+/// `cap` (tiles per block row): a block row keeps its columns of density
+/// count / tau >= delta, at most cap * tau of them (the densest, ties to
+/// the smaller column).
+BellSplit selectColumns(const BlockRowColumns &c, int32_t tau, double delta,
+                        int32_t cap, std::vector<char> &kept) {
+  BellSplit split;
+  kept.assign(c.cols.size(), 0);
+  std::vector<size_t> dense;
+  const int64_t blockRows = static_cast<int64_t>(c.start.size()) - 1;
+  for (int64_t br = 0; br < blockRows; ++br) {
+    dense.clear();
+    for (int64_t i = c.start[br]; i < c.start[br + 1]; ++i)
+      if (static_cast<double>(c.cols[i].count) / tau >= delta)
+        dense.push_back(static_cast<size_t>(i));
+    const size_t most = static_cast<size_t>(cap) * tau;
+    if (cap > 0 && dense.size() > most) {
+      std::partial_sort(dense.begin(), dense.begin() + most, dense.end(),
+                        [&](size_t x, size_t y) {
+                          if (c.cols[x].count != c.cols[y].count)
+                            return c.cols[x].count > c.cols[y].count;
+                          return x < y;
+                        });
+      dense.resize(most);
+    }
+    for (size_t i : dense) {
+      kept[i] = 1;
+      split.denseNnz += c.cols[i].count;
+    }
+    split.width = std::max<int64_t>(
+        split.width, ceilDiv(static_cast<int64_t>(dense.size()), tau));
+  }
+  return split;
+}
 
-  BellStorage &bell = f.bell;
-  bell.block = tau;
-  bell.width = static_cast<int32_t>(split.width);
-  bell.blockRows = static_cast<int32_t>(blockRows);
-  bell.delta = delta;
-  bell.denseNnz = split.denseNnz;
-  const int64_t width = split.width;
-  bell.blockCol.assign(static_cast<size_t>(blockRows * width), -1);
-  bell.blockValues.assign(static_cast<size_t>(valueCount), 0.0f);
-  std::vector<int32_t> used(static_cast<size_t>(blockRows), 0);
+/// The cheapest split of one column mode: its delta and cost.
+struct DeltaChoice {
+  double delta = 0;
+  double cost = std::numeric_limits<double>::infinity();
+};
+
+/// Prices `select(delta)` (a BellSplit) for `delta`, or for every search
+/// candidate when delta <= 0 (the cheapest wins, ties to the larger delta).
+/// Splits needing more than kBellMaxValues values are skipped; none left
+/// gives an infinite cost.
+template <typename Select>
+DeltaChoice chooseDelta(const CsrMatrix &m, int32_t tau, double delta,
+                        bool condensed, Select &&select) {
+  DeltaChoice best;
+  const int64_t blockRows = ceilDiv(m.rows, tau);
+  auto price = [&](double candidate) {
+    BellSplit split = select(candidate);
+    if (bellValueCount(blockRows, split.width, tau) > kBellMaxValues)
+      return;
+    BellCostShape shape;
+    shape.block = tau;
+    shape.blockRows = blockRows;
+    shape.width = split.width;
+    shape.rows = m.rows;
+    shape.residualNnz = m.nnz() - split.denseNnz;
+    shape.condensed = condensed;
+    double cost = bellCost(shape, kBellSearchK);
+    if (cost < best.cost) {
+      best.cost = cost;
+      best.delta = candidate;
+    }
+  };
+  if (delta > 0) {
+    price(delta);
+    return best;
+  }
+  for (int i = 20; i >= 1; --i)
+    price(i / 20.0);
+  return best;
+}
+
+/// Fills bell's tiles, values and residual from the kept consecutive tiles.
+void fillBlocks(const CsrMatrix &p, const std::vector<Tile> &tiles,
+                const std::vector<char> &kept, int32_t shift,
+                BellStorage &bell) {
+  const int32_t tau = bell.block;
+  const int64_t width = bell.width;
+  std::vector<int32_t> used(static_cast<size_t>(bell.blockRows), 0);
   for (size_t t = 0; t < tiles.size(); ++t) {
     if (!kept[t])
       continue;
     int32_t br = tiles[t].blockRow;
     bell.blockCol[br * width + used[br]++] = tiles[t].blockCol;
   }
-
   CsrMatrix &res = bell.residual;
-  res.rows = m.rows;
-  res.cols = m.cols;
-  res.rowPtr.assign(static_cast<size_t>(m.rows) + 1, 0);
-  res.colIdx.reserve(static_cast<size_t>(m.nnz() - split.denseNnz));
-  res.values.reserve(static_cast<size_t>(m.nnz() - split.denseNnz));
   const int64_t area = int64_t{tau} * tau;
   for (int32_t r = 0; r < p.rows; ++r) {
     int64_t br = r >> shift;
@@ -238,39 +310,185 @@ StatusOr<FormattedMatrix> detail::buildBell(const CsrMatrix &m,
     }
     res.rowPtr[r + 1] = static_cast<int32_t>(res.colIdx.size());
   }
+}
+
+/// Fills bell's condensed tiles, values and residual from the kept
+/// columns.
+void fillCondensed(const CsrMatrix &p, const BlockRowColumns &columns,
+                   const std::vector<char> &kept, int32_t shift,
+                   BellStorage &bell) {
+  const int32_t tau = bell.block;
+  const int64_t width = bell.width;
+  const int64_t area = int64_t{tau} * tau;
+  bell.tileCol.assign(bell.blockCol.size() * tau, -1);
+  // used[br]: the block row's kept columns, tileCol[br * width * tau ..).
+  std::vector<int32_t> used(static_cast<size_t>(bell.blockRows), 0);
+  for (int64_t br = 0; br < bell.blockRows; ++br) {
+    int32_t *list = bell.tileCol.data() + br * width * tau;
+    for (int64_t i = columns.start[br]; i < columns.start[br + 1]; ++i)
+      if (kept[i])
+        list[used[br]++] = columns.cols[i].col;
+    for (int64_t q = 0; q < used[br]; q += tau)
+      bell.blockCol[br * width + q / tau] = list[q];
+  }
+  CsrMatrix &res = bell.residual;
+  for (int32_t r = 0; r < p.rows; ++r) {
+    int64_t br = r >> shift;
+    const int32_t *list = bell.tileCol.data() + br * width * tau;
+    const int32_t *listEnd = list + used[br];
+    for (int32_t k = p.rowPtr[r]; k < p.rowPtr[r + 1]; ++k) {
+      int32_t c = p.colIdx[k];
+      const int32_t *it = std::lower_bound(list, listEnd, c);
+      if (it != listEnd && *it == c) {
+        int64_t q = it - list;
+        int64_t slot = br * width + q / tau;
+        bell.blockValues[slot * area + (r & (tau - 1)) * tau + q % tau] =
+            p.values[k];
+      } else {
+        res.colIdx.push_back(c);
+        res.values.push_back(p.values[k]);
+      }
+    }
+    res.rowPtr[r + 1] = static_cast<int32_t>(res.colIdx.size());
+  }
+}
+
+} // namespace
+
+StatusOr<FormattedMatrix> detail::buildBell(const CsrMatrix &m,
+                                            const std::vector<int32_t> &order,
+                                            const FormatOptions &options) {
+  FormattedMatrix f = startFormat(m, order, FormatKind::Bell);
+  CsrMatrix p = permuteRows(m, order);
+
+  const int32_t tau = options.bellBlock;
+  const int32_t shift = log2Exact(tau);
+  const int64_t blockRows = ceilDiv(m.rows, tau);
+  const int32_t cap = options.bellMaxWidth;
+  std::vector<char> kept;
+
+  // Each column mode the options allow, priced at its best delta; the
+  // cheaper wins, ties to consecutive blocks.
+  std::vector<Tile> tiles;
+  BlockRowColumns columns;
+  DeltaChoice blocks, condensed;
+  if (options.bellColumns != BellColumns::Condensed) {
+    tiles = collectTiles(p, shift);
+    blocks = chooseDelta(m, tau, options.bellDelta, false, [&](double d) {
+      return selectTiles(tiles, tau, d, cap, kept);
+    });
+  }
+  if (options.bellColumns != BellColumns::Blocks) {
+    columns = collectColumns(p, tau);
+    condensed = chooseDelta(m, tau, options.bellDelta, true, [&](double d) {
+      return selectColumns(columns, tau, d, cap, kept);
+    });
+  }
+  const bool useCondensed = condensed.cost < blocks.cost;
+  const double delta = useCondensed ? condensed.delta : blocks.delta;
+  if (!(delta > 0)) {
+    if (options.bellDelta > 0)
+      return Status::error("bell: delta " + std::to_string(options.bellDelta) +
+                           " needs more than " + str(kBellMaxValues) +
+                           " Blocked-ELL values");
+    return Status::error("bell: every delta candidate needs more than " +
+                         str(kBellMaxValues) + " Blocked-ELL values");
+  }
+
+  BellSplit split = useCondensed
+                        ? selectColumns(columns, tau, delta, cap, kept)
+                        : selectTiles(tiles, tau, delta, cap, kept);
+  BellStorage &bell = f.bell;
+  bell.block = tau;
+  bell.width = static_cast<int32_t>(split.width);
+  bell.blockRows = static_cast<int32_t>(blockRows);
+  bell.delta = delta;
+  bell.denseNnz = split.denseNnz;
+  bell.condensed = useCondensed;
+  bell.blockCol.assign(static_cast<size_t>(blockRows * split.width), -1);
+  bell.blockValues.assign(
+      static_cast<size_t>(bellValueCount(blockRows, split.width, tau)), 0.0f);
+  CsrMatrix &res = bell.residual;
+  res.rows = m.rows;
+  res.cols = m.cols;
+  res.rowPtr.assign(static_cast<size_t>(m.rows) + 1, 0);
+  res.colIdx.reserve(static_cast<size_t>(m.nnz() - split.denseNnz));
+  res.values.reserve(static_cast<size_t>(m.nnz() - split.denseNnz));
+  if (useCondensed)
+    fillCondensed(p, columns, kept, shift, bell);
+  else
+    fillBlocks(p, tiles, kept, shift, bell);
   return f;
 }
 
-Status detail::verifyBellFormat(const FormattedMatrix &f,
-                                const CsrMatrix *original) {
+namespace {
+
+/// Where a bell layer stores each (position, column): the index of its
+/// value in blockValues, or -1 when it belongs to the residual; and the
+/// *unit* that delta applies to (a tile, or a condensed tile column).
+class BellLocator {
+public:
+  explicit BellLocator(const BellStorage &b)
+      : b(b), tau(b.block), shift(log2Exact(b.block)), width(b.width) {}
+
+  /// The value index of P(p, c) in the kept tiles, or -1.
+  int64_t valueIndex(int64_t p, int32_t c) const {
+    if (width == 0)
+      return -1;
+    const int64_t br = p >> shift, i = p & (tau - 1);
+    // Padding (-1) sorts last in both lists.
+    auto before = [](int32_t x, int32_t y) { return x != -1 && x < y; };
+    if (b.condensed) {
+      const int32_t *list = b.tileCol.data() + br * width * tau;
+      const int32_t *end = list + width * tau;
+      const int32_t *it = std::lower_bound(list, end, c, before);
+      if (it == end || *it != c)
+        return -1;
+      const int64_t q = it - list;
+      return (br * width + q / tau) * tau * tau + i * tau + q % tau;
+    }
+    const int32_t *list = b.blockCol.data() + br * width;
+    const int32_t *end = list + width;
+    const int32_t bc = c >> shift;
+    const int32_t *it = std::lower_bound(list, end, bc, before);
+    if (it == end || *it != bc)
+      return -1;
+    return (br * width + (it - list)) * tau * tau + i * tau + (c & (tau - 1));
+  }
+
+  /// The unit of a value index (a slot, or a slot's column) and its area.
+  int64_t unitOf(int64_t valueIndex) const {
+    const int64_t slot = valueIndex / (tau * tau);
+    return b.condensed ? slot * tau + valueIndex % tau : slot;
+  }
+  int64_t unitArea() const { return b.condensed ? tau : tau * tau; }
+  int64_t units() const {
+    return int64_t{b.blockRows} * width * (b.condensed ? tau : 1);
+  }
+  /// Whether a unit holds (part of) a kept tile.
+  bool unitKept(int64_t unit) const {
+    return b.condensed ? b.tileCol[unit] >= 0 : b.blockCol[unit] >= 0;
+  }
+
+private:
+  const BellStorage &b;
+  const int64_t tau;
+  const int32_t shift;
+  const int64_t width;
+};
+
+/// The structure of consecutive tiles: block columns in range, increasing,
+/// padding last; zero values outside the matrix and in padding. Counts
+/// the in-range positions of kept tiles and the non-zero values there.
+Status verifyBlocks(const FormattedMatrix &f, int64_t &positions,
+                    int64_t &nonZero) {
   const BellStorage &b = f.bell;
-  if (!isBellBlock(b.block))
-    return fail("bell format: block " + str(b.block) +
-                " is not 1, 2, 4, 8, 16 or 32");
-  const int32_t tau = b.block;
-  const int32_t shift = log2Exact(tau);
-  const int64_t area = int64_t{tau} * tau;
-  if (b.blockRows != ceilDiv(f.rows, tau))
-    return fail("bell format: blockRows " + str(b.blockRows) +
-                ", expected ceil(" + str(f.rows) + " / " + str(tau) + ")");
-  if (b.width < 0)
-    return fail("bell format: negative width " + str(b.width));
-  if (!(b.delta > 0 && b.delta <= 1))
-    return fail("bell format: delta " + std::to_string(b.delta) +
-                " is not in (0, 1]");
-  const int64_t width = b.width;
-  const int64_t slots = int64_t{b.blockRows} * width;
-  if (static_cast<int64_t>(b.blockCol.size()) != slots)
-    return fail("bell format: blockCol has " + str(b.blockCol.size()) +
-                " entries, expected blockRows * width = " + str(slots));
-  if (b.blockValues.size() % area != 0 ||
-      static_cast<int64_t>(b.blockValues.size() / area) != slots)
-    return fail("bell format: blockValues has " + str(b.blockValues.size()) +
-                " entries, expected blockRows * width * block^2");
+  const int64_t tau = b.block, area = tau * tau, width = b.width;
   const int64_t blockCols = ceilDiv(f.cols, tau);
+  if (!b.tileCol.empty())
+    return fail("bell format: tileCol is set but the columns are not "
+                "condensed");
   int64_t widest = 0;
-  // In-range positions of kept tiles, and non-zero values among them.
-  int64_t positions = 0, nonZero = 0;
   for (int64_t br = 0; br < b.blockRows; ++br) {
     int64_t n = 0;
     for (int64_t w = 0; w < width; ++w) {
@@ -310,6 +528,102 @@ Status detail::verifyBellFormat(const FormattedMatrix &f,
   if (widest != width)
     return fail("bell format: width " + str(width) +
                 " but the widest block row has " + str(widest) + " blocks");
+  return Status::ok();
+}
+
+/// The structure of condensed tiles: a block row's tile columns in range
+/// and strictly increasing across its tiles, -1 only as their tail, each
+/// kept tile's blockCol its first column; zero values in -1 columns,
+/// outside the matrix and in padding. Counts as verifyBlocks does.
+Status verifyCondensed(const FormattedMatrix &f, int64_t &positions,
+                       int64_t &nonZero) {
+  const BellStorage &b = f.bell;
+  const int64_t tau = b.block, area = tau * tau, width = b.width;
+  if (static_cast<int64_t>(b.tileCol.size()) !=
+      int64_t{b.blockRows} * width * tau)
+    return fail("bell format: tileCol has " + str(b.tileCol.size()) +
+                " entries, expected blockRows * width * block = " +
+                str(int64_t{b.blockRows} * width * tau));
+  int64_t widest = 0;
+  for (int64_t br = 0; br < b.blockRows; ++br) {
+    const int32_t *list = b.tileCol.data() + br * width * tau;
+    int64_t used = 0;
+    while (used < width * tau && list[used] != -1) {
+      if (list[used] < 0 || list[used] >= f.cols)
+        return fail("bell format: tile column " + str(list[used]) +
+                    " of block row " + str(br) + " is out of range [0, " +
+                    str(f.cols) + ")");
+      if (used > 0 && list[used - 1] >= list[used])
+        return fail("bell format: tile columns of block row " + str(br) +
+                    " are not strictly increasing");
+      ++used;
+    }
+    for (int64_t q = used; q < width * tau; ++q)
+      if (list[q] != -1)
+        return fail("bell format: block row " + str(br) +
+                    " has a tile column after padding");
+    const int64_t tiles = ceilDiv(used, tau);
+    widest = std::max(widest, tiles);
+    for (int64_t w = 0; w < width; ++w) {
+      const int32_t bc = b.blockCol[br * width + w];
+      const int32_t expected = w < tiles ? list[w * tau] : -1;
+      if (bc != expected)
+        return fail("bell format: block column " + str(bc) + " of slot " +
+                    str(w) + " of block row " + str(br) + ", expected " +
+                    str(expected) + " (the tile's first column)");
+      const float *v = b.blockValues.data() + (br * width + w) * area;
+      for (int64_t i = 0; i < tau; ++i)
+        for (int64_t j = 0; j < tau; ++j) {
+          float x = v[i * tau + j];
+          bool inside = br * tau + i < f.rows && w * tau + j < used;
+          if (!inside && x != 0.0f)
+            return fail("bell format: slot " + str(w) + " of block row " +
+                        str(br) +
+                        " has a non-zero value outside its rows and columns");
+          positions += inside;
+          nonZero += inside && x != 0.0f;
+        }
+    }
+  }
+  if (widest != width)
+    return fail("bell format: width " + str(width) +
+                " but the widest block row has " + str(widest) + " tiles");
+  return Status::ok();
+}
+
+} // namespace
+
+Status detail::verifyBellFormat(const FormattedMatrix &f,
+                                const CsrMatrix *original) {
+  const BellStorage &b = f.bell;
+  if (!isBellBlock(b.block))
+    return fail("bell format: block " + str(b.block) +
+                " is not 1, 2, 4, 8, 16 or 32");
+  const int32_t tau = b.block;
+  const int64_t area = int64_t{tau} * tau;
+  if (b.blockRows != ceilDiv(f.rows, tau))
+    return fail("bell format: blockRows " + str(b.blockRows) +
+                ", expected ceil(" + str(f.rows) + " / " + str(tau) + ")");
+  if (b.width < 0)
+    return fail("bell format: negative width " + str(b.width));
+  if (!(b.delta > 0 && b.delta <= 1))
+    return fail("bell format: delta " + std::to_string(b.delta) +
+                " is not in (0, 1]");
+  const int64_t width = b.width;
+  const int64_t slots = int64_t{b.blockRows} * width;
+  if (static_cast<int64_t>(b.blockCol.size()) != slots)
+    return fail("bell format: blockCol has " + str(b.blockCol.size()) +
+                " entries, expected blockRows * width = " + str(slots));
+  if (b.blockValues.size() % area != 0 ||
+      static_cast<int64_t>(b.blockValues.size() / area) != slots)
+    return fail("bell format: blockValues has " + str(b.blockValues.size()) +
+                " entries, expected blockRows * width * block^2");
+  // In-range positions of kept tiles, and non-zero values among them.
+  int64_t positions = 0, nonZero = 0;
+  if (Status s = b.condensed ? verifyCondensed(f, positions, nonZero)
+                             : verifyBlocks(f, positions, nonZero);
+      !s)
+    return s;
 
   const CsrMatrix &res = b.residual;
   if (Status s = res.verify(); !s)
@@ -326,22 +640,10 @@ Status detail::verifyBellFormat(const FormattedMatrix &f,
                 " does not fit the " + str(nonZero) +
                 " non-zero values of the dense blocks");
 
-  // The slot of P's tile (p >> shift, c >> shift), or -1.
-  auto slotOf = [&](int64_t p, int32_t c) -> int64_t {
-    int64_t br = p >> shift;
-    const int32_t *list = b.blockCol.data() + br * width;
-    const int32_t *end = list + width;
-    int32_t bc = c >> shift;
-    const int32_t *it = std::lower_bound(
-        list, end, bc, [](int32_t x, int32_t y) {
-          // Padding (-1) sorts last.
-          return x != -1 && x < y;
-        });
-    return it != end && *it == bc ? br * width + (it - list) : -1;
-  };
+  const BellLocator locate(b);
   for (int32_t p = 0; p < res.rows; ++p)
     for (int32_t k = res.rowPtr[p]; k < res.rowPtr[p + 1]; ++k)
-      if (width > 0 && slotOf(p, res.colIdx[k]) >= 0)
+      if (locate.valueIndex(p, res.colIdx[k]) >= 0)
         return fail("bell format: residual entry (" + str(p) + ", " +
                     str(res.colIdx[k]) + ") lies in a dense block");
   if (!original)
@@ -349,7 +651,7 @@ Status detail::verifyBellFormat(const FormattedMatrix &f,
 
   // Every original entry is in its kept tile (exact bits) or next in the
   // residual row; the counts then make this a bijection.
-  std::vector<int32_t> tileCount(static_cast<size_t>(slots), 0);
+  std::vector<int32_t> unitCount(static_cast<size_t>(locate.units()), 0);
   int64_t dense = 0, denseNonZero = 0;
   for (int32_t p = 0; p < f.rows; ++p) {
     int32_t r = f.order[p];
@@ -357,14 +659,12 @@ Status detail::verifyBellFormat(const FormattedMatrix &f,
     for (int32_t e = original->rowPtr[r]; e < original->rowPtr[r + 1]; ++e) {
       int32_t c = original->colIdx[e];
       float v = original->values[e];
-      int64_t slot = width > 0 ? slotOf(p, c) : -1;
-      if (slot >= 0) {
-        float x = b.blockValues[slot * area + (p & (tau - 1)) * tau +
-                                (c & (tau - 1))];
-        if (!sameBits(x, v))
+      int64_t at = locate.valueIndex(p, c);
+      if (at >= 0) {
+        if (!sameBits(b.blockValues[at], v))
           return fail("bell format: entry (" + str(p) + ", " + str(c) +
                       ") of the dense blocks differs from the original");
-        ++tileCount[slot];
+        ++unitCount[locate.unitOf(at)];
         ++dense;
         denseNonZero += v != 0.0f;
         continue;
@@ -385,12 +685,14 @@ Status detail::verifyBellFormat(const FormattedMatrix &f,
   if (denseNonZero != nonZero)
     return fail("bell format: the dense blocks hold non-zero values where "
                 "the original has no entry");
-  for (int64_t s = 0; s < slots; ++s)
-    if (b.blockCol[s] >= 0 &&
-        static_cast<double>(tileCount[s]) / static_cast<double>(area) <
+  for (int64_t u = 0; u < locate.units(); ++u)
+    if (locate.unitKept(u) &&
+        static_cast<double>(unitCount[u]) /
+                static_cast<double>(locate.unitArea()) <
             b.delta)
-      return fail("bell format: block slot " + str(s) + " holds " +
-                  str(tileCount[s]) + " entries, below delta");
+      return fail(std::string("bell format: ") +
+                  (b.condensed ? "tile column " : "block slot ") + str(u) +
+                  " holds " + str(unitCount[u]) + " entries, below delta");
   return Status::ok();
 }
 
@@ -398,7 +700,8 @@ double spperm::bellCost(const BellCostShape &shape, int64_t k) {
   const double tau = shape.block, K = static_cast<double>(k);
   const double slots = static_cast<double>(shape.blockRows) *
                        static_cast<double>(shape.width);
-  const double dense = slots * (4 * tau * tau + 4 + 4 * tau * K +
+  const double index = shape.condensed ? 4 + 4 * tau : 4;
+  const double dense = slots * (4 * tau * tau + index + 4 * tau * K +
                                 2 * tau * tau * K / kFlopsPerByte);
   const double residual =
       4 * (static_cast<double>(shape.rows) + 1) +

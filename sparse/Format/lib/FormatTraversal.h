@@ -54,6 +54,13 @@ void forEachSegment(const FormattedMatrix &f, Visitor &visitor) {
           break;
         const float *v =
             bl.blockValues.data() + (br * width + w) * area + i * tau;
+        if (bl.condensed) {
+          const int32_t *cols = bl.tileCol.data() + (br * width + w) * tau;
+          for (int64_t j = 0; j < tau && cols[j] >= 0; ++j)
+            if (v[j] != 0.0f)
+              visitor.add(cols[j], v[j]);
+          continue;
+        }
         const int64_t jEnd = std::min<int64_t>(tau, f.cols - bc * tau);
         for (int64_t j = 0; j < jEnd; ++j)
           if (v[j] != 0.0f)

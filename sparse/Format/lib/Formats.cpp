@@ -94,6 +94,18 @@ std::string_view spperm::formatName(FormatKind kind) {
   return "unknown";
 }
 
+std::string_view spperm::bellColumnsName(BellColumns columns) {
+  switch (columns) {
+  case BellColumns::Auto:
+    return bell_columns::kAuto;
+  case BellColumns::Blocks:
+    return bell_columns::kBlocks;
+  case BellColumns::Condensed:
+    return bell_columns::kCondensed;
+  }
+  return "unknown";
+}
+
 Status spperm::validateFormatOptions(const FormatOptions &o) {
   switch (o.kind) {
   case FormatKind::Csr:

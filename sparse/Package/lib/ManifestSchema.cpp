@@ -114,7 +114,8 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
   case FormatKind::Bell: {
     BellStorage &b = f.bell;
     if (!r.onlyKeys(*fp, fpCtx,
-                    {"block", "width", "delta", "dense_nnz", "max_width"}) ||
+                    {"block", "width", "delta", "dense_nnz", "max_width",
+                     "columns"}) ||
         !r.integerAs(*fp, fpCtx, "block", 1, 32, b.block) ||
         !r.integerAs(*fp, fpCtx, "width", 0, kMaxIndex, b.width) ||
         !r.number(*fp, fpCtx, "delta", 0.0, 1.0, b.delta) ||
@@ -123,6 +124,21 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
       return false;
     if (!(b.delta > 0.0))
       return r.fail(fpCtx + ".delta must be in (0, 1]");
+    // "columns" is absent for consecutive blocks (packages before
+    // condensed tiles have none).
+    if (fp->contains("columns")) {
+      std::string columns;
+      if (!r.string(*fp, fpCtx, "columns", columns))
+        return false;
+      if (columns != bell_columns::kCondensed &&
+          columns != bell_columns::kBlocks)
+        return r.fail(fpCtx + ".columns must be \"blocks\" or "
+                              "\"condensed\", got " +
+                      inQuotes(columns));
+      b.condensed = columns == bell_columns::kCondensed;
+    }
+    fo.bellColumns =
+        b.condensed ? BellColumns::Condensed : BellColumns::Blocks;
     if ((b.block & (b.block - 1)) != 0)
       return r.fail(fpCtx + ".block must be 1, 2, 4, 8, 16 or 32, got " +
                     std::to_string(b.block));

@@ -111,6 +111,8 @@ void forEachBuffer(Matrix &f, bool withCsr, Fn &&fn) {
   case FormatKind::Bell:
     fn(buffer::kBellBlockCol, f.bell.blockCol);
     fn(buffer::kBellBlockValues, f.bell.blockValues);
+    if (f.bell.condensed)
+      fn(buffer::kBellTileCol, f.bell.tileCol);
     fn(buffer::kBellResidualRowPtr, f.bell.residual.rowPtr);
     fn(buffer::kBellResidualColIdx, f.bell.residual.colIdx);
     fn(buffer::kBellResidualValues, f.bell.residual.values);

@@ -201,7 +201,8 @@ Status rebuildLayer(const std::string &manifestPath, const std::string &parent,
   if (same && f.kind == FormatKind::Bell)
     same = f.bell.block == want.bell.block && f.bell.width == want.bell.width &&
            f.bell.delta == want.bell.delta &&
-           f.bell.denseNnz == want.bell.denseNnz;
+           f.bell.denseNnz == want.bell.denseNnz &&
+           f.bell.condensed == want.bell.condensed;
   if (same && f.kind == FormatKind::Hbp)
     same = f.hbp.rowBlock == want.hbp.rowBlock &&
            f.hbp.colBlock == want.hbp.colBlock &&

@@ -78,6 +78,9 @@ json formatParams(const PackageLayer &layer) {
     p["delta"] = f.bell.delta;
     p["dense_nnz"] = f.bell.denseNnz;
     p["max_width"] = layer.format.bellMaxWidth;
+    // Consecutive blocks are the default; only condensed tiles say so.
+    if (f.bell.condensed)
+      p["columns"] = bell_columns::kCondensed;
   } else if (f.kind == FormatKind::Hbp) {
     p["row_block"] = f.hbp.rowBlock;
     p["col_block"] = f.hbp.colBlock;

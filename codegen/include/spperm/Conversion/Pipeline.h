@@ -120,6 +120,12 @@ struct SpPermPipelineOptions
                        llvm::cl::desc("bell: density threshold in (0, 1]; 0 "
                                       "searches (default)"),
                        llvm::cl::init(0.0)};
+  Option<BellColumnsOption> bellColumns{
+      *this, "bell-columns",
+      llvm::cl::desc("bell: tile columns: blocks (consecutive), condensed "
+                     "(any of the block row's dense columns) or auto (the "
+                     "cheaper by the cost model; default)"),
+      llvm::cl::init(BellColumnsOption::Auto), BellColumnsOptionValues()};
   Option<int64_t> rowBlock{*this, "row-block",
                            llvm::cl::desc("hbp: rows per block (a positive "
                                           "multiple of 32; default 512)"),

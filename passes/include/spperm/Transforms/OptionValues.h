@@ -14,6 +14,7 @@
 #ifndef SPPERM_TRANSFORMS_OPTIONVALUES_H
 #define SPPERM_TRANSFORMS_OPTIONVALUES_H
 
+#include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/Strategy.h"
 
@@ -94,6 +95,32 @@ struct FormatOptionValues {
           FormatOption::Bell, FormatOption::Hbp, FormatOption::Cusparse})
       option.getParser().addLiteralOption(getFormatOptionName(f), f,
                                           kHelp[static_cast<int>(f)]);
+  }
+};
+
+/// A bell `columns` option: the core's BellColumns (auto, blocks,
+/// condensed).
+using BellColumnsOption = ::spperm::BellColumns;
+
+/// The core's column mode for `option`.
+inline ::spperm::BellColumns toBellColumns(BellColumnsOption option) {
+  return option;
+}
+
+/// An llvm::cl modifier giving a BellColumnsOption option its values.
+struct BellColumnsOptionValues {
+  template <typename Opt>
+  void apply(Opt &option) const {
+    static constexpr const char *kHelp[] = {
+        "whichever the cost model prices lower",
+        "block consecutive columns per tile",
+        "any block columns of the block row per tile"};
+    for (::spperm::BellColumns c :
+         {::spperm::BellColumns::Auto, ::spperm::BellColumns::Blocks,
+          ::spperm::BellColumns::Condensed})
+      option.getParser().addLiteralOption(
+          llvm::StringRef(::spperm::bellColumnsName(c)), c,
+          kHelp[static_cast<int>(c)]);
   }
 };
 

@@ -13,6 +13,9 @@
 //           density >= delta go to Blocked-ELL (per block row a list of
 //           `width` block columns, -1 padded, with dense row-major values),
 //           every other entry to a CSR residual. tau = 1 gives ELL/HYB.
+//           With condensed columns a block row's tiles hold any tau of its
+//           columns (those of density >= delta, in increasing order), so
+//           rows that share scattered columns share one B row per column.
 //  * hbp  — HBP (hash-based 2-D partition): row blocks of `rowBlock` rows and
 //           column blocks of `colBlock` columns; inside each block the rows
 //           are reordered by the nonlinear hash; col, data, add_sign,
@@ -42,6 +45,20 @@ enum class FormatKind { Csr, Bell, Hbp };
 /// `csr`, `bell`, `hbp`.
 std::string_view formatName(FormatKind kind);
 
+/// How a bell layer's tiles pick their columns.
+enum class BellColumns {
+  /// Whichever of the two the cost model (bellCost) prices lower.
+  Auto,
+  /// tau consecutive columns: tile (br, bc) covers [bc*tau, bc*tau + tau).
+  Blocks,
+  /// Any tau columns of the block row: the block row's columns of density
+  /// >= delta, in increasing order, cut into runs of tau (docs/Formats.md).
+  Condensed,
+};
+
+/// `auto`, `blocks`, `condensed`.
+std::string_view bellColumnsName(BellColumns columns);
+
 /// Parameters of the formats. Zero/negative means "choose automatically"
 /// where noted.
 struct FormatOptions {
@@ -55,6 +72,8 @@ struct FormatOptions {
   /// to the smaller block column); the others go to the residual. 0 means no
   /// cap. With bellBlock = 1 this is HYB's ELL width.
   int32_t bellMaxWidth = 0;
+  /// bell: consecutive or condensed tile columns.
+  BellColumns bellColumns = BellColumns::Auto;
   /// hbp: rows per row block (a positive multiple of 32).
   int32_t hbpRowBlock = 512;
   /// hbp: columns per column block (its B tile must fit in shared memory).
@@ -85,6 +104,14 @@ struct BellStorage {
   double delta = 0.0;
   /// Entries stored in dense blocks.
   int64_t denseNnz = 0;
+  /// Whether the tiles' columns are condensed (tileCol) rather than
+  /// consecutive from blockCol * block.
+  bool condensed = false;
+  /// Condensed only: blockRows * width * block column indices, the columns
+  /// of each tile's `block` value columns; -1 where a tile has fewer (the
+  /// tail of a block row's last tile, padding slots). Then blockCol[s] is
+  /// tileCol[s * block], the tile's first column, or -1 for padding.
+  std::vector<int32_t> tileCol;
 };
 
 /// HBP arrays (layout documented in docs/Formats.md). Only blocks holding
@@ -146,6 +173,8 @@ struct BellCostShape {
   int64_t width = 0;
   int64_t rows = 0;
   int64_t residualNnz = 0;
+  /// Condensed columns: each slot also stores its `block` column indices.
+  bool condensed = false;
 };
 /// The K the delta search evaluates bellCost at.
 constexpr int64_t kBellSearchK = 32;

@@ -27,6 +27,14 @@ inline constexpr std::string_view kBell = "bell";
 inline constexpr std::string_view kHbp = "hbp";
 } // namespace format_name
 
+/// How a bell layer's tiles pick their columns: the manifest's
+/// "format_params.columns", `#spperm.bell<columns = ...>`, `--bell-columns`.
+namespace bell_columns {
+inline constexpr std::string_view kAuto = "auto";
+inline constexpr std::string_view kBlocks = "blocks";
+inline constexpr std::string_view kCondensed = "condensed";
+} // namespace bell_columns
+
 /// The library path: a format choice (`--format cusparse`, the selector's
 /// candidate), and the name, family and variant of its one launch.
 inline constexpr std::string_view kCusparse = "cusparse";
@@ -46,6 +54,7 @@ inline constexpr std::string_view kCsrColIdx = "csr.col_idx";
 inline constexpr std::string_view kCsrValues = "csr.values";
 inline constexpr std::string_view kBellBlockCol = "bell.block_col";
 inline constexpr std::string_view kBellBlockValues = "bell.block_values";
+inline constexpr std::string_view kBellTileCol = "bell.tile_col";
 inline constexpr std::string_view kBellResidualRowPtr = "bell.residual.row_ptr";
 inline constexpr std::string_view kBellResidualColIdx = "bell.residual.col_idx";
 inline constexpr std::string_view kBellResidualValues = "bell.residual.values";

@@ -275,12 +275,17 @@ def SpPerm_BellAttr : SpPerm_Attr<"Bell", "bell", [
     * `residual` — `csr`;
     * `delta` (optional) — the density threshold δ in (0, 1] a tile needs to
       be stored dense; absent means "searched by the cost model" (the
-      search's result is recorded by `spperm-convert-format`).
+      search's result is recorded by `spperm-convert-format`);
+    * `condensed` (default `false`) — each tile holds any `block` columns of
+      its block row (those of density ≥ δ, listed per tile) instead of
+      `block` consecutive ones, so rows that share scattered columns share
+      one B row per column (docs/Formats.md, "Condensed columns").
 
     ```mlir
     #spperm.bell<block = 32, width = 4, residual = csr>
     #spperm.bell<block = 16, width = 2, residual = csr, delta = 5.000000e-01 : f64,
                  perm = #spperm.perm<bsa>>
+    #spperm.bell<block = 16, width = 31, residual = csr, condensed = true>
     ```
   }];
   let parameters = (ins
@@ -288,6 +293,7 @@ def SpPerm_BellAttr : SpPerm_Attr<"Bell", "bell", [
     "int64_t":$width,
     EnumParameter<SpPerm_ResidualFormat>:$residual,
     OptionalParameter<"::mlir::FloatAttr">:$delta,
+    DefaultValuedParameter<"bool", "false">:$condensed,
     SpPerm_PermParameter:$perm
   );
   let assemblyFormat = "`<` struct(params) `>`";
