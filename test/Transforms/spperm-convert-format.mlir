@@ -2,6 +2,9 @@
 // RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=hbp row-block=64 col-block=32" | FileCheck %s --check-prefix=HBP
 // RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=csr" | FileCheck %s --check-prefix=CSR
 // RUN: spperm-opt %s -split-input-file -spperm-permute-rows="strategy=bsa" -spperm-convert-format="format=bell block=16" | FileCheck %s --check-prefix=SEARCH
+// RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5 columns=condensed" | FileCheck %s --check-prefix=CONDENSED
+// RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5 columns=blocks" | FileCheck %s --check-prefix=BELL
+// RUN: not spperm-opt %s -split-input-file -spperm-convert-format="format=bell columns=diagonal" 2>&1 | FileCheck %s --check-prefix=BADCOLUMNS
 
 // test/Inputs/blocks64.mtx: 64 x 64 with 7 dense 16 x 16 tiles (spperm-gen
 // block --rows 64 --cols 64 --block 16 --block-density 0.3); at most 3 in a
@@ -11,6 +14,12 @@
 // BELL:         %[[A:.*]] = spperm.load
 // BELL-NEXT:    %[[F:.*]] = spperm.convert %[[A]] : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 3, residual = csr, delta = 5.000000e-01 : f64>>
 // BELL-NEXT:    spperm.spmm %[[F]], %{{.*}} : !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 3, residual = csr, delta = 5.000000e-01 : f64>>
+// Condensed tiles: each 16-row block row's columns of density >= 0.5, 16
+// to a tile (the blocks' aligned columns here, so as many tiles); the type
+// records the choice.
+// CONDENSED-LABEL: func.func @layer
+// CONDENSED:         spperm.convert {{.*}} -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 3, residual = csr, delta = 5.000000e-01 : f64, condensed = true>>
+// BADCOLUMNS: for the --columns option: Cannot find option named 'diagonal'!
 // HBP-LABEL: func.func @layer
 // HBP:          spperm.convert {{.*}} -> !spperm.matrix<64x64xf32, #spperm.hbp<rows = 64, cols = 32>>
 // CSR-LABEL: func.func @layer

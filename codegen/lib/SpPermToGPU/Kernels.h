@@ -219,6 +219,9 @@ struct TileKernelSpec {
   int64_t sliceRows = 16;
   /// Units sharing a block row's blocks (block i goes to part i % parts).
   int64_t parts = 1;
+  /// Units sharing a (slice, part)'s columns of C: the K chunks of
+  /// 4 * lanes columns are dealt round-robin over them.
+  int64_t chunkGroups = 1;
   /// B rows loaded together (divides tau).
   int64_t unroll = 4;
   /// Atomic additions of 2- or 4-wide accumulators as one vector reduction

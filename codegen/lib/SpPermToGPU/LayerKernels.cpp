@@ -486,7 +486,13 @@ private:
     tile.vectorReductions = options.vectorReductions;
     tile.gridDependencies = options.gridDependencies;
     setBlockShape(tile, kc);
-    tile.lanes = kc.lanes;
+    // Units of 8 lanes: 32 columns of C, one 128-byte line of each B row
+    // per load; the K chunks of 32 columns are dealt over chunk groups,
+    // one per chunk of the baked-in K (or of the variant's largest K, 128
+    // when it has no bound), so that K multiplies the units in flight.
+    tile.lanes = std::min<int64_t>(kc.lanes, 8);
+    const int64_t kRef = kc.k > 0 ? kc.k : (kc.kMax > 0 ? kc.kMax : 128);
+    tile.chunkGroups = ceilDiv(kRef, 4 * tile.lanes);
     tile.sliceRows = std::min<int64_t>(tile.tau, 16);
     tile.unroll = 4;
     // Units per CTA: 128 threads' worth, as long as their transposed
@@ -497,7 +503,8 @@ private:
     tile.threads = unitsPerCta * tile.lanes;
     // Parts: a block row's W slots shared by up to 16 units, doubling
     // while the units make fewer than 32 warps per SM.
-    const int64_t units = tile.blockRows * (tile.tau / tile.sliceRows);
+    const int64_t units =
+        tile.blockRows * (tile.tau / tile.sliceRows) * tile.chunkGroups;
     const int64_t warps = ceilDiv(units * tile.lanes, kWarpSize);
     tile.parts = 1;
     while (tile.parts < 16 && tile.parts < tile.width &&

@@ -59,6 +59,10 @@ public:
     Value local = kb.div(tid, spec.lanes);
     lane = kb.rem(tid, spec.lanes);
     Value unit = kb.add(kb.mul(kb.blockIdX(), unitsPerCta), local);
+    // Innermost the K chunk group, so that the units of a warp share their
+    // block row and part (the same values, staged from the same lines).
+    Value chunkGroup = kb.rem(unit, spec.chunkGroups);
+    unit = kb.div(unit, spec.chunkGroups);
     part = kb.rem(unit, spec.parts);
     Value rest = kb.div(unit, spec.parts);
     Value slice = kb.rem(rest, slices);
@@ -71,11 +75,19 @@ public:
     rowBase = kb.add(kb.mul(blockRow, spec.tau), sliceRow0);
     slotBase = kb.mul(blockRow, spec.width);
     tileBase = kb.mul(local, spec.sliceRows * spec.tau);
-    // Columns of C in chunks of 4 * lanes (one chunk when K is baked in
-    // and the unit covers it).
-    kb.forLoop(kb.idx(0), K, kb.idx(4 * spec.lanes), {},
-               [&](Value kBase, ValueRange) -> SmallVector<Value> {
-                 emitChunk(kb.add(kBase, kb.mul(lane, 4)));
+    // Columns of C in chunks of 4 * lanes; group g takes chunks g, g +
+    // chunkGroups, ... Every unit of a warp runs the same trip count (the
+    // warp barriers of `stage`): a unit whose chunk lies past K computes
+    // with its columns out of range and stores nothing.
+    const int64_t chunkCols = 4 * spec.lanes;
+    Value trips = kb.div(
+        kb.add(K, kb.idx(chunkCols * spec.chunkGroups - 1)),
+        chunkCols * spec.chunkGroups);
+    Value first = kb.add(kb.mul(chunkGroup, chunkCols), kb.mul(lane, 4));
+    kb.forLoop(kb.idx(0), trips, kb.idx(1), {},
+               [&](Value t, ValueRange) -> SmallVector<Value> {
+                 emitChunk(kb.add(
+                     first, kb.mul(t, chunkCols * spec.chunkGroups)));
                  return {};
                });
     gpu::ReturnOp::create(b);

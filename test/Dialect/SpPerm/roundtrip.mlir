@@ -99,12 +99,16 @@ func.func @cli_names(
 // CHECK-SAME: !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 2, residual = csr>>
 // CHECK-SAME: !spperm.matrix<64x64xf32, #spperm.bell<block = 32, width = 2, residual = csr, perm = #spperm.perm<bsa>>>
 // CHECK-SAME: !spperm.matrix<4x9xf32, #spperm.bell<block = 1, width = 9, residual = csr>>
+// CHECK-SAME: !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 4, residual = csr, condensed = true, perm = #spperm.perm<bsa>>>
+// CHECK-SAME: !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 4, residual = csr>>
 // CHECK-SAME: !spperm.matrix<1024x8192xf32, #spperm.hbp<rows = 512, cols = 4096>>
 // CHECK-SAME: !spperm.matrix<1024x8192xf32, #spperm.hbp<rows = 512, cols = 1024, perm = #spperm.perm<plain>>>
 func.func @formats(
     %a: !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 2, residual = csr>>,
     %b: !spperm.matrix<64x64xf32, #spperm.bell<block = 32, width = 2, residual = csr, perm = #spperm.perm<bsa>>>,
     %c: !spperm.matrix<4x9xf32, #spperm.bell<block = 1, width = 9, residual = csr>>,
+    %c2: !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 4, residual = csr, condensed = true, perm = #spperm.perm<bsa>>>,
+    %c3: !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 4, residual = csr, condensed = false>>,
     %d: !spperm.matrix<1024x8192xf32, #spperm.hbp<rows = 512, cols = 4096>>,
     %e: !spperm.matrix<1024x8192xf32, #spperm.hbp<rows = 512, cols = 1024, perm = #spperm.perm<plain>>>) {
   return
