@@ -486,15 +486,15 @@ private:
     tile.vectorReductions = options.vectorReductions;
     tile.gridDependencies = options.gridDependencies;
     setBlockShape(tile, kc);
-    // Units of 8 lanes: 32 columns of C, one 128-byte line of each B row
-    // per load; the K chunks of 32 columns are dealt over chunk groups,
-    // one per chunk of the baked-in K (or of the variant's largest K, 128
-    // when it has no bound), so that K multiplies the units in flight.
-    tile.lanes = std::min<int64_t>(kc.lanes, 8);
+    // The K chunks of 4 * lanes columns are dealt over chunk groups, one
+    // per chunk of the baked-in K (or of the variant's largest K, 128 when
+    // it has no bound), so that K multiplies the units in flight: the
+    // kernel is bound by the latency of its B loads.
+    tile.lanes = kc.lanes;
     const int64_t kRef = kc.k > 0 ? kc.k : (kc.kMax > 0 ? kc.kMax : 128);
     tile.chunkGroups = ceilDiv(kRef, 4 * tile.lanes);
     tile.sliceRows = std::min<int64_t>(tile.tau, 16);
-    tile.unroll = 4;
+    tile.unroll = std::min<int64_t>(tile.tau, 8);
     // Units per CTA: 128 threads' worth, as long as their transposed
     // slices fit in 32 KiB of shared memory.
     const int64_t unitsPerCta = std::max<int64_t>(
