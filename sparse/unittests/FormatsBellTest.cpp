@@ -203,6 +203,7 @@ TEST(FormatsBell, AutoColumnsTakeTheCheaperSplit) {
   FormatOptions o;
   o.kind = FormatKind::Bell;
   o.bellBlock = 16;
+  o.bellColumns = BellColumns::Auto;
   FormattedMatrix f = buildOk(scattered, identityOrder(256), o);
   EXPECT_TRUE(f.bell.condensed);
   EXPECT_TRUE(verifyFormat(f, &scattered).isOk());

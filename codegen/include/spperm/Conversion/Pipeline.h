@@ -122,10 +122,10 @@ struct SpPermPipelineOptions
                        llvm::cl::init(0.0)};
   Option<BellColumnsOption> bellColumns{
       *this, "bell-columns",
-      llvm::cl::desc("bell: tile columns: blocks (consecutive), condensed "
-                     "(any of the block row's dense columns) or auto (the "
-                     "cheaper by the cost model; default)"),
-      llvm::cl::init(BellColumnsOption::Auto), BellColumnsOptionValues()};
+      llvm::cl::desc("bell: tile columns: blocks (consecutive; default), "
+                     "condensed (any of the block row's dense columns) or "
+                     "auto (the cheaper by the cost model)"),
+      llvm::cl::init(BellColumnsOption::Blocks), BellColumnsOptionValues()};
   Option<int64_t> rowBlock{*this, "row-block",
                            llvm::cl::desc("hbp: rows per block (a positive "
                                           "multiple of 32; default 512)"),

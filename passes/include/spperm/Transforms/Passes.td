@@ -57,10 +57,10 @@ def SpPermConvertFormat : Pass<"spperm-convert-format", "::mlir::ModuleOp"> {
     Option<"delta", "delta", "double", /*default=*/"0.0",
            "bell: density threshold in (0, 1]; 0 searches with the cost model">,
     Option<"columns", "columns", "::mlir::spperm::BellColumnsOption",
-           /*default=*/"::mlir::spperm::BellColumnsOption::Auto",
-           "bell: tile columns: blocks (consecutive), condensed (any of the "
-           "block row's dense columns) or auto (the cheaper by the cost "
-           "model)",
+           /*default=*/"::mlir::spperm::BellColumnsOption::Blocks",
+           "bell: tile columns: blocks (consecutive; default), condensed "
+           "(any of the block row's dense columns) or auto (the cheaper by "
+           "the cost model)",
            "::mlir::spperm::BellColumnsOptionValues()">,
     Option<"rowBlock", "row-block", "int64_t", /*default=*/"512",
            "hbp: rows per row block (a positive multiple of 32)">,

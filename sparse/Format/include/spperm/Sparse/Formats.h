@@ -72,8 +72,11 @@ struct FormatOptions {
   /// to the smaller block column); the others go to the residual. 0 means no
   /// cap. With bellBlock = 1 this is HYB's ELL width.
   int32_t bellMaxWidth = 0;
-  /// bell: consecutive or condensed tile columns.
-  BellColumns bellColumns = BellColumns::Auto;
+  /// bell: consecutive or condensed tile columns. Consecutive blocks are
+  /// the default: on the H100/H200 the bell-tile kernel ran condensed
+  /// tiles of the cost model's choice slower than the row kernel on most
+  /// matrices (docs/Formats.md, "Condensed columns").
+  BellColumns bellColumns = BellColumns::Blocks;
   /// hbp: rows per row block (a positive multiple of 32).
   int32_t hbpRowBlock = 512;
   /// hbp: columns per column block (its B tile must fit in shared memory).
