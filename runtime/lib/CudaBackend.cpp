@@ -71,12 +71,17 @@ CudaBackend::~CudaBackend() {
   layers.clear();
   if (module)
     d.api.cuModuleUnload(module);
+  denseMatrices.clear();
+  if (blasHandle)
+    blas->api.cublasDestroy(blasHandle);
   if (handle)
     sp.api.cusparseDestroy(handle);
 }
 
 sprt_status CudaBackend::init(const Package &package) {
   SPRT_SCOPED_CONTEXT(d);
+  int64_t budget = 0;
+  SPRT_RETURN_IF_ERROR(denseBudget(budget));
   SPRT_CUSPARSE_RETURN_IF_ERROR(sp.api, sp.api.cusparseCreate(&handle));
   SPRT_RETURN_IF_ERROR(loadModule(package));
   layers.resize(package.layers.size());
@@ -120,7 +125,7 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
   SPRT_SCOPED_CONTEXT(d);
   auto stream = static_cast<CUstream>(streamArg);
   std::function<sprt_status()> launch;
-  std::unique_ptr<Plan> baseline;
+  std::unique_ptr<LibraryPlan> baseline;
   if (variant == "spperm") {
     SPRT_RETURN_IF_ERROR(packageLaunch(index, layer, b, k, c, stream, launch));
   } else if (std::optional<size_t> which = parseVariantIndex(variant)) {
@@ -133,12 +138,35 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
               std::to_string(layer.alternatives.size()) + " alternatives)");
     SPRT_RETURN_IF_ERROR(
         variantLaunch(index, layer, *which, b, k, c, stream, launch));
+  } else if (variant == kDenseVariant) {
+    // The dense candidate on its own, for the benchmark's baseline.
+    DeviceLayer &device = layers[index];
+    if (device.rows == 0 || device.nnz == 0) {
+      launch = trivialLaunch(device, k, c, stream);
+    } else {
+      if (!device.hasCsr)
+        SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
+      std::unique_ptr<DensePlan> dense;
+      SPRT_RETURN_IF_ERROR(densePlan(device, k, stream, dense));
+      if (!dense)
+        return failWith(SPRT_ERROR_UNSUPPORTED,
+                        std::string(kDenseVariant) + ": layer '" + layer.name +
+                            "' has no dense candidate (its " +
+                            std::to_string(device.rows) + " x " +
+                            std::to_string(device.cols) +
+                            " floats exceed SPPERM_DENSE_BUDGET_MB, or "
+                            "cuBLAS is not there)");
+      LibraryPlan *plan = dense.get();
+      baseline = std::move(dense);
+      launch = [plan, b, c] { return plan->run(b, c); };
+    }
   } else {
     const Algorithm *algorithm = findAlgorithm(variant);
     if (!algorithm) {
       std::string names = "spperm";
       for (const Algorithm &a : kAlgorithms)
         names += std::string(", ") + a.variant;
+      names += std::string(", ") + kDenseVariant;
       return failWith(SPRT_ERROR_UNSUPPORTED,
                       "sprt_spmm_time: unknown "
                       "variant '" +
@@ -153,9 +181,10 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
     } else {
       if (!device.hasCsr)
         SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
-      baseline = std::make_unique<Plan>(sp, handle, *algorithm);
-      SPRT_RETURN_IF_ERROR(baseline->prepare(d, device, k, b, c, stream));
-      Plan *plan = baseline.get();
+      auto sparse = std::make_unique<Plan>(sp, handle, *algorithm);
+      SPRT_RETURN_IF_ERROR(sparse->prepare(d, device, k, b, c, stream));
+      LibraryPlan *plan = sparse.get();
+      baseline = std::move(sparse);
       launch = [plan, b, c] { return plan->run(b, c); };
     }
   }

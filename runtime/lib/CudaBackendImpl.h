@@ -15,6 +15,7 @@
 #include "CudaBackend.h"
 #include "CudaResources.h"
 #include "CusparsePlan.h"
+#include "DensePlan.h"
 #include "KernelLaunch.h"
 
 #include <cstddef>
@@ -153,7 +154,8 @@ private:
   static constexpr int kCheckRuns = 15;
   static constexpr float kCheckTieRatio = 0.98f;
 
-  /// The library check: chooses the best cuSPARSE algorithm, then times it
+  /// The library check: chooses the library's fastest call (choosePlan),
+  /// then times it
   /// (1 warm-up, kCheckRuns queued runs) and `generated` (1 warm-up,
   /// kCheckRuns runs before the library's and kCheckRuns after) on this
   /// call's operands; sets `libraryPlan` to cuSPARSE's plan unless the
@@ -163,16 +165,17 @@ private:
   sprt_status checkAgainstLibrary(const DeviceLayer &device, const float *b,
                                   int64_t k, float *c, CUstream stream,
                                   const std::function<sprt_status()> &generated,
-                                  std::unique_ptr<Plan> &libraryPlan,
+                                  std::unique_ptr<LibraryPlan> &libraryPlan,
                                   float *generatedOut = nullptr,
-                                  float *libraryOut = nullptr);
+                                  float *libraryOut = nullptr,
+                                  std::string *libraryNameOut = nullptr);
 
   /// What runs a checked layer for a (K, stream): the variant whose
   /// generated kernels run (0: the layer's own, n: its alternative n), and
   /// cuSPARSE's plan instead when that was faster than them.
   struct Decision {
     size_t variant = 0;
-    std::unique_ptr<Plan> library;
+    std::unique_ptr<LibraryPlan> library;
   };
 
   /// Decides for a checked layer at its first call for (K, stream): with
@@ -197,7 +200,20 @@ private:
   /// without touching the caller's last error, unless none works; running
   /// out of memory is returned at once.
   sprt_status choosePlan(const DeviceLayer &layer, const float *b, int64_t k,
-                         float *c, CUstream stream, std::unique_ptr<Plan> &out);
+                         float *c, CUstream stream,
+                         std::unique_ptr<LibraryPlan> &out);
+
+  /// Sets `out` to the dense candidate of `layer` for K and `stream`, or
+  /// to null when the layer has none: its densified matrix would exceed
+  /// the budget ($SPPERM_DENSE_BUDGET_MB; 0 turns the candidate off), or
+  /// cuBLAS (or cusparseSparseToDense) is not there. The densified matrix
+  /// is built at the first call and kept with the layer.
+  sprt_status densePlan(const DeviceLayer &layer, int64_t k, CUstream stream,
+                        std::unique_ptr<DensePlan> &out);
+
+  /// The dense candidate's budget in bytes (0: none), from
+  /// $SPPERM_DENSE_BUDGET_MB (checked by init).
+  static sprt_status denseBudget(int64_t &bytes);
 
   const Driver &d;
   const Cusparse &sp;
@@ -219,6 +235,12 @@ private:
   /// one stream run one after the other and leave them at zero, so one pair
   /// serves every kernel of the package on that stream.
   std::map<uint64_t, DeviceBuffer> tickets;
+  /// cuBLAS's handle (created at the first dense candidate) and each
+  /// layer's densified matrix (by its DeviceLayer, which never moves after
+  /// init).
+  const Cublas *blas = nullptr;
+  cublasHandle_t blasHandle = nullptr;
+  std::map<const DeviceLayer *, DeviceBuffer> denseMatrices;
 };
 
 } // namespace spperm::runtime_detail

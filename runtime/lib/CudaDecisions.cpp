@@ -6,8 +6,10 @@
 //
 // The choices the GPU backend makes at the first call of a layer for a K and
 // a stream, each by timing the candidates on the call's own operands: the
-// fastest cuSPARSE algorithm (choosePlan), the fastest of a checked layer's
-// variants (decide), and whether cuSPARSE beats it (checkAgainstLibrary).
+// library's fastest call (choosePlan: the cuSPARSE algorithms and, where the
+// densified matrix fits the budget, cuBLAS SGEMM on it), the fastest of a
+// checked layer's variants (decide), and whether the library beats it
+// (checkAgainstLibrary).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,9 +33,10 @@ sprt_status
 CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const float *b,
                                  int64_t k, float *c, CUstream stream,
                                  const std::function<sprt_status()> &generated,
-                                 std::unique_ptr<Plan> &libraryPlan,
-                                 float *generatedOut, float *libraryOut) {
-  std::unique_ptr<Plan> candidate;
+                                 std::unique_ptr<LibraryPlan> &libraryPlan,
+                                 float *generatedOut, float *libraryOut,
+                                 std::string *libraryNameOut) {
+  std::unique_ptr<LibraryPlan> candidate;
   const std::string savedError = sprt_last_error();
   if (choosePlan(device, b, k, c, stream, candidate) != SPRT_OK) {
     failWith(SPRT_OK, savedError);
@@ -44,7 +47,7 @@ CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const float *b,
   // neither; they are kept only when clearly faster: a near tie goes to
   // the library, so the package is not slower than cuSPARSE by the noise
   // of this measurement either.
-  Plan *library = candidate.get();
+  LibraryPlan *library = candidate.get();
   float generatedMs[2 * kCheckRuns], libraryMs[kCheckRuns];
   SPRT_RETURN_IF_ERROR(
       timeLaunches(d, stream, 1, kCheckRuns, generatedMs, generated));
@@ -59,6 +62,8 @@ CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const float *b,
       0.5f * (generatedMs[kCheckRuns - 1] + generatedMs[kCheckRuns]);
   if (generatedOut)
     *generatedOut = generatedMedian;
+  if (libraryNameOut)
+    *libraryNameOut = library->variant();
   if (libraryOut)
     *libraryOut = libraryMs[kCheckRuns / 2];
   if (generatedMedian > kCheckTieRatio * libraryMs[kCheckRuns / 2])
@@ -111,8 +116,10 @@ sprt_status CudaBackend::decide(int64_t index, const PackageLayer &layer,
   }
   launch = launches[out.variant];
   float generatedMs = 0.0f, libraryMs = 0.0f;
-  SPRT_RETURN_IF_ERROR(checkAgainstLibrary(
-      device, b, k, c, stream, launch, out.library, &generatedMs, &libraryMs));
+  std::string libraryName = "the library";
+  SPRT_RETURN_IF_ERROR(checkAgainstLibrary(device, b, k, c, stream, launch,
+                                           out.library, &generatedMs,
+                                           &libraryMs, &libraryName));
   if (logChoices()) {
     std::string line =
         "spperm: layer '" + layer.name + "', k = " + std::to_string(k) + ":";
@@ -126,11 +133,63 @@ sprt_status CudaBackend::decide(int64_t index, const PackageLayer &layer,
               ";";
     }
     line += " checked " + std::to_string(generatedMs) + " ms against " +
-            "cuSPARSE " + std::to_string(libraryMs) + " ms: runs " +
-            (out.library ? std::string("cuSPARSE")
+            libraryName + " " + std::to_string(libraryMs) + " ms: runs " +
+            (out.library ? libraryName
                          : "variant " + std::to_string(out.variant));
     std::fprintf(stderr, "%s\n", line.c_str());
   }
+  return SPRT_OK;
+}
+
+sprt_status CudaBackend::denseBudget(int64_t &bytes) {
+  bytes = kDefaultDenseBudgetMb << 20;
+  const char *env = std::getenv("SPPERM_DENSE_BUDGET_MB");
+  if (!env || !*env)
+    return SPRT_OK;
+  char *end = nullptr;
+  long long mb = std::strtoll(env, &end, 10);
+  if (*end || mb < 0 || mb > (int64_t{1} << 30))
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "SPPERM_DENSE_BUDGET_MB must be a number of MiB (0 "
+                    "turns the dense candidate off), got '" +
+                        std::string(env) + "'");
+  bytes = static_cast<int64_t>(mb) << 20;
+  return SPRT_OK;
+}
+
+sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
+                                   CUstream stream,
+                                   std::unique_ptr<DensePlan> &out) {
+  out.reset();
+  int64_t budget = 0;
+  SPRT_RETURN_IF_ERROR(denseBudget(budget));
+  if (layer.rows <= 0 || layer.cols <= 0 || !layer.hasCsr ||
+      layer.cols > budget / 4 / layer.rows)
+    return SPRT_OK;
+  if (!blas) {
+    const Cublas &library = cublasInstance();
+    if (library.status != SPRT_OK)
+      return SPRT_OK;
+    SPRT_CUBLAS_RETURN_IF_ERROR(library.api,
+                                library.api.cublasCreate(&blasHandle));
+    // Strict fp32: no rounding of the inputs to TF32.
+    SPRT_CUBLAS_RETURN_IF_ERROR(
+        library.api,
+        library.api.cublasSetMathMode(blasHandle, CUBLAS_DEFAULT_MATH));
+    blas = &library;
+  }
+  auto [it, first] = denseMatrices.try_emplace(&layer);
+  if (first) {
+    if (sprt_status s = densify(d, sp, handle, layer, stream, it->second);
+        s != SPRT_OK) {
+      denseMatrices.erase(it);
+      return s;
+    }
+  }
+  auto plan = std::make_unique<DensePlan>(*blas, blasHandle);
+  SPRT_RETURN_IF_ERROR(
+      plan->prepare(it->second.get(), layer.rows, layer.cols, k, stream));
+  out = std::move(plan);
   return SPRT_OK;
 }
 
@@ -144,17 +203,34 @@ bool CudaBackend::logChoices() {
 
 sprt_status CudaBackend::choosePlan(const DeviceLayer &layer, const float *b,
                                     int64_t k, float *c, CUstream stream,
-                                    std::unique_ptr<Plan> &out) {
+                                    std::unique_ptr<LibraryPlan> &out) {
   const std::string savedError = sprt_last_error();
   std::string refusals;
   float bestMs = 0.0f;
-  for (const Algorithm &algorithm : kAlgorithms) {
-    if (algorithm.spmv && k != 1)
-      continue;
-    auto plan = std::make_unique<Plan>(sp, handle, algorithm);
-    sprt_status s = plan->prepare(d, layer, k, b, c, stream);
+  // The cuSPARSE algorithms that apply to K, then the dense candidate.
+  const size_t candidates = std::size(kAlgorithms) + 1;
+  for (size_t i = 0; i < candidates; ++i) {
+    std::unique_ptr<LibraryPlan> plan;
+    std::string name;
+    sprt_status s = SPRT_OK;
+    if (i < std::size(kAlgorithms)) {
+      const Algorithm &algorithm = kAlgorithms[i];
+      if (algorithm.spmv && k != 1)
+        continue;
+      auto sparse = std::make_unique<Plan>(sp, handle, algorithm);
+      s = sparse->prepare(d, layer, k, b, c, stream);
+      plan = std::move(sparse);
+      name = algorithm.variant;
+    } else {
+      std::unique_ptr<DensePlan> dense;
+      s = densePlan(layer, k, stream, dense);
+      if (s == SPRT_OK && !dense)
+        continue;
+      plan = std::move(dense);
+      name = kDenseVariant;
+    }
     if (s == SPRT_OK) {
-      Plan *p = plan.get();
+      LibraryPlan *p = plan.get();
       // As many runs as the library check takes: the algorithms of a
       // small layer are often within a few percent of each other.
       float times[kCheckRuns];
@@ -171,12 +247,12 @@ sprt_status CudaBackend::choosePlan(const DeviceLayer &layer, const float *b,
     if (s == SPRT_ERROR_OUT_OF_MEMORY)
       return s;
     if (s != SPRT_OK)
-      refusals += std::string(refusals.empty() ? "" : "; ") +
-                  algorithm.variant + ": " + sprt_last_error();
+      refusals += std::string(refusals.empty() ? "" : "; ") + name + ": " +
+                  sprt_last_error();
   }
   if (!out)
     return failWith(SPRT_ERROR_DEVICE,
-                    "no cuSPARSE algorithm ran for this layer and k = " +
+                    "no library call ran for this layer and k = " +
                         std::to_string(k) + ": " + refusals);
   failWith(SPRT_OK, savedError);
   return SPRT_OK;

@@ -82,7 +82,7 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
     launch = trivialLaunch(device, k, c, stream);
     return SPRT_OK;
   }
-  Plan *p = nullptr;
+  LibraryPlan *p = nullptr;
   const uint64_t key = streamKey(stream);
   if (!choice.cusparse) {
     SPRT_RETURN_IF_ERROR(
@@ -111,7 +111,7 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
     }
     p = checked->second.library.get();
   } else {
-    std::unique_ptr<Plan> &plan = decisions[{index, k, key}].library;
+    std::unique_ptr<LibraryPlan> &plan = decisions[{index, k, key}].library;
     if (!plan)
       SPRT_RETURN_IF_ERROR(choosePlan(device, b, k, c, stream, plan));
     p = plan.get();

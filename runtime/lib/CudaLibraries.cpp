@@ -185,6 +185,70 @@ void initCusparse(Cusparse &s) {
 
 } // namespace
 
+namespace {
+
+/// Tries `path` as the cuBLAS library; on success fills the table.
+bool openCublas(Cublas &s, const std::string &path, std::string &error) {
+  ::dlerror();
+  void *library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    error = dlError();
+    return false;
+  }
+  CublasApi api;
+#define SPRT_CUBLAS(name)                                                      \
+  api.name = reinterpret_cast<decltype(api.name)>(                             \
+      ::dlsym(library, SPRT_STRINGIFY_EXPANDED(name)));                        \
+  if (!api.name) {                                                             \
+    error = path + " lacks " SPRT_STRINGIFY_EXPANDED(name);                    \
+    ::dlclose(library);                                                        \
+    return false;                                                              \
+  }
+#include "CudaSymbols.def"
+  s.api = api;
+  s.path = path;
+  return true;
+}
+
+void initCublas(Cublas &s) {
+  std::vector<std::string> candidates;
+  if (const char *env = std::getenv("SPPERM_CUBLAS_LIBRARY"); env && *env) {
+    candidates.push_back(env);
+  } else {
+    const char *names[] = {"libcublas.so.13", "libcublas.so.12",
+                           "libcublas.so"};
+    for (const char *name : names)
+      candidates.push_back(name);
+#ifdef SPPERM_CUDA_LIBRARY_DIR
+    for (const char *name : names)
+      candidates.push_back(std::string(SPPERM_CUDA_LIBRARY_DIR) + "/" + name);
+#endif
+  }
+  std::string first;
+  for (const std::string &path : candidates) {
+    std::string error;
+    if (openCublas(s, path, error))
+      return;
+    if (first.empty())
+      first = error;
+  }
+  s.status = SPRT_ERROR_DEVICE;
+  s.error = "cannot load cuBLAS: " + first + " (also tried " +
+            std::to_string(candidates.size() - 1) +
+            " other name(s); set SPPERM_CUBLAS_LIBRARY to its path)";
+}
+
+} // namespace
+
+const Cublas &spperm::runtime_detail::cublasInstance() {
+  static const Cublas *instance = [] {
+    auto *s = new Cublas;
+    initCublas(*s);
+    return s;
+  }();
+  return *instance;
+}
+
 const Cusparse &spperm::runtime_detail::cusparseInstance() {
   static const Cusparse *instance = [] {
     auto *s = new Cusparse;

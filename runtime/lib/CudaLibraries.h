@@ -19,6 +19,7 @@
 
 #include "Backend.h"
 
+#include <cublas_v2.h>
 #include <cuda.h>
 #include <cusparse.h>
 
@@ -35,6 +36,12 @@ struct DriverApi {
 /// The cuSPARSE entry points of CudaSymbols.def, typed from cusparse.h.
 struct CusparseApi {
 #define SPRT_CUSPARSE(name) decltype(&::name) name = nullptr;
+#include "CudaSymbols.def"
+};
+
+/// The cuBLAS entry points of CudaSymbols.def, typed from cublas_v2.h.
+struct CublasApi {
+#define SPRT_CUBLAS(name) decltype(&::name) name = nullptr;
 #include "CudaSymbols.def"
 };
 
@@ -64,8 +71,22 @@ struct Cusparse {
   std::string error;
 };
 
+/// The loaded cuBLAS library (for the dense candidate). Created once per
+/// process, at the first dense candidate.
+struct Cublas {
+  CublasApi api;
+  int version = 0;
+  std::string path;
+  sprt_status status = SPRT_OK;
+  std::string error;
+};
+
 /// The process's cuSPARSE (loaded on the first call).
 const Cusparse &cusparseInstance();
+
+/// The process's cuBLAS (loaded on the first call; $SPPERM_CUBLAS_LIBRARY,
+/// else the CUDA 13 and 12 sonames).
+const Cublas &cublasInstance();
 
 /// Sets `out` to the usable driver, or records why there is none.
 sprt_status requireDriver(const Driver *&out);

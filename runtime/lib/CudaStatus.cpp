@@ -70,6 +70,25 @@ sprt_status spperm::runtime_detail::cusparseFailure(const CusparseApi &api,
                               ":" + std::to_string(line));
 }
 
+sprt_status spperm::runtime_detail::cublasFailure(const CublasApi &api,
+                                                  cublasStatus_t result,
+                                                  const char *expr,
+                                                  const char *file, int line) {
+  sprt_status status = SPRT_ERROR_DEVICE;
+  if (result == CUBLAS_STATUS_ALLOC_FAILED)
+    status = SPRT_ERROR_OUT_OF_MEMORY;
+  else if (result == CUBLAS_STATUS_NOT_SUPPORTED)
+    status = SPRT_ERROR_UNSUPPORTED;
+  const char *name = api.cublasGetStatusName(result);
+  const char *text = api.cublasGetStatusString(result);
+  std::string message =
+      name ? name : "cuBLAS error " + std::to_string(int(result));
+  if (text)
+    message += std::string(" (") + text + ")";
+  return failWith(status, message + " in " + expr + " at " + baseName(file) +
+                              ":" + std::to_string(line));
+}
+
 sprt_status spperm::runtime_detail::cuFailureIn(const DriverApi &api,
                                                 CUresult result,
                                                 const std::string &what,

@@ -32,6 +32,10 @@ sprt_status cuFailure(const DriverApi &api, CUresult result, const char *expr,
 sprt_status cusparseFailure(const CusparseApi &api, cusparseStatus_t result,
                             const char *expr, const char *file, int line);
 
+/// Records a failed cuBLAS call as this thread's error.
+sprt_status cublasFailure(const CublasApi &api, cublasStatus_t result,
+                          const char *expr, const char *file, int line);
+
 /// "CUDA_ERROR_X (text) in WHAT at FILE:LINE" as this thread's error, for
 /// a failed driver call that `what` describes in words.
 sprt_status cuFailureIn(const DriverApi &api, CUresult result,
@@ -53,6 +57,13 @@ sprt_status cuFailureIn(const DriverApi &api, CUresult result,
     if (cusparseStatus_t result_ = (expr);                                     \
         result_ != CUSPARSE_STATUS_SUCCESS)                                    \
       return cusparseFailure(api, result_, #expr, __FILE__, __LINE__);         \
+  } while (0)
+
+/// Returns from the enclosing function when the cuBLAS call `expr` fails.
+#define SPRT_CUBLAS_RETURN_IF_ERROR(api, expr)                                 \
+  do {                                                                         \
+    if (cublasStatus_t result_ = (expr); result_ != CUBLAS_STATUS_SUCCESS)     \
+      return cublasFailure(api, result_, #expr, __FILE__, __LINE__);           \
   } while (0)
 
 /// Returns from the enclosing function when `expr` (an sprt_status) fails.

@@ -34,14 +34,29 @@ inline constexpr Algorithm kAlgorithms[] = {
     {"cusparse-spmv-csr-alg2", true, CUSPARSE_SPMV_CSR_ALG2},
 };
 
+/// A library call made ready for a layer, K and stream, so that run() only
+/// binds B and C and enqueues: a cuSPARSE algorithm (Plan) or cuBLAS SGEMM
+/// on the densified matrix (DensePlan). "The library" a checked layer is
+/// compared with is the fastest of them (CudaBackend::choosePlan).
+class LibraryPlan {
+public:
+  virtual ~LibraryPlan() = default;
+
+  /// Enqueues C = A * B on the plan's stream.
+  virtual sprt_status run(const float *b, float *c) = 0;
+
+  /// The variant name sprt_spmm_time knows it by.
+  virtual const char *variant() const = 0;
+};
+
 /// One cuSPARSE call made ready for a layer, K and stream: descriptors,
 /// workspace and preprocessing, so that run() only rebinds B and C and
 /// enqueues.
-class Plan {
+class Plan final : public LibraryPlan {
 public:
   Plan(const Cusparse &sp, cusparseHandle_t handle, const Algorithm &algorithm)
       : sp(sp), handle(handle), algorithm(algorithm) {}
-  ~Plan();
+  ~Plan() override;
   Plan(const Plan &) = delete;
   Plan &operator=(const Plan &) = delete;
 
@@ -50,8 +65,9 @@ public:
   sprt_status prepare(const Driver &d, const DeviceLayer &layer, int64_t k,
                       const float *b, float *c, CUstream stream);
 
-  /// Enqueues C = A * B on the plan's stream.
-  sprt_status run(const float *b, float *c);
+  sprt_status run(const float *b, float *c) override;
+
+  const char *variant() const override { return algorithm.variant; }
 
   const Algorithm &getAlgorithm() const { return algorithm; }
 

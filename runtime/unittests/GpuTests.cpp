@@ -141,7 +141,7 @@ TEST(GpuTest, SpmmMatchesFloat64Reference) {
   const char *baselines[] = {"cusparse-spmm-default", "cusparse-spmm-csr-alg2",
                              "cusparse-spmm-csr-alg3", "cusparse-spmv-default",
                              "cusparse-spmv-csr-alg1",
-                             "cusparse-spmv-csr-alg2"};
+                             "cusparse-spmv-csr-alg2", "cublas-sgemm"};
   for (size_t i = 0; i < layers.size(); ++i) {
     SCOPED_TRACE(layers[i].name);
     const CsrMatrix &m = *originals[i];
@@ -172,8 +172,10 @@ TEST(GpuTest, SpmmMatchesFloat64Reference) {
         sprt_status s = sprt_spmm_time(p, int64_t(i), variant, db.get(), k,
                                        dc.get(), nullptr, 1, 3, times);
         // cuSPARSE refuses some algorithms for some shapes (not always with
-        // NOT_SUPPORTED); only its default SpMM must run.
-        if (s != SPRT_OK && std::string(variant) != "cusparse-spmm-default") {
+        // NOT_SUPPORTED); only its default SpMM and the dense candidate
+        // (these layers are far below its budget) must run.
+        if (s != SPRT_OK && std::string(variant) != "cusparse-spmm-default" &&
+            std::string(variant) != "cublas-sgemm") {
           std::printf("note: %s, K = %lld, %s: %s\n", layers[i].name.c_str(),
                       static_cast<long long>(k), variant, sprt_last_error());
           continue;
@@ -186,6 +188,41 @@ TEST(GpuTest, SpmmMatchesFloat64Reference) {
       }
     }
   }
+  sprt_package_release(p);
+}
+
+// The dense candidate's budget: SPPERM_DENSE_BUDGET_MB=0 turns it off (the
+// variant is refused, cuSPARSE alone is the library), a value that is not a
+// number of MiB fails the package's load in one line.
+TEST(GpuTest, DenseBudgetIsReadFromTheEnvironment) {
+  ScratchDir dir;
+  const CsrMatrix m = testMatrices()[0];
+  std::vector<PackageLayer> layers = {
+      makeLayer("dense", m, Strategy::Identity, FormatKind::Csr)};
+  ASSERT_TRUE(writePackage(dir.path("d.spp"), layers, PackageOptions()));
+  struct Restore {
+    ~Restore() { unsetenv("SPPERM_DENSE_BUDGET_MB"); }
+  } restore;
+  setenv("SPPERM_DENSE_BUDGET_MB", "0", 1);
+  sprt_package *p = nullptr;
+  LOAD_GPU_OR_SKIP(dir.path("d.spp"), p);
+  const int64_t k = 8;
+  DeviceArray db(m.cols * k * 4), dc(m.rows * k * 4);
+  float times[1];
+  EXPECT_EQ(sprt_spmm_time(p, 0, "cublas-sgemm", db.get(), k, dc.get(),
+                           nullptr, 0, 1, times),
+            SPRT_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(sprt_last_error()).find("SPPERM_DENSE_BUDGET_MB"),
+            std::string::npos)
+      << sprt_last_error();
+  sprt_package_release(p);
+  setenv("SPPERM_DENSE_BUDGET_MB", "lots", 1);
+  p = nullptr;
+  EXPECT_EQ(sprt_package_load(dir.path("d.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(sprt_last_error()).find("SPPERM_DENSE_BUDGET_MB"),
+            std::string::npos)
+      << sprt_last_error();
   sprt_package_release(p);
 }
 

@@ -114,9 +114,13 @@ def main():
             # timed beside csr/identity.
             if r["selected"]:
                 b["paired_cusparse_ms"] = r["cusparse_ms"]
+                if r.get("dense_ms", -1) > 0:
+                    b["paired_dense_ms"] = r["dense_ms"]
             else:
                 b["cusparse_ms"] = r["cusparse_ms"]
                 b["cusparse_alg"] = r["cusparse_alg"]
+                if r.get("dense_ms", -1) > 0:
+                    b["dense_ms"] = r["dense_ms"]
 
     table = []
     for (matrix, k), b in sorted(best.items()):
@@ -139,6 +143,19 @@ def main():
         ident = by_variant.get((matrix, k, fmt_best, "identity"))
         if ident:
             row["best_permutation_gain"] = ident / b["spperm_ms"]
+        # The other library a user would reach for: cuBLAS SGEMM on the
+        # densified matrix (where it fits the runtime's budget).
+        if "dense_ms" in b:
+            row["dense_ms"] = b["dense_ms"]
+        library_ms = min(b["cusparse_ms"], b.get("dense_ms", math.inf))
+        row["library_ms"] = library_ms
+        row["best_vs_library"] = library_ms / b["spperm_ms"]
+        if "selected_ms" in b:
+            row["selected_vs_library"] = library_ms / b["selected_ms"]
+            paired_library = min(b.get("paired_cusparse_ms", math.inf),
+                                 b.get("paired_dense_ms", math.inf))
+            if math.isfinite(paired_library):
+                row["paired_vs_library"] = paired_library / b["selected_ms"]
         if "selected_ms" in b:
             row.update(selected_ms=b["selected_ms"],
                        selected_variant=b["selected_variant"],
@@ -165,6 +182,15 @@ def main():
             if not sel:
                 continue
             entry = {"k": k, "set": name, "matrices": len(sel)}
+            entry["dense_wins"] = sum(
+                1 for t in sel if t.get("dense_ms", math.inf) < t["cusparse_ms"])
+            for what in ("best_vs_library", "selected_vs_library",
+                         "paired_vs_library"):
+                sp = [t[what] for t in sel if what in t]
+                if sp:
+                    entry[f"{what}_geomean"] = geomean(sp)
+                    entry[f"{what}_min"] = min(sp)
+                    entry[f"{what}_below_1"] = sum(s < 1 for s in sp)
             for what in ("best", "selected", "paired"):
                 sp = [t[f"{what}_speedup"] for t in sel if f"{what}_speedup" in t]
                 if not sp:
@@ -213,6 +239,22 @@ def main():
               f'{fmt(e.get("best_permutation_gain_geomean"), ".2f")} / '
               f'{fmt(e.get("selected_permutation_gain_geomean"), ".2f")} | '
               f'{fmt(e["ceiling_geomean"], ".2f")} |')
+    print()
+    print("Against the best of cuSPARSE and dense cuBLAS SGEMM (the library "
+          "check's candidates; dense where it fits the budget):")
+    print()
+    print("| K | set | matrices | dense faster than cuSPARSE | best | selected | "
+          "selected, paired |")
+    print("|---|---|---|---|---|---|---|")
+    for e in summary:
+        cells = []
+        for what in ("best_vs_library", "selected_vs_library",
+                     "paired_vs_library"):
+            cells.append(f'{fmt(e.get(what + "_geomean"))} '
+                         f'({fmt(e.get(what + "_min"), ".2f")}, '
+                         f'{e.get(what + "_below_1", "-")})')
+        print(f'| {e["k"]} | {e["set"]} | {e["matrices"]} | {e["dense_wins"]} | '
+              + " | ".join(cells) + " |")
     print()
     print("| matrix | K | rows | nnz | cuSPARSE ms (alg) | best ms (variant) | speedup | "
           "% roofline | selected ms (variant) | speedup | paired cuSPARSE ms | paired speedup |")

@@ -321,6 +321,7 @@ int main(int argc, char **argv) {
       for (const char *v : {"cusparse-spmv-default", "cusparse-spmv-csr-alg1",
                             "cusparse-spmv-csr-alg2"})
         variants.push_back(v);
+    variants.push_back("cublas-sgemm");
   }
   std::vector<Timing> timings;
   for (const std::string &variant : variants) {

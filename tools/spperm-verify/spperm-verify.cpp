@@ -211,6 +211,11 @@ void benchPackage(const Package &pkg, sprt_package *rt,
           }
         }
         line << " cusparse_ms=" << best << " cusparse_alg=" << bestAlg;
+        // The dense candidate (cuBLAS SGEMM on the densified matrix; -1
+        // when it has none): the other library a user would reach for.
+        line << " dense_ms="
+             << timeVariant(rt, static_cast<int64_t>(li), "cublas-sgemm", bd,
+                            k, cd, bench);
       }
       sprt_device_free(db);
       sprt_device_free(dc);

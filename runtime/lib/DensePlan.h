@@ -1,0 +1,66 @@
+//===- DensePlan.h - cuBLAS SGEMM on the densified matrix -------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Internal to the runtime's GPU backend: the dense candidate of the library
+// check (docs/RuntimeABI.md, "The library check"). A layer whose densified
+// matrix fits the budget ($SPPERM_DENSE_BUDGET_MB, default 256) is also
+// timed as cuBLAS SGEMM on its rows x cols row-major copy, built once per
+// layer on the device from the original-order CSR (cusparseSparseToDense).
+// Strict fp32: cuBLAS's default math mode, which does not round to TF32.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_RUNTIME_LIB_DENSEPLAN_H
+#define SPPERM_RUNTIME_LIB_DENSEPLAN_H
+
+#include "CusparsePlan.h"
+
+#include <cstdint>
+
+namespace spperm::runtime_detail {
+
+/// The dense candidate's variant name (sprt_spmm_time, SPPERM_LOG_CHOICES).
+inline constexpr const char *kDenseVariant = "cublas-sgemm";
+
+/// The default budget of a densified matrix, in MiB.
+inline constexpr int64_t kDefaultDenseBudgetMb = 256;
+
+/// cuBLAS SGEMM made ready for a densified layer, K and stream.
+class DensePlan final : public LibraryPlan {
+public:
+  DensePlan(const Cublas &blas, cublasHandle_t handle) : blas(blas),
+      handle(handle) {}
+
+  /// Binds the densified matrix (rows x cols, row-major, on the device),
+  /// K and the stream.
+  sprt_status prepare(const void *dense, int64_t rows, int64_t cols,
+                      int64_t k, CUstream stream);
+
+  /// C (rows x K) = dense (rows x cols) * B (cols x K), all row-major: in
+  /// cuBLAS's column-major terms C^T = B^T * A^T.
+  sprt_status run(const float *b, float *c) override;
+
+  const char *variant() const override { return kDenseVariant; }
+
+private:
+  const Cublas &blas;
+  cublasHandle_t handle;
+  const float *a = nullptr;
+  int rows = 0, cols = 0, k = 0;
+  CUstream stream = nullptr;
+  const float one = 1.0f, zero = 0.0f;
+};
+
+/// Fills `out` (rows x cols floats on the device, row-major) with the
+/// layer's CSR, which must be on the device, through cuSPARSE on `stream`,
+/// and waits for it.
+sprt_status densify(const Driver &d, const Cusparse &sp,
+                    cusparseHandle_t handle, const DeviceLayer &layer,
+                    CUstream stream, DeviceBuffer &out);
+
+} // namespace spperm::runtime_detail
+
+#endif // SPPERM_RUNTIME_LIB_DENSEPLAN_H
