@@ -67,6 +67,7 @@ using namespace spperm::runtime_detail;
 CudaBackend::~CudaBackend() {
   ScopedContext context(d);
   decisions.clear();
+  libraryPlans.clear();
   tickets.clear();
   layers.clear();
   if (module)

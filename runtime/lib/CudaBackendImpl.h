@@ -170,13 +170,30 @@ private:
                                   float *libraryOut = nullptr,
                                   std::string *libraryNameOut = nullptr);
 
-  /// What runs a checked layer for a (K, stream): the variant whose
-  /// generated kernels run (0: the layer's own, n: its alternative n), and
-  /// cuSPARSE's plan instead when that was faster than them.
+  /// What runs a layer for a K bucket and stream: for a checked layer the
+  /// variant whose generated kernels run (0: the layer's own, n: its
+  /// alternative n); and the library's call (a LibraryPlan variant name)
+  /// instead when that was faster than them, or for a library layer;
+  /// empty when the generated kernels run.
   struct Decision {
     size_t variant = 0;
-    std::unique_ptr<LibraryPlan> library;
+    std::string library;
   };
+
+  /// What a first-call decision is remembered by: the layer, its own
+  /// variant for K ("" for a library layer), the K bucket (the power of
+  /// two at least K) and the stream. A server whose K changes with every
+  /// batch decides once per bucket, not once per K (RuntimeABI.md).
+  using DecisionKey = std::tuple<int64_t, std::string, int64_t, uint64_t>;
+
+  /// The K bucket of `k`: the power of two at least k.
+  static int64_t kBucket(int64_t k);
+
+  /// Sets `out` to the library call `name` (a cuSPARSE algorithm or
+  /// kDenseVariant) prepared for `layer`, K and `stream`.
+  sprt_status libraryPlan(const DeviceLayer &layer, const std::string &name,
+                          const float *b, int64_t k, float *c,
+                          CUstream stream, std::unique_ptr<LibraryPlan> &out);
 
   /// Decides for a checked layer at its first call for (K, stream): with
   /// alternatives, times every variant that accepts K (its generated
@@ -184,11 +201,12 @@ private:
   /// the reverse order, so that a clock ramp favours none; medians) and
   /// takes the fastest; then checks it against the library
   /// (checkAgainstLibrary). `launch` is variant 0's launch on entry and the
-  /// chosen variant's on return. SPPERM_LOG_CHOICES=1 prints the times and
+  /// chosen variant's on return; `plan` is the library's call when it won. SPPERM_LOG_CHOICES=1 prints the times and
   /// the decision on stderr.
   sprt_status decide(int64_t index, const PackageLayer &layer, const float *b,
                      int64_t k, float *c, CUstream stream,
-                     std::function<sprt_status()> &launch, Decision &out);
+                     std::function<sprt_status()> &launch, Decision &out,
+                     std::unique_ptr<LibraryPlan> &plan);
 
   /// SPPERM_LOG_CHOICES=1: the decisions of checked layers on stderr.
   static bool logChoices();
@@ -230,7 +248,12 @@ private:
   /// layer; for a layer with the library check, the variant that won and
   /// cuSPARSE's plan if that was faster (null when the generated kernels
   /// were).
-  std::map<std::tuple<int64_t, int64_t, uint64_t>, Decision> decisions;
+  std::map<DecisionKey, Decision> decisions;
+  /// The library calls prepared per (layer, K, stream), for the decisions
+  /// that run the library (descriptors and workspace depend on K).
+  std::map<std::tuple<int64_t, int64_t, uint64_t>,
+           std::unique_ptr<LibraryPlan>>
+      libraryPlans;
   /// The ticket counters (call_arg::kTickets) per stream (streamKey): launches on
   /// one stream run one after the other and leave them at zero, so one pair
   /// serves every kernel of the package on that stream.

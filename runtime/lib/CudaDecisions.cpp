@@ -75,7 +75,8 @@ sprt_status CudaBackend::decide(int64_t index, const PackageLayer &layer,
                                 const float *b, int64_t k, float *c,
                                 CUstream stream,
                                 std::function<sprt_status()> &launch,
-                                Decision &out) {
+                                Decision &out,
+                                std::unique_ptr<LibraryPlan> &plan) {
   const DeviceLayer &device = layers[index];
   const size_t count = 1 + layer.alternatives.size();
   std::vector<std::function<sprt_status()>> launches(count);
@@ -118,8 +119,10 @@ sprt_status CudaBackend::decide(int64_t index, const PackageLayer &layer,
   float generatedMs = 0.0f, libraryMs = 0.0f;
   std::string libraryName = "the library";
   SPRT_RETURN_IF_ERROR(checkAgainstLibrary(device, b, k, c, stream, launch,
-                                           out.library, &generatedMs,
-                                           &libraryMs, &libraryName));
+                                           plan, &generatedMs, &libraryMs,
+                                           &libraryName));
+  if (plan)
+    out.library = plan->variant();
   if (logChoices()) {
     std::string line =
         "spperm: layer '" + layer.name + "', k = " + std::to_string(k) + ":";
@@ -134,8 +137,7 @@ sprt_status CudaBackend::decide(int64_t index, const PackageLayer &layer,
     }
     line += " checked " + std::to_string(generatedMs) + " ms against " +
             libraryName + " " + std::to_string(libraryMs) + " ms: runs " +
-            (out.library ? libraryName
-                         : "variant " + std::to_string(out.variant));
+            (plan ? libraryName : "variant " + std::to_string(out.variant));
     std::fprintf(stderr, "%s\n", line.c_str());
   }
   return SPRT_OK;
@@ -189,6 +191,29 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
   auto plan = std::make_unique<DensePlan>(*blas, blasHandle);
   SPRT_RETURN_IF_ERROR(
       plan->prepare(it->second.get(), layer.rows, layer.cols, k, stream));
+  out = std::move(plan);
+  return SPRT_OK;
+}
+
+sprt_status CudaBackend::libraryPlan(const DeviceLayer &layer,
+                                     const std::string &name, const float *b,
+                                     int64_t k, float *c, CUstream stream,
+                                     std::unique_ptr<LibraryPlan> &out) {
+  if (name == kDenseVariant) {
+    std::unique_ptr<DensePlan> dense;
+    SPRT_RETURN_IF_ERROR(densePlan(layer, k, stream, dense));
+    if (!dense)
+      return failWith(SPRT_ERROR_DEVICE, std::string(kDenseVariant) +
+                                             " is no longer available");
+    out = std::move(dense);
+    return SPRT_OK;
+  }
+  const Algorithm *algorithm = findAlgorithm(name);
+  if (!algorithm || (algorithm->spmv && k != 1))
+    return failWith(SPRT_ERROR_UNSUPPORTED,
+                    name + " does not apply to k = " + std::to_string(k));
+  auto plan = std::make_unique<Plan>(sp, handle, *algorithm);
+  SPRT_RETURN_IF_ERROR(plan->prepare(d, layer, k, b, c, stream));
   out = std::move(plan);
   return SPRT_OK;
 }

@@ -82,42 +82,65 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
     launch = trivialLaunch(device, k, c, stream);
     return SPRT_OK;
   }
-  LibraryPlan *p = nullptr;
   const uint64_t key = streamKey(stream);
+  const DecisionKey bucket(index, choice.cusparse ? "" : choice.variant,
+                           kBucket(k), key);
+  const auto planKey = std::make_tuple(index, k, key);
   if (!choice.cusparse) {
     SPRT_RETURN_IF_ERROR(
         generatedLaunch(device, layer, choice, b, k, c, stream, launch));
     if (!layer.libraryCheck)
       return SPRT_OK;
-    // The library check, at the first call for (layer, K, stream): the
-    // fastest of the layer's variants (its own and its alternatives),
-    // then cuSPARSE's plan when that was faster, null when the generated
-    // kernels were.
-    auto [checked, first] =
-        decisions.try_emplace(std::make_tuple(index, k, key));
+    // The library check, at the first call for (layer, K bucket, stream):
+    // the fastest of the layer's variants (its own and its alternatives),
+    // then the library's call when that was faster.
+    auto [checked, first] = decisions.try_emplace(bucket);
     if (first) {
-      sprt_status s =
-          decide(index, layer, b, k, c, stream, launch, checked->second);
+      std::unique_ptr<LibraryPlan> plan;
+      sprt_status s = decide(index, layer, b, k, c, stream, launch,
+                             checked->second, plan);
       if (s != SPRT_OK) {
         decisions.erase(checked);
         return s;
       }
+      if (plan)
+        libraryPlans[planKey] = std::move(plan);
     }
-    if (!checked->second.library) {
+    if (checked->second.library.empty()) {
       if (checked->second.variant != 0)
         SPRT_RETURN_IF_ERROR(variantLaunch(
             index, layer, checked->second.variant, b, k, c, stream, launch));
       return SPRT_OK;
     }
-    p = checked->second.library.get();
   } else {
-    std::unique_ptr<LibraryPlan> &plan = decisions[{index, k, key}].library;
-    if (!plan)
-      SPRT_RETURN_IF_ERROR(choosePlan(device, b, k, c, stream, plan));
-    p = plan.get();
+    // A library layer: the fastest call, timed at the bucket's first K.
+    auto [chosen, first] = decisions.try_emplace(bucket);
+    if (first) {
+      std::unique_ptr<LibraryPlan> plan;
+      if (sprt_status s = choosePlan(device, b, k, c, stream, plan);
+          s != SPRT_OK) {
+        decisions.erase(chosen);
+        return s;
+      }
+      chosen->second.library = plan->variant();
+      libraryPlans[planKey] = std::move(plan);
+    }
   }
+  // The bucket's library call, prepared for this K at its first call.
+  std::unique_ptr<LibraryPlan> &plan = libraryPlans[planKey];
+  if (!plan)
+    SPRT_RETURN_IF_ERROR(libraryPlan(device, decisions[bucket].library, b, k,
+                                     c, stream, plan));
+  LibraryPlan *p = plan.get();
   launch = [p, b, c] { return p->run(b, c); };
   return SPRT_OK;
+}
+
+int64_t CudaBackend::kBucket(int64_t k) {
+  int64_t bucket = 1;
+  while (bucket < k)
+    bucket *= 2;
+  return bucket;
 }
 
 sprt_status CudaBackend::variantLaunch(int64_t index, const PackageLayer &layer,

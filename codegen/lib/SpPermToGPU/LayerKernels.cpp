@@ -95,7 +95,8 @@ std::optional<LongRowMode> mlir::spperm::parseLongRowMode(StringRef name) {
 std::string mlir::spperm::verifyKernelOptions(int64_t threads, int64_t batch,
                                               int64_t kSlices,
                                               int64_t splitRows,
-                                              StringRef target) {
+                                              StringRef target,
+                                              ArrayRef<int64_t> kBuckets) {
   auto range = [](StringRef name, int64_t value, int64_t lo, int64_t hi) {
     return (name + " must be an integer in [" + Twine(lo) + ", " + Twine(hi) +
             "], got " + Twine(value))
@@ -111,11 +112,32 @@ std::string mlir::spperm::verifyKernelOptions(int64_t threads, int64_t batch,
   if (splitRows < 0 || splitRows > std::numeric_limits<int32_t>::max())
     return range("split-rows", splitRows, 0,
                  std::numeric_limits<int32_t>::max());
+  if (!(kBuckets.size() == 1 && kBuckets[0] == 0))
+    for (int64_t k : kBuckets)
+      if (k < 2 || k > 65536)
+        return "k-buckets must be integers in [2, 65536] (or 0 alone: "
+               "none), got " +
+               std::to_string(k);
   if (!isKnownTarget(target))
     return ("target must be a GPU architecture such as sm_90, got '" +
             target + "'")
         .str();
   return "";
+}
+
+std::vector<int64_t> mlir::spperm::defaultKBuckets() {
+  return {8, 32, 64, 128, 256, 512};
+}
+
+std::vector<int64_t> mlir::spperm::resolveKBuckets(ArrayRef<int64_t> option) {
+  if (option.empty())
+    return defaultKBuckets();
+  if (option.size() == 1 && option[0] == 0)
+    return {};
+  std::vector<int64_t> out(option.begin(), option.end());
+  llvm::sort(out);
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 gpu::GPUModuleOp mlir::spperm::getOrCreateKernelModule(ModuleOp module) {
@@ -187,7 +209,7 @@ private:
       // every K they accept (multiples of 8); other K use the fp32 ones.
       const char *suffix = options.precision == Precision::TF32 ? "tf32"
                                                                 : "f16";
-      for (KClass kc : kClasses(options.k)) {
+      for (KClass kc : kClasses(options.k, options.kBuckets)) {
         if (kc.spmv || kc.vec != 4 || (kc.k > 0 && kc.k % 8 != 0))
           continue;
         kc.kMin = (std::max<int64_t>(kc.kMin, 8) + 7) / 8 * 8;
@@ -204,7 +226,7 @@ private:
     // staging a block than on multiplying it) keep them in the row kernel.
     const bool tiles = m.kind == FormatKind::Bell && m.bell.block >= 4 &&
                        m.bell.width > 0;
-    for (const KClass &kc : kClasses(options.k))
+    for (const KClass &kc : kClasses(options.k, options.kBuckets))
       planRows(rm, kc,
                tiles && !kc.spmv && kc.vec == 4 && kc.lanes >= 8
                    ? DenseKernel::Tiles

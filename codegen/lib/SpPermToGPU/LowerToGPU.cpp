@@ -72,7 +72,8 @@ struct SpPermLowerToGPU
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (std::string error =
-            verifyKernelOptions(threads, batch, kSlices, splitRows, target);
+            verifyKernelOptions(threads, batch, kSlices, splitRows, target,
+                                kBuckets);
         !error.empty()) {
       module.emitError("spperm-lower-to-gpu: ") << error;
       return signalPassFailure();
@@ -84,6 +85,7 @@ struct SpPermLowerToGPU
     base.gridDependencies = targetHasGridDependencies(target);
     base.batch = batch;
     base.kSlices = kSlices;
+    base.kBuckets = resolveKBuckets(kBuckets);
     base.splitRows = splitRows;
     base.longRows = longRows;
 

@@ -46,7 +46,7 @@ mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
     return "margin must be at most 64 (or negative: the model's own), got " +
            std::to_string(o.margin);
   return verifyKernelOptions(o.threads, o.batch, o.kSlices, o.splitRows,
-                             o.target);
+                             o.target, o.kBuckets);
 }
 
 void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
@@ -114,6 +114,7 @@ void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
   lower.target = o.target;
   lower.batch = o.batch;
   lower.kSlices = o.kSlices;
+  lower.kBuckets.assign(o.kBuckets.begin(), o.kBuckets.end());
   lower.splitRows = o.splitRows;
   lower.longRows = o.longRows;
   pm.addPass(createSpPermLowerToGPU(lower));

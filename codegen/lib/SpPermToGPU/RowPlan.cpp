@@ -24,7 +24,7 @@ int64_t pow2Ceil(int64_t v) {
   return static_cast<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(v, 1)));
 }
 
-std::vector<KClass> kClasses(int64_t k) {
+std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets) {
   if (k == 1)
     return {{"k1", 1, 1, 1, 0, 1, true, 1}};
   if (k > 0) {
@@ -32,12 +32,18 @@ std::vector<KClass> kClasses(int64_t k) {
     int64_t lanes = std::min<int64_t>(32, pow2Ceil((k + vec - 1) / vec));
     return {{"k" + std::to_string(k), k, k, 1, lanes, vec, false, k}};
   }
-  return {{"spmv", 1, 1, 1, 0, 1, true, 1},
-          {"vec4.g2", 4, 8, 4, 2, 4, false, 0},
-          {"vec4.g8", 12, 32, 4, 8, 4, false, 0},
-          {"vec4.g16", 36, 64, 4, 16, 4, false, 0},
-          {"vec4.g32", 68, 0, 4, 32, 4, false, 0},
-          {"scalar.g32", 2, 0, 1, 32, 1, false, 0}};
+  // The buckets first: the runtime takes the first variant that accepts K.
+  std::vector<KClass> out;
+  for (int64_t bucket : buckets)
+    if (bucket > 1)
+      out.push_back(kClasses(bucket).front());
+  out.insert(out.end(), {{"spmv", 1, 1, 1, 0, 1, true, 1},
+                         {"vec4.g2", 4, 8, 4, 2, 4, false, 0},
+                         {"vec4.g8", 12, 32, 4, 8, 4, false, 0},
+                         {"vec4.g16", 36, 64, 4, 16, 4, false, 0},
+                         {"vec4.g32", 68, 0, 4, 32, 4, false, 0},
+                         {"scalar.g32", 2, 0, 1, 32, 1, false, 0}});
+  return out;
 }
 
 int64_t shortLength(const std::vector<int32_t> &rowPtr, int64_t r,

@@ -40,8 +40,9 @@ struct KClass {
 /// The smallest power of 2 at least `v` (v >= 1).
 int64_t pow2Ceil(int64_t v);
 
-/// The variants a layer gets for K = `k` (0: every class of K).
-std::vector<KClass> kClasses(int64_t k);
+/// The variants a layer gets for K = `k` (0: every class of K, after a
+/// variant of its own for each K of `buckets`, as for that k).
+std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets = {});
 
 /// The CSR arrays a row kernel walks (the matrix's, or bell's residual).
 struct RowMatrix {

@@ -1,6 +1,6 @@
-// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu | FileCheck %s --check-prefix=AUTO
-// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu=k-slices=1 | FileCheck %s --check-prefix=ONE
-// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu=k-slices=2 | FileCheck %s --check-prefix=TWO
+// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu=k-buckets=0 | FileCheck %s --check-prefix=AUTO
+// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-slices=1 k-buckets=0" | FileCheck %s --check-prefix=ONE
+// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-slices=2 k-buckets=0" | FileCheck %s --check-prefix=TWO
 // RUN: not spperm-opt %s -split-input-file -spperm-lower-to-gpu=k-slices=-1 2>&1 | FileCheck %s --check-prefix=BAD
 
 // K slices: 64 rows cannot fill the GPU, so with K = 128 baked in each row

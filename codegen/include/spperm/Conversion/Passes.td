@@ -82,6 +82,11 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "Row kernels: entries broadcast per batch, 1 to 8 (0: 8 in "
            "straight-line batches for layers with too few rows to fill "
            "the GPU, else a loop over batches of 2)">,
+    ListOption<"kBuckets", "k-buckets", "int64_t",
+               "Without a static K: the K values (2 to 65536) that get a "
+               "variant of their own, generated as for that K, ahead of the "
+               "variants for every K (default 8,32,64,128,256,512; 0 alone: "
+               "none)">,
     Option<"kSlices", "k-slices", "int64_t", /*default=*/"0",
            "SpMM with a static K: the CTAs cut K into this many slices "
            "(0 chooses: slices of 32 columns for 64 <= K <= 128 when the "

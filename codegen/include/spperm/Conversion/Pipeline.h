@@ -149,6 +149,12 @@ struct SpPermPipelineOptions
                         llvm::cl::desc("Row kernels: entries broadcast per "
                                        "batch, 1 to 8 (0, the default: chosen per layer)"),
                         llvm::cl::init(0)};
+  ListOption<int64_t> kBuckets{
+      *this, "k-buckets",
+      llvm::cl::desc("Without --k: the K values (2 to 65536) that get a "
+                     "variant of their own, generated as for that K, ahead "
+                     "of the variants for every K (default "
+                     "8,32,64,128,256,512; 0 alone: none)")};
   Option<int64_t> kSlices{
       *this, "k-slices",
       llvm::cl::desc("SpMM with a static K: cut K into this many slices, "

@@ -89,6 +89,10 @@ struct LongRowModeValues {
   }
 };
 
+/// The K buckets of a package compiled without --k: 8, 32, 64, 128, 256,
+/// 512.
+std::vector<int64_t> defaultKBuckets();
+
 /// What code generation knows besides the matrix.
 struct KernelGenOptions {
   /// Dense-block arithmetic (bell layers with tau 16 or 32; others ignore
@@ -97,6 +101,11 @@ struct KernelGenOptions {
   /// The K the layer is specialized for; 0 generates variants for every K
   /// (SpMV, 16-byte vector classes, a scalar fallback).
   int64_t k = 0;
+  /// With k = 0: the K values that get a variant of their own, generated
+  /// as with that k (`k<K>`), ahead of the variants for every K, so that
+  /// a package compiled without --k runs those K as one compiled for them
+  /// (docs/Kernels.md, "K buckets"). Values are in [2, 65536].
+  std::vector<int64_t> kBuckets = defaultKBuckets();
   /// Threads per CTA.
   int64_t threads = 256;
   /// Row kernels: entries per broadcast batch (1 to 8; 0 chooses: 8
@@ -171,7 +180,12 @@ bool runsOnLibrary(SpMMOp spmm);
 /// option (`batch must be an integer in [0, 8], got 9`).
 std::string verifyKernelOptions(int64_t threads, int64_t batch,
                                 int64_t kSlices, int64_t splitRows,
-                                StringRef target);
+                                StringRef target,
+                                ArrayRef<int64_t> kBuckets = {});
+
+/// The buckets a `k-buckets` option asks for: its values, the default
+/// when it is empty, none when it is the single value 0.
+std::vector<int64_t> resolveKBuckets(ArrayRef<int64_t> option);
 
 /// Whether `chip` is a GPU architecture (sm_XY, sm_XYa) that LLVM's NVPTX
 /// back end knows; code generation for any other aborts inside LLVM.
