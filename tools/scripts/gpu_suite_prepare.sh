@@ -168,9 +168,16 @@ if [[ " $PARTS " == *" san "* ]]; then
   }
   # Tensor-core variants (bell, 32 x 32 blocks, half dense).
   "$BIN/spperm-gen" block --rows 2048 --cols 1000 --block 32 --block-density 0.2 --seed 3 -o "$STAGE/blocks.mtx"
-  for p in tf32 f16; do
+  for p in tf32 f16 3xtf32; do
     san "blocks.bell.$p" "$STAGE/blocks.mtx" --format bell --block 32 --delta 0.9 --strategy bsa --precision "$p"
   done
+  # fp32-accurate tensor cores for one K (chunk groups: 16 warps a slice),
+  # and condensed tiles in bell-tile (K = 512: 4 chunk groups), the row
+  # kernel's prologue (SpMV) and the tensor-core kernel.
+  san blocks.bell.3xtf32.k512 "$STAGE/blocks.mtx" --format bell --strategy bsa --precision 3xtf32 --k 512
+  san blocks.bell.condensed "$STAGE/blocks.mtx" --format bell --strategy bsa --bell-columns condensed
+  san blocks.bell.condensed.k512 "$STAGE/blocks.mtx" --format bell --strategy bsa --bell-columns condensed --k 512
+  san blocks.bell.condensed.3xtf32 "$STAGE/blocks.mtx" --format bell --strategy bsa --bell-columns condensed --precision 3xtf32
   # A skewed matrix (long rows: the split kernels, SpMV row ranges) in every
   # format; HBP with 512-column blocks stages its B tile in shared memory
   # (with the default 4096 columns only the 1-column variants fit).

@@ -180,7 +180,10 @@ std::vector<std::string> emitHbpKernel(gpu::GPUModuleOp module,
                                        const HbpKernelSpec &spec);
 
 /// The element type the tensor-core path feeds the MMA units.
-enum class MmaPrecision { TF32, F16 };
+/// TF32x3: fp32-accurate, each operand split into a TF32 high part and a
+/// TF32 low part (the rest), three products per fragment (hi*lo, lo*hi,
+/// hi*hi) accumulated in fp32 (docs/Kernels.md, "bell-3xtf32").
+enum class MmaPrecision { TF32, F16, TF32x3 };
 
 /// A tensor-core kernel for the dense blocks of a bell layer (tau 16 or
 /// 32): a warp per 16-row slice of a block row, adding into C.
@@ -188,6 +191,9 @@ struct MmaKernelSpec {
   std::string name;
   MmaPrecision precision = MmaPrecision::TF32;
   int64_t threads = 128;
+  /// Warps sharing a 16-row slice: its chunks of 32 columns of C are dealt
+  /// over them round-robin (each element of C still has one warp).
+  int64_t chunkGroups = 1;
   int64_t k = 0;
   int64_t tau = 0, width = 0, blockRows = 0, rows = 0, cols = 0;
   /// Condensed tiles (DenseBlocks::condensed).

@@ -55,6 +55,8 @@ std::optional<Precision> mlir::spperm::parsePrecision(StringRef name) {
     return Precision::TF32;
   if (name == "f16")
     return Precision::F16;
+  if (name == "3xtf32")
+    return Precision::TF32x3;
   return std::nullopt;
 }
 
@@ -66,6 +68,8 @@ StringRef mlir::spperm::getPrecisionName(Precision precision) {
     return "tf32";
   case Precision::F16:
     return "f16";
+  case Precision::TF32x3:
+    return "3xtf32";
   }
   llvm_unreachable("unknown precision");
 }
@@ -207,8 +211,7 @@ private:
     if (tensorCores) {
       // The tensor-core variants come first, so that they are chosen for
       // every K they accept (multiples of 8); other K use the fp32 ones.
-      const char *suffix = options.precision == Precision::TF32 ? "tf32"
-                                                                : "f16";
+      const std::string suffix(getPrecisionName(options.precision));
       for (KClass kc : kClasses(options.k, options.kBuckets)) {
         if (kc.spmv || kc.vec != 4 || (kc.k > 0 && kc.k % 8 != 0))
           continue;
@@ -473,18 +476,26 @@ private:
     if (dense != DenseKernel::TensorCores)
       return;
     MmaKernelSpec mma;
-    mma.precision = options.precision == Precision::TF32 ? MmaPrecision::TF32
-                                                         : MmaPrecision::F16;
+    mma.precision = options.precision == Precision::TF32   ? MmaPrecision::TF32
+                    : options.precision == Precision::F16  ? MmaPrecision::F16
+                                                           : MmaPrecision::TF32x3;
     setBlockShape(mma, kc);
+    // K's chunks of 32 columns over as many warps per slice (the
+    // baked-in K's, else the variant's largest K, 128 when unbounded).
+    mma.chunkGroups = ceilDiv(
+        kc.k > 0 ? kc.k : (kc.kMax > 0 ? kc.kMax : 128), 32);
     mma.gridDependencies = options.gridDependencies;
     mma.name = symbol(sanitize(std::string("bell_mma_") + kc.variant));
     std::vector<std::string> mmaArgs = emitMmaKernel(module, mma);
     kernels.push_back(launch(mma.name,
                              mma.precision == MmaPrecision::TF32
                                  ? std::string(::spperm::family::kBellTf32)
-                                 : std::string(::spperm::family::kBellF16),
+                             : mma.precision == MmaPrecision::F16
+                                 ? std::string(::spperm::family::kBellF16)
+                                 : std::string(::spperm::family::kBell3xTf32),
                              kc, std::move(mmaArgs),
-                             ceilDiv(mma.blockRows * (mma.tau / 16),
+                             ceilDiv(mma.blockRows * (mma.tau / 16) *
+                                         mma.chunkGroups,
                                      mma.threads / kWarpSize),
                              mma.threads));
   }

@@ -50,11 +50,16 @@ public:
     gid = kb.div(lane, 4);
     tig = kb.rem(lane, 4);
     const int64_t slices = spec.tau / 16;
-    const int64_t warps = spec.blockRows * slices;
+    const int64_t warps = spec.blockRows * slices * spec.chunkGroups;
     kb.ifThen(kb.lt(warp, warps), [&] {
-      blockRow = kb.div(warp, slices);
-      rowInBlock = kb.mul(kb.rem(warp, slices), 16);
-      kb.forLoop(kb.idx(0), K, kb.idx(8 * kTiles), {},
+      // Innermost the chunk group: the warps of a slice take its chunks of
+      // 8 * kTiles columns of C round-robin.
+      Value chunkGroup = kb.rem(warp, spec.chunkGroups);
+      Value slice = kb.div(warp, spec.chunkGroups);
+      blockRow = kb.div(slice, slices);
+      rowInBlock = kb.mul(kb.rem(slice, slices), 16);
+      kb.forLoop(kb.mul(chunkGroup, 8 * kTiles), K,
+                 kb.idx(8 * kTiles * spec.chunkGroups), {},
                  [&](Value kBase, ValueRange) -> SmallVector<Value> {
                    emitChunk(kBase);
                    return {};
@@ -65,6 +70,41 @@ public:
 
 private:
   bool f16() const { return spec.precision == MmaPrecision::F16; }
+  bool split() const { return spec.precision == MmaPrecision::TF32x3; }
+
+  /// The TF32 high part of each element of `v` (its top 19 bits: sign,
+  /// exponent, 10 mantissa bits) and the low part, v - high, exact in
+  /// fp32; the MMA unit reads the low part's top 19 bits too, so high * b
+  /// + low * b carries 21 bits of a.
+  std::pair<Value, Value> splitTf32(Value v) {
+    auto vecType = cast<VectorType>(v.getType());
+    auto intType = VectorType::get(vecType.getShape(), b.getI32Type());
+    Value bits = arith::BitcastOp::create(b, intType, v);
+    Value mask = arith::ConstantOp::create(
+        b, intType,
+        DenseElementsAttr::get(intType, b.getI32IntegerAttr(
+                                            static_cast<int32_t>(0xFFFFE000u))));
+    Value high = arith::BitcastOp::create(
+        b, vecType, arith::AndIOp::create(b, bits, mask).getResult());
+    Value low = arith::SubFOp::create(b, v, high);
+    return {high, low};
+  }
+
+  /// acc + a * b on the tensor cores: one TF32 product, or for TF32x3 the
+  /// three of the split operands, the small ones first.
+  Value mma(Value a, Value bm, Value acc, ArrayRef<int64_t> shape) {
+    if (!split())
+      return nvgpu::MmaSyncOp::create(b, b.getLoc(), a, bm, acc, shape,
+                                      /*tf32Enabled=*/!f16());
+    auto [aHigh, aLow] = splitTf32(a);
+    auto [bHigh, bLow] = splitTf32(bm);
+    acc = nvgpu::MmaSyncOp::create(b, b.getLoc(), aHigh, bLow, acc, shape,
+                                   /*tf32Enabled=*/true);
+    acc = nvgpu::MmaSyncOp::create(b, b.getLoc(), aLow, bHigh, acc, shape,
+                                   /*tf32Enabled=*/true);
+    return nvgpu::MmaSyncOp::create(b, b.getLoc(), aHigh, bHigh, acc, shape,
+                                    /*tf32Enabled=*/true);
+  }
 
   /// The B row of column c of stored block `slot` (first column col0):
   /// col0 + c for consecutive blocks, the listed column (-1: none) for
@@ -192,9 +232,7 @@ private:
             SmallVector<int64_t> shape =
                 f16() ? SmallVector<int64_t>{16, 8, 16}
                       : SmallVector<int64_t>{16, 8, 8};
-            out.push_back(nvgpu::MmaSyncOp::create(b, b.getLoc(), a, bm,
-                                                   acc[t], shape,
-                                                   /*tf32Enabled=*/!f16()));
+            out.push_back(mma(a, bm, acc[t], shape));
           }
           return out;
         });

@@ -1,6 +1,7 @@
 // RUN: spperm-opt %s -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu="precision=tf32" | FileCheck %s --check-prefix=TF32
 // RUN: spperm-opt %s -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu="precision=f16" | FileCheck %s --check-prefix=F16
 // RUN: spperm-opt %s -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu | FileCheck %s --check-prefix=FP32
+// RUN: spperm-opt %s -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu="precision=3xtf32" | FileCheck %s --check-prefix=X3
 // RUN: not spperm-opt %s -spperm-lower-to-gpu="precision=bf16" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // Opt-in tensor cores for the dense 16 x 16 blocks: the variant (K a
@@ -21,6 +22,21 @@
 // TF32:         memref.store
 // TF32-NOT:     memref.atomic_rmw
 // TF32:         gpu.return
+
+// fp32 accuracy on the tensor cores: each fragment's elements split into
+// a TF32 high part (the top 19 bits, a mask) and the rest, and three MMAs
+// per fragment pair: high * low, low * high, high * high.
+// X3:           family = "bell-3xtf32", variant = "k32.3xtf32"
+// X3:         gpu.func @l0_bell_mma_k32_3xtf32_1
+// X3:           %[[A:.*]] = vector.from_elements {{.*}} : vector<4x1xf32>
+// X3:           %[[BITS:.*]] = arith.bitcast %[[A]] : vector<4x1xf32> to vector<4x1xi32>
+// X3:           %[[HI:.*]] = arith.andi %[[BITS]], %{{.*}} : vector<4x1xi32>
+// X3:           %[[AHI:.*]] = arith.bitcast %[[HI]] : vector<4x1xi32> to vector<4x1xf32>
+// X3:           %[[ALO:.*]] = arith.subf %[[A]], %[[AHI]] : vector<4x1xf32>
+// X3:           %[[BLO:.*]] = arith.subf
+// X3:           %[[ACC1:.*]] = nvgpu.mma.sync(%[[AHI]], %[[BLO]], %{{.*}}) {mmaShape = [16, 8, 8], tf32Enabled}
+// X3:           %[[ACC2:.*]] = nvgpu.mma.sync(%[[ALO]], %{{.*}}, %[[ACC1]]) {mmaShape = [16, 8, 8], tf32Enabled}
+// X3:           nvgpu.mma.sync(%[[AHI]], %{{.*}}, %[[ACC2]]) {mmaShape = [16, 8, 8], tf32Enabled}
 
 // F16:          family = "bell-f16"
 // F16:        gpu.func @l0_bell_mma_k32_f16_1

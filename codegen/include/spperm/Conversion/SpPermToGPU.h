@@ -34,9 +34,9 @@ namespace mlir::spperm {
 /// The arithmetic of the Blocked-ELL dense blocks: fp32 on CUDA cores (the
 /// default), or tensor cores through nvgpu.mma.sync with TF32 or FP16
 /// inputs (f32 accumulation), opt-in.
-enum class Precision { F32, TF32, F16 };
+enum class Precision { F32, TF32, F16, TF32x3 };
 
-/// `fp32`, `tf32` or `f16`; std::nullopt for anything else.
+/// `fp32`, `tf32`, `f16` or `3xtf32`; std::nullopt for anything else.
 std::optional<Precision> parsePrecision(StringRef name);
 
 /// The name parsePrecision accepts for `precision`.
@@ -52,6 +52,10 @@ struct PrecisionValues {
                                         "tensor cores, TF32 inputs");
     option.getParser().addLiteralOption("f16", Precision::F16,
                                         "tensor cores, FP16 inputs");
+    option.getParser().addLiteralOption(
+        "3xtf32", Precision::TF32x3,
+        "tensor cores at fp32 accuracy (each operand a TF32 high and low "
+        "part, three products)");
   }
 };
 
