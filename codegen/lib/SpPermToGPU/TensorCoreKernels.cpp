@@ -11,15 +11,21 @@
 // block values and multiplies it with B in 8-column tiles through
 // `nvgpu.mma.sync` (m16n8k8 tf32 or m16n8k16 f16, f32 accumulation). The
 // fragments follow the PTX ISA's per-lane layouts (groupID = lane / 4,
-// threadID_in_group = lane % 4). The result is ADDED to C: the layer's row
-// kernel over the CSR residual has stored C before this launch, and every
-// element of C belongs to one warp here, so no atomics are needed.
+// threadID_in_group = lane % 4). Per stored block and 32 columns of C the
+// warp first stages the slice's 16 x tau values and the block's tau rows of
+// B (those 32 columns) in its region of shared memory with 16-byte loads,
+// between two warp barriers, and reads the fragments from there (rows
+// padded so that a fragment's reads hit distinct banks). The result is
+// ADDED to C: the layer's row kernel over the CSR residual has stored C
+// before this launch, and every element of C belongs to one warp here, so
+// no atomics are needed.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
 #include "KernelBuilder.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 using namespace mlir;
@@ -29,6 +35,19 @@ namespace {
 
 /// Columns of C a warp keeps in registers at once: kTiles tiles of 8.
 constexpr int64_t kTiles = 4;
+/// The staged B rows' stride in floats: 32 columns plus 8, so that the
+/// lanes of a B fragment (row = threadID_in_group, column = groupID) hit
+/// distinct banks; a multiple of 4 for 16-byte stores.
+constexpr int64_t kStrideB = 8 * kTiles + 8;
+
+/// The staged A slice's stride in floats (tau values per row plus 4, for
+/// the same reason).
+int64_t strideA(int64_t tau) { return tau + 4; }
+
+/// Floats of shared memory one warp stages a block in.
+int64_t warpTileFloats(int64_t tau) {
+  return 16 * strideA(tau) + tau * kStrideB;
+}
 
 class MmaKernelEmitter {
 public:
@@ -47,6 +66,11 @@ public:
     Value warp = kb.add(kb.mul(kb.blockIdX(), spec.threads / mlir::spperm::codegen::kWarpSize),
                         kb.div(tid, mlir::spperm::codegen::kWarpSize));
     Value lane = kb.rem(tid, mlir::spperm::codegen::kWarpSize);
+    laneId = lane;
+    tile = func.getWorkgroupAttributions()[0];
+    tileA = kb.mul(kb.div(tid, mlir::spperm::codegen::kWarpSize),
+                   warpTileFloats(spec.tau));
+    tileB = kb.add(tileA, kb.idx(16 * strideA(spec.tau)));
     gid = kb.div(lane, 4);
     tig = kb.rem(lane, 4);
     const int64_t slices = spec.tau / 16;
@@ -116,24 +140,62 @@ private:
                         kb.add(kb.mul(slot, spec.tau), c));
   }
 
-  /// B[row, col] as f32 (f16 when the precision asks), 0 outside N x K
-  /// (and for a condensed tile's -1 row).
-  Value loadB(Value row, Value col) {
-    Value ok = kb.andI(kb.lt(row, spec.cols), kb.lt(col, K));
-    if (spec.condensed)
-      ok = kb.andI(ok, kb.ge(row, kb.idx(0)));
-    Value v = kb.guarded(
-        ok, [&] { return kb.load(params.at(::spperm::call_arg::kB), kb.add(kb.mul(row, K), col)); },
-        kb.f32(0.0f));
+  /// Stages the warp's slice of stored block `slot` (first column col0):
+  /// its 16 x tau values, and the block's tau rows of B at columns kBase ..
+  /// kBase + 31 (zeros past N, past K and for a condensed tile's -1 rows),
+  /// with 16-byte loads, all issued before the stores, between two warp
+  /// barriers. The variants of this kernel have K a multiple of 8, so a
+  /// 4-column chunk lies wholly inside or outside K.
+  void stage(Value slot, Value col0, Value kBase) {
+    Value all = kb.i32(-1);
+    NVVM::SyncWarpOp::create(b, all);
+    const int64_t tau = spec.tau;
+    Value values = params.at(::spperm::buffer::kBellBlockValues);
+    Value aBase = kb.add(kb.mul(slot, tau * tau), kb.mul(rowInBlock, tau));
+    SmallVector<std::pair<Value, Value>> pending;
+    for (int64_t i = 0; i < tau / 8; ++i) {
+      Value e = kb.mul(kb.add(laneId, kb.idx(32 * i)), 4);
+      Value r = kb.div(e, tau), c = kb.rem(e, tau);
+      pending.push_back({kb.add(tileA, kb.add(kb.mul(r, strideA(tau)), c)),
+                         kb.loadF32(values, kb.add(aBase, e), 4)});
+    }
+    Value B = params.at(::spperm::call_arg::kB);
+    auto vec4 = VectorType::get({4}, b.getF32Type());
+    for (int64_t i = 0; i < tau / 4; ++i) {
+      Value e4 = kb.add(laneId, kb.idx(32 * i));
+      Value c = kb.div(e4, 8), q = kb.rem(e4, 8);
+      Value col = kb.add(kBase, kb.mul(q, 4));
+      Value row = bRowOf(slot, col0, c);
+      Value ok = kb.andI(kb.lt(row, spec.cols), kb.lt(col, K));
+      if (spec.condensed)
+        ok = kb.andI(ok, kb.ge(row, kb.idx(0)));
+      Value v = kb.guarded(
+          ok, [&] { return kb.loadF32(B, kb.add(kb.mul(row, K), col), 4); },
+          kb.zero(vec4));
+      pending.push_back(
+          {kb.add(tileB, kb.add(kb.mul(c, kStrideB), kb.mul(q, 4))), v});
+    }
+    for (auto [at, v] : pending)
+      kb.storeF32(v, tile, at);
+    NVVM::SyncWarpOp::create(b, all);
+  }
+
+  /// B[row of block column c, col] from the staged rows, as f32 (f16 when
+  /// the precision asks).
+  Value loadB(Value c, Value col) {
+    Value v = kb.load(tile, kb.add(tileB, kb.add(kb.mul(c, kStrideB),
+                                                kb.sub(col, chunkBase))));
     return f16() ? arith::TruncFOp::create(b, b.getF16Type(), v).getResult()
                  : v;
   }
 
-  /// The block value at (row, col) of stored block `base` (an element
-  /// offset), converted like loadB.
-  Value loadA(Value base, Value row, Value col) {
-    Value v = kb.load(params.at(::spperm::buffer::kBellBlockValues),
-                      kb.add(base, kb.add(kb.mul(row, spec.tau), col)));
+  /// The staged block value at (row, col) of the warp's slice (row counted
+  /// from the block's first row), converted like loadB.
+  Value loadA(Value row, Value col) {
+    Value v = kb.load(
+        tile, kb.add(tileA, kb.add(kb.mul(kb.sub(row, rowInBlock),
+                                          strideA(spec.tau)),
+                                   col)));
     return f16() ? arith::TruncFOp::create(b, b.getF16Type(), v).getResult()
                  : v;
   }
@@ -205,7 +267,8 @@ private:
   SmallVector<Value> emitBlockProducts(Value slot, Value col0, Value kBase,
                                        ValueRange accIn) {
     const int64_t kStep = f16() ? 16 : 8;
-    Value base = kb.mul(slot, spec.tau * spec.tau);
+    chunkBase = kBase;
+    stage(slot, col0, kBase);
     return kb.forLoop(
         kb.idx(0), kb.idx(spec.tau), kb.idx(kStep), accIn,
         [&](Value k0, ValueRange acc) -> SmallVector<Value> {
@@ -215,16 +278,16 @@ private:
             Value c0 = kb.add(k0, kb.mul(tig, 2));
             Value c8 = kb.add(c0, kb.idx(8));
             SmallVector<Value> e = {
-                loadA(base, r0, c0), loadA(base, r0, kb.add(c0, 1)),
-                loadA(base, r1, c0), loadA(base, r1, kb.add(c0, 1)),
-                loadA(base, r0, c8), loadA(base, r0, kb.add(c8, 1)),
-                loadA(base, r1, c8), loadA(base, r1, kb.add(c8, 1))};
+                loadA(r0, c0), loadA(r0, kb.add(c0, 1)),
+                loadA(r1, c0), loadA(r1, kb.add(c0, 1)),
+                loadA(r0, c8), loadA(r0, kb.add(c8, 1)),
+                loadA(r1, c8), loadA(r1, kb.add(c8, 1))};
             a = vector::FromElementsOp::create(
                 b, VectorType::get({4, 2}, b.getF16Type()), e);
           } else {
             Value c0 = kb.add(k0, tig), c4 = kb.add(c0, kb.idx(4));
-            SmallVector<Value> e = {loadA(base, r0, c0), loadA(base, r1, c0),
-                                    loadA(base, r0, c4), loadA(base, r1, c4)};
+            SmallVector<Value> e = {loadA(r0, c0), loadA(r1, c0),
+                                    loadA(r0, c4), loadA(r1, c4)};
             a = vector::FromElementsOp::create(
                 b, VectorType::get({4, 1}, b.getF32Type()), e);
           }
@@ -236,17 +299,17 @@ private:
               Value c = kb.add(k0, kb.mul(tig, 2));
               Value c8 = kb.add(c, kb.idx(8));
               SmallVector<Value> e = {
-                  loadB(bRowOf(slot, col0, c), col),
-                  loadB(bRowOf(slot, col0, kb.add(c, 1)), col),
-                  loadB(bRowOf(slot, col0, c8), col),
-                  loadB(bRowOf(slot, col0, kb.add(c8, 1)), col)};
+                  loadB(c, col),
+                  loadB(kb.add(c, 1), col),
+                  loadB(c8, col),
+                  loadB(kb.add(c8, 1), col)};
               bm = vector::FromElementsOp::create(
                   b, VectorType::get({2, 2}, b.getF16Type()), e);
             } else {
               Value c = kb.add(k0, tig);
               SmallVector<Value> e = {
-                  loadB(bRowOf(slot, col0, c), col),
-                  loadB(bRowOf(slot, col0, kb.add(c, kb.idx(4))), col)};
+                  loadB(c, col),
+                  loadB(kb.add(c, kb.idx(4)), col)};
               bm = vector::FromElementsOp::create(
                   b, VectorType::get({2, 1}, b.getF32Type()), e);
             }
@@ -265,6 +328,9 @@ private:
   KernelBuilder kb;
   llvm::StringMap<Value> params;
   Value K, gid, tig, blockRow, rowInBlock;
+  /// The lane, the workgroup buffer, the warp's A and B regions in it, and
+  /// the first column of C the staged B rows hold.
+  Value laneId, tile, tileA, tileB, chunkBase;
 };
 
 } // namespace
@@ -275,6 +341,8 @@ mlir::spperm::codegen::emitMmaKernel(gpu::GPUModuleOp module,
   MLIRContext *ctx = module.getContext();
   SmallVector<KernelArg> args = bellBlockArgs(ctx, spec.condensed);
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
+  addSharedF32Buffer(func,
+                     spec.threads / kWarpSize * warpTileFloats(spec.tau));
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   MmaKernelEmitter(spec, func, b).emit(args);
