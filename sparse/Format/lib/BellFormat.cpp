@@ -86,72 +86,81 @@ int32_t log2Exact(int32_t v) {
   return s;
 }
 
-/// A tile of P holding entries.
-struct Tile {
+/// A unit of a block row holding entries: a tau x tau tile (key = its
+/// block column) or a column (key = the column), with its entry count.
+struct Unit {
   int32_t blockRow;
-  int32_t blockCol;
+  int32_t key;
   int32_t count;
 };
 
-/// The non-empty tiles of `p`, ordered by (blockRow, blockCol).
-std::vector<Tile> collectTiles(const CsrMatrix &p, int32_t shift) {
-  std::vector<Tile> tiles;
-  std::vector<int32_t> bcs;
-  const int32_t tau = int32_t{1} << shift;
+/// The non-empty units of `p`'s block rows of 2^rowShift rows, keyed by
+/// column >> colShift: tiles for colShift = rowShift, condensed columns for
+/// colShift = 0. Ordered by (blockRow, key).
+std::vector<Unit> collectUnits(const CsrMatrix &p, int32_t rowShift,
+                               int32_t colShift) {
+  std::vector<Unit> units;
+  std::vector<int32_t> keys;
+  const int32_t tau = int32_t{1} << rowShift;
   const int64_t blockRows = ceilDiv(p.rows, tau);
   for (int64_t br = 0; br < blockRows; ++br) {
-    bcs.clear();
+    keys.clear();
     int64_t end = std::min<int64_t>(p.rows, (br + 1) * tau);
     for (int64_t r = br * tau; r < end; ++r)
       for (int32_t k = p.rowPtr[r]; k < p.rowPtr[r + 1]; ++k)
-        bcs.push_back(p.colIdx[k] >> shift);
+        keys.push_back(p.colIdx[k] >> colShift);
     if (tau > 1)
-      std::sort(bcs.begin(), bcs.end());
-    for (size_t i = 0; i < bcs.size();) {
+      std::sort(keys.begin(), keys.end());
+    for (size_t i = 0; i < keys.size();) {
       size_t j = i;
-      while (j < bcs.size() && bcs[j] == bcs[i])
+      while (j < keys.size() && keys[j] == keys[i])
         ++j;
-      tiles.push_back({static_cast<int32_t>(br), bcs[i],
+      units.push_back({static_cast<int32_t>(br), keys[i],
                        static_cast<int32_t>(j - i)});
       i = j;
     }
   }
-  return tiles;
+  return units;
 }
 
-/// A choice of kept tiles.
+/// A choice of kept units.
 struct BellSplit {
   int64_t width = 0;
   int64_t denseNnz = 0;
 };
 
-/// Marks in `kept` the tiles stored in Blocked-ELL for `delta` and `cap`.
-BellSplit selectTiles(const std::vector<Tile> &tiles, int32_t tau,
-                      double delta, int32_t cap, std::vector<char> &kept) {
+/// Marks in `kept` the units stored dense for `delta`: per block row those
+/// of count / area >= delta, at most `most` of them when most > 0 (the
+/// largest counts, ties to the smaller key). A slot holds `perSlot` units
+/// (1 tile, or tau condensed columns), so the width is the most slots a
+/// block row fills.
+BellSplit selectUnits(const std::vector<Unit> &units, double area,
+                      double delta, int64_t most, int64_t perSlot,
+                      std::vector<char> &kept) {
   BellSplit split;
-  kept.assign(tiles.size(), 0);
-  const double area = static_cast<double>(tau) * tau;
+  kept.assign(units.size(), 0);
   std::vector<size_t> dense;
-  for (size_t i = 0; i < tiles.size();) {
+  for (size_t i = 0; i < units.size();) {
     size_t j = i;
     dense.clear();
-    for (; j < tiles.size() && tiles[j].blockRow == tiles[i].blockRow; ++j)
-      if (static_cast<double>(tiles[j].count) / area >= delta)
+    for (; j < units.size() && units[j].blockRow == units[i].blockRow; ++j)
+      if (static_cast<double>(units[j].count) / area >= delta)
         dense.push_back(j);
-    if (cap > 0 && dense.size() > static_cast<size_t>(cap)) {
-      std::partial_sort(dense.begin(), dense.begin() + cap, dense.end(),
+    if (most > 0 && dense.size() > static_cast<size_t>(most)) {
+      std::partial_sort(dense.begin(), dense.begin() + most, dense.end(),
                         [&](size_t x, size_t y) {
-                          if (tiles[x].count != tiles[y].count)
-                            return tiles[x].count > tiles[y].count;
+                          if (units[x].count != units[y].count)
+                            return units[x].count > units[y].count;
                           return x < y;
                         });
-      dense.resize(cap);
+      dense.resize(most);
     }
     for (size_t t : dense) {
       kept[t] = 1;
-      split.denseNnz += tiles[t].count;
+      split.denseNnz += units[t].count;
     }
-    split.width = std::max<int64_t>(split.width, dense.size());
+    split.width = std::max<int64_t>(
+        split.width, ceilDiv(static_cast<int64_t>(dense.size()), perSlot));
     i = j;
   }
   return split;
@@ -159,80 +168,6 @@ BellSplit selectTiles(const std::vector<Tile> &tiles, int32_t tau,
 
 int64_t bellValueCount(int64_t blockRows, int64_t width, int32_t tau) {
   return blockRows * width * tau * tau;
-}
-
-/// A column of a block row and how many of the block row's entries lie in
-/// it.
-struct ColumnCount {
-  int32_t col;
-  int32_t count;
-};
-
-/// Every block row's columns with entries, increasing:
-/// cols[start[br] .. start[br + 1]).
-struct BlockRowColumns {
-  std::vector<int64_t> start;
-  std::vector<ColumnCount> cols;
-};
-
-BlockRowColumns collectColumns(const CsrMatrix &p, int32_t tau) {
-  BlockRowColumns out;
-  const int64_t blockRows = ceilDiv(p.rows, tau);
-  out.start.reserve(static_cast<size_t>(blockRows) + 1);
-  out.start.push_back(0);
-  std::vector<int32_t> cols;
-  for (int64_t br = 0; br < blockRows; ++br) {
-    cols.clear();
-    int64_t end = std::min<int64_t>(p.rows, (br + 1) * tau);
-    for (int64_t r = br * tau; r < end; ++r)
-      cols.insert(cols.end(), p.colIdx.begin() + p.rowPtr[r],
-                  p.colIdx.begin() + p.rowPtr[r + 1]);
-    std::sort(cols.begin(), cols.end());
-    for (size_t i = 0; i < cols.size();) {
-      size_t j = i;
-      while (j < cols.size() && cols[j] == cols[i])
-        ++j;
-      out.cols.push_back({cols[i], static_cast<int32_t>(j - i)});
-      i = j;
-    }
-    out.start.push_back(static_cast<int64_t>(out.cols.size()));
-  }
-  return out;
-}
-
-/// Marks in `kept` the columns stored in condensed tiles for `delta` and
-/// `cap` (tiles per block row): a block row keeps its columns of density
-/// count / tau >= delta, at most cap * tau of them (the densest, ties to
-/// the smaller column).
-BellSplit selectColumns(const BlockRowColumns &c, int32_t tau, double delta,
-                        int32_t cap, std::vector<char> &kept) {
-  BellSplit split;
-  kept.assign(c.cols.size(), 0);
-  std::vector<size_t> dense;
-  const int64_t blockRows = static_cast<int64_t>(c.start.size()) - 1;
-  for (int64_t br = 0; br < blockRows; ++br) {
-    dense.clear();
-    for (int64_t i = c.start[br]; i < c.start[br + 1]; ++i)
-      if (static_cast<double>(c.cols[i].count) / tau >= delta)
-        dense.push_back(static_cast<size_t>(i));
-    const size_t most = static_cast<size_t>(cap) * tau;
-    if (cap > 0 && dense.size() > most) {
-      std::partial_sort(dense.begin(), dense.begin() + most, dense.end(),
-                        [&](size_t x, size_t y) {
-                          if (c.cols[x].count != c.cols[y].count)
-                            return c.cols[x].count > c.cols[y].count;
-                          return x < y;
-                        });
-      dense.resize(most);
-    }
-    for (size_t i : dense) {
-      kept[i] = 1;
-      split.denseNnz += c.cols[i].count;
-    }
-    split.width = std::max<int64_t>(
-        split.width, ceilDiv(static_cast<int64_t>(dense.size()), tau));
-  }
-  return split;
 }
 
 /// The cheapest split of one column mode: its delta and cost.
@@ -275,153 +210,6 @@ DeltaChoice chooseDelta(const CsrMatrix &m, int32_t tau, double delta,
     price(i / 20.0);
   return best;
 }
-
-/// Fills bell's tiles, values and residual from the kept consecutive tiles.
-void fillBlocks(const CsrMatrix &p, const std::vector<Tile> &tiles,
-                const std::vector<char> &kept, int32_t shift,
-                BellStorage &bell) {
-  const int32_t tau = bell.block;
-  const int64_t width = bell.width;
-  std::vector<int32_t> used(static_cast<size_t>(bell.blockRows), 0);
-  for (size_t t = 0; t < tiles.size(); ++t) {
-    if (!kept[t])
-      continue;
-    int32_t br = tiles[t].blockRow;
-    bell.blockCol[br * width + used[br]++] = tiles[t].blockCol;
-  }
-  CsrMatrix &res = bell.residual;
-  const int64_t area = int64_t{tau} * tau;
-  for (int32_t r = 0; r < p.rows; ++r) {
-    int64_t br = r >> shift;
-    const int32_t *list = bell.blockCol.data() + br * width;
-    const int32_t *listEnd = list + (width ? used[br] : 0);
-    for (int32_t k = p.rowPtr[r]; k < p.rowPtr[r + 1]; ++k) {
-      int32_t c = p.colIdx[k];
-      int32_t bc = c >> shift;
-      const int32_t *it = std::lower_bound(list, listEnd, bc);
-      if (it != listEnd && *it == bc) {
-        int64_t slot = br * width + (it - list);
-        bell.blockValues[slot * area + (r & (tau - 1)) * tau + (c & (tau - 1))] =
-            p.values[k];
-      } else {
-        res.colIdx.push_back(c);
-        res.values.push_back(p.values[k]);
-      }
-    }
-    res.rowPtr[r + 1] = static_cast<int32_t>(res.colIdx.size());
-  }
-}
-
-/// Fills bell's condensed tiles, values and residual from the kept
-/// columns.
-void fillCondensed(const CsrMatrix &p, const BlockRowColumns &columns,
-                   const std::vector<char> &kept, int32_t shift,
-                   BellStorage &bell) {
-  const int32_t tau = bell.block;
-  const int64_t width = bell.width;
-  const int64_t area = int64_t{tau} * tau;
-  bell.tileCol.assign(bell.blockCol.size() * tau, -1);
-  // used[br]: the block row's kept columns, tileCol[br * width * tau ..).
-  std::vector<int32_t> used(static_cast<size_t>(bell.blockRows), 0);
-  for (int64_t br = 0; br < bell.blockRows; ++br) {
-    int32_t *list = bell.tileCol.data() + br * width * tau;
-    for (int64_t i = columns.start[br]; i < columns.start[br + 1]; ++i)
-      if (kept[i])
-        list[used[br]++] = columns.cols[i].col;
-    for (int64_t q = 0; q < used[br]; q += tau)
-      bell.blockCol[br * width + q / tau] = list[q];
-  }
-  CsrMatrix &res = bell.residual;
-  for (int32_t r = 0; r < p.rows; ++r) {
-    int64_t br = r >> shift;
-    const int32_t *list = bell.tileCol.data() + br * width * tau;
-    const int32_t *listEnd = list + used[br];
-    for (int32_t k = p.rowPtr[r]; k < p.rowPtr[r + 1]; ++k) {
-      int32_t c = p.colIdx[k];
-      const int32_t *it = std::lower_bound(list, listEnd, c);
-      if (it != listEnd && *it == c) {
-        int64_t q = it - list;
-        int64_t slot = br * width + q / tau;
-        bell.blockValues[slot * area + (r & (tau - 1)) * tau + q % tau] =
-            p.values[k];
-      } else {
-        res.colIdx.push_back(c);
-        res.values.push_back(p.values[k]);
-      }
-    }
-    res.rowPtr[r + 1] = static_cast<int32_t>(res.colIdx.size());
-  }
-}
-
-} // namespace
-
-StatusOr<FormattedMatrix> detail::buildBell(const CsrMatrix &m,
-                                            const std::vector<int32_t> &order,
-                                            const FormatOptions &options) {
-  FormattedMatrix f = startFormat(m, order, FormatKind::Bell);
-  CsrMatrix p = permuteRows(m, order);
-
-  const int32_t tau = options.bellBlock;
-  const int32_t shift = log2Exact(tau);
-  const int64_t blockRows = ceilDiv(m.rows, tau);
-  const int32_t cap = options.bellMaxWidth;
-  std::vector<char> kept;
-
-  // Each column mode the options allow, priced at its best delta; the
-  // cheaper wins, ties to consecutive blocks.
-  std::vector<Tile> tiles;
-  BlockRowColumns columns;
-  DeltaChoice blocks, condensed;
-  if (options.bellColumns != BellColumns::Condensed) {
-    tiles = collectTiles(p, shift);
-    blocks = chooseDelta(m, tau, options.bellDelta, false, [&](double d) {
-      return selectTiles(tiles, tau, d, cap, kept);
-    });
-  }
-  if (options.bellColumns != BellColumns::Blocks) {
-    columns = collectColumns(p, tau);
-    condensed = chooseDelta(m, tau, options.bellDelta, true, [&](double d) {
-      return selectColumns(columns, tau, d, cap, kept);
-    });
-  }
-  const bool useCondensed = condensed.cost < blocks.cost;
-  const double delta = useCondensed ? condensed.delta : blocks.delta;
-  if (!(delta > 0)) {
-    if (options.bellDelta > 0)
-      return Status::error("bell: delta " + std::to_string(options.bellDelta) +
-                           " needs more than " + str(kBellMaxValues) +
-                           " Blocked-ELL values");
-    return Status::error("bell: every delta candidate needs more than " +
-                         str(kBellMaxValues) + " Blocked-ELL values");
-  }
-
-  BellSplit split = useCondensed
-                        ? selectColumns(columns, tau, delta, cap, kept)
-                        : selectTiles(tiles, tau, delta, cap, kept);
-  BellStorage &bell = f.bell;
-  bell.block = tau;
-  bell.width = static_cast<int32_t>(split.width);
-  bell.blockRows = static_cast<int32_t>(blockRows);
-  bell.delta = delta;
-  bell.denseNnz = split.denseNnz;
-  bell.condensed = useCondensed;
-  bell.blockCol.assign(static_cast<size_t>(blockRows * split.width), -1);
-  bell.blockValues.assign(
-      static_cast<size_t>(bellValueCount(blockRows, split.width, tau)), 0.0f);
-  CsrMatrix &res = bell.residual;
-  res.rows = m.rows;
-  res.cols = m.cols;
-  res.rowPtr.assign(static_cast<size_t>(m.rows) + 1, 0);
-  res.colIdx.reserve(static_cast<size_t>(m.nnz() - split.denseNnz));
-  res.values.reserve(static_cast<size_t>(m.nnz() - split.denseNnz));
-  if (useCondensed)
-    fillCondensed(p, columns, kept, shift, bell);
-  else
-    fillBlocks(p, tiles, kept, shift, bell);
-  return f;
-}
-
-namespace {
 
 /// Where a bell layer stores each (position, column): the index of its
 /// value in blockValues, or -1 when it belongs to the residual; and the
@@ -476,6 +264,120 @@ private:
   const int32_t shift;
   const int64_t width;
 };
+
+/// Lists the kept units in bell's slots: for consecutive blocks each kept
+/// tile's block column; for condensed tiles each kept column in tileCol,
+/// tau to a slot, and each slot's first column in blockCol.
+void listKeptUnits(const std::vector<Unit> &units,
+                   const std::vector<char> &kept, BellStorage &bell) {
+  const int64_t width = bell.width, perSlot = bell.condensed ? bell.block : 1;
+  std::vector<int64_t> used(static_cast<size_t>(bell.blockRows), 0);
+  if (bell.condensed)
+    bell.tileCol.assign(bell.blockCol.size() * bell.block, -1);
+  for (size_t t = 0; t < units.size(); ++t) {
+    if (!kept[t])
+      continue;
+    const int64_t br = units[t].blockRow, q = used[br]++;
+    const int64_t slot = br * width + q / perSlot;
+    if (!bell.condensed) {
+      bell.blockCol[slot] = units[t].key;
+      continue;
+    }
+    bell.tileCol[br * width * perSlot + q] = units[t].key;
+    if (q % perSlot == 0)
+      bell.blockCol[slot] = units[t].key;
+  }
+}
+
+/// Puts each entry of `p` into its kept tile (the lists are filled) or,
+/// in order, into the residual.
+void fillValues(const CsrMatrix &p, BellStorage &bell) {
+  const BellLocator locate(bell);
+  CsrMatrix &res = bell.residual;
+  for (int32_t r = 0; r < p.rows; ++r) {
+    for (int32_t k = p.rowPtr[r]; k < p.rowPtr[r + 1]; ++k) {
+      const int32_t c = p.colIdx[k];
+      if (int64_t at = locate.valueIndex(r, c); at >= 0) {
+        bell.blockValues[at] = p.values[k];
+        continue;
+      }
+      res.colIdx.push_back(c);
+      res.values.push_back(p.values[k]);
+    }
+    res.rowPtr[r + 1] = static_cast<int32_t>(res.colIdx.size());
+  }
+}
+
+} // namespace
+
+StatusOr<FormattedMatrix> detail::buildBell(const CsrMatrix &m,
+                                            const std::vector<int32_t> &order,
+                                            const FormatOptions &options) {
+  FormattedMatrix f = startFormat(m, order, FormatKind::Bell);
+  CsrMatrix p = permuteRows(m, order);
+
+  const int32_t tau = options.bellBlock;
+  const int32_t shift = log2Exact(tau);
+  const int64_t blockRows = ceilDiv(m.rows, tau);
+  const int64_t cap = options.bellMaxWidth;
+  const double tileArea = static_cast<double>(tau) * tau;
+  std::vector<char> kept;
+
+  // Each column mode the options allow, priced at its best delta; the
+  // cheaper wins, ties to consecutive blocks. Tiles are the units of
+  // consecutive blocks (one a slot); columns those of condensed tiles (tau
+  // a slot).
+  std::vector<Unit> tiles, columns;
+  DeltaChoice blocks, condensed;
+  if (options.bellColumns != BellColumns::Condensed) {
+    tiles = collectUnits(p, shift, shift);
+    blocks = chooseDelta(m, tau, options.bellDelta, false, [&](double d) {
+      return selectUnits(tiles, tileArea, d, cap, 1, kept);
+    });
+  }
+  if (options.bellColumns != BellColumns::Blocks) {
+    columns = collectUnits(p, shift, 0);
+    condensed = chooseDelta(m, tau, options.bellDelta, true, [&](double d) {
+      return selectUnits(columns, tau, d, cap * tau, tau, kept);
+    });
+  }
+  const bool useCondensed = condensed.cost < blocks.cost;
+  const double delta = useCondensed ? condensed.delta : blocks.delta;
+  if (!(delta > 0)) {
+    if (options.bellDelta > 0)
+      return Status::error("bell: delta " + std::to_string(options.bellDelta) +
+                           " needs more than " + str(kBellMaxValues) +
+                           " Blocked-ELL values");
+    return Status::error("bell: every delta candidate needs more than " +
+                         str(kBellMaxValues) + " Blocked-ELL values");
+  }
+
+  const std::vector<Unit> &units = useCondensed ? columns : tiles;
+  BellSplit split =
+      useCondensed ? selectUnits(columns, tau, delta, cap * tau, tau, kept)
+                   : selectUnits(tiles, tileArea, delta, cap, 1, kept);
+  BellStorage &bell = f.bell;
+  bell.block = tau;
+  bell.width = static_cast<int32_t>(split.width);
+  bell.blockRows = static_cast<int32_t>(blockRows);
+  bell.delta = delta;
+  bell.denseNnz = split.denseNnz;
+  bell.condensed = useCondensed;
+  bell.blockCol.assign(static_cast<size_t>(blockRows * split.width), -1);
+  bell.blockValues.assign(
+      static_cast<size_t>(bellValueCount(blockRows, split.width, tau)), 0.0f);
+  CsrMatrix &res = bell.residual;
+  res.rows = m.rows;
+  res.cols = m.cols;
+  res.rowPtr.assign(static_cast<size_t>(m.rows) + 1, 0);
+  res.colIdx.reserve(static_cast<size_t>(m.nnz() - split.denseNnz));
+  res.values.reserve(static_cast<size_t>(m.nnz() - split.denseNnz));
+  listKeptUnits(units, kept, bell);
+  fillValues(p, bell);
+  return f;
+}
+
+namespace {
 
 /// The structure of consecutive tiles: block columns in range, increasing,
 /// padding last; zero values outside the matrix and in padding. Counts
