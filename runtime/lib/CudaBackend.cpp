@@ -81,8 +81,7 @@ CudaBackend::~CudaBackend() {
 
 sprt_status CudaBackend::init(const Package &package) {
   SPRT_SCOPED_CONTEXT(d);
-  int64_t budget = 0;
-  SPRT_RETURN_IF_ERROR(denseBudget(budget));
+  SPRT_RETURN_IF_ERROR(denseBudget(denseBudgetBytes));
   SPRT_CUSPARSE_RETURN_IF_ERROR(sp.api, sp.api.cusparseCreate(&handle));
   SPRT_RETURN_IF_ERROR(loadModule(package));
   layers.resize(package.layers.size());
@@ -139,31 +138,11 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
               std::to_string(layer.alternatives.size()) + " alternatives)");
     SPRT_RETURN_IF_ERROR(
         variantLaunch(index, layer, *which, b, k, c, stream, launch));
-  } else if (variant == kDenseVariant) {
-    // The dense candidate on its own, for the benchmark's baseline.
-    DeviceLayer &device = layers[index];
-    if (device.rows == 0 || device.nnz == 0) {
-      launch = trivialLaunch(device, k, c, stream);
-    } else {
-      if (!device.hasCsr)
-        SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
-      std::unique_ptr<DensePlan> dense;
-      SPRT_RETURN_IF_ERROR(densePlan(device, k, stream, dense));
-      if (!dense)
-        return failWith(SPRT_ERROR_UNSUPPORTED,
-                        std::string(kDenseVariant) + ": layer '" + layer.name +
-                            "' has no dense candidate (its " +
-                            std::to_string(device.rows) + " x " +
-                            std::to_string(device.cols) +
-                            " floats exceed SPPERM_DENSE_BUDGET_MB, or "
-                            "cuBLAS is not there)");
-      LibraryPlan *plan = dense.get();
-      baseline = std::move(dense);
-      launch = [plan, b, c] { return plan->run(b, c); };
-    }
   } else {
+    // A library call on its own (a cuSPARSE algorithm or the dense
+    // candidate): the benchmark's baselines.
     const Algorithm *algorithm = findAlgorithm(variant);
-    if (!algorithm) {
+    if (!algorithm && variant != kDenseVariant) {
       std::string names = "spperm";
       for (const Algorithm &a : kAlgorithms)
         names += std::string(", ") + a.variant;
@@ -173,7 +152,7 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
                       "variant '" +
                           variant + "' (known: " + names + ", spperm:N)");
     }
-    if (algorithm->spmv && k != 1)
+    if (algorithm && algorithm->spmv && k != 1)
       return failWith(SPRT_ERROR_UNSUPPORTED,
                       variant + " needs k = 1, got " + std::to_string(k));
     DeviceLayer &device = layers[index];
@@ -182,10 +161,9 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
     } else {
       if (!device.hasCsr)
         SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
-      auto sparse = std::make_unique<Plan>(sp, handle, *algorithm);
-      SPRT_RETURN_IF_ERROR(sparse->prepare(d, device, k, b, c, stream));
-      LibraryPlan *plan = sparse.get();
-      baseline = std::move(sparse);
+      SPRT_RETURN_IF_ERROR(
+          libraryPlan(device, variant, b, k, c, stream, baseline));
+      LibraryPlan *plan = baseline.get();
       launch = [plan, b, c] { return plan->run(b, c); };
     }
   }

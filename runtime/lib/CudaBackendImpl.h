@@ -223,14 +223,15 @@ private:
 
   /// Sets `out` to the dense candidate of `layer` for K and `stream`, or
   /// to null when the layer has none: its densified matrix would exceed
-  /// the budget ($SPPERM_DENSE_BUDGET_MB; 0 turns the candidate off), or
+  /// the budget (denseBudgetBytes; 0 turns the candidate off), or
   /// cuBLAS (or cusparseSparseToDense) is not there. The densified matrix
   /// is built at the first call and kept with the layer.
   sprt_status densePlan(const DeviceLayer &layer, int64_t k, CUstream stream,
                         std::unique_ptr<DensePlan> &out);
 
-  /// The dense candidate's budget in bytes (0: none), from
-  /// $SPPERM_DENSE_BUDGET_MB (checked by init).
+  /// Reads the dense candidate's budget in bytes (0: none) from
+  /// $SPPERM_DENSE_BUDGET_MB; a value that is not a number of MiB is an
+  /// error.
   static sprt_status denseBudget(int64_t &bytes);
 
   const Driver &d;
@@ -261,6 +262,8 @@ private:
   /// cuBLAS's handle (created at the first dense candidate) and each
   /// layer's densified matrix (by its DeviceLayer, which never moves after
   /// init).
+  /// The dense candidate's budget, read by init.
+  int64_t denseBudgetBytes = 0;
   const Cublas *blas = nullptr;
   cublasHandle_t blasHandle = nullptr;
   std::map<const DeviceLayer *, DeviceBuffer> denseMatrices;

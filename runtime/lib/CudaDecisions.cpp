@@ -163,10 +163,8 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
                                    CUstream stream,
                                    std::unique_ptr<DensePlan> &out) {
   out.reset();
-  int64_t budget = 0;
-  SPRT_RETURN_IF_ERROR(denseBudget(budget));
   if (layer.rows <= 0 || layer.cols <= 0 || !layer.hasCsr ||
-      layer.cols > budget / 4 / layer.rows)
+      layer.cols > denseBudgetBytes / 4 / layer.rows)
     return SPRT_OK;
   if (!blas) {
     const Cublas &library = cublasInstance();
@@ -203,8 +201,12 @@ sprt_status CudaBackend::libraryPlan(const DeviceLayer &layer,
     std::unique_ptr<DensePlan> dense;
     SPRT_RETURN_IF_ERROR(densePlan(layer, k, stream, dense));
     if (!dense)
-      return failWith(SPRT_ERROR_DEVICE, std::string(kDenseVariant) +
-                                             " is no longer available");
+      return failWith(SPRT_ERROR_UNSUPPORTED,
+                      std::string(kDenseVariant) + ": the layer's " +
+                          std::to_string(layer.rows) + " x " +
+                          std::to_string(layer.cols) +
+                          " floats exceed SPPERM_DENSE_BUDGET_MB, or cuBLAS "
+                          "is not there");
     out = std::move(dense);
     return SPRT_OK;
   }

@@ -86,6 +86,7 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
   const DecisionKey bucket(index, choice.cusparse ? "" : choice.variant,
                            kBucket(k), key);
   const auto planKey = std::make_tuple(index, k, key);
+  const std::string *library = nullptr;
   if (!choice.cusparse) {
     SPRT_RETURN_IF_ERROR(
         generatedLaunch(device, layer, choice, b, k, c, stream, launch));
@@ -112,6 +113,7 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
             index, layer, checked->second.variant, b, k, c, stream, launch));
       return SPRT_OK;
     }
+    library = &checked->second.library;
   } else {
     // A library layer: the fastest call, timed at the bucket's first K.
     auto [chosen, first] = decisions.try_emplace(bucket);
@@ -125,12 +127,13 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
       chosen->second.library = plan->variant();
       libraryPlans[planKey] = std::move(plan);
     }
+    library = &chosen->second.library;
   }
   // The bucket's library call, prepared for this K at its first call.
   std::unique_ptr<LibraryPlan> &plan = libraryPlans[planKey];
   if (!plan)
-    SPRT_RETURN_IF_ERROR(libraryPlan(device, decisions[bucket].library, b, k,
-                                     c, stream, plan));
+    SPRT_RETURN_IF_ERROR(
+        libraryPlan(device, *library, b, k, c, stream, plan));
   LibraryPlan *p = plan.get();
   launch = [p, b, c] { return p->run(b, c); };
   return SPRT_OK;

@@ -152,16 +152,18 @@ bool openCusparse(Cusparse &s, const std::string &path, std::string &error) {
   return true;
 }
 
-/// Opens cuSPARSE: $SPPERM_CUSPARSE_LIBRARY when set, else the sonames of
-/// CUDA 12 and 13 and the plain name, through the loader's search path and
-/// then in the toolkit this runtime was built against.
-void initCusparse(Cusparse &s) {
+/// Opens a CUDA library into `lib` (Cusparse or Cublas): $ENV_VAR when
+/// set, else `names` through the loader's search path and then in the
+/// toolkit this runtime was built against; `open(lib, path, error)` tries
+/// one path. Failing all, records the first error in lib.status and
+/// lib.error ("cannot load WHAT: ...").
+template <typename Library, typename Open, size_t N>
+void openFirst(Library &lib, const char *envVar, const char *(&names)[N],
+               const char *what, Open open) {
   std::vector<std::string> candidates;
-  if (const char *env = std::getenv("SPPERM_CUSPARSE_LIBRARY"); env && *env) {
+  if (const char *env = std::getenv(envVar); env && *env) {
     candidates.push_back(env);
   } else {
-    const char *names[] = {"libcusparse.so.12", "libcusparse.so.13",
-                           "libcusparse.so"};
     for (const char *name : names)
       candidates.push_back(name);
 #ifdef SPPERM_CUDA_LIBRARY_DIR
@@ -172,20 +174,24 @@ void initCusparse(Cusparse &s) {
   std::string first;
   for (const std::string &path : candidates) {
     std::string error;
-    if (openCusparse(s, path, error))
+    if (open(lib, path, error))
       return;
     if (first.empty())
       first = error;
   }
-  s.status = SPRT_ERROR_DEVICE;
-  s.error = "cannot load cuSPARSE: " + first + " (also tried " +
-            std::to_string(candidates.size() - 1) +
-            " other name(s); set SPPERM_CUSPARSE_LIBRARY to its path)";
+  lib.status = SPRT_ERROR_DEVICE;
+  lib.error = std::string("cannot load ") + what + ": " + first +
+              " (also tried " + std::to_string(candidates.size() - 1) +
+              " other name(s); set " + envVar + " to its path)";
 }
 
-} // namespace
-
-namespace {
+/// Opens cuSPARSE: $SPPERM_CUSPARSE_LIBRARY, else the sonames of CUDA 12
+/// and 13 and the plain name.
+void initCusparse(Cusparse &s) {
+  const char *names[] = {"libcusparse.so.12", "libcusparse.so.13",
+                         "libcusparse.so"};
+  openFirst(s, "SPPERM_CUSPARSE_LIBRARY", names, "cuSPARSE", openCusparse);
+}
 
 /// Tries `path` as the cuBLAS library; on success fills the table.
 bool openCublas(Cublas &s, const std::string &path, std::string &error) {
@@ -210,32 +216,12 @@ bool openCublas(Cublas &s, const std::string &path, std::string &error) {
   return true;
 }
 
+/// Opens cuBLAS: $SPPERM_CUBLAS_LIBRARY, else the sonames of CUDA 13 and
+/// 12 and the plain name.
 void initCublas(Cublas &s) {
-  std::vector<std::string> candidates;
-  if (const char *env = std::getenv("SPPERM_CUBLAS_LIBRARY"); env && *env) {
-    candidates.push_back(env);
-  } else {
-    const char *names[] = {"libcublas.so.13", "libcublas.so.12",
-                           "libcublas.so"};
-    for (const char *name : names)
-      candidates.push_back(name);
-#ifdef SPPERM_CUDA_LIBRARY_DIR
-    for (const char *name : names)
-      candidates.push_back(std::string(SPPERM_CUDA_LIBRARY_DIR) + "/" + name);
-#endif
-  }
-  std::string first;
-  for (const std::string &path : candidates) {
-    std::string error;
-    if (openCublas(s, path, error))
-      return;
-    if (first.empty())
-      first = error;
-  }
-  s.status = SPRT_ERROR_DEVICE;
-  s.error = "cannot load cuBLAS: " + first + " (also tried " +
-            std::to_string(candidates.size() - 1) +
-            " other name(s); set SPPERM_CUBLAS_LIBRARY to its path)";
+  const char *names[] = {"libcublas.so.13", "libcublas.so.12",
+                         "libcublas.so"};
+  openFirst(s, "SPPERM_CUBLAS_LIBRARY", names, "cuBLAS", openCublas);
 }
 
 } // namespace

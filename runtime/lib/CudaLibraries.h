@@ -75,7 +75,6 @@ struct Cusparse {
 /// process, at the first dense candidate.
 struct Cublas {
   CublasApi api;
-  int version = 0;
   std::string path;
   sprt_status status = SPRT_OK;
   std::string error;

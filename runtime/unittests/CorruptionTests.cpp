@@ -182,6 +182,13 @@ TEST(CorruptionTest, CraftedManifests) {
        [](json &m) { m["layers"][1]["format_params"]["delta"] = 0.0; }},
       {"block must be 1, 2, 4, 8, 16 or 32",
        [](json &m) { m["layers"][1]["format_params"]["block"] = 3; }},
+      {"columns must be \"blocks\" or \"condensed\", got 'diagonal'",
+       [](json &m) { m["layers"][1]["format_params"]["columns"] = "diagonal"; }},
+      {"columns must be a string",
+       [](json &m) { m["layers"][1]["format_params"]["columns"] = 1; }},
+      // Consecutive blocks declared condensed: the tile columns are missing.
+      {"the bell format needs a buffer 'bell.tile_col'",
+       [](json &m) { m["layers"][1]["format_params"]["columns"] = "condensed"; }},
       {"source.values",
        [](json &m) { m["layers"][0]["source"]["values"] = "random:x"; }},
       {"source.sha256 must be 64 lowercase hex digits",

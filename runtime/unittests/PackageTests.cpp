@@ -96,6 +96,19 @@ TEST(PackageTest, RoundTripIsExact) {
       makeLayer("bell_with_csr", matrices[0], Strategy::Lpt, FormatKind::Bell);
   withCsr.matrix.csr = permuteRows(matrices[0], withCsr.matrix.order);
   layers.push_back(withCsr);
+  // A bell layer of condensed tiles (format_params.columns, bell.tile_col).
+  PackageLayer condensed = makeLayer("bell_condensed", matrices[1],
+                                     Strategy::Bsa, FormatKind::Bell);
+  condensed.format.bellColumns = BellColumns::Condensed;
+  {
+    StatusOr<FormattedMatrix> f =
+        buildFormat(matrices[1], condensed.matrix.order, condensed.format);
+    ASSERT_TRUE(f) << f.message();
+    ASSERT_TRUE(f->bell.condensed);
+    ASSERT_GT(f->bell.width, 0);
+    condensed.matrix = std::move(*f);
+  }
+  layers.insert(layers.end() - 1, condensed);
   KernelInfo kernel;
   kernel.name = "spmm_csr_0";
   kernel.family = "csr";
@@ -177,6 +190,17 @@ TEST(PackageTest, RoundTripIsExact) {
   for (const json &l : m["layers"])
     for (const json &b : l["buffers"])
       EXPECT_EQ(b["offset"].get<uint64_t>() % 256, 0u);
+  // Only condensed tiles say so in the manifest; consecutive blocks keep
+  // the manifest of packages from before condensed tiles.
+  for (const json &l : m["layers"]) {
+    if (l["format"] != "bell")
+      continue;
+    const bool isCondensed = l["name"] == "bell_condensed";
+    EXPECT_EQ(l["format_params"].contains("columns"), isCondensed)
+        << l["name"];
+    if (isCondensed)
+      EXPECT_EQ(l["format_params"]["columns"], "condensed");
+  }
 }
 
 TEST(PackageTest, AlternativesRoundTrip) {

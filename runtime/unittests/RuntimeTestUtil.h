@@ -207,6 +207,8 @@ inline void expectSameMatrix(const FormattedMatrix &a,
     EXPECT_EQ(a.bell.blockValues, b.bell.blockValues);
     EXPECT_EQ(a.bell.delta, b.bell.delta);
     EXPECT_EQ(a.bell.denseNnz, b.bell.denseNnz);
+    EXPECT_EQ(a.bell.condensed, b.bell.condensed);
+    EXPECT_EQ(a.bell.tileCol, b.bell.tileCol);
     expectSameCsr(a.bell.residual, b.bell.residual);
     break;
   case FormatKind::Hbp:

@@ -157,6 +157,33 @@ gpu::GPUModuleOp mlir::spperm::getOrCreateKernelModule(ModuleOp module) {
 
 namespace {
 
+/// The tensor-core kernel's arithmetic for a tensor-core precision.
+MmaPrecision toMmaPrecision(Precision precision) {
+  switch (precision) {
+  case Precision::F16:
+    return MmaPrecision::F16;
+  case Precision::TF32x3:
+    return MmaPrecision::TF32x3;
+  case Precision::TF32:
+  case Precision::F32:
+    break;
+  }
+  return MmaPrecision::TF32;
+}
+
+/// The kernel family of a tensor-core kernel.
+std::string_view mmaFamily(MmaPrecision precision) {
+  switch (precision) {
+  case MmaPrecision::F16:
+    return ::spperm::family::kBellF16;
+  case MmaPrecision::TF32x3:
+    return ::spperm::family::kBell3xTf32;
+  case MmaPrecision::TF32:
+    break;
+  }
+  return ::spperm::family::kBellTf32;
+}
+
 /// Where a bell layer's dense blocks are multiplied.
 enum class DenseKernel {
   /// In the row kernel, row by row, before the residual (and for csr).
@@ -476,23 +503,15 @@ private:
     if (dense != DenseKernel::TensorCores)
       return;
     MmaKernelSpec mma;
-    mma.precision = options.precision == Precision::TF32   ? MmaPrecision::TF32
-                    : options.precision == Precision::F16  ? MmaPrecision::F16
-                                                           : MmaPrecision::TF32x3;
+    mma.precision = toMmaPrecision(options.precision);
     setBlockShape(mma, kc);
-    // K's chunks of 32 columns over as many warps per slice (the
-    // baked-in K's, else the variant's largest K, 128 when unbounded).
-    mma.chunkGroups = ceilDiv(
-        kc.k > 0 ? kc.k : (kc.kMax > 0 ? kc.kMax : 128), 32);
+    // K's chunks of 32 columns over as many warps per slice.
+    mma.chunkGroups = kChunkGroups(kc, 32);
     mma.gridDependencies = options.gridDependencies;
     mma.name = symbol(sanitize(std::string("bell_mma_") + kc.variant));
     std::vector<std::string> mmaArgs = emitMmaKernel(module, mma);
     kernels.push_back(launch(mma.name,
-                             mma.precision == MmaPrecision::TF32
-                                 ? std::string(::spperm::family::kBellTf32)
-                             : mma.precision == MmaPrecision::F16
-                                 ? std::string(::spperm::family::kBellF16)
-                                 : std::string(::spperm::family::kBell3xTf32),
+                             std::string(mmaFamily(mma.precision)),
                              kc, std::move(mmaArgs),
                              ceilDiv(mma.blockRows * (mma.tau / 16) *
                                          mma.chunkGroups,
@@ -519,13 +538,11 @@ private:
     tile.vectorReductions = options.vectorReductions;
     tile.gridDependencies = options.gridDependencies;
     setBlockShape(tile, kc);
-    // The K chunks of 4 * lanes columns are dealt over chunk groups, one
-    // per chunk of the baked-in K (or of the variant's largest K, 128 when
-    // it has no bound), so that K multiplies the units in flight: the
-    // kernel is bound by the latency of its B loads.
+    // K's chunks of 4 * lanes columns over as many units per slice and
+    // part, so that K multiplies the units in flight: the kernel is bound
+    // by the latency of its B loads.
     tile.lanes = kc.lanes;
-    const int64_t kRef = kc.k > 0 ? kc.k : (kc.kMax > 0 ? kc.kMax : 128);
-    tile.chunkGroups = ceilDiv(kRef, 4 * tile.lanes);
+    tile.chunkGroups = kChunkGroups(kc, 4 * tile.lanes);
     tile.sliceRows = std::min<int64_t>(tile.tau, 16);
     tile.unroll = std::min<int64_t>(tile.tau, 8);
     // Units per CTA: 128 threads' worth, as long as their transposed

@@ -46,6 +46,11 @@ std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets) {
   return out;
 }
 
+int64_t kChunkGroups(const KClass &kc, int64_t chunkCols) {
+  const int64_t k = kc.k > 0 ? kc.k : (kc.kMax > 0 ? kc.kMax : 128);
+  return (k + chunkCols - 1) / chunkCols;
+}
+
 int64_t shortLength(const std::vector<int32_t> &rowPtr, int64_t r,
                     int64_t longThreshold) {
   const int64_t n = rowPtr[r + 1] - rowPtr[r];

@@ -37,6 +37,11 @@ struct KClass {
   int64_t k;
 };
 
+/// How many chunks of `chunkCols` columns of C variant `kc`'s K has: its
+/// baked-in K's, else its largest K's, 128 when it has no bound. The
+/// dense-block kernels deal them over that many chunk groups of units.
+int64_t kChunkGroups(const KClass &kc, int64_t chunkCols);
+
 /// The smallest power of 2 at least `v` (v >= 1).
 int64_t pow2Ceil(int64_t v);
 

@@ -27,6 +27,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir::spperm {
@@ -46,16 +47,15 @@ StringRef getPrecisionName(Precision precision);
 struct PrecisionValues {
   template <typename Opt>
   void apply(Opt &option) const {
-    option.getParser().addLiteralOption("fp32", Precision::F32,
-                                        "CUDA cores");
-    option.getParser().addLiteralOption("tf32", Precision::TF32,
-                                        "tensor cores, TF32 inputs");
-    option.getParser().addLiteralOption("f16", Precision::F16,
-                                        "tensor cores, FP16 inputs");
-    option.getParser().addLiteralOption(
-        "3xtf32", Precision::TF32x3,
-        "tensor cores at fp32 accuracy (each operand a TF32 high and low "
-        "part, three products)");
+    static constexpr std::pair<Precision, const char *> kValues[] = {
+        {Precision::F32, "CUDA cores"},
+        {Precision::TF32, "tensor cores, TF32 inputs"},
+        {Precision::F16, "tensor cores, FP16 inputs"},
+        {Precision::TF32x3, "tensor cores at fp32 accuracy (each operand a "
+                            "TF32 high and low part, three products)"}};
+    for (auto [value, help] : kValues)
+      option.getParser().addLiteralOption(getPrecisionName(value), value,
+                                          help);
   }
 };
 
@@ -82,14 +82,15 @@ StringRef getLongRowModeName(LongRowMode mode);
 struct LongRowModeValues {
   template <typename Opt>
   void apply(Opt &option) const {
-    option.getParser().addLiteralOption(
-        "auto", LongRowMode::Auto,
-        "a CTA each where one CTA walks the longest row in at most 12 "
-        "batches of loads and that pays, else split");
-    option.getParser().addLiteralOption("cta", LongRowMode::Cta,
-                                        "a CTA each");
-    option.getParser().addLiteralOption("split", LongRowMode::Split,
-                                        "chunks in a split kernel");
+    static constexpr std::pair<LongRowMode, const char *> kValues[] = {
+        {LongRowMode::Auto, "a CTA each where one CTA walks the longest row "
+                            "in at most 12 batches of loads and that pays, "
+                            "else split"},
+        {LongRowMode::Cta, "a CTA each"},
+        {LongRowMode::Split, "chunks in a split kernel"}};
+    for (auto [value, help] : kValues)
+      option.getParser().addLiteralOption(getLongRowModeName(value), value,
+                                          help);
   }
 };
 
