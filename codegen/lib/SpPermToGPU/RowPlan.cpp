@@ -148,9 +148,15 @@ std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
   if (requested > 1) {
     const int64_t width = ceilDiv(kc.k, requested);
     lanes = std::min(kc.lanes, pow2Ceil(ceilDiv(width, kc.vec)));
+  } else if (kc.vec == 4 && kc.k > kWideK && rows > 0) {
+    // Wide K: slices of 128 columns (a warp each), or of 32 columns (8
+    // lanes) for few rows with many entries, which then get 4x the groups.
+    lanes = rows <= kNarrowSliceRows && meanLength >= kNarrowSliceLength
+                ? 8
+                : 32;
   } else {
     constexpr int64_t kSliceLanes = 8;
-    if (kc.vec != 4 || kc.k < 64 || kc.k > 128 || rows <= 0)
+    if (kc.vec != 4 || kc.k < 64 || kc.k > kWideK || rows <= 0)
       return {kc.lanes, 1};
     const int64_t parts =
         partsFor(rows, meanLength, kc.lanes, threads, multiprocessors);

@@ -144,18 +144,33 @@ LongRowPlan planLongRows(const std::vector<int32_t> &rowPtr, int64_t longest,
 /// The K slices of `lanes` x `vec` columns that cover `k` columns.
 int64_t sliceCount(int64_t k, int64_t lanes, int64_t vec);
 
+/// The largest K that the K-slicing rule for 64 <= K <= 128 covers; wider
+/// baked-in K is always sliced (kSlicing).
+constexpr int64_t kWideK = 128;
+
+/// Wide K (> kWideK) is cut into slices of 32 columns instead of 128 for
+/// ranges of at most this many rows ...
+constexpr int64_t kNarrowSliceRows = 1024;
+/// ... whose rows have at least this many entries on average.
+constexpr double kNarrowSliceLength = 16.0;
+
 /// How a range of `rows` rows (of `meanLength` entries on average) of an
 /// SpMM variant with K baked in covers K: lanes per group and K slices
 /// ({kc.lanes, 1}: one group covers K, looping over its tiles).
 /// `requested` slices become slices of a power-of-2 lanes times vec
-/// columns. Chosen (`requested` 0), from the H100 measurements in
-/// docs/results/perf-notes.md: slices of 32 columns (8 lanes of 4, a
-/// 128-byte line of B per entry) for 64 <= K <= 128 when the range's warps
-/// without slices (rows x groups per row) are at most 8 per multiprocessor
-/// and slicing shortens each group's walk (more groups per row): a layer
-/// that cannot fill the GPU then runs its rows' entries as more, shorter
-/// chains of loads. Ranges with more warps lose more to re-reading A per
-/// slice than they gain.
+/// columns. Chosen (`requested` 0), from the measurements in
+/// docs/results/perf-notes.md (docs/Kernels.md, "K slices"):
+///  * 64 <= K <= 128: slices of 32 columns (8 lanes of 4, a 128-byte line
+///    of B per entry) when the range's warps without slices (rows x groups
+///    per row) are at most 8 per multiprocessor and slicing shortens each
+///    group's walk (more groups per row): a layer that cannot fill the GPU
+///    then runs its rows' entries as more, shorter chains of loads. Ranges
+///    with more warps lose more to re-reading A per slice than they gain.
+///  * K > 128 (vectors of 4): always sliced, 128 columns (a warp) a slice,
+///    or 32 columns (8 lanes) for at most kNarrowSliceRows rows of at
+///    least kNarrowSliceLength entries: besides the shorter walks, the
+///    slice-major CTAs of one slice read only its panel of B, which fits
+///    in L2 where all of B may not.
 std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
                                      double meanLength, int64_t requested,
                                      int64_t threads,

@@ -52,3 +52,45 @@ func.func @dynamic(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x?xf32> -> tensor<64x?xf32>
   return %c : tensor<64x?xf32>
 }
+
+// -----
+
+// K > 128 baked in is always sliced. 64 rows of 28 entries on average:
+// slices of 32 columns (8 lanes), 16 of them, 8 CTAs each.
+// AUTO-LABEL: func.func @wide
+// AUTO:         name = "l0_csr_k512_0", family = "csr", {{.*}}grid = [128, 1, 1]
+// AUTO-LABEL: gpu.func @l0_csr_k512_0
+// AUTO:         %[[BID:.*]] = gpu.block_id  x
+// AUTO:         %[[SLICE:.*]] = arith.shrui %[[BID]], %c3{{.*}} : index
+// AUTO:         %[[FIRST:.*]] = arith.muli %[[SLICE]], %c32{{.*}} : index
+// AUTO:         scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %c32
+// ONE-LABEL: func.func @wide
+// ONE:         name = "l0_csr_k512_0", {{.*}}grid = [8, 1, 1]
+// k-slices=2 asks for 256 columns a slice; a group covers at most 128, so
+// it gets 4 slices.
+// TWO-LABEL: func.func @wide
+// TWO:         name = "l0_csr_k512_0", {{.*}}grid = [32, 1, 1]
+func.func @wide(%b: tensor<64x512xf32>) -> tensor<64x512xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x512xf32> -> tensor<64x512xf32>
+  return %c : tensor<64x512xf32>
+}
+
+// -----
+
+// Rows shorter than 16 entries on average: slices of 128 columns (a warp
+// of 32 lanes each), one CTA per slice.
+// AUTO-LABEL: func.func @wide_short
+// AUTO:         name = "l0_csr_k256_0", family = "csr", {{.*}}grid = [2, 1, 1]
+// AUTO-LABEL: gpu.func @l0_csr_k256_0
+// AUTO:         %[[BID:.*]] = gpu.block_id  x
+// AUTO:         %[[FIRST:.*]] = arith.muli %[[BID]], %c128{{.*}} : index
+// AUTO:         scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %c128
+// ONE-LABEL: func.func @wide_short
+// ONE:         name = "l0_csr_k256_0", {{.*}}grid = [1, 1, 1]
+// TWO-LABEL: func.func @wide_short
+func.func @wide_short(%b: tensor<5x256xf32>) -> tensor<4x256xf32> {
+  %a = spperm.load "../../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x256xf32> -> tensor<4x256xf32>
+  return %c : tensor<4x256xf32>
+}
