@@ -43,6 +43,9 @@ SETS="${SETS:-main big tc san conc aot}"
 # The K values the compute-sanitizer runs check: SpMV, the scalar kernels
 # and every vec4 group size (2, 8, 16, 32 lanes).
 SAN_KS="${SAN_KS:-1,5,8,32,64,128}"
+# The packages of suite/san the sanitizer runs (space-separated globs of
+# their names without .spp).
+SAN_GLOB="${SAN_GLOB:-*}"
 BIG_GLOB="${BIG_GLOB:-*}"
 # The archive gpu_suite_prepare.sh made (its ARCHIVE): two archives can run
 # one after the other in one device call.
@@ -280,7 +283,8 @@ if [[ " $SETS " != *" san "* ]]; then
   say "compute-sanitizer: not in SETS"
 elif command -v compute-sanitizer >/dev/null || [[ -x /usr/local/cuda/bin/compute-sanitizer ]]; then
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  for pkg in "$S"/san/*.spp; do
+  # shellcheck disable=SC2086
+  for pkg in $(for g in $SAN_GLOB; do printf '%s\n' "$S"/san/$g.spp; done | sort -u); do
     [[ -e "$pkg" ]] || continue
     for tool in memcheck racecheck initcheck synccheck; do
       log="$BUILD/san.$(basename "$pkg" .spp).$tool.log"

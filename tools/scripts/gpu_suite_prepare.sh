@@ -214,6 +214,12 @@ if [[ " $PARTS " == *" san "* ]]; then
   san dlmc98.csr.identity "$dlmc98" --format csr --strategy identity
   san dlmc98.csr.identity.k128 "$dlmc98" --format csr --strategy identity --k 128
   san dlmc98.bell.identity "$dlmc98" --format bell --strategy identity --block 4 --delta 0.1
+  # The csr-window kernel: one column range (K = 128), column ranges added
+  # atomically with a partial last K tile (K = 200), and long rows of a
+  # skewed matrix in windows (K = 256).
+  san dlmc.csr.window.k128 "$dlmc" --format csr --strategy identity --k 128 --row-windows always
+  san dlmc98.csr.window.k200 "$dlmc98" --format csr --strategy identity --k 200 --row-windows always
+  san skewed.csr.window.k256 "$STAGE/skewed.mtx" --format csr --strategy lpt --k 256 --row-windows always
   # The selector's choice for K = 32, with the runtime's library check.
   san dlmc.auto.k32 "$dlmc" --format auto --strategy auto --k 32
   rm -f "$STAGE/blocks.mtx" "$STAGE/skewed.mtx" "$STAGE/many.mtx"

@@ -243,6 +243,40 @@ struct TileKernelSpec {
 std::vector<std::string> emitTileKernel(gpu::GPUModuleOp module,
                                         const TileKernelSpec &spec);
 
+/// The csr-window kernel (docs/Kernels.md, "csr-window"): a CTA per window
+/// of rows, K tile of 128 x vecs columns and column range; the range's B rows move
+/// through shared memory in chunks (cp.async, one chunk ahead) and feed
+/// every entry of the window's rows in them. K is baked in.
+struct WindowKernelSpec {
+  std::string name;
+  int64_t threads = 256;
+  /// Rows of each warp: a window is threads / 32 * rowsPerWarp rows.
+  int64_t rowsPerWarp = 4;
+  int64_t k = 0;
+  int64_t rows = 0, cols = 0;
+  /// 16-byte vectors of C per lane (1 or 2, 128 columns apart): a CTA's K
+  /// tile is 128 * vecs columns.
+  int64_t vecs = 1;
+  /// Columns (B rows) per shared-memory chunk (at most 32).
+  int64_t chunkCols = 32;
+  /// Column ranges, each its own CTAs, of colsPerSplit columns (a multiple
+  /// of chunkCols); with more than one, the constant table `splitTable`
+  /// (rows x (colSplits + 1) entry offsets) bounds each row's entries per
+  /// range and the sums are added into C atomically (C is cleared first).
+  int64_t colSplits = 1;
+  int64_t colsPerSplit = 0;
+  std::string splitTable;
+  /// The layer's arrays (buffer names).
+  std::string_view order, rowPtr, colIdx, values;
+  /// As in TileKernelSpec.
+  bool vectorReductions = false;
+  bool gridDependencies = false;
+};
+
+/// Emits a csr-window kernel; returns its parameter names in order.
+std::vector<std::string> emitWindowKernel(gpu::GPUModuleOp module,
+                                          const WindowKernelSpec &spec);
+
 } // namespace mlir::spperm::codegen
 
 #endif // SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELS_H

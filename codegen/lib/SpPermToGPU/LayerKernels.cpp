@@ -86,6 +86,29 @@ StringRef mlir::spperm::getLongRowModeName(LongRowMode mode) {
   llvm_unreachable("unknown long-row mode");
 }
 
+StringRef mlir::spperm::getRowWindowModeName(RowWindowMode mode) {
+  switch (mode) {
+  case RowWindowMode::Auto:
+    return "auto";
+  case RowWindowMode::Always:
+    return "always";
+  case RowWindowMode::Never:
+    return "never";
+  }
+  llvm_unreachable("unknown row-window mode");
+}
+
+std::optional<RowWindowMode>
+mlir::spperm::parseRowWindowMode(StringRef name) {
+  if (name == "auto")
+    return RowWindowMode::Auto;
+  if (name == "always")
+    return RowWindowMode::Always;
+  if (name == "never")
+    return RowWindowMode::Never;
+  return std::nullopt;
+}
+
 std::optional<LongRowMode> mlir::spperm::parseLongRowMode(StringRef name) {
   if (name == "auto")
     return LongRowMode::Auto;
@@ -194,6 +217,15 @@ enum class DenseKernel {
   Tiles,
 };
 
+/// Rows of a csr-window kernel's window (8 warps of 4 rows).
+constexpr int64_t kWindowRows = 32;
+/// The smallest K (baked in) that runs the csr-window kernel: one K tile
+/// of 128 columns.
+constexpr int64_t kWindowMinK = 128;
+/// Mode auto: the expected uses of a staged B row by a window's rows
+/// (density x kWindowRows) from which the csr-window kernel runs.
+constexpr double kMinWindowReuse = 2.0;
+
 class LayerPlanner {
 public:
   LayerPlanner(gpu::GPUModuleOp module, const FormattedMatrix &m,
@@ -256,11 +288,96 @@ private:
     // staging a block than on multiplying it) keep them in the row kernel.
     const bool tiles = m.kind == FormatKind::Bell && m.bell.block >= 4 &&
                        m.bell.width > 0;
-    for (const KClass &kc : kClasses(options.k, options.kBuckets))
+    for (const KClass &kc : kClasses(options.k, options.kBuckets)) {
+      if (m.kind == FormatKind::Csr && usesWindows(kc)) {
+        planWindows(rm, kc);
+        continue;
+      }
       planRows(rm, kc,
                tiles && !kc.spmv && kc.vec == 4 && kc.lanes >= 8
                    ? DenseKernel::Tiles
                    : DenseKernel::InRowKernel);
+    }
+  }
+
+  /// Whether csr variant `kc` runs the csr-window kernel: K >= 128 baked
+  /// in, vectors of 4, and (mode auto) a window's rows expected to share
+  /// each B row kMinWindowReuse times or more.
+  bool usesWindows(const KClass &kc) const {
+    if (options.rowWindows == RowWindowMode::Never || kc.spmv ||
+        kc.k < kWindowMinK || kc.k % 4 != 0 || m.rows <= 0 || m.cols <= 0 ||
+        m.csr.rowPtr.empty() || m.csr.rowPtr.back() == 0)
+      return false;
+    if (options.rowWindows == RowWindowMode::Always)
+      return true;
+    const double density = static_cast<double>(m.csr.rowPtr.back()) /
+                           (static_cast<double>(m.rows) * m.cols);
+    return density * kWindowRows >= kMinWindowReuse;
+  }
+
+  /// The csr-window kernel of variant `kc` (docs/Kernels.md, "csr-window").
+  void planWindows(const RowMatrix &rm, const KClass &kc) {
+    WindowKernelSpec spec;
+    spec.vectorReductions = options.vectorReductions;
+    spec.gridDependencies = options.gridDependencies;
+    spec.threads = kWindowRows / 4 * kWarpSize;
+    spec.rowsPerWarp = 4;
+    spec.k = kc.k;
+    spec.rows = m.rows;
+    spec.cols = m.cols;
+    spec.order = ::spperm::buffer::kOrder;
+    spec.rowPtr = rm.rowPtrName;
+    spec.colIdx = rm.colIdxName;
+    spec.values = rm.valuesName;
+    // Wide K: 8 columns a lane (two 16-byte vectors per B read), chunks of
+    // 16 columns so that the two buffers stay 32 KiB.
+    spec.vecs = kc.k >= 256 ? 2 : 1;
+    spec.chunkCols = 32 / spec.vecs;
+    const int64_t windows = ceilDiv(m.rows, kWindowRows);
+    const int64_t kTiles = ceilDiv(kc.k, 128 * spec.vecs);
+    const int64_t chunks = ceilDiv(m.cols, spec.chunkCols);
+    // Column ranges until the CTAs fill the GPU twice over, each range at
+    // least 4 chunks and the offset table at most 2^20 entries.
+    int64_t splits = 1;
+    while (windows * kTiles * splits < 2 * options.multiprocessors &&
+           chunks / (2 * splits) >= 4 &&
+           m.rows * (2 * splits + 1) <= (int64_t(1) << 20))
+      splits *= 2;
+    spec.colSplits = splits;
+    spec.colsPerSplit = ceilDiv(chunks, splits) * spec.chunkCols;
+    if (splits > 1)
+      spec.splitTable = splitTable(spec.colsPerSplit, splits);
+    spec.name = symbol(sanitize(std::string("csr_window_") + kc.variant));
+    std::vector<std::string> args = emitWindowKernel(module, spec);
+    KernelInfo k =
+        launch(spec.name, std::string(::spperm::family::kCsrWindow), kc,
+               std::move(args), windows * kTiles * splits, spec.threads);
+    k.zeroOutput = splits > 1;
+    kernels.push_back(std::move(k));
+  }
+
+  /// The constant table of each row's first entry in each of `splits`
+  /// column ranges of `width` columns, and its end: rows x (splits + 1)
+  /// offsets; returns its symbol.
+  std::string splitTable(int64_t width, int64_t splits) {
+    const std::vector<int32_t> &rowPtr = m.csr.rowPtr;
+    const std::vector<int32_t> &colIdx = m.csr.colIdx;
+    std::vector<int32_t> table;
+    table.reserve(static_cast<size_t>(m.rows * (splits + 1)));
+    for (int64_t r = 0; r < m.rows; ++r) {
+      int64_t p = rowPtr[r];
+      for (int64_t s = 0; s < splits; ++s) {
+        while (p < rowPtr[r + 1] && colIdx[p] < s * width)
+          ++p;
+        table.push_back(static_cast<int32_t>(p));
+      }
+      table.push_back(rowPtr[r + 1]);
+    }
+    return constantTable("windows",
+                         "windows/" + std::to_string(width) + "/" +
+                             std::to_string(splits),
+                         table, static_cast<int64_t>(table.size()))
+        .first;
   }
 
   std::string symbol(const std::string &what) {
@@ -457,13 +574,17 @@ private:
         continue;
       }
       // The long rows first, a CTA each, all its groups on the row (whole
-      // K per group, the main spec's batches), then the other rows.
+      // K per group), then the other rows.
       RowKernelSpec longSpec = spec;
       longSpec.lanes = kc.lanes;
       longSpec.kSlices = 1;
       longSpec.ctasPerSlice = 1;
       longSpec.parts = maxParts(spec.threads, kc.lanes);
       longSpec.skipEmptyBatches = true;
+      // A long row's CTA is the launch's critical path: straight-line
+      // batches of 8 loads, whatever the other rows' groups use.
+      longSpec.batch = options.batch > 0 ? options.batch : 8;
+      longSpec.dynamicBatches = options.batch > 0;
       longSpec.source = RowSource();
       std::tie(longSpec.source.rowTable, longSpec.source.tableRows) =
           rowTable(rowPtr, threshold);

@@ -88,6 +88,7 @@ struct SpPermLowerToGPU
     base.kBuckets = resolveKBuckets(kBuckets);
     base.splitRows = splitRows;
     base.longRows = longRows;
+    base.rowWindows = rowWindows;
 
     MatrixCache &matrices = getAnalysis<MatrixCache>();
     gpu::GPUModuleOp kernels;

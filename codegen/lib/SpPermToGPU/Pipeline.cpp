@@ -117,6 +117,7 @@ void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
   lower.kBuckets.assign(o.kBuckets.begin(), o.kBuckets.end());
   lower.splitRows = o.splitRows;
   lower.longRows = o.longRows;
+  lower.rowWindows = o.rowWindows;
   pm.addPass(createSpPermLowerToGPU(lower));
   buildGpuToBinaryPipeline(pm, o.target);
 }

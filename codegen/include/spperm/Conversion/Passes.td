@@ -105,6 +105,13 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "in a split kernel; docs/Kernels.md), cta (a CTA each whenever "
            "the rows are one range) or split (chunks in a split kernel)",
            "::mlir::spperm::LongRowModeValues()">,
+    Option<"rowWindows", "row-windows", "::mlir::spperm::RowWindowMode",
+           /*default=*/"::mlir::spperm::RowWindowMode::Auto",
+           "csr layers with a static K >= 128: run the csr-window kernel "
+           "(a window of rows shares its B rows through shared memory; "
+           "docs/Kernels.md): auto (where the window's rows share enough "
+           "columns), always or never",
+           "::mlir::spperm::RowWindowModeValues()">,
   ];
 }
 

@@ -174,6 +174,13 @@ struct SpPermPipelineOptions
                      "(a CTA each in the row kernel) or split (chunks in a "
                      "split kernel)"),
       llvm::cl::init(LongRowMode::Auto), LongRowModeValues()};
+  Option<RowWindowMode> rowWindows{
+      *this, "row-windows",
+      llvm::cl::desc("csr layers with a static K >= 128: the csr-window "
+                     "kernel (B shared by a window of rows through shared "
+                     "memory): auto (default: where the rows share enough "
+                     "columns), always or never"),
+      llvm::cl::init(RowWindowMode::Auto), RowWindowModeValues()};
 
   Option<std::string> baseDir{
       *this, "base-dir",

@@ -94,6 +94,41 @@ struct LongRowModeValues {
   }
 };
 
+/// Whether the SpMM variants of a csr layer with K baked in run the
+/// csr-window kernel (B staged in shared memory per window of rows,
+/// docs/Kernels.md) instead of the row kernels.
+enum class RowWindowMode {
+  /// Where a window's rows share enough of their columns (the layer's
+  /// density times the window's rows is at least kMinWindowReuse) and K is
+  /// at least 128.
+  Auto,
+  /// Every such variant with K >= 128.
+  Always,
+  /// Never.
+  Never,
+};
+
+/// `auto`, `always` or `never`; std::nullopt for anything else.
+std::optional<RowWindowMode> parseRowWindowMode(StringRef name);
+
+/// The name parseRowWindowMode accepts for `mode`.
+StringRef getRowWindowModeName(RowWindowMode mode);
+
+/// An llvm::cl modifier giving a RowWindowMode option its values.
+struct RowWindowModeValues {
+  template <typename Opt>
+  void apply(Opt &option) const {
+    static constexpr std::pair<RowWindowMode, const char *> kValues[] = {
+        {RowWindowMode::Auto, "where the rows of a window share enough "
+                              "columns and K >= 128"},
+        {RowWindowMode::Always, "whenever K >= 128"},
+        {RowWindowMode::Never, "never"}};
+    for (auto [value, help] : kValues)
+      option.getParser().addLiteralOption(getRowWindowModeName(value), value,
+                                          help);
+  }
+};
+
 /// The K buckets of a package compiled without --k: 8, 32, 64, 128, 256,
 /// 512.
 std::vector<int64_t> defaultKBuckets();
@@ -129,6 +164,8 @@ struct KernelGenOptions {
   int64_t splitRows = 0;
   /// Where SpMM layers run their long rows (SpMV ones always split).
   LongRowMode longRows = LongRowMode::Auto;
+  /// Whether csr layers with K baked in run the csr-window kernel.
+  RowWindowMode rowWindows = RowWindowMode::Auto;
   /// Streaming multiprocessors of the target: rows are shared by several
   /// groups when too few rows would fill them. The H100 SXM's 132 for
   /// every target until the target description carries it (no pass option

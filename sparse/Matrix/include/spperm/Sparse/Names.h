@@ -101,6 +101,7 @@ inline constexpr std::string_view kSpmvSuffix = "-spmv";
 inline constexpr std::string_view kLongSuffix = "+long";
 inline constexpr std::string_view kSplitSuffix = "-split";
 inline constexpr std::string_view kBellTile = "bell-tile";
+inline constexpr std::string_view kCsrWindow = "csr-window";
 inline constexpr std::string_view kBellTf32 = "bell-tf32";
 inline constexpr std::string_view kBellF16 = "bell-f16";
 inline constexpr std::string_view kBell3xTf32 = "bell-3xtf32";
