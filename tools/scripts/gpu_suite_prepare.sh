@@ -40,6 +40,8 @@
 #   matrix's path with "/" as "__" and no extension, or a generated one's
 #   name), e.g. compiled with a model that never saw it
 #   (tools/selector/heldout.py).
+#   COMPILE_FLAGS: flags added to every main, gen and big package (e.g.
+#   "--k-buckets 256,512" for a sweep of those K).
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -130,7 +132,9 @@ if [[ "$BIG" == 1 ]]; then
   done
 fi
 echo "compiling $(wc -l <"$jobs_file") packages with $JOBS jobs"
-xargs -r -P "$JOBS" -L 1 bash -c 'src=$1 out=$2; shift 2; "$0" "$src" -o "$out" "$@" --data external --values random:3' "$BIN/spperm-compile" <"$jobs_file"
+export COMPILE_FLAGS="${COMPILE_FLAGS:-}"
+# shellcheck disable=SC2016
+xargs -r -P "$JOBS" -L 1 bash -c 'src=$1 out=$2; shift 2; "$0" "$src" -o "$out" "$@" --data external --values random:3 $COMPILE_FLAGS' "$BIN/spperm-compile" <"$jobs_file"
 mkdir -p "$STAGE/suite/san"
 if [[ " $PARTS " == *" tc "* ]]; then
   mkdir -p "$STAGE/suite/tc"

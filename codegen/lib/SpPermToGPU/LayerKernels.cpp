@@ -222,9 +222,13 @@ constexpr int64_t kWindowRows = 32;
 /// The smallest K (baked in) that runs the csr-window kernel: one K tile
 /// of 128 columns.
 constexpr int64_t kWindowMinK = 128;
-/// Mode auto: the expected uses of a staged B row by a window's rows
-/// (density x kWindowRows) from which the csr-window kernel runs.
-constexpr double kMinWindowReuse = 2.0;
+/// Mode auto runs the csr-window kernel for K >= kWindowAutoMinK on layers
+/// of at least kWindowAutoMinCols columns and kWindowAutoMinDensity
+/// density: the only layers on which it beat the row kernels (K slices)
+/// on the H200 (docs/Kernels.md, "csr-window").
+constexpr int64_t kWindowAutoMinK = 512;
+constexpr int64_t kWindowAutoMinCols = 2048;
+constexpr double kWindowAutoMinDensity = 0.25;
 
 class LayerPlanner {
 public:
@@ -301,8 +305,8 @@ private:
   }
 
   /// Whether csr variant `kc` runs the csr-window kernel: K >= 128 baked
-  /// in, vectors of 4, and (mode auto) a window's rows expected to share
-  /// each B row kMinWindowReuse times or more.
+  /// in, a multiple of 4, and in mode auto a wide K on wide, dense layers
+  /// (kWindowAutoMinK, kWindowAutoMinCols, kWindowAutoMinDensity).
   bool usesWindows(const KClass &kc) const {
     if (options.rowWindows == RowWindowMode::Never || kc.spmv ||
         kc.k < kWindowMinK || kc.k % 4 != 0 || m.rows <= 0 || m.cols <= 0 ||
@@ -312,7 +316,8 @@ private:
       return true;
     const double density = static_cast<double>(m.csr.rowPtr.back()) /
                            (static_cast<double>(m.rows) * m.cols);
-    return density * kWindowRows >= kMinWindowReuse;
+    return kc.k >= kWindowAutoMinK && m.cols >= kWindowAutoMinCols &&
+           density >= kWindowAutoMinDensity;
   }
 
   /// The csr-window kernel of variant `kc` (docs/Kernels.md, "csr-window").

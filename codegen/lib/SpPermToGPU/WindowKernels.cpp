@@ -247,7 +247,7 @@ private:
     Value offset = kb.sub(r.cursor, r.base);
     Value laneCol = kb.mul(lane, 4);
     // Two entries per trip, their B reads in flight together; the second
-    // of an odd run multiplies by zero (its shuffle reads an in-range lane).
+    // of an odd run multiplies zero by the chunk's first B row.
     // Columns are in [first, last) for sorted, unique columns, which the
     // package reader verifies of every CSR it loads.
     SmallVector<Value> inits(r.acc);
@@ -261,10 +261,16 @@ private:
                                kb.idx(kLanes - 1));
             Value c = kb.toIndex(kb.shuffleIdx(r.col, src, kLanes, full));
             Value v = kb.shuffleIdx(r.value, src, kLanes, full);
-            if (u > 0)
-              v = kb.select(kb.lt(kb.add(e, kb.idx(u)), n), v, kb.f32(0.0f));
-            Value at = kb.add(buffer, kb.add(kb.mul(kb.sub(c, first), tileCols),
-                                             laneCol));
+            Value local = kb.sub(c, first);
+            if (u > 0) {
+              // Past the run: the entry may be of a later chunk (or the
+              // batch's padding), so it reads the chunk's first B row.
+              Value ok = kb.lt(kb.add(e, kb.idx(u)), n);
+              v = kb.select(ok, v, kb.f32(0.0f));
+              local = kb.select(ok, local, kb.idx(0));
+            }
+            Value at =
+                kb.add(buffer, kb.add(kb.mul(local, tileCols), laneCol));
             SmallVector<Value> bv;
             for (int64_t q = 0; q < spec.vecs; ++q)
               bv.push_back(

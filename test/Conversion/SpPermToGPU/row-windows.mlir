@@ -3,37 +3,37 @@
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-buckets=0 row-windows=always" | FileCheck %s --check-prefix=ALWAYS
 // RUN: not spperm-opt %s -spperm-lower-to-gpu=row-windows=bogus 2>&1 | FileCheck %s --check-prefix=BAD
 
-// The csr-window kernel: 64 rows of 28 entries over 64 columns (density
-// 0.44, 14 uses of each B row per window of 32 rows) with K = 256 baked in.
-// Two windows x one K tile of 256 columns (8 per lane) = 2 CTAs of 8
-// warps; the B rows of each chunk of 16 columns are copied into
-// 2 x 16 x 256 floats of shared memory by cp.async, one chunk ahead (wait for all but the newest
-// group, then a barrier), and each row's run of entries in the chunk is
-// counted by a ballot. One column range: the sums are stored, C is not
-// cleared first.
+// The csr-window kernel: 64 rows of 28 entries over 64 columns with
+// K = 256 baked in. Two windows x one K tile of 256 columns (8 per lane) =
+// 2 CTAs of 8 warps; the B rows of each chunk of 16 columns are copied
+// into 2 x 16 x 256 floats of shared memory by cp.async, one chunk ahead
+// (wait for all but the newest group, then a barrier), and each row's run
+// of entries in the chunk is counted by a ballot. One column range: the sums are stored, C is not
+// cleared first. Mode auto keeps the row kernels here (64 columns).
+// ALWAYS-LABEL: func.func @windows
+// ALWAYS:         name = "l0_csr_window_k256_0", family = "csr-window", variant = "k256", {{.*}}zero_output = false, {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], grid = [2, 1, 1], block = [256, 1, 1]
+// ALWAYS-LABEL: gpu.func @l0_csr_window_k256_0
+// ALWAYS-SAME:    workgroup(%{{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>
+// ALWAYS-COUNT-4: nvgpu.device_async_copy {{.*}} {bypassL1}
+// ALWAYS:         nvgpu.device_async_create_group
+// ALWAYS:         scf.for
+// ALWAYS-COUNT-4: nvgpu.device_async_copy
+// ALWAYS:         nvgpu.device_async_create_group
+// ALWAYS-NEXT:    nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
+// ALWAYS-NEXT:    gpu.barrier
+// ALWAYS:         nvvm.vote.sync  ballot
+// ALWAYS:         llvm.intr.ctpop
+// ALWAYS-COUNT-4: vector.load {{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// ALWAYS:         gpu.barrier
+// ALWAYS:         nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// ALWAYS:         vector.store
+// ALWAYS:         gpu.return
 // AUTO-LABEL: func.func @windows
-// AUTO:         name = "l0_csr_window_k256_0", family = "csr-window", variant = "k256", {{.*}}zero_output = false, {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], grid = [2, 1, 1], block = [256, 1, 1]
-// AUTO-LABEL: gpu.func @l0_csr_window_k256_0
-// AUTO-SAME:    workgroup(%{{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>
-// AUTO-COUNT-4: nvgpu.device_async_copy {{.*}} {bypassL1}
-// AUTO:         nvgpu.device_async_create_group
-// AUTO:         scf.for
-// AUTO-COUNT-4: nvgpu.device_async_copy
-// AUTO:         nvgpu.device_async_create_group
-// AUTO-NEXT:    nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
-// AUTO-NEXT:    gpu.barrier
-// AUTO:         nvvm.vote.sync  ballot
-// AUTO:         llvm.intr.ctpop
-// AUTO-COUNT-4: vector.load {{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>, vector<4xf32>
-// AUTO:         gpu.barrier
-// AUTO:         nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
-// AUTO:         vector.store
-// AUTO:         gpu.return
+// AUTO-NOT:     csr-window
+// AUTO:         family = "csr"
 // NEVER-LABEL: func.func @windows
 // NEVER-NOT:     csr-window
 // NEVER:         family = "csr"
-// ALWAYS-LABEL: func.func @windows
-// ALWAYS:         family = "csr-window"
 
 // BAD: for the --row-windows option: Cannot find option named 'bogus'!
 func.func @windows(%b: tensor<64x256xf32>) -> tensor<64x256xf32> {
@@ -72,8 +72,8 @@ func.func @dynamic(%b: tensor<5x?xf32>) -> tensor<4x?xf32> {
 
 // -----
 
-// Sparse columns: 1,095 entries over 64 x 1,024 (density 0.017, 0.5 uses
-// of a B row per window): auto keeps the row kernels, always does not.
+// Sparse columns: 1,095 entries over 64 x 1,024 (density 0.017): auto
+// keeps the row kernels, always does not.
 // AUTO-LABEL: func.func @sparse
 // AUTO-NOT:     csr-window
 // AUTO:         family = "csr

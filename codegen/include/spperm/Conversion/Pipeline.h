@@ -178,8 +178,8 @@ struct SpPermPipelineOptions
       *this, "row-windows",
       llvm::cl::desc("csr layers with a static K >= 128: the csr-window "
                      "kernel (B shared by a window of rows through shared "
-                     "memory): auto (default: where the rows share enough "
-                     "columns), always or never"),
+                     "memory): auto (default: K >= 512 on layers of at least "
+                     "2048 columns and density 0.25), always or never"),
       llvm::cl::init(RowWindowMode::Auto), RowWindowModeValues()};
 
   Option<std::string> baseDir{

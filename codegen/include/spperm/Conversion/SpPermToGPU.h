@@ -98,9 +98,8 @@ struct LongRowModeValues {
 /// csr-window kernel (B staged in shared memory per window of rows,
 /// docs/Kernels.md) instead of the row kernels.
 enum class RowWindowMode {
-  /// Where a window's rows share enough of their columns (the layer's
-  /// density times the window's rows is at least kMinWindowReuse) and K is
-  /// at least 128.
+  /// Where it beat the row kernels when measured: K >= 512, at least 2,048
+  /// columns and density at least 0.25.
   Auto,
   /// Every such variant with K >= 128.
   Always,
@@ -119,8 +118,8 @@ struct RowWindowModeValues {
   template <typename Opt>
   void apply(Opt &option) const {
     static constexpr std::pair<RowWindowMode, const char *> kValues[] = {
-        {RowWindowMode::Auto, "where the rows of a window share enough "
-                              "columns and K >= 128"},
+        {RowWindowMode::Auto, "for K >= 512 on layers of >= 2048 columns "
+                              "and density >= 0.25"},
         {RowWindowMode::Always, "whenever K >= 128"},
         {RowWindowMode::Never, "never"}};
     for (auto [value, help] : kValues)
