@@ -379,13 +379,15 @@ TEST(MatrixMarketErrors, EntryCountLies) {
 
 TEST(MatrixMarketErrors, IndexZeroOrOutOfRange) {
   expectMtxError(std::string(kBanner) + "3 4 1\n0 1 1\n",
-                 "m.mtx:3: row index 0 is out of range [1, 3]");
+                 "m.mtx:3: row index 0 is out of range [1, 3] (Matrix Market "
+                 "indices are 1-based)");
   expectMtxError(std::string(kBanner) + "3 4 1\n4 1 1\n",
                  "m.mtx:3: row index 4 is out of range [1, 3]");
   expectMtxError(std::string(kBanner) + "3 4 2\n1 1 1\n1 5 1\n",
                  "m.mtx:4: column index 5 is out of range [1, 4]");
   expectMtxError(std::string(kBanner) + "3 4 1\n1 0 1\n",
-                 "m.mtx:3: column index 0 is out of range [1, 4]");
+                 "m.mtx:3: column index 0 is out of range [1, 4] (Matrix "
+                 "Market indices are 1-based)");
   expectMtxError(std::string(kBanner) + "3 4 1\n1 99999999999999999999 1\n",
                  "m.mtx:3: column index 99999999999999999999 is out of range "
                  "[1, 4]");

@@ -20,7 +20,7 @@ func.func @wrong_shape() {
 // -----
 
 func.func @malformed_file() {
-  // expected-error-re@+1 {{'spperm.load' op {{.*}}spperm-extract-features-invalid.mlir:1: bad DLMC header {{.*}}: expected 'ROWS, COLS, NNZ'}}
+  // expected-error-re@+1 {{'spperm.load' op {{.*}}spperm-extract-features-invalid.mlir: not a matrix file spperm recognizes (spperm reads Matrix Market (.mtx), DLMC (.smtx){{.*}}}}
   %a = spperm.load "spperm-extract-features-invalid.mlir" : !spperm.matrix<4x5xf32, #spperm.csr>
   return
 }

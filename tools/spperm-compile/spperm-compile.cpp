@@ -49,6 +49,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include <unistd.h>
@@ -431,6 +432,33 @@ std::string quoteOptionValue(const std::string &value) {
 
 } // namespace
 
+/// Why `path` cannot be written as an output (a package directory when
+/// `directory`, else a file), or "": its parent must be a writable
+/// directory, and an existing `path` a package (`directory`) or a file.
+static std::string checkOutputPath(const std::string &path, bool directory) {
+  SmallString<256> parent(path);
+  llvm::sys::path::remove_filename(parent);
+  if (parent.empty())
+    parent = ".";
+  llvm::sys::fs::file_status st;
+  if (llvm::sys::fs::status(parent, st) ||
+      !llvm::sys::fs::is_directory(st))
+    return path + ": cannot write: " + std::string(parent) +
+           " is not a directory";
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    return path + ": cannot write in " + std::string(parent) + ": " +
+           std::strerror(errno);
+  if (llvm::sys::fs::status(path, st))
+    return "";
+  if (directory && !(llvm::sys::fs::is_directory(st) &&
+                     llvm::sys::fs::exists(path + "/manifest.json")))
+    return path + ": exists and is not a spperm package (no manifest.json); "
+                  "refusing to replace it";
+  if (!directory && llvm::sys::fs::is_directory(st))
+    return path + ": is a directory";
+  return "";
+}
+
 int main(int argc, char **argv) {
   Options o;
   SpPermPipelineOptions pipeline;
@@ -502,6 +530,19 @@ int main(int argc, char **argv) {
     reportError(kTool, "missing -o PKG (see --help)");
     return 1;
   }
+  // Every output is checked before any work: a compile that cannot write
+  // all of them writes none.
+  if (std::string bad = checkOutputPath(o.output, /*directory=*/true);
+      !bad.empty()) {
+    reportError(kTool, bad);
+    return 1;
+  }
+  if (!o.report.empty())
+    if (std::string bad = checkOutputPath(o.report, /*directory=*/false);
+        !bad.empty()) {
+      reportError(kTool, bad);
+      return 1;
+    }
   // The bench records are read (and checked) before anything is compiled.
   std::vector<::spperm::BenchRecord> benchRecords;
   if (!o.reportBench.empty() && o.report.empty()) {
@@ -706,18 +747,9 @@ int main(int argc, char **argv) {
     }
   }
 
-  times.begin("writing " + o.output);
-  start = std::chrono::steady_clock::now();
-  if (::spperm::Status s = ::spperm::writePackage(o.output, layers, popts);
-      !s) {
-    reportError(kTool, s.message());
-    return 1;
-  }
-  times.add("packaging", since(start));
-  progress.finish();
-
-  if (o.timing)
-    printTiming(llvm::errs(), times);
+  // The report first (it needs only the layers): a compile whose report
+  // cannot be written leaves no package, and one whose package cannot be
+  // written removes its report.
   if (!o.report.empty()) {
     ::spperm::ReportInputs report;
     report.package = o.output;
@@ -735,5 +767,19 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  times.begin("writing " + o.output);
+  start = std::chrono::steady_clock::now();
+  if (::spperm::Status s = ::spperm::writePackage(o.output, layers, popts);
+      !s) {
+    reportError(kTool, s.message());
+    if (!o.report.empty())
+      ::unlink(o.report.c_str());
+    return 1;
+  }
+  times.add("packaging", since(start));
+  progress.finish();
+
+  if (o.timing)
+    printTiming(llvm::errs(), times);
   return diagnosed ? 1 : 0;
 }

@@ -14,9 +14,11 @@
 #include "spperm/Sparse/MatrixIO.h"
 
 #include "MatrixScanner.h"
+#include "NpzReader.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <charconv>
 #include <cstring>
 #include <optional>
@@ -153,6 +155,18 @@ bool endsWithIgnoreCase(std::string_view s, std::string_view suffix) {
          equalsIgnoreCase(s.substr(s.size() - suffix.size()), suffix);
 }
 
+/// What readMatrixFile reads, for the error about anything else.
+constexpr const char *kReadableFormats =
+    "spperm reads Matrix Market (.mtx), DLMC (.smtx), either optionally "
+    "gzip'd, and scipy.sparse .npz (save_npz); convert others with "
+    "scipy.io.mmwrite('A.mtx', A) or scipy.sparse.save_npz('A.npz', A)";
+
+/// Whether `path` ends in .npz.
+bool hasNpzExtension(std::string_view path) {
+  return path.size() >= 4 &&
+         equalsIgnoreCase(path.substr(path.size() - 4), ".npz");
+}
+
 /// The format named by the file extension, if any.
 std::optional<MatrixFileFormat> formatFromExtension(std::string_view path) {
   if (endsWithIgnoreCase(path, ".gz"))
@@ -185,6 +199,16 @@ StatusOr<CsrMatrix> spperm::readMatrixFile(const std::string &path,
     return Status::error(path + ": cannot open: " + std::strerror(errno));
   if (S_ISDIR(st.st_mode))
     return Status::error(path + ": is a directory");
+  // .npz (zip) archives by name or by their first bytes, before gzip.
+  {
+    char head[4] = {};
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    size_t got = f ? std::fread(head, 1, sizeof(head), f) : 0;
+    if (f)
+      std::fclose(f);
+    if (hasNpzExtension(path) || looksLikeZip(std::string_view(head, got)))
+      return readNpz(path, options);
+  }
   errno = 0;
   gzFile file = gzopen(path.c_str(), "rb");
   if (!file)
@@ -200,6 +224,11 @@ StatusOr<CsrMatrix> spperm::readMatrixFile(const std::string &path,
     // start with a digit.
     sc.ensure();
     std::string_view head = sc.visible();
+    if (!head.empty() && head[0] != '%' &&
+        !(head[0] >= '0' && head[0] <= '9') && head[0] != ' ' &&
+        head[0] != '\t' && head[0] != '\n' && head[0] != '\r')
+      return Status::error(path + ": not a matrix file spperm recognizes (" +
+                           kReadableFormats + ")");
     format = (!head.empty() && head[0] == '%') ? MatrixFileFormat::MatrixMarket
                                                : MatrixFileFormat::Smtx;
   }

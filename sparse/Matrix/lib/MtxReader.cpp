@@ -196,7 +196,8 @@ private:
                       " is not a positive integer");
     if (v < 1 || v > bound)
       return failHere(std::string(what) + " index " + escaped(tok) +
-                      " is out of range [1, " + std::to_string(bound) + "]");
+                      " is out of range [1, " + std::to_string(bound) + "]" +
+                      (v == 0 ? " (Matrix Market indices are 1-based)" : ""));
     index = static_cast<int32_t>(v - 1);
     sc.advance(tok.size());
     return Status::ok();

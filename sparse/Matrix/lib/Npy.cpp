@@ -16,6 +16,8 @@
 
 #include "spperm/Sparse/Escape.h"
 
+#include "NpyHeader.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -58,13 +60,6 @@ struct FileCloser {
   void operator()(std::FILE *f) const { std::fclose(f); }
 };
 using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
-/// The fields of a .npy header dict that matter here.
-struct NpyHeader {
-  std::string descr;
-  bool fortranOrder = false;
-  std::vector<int64_t> shape;
-};
 
 /// A parser for the Python literal subset NumPy writes in headers: one dict
 /// with string keys whose values are strings, True/False or tuples of
@@ -278,6 +273,47 @@ Status writePiecesAtomically(const std::string &path,
 }
 
 } // namespace
+
+bool spperm::parseNpyPrefix(std::string_view bytes, NpyHeader &header,
+                            size_t &dataOffset, std::string &error) {
+  if (bytes.size() < kMagicSize ||
+      bytes.substr(0, kMagicSize) != std::string_view(kMagic, kMagicSize)) {
+    error = "not a .npy array (bad magic)";
+    return false;
+  }
+  if (bytes.size() < 10) {
+    error = "truncated .npy header";
+    return false;
+  }
+  auto byte = [&](size_t i) {
+    return static_cast<uint64_t>(static_cast<unsigned char>(bytes[i]));
+  };
+  const unsigned major = byte(6), minor = byte(7);
+  if ((major != 1 && major != 2 && major != 3) || minor != 0) {
+    error = "unsupported .npy version " + std::to_string(major) + "." +
+            std::to_string(minor) + " (expected 1.0, 2.0 or 3.0)";
+    return false;
+  }
+  uint64_t headerSize = byte(8) | (byte(9) << 8), headerStart = 10;
+  if (major != 1) {
+    if (bytes.size() < 12) {
+      error = "truncated .npy header";
+      return false;
+    }
+    headerSize |= (byte(10) << 16) | (byte(11) << 24);
+    headerStart = 12;
+  }
+  if (headerSize > kMaxHeaderSize || headerStart + headerSize > bytes.size()) {
+    error = "truncated .npy header";
+    return false;
+  }
+  if (!HeaderParser(bytes.substr(headerStart, headerSize)).parse(header, error)) {
+    error = "malformed .npy header: " + error;
+    return false;
+  }
+  dataOffset = headerStart + headerSize;
+  return true;
+}
 
 StatusOr<DenseMatrix> spperm::readNpy(const std::string &path) {
   auto error = [&](const std::string &what) {

@@ -258,6 +258,13 @@ Status readCodeFile(const std::string &dir, const FileDesc &desc,
 StatusOr<Package> spperm::readPackage(const std::string &dirArg) {
   const std::string dir = trimSlashes(dirArg);
   const std::string manifestPath = dir + "/" + kManifestFile;
+  // A matrix (or any other file) where a package was expected.
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+    return Status::error(
+        dir + ": is a file, not a spperm package (a package is the "
+              "directory spperm-compile writes; make one with "
+              "`spperm-compile " + dir + " -o NAME.spp`)");
   std::string text;
   if (Status s = readSmallFile(manifestPath, kMaxManifestBytes, text); !s)
     return s;

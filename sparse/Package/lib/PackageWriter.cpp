@@ -19,6 +19,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <fcntl.h>
 #include <filesystem>
 #include <memory>
@@ -43,6 +45,31 @@ uint64_t alignUp(uint64_t x) {
 void removeTree(const std::string &path) {
   std::error_code ec;
   std::filesystem::remove_all(path, ec);
+}
+
+/// Removes the temporary and set-aside directories of earlier writes of
+/// package `base` in `parent` (`.BASE.tmp-PID-XXXXXX`, `.BASE.old-PID-XXXXXX`)
+/// whose writer PID no longer runs: a compile killed by SIGKILL leaves them.
+/// Those of running writers (a concurrent compile) are left alone.
+void sweepStaleTemporaries(const std::string &parent, const std::string &base) {
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(parent, ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    for (const char *kind : {".tmp-", ".old-"}) {
+      const std::string prefix = "." + base + kind;
+      if (name.compare(0, prefix.size(), prefix) != 0)
+        continue;
+      const size_t dash = name.find('-', prefix.size());
+      const std::string digits = name.substr(prefix.size(), dash - prefix.size());
+      if (dash == std::string::npos || digits.empty() || digits.size() > 9 ||
+          digits.find_first_not_of("0123456789") != std::string::npos)
+        continue;
+      const pid_t pid = static_cast<pid_t>(std::stol(digits));
+      if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH)
+        removeTree(it->path().string());
+    }
+  }
 }
 
 /// fsync of a directory, so that renames and new entries are durable.
@@ -425,6 +452,41 @@ mode_t currentUmask() {
   return mask;
 }
 
+/// Replaces package `dir` by the finished directory `tmp` where the file
+/// system cannot exchange them atomically: the old package is renamed
+/// aside, `tmp` into place, and the old one removed. Removes `tmp` on
+/// failure.
+Status replaceThroughAside(const std::string &dir, const std::string &tmp,
+                           const std::string &parent, const std::string &base) {
+  auto fail = [&](const std::string &what) {
+    return Status::error(dir + ": " + what);
+  };
+  std::string aside = parent + "/." + base + ".old-" +
+                      std::to_string(::getpid()) + "-XXXXXX";
+  if (!::mkdtemp(aside.data())) {
+    Status s = fail("cannot create a directory to move the old package to: " +
+                    errnoText());
+    removeTree(tmp);
+    return s;
+  }
+  // Renaming a directory over an empty directory replaces it.
+  if (::rename(dir.c_str(), aside.c_str()) != 0) {
+    Status s = fail("cannot move the old package aside: " + errnoText());
+    removeTree(tmp);
+    ::rmdir(aside.c_str());
+    return s;
+  }
+  if (::rename(tmp.c_str(), dir.c_str()) != 0) {
+    Status s = fail("cannot rename the temporary directory into place: " +
+                    errnoText());
+    ::rename(aside.c_str(), dir.c_str());
+    removeTree(tmp);
+    return s;
+  }
+  removeTree(aside);
+  return Status::ok();
+}
+
 } // namespace
 
 Status spperm::writePackage(const std::string &dirArg,
@@ -468,9 +530,9 @@ Status spperm::writePackage(const std::string &dirArg,
     }
   }
 
-  // The destination must be free, or a package we may replace.
+  // The destination must be free, or a package we may replace (checked
+  // again when it is replaced).
   struct stat st;
-  bool replacing = false;
   if (::lstat(dir.c_str(), &st) == 0) {
     struct stat mst;
     if (!S_ISDIR(st.st_mode) ||
@@ -478,12 +540,16 @@ Status spperm::writePackage(const std::string &dirArg,
         !S_ISREG(mst.st_mode))
       return fail("exists and is not a spperm package (no manifest.json); "
                   "refusing to replace it");
-    replacing = true;
   } else if (errno != ENOENT) {
     return fail("cannot access: " + errnoText());
   }
 
-  std::string tmp = parent + "/." + base + ".tmp-XXXXXX";
+  // The writer's pid in the name: a later compile of the same output
+  // removes the directories of writers that no longer run
+  // (sweepStaleTemporaries).
+  sweepStaleTemporaries(parent, base);
+  std::string tmp = parent + "/." + base + ".tmp-" +
+                    std::to_string(::getpid()) + "-XXXXXX";
   if (!::mkdtemp(tmp.data()))
     return fail("cannot create a temporary directory beside it: " +
                 errnoText());
@@ -499,33 +565,57 @@ Status spperm::writePackage(const std::string &dirArg,
     return s;
   }
 
-  std::string aside;
-  if (replacing) {
-    aside = parent + "/." + base + ".old-XXXXXX";
-    if (!::mkdtemp(aside.data())) {
-      Status s = fail("cannot create a directory to move the old package to: " +
+  // Into place: renamed onto a free name, or exchanged atomically with the
+  // package there, which is then removed. Another compile to the same
+  // output may put a package there or take it away meanwhile: the last
+  // writer wins, and a reader never finds the name missing or half written.
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    if (::lstat(dir.c_str(), &st) != 0) {
+      if (errno != ENOENT) {
+        Status s = fail("cannot access: " + errnoText());
+        removeTree(tmp);
+        return s;
+      }
+      if (::rename(tmp.c_str(), dir.c_str()) == 0)
+        break;
+      if (errno == EEXIST || errno == ENOTEMPTY)
+        continue; // created meanwhile: exchange with it
+      Status s = fail("cannot rename the temporary directory into place: " +
                       errnoText());
       removeTree(tmp);
       return s;
     }
-    // Renaming a directory over an empty directory replaces it.
-    if (::rename(dir.c_str(), aside.c_str()) != 0) {
-      Status s = fail("cannot move the old package aside: " + errnoText());
+    struct stat mst;
+    if (!S_ISDIR(st.st_mode) ||
+        ::stat((dir + "/" + kManifestFile).c_str(), &mst) != 0 ||
+        !S_ISREG(mst.st_mode)) {
       removeTree(tmp);
-      ::rmdir(aside.c_str());
+      return fail("exists and is not a spperm package (no manifest.json); "
+                  "refusing to replace it");
+    }
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(),
+                    RENAME_EXCHANGE) == 0) {
+      removeTree(tmp); // now the old package
+      break;
+    }
+    if (errno == ENOENT)
+      continue; // removed meanwhile: rename onto the free name
+    if (errno != EINVAL && errno != ENOSYS) {
+      Status s = fail("cannot exchange the new package with the old one: " +
+                      errnoText());
+      removeTree(tmp);
       return s;
     }
+    // A file system without atomic exchange: move the old package aside
+    // (a reader may find the name missing for a moment).
+    if (Status s = replaceThroughAside(dir, tmp, parent, base); !s)
+      return s;
+    break;
   }
-  if (::rename(tmp.c_str(), dir.c_str()) != 0) {
-    Status s = fail("cannot rename the temporary directory into place: " +
-                    errnoText());
-    if (replacing)
-      ::rename(aside.c_str(), dir.c_str());
+  if (::lstat(tmp.c_str(), &st) == 0) {
     removeTree(tmp);
-    return s;
+    return fail("another compile kept replacing it; gave up after 16 tries");
   }
-  if (replacing)
-    removeTree(aside);
   if (!syncDirectory(parent))
     return fail("cannot sync the parent directory: " + errnoText());
   return Status::ok();
