@@ -12,7 +12,8 @@
 #     bash tools/scripts/gpu_suite.sh
 # Builds the MLIR-free half, runs RuntimeTests (its GPU tests must run, not
 # skip), unpacks the suite, regenerates the big matrices, runs spperm-verify
-# over every package for K in $KS (default 1,32,128,512), then
+# over every package for K in $KS (default 1,32,128,256,512; timings for
+# BENCH_KS, default 32,128,256,512: BENCHMARK.md's K and 256), then
 # compute-sanitizer memcheck and racecheck on one package per kernel family
 # (suite/san/*.spp). Writes $OUT/summary.txt (what docs/results/ keeps) and
 # $OUT/verify.log; exits non-zero on any failure.
@@ -23,8 +24,8 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD="$ROOT/build-gpu"
 OUTDIR="${OUT:-$BUILD/gpu-suite}"
-KS="${KS:-1,32,128,512}"
-BENCH_KS="${BENCH_KS:-32,128}"
+KS="${KS:-1,32,128,256,512}"
+BENCH_KS="${BENCH_KS:-32,128,256,512}"
 # Timed runs per measurement (spperm-verify --runs, --max-bench-ms) and
 # packages checked at once for the main set: 1 by default — with 8 threads,
 # packages that run cuSPARSE (the library check, the cusparse format) made
