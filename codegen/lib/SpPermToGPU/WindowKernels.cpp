@@ -6,9 +6,10 @@
 //
 // The csr-window kernel (docs/Kernels.md, "csr-window"): B reused across
 // the rows of a window. A CTA owns a window of `rowsPerWarp` rows per warp
-// and a K tile of 128 columns of C (4 per lane); it walks its column range
-// (all columns, or one of `colSplits` ranges) in chunks of `chunkCols`
-// columns. Each chunk's B rows (chunkCols x 128 floats) are copied into
+// and a K tile of 128 x `vecs` columns of C (4 x vecs per lane, in 16-byte
+// vectors 128 columns apart); it walks its column range (all columns, or
+// one of `colSplits` ranges) in chunks of `chunkCols` columns. Each
+// chunk's B rows (chunkCols x the K tile's floats) are copied into
 // shared memory by cp.async, one chunk ahead of the multiply-adds (two
 // buffers), and every entry of the window's rows in that chunk reads its B
 // row from there: B moves from L2 once per window instead of once per
