@@ -284,8 +284,9 @@ if [[ " $SETS " != *" san "* ]]; then
   say "compute-sanitizer: not in SETS"
 elif command -v compute-sanitizer >/dev/null || [[ -x /usr/local/cuda/bin/compute-sanitizer ]]; then
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  read -ra san_globs <<<"$SAN_GLOB"
   # shellcheck disable=SC2086
-  for pkg in $(for g in $SAN_GLOB; do printf '%s\n' "$S"/san/$g.spp; done | sort -u); do
+  for pkg in $(for g in "${san_globs[@]}"; do printf '%s\n' "$S"/san/$g.spp; done | sort -u); do
     [[ -e "$pkg" ]] || continue
     for tool in memcheck racecheck initcheck synccheck; do
       log="$BUILD/san.$(basename "$pkg" .spp).$tool.log"
