@@ -19,6 +19,7 @@
 #include "spperm/Conversion/Pipeline.h"
 #include "spperm/Conversion/SpPermToGPU.h"
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
+#include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Sparse/Package.h"
 #include "spperm/Tools/CommandLine.h"
@@ -460,6 +461,9 @@ static std::string checkOutputPath(const std::string &path, bool directory) {
 }
 
 int main(int argc, char **argv) {
+  // Before any thread starts: an interrupted run removes its temporaries
+  // and kills its children (spperm/Sparse/Interrupt.h).
+  ::spperm::installInterruptCleanup();
   Options o;
   SpPermPipelineOptions pipeline;
   ArgParser args(

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spperm/Runtime/SpPermRuntime.hpp"
+#include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Tools/CommandLine.h"
 
@@ -173,6 +174,9 @@ std::string jsonNumber(double v) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Before any thread starts: an interrupted run removes its temporaries
+  // and kills its children (spperm/Sparse/Interrupt.h).
+  ::spperm::installInterruptCleanup();
   std::string packagePath, layerName, deviceName, bPath, outPath;
   std::string baselineName, jsonPath, warmupText = "5", runsText = "30";
   bool layerSeen = false, deviceSeen = false, bSeen = false, outSeen = false;

@@ -6,6 +6,8 @@
 
 #include "spperm/Conversion/SpPermToGPU.h"
 
+#include "spperm/Sparse/Interrupt.h"
+
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/Passes.h"
@@ -131,23 +133,35 @@ mlir::spperm::assembleCubin(const std::string &ptx, StringRef chip) {
     llvm::sys::fs::remove(out);
     return ::spperm::Status::error("cannot create a temporary file for ptxas");
   }
+  // An interrupted compile removes these and kills ptxas (Interrupt.h).
+  for (const SmallString<128> &path : {in, out, err})
+    ::spperm::registerTemporary(std::string(path));
   std::string arch = "-arch=" + chip.str();
   std::string outPath = std::string(out);
   SmallVector<StringRef> argv = {ptxas, arch, "-O3", in, "-o", outPath};
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(err),
                                           StringRef(err)};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, argv, std::nullopt, redirects, 0,
-                                     0, &message);
+  int rc = -1;
+  llvm::sys::ProcessInfo child = llvm::sys::ExecuteNoWait(
+      ptxas, argv, std::nullopt, redirects, 0, &message);
+  if (child.Pid != llvm::sys::ProcessInfo::InvalidPid) {
+    ::spperm::registerChild(child.Pid);
+    llvm::sys::ProcessInfo done =
+        llvm::sys::Wait(child, std::nullopt, &message);
+    ::spperm::unregisterChild(child.Pid);
+    rc = done.ReturnCode;
+  }
   std::string cubin, log;
   if (auto buf = llvm::MemoryBuffer::getFile(err))
     log = (*buf)->getBuffer().trim().str();
   if (rc == 0)
     if (auto buf = llvm::MemoryBuffer::getFile(out, /*IsText=*/false))
       cubin = (*buf)->getBuffer().str();
-  llvm::sys::fs::remove(in);
-  llvm::sys::fs::remove(out);
-  llvm::sys::fs::remove(err);
+  for (const SmallString<128> &path : {in, out, err}) {
+    llvm::sys::fs::remove(path);
+    ::spperm::unregisterTemporary(std::string(path));
+  }
   if (rc != 0 || cubin.empty()) {
     size_t eol = log.find('\n');
     return ::spperm::Status::error(

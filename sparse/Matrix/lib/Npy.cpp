@@ -15,6 +15,7 @@
 #include "spperm/Sparse/Npy.h"
 
 #include "spperm/Sparse/Escape.h"
+#include "spperm/Sparse/Interrupt.h"
 
 #include "NpyHeader.h"
 
@@ -248,6 +249,11 @@ Status writePiecesAtomically(const std::string &path,
   if (fd < 0)
     return Status::error(path +
                          ": cannot create a temporary file: " + errnoText());
+  registerTemporary(tmp); // removed if the tool is interrupted
+  struct Unregister {
+    std::string path;
+    ~Unregister() { unregisterTemporary(path); }
+  } unregister{tmp};
   auto abandon = [&](const std::string &what) {
     int saved = errno;
     if (fd >= 0)

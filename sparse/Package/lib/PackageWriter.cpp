@@ -15,6 +15,8 @@
 #include "PackageDetail.h"
 #include "Sha256.h"
 
+#include "spperm/Sparse/Interrupt.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -553,6 +555,13 @@ Status spperm::writePackage(const std::string &dirArg,
   if (!::mkdtemp(tmp.data()))
     return fail("cannot create a temporary directory beside it: " +
                 errnoText());
+  // Removed if the tool is interrupted (Interrupt.h); whatever happens
+  // below, it is gone or in place (renamed) when this returns.
+  registerTemporary(tmp);
+  struct Unregister {
+    std::string path;
+    ~Unregister() { unregisterTemporary(path); }
+  } unregister{tmp};
   if (Status s = writePackageFiles(tmp, layers, options); !s) {
     removeTree(tmp);
     return s;

@@ -1,0 +1,43 @@
+//===- Interrupt.h - Cleaning up after an interrupted tool ------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// What a tool leaves behind when SIGINT, SIGTERM or SIGHUP stops it: the
+// code that creates a temporary file or directory, or starts a child
+// process, registers it here for as long as it exists; a tool that calls
+// installInterruptCleanup() at the start of main removes the registered
+// paths and kills the registered children (SIGKILL) when one of those
+// signals arrives, then dies of the signal (docs/Compile.md, "Errors").
+// Without installInterruptCleanup() the registry is inert.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPPERM_SPARSE_INTERRUPT_H
+#define SPPERM_SPARSE_INTERRUPT_H
+
+#include <string>
+
+namespace spperm {
+
+/// Registers a temporary file or directory (removed recursively on an
+/// interruption) until unregisterTemporary.
+void registerTemporary(const std::string &path);
+void unregisterTemporary(const std::string &path);
+
+/// Registers a child process (killed on an interruption) until
+/// unregisterChild.
+void registerChild(int pid);
+void unregisterChild(int pid);
+
+/// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (and so in every
+/// thread it starts later) and starts a thread that waits for them: on one,
+/// it kills the registered children, removes the registered paths, and
+/// re-raises the signal with its default action. Call it first thing in
+/// main, before any other thread exists.
+void installInterruptCleanup();
+
+} // namespace spperm
+
+#endif // SPPERM_SPARSE_INTERRUPT_H

@@ -1,0 +1,103 @@
+//===- Interrupt.cpp - Cleaning up after an interrupted tool --------------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The signals are taken by sigwait in a thread of their own, so the cleanup
+// runs as ordinary code (it may allocate and walk directories) while the
+// interrupted threads stay where they were; none of them can hold the
+// registry's lock for long, so the cleanup never waits on them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Sparse/Interrupt.h"
+
+#include <csignal>
+#include <filesystem>
+#include <mutex>
+#include <pthread.h>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+using namespace spperm;
+
+namespace {
+
+struct Registry {
+  std::mutex lock;
+  std::set<std::string> paths;
+  std::set<int> children;
+};
+
+Registry &registry() {
+  static Registry *r = new Registry(); // never destroyed: used until _exit
+  return *r;
+}
+
+sigset_t interruptSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+void cleanUpAndDie(int sig) {
+  {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    for (int pid : r.children)
+      ::kill(pid, SIGKILL);
+    for (const std::string &path : r.paths) {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  }
+  // Die of the signal itself, so that the parent sees how the tool ended.
+  std::signal(sig, SIG_DFL);
+  sigset_t set = interruptSignals();
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  ::raise(sig);
+  ::_exit(128 + sig);
+}
+
+} // namespace
+
+void spperm::registerTemporary(const std::string &path) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> guard(r.lock);
+  r.paths.insert(path);
+}
+
+void spperm::unregisterTemporary(const std::string &path) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> guard(r.lock);
+  r.paths.erase(path);
+}
+
+void spperm::registerChild(int pid) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> guard(r.lock);
+  r.children.insert(pid);
+}
+
+void spperm::unregisterChild(int pid) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> guard(r.lock);
+  r.children.erase(pid);
+}
+
+void spperm::installInterruptCleanup() {
+  sigset_t set = interruptSignals();
+  if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0)
+    return;
+  std::thread([set] {
+    int sig = 0;
+    while (sigwait(&set, &sig) != 0) {
+    }
+    cleanUpAndDie(sig);
+  }).detach();
+}
