@@ -20,6 +20,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -458,6 +459,12 @@ TEST_F(NpzErrors, Arrays) {
               "out of range");
   expectError(with(2, "data.npy", "not an array"),
               "data.npy: not a .npy array");
+  expectError(with(2, "data.npy",
+                   vectorNpy("<f8", std::vector<double>{1, 2, NAN, 3, 4})),
+              "data.npy element 2 (nan) is not a finite float32 value");
+  expectError(with(2, "data.npy",
+                   vectorNpy("<f8", std::vector<double>{1, 2, 1e300, 3, 4})),
+              "data.npy element 2 (");
   // A data size that disagrees with the header's shape.
   expectError(with(2, "data.npy", npy("<f8", {5}, std::string(16, '\0'))),
               "data.npy: the data is 16 bytes");

@@ -27,6 +27,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -382,6 +384,15 @@ private:
     if (count > limit())
       return fail(std::to_string(count) + " entries, more than the limit " +
                   std::to_string(limit()));
+    // As in the text formats: finite values within float32's range.
+    if (options.values.mode == ValueMode::File && kind == 'f')
+      for (int64_t i = 0; i < count; ++i) {
+        const double v = valueAt(data, i);
+        if (!std::isfinite(v) || std::fabs(v) > FLT_MAX)
+          return fail("data.npy element " + std::to_string(i) + " (" +
+                      std::to_string(v) +
+                      ") is not a finite float32 value");
+      }
     coo.value.reserve(static_cast<size_t>(count));
     return Status::ok();
   }
