@@ -198,8 +198,9 @@ TEST(PackageTest, RoundTripIsExact) {
     const bool isCondensed = l["name"] == "bell_condensed";
     EXPECT_EQ(l["format_params"].contains("columns"), isCondensed)
         << l["name"];
-    if (isCondensed)
+    if (isCondensed) {
       EXPECT_EQ(l["format_params"]["columns"], "condensed");
+    }
   }
 }
 

@@ -449,13 +449,11 @@ static std::string checkOutputPath(const std::string &path, bool directory) {
   if (::access(parent.c_str(), W_OK | X_OK) != 0)
     return path + ": cannot write in " + std::string(parent) + ": " +
            std::strerror(errno);
-  if (llvm::sys::fs::status(path, st))
-    return "";
-  if (directory && !(llvm::sys::fs::is_directory(st) &&
-                     llvm::sys::fs::exists(path + "/manifest.json")))
-    return path + ": exists and is not a spperm package (no manifest.json); "
-                  "refusing to replace it";
-  if (!directory && llvm::sys::fs::is_directory(st))
+  if (directory) {
+    ::spperm::Status free = ::spperm::checkPackageDestination(path);
+    return free ? "" : free.message();
+  }
+  if (!llvm::sys::fs::status(path, st) && llvm::sys::fs::is_directory(st))
     return path + ": is a directory";
   return "";
 }

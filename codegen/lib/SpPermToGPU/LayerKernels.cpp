@@ -98,17 +98,6 @@ StringRef mlir::spperm::getRowWindowModeName(RowWindowMode mode) {
   llvm_unreachable("unknown row-window mode");
 }
 
-std::optional<RowWindowMode>
-mlir::spperm::parseRowWindowMode(StringRef name) {
-  if (name == "auto")
-    return RowWindowMode::Auto;
-  if (name == "always")
-    return RowWindowMode::Always;
-  if (name == "never")
-    return RowWindowMode::Never;
-  return std::nullopt;
-}
-
 std::optional<LongRowMode> mlir::spperm::parseLongRowMode(StringRef name) {
   if (name == "auto")
     return LongRowMode::Auto;

@@ -83,8 +83,8 @@ public:
     tid = kb.threadIdX();
     lane = kb.rem(tid, kLanes);
     Value warp = kb.div(tid, kLanes);
-    // This lane's 4 columns of C; lanes past K read columns K - 4 .. K - 1
-    // and store nothing.
+    // This lane's first 4 columns of C (then every kVecCols); columns past
+    // K read the zeros copyChunk put there and are not stored.
     kFirst = kb.mul(kTile, tileCols);
     col = kb.add(kFirst, kb.mul(lane, 4));
     splitFirst = kb.mul(split, spec.colsPerSplit);

@@ -249,11 +249,7 @@ Status writePiecesAtomically(const std::string &path,
   if (fd < 0)
     return Status::error(path +
                          ": cannot create a temporary file: " + errnoText());
-  registerTemporary(tmp); // removed if the tool is interrupted
-  struct Unregister {
-    std::string path;
-    ~Unregister() { unregisterTemporary(path); }
-  } unregister{tmp};
+  const ScopedTemporary interrupted(tmp); // removed if the tool is interrupted
   auto abandon = [&](const std::string &what) {
     int saved = errno;
     if (fd >= 0)

@@ -98,6 +98,8 @@ private:
     NpyHeader header;
     std::string data;
     int64_t count = 0;
+    /// Bytes per element (elementSize of the dtype, parsed once).
+    uint64_t width = 0;
   };
 
   Status fail(const std::string &what) const {
@@ -275,6 +277,7 @@ private:
                   "and dtype need " + std::to_string(count * width));
     a.data = raw.substr(offset);
     a.count = static_cast<int64_t>(count);
+    a.width = width;
     return Status::ok();
   }
 
@@ -308,7 +311,7 @@ private:
     const char kind = a.header.descr[1];
     if (kind != 'i' && kind != 'u')
       return false;
-    const size_t n = elementSize(a.header.descr);
+    const size_t n = a.width;
     uint64_t raw = 0;
     std::memcpy(&raw, a.data.data() + i * n, n);
     if (kind == 'i' && n < 8 && (raw >> (8 * n - 1)) & 1)
@@ -323,7 +326,7 @@ private:
   static double valueAt(const Array &a, int64_t i) {
     const char kind = a.header.descr[1];
     if (kind == 'f') {
-      if (a.header.descr[2] == '4') {
+      if (a.width == 4) {
         float f;
         std::memcpy(&f, a.data.data() + 4 * i, 4);
         return f;

@@ -491,6 +491,21 @@ Status replaceThroughAside(const std::string &dir, const std::string &tmp,
 
 } // namespace
 
+Status spperm::checkPackageDestination(const std::string &dirArg) {
+  const std::string dir = trimSlashes(dirArg);
+  struct stat st, manifest;
+  if (::lstat(dir.c_str(), &st) != 0)
+    return errno == ENOENT
+               ? Status::ok()
+               : Status::error(dir + ": cannot access: " + errnoText());
+  if (!S_ISDIR(st.st_mode) ||
+      ::stat((dir + "/" + kManifestFile).c_str(), &manifest) != 0 ||
+      !S_ISREG(manifest.st_mode))
+    return Status::error(dir + ": exists and is not a spperm package (no "
+                               "manifest.json); refusing to replace it");
+  return Status::ok();
+}
+
 Status spperm::writePackage(const std::string &dirArg,
                             const std::vector<PackageLayer> &layers,
                             const PackageOptions &options) {
@@ -534,17 +549,8 @@ Status spperm::writePackage(const std::string &dirArg,
 
   // The destination must be free, or a package we may replace (checked
   // again when it is replaced).
-  struct stat st;
-  if (::lstat(dir.c_str(), &st) == 0) {
-    struct stat mst;
-    if (!S_ISDIR(st.st_mode) ||
-        ::stat((dir + "/" + kManifestFile).c_str(), &mst) != 0 ||
-        !S_ISREG(mst.st_mode))
-      return fail("exists and is not a spperm package (no manifest.json); "
-                  "refusing to replace it");
-  } else if (errno != ENOENT) {
-    return fail("cannot access: " + errnoText());
-  }
+  if (Status s = checkPackageDestination(dir); !s)
+    return s;
 
   // The writer's pid in the name: a later compile of the same output
   // removes the directories of writers that no longer run
@@ -557,11 +563,7 @@ Status spperm::writePackage(const std::string &dirArg,
                 errnoText());
   // Removed if the tool is interrupted (Interrupt.h); whatever happens
   // below, it is gone or in place (renamed) when this returns.
-  registerTemporary(tmp);
-  struct Unregister {
-    std::string path;
-    ~Unregister() { unregisterTemporary(path); }
-  } unregister{tmp};
+  const ScopedTemporary interrupted(tmp);
   if (Status s = writePackageFiles(tmp, layers, options); !s) {
     removeTree(tmp);
     return s;
@@ -578,13 +580,9 @@ Status spperm::writePackage(const std::string &dirArg,
   // package there, which is then removed. Another compile to the same
   // output may put a package there or take it away meanwhile: the last
   // writer wins, and a reader never finds the name missing or half written.
+  struct stat st;
   for (int attempt = 0; attempt < 16; ++attempt) {
-    if (::lstat(dir.c_str(), &st) != 0) {
-      if (errno != ENOENT) {
-        Status s = fail("cannot access: " + errnoText());
-        removeTree(tmp);
-        return s;
-      }
+    if (::lstat(dir.c_str(), &st) != 0 && errno == ENOENT) {
       if (::rename(tmp.c_str(), dir.c_str()) == 0)
         break;
       if (errno == EEXIST || errno == ENOTEMPTY)
@@ -594,13 +592,9 @@ Status spperm::writePackage(const std::string &dirArg,
       removeTree(tmp);
       return s;
     }
-    struct stat mst;
-    if (!S_ISDIR(st.st_mode) ||
-        ::stat((dir + "/" + kManifestFile).c_str(), &mst) != 0 ||
-        !S_ISREG(mst.st_mode)) {
+    if (Status s = checkPackageDestination(dir); !s) {
       removeTree(tmp);
-      return fail("exists and is not a spperm package (no manifest.json); "
-                  "refusing to replace it");
+      return s;
     }
     if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(),
                     RENAME_EXCHANGE) == 0) {

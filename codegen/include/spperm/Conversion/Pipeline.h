@@ -160,7 +160,8 @@ struct SpPermPipelineOptions
       llvm::cl::desc("SpMM with a static K: cut K into this many slices, "
                      "each its own CTAs, up to 1024 (0 chooses: slices of 32 "
                      "columns for 64 <= K <= 128 when the layer has at most "
-                     "8 warps per SM without them, the default; 1: none)"),
+                     "8 warps per SM without them, slices of 128 or 32 "
+                     "columns for K > 128, the default; 1: none)"),
       llvm::cl::init(0)};
   Option<int64_t> splitRows{
       *this, "split-rows",

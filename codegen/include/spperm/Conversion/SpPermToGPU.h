@@ -107,10 +107,7 @@ enum class RowWindowMode {
   Never,
 };
 
-/// `auto`, `always` or `never`; std::nullopt for anything else.
-std::optional<RowWindowMode> parseRowWindowMode(StringRef name);
-
-/// The name parseRowWindowMode accepts for `mode`.
+/// The option value of `mode`: `auto`, `always` or `never`.
 StringRef getRowWindowModeName(RowWindowMode mode);
 
 /// An llvm::cl modifier giving a RowWindowMode option its values.
@@ -153,8 +150,8 @@ struct KernelGenOptions {
   int64_t batch = 0;
   /// SpMM with K baked in: slices of K, each its own set of CTAs (0
   /// chooses: slices of 32 columns for 64 <= K <= 128 when the layer has at
-  /// most 8 warps per SM without them; 1: one group covers K). Ignored
-  /// without a static K.
+  /// most 8 warps per SM without them, always for K > 128 (kSlicing in
+  /// RowPlan.h); 1: one group covers K). Ignored without a static K.
   int64_t kSlices = 0;
   /// Row kernels: rows longer than this many entries are long: cut into
   /// chunks of half of it that a split kernel adds into C atomically, or

@@ -18,6 +18,7 @@
 #define SPPERM_SPARSE_INTERRUPT_H
 
 #include <string>
+#include <utility>
 
 namespace spperm {
 
@@ -25,6 +26,20 @@ namespace spperm {
 /// interruption) until unregisterTemporary.
 void registerTemporary(const std::string &path);
 void unregisterTemporary(const std::string &path);
+
+/// registerTemporary for the lifetime of the object.
+class ScopedTemporary {
+public:
+  explicit ScopedTemporary(std::string path) : path(std::move(path)) {
+    registerTemporary(this->path);
+  }
+  ~ScopedTemporary() { unregisterTemporary(path); }
+  ScopedTemporary(const ScopedTemporary &) = delete;
+  ScopedTemporary &operator=(const ScopedTemporary &) = delete;
+
+private:
+  std::string path;
+};
 
 /// Registers a child process (killed on an interruption) until
 /// unregisterChild.

@@ -135,6 +135,10 @@ struct Package {
   std::string cubin;
 };
 
+/// OK when `dir` is free or a package directory that writePackage may
+/// replace; else the error writePackage would give.
+Status checkPackageDestination(const std::string &dir);
+
 /// Writes `layers` to the directory `dir` (which must not exist, or is
 /// replaced when it is a package directory), atomically.
 Status writePackage(const std::string &dir,
