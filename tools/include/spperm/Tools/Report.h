@@ -1,4 +1,4 @@
-//===- Report.h - spperm-compile --report -----------------------*- C++ -*-===//
+//===- Report.h - The compile report ----------------------------*- C++ -*-===//
 //
 // Part of the spperm project.
 //
@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPPERM_TOOLS_SPPERM_COMPILE_REPORT_H
-#define SPPERM_TOOLS_SPPERM_COMPILE_REPORT_H
+#ifndef SPPERM_TOOLS_REPORT_H
+#define SPPERM_TOOLS_REPORT_H
 
 #include "spperm/Sparse/Package.h"
 #include "spperm/Sparse/Selector.h"
@@ -64,4 +64,4 @@ Status writeCompileReport(const std::string &path,
 
 } // namespace spperm
 
-#endif // SPPERM_TOOLS_SPPERM_COMPILE_REPORT_H
+#endif // SPPERM_TOOLS_REPORT_H

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Report.h"
+#include "spperm/Tools/Report.h"
 
 #include "spperm/Sparse/Features.h"
 #include "spperm/Sparse/Formats.h"

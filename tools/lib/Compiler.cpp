@@ -1,0 +1,755 @@
+//===- Compiler.cpp - The compiler as a library -----------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Ahead-of-time compilation of fixed sparse matrices into a package the
+// runtime loads (docs/Package.md): parse the input (a matrix file or an
+// in-memory matrix, one layer, or a .mlir module of spperm ops, one layer per
+// function), run the compiler - the named pipeline spperm-pipeline, with the
+// tuning options as its options - and write the package from the lowered
+// module: every function's spperm.spmm is a layer, its matrix as the
+// pipeline's matrix cache holds it, its launches as spperm-lower-to-gpu
+// recorded them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Tools/Compiler.h"
+
+#include "spperm/Conversion/Pipeline.h"
+#include "spperm/Conversion/SpPermToGPU.h"
+#include "spperm/Dialect/SpPerm/IR/SpPerm.h"
+#include "spperm/Sparse/Interrupt.h"
+#include "spperm/Sparse/Package.h"
+#include "spperm/Tools/MlirNesting.h"
+#include "spperm/Tools/Progress.h"
+#include "spperm/Transforms/MatrixUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include <unistd.h>
+
+using namespace mlir;
+using namespace mlir::spperm;
+
+namespace {
+
+/// Wall time of each compilation stage (BENCHMARK.md's compile-time split),
+/// in the order the stages first ran, and the progress report of the stages
+/// as they start.
+struct StageTimes {
+  std::vector<std::pair<std::string, double>> seconds;
+  ::spperm::Progress *progress = nullptr;
+  /// Adds `s` seconds to `stage` (a new entry when it has not run before).
+  void add(StringRef stage, double s) {
+    for (auto &entry : seconds)
+      if (entry.first == stage) {
+        entry.second += s;
+        return;
+      }
+    seconds.emplace_back(stage.str(), s);
+  }
+  /// Announces the stage about to start (when it turns out to be long).
+  void begin(std::string what) {
+    if (progress)
+      progress->stage(std::move(what));
+  }
+};
+
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+/// A layer name from a file name: its stem without matrix extensions, with
+/// characters outside [A-Za-z0-9_] replaced by '_'.
+std::string layerNameFor(StringRef path) {
+  StringRef name = llvm::sys::path::filename(path);
+  for (StringRef ext : {".gz", ".mtx", ".smtx"})
+    name.consume_back(ext);
+  for (StringRef ext : {".mtx", ".smtx"})
+    name.consume_back(ext);
+  std::string out;
+  for (char c : name)
+    out += (isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty() || isdigit(static_cast<unsigned char>(out[0])))
+    out = "m_" + out;
+  return out;
+}
+
+/// Builds `func.func @NAME(%b: tensor<NxKxf32>) -> tensor<MxKxf32>` around
+/// one matrix (a file, or an in-memory matrix recorded under `path`).
+OwningOpRef<ModuleOp> buildMatrixModule(MLIRContext *ctx,
+                                        const std::string &path,
+                                        const std::string &name,
+                                        const std::string &values, int32_t rows,
+                                        int32_t cols, int64_t k) {
+  OpBuilder b(ctx);
+  Location loc = FileLineColLoc::get(ctx, path, 0, 0);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  int64_t kDim = k > 0 ? k : ShapedType::kDynamic;
+  auto bType = RankedTensorType::get({cols, kDim}, b.getF32Type());
+  auto cType = RankedTensorType::get({rows, kDim}, b.getF32Type());
+  auto func = func::FuncOp::create(b, loc, name,
+                                   b.getFunctionType({bType}, {cType}));
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  auto matrixType =
+      MatrixType::get(ctx, rows, cols, b.getF32Type(), CsrAttr::get(ctx, {}));
+  auto load = LoadOp::create(b, loc, matrixType, b.getStringAttr(path),
+                             values == "file" ? StringAttr()
+                                              : b.getStringAttr(values),
+                             FeaturesAttr(), ChoiceAttr());
+  auto spmm = SpMMOp::create(b, loc, cType, load.getResult(),
+                             entry->getArgument(0));
+  func::ReturnOp::create(b, loc, spmm.getResult());
+  return module;
+}
+
+/// Hands the matrix the tool read (to learn its shape) to the pipeline's
+/// matrix cache, so that no pass reads it again; keeps a pointer to the
+/// cache for the stage times.
+struct SeedMatrixCache
+    : public PassWrapper<SeedMatrixCache, OperationPass<ModuleOp>> {
+  SeedMatrixCache(std::string path, std::string values,
+                  std::optional<::spperm::CsrMatrix> &matrix,
+                  const MatrixCache *&cache)
+      : path(std::move(path)), values(std::move(values)), matrix(matrix),
+        cache(cache) {}
+  StringRef getArgument() const final { return "spperm-compile-seed"; }
+  void runOnOperation() override {
+    MatrixCache &matrices = getAnalysis<MatrixCache>();
+    if (matrix)
+      matrices.insert(path, values, std::move(*matrix));
+    matrix.reset();
+    cache = &matrices;
+    markAllAnalysesPreserved();
+  }
+  std::string path, values;
+  std::optional<::spperm::CsrMatrix> &matrix;
+  const MatrixCache *&cache;
+};
+
+/// What the package needs of a compilation, besides the layers.
+struct CollectOptions {
+  std::string baseDir;
+  bool libraryCheck = true;
+};
+
+/// Turns every function's lowered spperm.spmm into a package layer: its
+/// matrix from the pipeline's cache (taken out of it), its launches from
+/// spperm.kernels, the sha256 of its source file.
+LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
+                            const CollectOptions &options,
+                            std::vector<::spperm::PackageLayer> &layers) {
+  std::map<std::string, std::string> sourceHashes;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
+    if (spmms.empty())
+      continue;
+    if (spmms.size() > 1)
+      return func.emitError() << "holds " << spmms.size()
+                              << " spperm.spmm ops; a layer is one function "
+                                 "with one multiplication";
+    SpMMOp spmm = spmms.front();
+    LoadOp load = getSourceLoad(spmm.getMatrix());
+    std::optional<::spperm::FormattedMatrix> formatted =
+        matrices.takeFormatted(spmm, options.baseDir);
+    if (!formatted)
+      return failure();
+    ::spperm::PackageLayer layer;
+    layer.name = func.getSymName().str();
+    // A copy spperm-expand-alternatives made: one of the layer's
+    // alternatives (it follows its layer in the module).
+    ::spperm::PackageLayer *parent = nullptr;
+    if (auto of = func->getAttrOfType<FlatSymbolRefAttr>(
+            "spperm.alternative_of")) {
+      for (::spperm::PackageLayer &l : layers)
+        if (l.name == of.getValue())
+          parent = &l;
+      if (!parent || !parent->libraryCheck)
+        return func.emitError()
+               << "is an alternative of @" << of.getValue()
+               << ", which is not a layer checked at run time before it";
+      layer.name = parent->name;
+    }
+    MatrixType type = spmm.getMatrix().getType();
+    layer.permutation = getPermutationOptions(type.getPerm());
+    layer.format = getFormatOptions(type.getFormat());
+    layer.matrix = std::move(*formatted);
+    int64_t kDim =
+        cast<RankedTensorType>(spmm.getDense().getType()).getDimSize(1);
+    layer.k = ShapedType::isDynamic(kDim) ? 0 : kDim;
+    layer.sourcePath = load.resolvePath(options.baseDir);
+    // Each source file is hashed once (a layer's alternatives share it).
+    // An in-memory matrix has no file to hash (docs/Package.md: "" for
+    // embedded data).
+    auto [hashed, fresh] = sourceHashes.try_emplace(layer.sourcePath);
+    if (fresh && !StringRef(layer.sourcePath)
+                      .starts_with(::spperm::kMemorySourcePrefix)) {
+      ::spperm::StatusOr<std::string> sha =
+          ::spperm::sha256File(layer.sourcePath);
+      if (!sha)
+        return load.emitOpError() << sha.message();
+      hashed->second = *sha;
+    }
+    layer.sourceSha256 = hashed->second;
+    layer.values =
+        *::spperm::parseValuesSpec(load.getValues().value_or("file").str());
+    ChoiceAttr choice = load.getChoiceAttr();
+    // Kernels the selector chose are checked against the library at run
+    // time; a forced choice is taken as it is.
+    layer.libraryCheck = options.libraryCheck && choice &&
+                         choice.getFormat() != StringRef(::spperm::kCusparse) &&
+                         choice.getSource() != "forced";
+    auto launches = spmm->getAttrOfType<ArrayAttr>(kKernelsAttrName);
+    if (!launches)
+      return spmm.emitOpError("has no ") << kKernelsAttrName
+                                         << " (spperm-lower-to-gpu did not "
+                                            "run)";
+    for (Attribute launch : launches)
+      layer.kernels.push_back(getKernelInfo(cast<LaunchAttr>(launch)));
+    if (parent) {
+      if (runsOnLibrary(spmm))
+        return func.emitError() << "is an alternative of @" << parent->name
+                                << " that runs cuSPARSE; alternatives are "
+                                   "generated variants";
+      layer.libraryCheck = true;
+      parent->alternatives.push_back(std::move(layer));
+      continue;
+    }
+    layers.push_back(std::move(layer));
+  }
+  if (layers.empty())
+    return module.emitError("no function multiplies a matrix "
+                            "(spperm.spmm): nothing to compile");
+  return success();
+}
+
+/// The last pass: collectLayers with the pipeline's matrix cache.
+struct CollectLayers
+    : public PassWrapper<CollectLayers, OperationPass<ModuleOp>> {
+  CollectLayers(CollectOptions options,
+                std::vector<::spperm::PackageLayer> &layers)
+      : options(std::move(options)), layers(layers) {}
+  StringRef getArgument() const final { return "spperm-compile-collect"; }
+  void runOnOperation() override {
+    if (failed(collectLayers(getOperation(), getAnalysis<MatrixCache>(),
+                             options, layers)))
+      signalPassFailure();
+  }
+  CollectOptions options;
+  std::vector<::spperm::PackageLayer> &layers;
+};
+
+/// Times the pipeline's passes as compile stages and announces them: the
+/// matrix cache's permutation and format builds are their own stages,
+/// whichever pass asked for them.
+struct StageTimer : public PassInstrumentation {
+  StageTimer(StageTimes &times, Operation *top, bool matrixInput,
+             const MatrixCache *&cache)
+      : times(times), top(top), matrixInput(matrixInput), cache(cache) {}
+
+  /// The stage a top-level pass belongs to, and how progress names it.
+  std::pair<StringRef, std::string> stageOf(Pass *pass) const {
+    StringRef arg = pass->getArgument();
+    if (arg == "spperm-extract-features")
+      return matrixInput ? std::pair<StringRef, std::string>{"features",
+                                                             "computing "
+                                                             "features"}
+                         : std::pair<StringRef, std::string>{
+                               "read + features",
+                               "reading the layers' matrices and computing "
+                               "features"};
+    if (arg == "spperm-select" || arg == "spperm-expand-alternatives")
+      return {"selection", "selecting the variants"};
+    if (arg == "spperm-permute-rows" || arg == "spperm-convert-format")
+      return {"passes", "permuting rows and converting formats"};
+    if (arg == "spperm-lower-to-gpu")
+      return {"codegen", "generating kernels"};
+    if (arg == "spperm-compile-collect")
+      return {"hash", "collecting the layers (sha256 of the sources)"};
+    if (arg == "spperm-compile-seed")
+      return {"", ""};
+    return {"ptx", "lowering the kernels to PTX"};
+  }
+
+  void runBeforePass(Pass *pass, Operation *op) override {
+    if (op != top)
+      return;
+    auto [stage, what] = stageOf(pass);
+    if (!stage.empty() && stage != current)
+      times.begin(what);
+    current = stage;
+    if (cache)
+      before = cache->getTimes();
+    start = std::chrono::steady_clock::now();
+  }
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (op != top)
+      return;
+    double seconds = since(start);
+    StringRef stage = stageOf(pass).first;
+    if (stage.empty())
+      return;
+    if (stage == "passes" || stage == "codegen") {
+      // Where the matrices were permuted and stored, those stages (first
+      // seen after the passes that decide the storage).
+      MatrixCacheTimes now = cache ? cache->getTimes() : MatrixCacheTimes();
+      double permutation = now.permutation - before.permutation;
+      double format = now.format - before.format;
+      times.add(stage, std::max(0.0, seconds - permutation - format));
+      times.add("permutation", permutation);
+      times.add("format", format);
+      return;
+    }
+    times.add(stage, seconds);
+  }
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    runAfterPass(pass, op);
+  }
+
+  StageTimes &times;
+  Operation *top;
+  bool matrixInput;
+  const MatrixCache *&cache;
+  StringRef current;
+  MatrixCacheTimes before;
+  std::chrono::steady_clock::time_point start;
+};
+
+/// `--NAME` for the options of a pipeline-option error.
+std::string spellAsFlags(StringRef message) {
+  std::string text = message.trim().str();
+  // llvm::cl's: "[<Pass-Options-Parser>]: for the --x option: ...".
+  StringRef rest(text);
+  rest.consume_front("<Pass-Options-Parser>");
+  rest.consume_front(": ");
+  if (rest.consume_front("for the ")) {
+    auto [flag, detail] = rest.split(" option: ");
+    if (detail.consume_front("Cannot find option named "))
+      return (flag + ": unknown value " + detail.rtrim("!") + " (see --help)")
+          .str();
+    for (auto [suffix, what] :
+         {std::pair<StringRef, StringRef>{" value invalid for long argument!",
+                                          "an integer"},
+          {" value invalid for floating point argument!", "a number"},
+          {" value invalid for boolean argument! Try 0 or 1", "true or false"}})
+      if (detail.consume_back(suffix))
+        return (flag + " must be " + what + ", got " + detail).str();
+    return (flag + ": " + detail).str();
+  }
+  return rest.str();
+}
+
+/// Parses `text` into `options`, with what the parser says on failure in
+/// `error` instead of on stderr: llvm::cl reports a bad value of an option
+/// straight to llvm::errs(), so stderr is redirected to a temporary file
+/// while it parses.
+LogicalResult parseQuietly(SpPermPipelineOptions &options, StringRef text,
+                           std::string &error) {
+  llvm::raw_string_ostream errors(error);
+  llvm::errs().flush();
+  std::FILE *capture = std::tmpfile();
+  int saved = capture ? dup(STDERR_FILENO) : -1;
+  if (saved >= 0)
+    dup2(fileno(capture), STDERR_FILENO);
+  LogicalResult result = options.parseFromString(text, errors);
+  llvm::errs().flush();
+  if (saved >= 0) {
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    std::rewind(capture);
+    char buffer[512];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), capture)) > 0;)
+      error.append(buffer, n);
+  }
+  if (capture)
+    std::fclose(capture);
+  return result;
+}
+
+/// The value of a tuning flag as the pipeline's option parser reads it.
+std::string quoteOptionValue(const std::string &value) {
+  if (value.find_first_of(" {}'\"") == std::string::npos && !value.empty())
+    return value;
+  return "{" + value + "}";
+}
+
+
+/// Why `path` cannot be written as an output (a package directory when
+/// `directory`, else a file), or "": its parent must be a writable
+/// directory, and an existing `path` a package (`directory`) or a file.
+std::string checkOutputPath(const std::string &path, bool directory) {
+  SmallString<256> parent(path);
+  llvm::sys::path::remove_filename(parent);
+  if (parent.empty())
+    parent = ".";
+  llvm::sys::fs::file_status st;
+  if (llvm::sys::fs::status(parent, st) || !llvm::sys::fs::is_directory(st))
+    return path + ": cannot write: " + std::string(parent) +
+           " is not a directory";
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    return path + ": cannot write in " + std::string(parent) + ": " +
+           std::strerror(errno);
+  if (directory) {
+    ::spperm::Status free = ::spperm::checkPackageDestination(path);
+    return free ? "" : free.message();
+  }
+  if (!llvm::sys::fs::status(path, st) && llvm::sys::fs::is_directory(st))
+    return path + ": is a directory";
+  return "";
+}
+
+/// Whether `name` can name a layer (a function symbol).
+bool isLayerName(StringRef name) {
+  if (name.empty() || isdigit(static_cast<unsigned char>(name.front())))
+    return false;
+  return llvm::all_of(name, [](char c) {
+    return isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+/// The upstream dialects, interfaces and LLVM IR translations that code
+/// generation lowers through (as in spperm-opt), with spperm's.
+DialectRegistry compilerRegistry() {
+  DialectRegistry registry;
+  registry.insert<SpPermDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  return registry;
+}
+
+/// The compilation after the request's own checks: `errors` gets one line
+/// per problem.
+bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
+             StageTimes &times, std::vector<std::string> &errors) {
+  auto fail = [&](std::string message) {
+    errors.push_back(std::move(message));
+    return false;
+  };
+  MLIRContext ctx(compilerRegistry());
+  ctx.loadDialect<SpPermDialect, func::FuncDialect, tensor::TensorDialect,
+                  arith::ArithDialect>();
+  // Diagnostics become one line each: `LOC: message`.
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Error)
+      return success();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    // FILE:LINE:COL for ops, FILE alone for the module (line 0).
+    Location loc = diag.getLocation();
+    if (auto fused = dyn_cast<FusedLoc>(loc);
+        fused && !fused.getLocations().empty())
+      loc = fused.getLocations().front();
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(loc)) {
+      os << fileLoc.getFilename().getValue();
+      if (fileLoc.getLine() != 0)
+        os << ":" << fileLoc.getLine() << ":" << fileLoc.getColumn();
+      os << ": ";
+    }
+    os << diag.str();
+    errors.push_back(std::move(text));
+    return success();
+  });
+
+  const bool mlirInput = !request.matrix && StringRef(request.input)
+                                                .ends_with(".mlir");
+  OwningOpRef<ModuleOp> module;
+  // A matrix layer: its matrix, read here for its shape, goes to the
+  // pipeline's matrix cache under `matrixPath`.
+  std::optional<::spperm::CsrMatrix> matrix;
+  std::string matrixPath;
+  const std::string inputName =
+      request.matrix ? ::spperm::kMemorySourcePrefix + request.layerName
+                     : request.input;
+
+  times.begin("reading " + inputName);
+  auto start = std::chrono::steady_clock::now();
+  if (mlirInput) {
+    if (request.valuesGiven)
+      return fail("--values applies to matrix files; a .mlir module says it "
+                  "on each spperm.load");
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
+        llvm::MemoryBuffer::getFile(request.input, /*IsText=*/true);
+    if (!text)
+      return fail(request.input +
+                  ": cannot open: " + text.getError().message());
+    if (std::string nesting =
+            ::spperm::checkMlirNesting((*text)->getBuffer(), request.input);
+        !nesting.empty())
+      return fail(nesting);
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(*text), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&ctx));
+    if (!module || failed(verify(*module)))
+      return errors.empty() ? fail(request.input + ": cannot parse") : false;
+    times.add("parse", since(start));
+  } else {
+    std::string name;
+    if (request.matrix) {
+      matrix = std::move(request.matrix);
+      request.matrix.reset();
+      matrixPath = inputName;
+      name = request.layerName;
+    } else {
+      ::spperm::StatusOr<::spperm::ValuesSpec> spec =
+          ::spperm::parseValuesSpec(request.values);
+      ::spperm::ReadOptions readOptions;
+      readOptions.values = *spec;
+      ::spperm::StatusOr<::spperm::CsrMatrix> m =
+          ::spperm::readMatrixFile(request.input, readOptions);
+      if (!m)
+        return fail(m.message());
+      matrix = std::move(*m);
+      SmallString<256> absolute(request.input);
+      llvm::sys::fs::make_absolute(absolute);
+      matrixPath = std::string(absolute);
+      name = request.layerName.empty() ? layerNameFor(request.input)
+                                       : request.layerName;
+    }
+    times.add("read", since(start));
+    module = buildMatrixModule(&ctx, matrixPath, name, request.values,
+                               matrix->rows, matrix->cols, pipeline.k);
+  }
+
+  // The compiler, then the layers collected from what it made.
+  std::vector<::spperm::PackageLayer> layers;
+  const MatrixCache *cache = nullptr;
+  PassManager pm(&ctx);
+  pm.addInstrumentation(
+      std::make_unique<StageTimer>(times, *module, !mlirInput, cache));
+  pm.addPass(std::make_unique<SeedMatrixCache>(matrixPath, request.values,
+                                               matrix, cache));
+  buildSpPermPipeline(pm, pipeline);
+  CollectOptions collect;
+  collect.baseDir = pipeline.baseDir;
+  collect.libraryCheck = !pipeline.noLibraryCheck;
+  pm.addPass(std::make_unique<CollectLayers>(collect, layers));
+  if (failed(pm.run(*module)))
+    return errors.empty() ? fail(inputName + ": compilation failed") : false;
+
+  ::spperm::PackageOptions popts;
+  popts.target = pipeline.target;
+  FailureOr<std::string> ptx = extractPtx(*module);
+  if (failed(ptx))
+    return errors.empty() ? fail(inputName + ": no PTX was generated")
+                          : false;
+  popts.ptx = std::move(*ptx);
+  times.begin("assembling a cubin (ptxas)");
+  start = std::chrono::steady_clock::now();
+  ::spperm::StatusOr<std::string> cubin =
+      assembleCubin(popts.ptx, pipeline.target);
+  if (!cubin)
+    return fail(cubin.message());
+  popts.cubin = std::move(*cubin);
+  times.add("cubin", since(start));
+
+  popts.externalData = request.data == "external";
+  if (popts.externalData) {
+    // A source inside the package's parent directory is recorded relative
+    // to it, so that the directory can be moved as a whole
+    // (docs/Package.md, "External data").
+    SmallString<256> parent(request.output);
+    llvm::sys::fs::make_absolute(parent);
+    llvm::sys::path::remove_dots(parent, /*remove_dot_dot=*/true);
+    llvm::sys::path::remove_filename(parent);
+    std::string prefix = std::string(parent.str()) + "/";
+    auto relativize = [&](::spperm::PackageLayer &layer) {
+      SmallString<256> src(layer.sourcePath);
+      llvm::sys::path::remove_dots(src, /*remove_dot_dot=*/true);
+      if (StringRef(src).starts_with(prefix))
+        layer.sourcePath = StringRef(src).drop_front(prefix.size()).str();
+    };
+    for (::spperm::PackageLayer &layer : layers) {
+      relativize(layer);
+      for (::spperm::PackageLayer &alternative : layer.alternatives)
+        relativize(alternative);
+    }
+  }
+
+  // The report first (it needs only the layers): a compile whose report
+  // cannot be written leaves no package, and one whose package cannot be
+  // written removes its report.
+  if (!request.report.empty()) {
+    ::spperm::ReportInputs report;
+    report.package = request.output;
+    report.input = inputName;
+    report.stages = times.seconds;
+    report.selection.modelPath = pipeline.model;
+    report.selection.target = pipeline.target;
+    report.selection.costModel = pipeline.costModel;
+    report.selection.libraryCheck = !pipeline.noLibraryCheck;
+    report.bench = std::move(request.bench);
+    if (::spperm::Status s =
+            ::spperm::writeCompileReport(request.report, layers, report);
+        !s)
+      return fail(s.message());
+  }
+  times.begin("writing " + request.output);
+  start = std::chrono::steady_clock::now();
+  if (::spperm::Status s =
+          ::spperm::writePackage(request.output, layers, popts);
+      !s) {
+    if (!request.report.empty())
+      ::unlink(request.report.c_str());
+    return fail(s.message());
+  }
+  times.add("packaging", since(start));
+  // A diagnosed error that did not stop the pipeline still fails the
+  // compile (its package is written, as spperm-compile always did).
+  return errors.empty();
+}
+
+} // namespace
+
+namespace spperm {
+
+bool compilePackage(CompileRequest request, CompileResult &result) {
+  std::vector<std::string> &errors = result.errors;
+  auto fail = [&](std::string message) {
+    errors.push_back(std::move(message));
+    return false;
+  };
+  const bool memory = request.matrix.has_value();
+  if (memory && !request.input.empty())
+    return fail("give either an input file or an in-memory matrix, not both");
+  if (!memory && request.input.empty())
+    return fail("no input: a matrix file, a .mlir module or a matrix");
+  if (memory) {
+    if (!isLayerName(request.layerName))
+      return fail("layer name '" + request.layerName +
+                  "' must match [A-Za-z_][A-Za-z0-9_]*");
+    if (Status valid = request.matrix->verify(); !valid)
+      return fail(std::string(kMemorySourcePrefix) + request.layerName +
+                  ": " + valid.message());
+    if (request.valuesGiven && request.values != "file")
+      return fail("--values applies to matrix files; an in-memory matrix "
+                  "carries its values");
+    if (request.data != "embed")
+      return fail("--data external needs a matrix file; an in-memory matrix "
+                  "is embedded");
+  } else if (!request.layerName.empty() && !isLayerName(request.layerName)) {
+    return fail("layer name '" + request.layerName +
+                "' must match [A-Za-z_][A-Za-z0-9_]*");
+  }
+  if (request.output.empty())
+    return fail("missing -o PKG (see --help)");
+  // Every output is checked before any work: a compile that cannot write
+  // all of them writes none.
+  if (std::string bad = checkOutputPath(request.output, /*directory=*/true);
+      !bad.empty())
+    return fail(bad);
+  if (!request.report.empty())
+    if (std::string bad = checkOutputPath(request.report, /*directory=*/false);
+        !bad.empty())
+      return fail(bad);
+  if (!request.bench.empty() && request.report.empty())
+    return fail("--report-bench needs --report");
+  if (request.data != "embed" && request.data != "external")
+    return fail("--data must be embed or external, got '" + request.data +
+                "'");
+  if (StatusOr<ValuesSpec> spec = parseValuesSpec(request.values); !spec)
+    return fail(spec.message());
+
+  // The tuning options, read by the pipeline's own option parser; matrix
+  // inputs default to the selector's choice (`keep`, given, keeps the
+  // file's row order and CSR).
+  SpPermPipelineOptions pipeline;
+  const bool mlirInput = !memory && StringRef(request.input).ends_with(".mlir");
+  bool strategyGiven = false, formatGiven = false;
+  std::string optionText;
+  for (const auto &[name, value] : request.tuning) {
+    strategyGiven |= name == "strategy";
+    formatGiven |= name == "format";
+    optionText += name + "=" + quoteOptionValue(value) + " ";
+  }
+  std::string parseError;
+  if (failed(parseQuietly(pipeline, optionText, parseError)))
+    return fail(spellAsFlags(parseError));
+  if (std::string error = verifyPipelineOptions(pipeline); !error.empty())
+    return fail("--" + error);
+  if (!mlirInput) {
+    if (!strategyGiven)
+      pipeline.strategy = StrategyOption::Auto;
+    if (!formatGiven)
+      pipeline.format = FormatOption::Auto;
+  }
+
+  // Progress for stages longer than a second (SPPERM_PROGRESS_SECONDS
+  // overrides the threshold; the tests set 0).
+  Progress progress(request.tool.c_str(), request.progress,
+                    progressThreshold());
+  StageTimes times;
+  times.progress = &progress;
+  bool ok = compile(request, pipeline, times, errors);
+  progress.finish();
+  result.stages = std::move(times.seconds);
+  return ok;
+}
+
+std::vector<TuningOption> tuningOptions() {
+  SpPermPipelineOptions pipeline;
+  std::vector<TuningOption> options;
+  for (const llvm::cl::Option *option : pipeline.getOptions())
+    options.push_back(
+        {option->ArgStr.str(),
+         option->getValueExpectedFlag() != llvm::cl::ValueRequired});
+  return options;
+}
+
+void printTuningOptionsHelp(size_t indent, size_t descriptionIndent) {
+  SpPermPipelineOptions pipeline;
+  pipeline.printHelp(indent, descriptionIndent);
+  llvm::outs().flush();
+}
+
+std::string formatStageTimes(
+    const std::vector<std::pair<std::string, double>> &stages) {
+  double total = 0;
+  for (const auto &entry : stages)
+    total += entry.second;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "===" << std::string(73, '-') << "===\n"
+     << "                 spperm-compile execution time report\n"
+     << "===" << std::string(73, '-') << "===\n"
+     << llvm::format("  Total Execution Time: %.4f seconds\n\n", total)
+     << "  ----Wall Time----  ----Name----\n";
+  for (const auto &[stage, s] : stages)
+    os << llvm::format("  %8.4f (%5.1f%%)  %s\n", s,
+                       total > 0 ? 100.0 * s / total : 0.0, stage.c_str());
+  os << llvm::format("  %8.4f (100.0%%)  Total\n", total);
+  return text;
+}
+
+} // namespace spperm
