@@ -1,0 +1,422 @@
+"""Packages: compiled, saved, loaded, and run on arrays (docs/Python.md)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import weakref
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _core
+from ._errors import (CompileError, InvalidArgumentError, LayerNotFoundError,
+                      UnsupportedError)
+from ._matrix import MatrixLike, is_path, to_csr
+
+#: The devices a package runs on.
+DEVICES = ("cpu", "gpu")
+
+
+def _kind(x: Any) -> str:
+    """Which family an operand belongs to: torch, cupy, numpy or dlpack."""
+    mod = type(x).__module__.split(".")[0]
+    if mod == "torch":
+        return "torch"
+    if mod == "cupy":
+        return "cupy"
+    if isinstance(x, np.ndarray):
+        return "numpy"
+    if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
+        return "dlpack"
+    raise InvalidArgumentError(
+        f"B must be an array (a torch tensor, a CuPy or NumPy array, or any "
+        f"DLPack tensor), got {type(x).__name__}")
+
+
+def _device(x: Any, kind: str) -> str:
+    """The package device an operand lives on: 'cpu' or 'gpu'."""
+    if kind == "torch":
+        if x.device.type == "cuda":
+            return "gpu"
+        if x.device.type == "cpu":
+            return "cpu"
+        raise InvalidArgumentError(
+            f"operand on torch device '{x.device}'; spperm runs on 'cpu' and "
+            "'cuda' tensors")
+    if kind == "cupy":
+        return "gpu"
+    if kind == "numpy":
+        return "cpu"
+    device_type = x.__dlpack_device__()[0]
+    if device_type == 1:
+        return "cpu"
+    if device_type in (2, 3):  # kDLCUDA, kDLCUDAHost
+        return "gpu" if device_type == 2 else "cpu"
+    raise InvalidArgumentError(
+        f"operand on DLPack device type {device_type}; spperm runs on the CPU "
+        "(1) and CUDA (2)")
+
+
+def _empty(like: Any, kind: str, rows: int, k: int) -> Any:
+    """A float32 rows x k result of the same kind and device as ``like``."""
+    if kind == "torch":
+        import torch
+
+        return torch.empty((rows, k), dtype=torch.float32, device=like.device)
+    if kind == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(like.device.id):
+            return cupy.empty((rows, k), dtype=cupy.float32)
+    if kind == "numpy" or _device(like, kind) == "cpu":
+        return np.empty((rows, k), dtype=np.float32)
+    raise InvalidArgumentError(
+        f"cannot allocate C for a {type(like).__name__} on the GPU: pass "
+        "out=")
+
+
+def _stream(b: Any, kind: str, stream: Any) -> int:
+    """The CUDA stream to run on, as an integer (0: the legacy default)."""
+    if stream is not None:
+        for attr in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy Stream
+            if hasattr(stream, attr):
+                return int(getattr(stream, attr))
+        return int(stream)
+    if kind == "torch" and b.is_cuda:
+        import torch
+
+        return torch.cuda.current_stream(b.device).cuda_stream
+    if kind == "cupy":
+        import cupy
+
+        return cupy.cuda.get_current_stream().ptr
+    return 0
+
+
+class Layer:
+    """One layer of a package: C = A · B for its fixed matrix A.
+
+    Attributes ``name``, ``rows``, ``cols``, ``nnz``, ``k`` (the K its kernels
+    were specialized for; 0 for any K), ``format`` and ``strategy`` describe
+    it (``spperm-inspect PKG`` prints the same).
+    """
+
+    def __init__(self, package: "Package", index: int, info: Dict[str, Any]):
+        self._package = package
+        self.index = index
+        self.name: str = info["name"]
+        self.rows: int = info["rows"]
+        self.cols: int = info["cols"]
+        self.nnz: int = info["nnz"]
+        self.k: int = info["k"]
+        self.format: str = info["format"]
+        self.strategy: str = info["strategy"]
+
+    @property
+    def shape(self) -> tuple:
+        """(rows, cols) of A."""
+        return (self.rows, self.cols)
+
+    def __repr__(self) -> str:
+        return (f"<spperm.Layer '{self.name}' {self.rows}x{self.cols} "
+                f"nnz={self.nnz} format={self.format} "
+                f"strategy={self.strategy} k={self.k or 'any'}>")
+
+    def _operands(self, b: Any, out: Any):
+        kind = _kind(b)
+        device = _device(b, kind)
+        if getattr(b, "ndim", 2) != 2:
+            raise InvalidArgumentError(
+                f"B must be 2-D ({self.cols} x K), got {b.ndim} dimensions")
+        if out is None:
+            out = _empty(b, kind, self.rows, int(b.shape[1]))
+        elif _device(out, _kind(out)) != device:
+            raise InvalidArgumentError(
+                f"out is on the {_device(out, _kind(out)).upper()} but B on "
+                f"the {device.upper()}")
+        return kind, device, out
+
+    def __call__(self, b: Any, *, out: Any = None, stream: Any = None) -> Any:
+        """Returns C = A · B (rows x K, float32, rows in A's original order).
+
+        ``b`` is a float32 C-contiguous cols x K array: a torch tensor, a CuPy
+        or NumPy array, or any DLPack tensor. CUDA arrays run the package's
+        GPU kernels on the caller's current stream (torch's or CuPy's, or
+        ``stream=``) and return without waiting; host arrays run the CPU
+        executor. ``out=`` writes into an existing rows x K array of the same
+        device. The result has B's kind and device.
+        """
+        kind, device, out = self._operands(b, out)
+        runtime = self._package._runtime(device)
+        runtime.spmm(self.index, b, out, _stream(b, kind, stream))
+        return out
+
+    def time(self, b: Any, *, out: Any = None, variant: Optional[str] = None,
+             warmup: int = 3, runs: int = 20,
+             stream: Any = None) -> List[float]:
+        """Times ``runs`` runs (after ``warmup``) of this layer's product in
+        milliseconds, each on its own (CUDA events on the GPU); ``variant``
+        as ``spperm-run --bench``: None (what ``__call__`` runs),
+        ``"cusparse-spmm-default"``, ``"spperm:N"``, ... (docs/RuntimeABI.md,
+        ``sprt_spmm_time``)."""
+        kind, device, out = self._operands(b, out)
+        runtime = self._package._runtime(device)
+        return list(runtime.time(self.index, variant, b, out,
+                                 _stream(b, kind, stream), warmup, runs))
+
+
+class Package:
+    """A compiled package: one or more layers, each C = A · B for a fixed A.
+
+    Made by :func:`spperm.compile` (in a temporary directory until
+    :meth:`save`) or :func:`spperm.load`. ``pkg(B)`` runs a one-layer
+    package; ``pkg["name"](B)`` (or ``pkg[i]``) any layer. The package is
+    loaded on a device at its first use there (``device=`` of :func:`load`
+    loads it at once) and released with :meth:`close` or when collected.
+    """
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"], *,
+                 device: Optional[str] = None, _owned_dir: Optional[str] = None):
+        self._path = os.fspath(path)
+        self._lock = threading.Lock()
+        self._loaded: Dict[str, Any] = {}
+        self._owned_dir = _owned_dir
+        if _owned_dir is not None:
+            self._finalizer = weakref.finalize(self, shutil.rmtree, _owned_dir,
+                                               True)
+        self.stages: List[tuple] = []
+        if device is not None and device not in DEVICES:
+            raise InvalidArgumentError(
+                f"device must be 'cpu' or 'gpu', got {device!r}")
+        first = self._runtime(device or "cpu")
+        self.layers: List[Layer] = [
+            Layer(self, i, first.layer_info(i))
+            for i in range(first.layer_count())
+        ]
+        if device is None:  # the CPU load only described the layers
+            self._loaded.pop("cpu", None)
+
+    def _runtime(self, device: str) -> Any:
+        with self._lock:
+            runtime = self._loaded.get(device)
+            if runtime is None:
+                runtime = _core.Package(self._path, device)
+                self._loaded[device] = runtime
+            return runtime
+
+    @property
+    def path(self) -> str:
+        """The package directory (a temporary one until :meth:`save`)."""
+        return self._path
+
+    def __len__(self) -> int:
+        return len(self.layers)
+
+    def __iter__(self) -> Iterator[Layer]:
+        return iter(self.layers)
+
+    def __getitem__(self, key: Union[int, str]) -> Layer:
+        if isinstance(key, int):
+            return self.layers[key]
+        for layer in self.layers:
+            if layer.name == key:
+                return layer
+        names = ", ".join(layer.name for layer in self.layers)
+        raise LayerNotFoundError(
+            f"{self._path}: no layer named '{key}' (layers: {names})")
+
+    def __call__(self, b: Any, *, out: Any = None, stream: Any = None) -> Any:
+        """C = A · B for a one-layer package (see :meth:`Layer.__call__`)."""
+        if len(self.layers) != 1:
+            names = ", ".join(layer.name for layer in self.layers)
+            raise InvalidArgumentError(
+                f"the package has {len(self.layers)} layers ({names}); call "
+                "one: pkg['name'](B)")
+        return self.layers[0](b, out=out, stream=stream)
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> "Package":
+        """Writes the package to the directory ``path`` (replacing a package
+        there, refusing anything else) and returns self, now at ``path``."""
+        dest = os.path.abspath(os.fspath(path))
+        _core.check_package_destination(dest)
+        parent = os.path.dirname(dest)
+        staging = tempfile.mkdtemp(prefix=f".{os.path.basename(dest)}.tmp-",
+                                   dir=parent)
+        try:
+            shutil.copytree(self._path, staging, dirs_exist_ok=True)
+            old = None
+            if os.path.exists(dest):
+                old = tempfile.mkdtemp(
+                    prefix=f".{os.path.basename(dest)}.old-", dir=parent)
+                os.rmdir(old)
+                os.rename(dest, old)
+            os.rename(staging, dest)
+            staging = None
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+        finally:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+        return self
+
+    def close(self) -> None:
+        """Releases the package's memory on every device; a later call loads
+        it again from :attr:`path`. (A compiled package's temporary directory
+        goes when the package object does.)"""
+        with self._lock:
+            self._loaded.clear()
+
+    def __enter__(self) -> "Package":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        names = ", ".join(layer.name for layer in self.layers)
+        return f"<spperm.Package {self._path!r} layers=[{names}]>"
+
+
+def load(path: Union[str, "os.PathLike[str]"], *,
+         device: Optional[str] = None) -> Package:
+    """Loads the package directory ``path`` (verified completely; a corrupt
+    one raises :class:`CorruptPackageError`). ``device`` ('cpu' or 'gpu')
+    loads it there at once; otherwise at the first call on each device."""
+    return Package(path, device=device)
+
+
+def _option_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _tuning(options: Dict[str, Any]) -> List[tuple]:
+    from . import _compiler
+
+    known = {name: flag for name, flag in _compiler.tuning_options()}
+    tuning = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        name = key.replace("_", "-")
+        if name not in known:
+            raise CompileError(
+                f"unknown option {key}= (spperm-compile --help lists the "
+                f"compilation options; write --{name} as {key}=)")
+        if known[name] and value is False:
+            continue
+        tuning.append((name, _option_value(value)))
+    return tuning
+
+
+def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
+            format: str = "auto", *, name: Optional[str] = None,
+            values: Optional[str] = None, data: str = "embed",
+            report: Optional[str] = None,
+            output: Optional[Union[str, "os.PathLike[str]"]] = None,
+            device: Optional[str] = None, verbose: bool = False,
+            **options: Any) -> Package:
+    """Compiles a fixed sparse matrix into a :class:`Package`.
+
+    ``a`` is a matrix file path (``.mtx``, ``.smtx``, ``.npz``, or a ``.mlir``
+    module of spperm ops), a ``scipy.sparse`` matrix (any format), a torch
+    sparse COO/CSR or dense tensor, or a dense 2-D array whose zeros are the
+    missing entries. The options are spperm-compile's (docs/Compile.md):
+    ``k`` the K to specialize for (None: any K, with K-bucket variants),
+    ``strategy`` and ``format`` (``"auto"``: the learned selector), and any
+    compilation option as a keyword with ``_`` for ``-`` (``precision="tf32"``,
+    ``k_buckets=[32, 128]``, ``no_library_check=True``, ...). ``name`` names
+    the layer (default: the file's stem, or ``"matrix"``); ``values`` and
+    ``data`` are ``--values``/``--data`` (matrix files only); ``report``
+    writes the HTML report. The package is written to ``output`` if given,
+    else to a temporary directory owned by the returned package (see
+    :meth:`Package.save`). Errors raise :class:`CompileError` with
+    spperm-compile's message.
+    """
+    try:
+        from . import _compiler
+    except ImportError as e:
+        raise UnsupportedError(
+            "this spperm build has no compiler (the runtime-only build): "
+            f"compile packages where LLVM/MLIR is installed ({e})") from None
+    opts = dict(options)
+    opts["k"] = k
+    if is_path(a) and os.fspath(a).endswith(".mlir"):
+        # A module states its own strategy and format per spperm.load.
+        if strategy != "auto":
+            opts["strategy"] = strategy
+        if format != "auto":
+            opts["format"] = format
+    else:
+        opts["strategy"] = strategy
+        opts["format"] = format
+    tuning = _tuning(opts)
+    owned = None
+    if output is None:
+        owned = tempfile.mkdtemp(prefix="spperm-")
+        target = os.path.join(owned, "package.spp")
+    else:
+        target = os.path.abspath(os.fspath(output))
+    try:
+        if is_path(a):
+            stages = _compiler.compile_file(
+                os.fspath(a), target, tuning, values, data, name or "",
+                report or "", verbose)
+        else:
+            if values is not None or data != "embed":
+                raise CompileError(
+                    "values= and data= apply to matrix files; an in-memory "
+                    "matrix carries its values and is embedded")
+            m = to_csr(a)
+            stages = _compiler.compile_csr(
+                m.rows, m.cols, m.indptr, m.indices, m.data, name or "matrix",
+                target, tuning, report or "", verbose)
+    except BaseException:
+        if owned is not None:
+            shutil.rmtree(owned, ignore_errors=True)
+        raise
+    package = Package(target, device=device, _owned_dir=owned)
+    package.stages = list(stages)
+    return package
+
+
+def inspect(a: MatrixLike, *, values: Optional[str] = None) -> Dict[str, Any]:
+    """The static features of a matrix (docs/Features.md) as a dict, the
+    same keys and values as ``spperm-inspect MATRIX --json``."""
+    if is_path(a):
+        rows, cols, indptr, indices, data = _core.read_matrix(
+            os.fspath(a), values or "file")
+        return _core.features(rows, cols, indptr, indices, data)
+    if values is not None:
+        raise InvalidArgumentError("values= applies to matrix files")
+    m = to_csr(a)
+    return _core.features(m.rows, m.cols, m.indptr, m.indices, m.data)
+
+
+def read_matrix(path: Union[str, "os.PathLike[str]"], *,
+                values: Optional[str] = None) -> Any:
+    """Reads a matrix file as spperm does (checked; duplicates summed) and
+    returns it as a ``scipy.sparse.csr_array`` (or, without SciPy, the CSR
+    arrays as a named tuple)."""
+    rows, cols, indptr, indices, data = _core.read_matrix(
+        os.fspath(path), values or "file")
+    try:
+        import scipy.sparse as sp
+    except ImportError:
+        from ._matrix import CsrArrays
+
+        return CsrArrays(rows, cols, indptr, indices, data)
+    return sp.csr_array((data, indices, indptr), shape=(rows, cols))
+
+
+def device_properties() -> Dict[str, Any]:
+    """The GPU the runtime uses (``SPPERM_CUDA_DEVICE``, default 0): name,
+    driver and cuSPARSE versions, compute capability, ... Raises
+    :class:`DeviceError` where there is no usable GPU."""
+    return _core.device_properties()

@@ -1,0 +1,159 @@
+"""spperm in PyTorch: ``SparseLinear``, a drop-in ``torch.nn.Linear`` whose
+weight is a fixed sparse matrix (docs/Python.md, "PyTorch").
+
+``SparseLinear`` computes ``Y = X · Wᵀ + b`` for X of shape (..., in_features)
+as the package's C = A · B with A = W, B = Xᵀ and C = Yᵀ: X is transposed
+into B, and C transposed back into Y with the bias added in the same pass.
+The product is the custom op ``spperm::linear`` (``torch.library``), so the
+module works under ``torch.no_grad``, inside ``torch.compile`` graphs, and in
+CUDA graphs once its first call for a K bucket has chosen the variant (that
+call times the variants and synchronizes the stream: make it before
+capturing). It is for inference: the weight is fixed and no gradient flows
+through it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+from typing import Any, Optional
+
+import torch
+from torch import nn
+
+from ._errors import InvalidArgumentError
+from ._package import Layer, Package, compile as _compile
+
+__all__ = ["SparseLinear", "linear"]
+
+# The layers the custom op can run, by handle (an int, so that the op's
+# schema holds no Python object); a module keeps its layer alive.
+_layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
+_handles = itertools.count(1)
+_lock = threading.Lock()
+
+
+def _register(layer: Layer) -> int:
+    with _lock:
+        handle = next(_handles)
+        _layers[handle] = layer
+        return handle
+
+
+@torch.library.custom_op("spperm::linear", mutates_args=())
+def linear(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
+           out_features: int) -> torch.Tensor:
+    """``x · Wᵀ + bias`` for the registered layer ``handle`` (W is the
+    layer's out_features x in_features matrix). x: (..., in_features),
+    float32, on the CPU or a CUDA device; the result has x's device."""
+    layer = _layers.get(handle)
+    if layer is None:
+        raise InvalidArgumentError(f"spperm::linear: no layer {handle}")
+    if x.dtype != torch.float32:
+        raise InvalidArgumentError(
+            f"spperm::linear: x must be float32, got {x.dtype}")
+    if x.shape[-1] != layer.cols:
+        raise InvalidArgumentError(
+            f"spperm::linear: x has {x.shape[-1]} features but the layer "
+            f"'{layer.name}' takes {layer.cols}")
+    lead = x.shape[:-1]
+    x2 = x.reshape(-1, layer.cols)
+    b = x2.t().contiguous()  # B = Xᵀ: in_features x N
+    c = layer(b)  # C = Yᵀ: out_features x N, on torch's current stream
+    y = torch.empty((x2.shape[0], out_features), dtype=torch.float32,
+                    device=x.device)
+    if bias is None:
+        y.copy_(c.t())
+    else:
+        torch.add(c.t(), bias, out=y)
+    return y.reshape(*lead, out_features)
+
+
+@linear.register_fake
+def _(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
+      out_features: int) -> torch.Tensor:
+    return x.new_empty((*x.shape[:-1], out_features))
+
+
+class SparseLinear(nn.Module):
+    """``torch.nn.Linear`` with a fixed sparse weight compiled by spperm.
+
+    Make one from a trained layer with :meth:`from_dense` (optionally pruning
+    it by magnitude) or :meth:`from_linear`, or from a compiled package with
+    :meth:`from_package`. Inputs are float32 tensors of shape
+    (..., in_features) on the CPU (the CPU executor) or on CUDA (the package's
+    kernels, on torch's current stream).
+    """
+
+    def __init__(self, layer: Layer, bias: Optional[torch.Tensor] = None,
+                 package: Optional[Package] = None):
+        super().__init__()
+        self.in_features = layer.cols
+        self.out_features = layer.rows
+        self.layer = layer
+        # Keeps a compiled package (and its directory) alive with the module.
+        self.package = package if package is not None else layer._package
+        self._handle = _register(layer)
+        if bias is not None:
+            bias = bias.detach().to(torch.float32)
+            if bias.shape != (self.out_features,):
+                raise InvalidArgumentError(
+                    f"bias must have shape ({self.out_features},), got "
+                    f"{tuple(bias.shape)}")
+            self.bias = nn.Parameter(bias.clone(), requires_grad=False)
+        else:
+            self.register_parameter("bias", None)
+
+    @classmethod
+    def from_dense(cls, linear: nn.Linear, sparsity: Optional[float] = None,
+                   **options: Any) -> "SparseLinear":
+        """Compiles ``linear``'s weight. With ``sparsity`` (0 <= s < 1) the
+        weight is first pruned by magnitude: its round(s · numel) smallest
+        entries in absolute value become zero. Without it the weight's zeros
+        (or a torch sparse weight's pattern) are the pattern. ``options`` go
+        to :func:`spperm.compile` (``k=``, ``strategy=``, ...). The module is
+        put on ``linear``'s device."""
+        weight = linear.weight.detach()
+        if sparsity is not None:
+            if not 0 <= sparsity < 1:
+                raise InvalidArgumentError(
+                    f"sparsity must be in [0, 1), got {sparsity}")
+            weight = weight.to_dense() if weight.is_sparse else weight
+            drop = int(round(sparsity * weight.numel()))
+            if drop > 0:
+                magnitude = weight.abs().flatten()
+                threshold = magnitude.kthvalue(drop).values
+                keep = weight.abs() > threshold
+                # Ties at the threshold: keep exactly numel - drop entries.
+                ties = (weight.abs() == threshold).flatten().nonzero()
+                excess = drop - int((~keep).sum()) + ties.numel()
+                keep = keep.flatten()
+                keep[ties[excess:, 0]] = True
+                weight = weight * keep.reshape(weight.shape)
+        options.setdefault("name", "weight")
+        package = _compile(weight.cpu(), **options)
+        module = cls(package[0], linear.bias, package)
+        return module.to(linear.weight.device)
+
+    @classmethod
+    def from_linear(cls, linear: nn.Linear, **options: Any) -> "SparseLinear":
+        """``from_dense(linear)`` without pruning: the weight's zeros (or a
+        torch sparse weight's pattern) are the pattern."""
+        return cls.from_dense(linear, None, **options)
+
+    @classmethod
+    def from_package(cls, package: Package, layer: Any = 0,
+                     bias: Optional[torch.Tensor] = None) -> "SparseLinear":
+        """A module over ``package[layer]`` (its matrix is the weight, of
+        shape out_features x in_features)."""
+        return cls(package[layer], bias, package)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return linear(x, self.bias, self._handle, self.out_features)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, "
+                f"out_features={self.out_features}, "
+                f"bias={self.bias is not None}, nnz={self.layer.nnz}, "
+                f"format={self.layer.format}, strategy={self.layer.strategy}")

@@ -1,0 +1,119 @@
+//===- CompilerModule.cpp - spperm._compiler: the compiler in-process -----===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The Python module's compiler half (docs/Python.md): spperm/Tools/Compiler.h
+// on a matrix file or on a matrix given as CSR arrays, with the options and
+// the errors of spperm-compile. Needs the MLIR build; the runtime half
+// (_core) does not.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Arrays.h"
+#include "Errors.h"
+
+#include "spperm/Tools/Compiler.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace spperm;
+using namespace spperm::python;
+
+namespace {
+
+using Options = std::vector<std::pair<std::string, std::string>>;
+
+/// Runs the compiler; its errors become one CompileError whose message is
+/// the first line (the cause) followed by the others. Returns the stage
+/// times.
+std::vector<std::pair<std::string, double>> run(CompileRequest request) {
+  CompileResult result;
+  bool ok;
+  {
+    nb::gil_scoped_release release;
+    ok = compilePackage(std::move(request), result);
+  }
+  if (!ok) {
+    std::string message;
+    for (const std::string &line : result.errors)
+      message += (message.empty() ? "" : "\n") + line;
+    throw Error(kCompileError,
+                message.empty() ? "compilation failed" : message);
+  }
+  return result.stages;
+}
+
+CompileRequest makeRequest(const std::string &output, const Options &options,
+                           const std::string &report, bool progress) {
+  CompileRequest request;
+  request.output = output;
+  request.tuning = options;
+  request.report = report;
+  request.progress = progress;
+  request.tool = "spperm";
+  return request;
+}
+
+} // namespace
+
+NB_MODULE(_compiler, m) {
+  m.doc() = "spperm's compiler (spperm-compile in-process); use the spperm "
+            "package, not this module.";
+  registerErrorTranslator();
+
+  m.def(
+      "compile_file",
+      [](const std::string &path, const std::string &output,
+         const Options &options, std::optional<std::string> values,
+         const std::string &data, const std::string &name,
+         const std::string &report, bool progress) {
+        CompileRequest request = makeRequest(output, options, report, progress);
+        request.input = path;
+        request.layerName = name;
+        if (values) {
+          request.values = *values;
+          request.valuesGiven = true;
+        }
+        request.data = data;
+        return run(std::move(request));
+      },
+      nb::arg("path"), nb::arg("output"), nb::arg("options"),
+      nb::arg("values").none(), nb::arg("data"), nb::arg("name"),
+      nb::arg("report"), nb::arg("progress"));
+
+  m.def(
+      "compile_csr",
+      [](int64_t rows, int64_t cols, const HostArray &indptr,
+         const HostArray &indices, const HostArray &data,
+         const std::string &name, const std::string &output,
+         const Options &options, const std::string &report, bool progress) {
+        CompileRequest request = makeRequest(output, options, report, progress);
+        request.matrix = csrFromArrays(rows, cols, indptr, indices, data,
+                                       kMemorySourcePrefix + name);
+        request.layerName = name;
+        return run(std::move(request));
+      },
+      nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"),
+      nb::arg("data"), nb::arg("name"), nb::arg("output"), nb::arg("options"),
+      nb::arg("report"), nb::arg("progress"));
+
+  m.def("tuning_options", [] {
+    std::vector<std::pair<std::string, bool>> out;
+    for (const TuningOption &option : tuningOptions())
+      out.emplace_back(option.name, option.flag);
+    return out;
+  });
+}

@@ -1,0 +1,326 @@
+//===- CoreModule.cpp - spperm._core: the runtime and the matrix core -----===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// The Python module's runtime half (docs/Python.md): packages loaded through
+// the runtime's C API (spperm/Runtime/SpPermRuntime.h) and C = A * B on
+// array objects zero-copy; matrices read and checked by the sparse core, and
+// their static features. It links no LLVM/MLIR, so it builds wherever the
+// runtime does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Arrays.h"
+#include "Errors.h"
+
+#include "spperm/Runtime/SpPermRuntime.h"
+#include "spperm/Sparse/Features.h"
+#include "spperm/Sparse/MatrixIO.h"
+#include "spperm/Sparse/Package.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace spperm;
+using namespace spperm::python;
+
+namespace {
+
+/// Throws the runtime's last error when `status` is not SPRT_OK.
+void check(sprt_status status) {
+  if (status != SPRT_OK)
+    throw Error(status, sprt_last_error());
+}
+
+/// A dense operand of C = A * B: a 2-D array of any device.
+using DenseArray = nb::ndarray<nb::ndim<2>>;
+using DenseInput = nb::ndarray<nb::ro, nb::ndim<2>>;
+
+/// The DLPack device type of the package's device (kDLCPU, kDLCUDA).
+int dlpackDevice(sprt_device device) {
+  return device == SPRT_DEVICE_GPU ? nb::device::cuda::value
+                                   : nb::device::cpu::value;
+}
+
+/// Checks that `a` (the operand `name`) can be passed to sprt_spmm on
+/// `device`: float32, C-contiguous rows (unit column stride, row stride =
+/// columns), on the device the package runs on. The runtime checks shapes,
+/// alignment and overlap itself.
+template <typename Array>
+void checkOperand(const Array &a, const char *name, sprt_device device,
+                  int32_t ordinal) {
+  auto fail = [&](const std::string &message) {
+    return Error(SPRT_ERROR_INVALID_ARGUMENT,
+                 std::string(name) + " " + message);
+  };
+  if (a.dtype() != nb::dtype<float>())
+    throw fail("must be float32");
+  if (a.shape(1) > 1 && a.stride(1) != 1)
+    throw fail("must be row-major with contiguous rows (a C-contiguous "
+               "array; use .contiguous() / np.ascontiguousarray)");
+  if (a.shape(0) > 1 && a.stride(0) != static_cast<int64_t>(a.shape(1)))
+    throw fail("must be C-contiguous (its rows are " +
+               std::to_string(a.stride(0)) + " elements apart, not " +
+               std::to_string(a.shape(1)) + ")");
+  if (a.device_type() != dlpackDevice(device))
+    throw fail(device == SPRT_DEVICE_GPU
+                   ? "must be on the GPU (a CUDA array) for a package "
+                     "loaded on the GPU"
+                   : "must be on the host (a CPU array) for a package "
+                     "loaded on the CPU");
+  if (device == SPRT_DEVICE_GPU && a.device_id() != ordinal)
+    throw fail("is on CUDA device " + std::to_string(a.device_id()) +
+               " but the runtime uses device " + std::to_string(ordinal) +
+               " (SPPERM_CUDA_DEVICE)");
+}
+
+/// A loaded package (sprt_package) on one device.
+class LoadedPackage {
+public:
+  LoadedPackage(const std::string &path, const std::string &device) {
+    if (device == "gpu")
+      this->device = SPRT_DEVICE_GPU;
+    else if (device == "cpu")
+      this->device = SPRT_DEVICE_CPU;
+    else
+      throw Error(SPRT_ERROR_INVALID_ARGUMENT,
+                  "device must be 'cpu' or 'gpu', got '" + device + "'");
+    sprt_status status;
+    {
+      nb::gil_scoped_release release;
+      status = sprt_package_load(path.c_str(), this->device, &package);
+    }
+    check(status);
+    if (this->device == SPRT_DEVICE_GPU) {
+      sprt_device_props props;
+      check(sprt_device_properties(&props));
+      ordinal = props.ordinal;
+    }
+  }
+  ~LoadedPackage() { sprt_package_release(package); }
+  LoadedPackage(const LoadedPackage &) = delete;
+  LoadedPackage &operator=(const LoadedPackage &) = delete;
+
+  int64_t layerCount() const {
+    int64_t count = 0;
+    check(sprt_layer_count(package, &count));
+    return count;
+  }
+
+  nb::dict layerInfo(int64_t index) const {
+    sprt_layer_desc desc;
+    check(sprt_layer_info(package, index, &desc));
+    nb::dict info;
+    info["name"] = desc.name;
+    info["rows"] = desc.rows;
+    info["cols"] = desc.cols;
+    info["nnz"] = desc.nnz;
+    info["k"] = desc.k;
+    info["format"] = desc.format;
+    info["strategy"] = desc.strategy;
+    return info;
+  }
+
+  int64_t find(const std::string &name) const {
+    int64_t index = -1;
+    check(sprt_layer_find(package, name.c_str(), &index));
+    return index;
+  }
+
+  /// C = A * B on `stream` (a CUstream as an integer; 0 the legacy default
+  /// stream), enqueued only on the GPU.
+  void spmm(int64_t layer, const DenseInput &b, DenseArray c,
+            uintptr_t stream) {
+    checkOperand(b, "B", device, ordinal);
+    checkOperand(c, "C", device, ordinal);
+    const int64_t k = static_cast<int64_t>(b.shape(1));
+    if (static_cast<int64_t>(c.shape(1)) != k)
+      throw Error(SPRT_ERROR_INVALID_ARGUMENT,
+                  "C has " + std::to_string(c.shape(1)) +
+                      " columns but B has " + std::to_string(k));
+    checkRows(layer, b, c);
+    sprt_status status;
+    {
+      nb::gil_scoped_release release;
+      status = sprt_spmm(package, layer, static_cast<const float *>(b.data()),
+                         k, static_cast<float *>(c.data()),
+                         reinterpret_cast<void *>(stream));
+    }
+    check(status);
+  }
+
+  /// sprt_spmm_time: the times in milliseconds of `runs` runs of `variant`.
+  std::vector<float> time(int64_t layer, std::optional<std::string> variant,
+                          const DenseInput &b, DenseArray c, uintptr_t stream,
+                          int32_t warmup, int32_t runs) {
+    checkOperand(b, "B", device, ordinal);
+    checkOperand(c, "C", device, ordinal);
+    checkRows(layer, b, c);
+    if (runs < 1 || warmup < 0)
+      throw Error(SPRT_ERROR_INVALID_ARGUMENT,
+                  "runs must be >= 1 and warmup >= 0");
+    std::vector<float> times(runs);
+    sprt_status status;
+    {
+      nb::gil_scoped_release release;
+      status = sprt_spmm_time(
+          package, layer, variant ? variant->c_str() : nullptr,
+          static_cast<const float *>(b.data()),
+          static_cast<int64_t>(b.shape(1)), static_cast<float *>(c.data()),
+          reinterpret_cast<void *>(stream), warmup, runs, times.data());
+    }
+    check(status);
+    return times;
+  }
+
+private:
+  /// Shape errors that name the layer's shape (the runtime only knows
+  /// pointers).
+  template <typename B, typename C>
+  void checkRows(int64_t layer, const B &b, const C &c) const {
+    sprt_layer_desc desc;
+    check(sprt_layer_info(package, layer, &desc));
+    if (static_cast<int64_t>(b.shape(0)) != desc.cols)
+      throw Error(SPRT_ERROR_INVALID_ARGUMENT,
+                  "B has " + std::to_string(b.shape(0)) +
+                      " rows but layer '" + desc.name + "' is " +
+                      std::to_string(desc.rows) + " x " +
+                      std::to_string(desc.cols) + " (B must be " +
+                      std::to_string(desc.cols) + " x K)");
+    if (static_cast<int64_t>(c.shape(0)) != desc.rows ||
+        c.shape(1) != b.shape(1))
+      throw Error(SPRT_ERROR_INVALID_ARGUMENT,
+                  "C is " + std::to_string(c.shape(0)) + " x " +
+                      std::to_string(c.shape(1)) + " but must be " +
+                      std::to_string(desc.rows) + " x " +
+                      std::to_string(b.shape(1)) + " (rows of layer '" +
+                      desc.name + "' x K)");
+  }
+
+  sprt_package *package = nullptr;
+  sprt_device device = SPRT_DEVICE_CPU;
+  int32_t ordinal = 0;
+};
+
+nb::dict deviceProperties() {
+  sprt_device_props props;
+  check(sprt_device_properties(&props));
+  nb::dict d;
+  d["name"] = props.name;
+  d["ordinal"] = props.ordinal;
+  d["driver_version"] = props.driver_version;
+  d["cusparse_version"] = props.cusparse_version;
+  d["compute_capability"] =
+      nb::make_tuple(props.compute_major, props.compute_minor);
+  d["multiprocessors"] = props.multiprocessors;
+  d["l2_cache_bytes"] = props.l2_cache_bytes;
+  d["total_memory_bytes"] = props.total_memory_bytes;
+  return d;
+}
+
+/// The features of a matrix as `spperm-inspect --json` prints them: top-level
+/// numbers and one dict per group.
+nb::dict featureDict(const CsrMatrix &m) {
+  Features features;
+  {
+    nb::gil_scoped_release release;
+    features = computeFeatures(m);
+  }
+  nb::dict out;
+  for (const FeatureValue &f : flattenFeatures(features)) {
+    nb::object value = f.isInteger
+                           ? nb::object(nb::int_(static_cast<int64_t>(f.value)))
+                           : nb::object(nb::float_(f.value));
+    if (f.group.empty()) {
+      out[f.name.c_str()] = value;
+      continue;
+    }
+    if (!out.contains(f.group.c_str()))
+      out[f.group.c_str()] = nb::dict();
+    nb::dict group = nb::borrow<nb::dict>(out[f.group.c_str()]);
+    group[f.name.c_str()] = value;
+  }
+  return out;
+}
+
+/// A 1-D NumPy array that owns a copy of `values`.
+template <typename T> nb::object numpyArray(const std::vector<T> &values) {
+  auto *copy = new std::vector<T>(values);
+  nb::capsule owner(copy, [](void *p) noexcept {
+    delete static_cast<std::vector<T> *>(p);
+  });
+  return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(
+      copy->data(), {copy->size()}, owner));
+}
+
+/// Reads a matrix file: (rows, cols, indptr, indices, data) as NumPy arrays.
+nb::tuple readMatrix(const std::string &path, const std::string &values) {
+  StatusOr<ValuesSpec> spec = parseValuesSpec(values);
+  if (!spec)
+    throw Error(SPRT_ERROR_INVALID_ARGUMENT, spec.message());
+  ReadOptions options;
+  options.values = *spec;
+  StatusOr<CsrMatrix> m = [&] {
+    nb::gil_scoped_release release;
+    return readMatrixFile(path, options);
+  }();
+  if (!m)
+    throw Error(SPRT_ERROR_INVALID_ARGUMENT, m.message());
+  return nb::make_tuple(m->rows, m->cols, numpyArray(m->rowPtr),
+                        numpyArray(m->colIdx), numpyArray(m->values));
+}
+
+} // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "spperm's runtime and matrix core (no compiler); use the "
+            "spperm package, not this module.";
+  registerErrorTranslator();
+  // Packages may live until the interpreter exits (held by modules in
+  // global state); that is not a reference leak.
+  nb::set_leak_warnings(false);
+  m.attr("ABI_VERSION") = sprt_abi_version();
+
+  nb::class_<LoadedPackage>(m, "Package")
+      .def(nb::init<const std::string &, const std::string &>(),
+           nb::arg("path"), nb::arg("device"))
+      .def("layer_count", &LoadedPackage::layerCount)
+      .def("layer_info", &LoadedPackage::layerInfo, nb::arg("index"))
+      .def("find", &LoadedPackage::find, nb::arg("name"))
+      .def("spmm", &LoadedPackage::spmm, nb::arg("layer"), nb::arg("b"),
+           nb::arg("c").noconvert(), nb::arg("stream"))
+      .def("time", &LoadedPackage::time, nb::arg("layer"), nb::arg("variant").none(),
+           nb::arg("b"), nb::arg("c").noconvert(), nb::arg("stream"),
+           nb::arg("warmup"), nb::arg("runs"));
+
+  m.def("device_properties", &deviceProperties);
+  m.def("read_matrix", &readMatrix, nb::arg("path"), nb::arg("values"));
+  m.def(
+      "features",
+      [](int64_t rows, int64_t cols, const HostArray &indptr,
+         const HostArray &indices, const HostArray &data) {
+        return featureDict(
+            csrFromArrays(rows, cols, indptr, indices, data, "matrix"));
+      },
+      nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"),
+      nb::arg("data"));
+  m.def(
+      "check_package_destination",
+      [](const std::string &path) {
+        if (Status s = checkPackageDestination(path); !s)
+          throw Error(SPRT_ERROR_INVALID_ARGUMENT, s.message());
+      },
+      nb::arg("path"));
+}
