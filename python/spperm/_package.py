@@ -367,7 +367,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
         if is_path(a):
             stages = _compiler.compile_file(
                 os.fspath(a), target, tuning, values, data, name or "",
-                report or "", verbose)
+                os.fspath(report) if report else "", verbose)
         else:
             if values is not None or data != "embed":
                 raise CompileError(
@@ -376,7 +376,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             m = to_csr(a)
             stages = _compiler.compile_csr(
                 m.rows, m.cols, m.indptr, m.indices, m.data, name or "matrix",
-                target, tuning, report or "", verbose)
+                target, tuning, os.fspath(report) if report else "", verbose)
     except BaseException:
         if owned is not None:
             shutil.rmtree(owned, ignore_errors=True)

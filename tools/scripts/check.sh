@@ -38,6 +38,24 @@ if [ -z "$passed" ] || [ "$passed" -eq 0 ]; then
   status=1
 fi
 
+# The Python module's tests (pytest; GPU tests are skipped, with their
+# reason, where there is no GPU).
+pylog="$SPPERM_BUILD/pytest.log"
+"$SPPERM_BUILD/venv/bin/python" -m pytest "$SPPERM_ROOT/python/tests" -q -rs \
+  -p no:cacheprovider 2>&1 | tee "$pylog" || status=$?
+pycount() {
+  tail -n 1 "$pylog" | sed -n "s/.*[^0-9]\([0-9][0-9]*\) $1.*/\1/p;s/^\([0-9][0-9]*\) $1.*/\1/p" |
+    head -n 1
+}
+pypassed=$(( $(pycount passed) + 0 ))
+if [ "$pypassed" -eq 0 ]; then
+  echo "check: error: pytest ran no test" >&2
+  status=1
+fi
+passed=$(( ${passed:-0} + pypassed ))
+failed=$(( failed + $(pycount failed) + $(pycount error) + 0 ))
+skipped=$(( skipped + $(pycount skipped) + 0 ))
+
 fuzz_seconds="${SPPERM_FUZZ_SECONDS:-60}"
 if [ "$fuzz_seconds" != 0 ]; then
   if ! bash "$SPPERM_ROOT/tools/scripts/fuzz.sh" "$fuzz_seconds"; then

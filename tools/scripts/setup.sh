@@ -21,6 +21,7 @@ SPPERM_BUILD="${SPPERM_BUILD:-$SPPERM_ROOT/build}"
 # the compile report in its test (headless).
 SPPERM_PACKAGES=(
   cmake ninja-build g++ python3 python3-numpy python3-scipy python3-sklearn
+  python3-dev python3-venv
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   nlohmann-json3-dev zlib1g-dev libssl-dev libgtest-dev
   clang-22 libclang-rt-22-dev
@@ -53,7 +54,34 @@ spperm_install_packages() {
   apt-get install -y -q --no-install-recommends $missing
 }
 
+# The Python environment of the spperm module (docs/Python.md): a virtual
+# environment in build/venv with python/requirements.txt (nanobind, NumPy,
+# SciPy, pytest, PyTorch) from PyPI, reinstalled when that file changes, and
+# a .pth file that puts the build tree's package (build/python) on its path.
+spperm_python_env() {
+  local venv="$SPPERM_BUILD/venv" req="$SPPERM_ROOT/python/requirements.txt"
+  local stamp="$SPPERM_BUILD/venv/.requirements.sha256" want site
+  want="$(sha256sum "$req" | cut -d' ' -f1)"
+  if [ ! -x "$venv/bin/python" ]; then
+    mkdir -p "$SPPERM_BUILD"
+    python3 -m venv "$venv"
+  fi
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    echo "setup: installing the Python packages of python/requirements.txt"
+    if ! "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"; then
+      echo "setup: error: pip could not install python/requirements.txt" \
+        "into $venv" >&2
+      return 1
+    fi
+    echo "$want" >"$stamp"
+  fi
+  site="$("$venv/bin/python" -c \
+    'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  echo "$SPPERM_BUILD/python" >"$site/spperm-build.pth"
+}
+
 spperm_build() {
+  spperm_python_env
   if [ ! -f "$SPPERM_BUILD/build.ninja" ]; then
     cmake -G Ninja -S "$SPPERM_ROOT" -B "$SPPERM_BUILD" \
       -DCMAKE_BUILD_TYPE=Release

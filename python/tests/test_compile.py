@@ -1,0 +1,199 @@
+"""spperm.compile and spperm.inspect on every kind of input, and their
+errors."""
+
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import spperm
+from conftest import INPUTS, ROOT, normwise_error, random_csr, reference
+
+sp = pytest.importorskip("scipy.sparse")
+
+
+def check_product(pkg, a, k=8, seed=0):
+    b = np.random.default_rng(seed).standard_normal(
+        (a.shape[1], k)).astype(np.float32)
+    c = pkg(b)
+    assert c.shape == (a.shape[0], k) and c.dtype == np.float32
+    assert normwise_error(c, reference(a, b)) < 1e-5
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "bsr", "lil", "dok"])
+def test_scipy_formats(fmt):
+    a = random_csr(120, 90, 0.05, seed=1)
+    pkg = spperm.compile(a.asformat(fmt), strategy="identity", format="csr")
+    assert pkg[0].name == "matrix" and pkg[0].nnz == a.nnz
+    check_product(pkg, a)
+
+
+def test_duplicates_are_summed_and_explicit_zeros_kept():
+    row = np.array([0, 0, 1, 2, 2])
+    col = np.array([3, 3, 1, 0, 2])
+    val = np.array([1.0, 2.0, 0.0, 4.0, 5.0], dtype=np.float32)
+    a = sp.coo_matrix((val, (row, col)), shape=(3, 4))
+    pkg = spperm.compile(a, strategy="identity", format="csr")
+    assert pkg[0].nnz == 4  # (0,3) summed; the explicit zero (1,1) kept
+    check_product(pkg, a.tocsr())
+
+
+def test_torch_inputs():
+    torch = pytest.importorskip("torch")
+    a = random_csr(64, 48, 0.1, seed=2)
+    dense = torch.from_numpy(a.toarray())
+    for t in (dense, dense.to_sparse(), dense.to_sparse_csr()):
+        pkg = spperm.compile(t, strategy="identity", format="csr")
+        assert pkg[0].nnz == a.nnz
+        check_product(pkg, a)
+
+
+def test_dense_numpy_and_lists():
+    a = random_csr(40, 30, 0.2, seed=3)
+    check_product(spperm.compile(a.toarray(), format="csr"), a)
+    pkg = spperm.compile([[0, 1.5], [2, 0]], format="csr")
+    assert pkg[0].nnz == 2
+
+
+def test_matrix_files(tmp_path):
+    a = spperm.read_matrix(INPUTS / "small.mtx")
+    for path in (INPUTS / "small.mtx", INPUTS / "small.smtx"):
+        pkg = spperm.compile(path, format="csr")
+        assert pkg[0].name == "small"
+        assert pkg[0].shape == a.shape
+    npz = tmp_path / "w.npz"
+    sp.save_npz(npz, random_csr(50, 70, 0.1, seed=4).tocsc())
+    pkg = spperm.compile(npz, name="w", format="csr")
+    assert pkg[0].name == "w" and pkg[0].shape == (50, 70)
+
+
+def test_mlir_module_layers(tmp_path):
+    module = tmp_path / "two.mlir"
+    small = INPUTS / "small.mtx"
+    module.write_text(f"""
+func.func @first(%b: tensor<5x?xf32>) -> tensor<4x?xf32> {{
+  %a = spperm.load "{small}" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x?xf32> -> tensor<4x?xf32>
+  return %c : tensor<4x?xf32>
+}}
+func.func @second(%b: tensor<5x?xf32>) -> tensor<4x?xf32> {{
+  %a = spperm.load "{small}" {{values = "ones"}} : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x?xf32> -> tensor<4x?xf32>
+  return %c : tensor<4x?xf32>
+}}
+""")
+    pkg = spperm.compile(module)
+    assert [layer.name for layer in pkg] == ["first", "second"]
+    a = spperm.read_matrix(small)
+    b = np.ones((5, 3), dtype=np.float32)
+    assert normwise_error(pkg["first"](b), reference(a, b)) < 1e-6
+    ones = spperm.read_matrix(small, values="ones")
+    assert normwise_error(pkg["second"](b), reference(ones, b)) < 1e-6
+    with pytest.raises(spperm.InvalidArgumentError, match="2 layers"):
+        pkg(b)
+    with pytest.raises(spperm.LayerNotFoundError, match="no layer named"):
+        pkg["third"]
+
+
+def test_options_and_k():
+    a = random_csr(200, 200, 0.03, seed=5)
+    pkg = spperm.compile(a, k=16, strategy="lpt", format="csr",
+                         k_buckets=[32], no_library_check=True)
+    layer = pkg[0]
+    assert (layer.k, layer.strategy, layer.format) == (16, "lpt", "csr")
+    check_product(pkg, a, k=16)
+    with pytest.raises(spperm.InvalidArgumentError, match="k"):
+        pkg(np.zeros((200, 8), dtype=np.float32))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(k=-1), "--k must be"),
+    (dict(strategy="fastest"), "--strategy: unknown value 'fastest'"),
+    (dict(format="coo"), "--format: unknown value 'coo'"),
+    (dict(bogus=3), "unknown option bogus="),
+    (dict(values="ones"), "values= and data= apply to matrix files"),
+    (dict(name="not a name"), "must match"),
+])
+def test_option_errors(kwargs, message):
+    with pytest.raises(spperm.CompileError, match=message):
+        spperm.compile(random_csr(10, 10, 0.3, seed=6), **kwargs)
+
+
+def test_input_errors(tmp_path):
+    with pytest.raises(spperm.CompileError, match="cannot open"):
+        spperm.compile(tmp_path / "missing.mtx")
+    bad = tmp_path / "bad.mtx"
+    bad.write_text("%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1.0\n")
+    with pytest.raises(spperm.CompileError, match="1-based"):
+        spperm.compile(bad)
+    nan = sp.csr_matrix(np.array([[np.nan, 1.0]], dtype=np.float32))
+    with pytest.raises(spperm.InvalidArgumentError, match="finite"):
+        spperm.compile(nan)
+    with pytest.raises(spperm.InvalidArgumentError, match="complex"):
+        spperm.compile(sp.csr_matrix(np.array([[1j, 0]])))
+    with pytest.raises(spperm.InvalidArgumentError, match="3 dimensions"):
+        spperm.compile(np.zeros((2, 2, 2)))
+    with pytest.raises(spperm.InvalidArgumentError, match="cannot read"):
+        spperm.compile(object())
+
+
+def test_output_save_and_load(tmp_path):
+    a = random_csr(60, 60, 0.1, seed=7)
+    out = tmp_path / "a.spp"
+    pkg = spperm.compile(a, format="csr", output=out)
+    assert pkg.path == str(out) and (out / "manifest.json").is_file()
+    check_product(spperm.load(out), a)
+    # A compiled package lives in a temporary directory until saved; saving
+    # over a package replaces it; over anything else is refused.
+    tmp_pkg = spperm.compile(a * 2, format="csr")
+    saved = tmp_path / "b.spp"
+    tmp_pkg.save(saved)
+    tmp_pkg.save(saved)
+    check_product(spperm.load(saved, device="cpu"), a * 2)
+    (tmp_path / "notpkg").mkdir()
+    (tmp_path / "notpkg" / "keep.txt").write_text("mine")
+    with pytest.raises(spperm.InvalidArgumentError, match="is not a spperm package"):
+        tmp_pkg.save(tmp_path / "notpkg")
+    assert (tmp_path / "notpkg" / "keep.txt").read_text() == "mine"
+    with pytest.raises(spperm.CompileError, match="is not a spperm package"):
+        spperm.compile(a, output=tmp_path / "notpkg")
+    assert not [p for p in os.listdir(tmp_path) if ".tmp-" in p]
+
+
+def test_temporary_directory_goes_with_the_package():
+    import gc
+
+    pkg = spperm.compile(random_csr(20, 20, 0.2, seed=8), format="csr")
+    directory = os.path.dirname(pkg.path)
+    assert os.path.isdir(directory)
+    del pkg
+    gc.collect()
+    assert not os.path.exists(directory)
+
+
+def test_report(tmp_path):
+    report = tmp_path / "r.html"
+    spperm.compile(random_csr(40, 40, 0.1, seed=9), format="csr",
+                   report=report)
+    assert "<svg" in report.read_text()
+
+
+def test_inspect_matches_the_cli():
+    cli = json.loads(subprocess.run(
+        [str(ROOT / "build" / "bin" / "spperm-inspect"),
+         str(INPUTS / "small.mtx"), "--json"],
+        check=True, capture_output=True, text=True).stdout)
+    for features in (spperm.inspect(INPUTS / "small.mtx"),
+                     spperm.inspect(spperm.read_matrix(INPUTS / "small.mtx"))):
+        for key in ("rows", "cols", "nnz", "density", "row_nnz", "warp_load",
+                    "hamming"):
+            assert features[key] == pytest.approx(cli[key]), key
+
+
+def test_compile_stages_are_reported():
+    pkg = spperm.compile(random_csr(30, 30, 0.1, seed=10), format="csr")
+    stages = dict(pkg.stages)
+    assert {"features", "codegen", "packaging"} <= set(stages)
+    assert all(s >= 0 for s in stages.values())
