@@ -65,3 +65,69 @@ def small_package(tmp_path_factory):
     spperm.compile(INPUTS / "small.mtx", strategy="lpt", format="csr",
                    output=path)
     return path
+
+
+# Packages for the GPU machine, which has no compiler: where the compiler is
+# built, compiled() also saves each package with its matrix under
+# $SPPERM_PY_PACKAGES; where it is not, it loads them from there
+# (tools/scripts/gpu_python.sh carries them).
+PACKAGES = os.environ.get("SPPERM_PY_PACKAGES")
+
+
+def have_compiler():
+    try:
+        import spperm._compiler  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def pruned_linear_weight(sparsity, seed=0):
+    """The weight of torch.nn.Linear(192, 96) made after manual_seed(seed),
+    its smallest entries (by magnitude) zeroed to `sparsity`."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(seed)
+    w = torch.nn.Linear(192, 96).weight.detach().clone()
+    threshold = w.abs().flatten().kthvalue(round(sparsity * w.numel())).values
+    w[w.abs() <= threshold] = 0
+    return w.numpy()
+
+
+#: The matrices of the GPU tests and their compile options, by name.
+GPU_PACKAGES = {
+    "gpu_torch": (lambda: random_csr(3000, 2000, 0.01, seed=11, skew=True),
+                  {}),
+    "gpu_errors": (lambda: random_csr(100, 80, 0.05, seed=12), {}),
+    "gpu_cupy": (lambda: random_csr(500, 400, 0.02, seed=13), {}),
+    "gpu_time": (lambda: random_csr(1000, 1000, 0.01, seed=14), {}),
+    "linear_cuda": (lambda: pruned_linear_weight(0.9), {"name": "weight"}),
+}
+
+
+def save_gpu_packages(directory):
+    """Compiles every GPU test's package into `directory` with its matrix
+    (tools/scripts/gpu_python.sh carries them to the GPU machine)."""
+    import scipy.sparse as sp
+
+    os.makedirs(directory, exist_ok=True)
+    for name, (make, options) in GPU_PACKAGES.items():
+        a = sp.csr_matrix(make())
+        spperm.compile(a, **options).save(os.path.join(directory,
+                                                       name + ".spp"))
+        sp.save_npz(os.path.join(directory, name + ".npz"), a)
+
+
+def compiled(name):
+    """(package, matrix) of GPU_PACKAGES[name]: compiled here where the
+    compiler is built, else the one save_gpu_packages saved under
+    $SPPERM_PY_PACKAGES."""
+    sp = pytest.importorskip("scipy.sparse")
+    make, options = GPU_PACKAGES[name]
+    if have_compiler():
+        a = sp.csr_matrix(make())
+        return spperm.compile(a, **options), a
+    path = os.path.join(PACKAGES or "", name + ".spp")
+    if not PACKAGES or not os.path.isdir(path):
+        pytest.skip(f"no compiler in this build and no package {name}.spp in "
+                    "$SPPERM_PY_PACKAGES")
+    return spperm.load(path), sp.load_npz(os.path.join(PACKAGES, name + ".npz"))

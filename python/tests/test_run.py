@@ -1,0 +1,156 @@
+"""Running packages from Python: the CPU executor on NumPy and torch CPU
+arrays, the GPU on torch CUDA tensors and CuPy arrays, and the errors."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import spperm
+from conftest import INPUTS, compiled, normwise_error, random_csr, reference
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_matrices_against_float64(seed):
+    """Property test: random shapes, densities, skew and K against SciPy's
+    float64 product, on the CPU executor."""
+    rng = np.random.default_rng(100 + seed)
+    rows, cols = (int(x) for x in rng.integers(1, 300, size=2))
+    a = random_csr(rows, cols, float(rng.uniform(0.005, 0.3)), seed=seed,
+                   skew=bool(seed % 2))
+    strategy = ["identity", "lpt", "bsa", "auto"][seed % 4]
+    pkg = spperm.compile(a, strategy=strategy, format="auto")
+    for k in (1, 3, 32):
+        b = rng.standard_normal((cols, k)).astype(np.float32)
+        assert normwise_error(pkg(b), reference(a, b)) < 1e-5
+
+
+def test_out_and_result_kinds(small_package):
+    pkg = spperm.load(small_package)
+    a = spperm.read_matrix(INPUTS / "small.mtx")
+    b = np.arange(a.shape[1] * 4, dtype=np.float32).reshape(a.shape[1], 4)
+    out = np.full((a.shape[0], 4), np.nan, dtype=np.float32)
+    assert pkg(b, out=out) is out
+    assert normwise_error(out, reference(a, b)) < 1e-6
+    torch = pytest.importorskip("torch")
+    c = pkg(torch.from_numpy(b))
+    assert isinstance(c, torch.Tensor) and c.device.type == "cpu"
+    assert normwise_error(c.numpy(), reference(a, b)) < 1e-6
+
+
+def test_operand_errors(small_package):
+    pkg = spperm.load(small_package)
+    rows, cols = pkg[0].shape
+    good = np.ones((cols, 4), dtype=np.float32)
+    cases = [
+        (np.ones((cols + 1, 4), dtype=np.float32), "B has"),
+        (np.ones((cols, 4), dtype=np.float64), "float32"),
+        (np.ones((4, cols), dtype=np.float32).T, "row-major"),
+        (np.ones((cols, 4, 1), dtype=np.float32), "2-D"),
+        ("not an array", "must be an array"),
+    ]
+    for b, message in cases:
+        with pytest.raises(spperm.InvalidArgumentError, match=message):
+            pkg(b)
+    with pytest.raises(spperm.InvalidArgumentError, match="C (is|has)"):
+        pkg(good, out=np.empty((rows, 5), dtype=np.float32))
+    with pytest.raises(ValueError):  # InvalidArgumentError is a ValueError
+        pkg(good, out=np.empty((rows + 1, 4), dtype=np.float32))
+    readonly = np.empty((rows, 4), dtype=np.float32)
+    readonly.setflags(write=False)
+    with pytest.raises(TypeError):
+        pkg(good, out=readonly)
+
+
+def test_load_errors(tmp_path, small_package):
+    with pytest.raises(spperm.PackageIOError):
+        spperm.load(tmp_path / "missing.spp")
+    with pytest.raises(spperm.SppermError, match="not a spperm package"):
+        spperm.load(INPUTS / "small.mtx")
+    broken = tmp_path / "broken.spp"
+    import shutil
+
+    shutil.copytree(small_package, broken)
+    manifest = broken / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"rows"', '"rowz"', 1))
+    with pytest.raises(spperm.CorruptPackageError):
+        spperm.load(broken)
+    with pytest.raises(spperm.InvalidArgumentError, match="device"):
+        spperm.load(small_package, device="tpu")
+
+
+def test_threads_share_a_package(small_package):
+    pkg = spperm.load(small_package, device="cpu")
+    a = spperm.read_matrix(INPUTS / "small.mtx")
+    errors = []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        for k in (1, 5, 16):
+            b = rng.standard_normal((a.shape[1], k)).astype(np.float32)
+            errors.append(normwise_error(pkg(b), reference(a, b)))
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(errors) == 24 and max(errors) < 1e-6
+
+
+def test_gpu_torch(torch_cuda):
+    torch = torch_cuda
+    pkg, a = compiled("gpu_torch")
+    for k in (1, 32, 128, 200):
+        b = torch.randn(2000, k, device="cuda")
+        c = pkg(b)
+        assert c.is_cuda and c.shape == (3000, k)
+        ref = reference(a, b.cpu().numpy())
+        assert normwise_error(c.cpu().numpy(), ref) < 1e-5
+    # On a side stream: the result is ordered with that stream's work.
+    side = torch.cuda.Stream()
+    b = torch.randn(2000, 64, device="cuda")
+    with torch.cuda.stream(side):
+        c = pkg(b)
+        c.mul_(2)
+    side.synchronize()
+    assert normwise_error(c.cpu().numpy() / 2,
+                          reference(a, b.cpu().numpy())) < 1e-5
+    # The CPU package and the GPU package of one object agree.
+    bh = b.cpu()
+    assert normwise_error(pkg(bh).numpy(),
+                          reference(a, bh.numpy())) < 1e-5
+
+
+def test_gpu_errors(torch_cuda):
+    torch = torch_cuda
+    pkg, _ = compiled("gpu_errors")
+    b = torch.randn(80, 8, device="cuda")
+    with pytest.raises(spperm.InvalidArgumentError, match="out is on the CPU"):
+        pkg(b, out=torch.empty(100, 8))
+    with pytest.raises(spperm.InvalidArgumentError, match="float32"):
+        pkg(b.double())
+    with pytest.raises(spperm.InvalidArgumentError, match="row-major"):
+        pkg(torch.randn(8, 80, device="cuda").t())
+    misaligned = torch.randn(80 * 8 + 1, device="cuda")[1:].view(80, 8)
+    with pytest.raises(spperm.InvalidArgumentError, match="align"):
+        pkg(misaligned)
+
+
+def test_gpu_cupy(gpu):
+    cupy = pytest.importorskip("cupy")
+    pkg, a = compiled("gpu_cupy")
+    b = cupy.random.standard_normal((400, 32), dtype=cupy.float32)
+    c = pkg(b)
+    assert isinstance(c, cupy.ndarray)
+    assert normwise_error(cupy.asnumpy(c),
+                          reference(a, cupy.asnumpy(b))) < 1e-5
+
+
+def test_gpu_time(torch_cuda):
+    torch = torch_cuda
+    pkg, _ = compiled("gpu_time")
+    b = torch.randn(1000, 32, device="cuda")
+    times = pkg[0].time(b, runs=5)
+    assert len(times) == 5 and min(times) > 0
+    assert len(pkg[0].time(b, variant="cusparse-spmm-default", runs=3)) == 3

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""SparseLinear against spperm's row-major product and torch's sparse and
+dense paths (docs/Python.md, "Speed"; BENCHMARK.md's queued timing).
+
+    bench_sparse_linear.py PKG.spp [PKG.spp ...] [--ks 32,128,512] [--json F]
+
+For every one-layer package (its matrix W is out x in) and K, on the GPU:
+  * sparse_linear: spperm.torch.SparseLinear on X (K x in): Y = X · Wᵀ,
+    including its two transposes;
+  * spperm_rowmajor: the package's own C = W · B with B (in x K) row-major;
+  * torch_sparse_mm: torch.sparse.mm(W_csr, Xᵀ) (W as a torch CSR tensor);
+  * torch_linear_csr: torch.nn.functional.linear(X, W_csr);
+  * torch_linear_dense: torch.nn.functional.linear(X, W) with W dense (strict
+    fp32: TF32 off).
+Each time is the median over 7 repetitions of 20 queued calls timed with
+CUDA events, per call. SparseLinear's result is checked against a float64
+product (normwise 1e-5).
+"""
+
+import argparse
+import json
+import statistics
+import sys
+
+import numpy as np
+import torch
+
+import spperm
+from spperm.torch import SparseLinear
+
+
+def queued_ms(fn, calls=20, reps=7):
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / calls)
+    return statistics.median(times)
+
+
+def weight_of(pkg):
+    """W as a dense float32 tensor: the package's product with the identity
+    on the CPU executor."""
+    layer = pkg[0]
+    eye = np.eye(layer.cols, dtype=np.float32)
+    return torch.from_numpy(np.ascontiguousarray(layer(eye)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("packages", nargs="+")
+    parser.add_argument("--ks", default="32,128,512")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    ks = [int(k) for k in args.ks.split(",")]
+    records, failed = [], 0
+    print(f"{'layer':58s} {'K':>4s} {'SpLin':>8s} {'rowmaj':>8s} "
+          f"{'sp.mm':>8s} {'lin_csr':>8s} {'dense':>8s} "
+          f"{'SpLin/rowmaj':>12s} {'err':>8s}")
+    for path in args.packages:
+        pkg = spperm.load(path)
+        layer = pkg[0]
+        w = weight_of(pkg)
+        w_cuda = w.cuda()
+        w_csr = w_cuda.to_sparse_csr()
+        module = SparseLinear.from_package(pkg)
+        for k in ks:
+            x = torch.randn(k, layer.cols, device="cuda")
+            b = torch.randn(layer.cols, k, device="cuda")
+            with torch.no_grad():
+                y = module(x)
+                torch.cuda.synchronize()
+                ref = x.double().cpu() @ w.double().t()
+                err = float((y.double().cpu() - ref).norm() / ref.norm())
+                failed += err > 1e-5
+                times = {
+                    "sparse_linear": queued_ms(lambda: module(x)),
+                    "spperm_rowmajor": queued_ms(lambda: layer(b)),
+                    "torch_sparse_mm": queued_ms(
+                        lambda: torch.sparse.mm(w_csr, x.t())),
+                    "torch_linear_dense": queued_ms(
+                        lambda: torch.nn.functional.linear(x, w_cuda)),
+                }
+                try:
+                    times["torch_linear_csr"] = queued_ms(
+                        lambda: torch.nn.functional.linear(x, w_csr))
+                except RuntimeError:
+                    times["torch_linear_csr"] = float("nan")
+            name = path.rstrip("/").split("/")[-1].removesuffix(".spp")
+            records.append({"layer": name, "k": k, "rows": layer.rows,
+                            "cols": layer.cols, "nnz": layer.nnz,
+                            "error": err, "ms": times})
+            t = times
+            print(f"{name[:58]:58s} {k:4d} {t['sparse_linear']*1e3:8.1f} "
+                  f"{t['spperm_rowmajor']*1e3:8.1f} "
+                  f"{t['torch_sparse_mm']*1e3:8.1f} "
+                  f"{t['torch_linear_csr']*1e3:8.1f} "
+                  f"{t['torch_linear_dense']*1e3:8.1f} "
+                  f"{t['sparse_linear']/t['spperm_rowmajor']:12.2f} "
+                  f"{err:8.1e}", flush=True)
+    print("(times in microseconds per call)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": spperm.device_properties()["name"],
+                       "records": records}, f, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
