@@ -28,6 +28,10 @@ status=0
 
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
+# The extension is a shared object: link the machine's shared zlib where
+# there is one (a static libz.a carried in .gpu/deps is not built with -fPIC).
+zlib=$(ldconfig -p 2>/dev/null | sed -n 's/.*libz.so.1 .*x86-64.*=> //p' | head -n 1)
+[ -n "$zlib" ] && gen+=("-DZLIB_LIBRARY=$zlib")
 # shellcheck disable=SC2086
 cmake "${gen[@]}" -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
   -DSPPERM_ENABLE_COMPILER=OFF -DSPPERM_ENABLE_TESTS=OFF \
