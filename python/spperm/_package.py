@@ -20,6 +20,22 @@ from ._matrix import MatrixLike, is_path, to_csr
 DEVICES = ("cpu", "gpu")
 
 
+_TORCH_TENSOR: Any = None
+
+
+def _torch_tensor() -> Any:
+    """torch.Tensor when torch is already imported (never imports it)."""
+    global _TORCH_TENSOR
+    if _TORCH_TENSOR is None:
+        import sys
+
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return None
+        _TORCH_TENSOR = torch.Tensor
+    return _TORCH_TENSOR
+
+
 def _kind(x: Any) -> str:
     """Which family an operand belongs to: torch, cupy, numpy or dlpack."""
     mod = type(x).__module__.split(".")[0]
@@ -149,9 +165,39 @@ class Layer:
         executor. ``out=`` writes into an existing rows x K array of the same
         device. The result has B's kind and device.
         """
+        if type(b) is _torch_tensor() and out is None and stream is None:
+            return self._call_torch(b)
         kind, device, out = self._operands(b, out)
         runtime = self._package._runtime(device)
         runtime.spmm(self.index, b, out, _stream(b, kind, stream))
+        return out
+
+    def _call_torch(self, b: Any) -> Any:
+        """__call__ for a torch tensor, without DLPack: its checks in Python
+        (a few attribute reads) and the runtime on its addresses."""
+        import torch
+
+        if (b.dtype != torch.float32 or b.dim() != 2
+                or b.shape[0] != self.cols or not b.is_contiguous()):
+            return self._slow(b)  # the general path says what is wrong
+        k = b.shape[1]
+        c = torch.empty((self.rows, k), dtype=torch.float32, device=b.device)
+        if b.is_cuda:
+            runtime = self._package._runtime("gpu")
+            if b.device.index != runtime.ordinal:
+                return self._slow(b)
+            stream = torch._C._cuda_getCurrentRawStream(b.device.index)
+        else:
+            runtime = self._package._runtime("cpu")
+            stream = 0
+        runtime.spmm_addresses(self.index, b.data_ptr(), k, c.data_ptr(),
+                               stream)
+        return c
+
+    def _slow(self, b: Any) -> Any:
+        kind, device, out = self._operands(b, None)
+        runtime = self._package._runtime(device)
+        runtime.spmm(self.index, b, out, _stream(b, kind, None))
         return out
 
     def time(self, b: Any, *, out: Any = None, variant: Optional[str] = None,

@@ -113,6 +113,9 @@ public:
   LoadedPackage(const LoadedPackage &) = delete;
   LoadedPackage &operator=(const LoadedPackage &) = delete;
 
+  /// The CUDA device the package runs on (0 on the CPU).
+  int32_t cudaOrdinal() const { return ordinal; }
+
   int64_t layerCount() const {
     int64_t count = 0;
     check(sprt_layer_count(package, &count));
@@ -156,6 +159,21 @@ public:
       nb::gil_scoped_release release;
       status = sprt_spmm(package, layer, static_cast<const float *>(b.data()),
                          k, static_cast<float *>(c.data()),
+                         reinterpret_cast<void *>(stream));
+    }
+    check(status);
+  }
+
+  /// sprt_spmm on raw addresses, for callers that checked the operands
+  /// themselves (spperm's torch fast path): B is cols x k and C rows x k,
+  /// row-major float32, on this package's device.
+  void spmmAddresses(int64_t layer, uintptr_t b, int64_t k, uintptr_t c,
+                     uintptr_t stream) {
+    sprt_status status;
+    {
+      nb::gil_scoped_release release;
+      status = sprt_spmm(package, layer, reinterpret_cast<const float *>(b),
+                         k, reinterpret_cast<float *>(c),
                          reinterpret_cast<void *>(stream));
     }
     check(status);
@@ -296,11 +314,15 @@ NB_MODULE(_core, m) {
   nb::class_<LoadedPackage>(m, "Package")
       .def(nb::init<const std::string &, const std::string &>(),
            nb::arg("path"), nb::arg("device"))
+      .def_prop_ro("ordinal",
+                   [](const LoadedPackage &p) { return p.cudaOrdinal(); })
       .def("layer_count", &LoadedPackage::layerCount)
       .def("layer_info", &LoadedPackage::layerInfo, nb::arg("index"))
       .def("find", &LoadedPackage::find, nb::arg("name"))
       .def("spmm", &LoadedPackage::spmm, nb::arg("layer"), nb::arg("b"),
            nb::arg("c").noconvert(), nb::arg("stream"))
+      .def("spmm_addresses", &LoadedPackage::spmmAddresses, nb::arg("layer"),
+           nb::arg("b"), nb::arg("k"), nb::arg("c"), nb::arg("stream"))
       .def("time", &LoadedPackage::time, nb::arg("layer"), nb::arg("variant").none(),
            nb::arg("b"), nb::arg("c").noconvert(), nb::arg("stream"),
            nb::arg("warmup"), nb::arg("runs"));

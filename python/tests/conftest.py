@@ -131,3 +131,16 @@ def compiled(name):
         pytest.skip(f"no compiler in this build and no package {name}.spp in "
                     "$SPPERM_PY_PACKAGES")
     return spperm.load(path), sp.load_npz(os.path.join(PACKAGES, name + ".npz"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Where the compiler is not built (the runtime-only build of the GPU
+    machine), only the GPU tests run (on saved packages); the others compile
+    and are skipped."""
+    if have_compiler():
+        return
+    skip = pytest.mark.skip(reason="needs the compiler (spperm._compiler); "
+                                   "this is the runtime-only build")
+    for item in items:
+        if not item.name.startswith(("test_gpu", "test_cuda")):
+            item.add_marker(skip)

@@ -45,6 +45,33 @@ def queued_ms(fn, calls=20, reps=7):
     return statistics.median(times)
 
 
+def graph_ms(fn, calls=20, reps=7):
+    """GPU time per call: `calls` calls captured in a CUDA graph, replayed
+    (no CPU launch overhead; BENCHMARK.md's kernel time)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn()  # the first call of a K chooses the variant: outside capture
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn()
+    graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / calls)
+    return statistics.median(times)
+
+
 def weight_of(pkg):
     """W as a dense float32 tensor: the package's product with the identity
     on the CPU executor."""
@@ -64,7 +91,8 @@ def main():
     records, failed = [], 0
     print(f"{'layer':58s} {'K':>4s} {'SpLin':>8s} {'rowmaj':>8s} "
           f"{'sp.mm':>8s} {'lin_csr':>8s} {'dense':>8s} "
-          f"{'SpLin/rowmaj':>12s} {'err':>8s}")
+          f"{'SpLin/rowmaj':>12s} {'gSpLin':>8s} {'growmaj':>8s} "
+          f"{'gdense':>8s} {'err':>8s}")
     for path in args.packages:
         pkg = spperm.load(path)
         layer = pkg[0]
@@ -94,6 +122,18 @@ def main():
                         lambda: torch.nn.functional.linear(x, w_csr))
                 except RuntimeError:
                     times["torch_linear_csr"] = float("nan")
+                # GPU time alone, where the runtime allows capture.
+                for key, fn in (("sparse_linear", lambda: module(x)),
+                                ("spperm_rowmajor", lambda: layer(b)),
+                                ("torch_linear_dense",
+                                 lambda: torch.nn.functional.linear(x,
+                                                                    w_cuda))):
+                    try:
+                        times[key + "_graph"] = graph_ms(fn)
+                    except Exception as e:  # noqa: BLE001 - reported
+                        times[key + "_graph"] = float("nan")
+                        print(f"  (no CUDA graph for {key}: "
+                              f"{str(e).splitlines()[0][:100]})")
             name = path.rstrip("/").split("/")[-1].removesuffix(".spp")
             records.append({"layer": name, "k": k, "rows": layer.rows,
                             "cols": layer.cols, "nnz": layer.nnz,
@@ -105,6 +145,9 @@ def main():
                   f"{t['torch_linear_csr']*1e3:8.1f} "
                   f"{t['torch_linear_dense']*1e3:8.1f} "
                   f"{t['sparse_linear']/t['spperm_rowmajor']:12.2f} "
+                  f"{t['sparse_linear_graph']*1e3:8.1f} "
+                  f"{t['spperm_rowmajor_graph']*1e3:8.1f} "
+                  f"{t['torch_linear_dense_graph']*1e3:8.1f} "
                   f"{err:8.1e}", flush=True)
     print("(times in microseconds per call)")
     if args.json:
