@@ -33,6 +33,9 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # however slow the machine or the build (sanitizers); progress.test asks
 # for them.
 config.environment["SPPERM_PROGRESS_SECONDS"] = "1e9"
+# GPU tests time the candidates at every first call and never read or write
+# the user's tuning cache (docs/RuntimeABI.md, "Tuning cache").
+config.environment["SPRT_TUNING_CACHE"] = "off"
 llvm_config.use_default_substitutions()
 
 # GPU tests ask for `REQUIRES: cuda-device`; elsewhere lit reports them as

@@ -36,17 +36,21 @@
 //    un-permutation step is needed. This is also the baseline the generated
 //    kernels are compared with (sprt_spmm_time), for which a layer that
 //    never runs through cuSPARSE gets its CSR uploaded at the first
-//    baseline call. A call for a (layer, K, stream) first builds a Plan per
-//    candidate cuSPARSE algorithm (descriptors, workspace, preprocessing),
-//    times each briefly, and caches the fastest: later calls only rebind B
-//    and C and enqueue.
+//    baseline call. The first call for a (layer, K bucket), whatever its
+//    stream, takes the tuning cache's choice (TuningCache.h) or builds a
+//    Plan per candidate cuSPARSE algorithm (descriptors, workspace,
+//    preprocessing), times each briefly, keeps the fastest and stores it in
+//    the cache; every stream then runs that choice, its Plan prepared once
+//    per (K, stream) without timing: later calls only rebind B and C and
+//    enqueue.
 //
 // The backend's files, by concern: CudaLibraries (dlopen tables), CudaStatus
 // (error mapping), CudaResources (contexts, device memory, layers),
 // CusparsePlan (cuSPARSE plans), CudaTiming (timed runs), CudaLoading (the
 // module and the layers' arrays), CudaLaunch (launching a layer),
-// CudaDecisions (the choices made at a layer's first call), CudaDevice (the C
-// API's device helpers). This file: the Backend calls and createCudaBackend.
+// CudaDecisions (the choices made at a layer's first call), TuningCache (the
+// file that keeps them across processes), CudaDevice (the C API's device
+// helpers). This file: the Backend calls and createCudaBackend.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,6 +87,25 @@ sprt_status CudaBackend::init(const Package &package) {
   SPRT_SCOPED_CONTEXT(d);
   SPRT_RETURN_IF_ERROR(denseBudget(denseBudgetBytes));
   SPRT_CUSPARSE_RETURN_IF_ERROR(sp.api, sp.api.cusparseCreate(&handle));
+  // The tuning cache's keys name the GPU; where it cannot be told, the
+  // backend times at every first call, as without a cache.
+  std::string cachePath = tuningCachePathFromEnvironment();
+  sprt_device_props props;
+  const std::string savedError = sprt_last_error();
+  if (!cachePath.empty() && gpuProperties(props) != SPRT_OK) {
+    failWith(SPRT_OK, savedError);
+    cachePath.clear();
+  }
+  tuning = std::make_unique<TuningCache>(std::move(cachePath));
+  if (tuning->enabled()) {
+    tuningBase.package = package.manifestSha256;
+    tuningBase.gpu = props.name;
+    tuningBase.computeCapability =
+        10 * props.compute_major + props.compute_minor;
+    tuningBase.driverVersion = props.driver_version;
+    tuningBase.cusparseVersion = sp.version;
+    tuningBase.abiVersion = SPRT_ABI_VERSION;
+  }
   SPRT_RETURN_IF_ERROR(loadModule(package));
   layers.resize(package.layers.size());
   for (size_t i = 0; i < package.layers.size(); ++i) {

@@ -20,6 +20,7 @@
 
 #include "Backend.h"
 
+#include <cstdint>
 #include <memory>
 
 namespace spperm::runtime_detail {
@@ -31,6 +32,17 @@ namespace spperm::runtime_detail {
 /// the package's kernels cannot run here (docs/RuntimeABI.md).
 sprt_status createCudaBackend(const Package &package,
                               std::unique_ptr<Backend> &out);
+
+/// The first-call decisions the GPU backends of this process have made (for
+/// tests and diagnostics): by timing the candidates, and by taking the
+/// tuning cache's entry.
+struct DecisionCounts {
+  uint64_t timed = 0;
+  uint64_t cached = 0;
+};
+
+/// The counts so far.
+DecisionCounts gpuDecisionCounts();
 
 /// The C API's device helpers (sprt_device_properties, sprt_device_malloc,
 /// ...), arguments already checked.

@@ -17,6 +17,7 @@
 #include "CusparsePlan.h"
 #include "DensePlan.h"
 #include "KernelLaunch.h"
+#include "TuningCache.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -42,7 +43,8 @@ public:
   ~CudaBackend() override;
 
   /// Creates the cuSPARSE handle, loads the package's module when a layer
-  /// has generated kernels, and uploads what each layer runs with.
+  /// has generated kernels, uploads what each layer runs with, and opens
+  /// the tuning cache the environment names.
   sprt_status init(const Package &package);
 
   sprt_status spmm(int64_t index, const PackageLayer &layer, const float *b,
@@ -87,8 +89,8 @@ private:
   // Launching (CudaLaunch.cpp)
   //===--------------------------------------------------------------------===//
 
-  /// What identifies `stream` in the per-stream state (the cuSPARSE plans
-  /// and first-call decisions, the ticket counters): its id
+  /// What identifies `stream` in the per-stream state (the prepared library
+  /// calls, the ticket counters): its id
   /// (cuStreamGetId, CUDA 12.0), unique for the life of the process, so
   /// that the per-thread default streams of two threads
   /// (CU_STREAM_PER_THREAD, one handle) and a stream created where a
@@ -106,8 +108,9 @@ private:
                                              CUstream stream);
 
   /// Sets `launch` to the package's computation of layer `index` for B, C
-  /// and `stream`: the generated kernels of the variant chosen for K, or the
-  /// cached cuSPARSE plan for (index, k, stream), chosen now if there is
+  /// and `stream`: the generated kernels of the variant chosen for K's
+  /// bucket, or the library call chosen for it, prepared for (index, k,
+  /// stream); the choice is made first (makeDecision) when the bucket has
   /// none.
   sprt_status packageLaunch(int64_t index, const PackageLayer &layer,
                             const float *b, int64_t k, float *c,
@@ -170,7 +173,8 @@ private:
                                   float *libraryOut = nullptr,
                                   std::string *libraryNameOut = nullptr);
 
-  /// What runs a layer for a K bucket and stream: for a checked layer the
+  /// What runs a layer for a K bucket, on every stream: for a checked layer
+  /// the
   /// variant whose generated kernels run (0: the layer's own, n: its
   /// alternative n); and the library's call (a LibraryPlan variant name)
   /// instead when that was faster than them, or for a library layer;
@@ -181,13 +185,53 @@ private:
   };
 
   /// What a first-call decision is remembered by: the layer, its own
-  /// variant for K ("" for a library layer), the K bucket (the power of
-  /// two at least K) and the stream. A server whose K changes with every
-  /// batch decides once per bucket, not once per K (RuntimeABI.md).
-  using DecisionKey = std::tuple<int64_t, std::string, int64_t, uint64_t>;
+  /// variant for K ("" for a library layer) and the K bucket (kBucket). Not
+  /// the stream: every stream runs what the first call chose (only the
+  /// library call's descriptors and workspace are per stream), and a
+  /// server whose K changes with every batch decides once per bucket, not
+  /// once per K (RuntimeABI.md).
+  using DecisionKey = std::tuple<int64_t, std::string, int64_t>;
 
-  /// The K bucket of `k`: the power of two at least k.
-  static int64_t kBucket(int64_t k);
+  /// The K bucket of `k` for `layer`: k itself for a layer compiled for one
+  /// K, else the power of two at least k.
+  static int64_t kBucket(const PackageLayer &layer, int64_t k);
+
+  /// Makes the decision for layer `index` at the first call for a K bucket
+  /// (`choice` is the layer's own launch choice for K): takes the tuning
+  /// cache's entry when there is one that applies (recall), else times the
+  /// candidates (decide for a checked layer, choosePlan for a library
+  /// layer) and stores the outcome in the cache. `launch` is variant 0's
+  /// launch of a checked layer on entry; `plan` is set to the library's
+  /// call, prepared for K and `stream`, when the library runs.
+  sprt_status makeDecision(int64_t index, const PackageLayer &layer,
+                           const LaunchChoice &choice, const float *b,
+                           int64_t k, float *c, CUstream stream,
+                           std::function<sprt_status()> &launch, Decision &out,
+                           std::unique_ptr<LibraryPlan> &plan);
+
+  /// Applies the tuning cache's `cached` choice for layer `index` and K if
+  /// it can run here: a library layer's entry must name a library call, a
+  /// generated variant must have kernels for K, and a library call must be
+  /// preparable for K (it is, into `plan`). Sets `applies`; an entry that
+  /// does not apply is rejected (a warning) and leaves the caller's last
+  /// error alone. Only running out of device memory is returned.
+  sprt_status recall(int64_t index, const PackageLayer &layer,
+                     const LaunchChoice &choice, const TuningKey &key,
+                     const TuningChoice &cached, const float *b, int64_t k,
+                     float *c, CUstream stream, Decision &out,
+                     std::unique_ptr<LibraryPlan> &plan, bool &applies);
+
+  /// The tuning cache's key of layer `index` for K (its own launch choice
+  /// `choice`).
+  TuningKey tuningKey(int64_t index, const PackageLayer &layer,
+                      const LaunchChoice &choice, int64_t k);
+
+  /// What a cache entry of `layer` must agree with.
+  static TuningLayer tuningLayer(const PackageLayer &layer);
+
+  /// Whether cuBLAS SGEMM on the densified matrix is a candidate for
+  /// `layer`: the matrix fits the budget and cuBLAS loads.
+  bool denseCandidate(const DeviceLayer &layer) const;
 
   /// Sets `out` to the library call `name` (a cuSPARSE algorithm or
   /// kDenseVariant) prepared for `layer`, K and `stream`.
@@ -208,7 +252,8 @@ private:
                      std::function<sprt_status()> &launch, Decision &out,
                      std::unique_ptr<LibraryPlan> &plan);
 
-  /// SPPERM_LOG_CHOICES=1: the decisions of checked layers on stderr.
+  /// SPPERM_LOG_CHOICES=1: every first-call decision on stderr (read at
+  /// each decision).
   static bool logChoices();
 
   /// Prepares every algorithm that applies to K, times each (1 warm-up,
@@ -216,10 +261,12 @@ private:
   /// that fails (cuSPARSE refuses some for some shapes, not always with
   /// NOT_SUPPORTED) is skipped
   /// without touching the caller's last error, unless none works; running
-  /// out of memory is returned at once.
+  /// out of memory is returned at once. `timesOut`, when given, gets each
+  /// candidate's "NAME MEDIAN ms;" (for SPPERM_LOG_CHOICES).
   sprt_status choosePlan(const DeviceLayer &layer, const float *b, int64_t k,
                          float *c, CUstream stream,
-                         std::unique_ptr<LibraryPlan> &out);
+                         std::unique_ptr<LibraryPlan> &out,
+                         std::string *timesOut = nullptr);
 
   /// Sets `out` to the dense candidate of `layer` for K and `stream`, or
   /// to null when the layer has none: its densified matrix would exceed
@@ -242,16 +289,19 @@ private:
   CUmodule module = nullptr;
   std::string moduleFile;
   std::vector<DeviceLayer> layers;
-  /// Serializes the calls on this package (they share the handle and the
-  /// plans; the work itself is only enqueued while it is held).
+  /// Serializes the calls on this package (they share the handle, the
+  /// plans and the decisions; the work itself is only enqueued while it is
+  /// held). A first call that decides holds it while it times, so that
+  /// concurrent first calls of the same bucket wait and then reuse its
+  /// decision instead of timing again.
   std::mutex mutex;
-  /// What runs per (layer, K, stream): the cuSPARSE plan of a library
-  /// layer; for a layer with the library check, the variant that won and
-  /// cuSPARSE's plan if that was faster (null when the generated kernels
-  /// were).
+  /// What runs per (layer, K bucket), whatever the stream: the library
+  /// call of a library layer; for a layer with the library check, the
+  /// variant that won, or the library's call if that was faster.
   std::map<DecisionKey, Decision> decisions;
   /// The library calls prepared per (layer, K, stream), for the decisions
-  /// that run the library (descriptors and workspace depend on K).
+  /// that run the library (descriptors and workspace depend on K, and a
+  /// stream's calls must not share a workspace with another's).
   std::map<std::tuple<int64_t, int64_t, uint64_t>,
            std::unique_ptr<LibraryPlan>>
       libraryPlans;
@@ -259,11 +309,17 @@ private:
   /// one stream run one after the other and leave them at zero, so one pair
   /// serves every kernel of the package on that stream.
   std::map<uint64_t, DeviceBuffer> tickets;
+  /// The tuning cache ($SPRT_TUNING_CACHE, ...; disabled when the GPU's
+  /// identity cannot be read), and the fields of its keys that are the
+  /// same for every layer (the package, the GPU, the driver, cuSPARSE, the
+  /// ABI).
+  std::unique_ptr<TuningCache> tuning;
+  TuningKey tuningBase;
+  /// The dense candidate's budget, read by init.
+  int64_t denseBudgetBytes = 0;
   /// cuBLAS's handle (created at the first dense candidate) and each
   /// layer's densified matrix (by its DeviceLayer, which never moves after
   /// init).
-  /// The dense candidate's budget, read by init.
-  int64_t denseBudgetBytes = 0;
   const Cublas *blas = nullptr;
   cublasHandle_t blasHandle = nullptr;
   std::map<const DeviceLayer *, DeviceBuffer> denseMatrices;

@@ -4,12 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The choices the GPU backend makes at the first call of a layer for a K and
-// a stream, each by timing the candidates on the call's own operands: the
-// library's fastest call (choosePlan: the cuSPARSE algorithms and, where the
-// densified matrix fits the budget, cuBLAS SGEMM on it), the fastest of a
-// checked layer's variants (decide), and whether the library beats it
-// (checkAgainstLibrary).
+// The choices the GPU backend makes at the first call of a layer for a K
+// bucket, whatever the stream (makeDecision): the tuning cache's entry when
+// one applies (recall), else by timing the candidates on the call's own
+// operands, the outcome then stored in the cache: the library's fastest
+// call (choosePlan: the cuSPARSE algorithms and, where the densified matrix
+// fits the budget, cuBLAS SGEMM on it), the fastest of a checked layer's
+// variants (decide), and whether the library beats it (checkAgainstLibrary).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 #include "CudaTiming.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -28,6 +30,150 @@
 
 using namespace spperm;
 using namespace spperm::runtime_detail;
+
+namespace {
+
+/// gpuDecisionCounts's counts.
+std::atomic<uint64_t> timedDecisions{0};
+std::atomic<uint64_t> cachedDecisions{0};
+
+/// "format/strategy" of a layer's variant (the log's and the tuning
+/// cache's name for it).
+std::string variantName(const PackageLayer &variant) {
+  return std::string(formatName(variant.matrix.kind)) + "/" +
+         std::string(strategyCliName(variant.permutation.strategy));
+}
+
+} // namespace
+
+DecisionCounts spperm::runtime_detail::gpuDecisionCounts() {
+  DecisionCounts counts;
+  counts.timed = timedDecisions.load();
+  counts.cached = cachedDecisions.load();
+  return counts;
+}
+
+sprt_status CudaBackend::makeDecision(int64_t index, const PackageLayer &layer,
+                                      const LaunchChoice &choice,
+                                      const float *b, int64_t k, float *c,
+                                      CUstream stream,
+                                      std::function<sprt_status()> &launch,
+                                      Decision &out,
+                                      std::unique_ptr<LibraryPlan> &plan) {
+  const std::string head =
+      "spperm: layer '" + layer.name + "', k = " + std::to_string(k) + ":";
+  const TuningKey key = tuningKey(index, layer, choice, k);
+  const TuningLayer shape = tuningLayer(layer);
+  if (std::optional<TuningChoice> cached = tuning->lookup(key, shape)) {
+    bool applies = false;
+    SPRT_RETURN_IF_ERROR(recall(index, layer, choice, key, *cached, b, k, c,
+                                stream, out, plan, applies));
+    if (applies) {
+      ++cachedDecisions;
+      if (logChoices()) {
+        const std::string runs = out.library.empty()
+                                     ? "variant " + std::to_string(out.variant)
+                                     : out.library;
+        std::fprintf(stderr, "%s from the tuning cache: runs %s\n",
+                     head.c_str(), runs.c_str());
+      }
+      return SPRT_OK;
+    }
+  }
+  if (choice.cusparse) {
+    std::string times;
+    SPRT_RETURN_IF_ERROR(choosePlan(layers[index], b, k, c, stream, plan,
+                                    logChoices() ? &times : nullptr));
+    out.library = plan->variant();
+    if (logChoices())
+      std::fprintf(stderr, "%s%s runs %s\n", head.c_str(), times.c_str(),
+                   out.library.c_str());
+  } else {
+    SPRT_RETURN_IF_ERROR(
+        decide(index, layer, b, k, c, stream, launch, out, plan));
+  }
+  ++timedDecisions;
+  TuningChoice stored;
+  stored.variant = out.variant;
+  stored.library = out.library;
+  tuning->store(key, shape, stored);
+  return SPRT_OK;
+}
+
+sprt_status CudaBackend::recall(int64_t index, const PackageLayer &layer,
+                                const LaunchChoice &choice,
+                                const TuningKey &key,
+                                const TuningChoice &cached, const float *b,
+                                int64_t k, float *c, CUstream stream,
+                                Decision &out,
+                                std::unique_ptr<LibraryPlan> &plan,
+                                bool &applies) {
+  applies = false;
+  if (choice.cusparse && (cached.library.empty() || cached.variant != 0)) {
+    tuning->reject(key, "a layer without generated kernels for k runs a "
+                        "library call, not variant " +
+                            std::to_string(cached.variant));
+    return SPRT_OK;
+  }
+  const std::string savedError = sprt_last_error();
+  if (cached.library.empty()) {
+    // The variant must have generated kernels for this K.
+    LaunchChoice variant;
+    if (chooseLaunch(layer.variant(cached.variant), k, variant) != SPRT_OK ||
+        variant.cusparse) {
+      failWith(SPRT_OK, savedError);
+      tuning->reject(key, "variant " + std::to_string(cached.variant) +
+                              " has no generated kernels for k = " +
+                              std::to_string(k));
+      return SPRT_OK;
+    }
+  } else if (sprt_status s = libraryPlan(layers[index], cached.library, b, k,
+                                         c, stream, plan);
+             s != SPRT_OK) {
+    // Not for this K, refused by cuSPARSE, or (the dense candidate) over
+    // this process's budget: timed again, among what works. Only running
+    // out of memory is not the entry's fault.
+    if (s == SPRT_ERROR_OUT_OF_MEMORY)
+      return s;
+    const std::string why = sprt_last_error();
+    failWith(SPRT_OK, savedError);
+    tuning->reject(key, why);
+    return SPRT_OK;
+  }
+  out.variant = cached.variant;
+  out.library = cached.library;
+  applies = true;
+  return SPRT_OK;
+}
+
+TuningKey CudaBackend::tuningKey(int64_t index, const PackageLayer &layer,
+                                 const LaunchChoice &choice, int64_t k) {
+  TuningKey key = tuningBase;
+  key.layer = layer.name;
+  key.variant = choice.cusparse ? "" : choice.variant;
+  key.k = kBucket(layer, k);
+  key.denseCandidate = tuning->enabled() && denseCandidate(layers[index]);
+  return key;
+}
+
+TuningLayer CudaBackend::tuningLayer(const PackageLayer &layer) {
+  TuningLayer shape;
+  shape.rows = layer.matrix.rows;
+  shape.cols = layer.matrix.cols;
+  shape.nnz = layer.matrix.nnz;
+  for (size_t v = 0; v <= layer.alternatives.size(); ++v)
+    shape.variants.push_back(variantName(layer.variant(v)));
+  for (const Algorithm &algorithm : kAlgorithms)
+    shape.libraries.emplace_back(algorithm.variant);
+  shape.libraries.emplace_back(kDenseVariant);
+  return shape;
+}
+
+bool CudaBackend::denseCandidate(const DeviceLayer &layer) const {
+  return layer.rows > 0 && layer.cols > 0 && layer.hasCsr &&
+         layer.cols <= denseBudgetBytes / 4 / layer.rows &&
+         cublasInstance().status == SPRT_OK;
+}
 
 sprt_status
 CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const float *b,
@@ -127,9 +273,7 @@ sprt_status CudaBackend::decide(int64_t index, const PackageLayer &layer,
     std::string line =
         "spperm: layer '" + layer.name + "', k = " + std::to_string(k) + ":";
     for (size_t v = 0; v < count; ++v) {
-      const PackageLayer &variant = layer.variant(v);
-      line += " " + std::string(formatName(variant.matrix.kind)) + "/" +
-              std::string(strategyCliName(variant.permutation.strategy)) + " " +
+      line += " " + variantName(layer.variant(v)) + " " +
               (medians[v] >= 0 ? std::to_string(medians[v]) + " ms"
                : count > 1     ? std::string("(no kernels for this k)")
                                : std::string("")) +
@@ -221,16 +365,14 @@ sprt_status CudaBackend::libraryPlan(const DeviceLayer &layer,
 }
 
 bool CudaBackend::logChoices() {
-  static const bool on = [] {
-    const char *env = std::getenv("SPPERM_LOG_CHOICES");
-    return env && std::string_view(env) == "1";
-  }();
-  return on;
+  const char *env = std::getenv("SPPERM_LOG_CHOICES");
+  return env && std::string_view(env) == "1";
 }
 
 sprt_status CudaBackend::choosePlan(const DeviceLayer &layer, const float *b,
                                     int64_t k, float *c, CUstream stream,
-                                    std::unique_ptr<LibraryPlan> &out) {
+                                    std::unique_ptr<LibraryPlan> &out,
+                                    std::string *timesOut) {
   const std::string savedError = sprt_last_error();
   std::string refusals;
   float bestMs = 0.0f;
@@ -265,6 +407,9 @@ sprt_status CudaBackend::choosePlan(const DeviceLayer &layer, const float *b,
                        [p, b, c] { return p->run(b, c); });
       if (s == SPRT_OK) {
         std::sort(times, times + kCheckRuns);
+        if (timesOut)
+          *timesOut += " " + name + " " +
+                       std::to_string(times[kCheckRuns / 2]) + " ms;";
         if (!out || times[kCheckRuns / 2] < bestMs) {
           bestMs = times[kCheckRuns / 2];
           out = std::move(plan);

@@ -82,64 +82,50 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
     launch = trivialLaunch(device, k, c, stream);
     return SPRT_OK;
   }
-  const uint64_t key = streamKey(stream);
   const DecisionKey bucket(index, choice.cusparse ? "" : choice.variant,
-                           kBucket(k), key);
-  const auto planKey = std::make_tuple(index, k, key);
-  const std::string *library = nullptr;
+                           kBucket(layer, k));
   if (!choice.cusparse) {
     SPRT_RETURN_IF_ERROR(
         generatedLaunch(device, layer, choice, b, k, c, stream, launch));
     if (!layer.libraryCheck)
       return SPRT_OK;
-    // The library check, at the first call for (layer, K bucket, stream):
-    // the fastest of the layer's variants (its own and its alternatives),
-    // then the library's call when that was faster.
-    auto [checked, first] = decisions.try_emplace(bucket);
-    if (first) {
-      std::unique_ptr<LibraryPlan> plan;
-      sprt_status s = decide(index, layer, b, k, c, stream, launch,
-                             checked->second, plan);
-      if (s != SPRT_OK) {
-        decisions.erase(checked);
-        return s;
-      }
-      if (plan)
-        libraryPlans[planKey] = std::move(plan);
-    }
-    if (checked->second.library.empty()) {
-      if (checked->second.variant != 0)
-        SPRT_RETURN_IF_ERROR(variantLaunch(
-            index, layer, checked->second.variant, b, k, c, stream, launch));
-      return SPRT_OK;
-    }
-    library = &checked->second.library;
-  } else {
-    // A library layer: the fastest call, timed at the bucket's first K.
-    auto [chosen, first] = decisions.try_emplace(bucket);
-    if (first) {
-      std::unique_ptr<LibraryPlan> plan;
-      if (sprt_status s = choosePlan(device, b, k, c, stream, plan);
-          s != SPRT_OK) {
-        decisions.erase(chosen);
-        return s;
-      }
-      chosen->second.library = plan->variant();
-      libraryPlans[planKey] = std::move(plan);
-    }
-    library = &chosen->second.library;
   }
-  // The bucket's library call, prepared for this K at its first call.
+  // A library layer, or a checked one: decided at the first call for
+  // (layer, K bucket), on whichever stream that is.
+  const auto planKey = std::make_tuple(index, k, streamKey(stream));
+  auto [decision, first] = decisions.try_emplace(bucket);
+  if (first) {
+    std::unique_ptr<LibraryPlan> plan;
+    if (sprt_status s = makeDecision(index, layer, choice, b, k, c, stream,
+                                     launch, decision->second, plan);
+        s != SPRT_OK) {
+      decisions.erase(decision);
+      return s;
+    }
+    if (plan)
+      libraryPlans[planKey] = std::move(plan);
+  }
+  const Decision &chosen = decision->second;
+  if (chosen.library.empty()) {
+    if (chosen.variant != 0)
+      return variantLaunch(index, layer, chosen.variant, b, k, c, stream,
+                           launch);
+    return SPRT_OK;
+  }
+  // The bucket's library call, prepared for this K and stream at their
+  // first call (without timing).
   std::unique_ptr<LibraryPlan> &plan = libraryPlans[planKey];
   if (!plan)
     SPRT_RETURN_IF_ERROR(
-        libraryPlan(device, *library, b, k, c, stream, plan));
+        libraryPlan(device, chosen.library, b, k, c, stream, plan));
   LibraryPlan *p = plan.get();
   launch = [p, b, c] { return p->run(b, c); };
   return SPRT_OK;
 }
 
-int64_t CudaBackend::kBucket(int64_t k) {
+int64_t CudaBackend::kBucket(const PackageLayer &layer, int64_t k) {
+  if (layer.k != 0)
+    return k;
   int64_t bucket = 1;
   while (bucket < k)
     bucket *= 2;

@@ -7,12 +7,20 @@
 // The CSR in the original row order that the GPU backend hands to cuSPARSE;
 // and, where there is a usable GPU (skipped, visibly, elsewhere), packages
 // run through the GPU backend against a float64 reference, every cuSPARSE
-// baseline, the device helpers, and launches from several threads and
-// streams.
+// baseline, the device helpers, launches from several threads and streams,
+// first-call decisions shared by every stream, and the tuning cache across
+// package loads (reused, and corrupt).
+//
+// Every test here times at each first call and leaves the user's tuning
+// cache alone (SPRT_TUNING_CACHE=off for the binary), unless it names a
+// cache file of its own.
 //
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeTestUtil.h"
+#ifdef SPPERM_HAVE_CUDA
+#include "CudaBackend.h"
+#endif
 
 #include "spperm/Runtime/SpPermRuntime.h"
 #include "spperm/Sparse/Package.h"
@@ -22,16 +30,28 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace spperm;
 using namespace spperm::test;
 
 namespace {
+
+/// Turns the tuning cache off for the whole binary (before any test), so
+/// that every first call times and the user's cache is never written.
+class NoUserTuningCache : public testing::Environment {
+public:
+  void SetUp() override { ::setenv("SPRT_TUNING_CACHE", "off", 1); }
+};
+
+testing::Environment *const noUserTuningCache =
+    testing::AddGlobalTestEnvironment(new NoUserTuningCache);
 
 //===----------------------------------------------------------------------===//
 // The original-order CSR the GPU backend hands to cuSPARSE
@@ -304,5 +324,283 @@ TEST(GpuTest, ModuleTicketsAreOrderedAcrossStreams) {
               std::accumulate(wrong.begin(), wrong.end(), 0));
   sprt_package_release(p);
 }
+
+//===----------------------------------------------------------------------===//
+// First-call decisions: shared by every stream, kept in the tuning cache
+//===----------------------------------------------------------------------===//
+
+#ifdef SPPERM_HAVE_CUDA
+
+using runtime_detail::DecisionCounts;
+using runtime_detail::gpuDecisionCounts;
+
+/// The Ks of the decision tests and their distinct K buckets per layer: for
+/// the checked layer (the test kernels' variant for K, the power of two at
+/// least K): rows/1, rows/4, rows/8 (5 and 8), atomic/32, rows/64; the same
+/// five for the library layer.
+const std::vector<int64_t> kDecisionKs = {1, 3, 5, 8, 32, 33};
+constexpr uint64_t kDecisionBuckets = 2 * 5;
+
+/// A package of two layers over `m`: "checked", the test kernels with the
+/// library check and two alternatives (the selector's shortlist, each the
+/// same kernels over its own row order), and "library", no kernels (it runs
+/// the library's fastest call).
+void writeDecisionPackage(const std::string &path, const CsrMatrix &m) {
+  PackageLayer checked = makeLayer("checked", m, Strategy::Lpt,
+                                   FormatKind::Csr);
+  checked.kernels = testKernels();
+  checked.libraryCheck = true;
+  for (Strategy s : {Strategy::Identity, Strategy::Bsa}) {
+    PackageLayer alternative = makeLayer("checked", m, s, FormatKind::Csr);
+    alternative.kernels = testKernels();
+    alternative.libraryCheck = true;
+    checked.alternatives.push_back(std::move(alternative));
+  }
+  PackageLayer library = makeLayer("library", m, Strategy::Identity,
+                                   FormatKind::Csr);
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(path, {checked, library}, options));
+}
+
+/// B on the device for each K of kDecisionKs, and C = A * B in float64.
+struct DecisionOperands {
+  std::vector<std::unique_ptr<DeviceArray>> b;
+  std::vector<std::vector<double>> want;
+
+  explicit DecisionOperands(const CsrMatrix &a) {
+    for (int64_t k : kDecisionKs) {
+      const std::vector<float> host = randomDense(a.cols * k, 31 + k);
+      want.push_back(reference(a, host, k));
+      b.push_back(std::make_unique<DeviceArray>(a.cols * k * 4));
+      EXPECT_EQ(sprt_memcpy_htod(b.back()->get(), host.data(), a.cols * k * 4),
+                SPRT_OK);
+    }
+  }
+};
+
+/// Runs both layers of `p` for every K of kDecisionKs on the legacy
+/// default stream, checks each C, and returns what SPPERM_LOG_CHOICES=1
+/// printed (the runtime's log and warnings).
+std::string runDecisionLayers(sprt_package *p, const CsrMatrix &a,
+                              const DecisionOperands &operands) {
+  testing::internal::CaptureStderr();
+  for (int64_t layer : {0, 1})
+    for (size_t i = 0; i < kDecisionKs.size(); ++i) {
+      const int64_t k = kDecisionKs[i];
+      SCOPED_TRACE("layer " + std::to_string(layer) + ", K = " +
+                   std::to_string(k));
+      DeviceArray dc(a.rows * k * 4);
+      std::vector<float> c(static_cast<size_t>(a.rows * k), NAN);
+      EXPECT_EQ(sprt_memcpy_htod(dc.get(), c.data(), a.rows * k * 4), SPRT_OK);
+      EXPECT_EQ(sprt_spmm(p, layer, operands.b[i]->get(), k, dc.get(), nullptr),
+                SPRT_OK)
+          << sprt_last_error();
+      EXPECT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), a.rows * k * 4), SPRT_OK);
+      EXPECT_LE(relativeError(c, operands.want[i]), 1e-5);
+    }
+  return testing::internal::GetCapturedStderr();
+}
+
+/// The decisions in a SPPERM_LOG_CHOICES log: "layer 'NAME', k = K" ->
+/// what runs ("variant N" or a library call), whether timed or taken from
+/// the tuning cache.
+std::map<std::string, std::string> decisionsIn(const std::string &log) {
+  std::map<std::string, std::string> out;
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string::npos)
+      end = log.size();
+    const std::string line = log.substr(start, end - start);
+    start = end + 1;
+    const size_t layer = line.find("layer '");
+    const size_t colon = line.find(':', layer);
+    const size_t runs = line.rfind(" runs ");
+    if (line.rfind("spperm: ", 0) != 0 || layer == std::string::npos ||
+        colon == std::string::npos || runs == std::string::npos)
+      continue;
+    out[line.substr(layer, colon - layer)] = line.substr(runs + 6);
+  }
+  return out;
+}
+
+// Several threads, each with its own stream, make the first calls of both
+// layers at every K at once: every C is right, and the candidates are
+// timed once per (layer, K bucket), not once per stream.
+TEST(GpuDecisionTest, DecisionsAreSharedByEveryStream) {
+  ScratchDir dir;
+  const CsrMatrix a = generateSkewed(300, 120, 2);
+  writeDecisionPackage(dir.path("d.spp"), a);
+  sprt_package *p = nullptr;
+  LOAD_GPU_OR_SKIP(dir.path("d.spp"), p);
+  const DecisionOperands operands(a);
+  const DecisionCounts before = gpuDecisionCounts();
+  constexpr int kThreads = 8, kRounds = 3;
+  std::vector<int> wrong(kThreads, 0), failed(kThreads, 0);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      void *stream = nullptr;
+      if (sprt_stream_create(&stream) != SPRT_OK) {
+        ++failed[t];
+        errors[t] = sprt_last_error();
+        return;
+      }
+      const int64_t most = a.rows * kDecisionKs.back();
+      DeviceArray dc(most * 4);
+      std::vector<float> poison(static_cast<size_t>(most), NAN);
+      for (int round = 0; round < kRounds; ++round)
+        for (size_t j = 0; j < kDecisionKs.size(); ++j) {
+          // Each thread starts at another K, so that first calls collide.
+          const size_t i = (j + static_cast<size_t>(t)) % kDecisionKs.size();
+          const int64_t k = kDecisionKs[i];
+          for (int64_t layer : {int64_t(t % 2), int64_t(1 - t % 2)}) {
+            std::vector<float> c(static_cast<size_t>(a.rows * k));
+            if (sprt_memcpy_htod_async(dc.get(), poison.data(),
+                                       a.rows * k * 4, stream) != SPRT_OK ||
+                sprt_spmm(p, layer, operands.b[i]->get(), k, dc.get(),
+                          stream) != SPRT_OK ||
+                sprt_memcpy_dtoh_async(c.data(), dc.get(), a.rows * k * 4,
+                                       stream) != SPRT_OK ||
+                sprt_stream_synchronize(stream) != SPRT_OK) {
+              ++failed[t];
+              errors[t] = sprt_last_error();
+            } else if (!(relativeError(c, operands.want[i]) <= 1e-5)) {
+              ++wrong[t];
+            }
+          }
+        }
+      sprt_stream_destroy(stream);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(failed[t], 0) << "thread " << t << ": " << errors[t];
+    EXPECT_EQ(wrong[t], 0) << "thread " << t;
+  }
+  const DecisionCounts after = gpuDecisionCounts();
+  EXPECT_EQ(after.timed - before.timed, kDecisionBuckets);
+  EXPECT_EQ(after.cached - before.cached, 0u);
+  std::printf("%d threads, a stream each, %zu calls each: %llu timed "
+              "decisions\n",
+              kThreads, kRounds * kDecisionKs.size() * 2,
+              static_cast<unsigned long long>(after.timed - before.timed));
+  sprt_package_release(p);
+}
+
+// A second load of the package, in the same process, with a tuning cache
+// file: it times nothing and runs what the first load chose.
+TEST(GpuDecisionTest, TuningCacheSkipsTimingAtTheNextLoad) {
+  ScratchDir dir;
+  const CsrMatrix a = generateSkewed(300, 120, 2);
+  writeDecisionPackage(dir.path("d.spp"), a);
+  const std::string cachePath = dir.path("cache/tuning.json");
+  ScopedEnv cache("SPRT_TUNING_CACHE", cachePath.c_str());
+  ScopedEnv log("SPPERM_LOG_CHOICES", "1");
+  sprt_package *p = nullptr;
+  LOAD_GPU_OR_SKIP(dir.path("d.spp"), p);
+  const DecisionOperands operands(a);
+
+  DecisionCounts before = gpuDecisionCounts();
+  const std::string first = runDecisionLayers(p, a, operands);
+  DecisionCounts after = gpuDecisionCounts();
+  sprt_package_release(p);
+  EXPECT_EQ(after.timed - before.timed, kDecisionBuckets) << first;
+  EXPECT_EQ(after.cached - before.cached, 0u) << first;
+  EXPECT_EQ(first.find("warning"), std::string::npos) << first;
+  const std::map<std::string, std::string> timed = decisionsIn(first);
+  EXPECT_EQ(timed.size(), kDecisionBuckets) << first;
+  ASSERT_TRUE(exists(cachePath));
+
+  p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("d.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  before = gpuDecisionCounts();
+  const std::string second = runDecisionLayers(p, a, operands);
+  after = gpuDecisionCounts();
+  sprt_package_release(p);
+  EXPECT_EQ(after.timed - before.timed, 0u) << second;
+  EXPECT_EQ(after.cached - before.cached, kDecisionBuckets) << second;
+  EXPECT_EQ(second.find("warning"), std::string::npos) << second;
+  EXPECT_NE(second.find("from the tuning cache"), std::string::npos) << second;
+  // The same choice for every (layer, K bucket).
+  EXPECT_EQ(decisionsIn(second), timed) << first << "---\n" << second;
+  std::printf("%s---\n%s", first.c_str(), second.c_str());
+}
+
+// A corrupt cache file, and then entries that name what the package lacks,
+// are ignored with a warning; the layers are timed again, their results
+// are right, and the file is rewritten with valid entries.
+TEST(GpuDecisionTest, CorruptTuningCacheWarnsAndIsRetimed) {
+  ScratchDir dir;
+  const CsrMatrix a = generateSkewed(300, 120, 2);
+  writeDecisionPackage(dir.path("d.spp"), a);
+  const std::string cachePath = dir.path("tuning.json");
+  writeBytes(cachePath, "{\"schema\": \"spperm-tuning-cache\", \"entr");
+  ScopedEnv cache("SPRT_TUNING_CACHE", cachePath.c_str());
+  ScopedEnv log("SPPERM_LOG_CHOICES", nullptr);
+  sprt_package *p = nullptr;
+  LOAD_GPU_OR_SKIP(dir.path("d.spp"), p);
+  const DecisionOperands operands(a);
+  DecisionCounts before = gpuDecisionCounts();
+  std::string err = runDecisionLayers(p, a, operands);
+  DecisionCounts after = gpuDecisionCounts();
+  sprt_package_release(p);
+  EXPECT_EQ(after.timed - before.timed, kDecisionBuckets);
+  // One warning, about the file.
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_EQ(err.rfind("spperm runtime: warning: tuning cache " + cachePath, 0),
+            0u)
+      << err;
+
+  // Rewritten: valid, one entry per (layer, K bucket). Now make every
+  // entry name what the package lacks: a variant past its alternatives,
+  // a library call no runtime knows.
+  nlohmann::json root =
+      nlohmann::json::parse(readWholeFile(cachePath), nullptr, false);
+  ASSERT_FALSE(root.is_discarded());
+  ASSERT_EQ(root["entries"].size(), kDecisionBuckets);
+  for (nlohmann::json &entry : root["entries"]) {
+    if (entry["key"]["layer"] == "checked")
+      entry["choice"]["variant"] = 7;
+    else
+      entry["choice"]["library"] = "cusparse-spmm-alg99";
+  }
+  writeBytes(cachePath, root.dump());
+  p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("d.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  before = gpuDecisionCounts();
+  err = runDecisionLayers(p, a, operands);
+  after = gpuDecisionCounts();
+  sprt_package_release(p);
+  EXPECT_EQ(after.timed - before.timed, kDecisionBuckets);
+  EXPECT_EQ(after.cached - before.cached, 0u);
+  // One warning per entry, each naming the layer.
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'),
+            static_cast<long>(kDecisionBuckets))
+      << err;
+  EXPECT_NE(err.find("variant 7"), std::string::npos) << err;
+  EXPECT_NE(err.find("cusparse-spmm-alg99"), std::string::npos) << err;
+  root = nlohmann::json::parse(readWholeFile(cachePath), nullptr, false);
+  ASSERT_FALSE(root.is_discarded());
+  ASSERT_EQ(root["entries"].size(), kDecisionBuckets);
+  for (const nlohmann::json &entry : root["entries"]) {
+    EXPECT_LE(entry["choice"]["variant"].get<int>(), 2) << entry;
+    EXPECT_NE(entry["choice"]["library"], "cusparse-spmm-alg99") << entry;
+  }
+}
+
+#else
+
+TEST(GpuDecisionTest, DecisionsAreSharedByEveryStream) {
+  GTEST_SKIP() << "GPU support is not built";
+}
+
+#endif // SPPERM_HAVE_CUDA
 
 } // namespace

@@ -23,7 +23,7 @@
 #include "spperm/Sparse/Generators.h"
 #include "spperm/Sparse/Package.h"
 
-#include "SparseTestUtil.h"
+#include "RuntimeTestUtil.h"
 
 #include "gtest/gtest.h"
 #include <nlohmann/json.hpp>
@@ -48,9 +48,13 @@ namespace {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Scratch directories come from the sparse core's test helpers.
+/// Scratch directories come from the sparse core's test helpers, the
+/// hand-written kernels (Inputs/test_kernels.cu) from the runtime's.
 using ::spperm::test::ScratchDir;
 using ::spperm::test::readWholeFile;
+using ::spperm::test::testKernel;
+using ::spperm::test::testKernels;
+using ::spperm::test::testPtx;
 
 /// A kernel of variant `variant` for K in [kMin, kMax] (0 = no bound) and
 /// K % kAlign == 0.
@@ -364,38 +368,6 @@ struct DeviceArray {
   DeviceArray &operator=(const DeviceArray &) = delete;
   float *get() const { return static_cast<float *>(ptr); }
 };
-
-/// The hand-written kernels (Inputs/test_kernels.cu).
-std::string testPtx() {
-  std::string ptx = readWholeFile(SPPERM_RUNTIME_TEST_INPUTS "/test_kernels.ptx");
-  EXPECT_FALSE(ptx.empty())
-      << "cannot read " SPPERM_RUNTIME_TEST_INPUTS "/test_kernels.ptx";
-  return ptx;
-}
-
-/// The arguments every test kernel takes.
-const std::vector<std::string> kTestArgs = {
-    "order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"};
-
-/// A test kernel with a launch configuration that covers any matrix (the
-/// kernels loop over the rows).
-KernelInfo testKernel(const std::string &name, const std::string &variant,
-                      int64_t kAlign = 1, bool zeroOutput = false) {
-  KernelInfo k = kernel(name, variant, 1, 0, kAlign, zeroOutput);
-  k.args = kTestArgs;
-  k.gridX = 8;
-  k.blockX = 128;
-  return k;
-}
-
-/// The kernels of the main test: for K % 32 == 0, the two-launch "atomic"
-/// variant (adds into C, so it needs C cleared); for any other K,
-/// "rows".
-std::vector<KernelInfo> testKernels() {
-  return {testKernel("spmm_even", "atomic", 32, true),
-          testKernel("spmm_odd", "atomic", 32),
-          testKernel("spmm_rows", "rows")};
-}
 
 /// Runs layer `index` of `p` for K through sprt_spmm (C first filled with
 /// NaN) and returns C.

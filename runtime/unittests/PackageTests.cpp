@@ -6,8 +6,9 @@
 //
 // SHA-256 against the FIPS 180-2 vectors; packages written with writePackage
 // in every format and several strategies and read back exactly, alternatives
-// included; the writer's refusals; and packages with external data, rebuilt
-// from their source matrix at load.
+// included; the manifest's checksum as the package's identity; the writer's
+// refusals; and packages with external data, rebuilt from their source
+// matrix at load.
 //
 //===----------------------------------------------------------------------===//
 
@@ -202,6 +203,29 @@ TEST(PackageTest, RoundTripIsExact) {
       EXPECT_EQ(l["format_params"]["columns"], "condensed");
     }
   }
+}
+
+// The manifest's checksum identifies the package's content (the runtime's
+// tuning cache keys on it): it is that of manifest.json's bytes, and another
+// package has another.
+TEST(PackageTest, ManifestSha256IdentifiesThePackage) {
+  ScratchDir dir;
+  const CsrMatrix m = testMatrices()[0];
+  ASSERT_TRUE(writePackage(dir.path("a.spp"),
+                           {makeLayer("x", m, Strategy::Lpt, FormatKind::Csr)},
+                           PackageOptions()));
+  ASSERT_TRUE(writePackage(dir.path("b.spp"),
+                           {makeLayer("x", m, Strategy::Bsa, FormatKind::Csr)},
+                           PackageOptions()));
+  StatusOr<Package> a = readPackage(dir.path("a.spp"));
+  StatusOr<Package> b = readPackage(dir.path("b.spp"));
+  ASSERT_TRUE(a) << a.message();
+  ASSERT_TRUE(b) << b.message();
+  StatusOr<std::string> file = sha256File(dir.path("a.spp/manifest.json"));
+  ASSERT_TRUE(file) << file.message();
+  EXPECT_EQ(a->manifestSha256, *file);
+  EXPECT_EQ(a->manifestSha256.size(), 64u);
+  EXPECT_NE(a->manifestSha256, b->manifestSha256);
 }
 
 TEST(PackageTest, AlternativesRoundTrip) {

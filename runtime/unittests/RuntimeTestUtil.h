@@ -6,8 +6,10 @@
 //
 // What the runtime's test files share: packages made of the test matrices in
 // every format and strategy (makeLayer), the float64 reference C is checked
-// against, loading through the C API, and the file edits of the corruption
-// tests (a byte patched, a manifest rewritten with a valid checksum).
+// against, loading through the C API, the file edits of the corruption
+// tests (a byte patched, a manifest rewritten with a valid checksum), the
+// hand-written GPU kernels of Inputs/test_kernels.cu, and environment
+// variables set for a scope.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +29,9 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <cstdlib>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <sys/stat.h>
@@ -265,6 +269,67 @@ inline std::vector<PackageLayer> layersWithAlternatives(const CsrMatrix &m) {
                                  FormatKind::Csr);
   return {layer, plain};
 }
+
+/// The hand-written kernels (Inputs/test_kernels.cu, compiled to PTX).
+inline std::string testPtx() {
+  std::string ptx =
+      readWholeFile(SPPERM_RUNTIME_TEST_INPUTS "/test_kernels.ptx");
+  EXPECT_FALSE(ptx.empty())
+      << "cannot read " SPPERM_RUNTIME_TEST_INPUTS "/test_kernels.ptx";
+  return ptx;
+}
+
+/// A test kernel of `variant` for K % kAlign == 0, with a launch
+/// configuration that covers any matrix (the kernels loop over the rows).
+/// They read the layer's csr.* buffers (a csr layer's own).
+inline KernelInfo testKernel(const std::string &name,
+                             const std::string &variant, int64_t kAlign = 1,
+                             bool zeroOutput = false) {
+  KernelInfo k;
+  k.name = name;
+  k.family = "csr";
+  k.variant = variant;
+  k.kAlign = kAlign;
+  k.zeroOutput = zeroOutput;
+  k.args = {"order", "csr.row_ptr", "csr.col_idx", "csr.values",
+            "B",     "C",           "K"};
+  k.gridX = 8;
+  k.blockX = 128;
+  return k;
+}
+
+/// The test kernels as a layer's: for K % 32 == 0, the two-launch "atomic"
+/// variant (adds into C, so it needs C cleared); for any other K, "rows".
+inline std::vector<KernelInfo> testKernels() {
+  return {testKernel("spmm_even", "atomic", 32, true),
+          testKernel("spmm_odd", "atomic", 32),
+          testKernel("spmm_rows", "rows")};
+}
+
+/// Sets (or, for nullptr, unsets) an environment variable for a scope.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name(name) {
+    if (const char *old = std::getenv(name))
+      saved = old;
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (saved)
+      ::setenv(name, saved->c_str(), 1);
+    else
+      ::unsetenv(name);
+  }
+  ScopedEnv(const ScopedEnv &) = delete;
+  ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+  const char *name;
+  std::optional<std::string> saved;
+};
 
 } // namespace spperm::test
 

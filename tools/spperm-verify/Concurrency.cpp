@@ -241,7 +241,8 @@ bool spperm::verify::checkConcurrency(const std::string &path,
     for (std::thread &t : pool)
       t.join();
     if (gpu && wrong == 0) {
-      // A first unchecked round makes every stream's first-call decisions.
+      // A first unchecked round makes the first-call decisions (and each
+      // stream's library descriptors and workspaces).
       timed(opt.threads);
       const double one = timed(1), all = timed(opt.threads);
       timing << " us_per_call_1_thread=" << one << " us_per_call_"

@@ -307,6 +307,7 @@ StatusOr<Package> spperm::readPackage(const std::string &dirArg) {
   }
 
   Package package;
+  package.manifestSha256 = sha256Hex(text.data(), text.size());
   package.target = m.target;
   package.externalData = m.externalData;
   if (m.hasPtx)

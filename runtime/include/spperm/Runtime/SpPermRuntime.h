@@ -135,12 +135,21 @@ SPRT_EXPORT sprt_status sprt_layer_info(const sprt_package *package,
  *  ignored; the call returns when C is complete. On the GPU device b and c
  *  are DEVICE pointers (e.g. from sprt_device_malloc), `stream` is a
  *  CUstream or NULL (the legacy default stream), and the work is only
- *  enqueued: C is complete once the stream has reached this point (the
- *  first call for a layer, K and stream also chooses the cuSPARSE algorithm
- *  and, for a checked layer, times its variants against it, and
- *  synchronizes the stream). Calls on one package may run concurrently
- *  from several threads (each with its own C); calls of one hbp layer on
- *  different streams must not overlap in time (docs/RuntimeABI.md). */
+ *  enqueued: C is complete once the stream has reached this point. The
+ *  first call for a layer and K bucket (the power of two at least k), on
+ *  whichever stream, chooses what runs it for every stream: the tuning
+ *  cache's choice when the cache file holds one for this package, layer,
+ *  bucket, GPU, driver and cuSPARSE, else by timing the layer's variants
+ *  and the cuSPARSE algorithms (and cuBLAS on the densified matrix), which
+ *  synchronizes the stream, and then storing the choice in the cache. The
+ *  cache file is $SPRT_TUNING_CACHE ("off", "0" or "" for none), else
+ *  $XDG_CACHE_HOME/spperm/tuning.json, else
+ *  $HOME/.cache/spperm/tuning.json; it is never required
+ *  (docs/RuntimeABI.md, "Tuning cache"). Calls on one package may run
+ *  concurrently from several threads (each with its own C), and calls of
+ *  one layer on different streams may overlap in time: the ticket
+ *  counters, workspaces and library descriptors are per stream
+ *  (docs/RuntimeABI.md, "Ownership and threading"). */
 SPRT_EXPORT sprt_status sprt_spmm(sprt_package *package, int64_t layer,
                                   const float *b, int64_t k, float *c,
                                   void *stream);

@@ -128,6 +128,10 @@ struct PackageOptions {
 
 /// A loaded package.
 struct Package {
+  /// SHA-256 of manifest.json as read (64 hex digits; set by readPackage):
+  /// what identifies the package's content, since the manifest records the
+  /// checksum of every other file (the runtime's tuning cache keys on it).
+  std::string manifestSha256;
   std::string target;
   bool externalData = false;
   std::vector<PackageLayer> layers;
