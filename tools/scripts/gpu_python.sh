@@ -34,7 +34,7 @@ zlib=$(ldconfig -p 2>/dev/null | sed -n 's/.*libz.so.1 .*x86-64.*=> //p' | head 
 [ -n "$zlib" ] && gen+=("-DZLIB_LIBRARY=$zlib")
 # shellcheck disable=SC2086
 cmake "${gen[@]}" -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-  -DSPPERM_ENABLE_COMPILER=OFF -DSPPERM_ENABLE_TESTS=OFF \
+  -DSPPERM_ENABLE_COMPILER=OFF -DSPPERM_ENABLE_TESTS="${SPPERM_ENABLE_TESTS:-OFF}" \
   -DPython_EXECUTABLE="$(command -v "$PY")" \
   -Dnanobind_DIR="$ROOT/.gpu/deps/nanobind/cmake" \
   ${SPPERM_CMAKE_ARGS:-} >"$OUTDIR/configure.log" 2>&1 ||
