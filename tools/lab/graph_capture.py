@@ -1,15 +1,27 @@
-"""Which CUDA-graph capture mode admits a spperm call (diagnosis for
-docs/Python.md's CUDA-graph note): warm up on a side stream, then capture
-one call in each mode and replay it."""
-import os
+"""Which step of a spperm call invalidates a CUDA-graph capture (diagnosis
+for docs/Python.md's CUDA-graph note): warm up on a side stream, then
+capture one call, printing the capture status (cuStreamIsCapturing: 0 none,
+1 active, 2 invalidated) after each step."""
+import ctypes
 import sys
 
 import torch
 
 import spperm
 
+cuda = ctypes.CDLL("libcuda.so.1")
+
+
+def status(label):
+    s = ctypes.c_int(-1)
+    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+    r = cuda.cuStreamIsCapturing(stream, ctypes.byref(s))
+    print(f"  {label}: capture status {s.value} (r={r})", flush=True)
+
+
 pkg = spperm.load(sys.argv[1])
 layer = pkg[0]
+runtime = pkg._runtime("gpu")
 b = torch.randn(layer.cols, 64, device="cuda")
 side = torch.cuda.Stream()
 side.wait_stream(torch.cuda.current_stream())
@@ -17,11 +29,20 @@ with torch.cuda.stream(side):
     c0 = layer(b)
 torch.cuda.current_stream().wait_stream(side)
 torch.cuda.synchronize()
-for mode in ("relaxed", "thread_local", "global"):
+for mode in ("relaxed", "global"):
+    print(mode)
     graph = torch.cuda.CUDAGraph()
     try:
         with torch.cuda.graph(graph, capture_error_mode=mode):
-            c = layer(b)
+            status("capture begun")
+            c = torch.empty((layer.rows, 64), device="cuda")
+            status("after torch.empty")
+            c.zero_()
+            status("after a torch kernel")
+            raw = torch.cuda.current_stream().cuda_stream
+            runtime.spmm_addresses(layer.index, b.data_ptr(), 64,
+                                   c.data_ptr(), raw)
+            status("after spmm_addresses")
         graph.replay()
         torch.cuda.synchronize()
         print(mode, "ok", float((c - c0).abs().max()))
