@@ -100,11 +100,6 @@ def test_cuda(torch_cuda, linear):
         check(m, w, linear.bias, torch.randn(2, 64, 192, device="cuda"))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known bug (issue 28 note): a spperm call captured into a CUDA graph "
-    "invalidates the capture (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, in every "
-    "capture mode) even after the first call chose the variant; "
-    "tools/lab/graph_capture.py reproduces it"))
 def test_cuda_graph(torch_cuda, linear):
     m, _ = cuda_module(linear)
     x = torch.randn(64, 192, device="cuda")

@@ -95,8 +95,13 @@ private:
   /// that the per-thread default streams of two threads
   /// (CU_STREAM_PER_THREAD, one handle) and a stream created where a
   /// destroyed one was are told apart; the handle where the driver has no
-  /// stream ids.
+  /// stream ids, and (tagged with kCapturedStreamKey) while the stream is
+  /// being captured into a CUDA graph, where cuStreamGetId would invalidate
+  /// the capture.
   uint64_t streamKey(CUstream stream) const;
+  /// The tag of a key made from the handle of a stream being captured into
+  /// a CUDA graph (handles are user-space addresses, below 2^63).
+  static constexpr uint64_t kCapturedStreamKey = uint64_t(1) << 63;
 
   /// Sets `out` to the ticket counters of `stream` (key `key`), allocated
   /// and cleared on that stream at its first use.

@@ -28,10 +28,21 @@ using namespace spperm;
 using namespace spperm::runtime_detail;
 
 uint64_t CudaBackend::streamKey(CUstream stream) const {
+  // The stream's id (a handle can be reused by a later stream), except
+  // while the stream is being captured into a CUDA graph: cuStreamGetId
+  // invalidates the capture, so a capturing stream is keyed by its handle,
+  // tagged so that it cannot collide with an id (docs/RuntimeABI.md,
+  // "CUDA graphs").
+  const auto handle = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream));
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (d.api.cuStreamIsCapturing &&
+      d.api.cuStreamIsCapturing(stream, &capture) == CUDA_SUCCESS &&
+      capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    return handle | kCapturedStreamKey;
   unsigned long long id = 0;
   if (d.api.cuStreamGetId && d.api.cuStreamGetId(stream, &id) == CUDA_SUCCESS)
     return static_cast<uint64_t>(id);
-  return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stream));
+  return handle;
 }
 
 sprt_status CudaBackend::ticketsFor(CUstream stream, uint64_t key,
