@@ -197,3 +197,21 @@ def test_compile_stages_are_reported():
     stages = dict(pkg.stages)
     assert {"features", "codegen", "packaging"} <= set(stages)
     assert all(s >= 0 for s in stages.values())
+
+
+def test_packages_hold_no_repeated_variant(tmp_path):
+    """A bell variant without a dense block is csr: the package keeps one
+    of the two (docs/Package.md), as spperm-inspect PKG shows."""
+    for seed in range(4):
+        a = random_csr(400, 400, 0.01, seed=20 + seed, skew=seed % 2 == 1)
+        out = tmp_path / f"p{seed}.spp"
+        spperm.compile(a, output=out)
+        info = json.loads(subprocess.run(
+            [str(ROOT / "build" / "bin" / "spperm-inspect"), str(out),
+             "--json"], check=True, capture_output=True, text=True).stdout)
+        variants = info["layers"][0]["variants"]
+        plain = [v["strategy"] for v in variants
+                 if v["format"] == "csr" or "width 0," in v["format"]]
+        assert len(plain) == len(set(plain)), variants
+        assert info["layers"][0]["gpu_array_bytes"] == sum(
+            v["array_bytes"] for v in variants)

@@ -164,6 +164,43 @@ struct CollectOptions {
   bool libraryCheck = true;
 };
 
+/// The CSR a variant computes with when it is plain CSR in effect: a csr
+/// variant's matrix, or a bell variant's residual when it holds no dense
+/// block; null otherwise.
+const ::spperm::CsrMatrix *plainCsr(const ::spperm::PackageLayer &v) {
+  const ::spperm::FormattedMatrix &f = v.matrix;
+  if (f.kind == ::spperm::FormatKind::Csr)
+    return &f.csr;
+  if (f.kind == ::spperm::FormatKind::Bell && f.bell.width == 0)
+    return &f.bell.residual;
+  return nullptr;
+}
+
+/// Whether two variants store the same rows in the same order as plain CSR
+/// (a bell variant without a dense block *is* csr): they would run the same
+/// computation, so the package keeps one (docs/Package.md).
+bool sameComputation(const ::spperm::PackageLayer &a,
+                     const ::spperm::PackageLayer &b) {
+  const ::spperm::CsrMatrix *x = plainCsr(a), *y = plainCsr(b);
+  return x && y && a.matrix.order == b.matrix.order &&
+         x->rowPtr == y->rowPtr && x->colIdx == y->colIdx &&
+         x->values == y->values;
+}
+
+/// Drops the alternatives that repeat the layer's own variant or an earlier
+/// alternative.
+void dropRepeatedVariants(::spperm::PackageLayer &layer) {
+  std::vector<::spperm::PackageLayer> kept;
+  for (::spperm::PackageLayer &alternative : layer.alternatives) {
+    bool repeated = sameComputation(layer, alternative);
+    for (const ::spperm::PackageLayer &k : kept)
+      repeated = repeated || sameComputation(k, alternative);
+    if (!repeated)
+      kept.push_back(std::move(alternative));
+  }
+  layer.alternatives = std::move(kept);
+}
+
 /// Turns every function's lowered spperm.spmm into a package layer: its
 /// matrix from the pipeline's cache (taken out of it), its launches from
 /// spperm.kernels, the sha256 of its source file.
@@ -251,6 +288,8 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
   if (layers.empty())
     return module.emitError("no function multiplies a matrix "
                             "(spperm.spmm): nothing to compile");
+  for (::spperm::PackageLayer &layer : layers)
+    dropRepeatedVariants(layer);
   return success();
 }
 

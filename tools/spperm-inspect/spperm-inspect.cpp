@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PackageInfo.h"
+
 #include "spperm/Sparse/Features.h"
 #include "spperm/Sparse/Selector.h"
 #include "spperm/Sparse/MatrixIO.h"
@@ -27,6 +29,8 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+
+#include <sys/stat.h>
 
 using namespace spperm;
 using json = nlohmann::ordered_json;
@@ -140,10 +144,13 @@ int main(int argc, char **argv) {
 
   ArgParser args(
       kTool,
-      "MATRIX [--json] [--values SPEC] [--strategy S|all] "
+      "MATRIX|PKG [--json] [--values SPEC] [--strategy S|all] "
       "[--emit-permutation FILE] [model options]",
-      "Reads a sparse matrix (.mtx or .smtx, optionally .gz) and prints its "
-      "static features (docs/Features.md). --strategy runs row-permutation "
+      "Reads a sparse matrix (.mtx, .smtx, optionally .gz, or .npz) and "
+      "prints its static features (docs/Features.md); given a package "
+      "directory, prints what it holds and costs: its files, and per layer "
+      "its variants with their arrays' bytes, the GPU memory they take "
+      "(docs/Package.md). --strategy runs row-permutation "
       "strategies and reports their quality (docs/Permutations.md); "
       "--emit-permutation writes the permutation of one strategy, one "
       "0-based original row index per line.");
@@ -197,6 +204,17 @@ int main(int argc, char **argv) {
                  &candidatesText);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
+
+  // A package directory: what it holds and costs.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (strategySeen || emitSeen || explain) {
+      reportError(kTool, "--strategy, --emit-permutation and --explain apply "
+                         "to matrix files; " + path + " is a package");
+      return 1;
+    }
+    return inspectPackage(kTool, path, json);
+  }
 
   PermutationOptions popts;
   if (!parseIntOption("warps", warpsText, popts.warps) ||

@@ -1,0 +1,166 @@
+//===- PackageInfo.cpp - spperm-inspect PKG ---------------------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PackageInfo.h"
+
+#include "spperm/Sparse/Package.h"
+#include "spperm/Sparse/Strategy.h"
+#include "spperm/Tools/CommandLine.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+using namespace spperm;
+
+namespace {
+
+/// The bytes of a layer variant's arrays (what data.bin stores for it and
+/// what the GPU runtime uploads).
+uint64_t arrayBytes(const PackageLayer &variant) {
+  uint64_t bytes = 0;
+  for (const LayerBuffer &b : layerBuffers(variant))
+    bytes += b.count * (b.dtype == "i64" ? 8 : 4);
+  return bytes;
+}
+
+/// The bytes of the layer's matrix as plain CSR (int32 indices, float
+/// values): the yardstick of a package's size.
+uint64_t csrBytes(const PackageLayer &layer) {
+  return 4 * (static_cast<uint64_t>(layer.matrix.rows) + 1) +
+         8 * static_cast<uint64_t>(layer.matrix.nnz);
+}
+
+/// The regular files directly in `dir` and their sizes.
+std::vector<std::pair<std::string, uint64_t>> packageFiles(
+    const std::string &dir) {
+  std::vector<std::pair<std::string, uint64_t>> files;
+  DIR *d = ::opendir(dir.c_str());
+  if (!d)
+    return files;
+  while (dirent *e = ::readdir(d)) {
+    std::string name = e->d_name;
+    struct stat st;
+    if (name == "." || name == ".." ||
+        ::stat((dir + "/" + name).c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    files.emplace_back(name, static_cast<uint64_t>(st.st_size));
+  }
+  ::closedir(d);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string describeFormat(const PackageLayer &v) {
+  const FormattedMatrix &f = v.matrix;
+  std::string text(formatName(f.kind));
+  if (f.kind == FormatKind::Bell)
+    text += "<block " + std::to_string(f.bell.block) + ", width " +
+            std::to_string(f.bell.width) + ", " +
+            std::to_string(f.bell.denseNnz) + " entries in blocks>";
+  if (f.kind == FormatKind::Hbp)
+    text += "<" + std::to_string(f.hbp.rowBlock) + " x " +
+            std::to_string(f.hbp.colBlock) + ">";
+  return text;
+}
+
+std::string mib(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f MiB", bytes / 1048576.0);
+  return text;
+}
+
+} // namespace
+
+int spperm::inspectPackage(const char *tool, const std::string &dir,
+                           bool json) {
+  StatusOr<Package> package = readPackage(dir);
+  if (!package) {
+    reportError(tool, package.message());
+    return 1;
+  }
+  uint64_t total = 0;
+  nlohmann::json files = nlohmann::json::object();
+  for (const auto &[name, size] : packageFiles(dir)) {
+    files[name] = size;
+    total += size;
+  }
+  nlohmann::json layers = nlohmann::json::array();
+  for (const PackageLayer &layer : package->layers) {
+    nlohmann::json variants = nlohmann::json::array();
+    uint64_t device = 0;
+    for (size_t i = 0; i <= layer.alternatives.size(); ++i) {
+      const PackageLayer &v = layer.variant(i);
+      const uint64_t bytes = arrayBytes(v);
+      device += bytes;
+      variants.push_back({{"variant", i},
+                          {"strategy", std::string(strategyCliName(
+                                           v.permutation.strategy))},
+                          {"format", describeFormat(v)},
+                          {"array_bytes", bytes},
+                          {"kernels", v.kernels.size()}});
+    }
+    layers.push_back({{"name", layer.name},
+                      {"rows", layer.matrix.rows},
+                      {"cols", layer.matrix.cols},
+                      {"nnz", layer.matrix.nnz},
+                      {"k", layer.k},
+                      {"library_check", layer.libraryCheck},
+                      {"csr_bytes", csrBytes(layer)},
+                      {"gpu_array_bytes", device},
+                      {"variants", variants}});
+  }
+  nlohmann::json out = {{"package", dir},
+                        {"target", package->target},
+                        {"external_data", package->externalData},
+                        {"bytes", total},
+                        {"files", files},
+                        {"layers", layers}};
+  if (json) {
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("package %s: %s in %zu files (target %s%s)\n", dir.c_str(),
+              mib(total).c_str(), files.size(), package->target.c_str(),
+              package->externalData ? ", external data" : "");
+  for (auto it = files.begin(); it != files.end(); ++it)
+    std::printf("  %-28s %12llu bytes\n", it.key().c_str(),
+                static_cast<unsigned long long>(it.value().get<uint64_t>()));
+  for (const nlohmann::json &l : layers) {
+    const uint64_t csr = l["csr_bytes"].get<uint64_t>();
+    const uint64_t gpu = l["gpu_array_bytes"].get<uint64_t>();
+    const int64_t k = l["k"].get<int64_t>();
+    const std::string kText = k ? "K = " + std::to_string(k) : "any K";
+    std::printf("layer %s: %lld x %lld, %lld entries, %s; as CSR %s; GPU "
+                "arrays %s (%.1fx the CSR) in %zu variants\n",
+                l["name"].get<std::string>().c_str(),
+                static_cast<long long>(l["rows"].get<int64_t>()),
+                static_cast<long long>(l["cols"].get<int64_t>()),
+                static_cast<long long>(l["nnz"].get<int64_t>()), kText.c_str(),
+                mib(csr).c_str(), mib(gpu).c_str(),
+                csr ? static_cast<double>(gpu) / csr : 0.0,
+                l["variants"].size());
+    for (const nlohmann::json &v : l["variants"]) {
+      const size_t index = v["variant"].get<size_t>();
+      const std::string what =
+          index == 0 ? "own" : "alternative " + std::to_string(index);
+      std::printf("  %-13s %-10s %-44s %12llu bytes, %zu kernels\n",
+                  what.c_str(), v["strategy"].get<std::string>().c_str(),
+                  v["format"].get<std::string>().c_str(),
+                  static_cast<unsigned long long>(
+                      v["array_bytes"].get<uint64_t>()),
+                  v["kernels"].get<size_t>());
+    }
+  }
+  return 0;
+}
