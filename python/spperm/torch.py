@@ -2,8 +2,11 @@
 weight is a fixed sparse matrix (docs/Python.md, "PyTorch").
 
 ``SparseLinear`` computes ``Y = X · Wᵀ + b`` for X of shape (..., in_features)
-as the package's C = A · B with A = W, B = Xᵀ and C = Yᵀ: X is transposed
-into B, and C transposed back into Y with the bias added in the same pass.
+as the package's C = A · B with A = W, B = Xᵀ and C = Yᵀ. Y is returned as
+the transposed view of C (``Y.t()`` is contiguous, like a column-major
+matrix); a SparseLinear whose input is such a view (directly, or through
+elementwise ops, which keep the layout) reads it as B without a copy, so
+only the first layer of a chain transposes its input.
 The product is the custom op ``spperm::linear`` (``torch.library``), so the
 module works under ``torch.no_grad``, inside ``torch.compile`` graphs, and in
 CUDA graphs once its first call for a K bucket has chosen the variant (that
@@ -44,7 +47,9 @@ def _register(layer: Layer) -> int:
 def _linear(layer: Layer, x: torch.Tensor, bias: Optional[torch.Tensor],
             out_features: int) -> torch.Tensor:
     """``x · Wᵀ + bias`` for `layer` (W is its out_features x in_features
-    matrix): B = Xᵀ, C = W · B, Y = Cᵀ + bias."""
+    matrix) as C = W · B with B = Xᵀ: the result is Cᵀ, a transposed view
+    (Y.t() is contiguous), so that the next SparseLinear reads it as its B
+    without a copy."""
     if x.dtype != torch.float32:
         raise InvalidArgumentError(
             f"spperm::linear: x must be float32, got {x.dtype}")
@@ -53,16 +58,13 @@ def _linear(layer: Layer, x: torch.Tensor, bias: Optional[torch.Tensor],
             f"spperm::linear: x has {x.shape[-1]} features but the layer "
             f"'{layer.name}' takes {layer.cols}")
     lead = x.shape[:-1]
-    x2 = x.reshape(-1, layer.cols)
-    b = x2.t().contiguous()  # B = Xᵀ: in_features x N
+    b = x.reshape(-1, layer.cols).t()  # B = Xᵀ: in_features x N
+    if not b.is_contiguous():
+        b = b.contiguous()  # X row-major: one transposing copy
     c = layer(b)  # C = Yᵀ: out_features x N, on torch's current stream
-    y = torch.empty((x2.shape[0], out_features), dtype=torch.float32,
-                    device=x.device)
-    if bias is None:
-        y.copy_(c.t())
-    else:
-        torch.add(c.t(), bias, out=y)
-    return y.reshape(*lead, out_features)
+    if bias is not None:
+        c.add_(bias.unsqueeze(1))
+    return c.t().reshape(*lead, out_features)
 
 
 @torch.library.custom_op("spperm::linear", mutates_args=())
@@ -80,7 +82,9 @@ def linear(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
 @linear.register_fake
 def _(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
       out_features: int) -> torch.Tensor:
-    return x.new_empty((*x.shape[:-1], out_features))
+    n = x.numel() // x.shape[-1] if x.shape[-1] else 0
+    return x.new_empty((out_features, n)).t().reshape(*x.shape[:-1],
+                                                      out_features)
 
 
 class SparseLinear(nn.Module):

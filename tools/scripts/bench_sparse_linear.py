@@ -5,8 +5,11 @@ dense paths (docs/Python.md, "Speed"; BENCHMARK.md's queued timing).
     bench_sparse_linear.py PKG.spp [PKG.spp ...] [--ks 32,128,512] [--json F]
 
 For every one-layer package (its matrix W is out x in) and K, on the GPU:
-  * sparse_linear: spperm.torch.SparseLinear on X (K x in): Y = X · Wᵀ,
-    including its two transposes;
+  * sparse_linear: spperm.torch.SparseLinear on a row-major X (K x in):
+    Y = X · Wᵀ, including the copy of X into B = Xᵀ;
+  * sparse_linear_chained: SparseLinear on X given as the transposed view
+    a SparseLinear returns (X.t() contiguous: the layers after the first
+    of a chain), no copy;
   * spperm_rowmajor: the package's own C = W · B with B (in x K) row-major;
   * torch_sparse_mm: torch.sparse.mm(W_csr, Xᵀ) (W as a torch CSR tensor);
   * torch_linear_csr: torch.nn.functional.linear(X, W_csr);
@@ -89,10 +92,12 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     ks = [int(k) for k in args.ks.split(",")]
     records, failed = [], 0
-    print(f"{'layer':58s} {'K':>4s} {'SpLin':>8s} {'rowmaj':>8s} "
-          f"{'sp.mm':>8s} {'lin_csr':>8s} {'dense':>8s} "
-          f"{'SpLin/rowmaj':>12s} {'gSpLin':>8s} {'growmaj':>8s} "
-          f"{'gdense':>8s} {'err':>8s}")
+    print("eager: 20 queued calls; graph: the same captured in a CUDA graph "
+          "(GPU time); microseconds per call")
+    print(f"{'layer':40s} {'K':>4s} {'SpLin':>7s} {'chain':>7s} "
+          f"{'rowmaj':>7s} {'sp.mm':>7s} {'lin_csr':>7s} {'dense':>7s} | "
+          f"{'gSpLin':>7s} {'gchain':>7s} {'growmaj':>7s} {'gdense':>7s} "
+          f"{'err':>8s}")
     for path in args.packages:
         pkg = spperm.load(path)
         layer = pkg[0]
@@ -103,14 +108,21 @@ def main():
         for k in ks:
             x = torch.randn(k, layer.cols, device="cuda")
             b = torch.randn(layer.cols, k, device="cuda")
+            x_chained = b.t()  # what a SparseLinear before would return
             with torch.no_grad():
                 y = module(x)
                 torch.cuda.synchronize()
                 ref = x.double().cpu() @ w.double().t()
                 err = float((y.double().cpu() - ref).norm() / ref.norm())
+                y2 = module(x_chained)
+                ref2 = x_chained.double().cpu() @ w.double().t()
+                err = max(err, float((y2.double().cpu() - ref2).norm() /
+                                     ref2.norm()))
                 failed += err > 1e-5
                 times = {
                     "sparse_linear": queued_ms(lambda: module(x)),
+                    "sparse_linear_chained": queued_ms(
+                        lambda: module(x_chained)),
                     "spperm_rowmajor": queued_ms(lambda: layer(b)),
                     "torch_sparse_mm": queued_ms(
                         lambda: torch.sparse.mm(w_csr, x.t())),
@@ -124,6 +136,8 @@ def main():
                     times["torch_linear_csr"] = float("nan")
                 # GPU time alone, where the runtime allows capture.
                 for key, fn in (("sparse_linear", lambda: module(x)),
+                                ("sparse_linear_chained",
+                                 lambda: module(x_chained)),
                                 ("spperm_rowmajor", lambda: layer(b)),
                                 ("torch_linear_dense",
                                  lambda: torch.nn.functional.linear(x,
@@ -139,15 +153,17 @@ def main():
                             "cols": layer.cols, "nnz": layer.nnz,
                             "error": err, "ms": times})
             t = times
-            print(f"{name[:58]:58s} {k:4d} {t['sparse_linear']*1e3:8.1f} "
-                  f"{t['spperm_rowmajor']*1e3:8.1f} "
-                  f"{t['torch_sparse_mm']*1e3:8.1f} "
-                  f"{t['torch_linear_csr']*1e3:8.1f} "
-                  f"{t['torch_linear_dense']*1e3:8.1f} "
-                  f"{t['sparse_linear']/t['spperm_rowmajor']:12.2f} "
-                  f"{t['sparse_linear_graph']*1e3:8.1f} "
-                  f"{t['spperm_rowmajor_graph']*1e3:8.1f} "
-                  f"{t['torch_linear_dense_graph']*1e3:8.1f} "
+            us = {key: value * 1e3 for key, value in t.items()}
+            print(f"{name[:40]:40s} {k:4d} {us['sparse_linear']:7.1f} "
+                  f"{us['sparse_linear_chained']:7.1f} "
+                  f"{us['spperm_rowmajor']:7.1f} "
+                  f"{us['torch_sparse_mm']:7.1f} "
+                  f"{us['torch_linear_csr']:7.1f} "
+                  f"{us['torch_linear_dense']:7.1f} | "
+                  f"{us['sparse_linear_graph']:7.1f} "
+                  f"{us['sparse_linear_chained_graph']:7.1f} "
+                  f"{us['spperm_rowmajor_graph']:7.1f} "
+                  f"{us['torch_linear_dense_graph']:7.1f} "
                   f"{err:8.1e}", flush=True)
     print("(times in microseconds per call)")
     if args.json:
