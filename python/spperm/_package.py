@@ -180,15 +180,25 @@ class Layer:
         if (b.dtype != torch.float32 or b.dim() != 2
                 or b.shape[0] != self.cols or not b.is_contiguous()):
             return self._slow(b)  # the general path says what is wrong
+        return self._run_torch(b)
+
+    def _run_torch(self, b: Any) -> Any:
+        """C = A · B for a float32 C-contiguous cols x K torch tensor B (the
+        caller checked), into a new tensor on B's device and stream."""
+        import torch
+
         k = b.shape[1]
         c = torch.empty((self.rows, k), dtype=torch.float32, device=b.device)
         if b.is_cuda:
-            runtime = self._package._runtime("gpu")
-            if b.device.index != runtime.ordinal:
+            device = b.get_device()
+            runtime = self._package._loaded.get("gpu") or \
+                self._package._runtime("gpu")
+            if device != runtime.ordinal:
                 return self._slow(b)
-            stream = torch._C._cuda_getCurrentRawStream(b.device.index)
+            stream = torch._C._cuda_getCurrentRawStream(device)
         else:
-            runtime = self._package._runtime("cpu")
+            runtime = self._package._loaded.get("cpu") or \
+                self._package._runtime("cpu")
             stream = 0
         runtime.spmm_addresses(self.index, b.data_ptr(), k, c.data_ptr(),
                                stream)

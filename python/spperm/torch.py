@@ -57,14 +57,14 @@ def _linear(layer: Layer, x: torch.Tensor, bias: Optional[torch.Tensor],
         raise InvalidArgumentError(
             f"spperm::linear: x has {x.shape[-1]} features but the layer "
             f"'{layer.name}' takes {layer.cols}")
-    lead = x.shape[:-1]
-    b = x.reshape(-1, layer.cols).t()  # B = Xᵀ: in_features x N
+    flat = x.dim() == 2
+    b = (x if flat else x.reshape(-1, layer.cols)).t()  # B = Xᵀ
     if not b.is_contiguous():
         b = b.contiguous()  # X row-major: one transposing copy
-    c = layer(b)  # C = Yᵀ: out_features x N, on torch's current stream
+    c = layer._run_torch(b)  # C = Yᵀ, on torch's current stream
     if bias is not None:
         c.add_(bias.unsqueeze(1))
-    return c.t().reshape(*lead, out_features)
+    return c.t() if flat else c.t().reshape(*x.shape[:-1], out_features)
 
 
 @torch.library.custom_op("spperm::linear", mutates_args=())

@@ -96,7 +96,8 @@ def main():
           "(GPU time); microseconds per call")
     print(f"{'layer':40s} {'K':>4s} {'SpLin':>7s} {'chain':>7s} "
           f"{'rowmaj':>7s} {'sp.mm':>7s} {'lin_csr':>7s} {'dense':>7s} | "
-          f"{'gSpLin':>7s} {'gchain':>7s} {'growmaj':>7s} {'gdense':>7s} "
+          f"{'gSpLin':>7s} {'gchain':>7s} {'growmaj':>7s} {'gsp.mm':>7s} "
+          f"{'gdense':>7s} "
           f"{'err':>8s}")
     for path in args.packages:
         pkg = spperm.load(path)
@@ -139,6 +140,8 @@ def main():
                                 ("sparse_linear_chained",
                                  lambda: module(x_chained)),
                                 ("spperm_rowmajor", lambda: layer(b)),
+                                ("torch_sparse_mm",
+                                 lambda: torch.sparse.mm(w_csr, x.t())),
                                 ("torch_linear_dense",
                                  lambda: torch.nn.functional.linear(x,
                                                                     w_cuda))):
@@ -163,6 +166,7 @@ def main():
                   f"{us['sparse_linear_graph']:7.1f} "
                   f"{us['sparse_linear_chained_graph']:7.1f} "
                   f"{us['spperm_rowmajor_graph']:7.1f} "
+                  f"{us['torch_sparse_mm_graph']:7.1f} "
                   f"{us['torch_linear_dense_graph']:7.1f} "
                   f"{err:8.1e}", flush=True)
     print("(times in microseconds per call)")
