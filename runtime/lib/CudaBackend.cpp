@@ -57,6 +57,7 @@
 #include "CudaBackendImpl.h"
 #include "CudaTiming.h"
 
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -73,6 +74,7 @@ CudaBackend::~CudaBackend() {
   decisions.clear();
   libraryPlans.clear();
   tickets.clear();
+  forgetResidentArrays();
   layers.clear();
   if (module)
     d.api.cuModuleUnload(module);
@@ -86,6 +88,14 @@ CudaBackend::~CudaBackend() {
 sprt_status CudaBackend::init(const Package &package) {
   SPRT_SCOPED_CONTEXT(d);
   SPRT_RETURN_IF_ERROR(denseBudget(denseBudgetBytes));
+  if (const char *keep = std::getenv("SPRT_KEEP_VARIANTS");
+      keep && *keep && std::string_view(keep) != "0") {
+    if (std::string_view(keep) != "1")
+      return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                      "SPRT_KEEP_VARIANTS must be 0 or 1, got '" +
+                          std::string(keep) + "'");
+    keepVariants = true;
+  }
   SPRT_CUSPARSE_RETURN_IF_ERROR(sp.api, sp.api.cusparseCreate(&handle));
   // The tuning cache's keys name the GPU; where it cannot be told, the
   // backend times at every first call, as without a cache.
@@ -159,6 +169,7 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
           SPRT_ERROR_UNSUPPORTED,
           "layer '" + layer.name + "' has no variant " + variant + " (it has " +
               std::to_string(layer.alternatives.size()) + " alternatives)");
+    SPRT_RETURN_IF_ERROR(ensureResident(index, layer, *which));
     SPRT_RETURN_IF_ERROR(
         variantLaunch(index, layer, *which, b, k, c, stream, launch));
   } else {

@@ -44,6 +44,10 @@ struct DecisionCounts {
 /// The counts so far.
 DecisionCounts gpuDecisionCounts();
 
+/// The bytes of layer-variant arrays the GPU backends of this process hold
+/// on the device now (for tests and diagnostics: releaseUnchosen).
+uint64_t gpuResidentArrayBytes();
+
 /// The C API's device helpers (sprt_device_properties, sprt_device_malloc,
 /// ...), arguments already checked.
 sprt_status gpuProperties(sprt_device_props &props);

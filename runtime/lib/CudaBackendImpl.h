@@ -78,6 +78,22 @@ private:
   /// kernels up in the module and checks each against its manifest entry.
   sprt_status prepareKernels(const PackageLayer &layer, DeviceLayer &device);
 
+  /// Uploads the arrays the generated kernels of `layer` take into
+  /// `device` (arrays, spans), unless they are there.
+  sprt_status uploadArrays(const PackageLayer &layer, DeviceLayer &device);
+
+  /// Makes variant `which` of layer `index` resident (uploadArrays).
+  sprt_status ensureResident(int64_t index, const PackageLayer &layer,
+                             size_t which);
+
+  /// After a decision of layer `index`: releases the arrays of its variants
+  /// that no decided K bucket runs, unless SPRT_KEEP_VARIANTS=1.
+  void releaseUnchosen(int64_t index, const PackageLayer &layer);
+
+  /// Takes this backend's resident arrays out of gpuResidentArrayBytes
+  /// (before they are freed with the backend).
+  void forgetResidentArrays();
+
   /// Checks that `function` takes the parameters `kernel`'s args make (5
   /// per array, 1 for K, each of 8 bytes), where the driver can tell
   /// (cuFuncGetParamInfo, CUDA 12.4): a mismatch would make cuLaunchKernel
@@ -322,6 +338,9 @@ private:
   TuningKey tuningBase;
   /// The dense candidate's budget, read by init.
   int64_t denseBudgetBytes = 0;
+  /// SPRT_KEEP_VARIANTS=1 (read by init): keep every variant's arrays on
+  /// the device after the decisions (releaseUnchosen).
+  bool keepVariants = false;
   /// cuBLAS's handle (created at the first dense candidate) and each
   /// layer's densified matrix (by its DeviceLayer, which never moves after
   /// init).

@@ -236,6 +236,7 @@ sprt_status CudaBackend::decide(int64_t index, const PackageLayer &layer,
       failWith(SPRT_OK, savedError);
       continue;
     }
+    SPRT_RETURN_IF_ERROR(ensureResident(index, layer, v));
     SPRT_RETURN_IF_ERROR(generatedLaunch(device.variant(v), layer.variant(v),
                                          choice, b, k, c, stream, launches[v]));
   }

@@ -95,17 +95,24 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
   }
   const DecisionKey bucket(index, choice.cusparse ? "" : choice.variant,
                            kBucket(layer, k));
-  if (!choice.cusparse) {
-    SPRT_RETURN_IF_ERROR(
-        generatedLaunch(device, layer, choice, b, k, c, stream, launch));
-    if (!layer.libraryCheck)
-      return SPRT_OK;
-  }
+  if (!choice.cusparse && !layer.libraryCheck)
+    return generatedLaunch(device, layer, choice, b, k, c, stream, launch);
   // A library layer, or a checked one: decided at the first call for
   // (layer, K bucket), on whichever stream that is.
   const auto planKey = std::make_tuple(index, k, streamKey(stream));
   auto [decision, first] = decisions.try_emplace(bucket);
   if (first) {
+    // The layer's own variant is a candidate (the others are made resident
+    // where they are timed).
+    if (!choice.cusparse) {
+      sprt_status s = ensureResident(index, layer, 0);
+      if (s == SPRT_OK)
+        s = generatedLaunch(device, layer, choice, b, k, c, stream, launch);
+      if (s != SPRT_OK) {
+        decisions.erase(decision);
+        return s;
+      }
+    }
     std::unique_ptr<LibraryPlan> plan;
     if (sprt_status s = makeDecision(index, layer, choice, b, k, c, stream,
                                      launch, decision->second, plan);
@@ -115,13 +122,15 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
     }
     if (plan)
       libraryPlans[planKey] = std::move(plan);
+    releaseUnchosen(index, layer);
   }
   const Decision &chosen = decision->second;
   if (chosen.library.empty()) {
+    SPRT_RETURN_IF_ERROR(ensureResident(index, layer, chosen.variant));
     if (chosen.variant != 0)
       return variantLaunch(index, layer, chosen.variant, b, k, c, stream,
                            launch);
-    return SPRT_OK;
+    return generatedLaunch(device, layer, choice, b, k, c, stream, launch);
   }
   // The bucket's library call, prepared for this K and stream at their
   // first call (without timing).

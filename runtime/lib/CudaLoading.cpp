@@ -15,6 +15,8 @@
 
 #include "CudaBackendImpl.h"
 
+#include <atomic>
+
 #include <set>
 #include <string>
 #include <string_view>
@@ -124,12 +126,36 @@ sprt_status CudaBackend::loadModule(const Package &package) {
                       cubinFile);
 }
 
-sprt_status CudaBackend::prepareKernels(const PackageLayer &layer,
-                                        DeviceLayer &device) {
+namespace {
+/// gpuResidentArrayBytes's count.
+std::atomic<uint64_t> residentBytes{0};
+} // namespace
+
+uint64_t spperm::runtime_detail::gpuResidentArrayBytes() {
+  return residentBytes.load();
+}
+
+void CudaBackend::forgetResidentArrays() {
+  for (DeviceLayer &layer : layers) {
+    if (layer.resident)
+      residentBytes -= layer.arrayBytes;
+    for (DeviceLayer &alternative : layer.alternatives)
+      if (alternative.resident)
+        residentBytes -= alternative.arrayBytes;
+  }
+}
+
+sprt_status CudaBackend::uploadArrays(const PackageLayer &layer,
+                                      DeviceLayer &device) {
+  if (device.resident)
+    return SPRT_OK;
   std::set<std::string_view> wanted;
   for (const KernelInfo &kernel : layer.kernels)
     if (isGenerated(kernel))
       wanted.insert(kernel.args.begin(), kernel.args.end());
+  device.arrays.clear();
+  device.spans.clear();
+  device.arrayBytes = 0;
   for (const LayerBuffer &buffer : layerBuffers(layer)) {
     if (!wanted.count(buffer.name))
       continue;
@@ -139,7 +165,45 @@ sprt_status CudaBackend::prepareKernels(const PackageLayer &layer,
     device.spans[std::string(buffer.name)] = {
         array.get(), static_cast<int64_t>(buffer.count)};
     device.arrays.push_back(std::move(array));
+    device.arrayBytes += bytes;
   }
+  device.resident = true;
+  residentBytes += device.arrayBytes;
+  return SPRT_OK;
+}
+
+sprt_status CudaBackend::ensureResident(int64_t index,
+                                        const PackageLayer &layer,
+                                        size_t which) {
+  DeviceLayer &device = which == 0 ? layers[index]
+                                   : layers[index].alternatives[which - 1];
+  return uploadArrays(layer.variant(which), device);
+}
+
+void CudaBackend::releaseUnchosen(int64_t index, const PackageLayer &layer) {
+  if (keepVariants || layer.alternatives.empty())
+    return;
+  std::vector<bool> chosen(1 + layer.alternatives.size(), false);
+  for (const auto &[key, decision] : decisions)
+    if (std::get<0>(key) == index && decision.library.empty())
+      chosen[decision.variant] = true;
+  for (size_t v = 0; v < chosen.size(); ++v) {
+    DeviceLayer &device =
+        v == 0 ? layers[index] : layers[index].alternatives[v - 1];
+    if (chosen[v] || !device.resident)
+      continue;
+    // The arrays go (cuMemFree waits for the device's work that may still
+    // read them); the kernels and the CSR for cuSPARSE stay.
+    device.arrays.clear();
+    device.spans.clear();
+    device.resident = false;
+    residentBytes -= device.arrayBytes;
+  }
+}
+
+sprt_status CudaBackend::prepareKernels(const PackageLayer &layer,
+                                        DeviceLayer &device) {
+  SPRT_RETURN_IF_ERROR(uploadArrays(layer, device));
   device.functions.assign(layer.kernels.size(), nullptr);
   for (size_t i = 0; i < layer.kernels.size(); ++i) {
     const KernelInfo &kernel = layer.kernels[i];

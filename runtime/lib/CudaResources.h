@@ -136,6 +136,13 @@ struct DeviceLayer {
   /// name.
   std::vector<DeviceBuffer> arrays;
   std::map<std::string, DeviceSpan, std::less<>> spans;
+  /// Whether `arrays` are on the device: a checked layer's variants that no
+  /// decided K bucket runs are released after each decision and uploaded
+  /// again when a later first call times them (RuntimeABI.md, "Device
+  /// memory").
+  bool resident = false;
+  /// The bytes of `arrays`.
+  uint64_t arrayBytes = 0;
   /// The function of each of the layer's kernels (parallel to
   /// PackageLayer::kernels; null for the "cusparse" variant).
   std::vector<CUfunction> functions;

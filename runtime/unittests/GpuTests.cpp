@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -333,6 +334,7 @@ TEST(GpuTest, ModuleTicketsAreOrderedAcrossStreams) {
 
 using runtime_detail::DecisionCounts;
 using runtime_detail::gpuDecisionCounts;
+using runtime_detail::gpuResidentArrayBytes;
 
 /// The Ks of the decision tests and their distinct K buckets per layer: for
 /// the checked layer (the test kernels' variant for K, the power of two at
@@ -592,6 +594,47 @@ TEST(GpuDecisionTest, CorruptTuningCacheWarnsAndIsRetimed) {
   for (const nlohmann::json &entry : root["entries"]) {
     EXPECT_LE(entry["choice"]["variant"].get<int>(), 2) << entry;
     EXPECT_NE(entry["choice"]["library"], "cusparse-spmm-alg99") << entry;
+  }
+}
+
+TEST(GpuDecisionTest, LosingVariantsAreReleased) {
+  ScratchDir dir;
+  const CsrMatrix a = generateSkewed(300, 120, 2);
+  writeDecisionPackage(dir.path("d.spp"), a);
+  std::unique_ptr<DecisionOperands> operands;
+  for (const char *keep : {"0", "1"}) {
+    SCOPED_TRACE(std::string("SPRT_KEEP_VARIANTS=") + keep);
+    ScopedEnv keepEnv("SPRT_KEEP_VARIANTS", keep);
+    ScopedEnv log("SPPERM_LOG_CHOICES", "1");
+    const uint64_t before = gpuResidentArrayBytes();
+    sprt_package *p = nullptr;
+    LOAD_GPU_OR_SKIP(dir.path("d.spp"), p);
+    if (!operands)
+      operands = std::make_unique<DecisionOperands>(a);
+    // At load every variant of the checked layer is on the device.
+    const uint64_t loaded = gpuResidentArrayBytes() - before;
+    EXPECT_GT(loaded, 0u);
+    // Every K of both layers, each result checked (runDecisionLayers):
+    // released variants come back where a later first call times them.
+    const std::string choices = runDecisionLayers(p, a, *operands);
+    const uint64_t after = gpuResidentArrayBytes() - before;
+    // What stays: the variants the decisions run (at most the three), or
+    // everything with SPRT_KEEP_VARIANTS=1.
+    const std::map<std::string, std::string> decided = decisionsIn(choices);
+    std::set<std::string> running;
+    for (const auto &[layer, what] : decided)
+      if (layer.find("'checked'") != std::string::npos &&
+          what.rfind("variant ", 0) == 0)
+        running.insert(what);
+    if (std::string(keep) == "1")
+      EXPECT_EQ(after, loaded) << choices;
+    else
+      EXPECT_EQ(after, loaded / 3 * running.size()) << choices;
+    // And the calls after the decisions run on what stayed.
+    EXPECT_EQ(runDecisionLayers(p, a, *operands).find("spperm: layer"),
+              std::string::npos);
+    sprt_package_release(p);
+    EXPECT_EQ(gpuResidentArrayBytes(), before);
   }
 }
 
