@@ -294,8 +294,11 @@ TEST(CorruptionTest, CraftedManifests) {
 TEST(CorruptionTest, CraftedAlternatives) {
   ScratchDir dir;
   CsrMatrix m = generateBlockSparse(64, 48, 4, 0.3, 3);
-  ASSERT_TRUE(writePackage(dir.path("a.spp"), layersWithAlternatives(m),
-                           PackageOptions()));
+  // Alternatives stored in data.bin (not rebuilt at load).
+  PackageOptions stored;
+  stored.rebuildAlternatives = false;
+  ASSERT_TRUE(
+      writePackage(dir.path("a.spp"), layersWithAlternatives(m), stored));
   struct Case {
     const char *expect;
     std::function<void(json &)> edit;
@@ -335,6 +338,35 @@ TEST(CorruptionTest, CraftedAlternatives) {
     std::string message;
     tryLoad(dir.path("bad.spp"), message);
     EXPECT_NE(message.find(c.expect), std::string::npos) << message;
+  }
+
+  // Alternatives rebuilt at load from the layer's matrix: each edit that
+  // makes the rebuild differ from what the manifest records is refused.
+  ASSERT_TRUE(writePackage(dir.path("r.spp"), layersWithAlternatives(m),
+                           PackageOptions()));
+  const std::vector<Case> rebuilt = {
+      {"alternatives[0].rebuilt must be a boolean",
+       [](json &j) { j["layers"][0]["alternatives"][0]["rebuilt"] = 1; }},
+      {"unexpected key 'layers[0] ('fc').alternatives[0] ('fc').buffers[0]."
+       "offset'",
+       [](json &j) {
+         j["layers"][0]["alternatives"][0]["buffers"][0]["offset"] = 0;
+       }},
+      {"alternative 1: the rebuilt buffer",
+       [](json &j) {
+         j["layers"][0]["alternatives"][0]["buffers"][0]["sha256"] =
+             std::string(64, '0');
+       }},
+      {"alternative 2: the rebuilt",
+       [](json &j) {
+         j["layers"][0]["alternatives"][1]["strategy"] = "flipped";
+       }},
+  };
+  for (const Case &c : rebuilt) {
+    SCOPED_TRACE(c.expect);
+    copyPackage(dir.path("r.spp"), dir.path("bad.spp"));
+    rewriteManifest(dir.path("bad.spp"), c.edit);
+    expectRefused(dir.path("bad.spp"), c.expect);
   }
 }
 

@@ -229,11 +229,14 @@ TEST(PackageTest, ManifestSha256IdentifiesThePackage) {
 }
 
 TEST(PackageTest, AlternativesRoundTrip) {
+  for (bool rebuild : {false, true}) {
+  SCOPED_TRACE(rebuild ? "rebuilt alternatives" : "stored alternatives");
   ScratchDir dir;
   CsrMatrix m = generateBlockSparse(64, 48, 4, 0.3, 3);
   std::vector<PackageLayer> layers = layersWithAlternatives(m);
   PackageOptions options;
   options.ptx = ".version 8.0\n";
+  options.rebuildAlternatives = rebuild;
   ASSERT_TRUE(writePackage(dir.path("a.spp"), layers, options));
   StatusOr<Package> read = readPackage(dir.path("a.spp"));
   ASSERT_TRUE(read) << read.message();
@@ -261,9 +264,23 @@ TEST(PackageTest, AlternativesRoundTrip) {
   for (auto it = manifest["layers"][0]["alternatives"][0].begin();
        it != manifest["layers"][0]["alternatives"][0].end(); ++it)
     keys.push_back(it.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"strategy", "strategy_params",
-                                            "format", "format_params",
-                                            "kernels", "buffers"}));
+  std::vector<std::string> wantKeys = {"strategy",      "strategy_params",
+                                       "format",        "format_params",
+                                       "kernels",       "buffers"};
+  if (rebuild)
+    wantKeys.push_back("rebuilt");
+  EXPECT_EQ(keys, wantKeys);
+  // Rebuilt alternatives are not in data.bin: it holds the layers' own
+  // arrays only.
+  const std::string data = readWholeFile(dir.path("a.spp/data.bin"));
+  uint64_t own = 0;
+  for (const PackageLayer &layer : layers)
+    for (const LayerBuffer &b : layerBuffers(layer))
+      own += b.count * 4;
+  if (rebuild)
+    EXPECT_LT(data.size(), own + 4096);
+  else
+    EXPECT_GT(data.size(), own);
 
   // The CPU runs the layer's own variant; every variant is the same C.
   sprt_package *p = nullptr;
@@ -296,6 +313,7 @@ TEST(PackageTest, AlternativesRoundTrip) {
   bad = layers;
   bad[0].alternatives[0].alternatives.push_back(layers[0].alternatives[1]);
   refused(bad, "no alternatives of its own");
+  }
 }
 
 TEST(PackageTest, ReplacesAPackageButNothingElse) {

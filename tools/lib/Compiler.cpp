@@ -614,6 +614,7 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
   times.add("cubin", since(start));
 
   popts.externalData = request.data == "external";
+  popts.rebuildAlternatives = !request.storeAlternatives;
   if (popts.externalData) {
     // A source inside the package's parent directory is recorded relative
     // to it, so that the directory can be moved as a whole

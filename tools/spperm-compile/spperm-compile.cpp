@@ -32,6 +32,7 @@ struct Options {
   std::string input, output, report, reportBench;
   bool timing = false;
   bool quiet = false;
+  bool storeAlternatives = false;
   std::string values = "file";
   bool valuesSeen = false;
   std::string data = "embed";
@@ -66,6 +67,12 @@ int main(int argc, char **argv) {
                  "embed (default: arrays in data.bin) or external (the "
                  "package references the matrix file and its sha256)",
                  &o.data);
+  args.addFlag("store-alternatives",
+               "Store every alternative variant's arrays in data.bin; by "
+               "default those that the runtime can rebuild exactly from the "
+               "layer's own matrix are rebuilt at load (a smaller package, a "
+               "longer load)",
+               &o.storeAlternatives);
   args.addOption("report", "FILE.html",
                  "Write a self-contained HTML report: per layer spy plots "
                  "before and after the permutation, features, the "
@@ -115,6 +122,7 @@ int main(int argc, char **argv) {
   request.values = o.values;
   request.valuesGiven = o.valuesSeen;
   request.data = o.data;
+  request.storeAlternatives = o.storeAlternatives;
   request.progress = !o.quiet;
   request.tool = kTool;
   for (const Tuning &t : tuning)

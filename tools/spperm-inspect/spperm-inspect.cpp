@@ -208,6 +208,12 @@ int main(int argc, char **argv) {
   // A package directory: what it holds and costs.
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    struct stat manifest;
+    if (::stat((path + "/manifest.json").c_str(), &manifest) != 0) {
+      reportError(kTool, path + ": is a directory, neither a matrix file nor "
+                                "a spperm package (no manifest.json)");
+      return 1;
+    }
     if (strategySeen || emitSeen || explain) {
       reportError(kTool, "--strategy, --emit-permutation and --explain apply "
                          "to matrix files; " + path + " is a package");

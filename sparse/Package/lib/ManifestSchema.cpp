@@ -43,6 +43,9 @@ namespace {
 /// arrays themselves are not touched.
 bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
                 bool externalData, uint64_t dataSize, LayerDesc &out) {
+  // Buffers in data.bin have offsets; those rebuilt at load (external data,
+  // rebuilt alternatives) have none.
+  const bool stored = !externalData && !out.rebuilt;
   std::string ctx = where;
   if (!l.is_object())
     return r.fail(ctx + " must be an object");
@@ -251,17 +254,16 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
       return r.fail(bCtx + " must be an object");
     BufferDesc b;
     int64_t count, size, offset = 0;
-    if (externalData ? !r.onlyKeys(bj, bCtx,
-                                   {"name", "dtype", "count", "size", "sha256"})
-                     : !r.onlyKeys(bj, bCtx,
-                                   {"name", "dtype", "count", "offset", "size",
-                                    "sha256"}))
+    if (!stored ? !r.onlyKeys(bj, bCtx,
+                              {"name", "dtype", "count", "size", "sha256"})
+                : !r.onlyKeys(bj, bCtx,
+                              {"name", "dtype", "count", "offset", "size",
+                               "sha256"}))
       return false;
     if (!r.string(bj, bCtx, "name", b.name) ||
         !r.string(bj, bCtx, "dtype", b.dtype) ||
         !r.integer(bj, bCtx, "count", 0, INT64_MAX, count) ||
-        (!externalData &&
-         !r.integer(bj, bCtx, "offset", 0, INT64_MAX, offset)) ||
+        (stored && !r.integer(bj, bCtx, "offset", 0, INT64_MAX, offset)) ||
         !r.integer(bj, bCtx, "size", 0, INT64_MAX, size) ||
         !r.sha256(bj, bCtx, "sha256", b.sha256))
       return false;
@@ -277,7 +279,7 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
       return r.fail(bCtx + ": size " + std::to_string(b.size) +
                     " does not match count " + std::to_string(b.count) +
                     " of " + b.dtype);
-    if (!externalData) {
+    if (stored) {
       if (b.offset % kAlignment != 0)
         return r.fail(bCtx + ": offset " + std::to_string(b.offset) +
                       " is not a multiple of " + std::to_string(kAlignment));
@@ -470,16 +472,27 @@ bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
       if (!r.onlyKeys(alt, jctx,
                       {kAlternativeKeys[0], kAlternativeKeys[1],
                        kAlternativeKeys[2], kAlternativeKeys[3],
-                       kAlternativeKeys[4], kAlternativeKeys[5]}))
+                       kAlternativeKeys[4], kAlternativeKeys[5],
+                       kRebuiltKey}))
         return false;
       for (const char *key : kAlternativeKeys)
         if (!alt.contains(key))
           return r.fail(jctx + " lacks " + inQuotes(key));
+      bool rebuilt = false;
+      if (alt.contains(kRebuiltKey) &&
+          !r.boolean(alt, jctx, kRebuiltKey, rebuilt))
+        return false;
+      if (rebuilt && out.externalData)
+        return r.fail(jctx + ".rebuilt: with external data every layer is "
+                             "rebuilt from its source");
       json merged = plain;
       for (auto it = alt.begin(); it != alt.end(); ++it)
-        merged[it.key()] = it.value();
+        if (it.key() != kRebuiltKey)
+          merged[it.key()] = it.value();
       LayerDesc &desc = out.layers.emplace_back();
       desc.parent = index;
+      desc.rebuilt = rebuilt;
+      desc.layer.rebuilt = rebuilt;
       if (!parseLayer(r, merged, jctx, out.externalData, out.data.size, desc))
         return false;
       if (!hasGeneratedKernelsOf(desc.layer))
@@ -498,7 +511,7 @@ bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
     std::vector<Span> spans;
     for (const LayerDesc &l : out.layers)
       for (const BufferDesc &b : l.buffers)
-        if (b.size > 0)
+        if (b.size > 0 && !l.rebuilt)
           spans.push_back({b.offset, b.offset + b.size, &l, &b});
     std::sort(spans.begin(), spans.end(),
               [](const Span &a, const Span &b) { return a.begin < b.begin; });

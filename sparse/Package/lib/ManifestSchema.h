@@ -65,6 +65,8 @@ struct LayerDesc {
   int64_t parent = -1;
   std::vector<BufferDesc> buffers;
   bool withCsr = false;
+  /// An alternative whose arrays are rebuilt from its layer's (no offsets).
+  bool rebuilt = false;
 };
 
 /// The parsed and validated manifest.

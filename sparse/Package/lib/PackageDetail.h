@@ -42,6 +42,8 @@ constexpr uint64_t kAlignment = 256;
 constexpr const char *kAlternativeKeys[] = {
     "strategy", "strategy_params", "format", "format_params", "kernels",
     "buffers"};
+/// The optional key of an alternative whose arrays are rebuilt at load.
+constexpr const char *kRebuiltKey = "rebuilt";
 /// Manifests larger than this are refused before they are read.
 constexpr uint64_t kMaxManifestBytes = uint64_t(64) << 20;
 /// kernels.ptx / kernels.<target>.cubin larger than this are refused.

@@ -22,6 +22,7 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/stat.h>
 #include <type_traits>
@@ -156,6 +157,9 @@ Status readData(const std::string &path, const ManifestDesc &m,
   return Status::ok();
 }
 
+Status checkRebuilt(const std::string &where, const LayerDesc &desc,
+                    const FormattedMatrix &f, const CsrMatrix &m);
+
 /// External data: rebuilds a layer from its source matrix file and checks
 /// the arrays against the recorded checksums.
 Status rebuildLayer(const std::string &manifestPath, const std::string &parent,
@@ -186,15 +190,21 @@ Status rebuildLayer(const std::string &manifestPath, const std::string &parent,
         "says " +
         std::to_string(want.rows) + " x " + std::to_string(want.cols) +
         " with " + std::to_string(want.nnz));
-  StatusOr<Permutation> perm = computePermutation(*m, layer.permutation);
-  if (!perm)
-    return Status::error(where +
-                         "cannot rebuild the permutation: " + perm.message());
-  StatusOr<FormattedMatrix> built = buildFormat(*m, perm->order, layer.format);
-  if (!built)
-    return Status::error(where +
-                         "cannot rebuild the format: " + built.message());
-  FormattedMatrix &f = *built;
+  FormattedMatrix f;
+  if (Status s = rebuildAlternative(*m, layer, f); !s)
+    return Status::error(where + s.message());
+  if (Status s = checkRebuilt(where, desc, f, *m); !s)
+    return s;
+  layer.matrix = std::move(f);
+  return Status::ok();
+}
+
+/// Checks a layer's arrays rebuilt into `f` from `m` against what the
+/// manifest recorded for it (`desc`): the format's scalars and every
+/// buffer's sha256.
+Status checkRebuilt(const std::string &where, const LayerDesc &desc,
+                    const FormattedMatrix &f, const CsrMatrix &m) {
+  const FormattedMatrix &want = desc.layer.matrix;
   // The recorded scalars of the storage must come out the same.
   bool same = f.rows == want.rows && f.cols == want.cols && f.nnz == want.nnz &&
               f.kind == want.kind;
@@ -230,10 +240,9 @@ Status rebuildLayer(const std::string &manifestPath, const std::string &parent,
                          " does not match its recorded sha256 (the source or "
                          "the sparse core changed since the package was "
                          "written)");
-  if (Status s = verifyFormat(f, &*m); !s)
+  if (Status s = verifyFormat(f, &m); !s)
     return Status::error(where +
                          "the rebuilt format does not verify: " + s.message());
-  layer.matrix = std::move(f);
   return Status::ok();
 }
 
@@ -281,12 +290,15 @@ StatusOr<Package> spperm::readPackage(const std::string &dirArg) {
   } else {
     std::vector<BufferDesc *> buffers;
     for (LayerDesc &l : m.layers)
-      for (BufferDesc &b : l.buffers)
-        buffers.push_back(&b);
+      if (!l.rebuilt)
+        for (BufferDesc &b : l.buffers)
+          buffers.push_back(&b);
     const std::string dataPath = dir + "/" + kDataFile;
     if (Status s = readData(dataPath, m, std::move(buffers)); !s)
       return s;
     for (LayerDesc &l : m.layers) {
+      if (l.rebuilt)
+        continue;
       const FormattedMatrix &f = l.layer.matrix;
       Status s = verifyFormat(f);
       // verifyFormat looks at the arrays of f's format; a bell or hbp layer
@@ -303,6 +315,27 @@ StatusOr<Package> spperm::readPackage(const std::string &dirArg) {
                              ": the arrays do not form a valid " +
                              std::string(formatName(f.kind)) +
                              " matrix: " + s.message());
+    }
+    // Rebuilt alternatives, from their layer's matrix (now verified).
+    std::optional<CsrMatrix> original;
+    int64_t originalOf = -1;
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+      LayerDesc &l = m.layers[i];
+      if (!l.rebuilt)
+        continue;
+      if (originalOf != l.parent) {
+        original = toOriginalCsr(m.layers[l.parent].layer.matrix);
+        originalOf = l.parent;
+      }
+      const std::string where = manifestPath + ": layer " +
+                                inQuotes(l.layer.name) + ": alternative " +
+                                std::to_string(i - l.parent) + ": ";
+      FormattedMatrix f;
+      if (Status s = rebuildAlternative(*original, l.layer, f); !s)
+        return Status::error(where + s.message());
+      if (Status s = checkRebuilt(where, l, f, *original); !s)
+        return s;
+      l.layer.matrix = std::move(f);
     }
   }
 
@@ -324,4 +357,19 @@ StatusOr<Package> spperm::readPackage(const std::string &dirArg) {
       package.layers.back().alternatives.push_back(std::move(l.layer));
   }
   return package;
+}
+
+Status spperm::rebuildAlternative(const CsrMatrix &original,
+                                  const PackageLayer &alternative,
+                                  FormattedMatrix &out) {
+  StatusOr<Permutation> perm =
+      computePermutation(original, alternative.permutation);
+  if (!perm)
+    return Status::error("cannot rebuild the permutation: " + perm.message());
+  StatusOr<FormattedMatrix> built =
+      buildFormat(original, perm->order, alternative.format);
+  if (!built)
+    return Status::error("cannot rebuild the format: " + built.message());
+  out = std::move(*built);
+  return Status::ok();
 }

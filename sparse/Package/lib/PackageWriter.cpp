@@ -25,7 +25,9 @@
 #include <cstdio>
 #include <fcntl.h>
 #include <filesystem>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/stat.h>
 #include <type_traits>
@@ -331,6 +333,39 @@ std::string manifestText(const json &manifest) {
   return text;
 }
 
+/// Whether rebuilding `alternative` from `original` (rebuildAlternative)
+/// gives exactly its arrays, so that the package need not store them.
+bool reproducible(const CsrMatrix &original, const PackageLayer &alternative) {
+  PackageLayer rebuilt;
+  if (!rebuildAlternative(original, alternative, rebuilt.matrix))
+    return false;
+  const FormattedMatrix &a = rebuilt.matrix, &b = alternative.matrix;
+  if (a.kind != b.kind || a.rows != b.rows || a.nnz != b.nnz ||
+      carriesCsr(a) != carriesCsr(b))
+    return false;
+  if (a.kind == FormatKind::Bell &&
+      (a.bell.block != b.bell.block || a.bell.width != b.bell.width ||
+       a.bell.delta != b.bell.delta || a.bell.denseNnz != b.bell.denseNnz ||
+       a.bell.condensed != b.bell.condensed))
+    return false;
+  if (a.kind == FormatKind::Hbp &&
+      (a.hbp.rowBlock != b.hbp.rowBlock || a.hbp.colBlock != b.hbp.colBlock ||
+       a.hbp.hashA != b.hbp.hashA || a.hbp.hashB != b.hbp.hashB ||
+       a.hbp.hashC != b.hbp.hashC || a.hbp.hashD != b.hbp.hashD))
+    return false;
+  const std::vector<LayerBuffer> x = layerBuffers(rebuilt),
+                                 y = layerBuffers(alternative);
+  if (x.size() != y.size())
+    return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const size_t bytes = x[i].count * (x[i].dtype == "i64" ? 8 : 4);
+    if (x[i].name != y[i].name || x[i].count != y[i].count ||
+        std::memcmp(x[i].data, y[i].data, bytes) != 0)
+      return false;
+  }
+  return true;
+}
+
 /// Writes the package files into `tmp` (an empty directory).
 Status writePackageFiles(const std::string &tmp,
                          const std::vector<PackageLayer> &layers,
@@ -347,8 +382,9 @@ Status writePackageFiles(const std::string &tmp,
   Sha256 wholeData;
   uint64_t end = 0;
   json layerList = json::array();
-  // The manifest entry of one layer, its arrays appended to data.bin.
-  auto layerJson = [&](const PackageLayer &layer) {
+  // The manifest entry of one layer, its arrays appended to data.bin
+  // unless they are rebuilt at load.
+  auto layerJson = [&](const PackageLayer &layer, bool rebuilt) {
     const FormattedMatrix &f = layer.matrix;
     json l;
     l["name"] = layer.name;
@@ -387,7 +423,7 @@ Status writePackageFiles(const std::string &tmp,
       b["name"] = name;
       b["dtype"] = DType<T>::name;
       b["count"] = vec.size();
-      if (data) {
+      if (data && !rebuilt) {
         const uint64_t offset = alignUp(end);
         data->writeZeros(offset - end);
         static const char kZeros[kAlignment] = {};
@@ -405,15 +441,24 @@ Status writePackageFiles(const std::string &tmp,
     return l;
   };
   for (const PackageLayer &layer : layers) {
-    json l = layerJson(layer);
+    json l = layerJson(layer, /*rebuilt=*/false);
     if (!layer.alternatives.empty()) {
       // What differs: the rest is the layer's.
+      std::optional<CsrMatrix> original;
       json alternatives = json::array();
       for (const PackageLayer &alt : layer.alternatives) {
-        json full = layerJson(alt);
+        bool rebuilt = false;
+        if (data && options.rebuildAlternatives) {
+          if (!original)
+            original = toOriginalCsr(layer.matrix);
+          rebuilt = reproducible(*original, alt);
+        }
+        json full = layerJson(alt, rebuilt);
         json a;
         for (const char *key : kAlternativeKeys)
           a[key] = full[key];
+        if (rebuilt)
+          a[kRebuiltKey] = true;
         alternatives.push_back(a);
       }
       l["alternatives"] = alternatives;

@@ -50,6 +50,10 @@ struct CompileRequest {
   bool valuesGiven = false;
   /// --data: "embed" or "external" (matrix files only).
   std::string data = "embed";
+  /// --store-alternatives: store every alternative's arrays in data.bin
+  /// instead of rebuilding the reproducible ones at load (docs/Package.md,
+  /// "Rebuilt alternatives").
+  bool storeAlternatives = false;
   /// The tuning options (spperm-pipeline's, tuningOptions()) by name, as
   /// given: "true" for a flag. Matrix inputs default to strategy and format
   /// `auto`.

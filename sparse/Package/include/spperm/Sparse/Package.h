@@ -108,6 +108,10 @@ struct PackageLayer {
   /// fastest, if it beats cuSPARSE. Only a layer with the library check and
   /// generated kernels has them; an alternative has none of its own.
   std::vector<PackageLayer> alternatives;
+  /// An alternative whose arrays are not stored in data.bin but rebuilt at
+  /// load from its layer's matrix ("rebuilt": true in the manifest; set by
+  /// writePackage where the rebuild reproduces them, docs/Package.md).
+  bool rebuilt = false;
 
   /// Variant `which` of the layer: 0 the layer itself, n >= 1 its
   /// alternative n (which must be at most alternatives.size()).
@@ -121,6 +125,11 @@ struct PackageOptions {
   std::string target = "sm_90";
   /// Leave data.bin out; layers are rebuilt from their source files.
   bool externalData = false;
+  /// Store an alternative's arrays only where rebuilding them at load from
+  /// the layer's own matrix (its permutation and format options) would not
+  /// reproduce them; otherwise they are rebuilt (docs/Package.md,
+  /// "Rebuilt alternatives").
+  bool rebuildAlternatives = true;
   /// Code generation's outputs, written beside the manifest when non-empty.
   std::string ptx;
   std::string cubin;
@@ -151,6 +160,13 @@ Status writePackage(const std::string &dir,
 
 /// Reads and verifies the package in `dir`.
 StatusOr<Package> readPackage(const std::string &dir);
+
+/// Variant `alternative` of a layer rebuilt from `original` (the layer's
+/// matrix in CSR, original row order): its permutation and format options
+/// applied. Fails where they do not reproduce its arrays exactly.
+Status rebuildAlternative(const CsrMatrix &original,
+                          const PackageLayer &alternative,
+                          FormattedMatrix &out);
 
 /// One array of a layer as the package stores it.
 struct LayerBuffer {
