@@ -377,7 +377,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             report: Optional[str] = None,
             output: Optional[Union[str, "os.PathLike[str]"]] = None,
             device: Optional[str] = None, verbose: bool = False,
-            **options: Any) -> Package:
+            store_alternatives: bool = False, **options: Any) -> Package:
     """Compiles a fixed sparse matrix into a :class:`Package`.
 
     ``a`` is a matrix file path (``.mtx``, ``.smtx``, ``.npz``, or a ``.mlir``
@@ -390,7 +390,8 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
     ``k_buckets=[32, 128]``, ``no_library_check=True``, ...). ``name`` names
     the layer (default: the file's stem, or ``"matrix"``); ``values`` and
     ``data`` are ``--values``/``--data`` (matrix files only); ``report``
-    writes the HTML report. The package is written to ``output`` if given,
+    writes the HTML report; ``store_alternatives`` is
+    ``--store-alternatives``. The package is written to ``output`` if given,
     else to a temporary directory owned by the returned package (see
     :meth:`Package.save`). Errors raise :class:`CompileError` with
     spperm-compile's message.
@@ -423,7 +424,8 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
         if is_path(a):
             stages = _compiler.compile_file(
                 os.fspath(a), target, tuning, values, data, name or "",
-                os.fspath(report) if report else "", verbose)
+                os.fspath(report) if report else "", verbose,
+                store_alternatives)
         else:
             if values is not None or data != "embed":
                 raise CompileError(
@@ -432,7 +434,8 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             m = to_csr(a)
             stages = _compiler.compile_csr(
                 m.rows, m.cols, m.indptr, m.indices, m.data, name or "matrix",
-                target, tuning, os.fspath(report) if report else "", verbose)
+                target, tuning, os.fspath(report) if report else "", verbose,
+                store_alternatives)
     except BaseException:
         if owned is not None:
             shutil.rmtree(owned, ignore_errors=True)

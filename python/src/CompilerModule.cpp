@@ -57,9 +57,11 @@ std::vector<std::pair<std::string, double>> run(CompileRequest request) {
 }
 
 CompileRequest makeRequest(const std::string &output, const Options &options,
-                           const std::string &report, bool progress) {
+                           const std::string &report, bool progress,
+                           bool storeAlternatives) {
   CompileRequest request;
   request.output = output;
+  request.storeAlternatives = storeAlternatives;
   request.tuning = options;
   request.report = report;
   request.progress = progress;
@@ -79,8 +81,9 @@ NB_MODULE(_compiler, m) {
       [](const std::string &path, const std::string &output,
          const Options &options, std::optional<std::string> values,
          const std::string &data, const std::string &name,
-         const std::string &report, bool progress) {
-        CompileRequest request = makeRequest(output, options, report, progress);
+         const std::string &report, bool progress, bool storeAlternatives) {
+        CompileRequest request = makeRequest(output, options, report, progress,
+                                             storeAlternatives);
         request.input = path;
         request.layerName = name;
         if (values) {
@@ -92,15 +95,17 @@ NB_MODULE(_compiler, m) {
       },
       nb::arg("path"), nb::arg("output"), nb::arg("options"),
       nb::arg("values").none(), nb::arg("data"), nb::arg("name"),
-      nb::arg("report"), nb::arg("progress"));
+      nb::arg("report"), nb::arg("progress"), nb::arg("store_alternatives"));
 
   m.def(
       "compile_csr",
       [](int64_t rows, int64_t cols, const HostArray &indptr,
          const HostArray &indices, const HostArray &data,
          const std::string &name, const std::string &output,
-         const Options &options, const std::string &report, bool progress) {
-        CompileRequest request = makeRequest(output, options, report, progress);
+         const Options &options, const std::string &report, bool progress,
+         bool storeAlternatives) {
+        CompileRequest request = makeRequest(output, options, report, progress,
+                                             storeAlternatives);
         request.matrix = csrFromArrays(rows, cols, indptr, indices, data,
                                        kMemorySourcePrefix + name);
         request.layerName = name;
@@ -108,7 +113,7 @@ NB_MODULE(_compiler, m) {
       },
       nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"),
       nb::arg("data"), nb::arg("name"), nb::arg("output"), nb::arg("options"),
-      nb::arg("report"), nb::arg("progress"));
+      nb::arg("report"), nb::arg("progress"), nb::arg("store_alternatives"));
 
   m.def("tuning_options", [] {
     std::vector<std::pair<std::string, bool>> out;

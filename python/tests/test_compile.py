@@ -215,3 +215,23 @@ def test_packages_hold_no_repeated_variant(tmp_path):
         assert len(plain) == len(set(plain)), variants
         assert info["layers"][0]["gpu_array_bytes"] == sum(
             v["array_bytes"] for v in variants)
+
+
+def test_rebuilt_alternatives_keep_the_package_small(tmp_path):
+    """Alternatives the layer's matrix reproduces are rebuilt at load, not
+    stored (docs/Package.md, "Rebuilt alternatives"); both packages compute
+    the same C."""
+    a = random_csr(600, 500, 0.02, seed=31, skew=True)
+    lean = spperm.compile(a, output=tmp_path / "lean.spp")
+    stored = spperm.compile(a, output=tmp_path / "stored.spp",
+                            store_alternatives=True)
+    manifest = json.loads((tmp_path / "lean.spp" / "manifest.json").read_text())
+    alternatives = manifest["layers"][0].get("alternatives", [])
+    assert alternatives and all(alt.get("rebuilt") for alt in alternatives)
+    size = lambda p: (p / "data.bin").stat().st_size
+    assert size(tmp_path / "lean.spp") < size(tmp_path / "stored.spp")
+    csr = 4 * (a.shape[0] + 1) + 8 * a.nnz
+    assert size(tmp_path / "lean.spp") <= 2 * csr
+    b = np.random.default_rng(0).standard_normal((500, 16)).astype(np.float32)
+    for pkg in (spperm.load(tmp_path / "lean.spp"), stored):
+        assert normwise_error(pkg(b), reference(a, b)) < 1e-5
