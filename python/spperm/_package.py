@@ -377,7 +377,8 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             report: Optional[str] = None,
             output: Optional[Union[str, "os.PathLike[str]"]] = None,
             device: Optional[str] = None, verbose: bool = False,
-            store_alternatives: bool = False, **options: Any) -> Package:
+            store_alternatives: bool = False, size_budget: float = 2.0,
+            **options: Any) -> Package:
     """Compiles a fixed sparse matrix into a :class:`Package`.
 
     ``a`` is a matrix file path (``.mtx``, ``.smtx``, ``.npz``, or a ``.mlir``
@@ -390,8 +391,8 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
     ``k_buckets=[32, 128]``, ``no_library_check=True``, ...). ``name`` names
     the layer (default: the file's stem, or ``"matrix"``); ``values`` and
     ``data`` are ``--values``/``--data`` (matrix files only); ``report``
-    writes the HTML report; ``store_alternatives`` is
-    ``--store-alternatives``. The package is written to ``output`` if given,
+    writes the HTML report; ``store_alternatives`` and ``size_budget`` are
+    ``--store-alternatives`` and ``--size-budget``. The package is written to ``output`` if given,
     else to a temporary directory owned by the returned package (see
     :meth:`Package.save`). Errors raise :class:`CompileError` with
     spperm-compile's message.
@@ -425,7 +426,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             stages = _compiler.compile_file(
                 os.fspath(a), target, tuning, values, data, name or "",
                 os.fspath(report) if report else "", verbose,
-                store_alternatives)
+                store_alternatives, float(size_budget))
         else:
             if values is not None or data != "embed":
                 raise CompileError(
@@ -435,7 +436,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             stages = _compiler.compile_csr(
                 m.rows, m.cols, m.indptr, m.indices, m.data, name or "matrix",
                 target, tuning, os.fspath(report) if report else "", verbose,
-                store_alternatives)
+                store_alternatives, float(size_budget))
     except BaseException:
         if owned is not None:
             shutil.rmtree(owned, ignore_errors=True)

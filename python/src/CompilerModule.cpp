@@ -58,10 +58,11 @@ std::vector<std::pair<std::string, double>> run(CompileRequest request) {
 
 CompileRequest makeRequest(const std::string &output, const Options &options,
                            const std::string &report, bool progress,
-                           bool storeAlternatives) {
+                           bool storeAlternatives, double sizeBudget) {
   CompileRequest request;
   request.output = output;
   request.storeAlternatives = storeAlternatives;
+  request.sizeBudget = sizeBudget;
   request.tuning = options;
   request.report = report;
   request.progress = progress;
@@ -81,9 +82,10 @@ NB_MODULE(_compiler, m) {
       [](const std::string &path, const std::string &output,
          const Options &options, std::optional<std::string> values,
          const std::string &data, const std::string &name,
-         const std::string &report, bool progress, bool storeAlternatives) {
+         const std::string &report, bool progress, bool storeAlternatives,
+         double sizeBudget) {
         CompileRequest request = makeRequest(output, options, report, progress,
-                                             storeAlternatives);
+                                             storeAlternatives, sizeBudget);
         request.input = path;
         request.layerName = name;
         if (values) {
@@ -95,7 +97,8 @@ NB_MODULE(_compiler, m) {
       },
       nb::arg("path"), nb::arg("output"), nb::arg("options"),
       nb::arg("values").none(), nb::arg("data"), nb::arg("name"),
-      nb::arg("report"), nb::arg("progress"), nb::arg("store_alternatives"));
+      nb::arg("report"), nb::arg("progress"), nb::arg("store_alternatives"),
+      nb::arg("size_budget"));
 
   m.def(
       "compile_csr",
@@ -103,9 +106,9 @@ NB_MODULE(_compiler, m) {
          const HostArray &indices, const HostArray &data,
          const std::string &name, const std::string &output,
          const Options &options, const std::string &report, bool progress,
-         bool storeAlternatives) {
+         bool storeAlternatives, double sizeBudget) {
         CompileRequest request = makeRequest(output, options, report, progress,
-                                             storeAlternatives);
+                                             storeAlternatives, sizeBudget);
         request.matrix = csrFromArrays(rows, cols, indptr, indices, data,
                                        kMemorySourcePrefix + name);
         request.layerName = name;
@@ -113,7 +116,8 @@ NB_MODULE(_compiler, m) {
       },
       nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"),
       nb::arg("data"), nb::arg("name"), nb::arg("output"), nb::arg("options"),
-      nb::arg("report"), nb::arg("progress"), nb::arg("store_alternatives"));
+      nb::arg("report"), nb::arg("progress"), nb::arg("store_alternatives"),
+      nb::arg("size_budget"));
 
   m.def("tuning_options", [] {
     std::vector<std::pair<std::string, bool>> out;

@@ -47,6 +47,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -162,6 +163,9 @@ struct SeedMatrixCache
 struct CollectOptions {
   std::string baseDir;
   bool libraryCheck = true;
+  /// --size-budget: a variant's arrays may take at most this many times the
+  /// matrix's CSR bytes (0: no budget).
+  double sizeBudget = 2.0;
 };
 
 /// The CSR a variant computes with when it is plain CSR in effect: a csr
@@ -185,6 +189,50 @@ bool sameComputation(const ::spperm::PackageLayer &a,
   return x && y && a.matrix.order == b.matrix.order &&
          x->rowPtr == y->rowPtr && x->colIdx == y->colIdx &&
          x->values == y->values;
+}
+
+/// The bytes of a variant's arrays (what data.bin and the GPU hold for it).
+uint64_t arrayBytes(const ::spperm::PackageLayer &variant) {
+  uint64_t bytes = 0;
+  for (const ::spperm::LayerBuffer &b : ::spperm::layerBuffers(variant))
+    bytes += b.count * (b.dtype == "i64" ? 8 : 4);
+  return bytes;
+}
+
+/// Keeps every variant of `layer` within `budget` times its CSR bytes
+/// (4 (rows + 1) + 8 nnz; docs/Package.md, "Size budget"): a Blocked-ELL
+/// variant padded far beyond the matrix is dropped from the alternatives,
+/// and replaces nothing; when the layer's own variant is over, the first
+/// alternative within the budget takes its place.
+void applySizeBudget(::spperm::PackageLayer &layer, double budget) {
+  if (budget <= 0 || layer.alternatives.empty())
+    return;
+  const double limit =
+      budget * (4.0 * (static_cast<double>(layer.matrix.rows) + 1) +
+                8.0 * static_cast<double>(layer.matrix.nnz));
+  auto fits = [&](const ::spperm::PackageLayer &v) {
+    return static_cast<double>(arrayBytes(v)) <= limit;
+  };
+  if (!fits(layer)) {
+    auto it = std::find_if(layer.alternatives.begin(), layer.alternatives.end(),
+                           fits);
+    if (it == layer.alternatives.end())
+      return; // Nothing fits: the selector's choice stays.
+    // The alternative becomes the layer's own variant (same matrix, name,
+    // source and check; its strategy, format, arrays and kernels).
+    ::spperm::PackageLayer chosen = std::move(*it);
+    layer.alternatives.erase(it);
+    std::swap(layer.permutation, chosen.permutation);
+    std::swap(layer.format, chosen.format);
+    std::swap(layer.matrix, chosen.matrix);
+    std::swap(layer.kernels, chosen.kernels);
+  }
+  layer.alternatives.erase(std::remove_if(layer.alternatives.begin(),
+                                          layer.alternatives.end(),
+                                          [&](const ::spperm::PackageLayer &v) {
+                                            return !fits(v);
+                                          }),
+                           layer.alternatives.end());
 }
 
 /// Drops the alternatives that repeat the layer's own variant or an earlier
@@ -288,8 +336,10 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
   if (layers.empty())
     return module.emitError("no function multiplies a matrix "
                             "(spperm.spmm): nothing to compile");
-  for (::spperm::PackageLayer &layer : layers)
+  for (::spperm::PackageLayer &layer : layers) {
     dropRepeatedVariants(layer);
+    applySizeBudget(layer, options.sizeBudget);
+  }
   return success();
 }
 
@@ -593,6 +643,7 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
   CollectOptions collect;
   collect.baseDir = pipeline.baseDir;
   collect.libraryCheck = !pipeline.noLibraryCheck;
+  collect.sizeBudget = request.sizeBudget;
   pm.addPass(std::make_unique<CollectLayers>(collect, layers));
   if (failed(pm.run(*module)))
     return errors.empty() ? fail(inputName + ": compilation failed") : false;
@@ -715,6 +766,9 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
       return fail(bad);
   if (!request.bench.empty() && request.report.empty())
     return fail("--report-bench needs --report");
+  if (!(request.sizeBudget >= 0))
+    return fail("--size-budget must be a number >= 0, got " +
+                std::to_string(request.sizeBudget));
   if (request.data != "embed" && request.data != "external")
     return fail("--data must be embed or external, got '" + request.data +
                 "'");

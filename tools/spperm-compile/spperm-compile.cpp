@@ -36,6 +36,7 @@ struct Options {
   std::string values = "file";
   bool valuesSeen = false;
   std::string data = "embed";
+  std::string sizeBudget = "2";
 };
 
 } // namespace
@@ -73,6 +74,11 @@ int main(int argc, char **argv) {
                "layer's own matrix are rebuilt at load (a smaller package, a "
                "longer load)",
                &o.storeAlternatives);
+  args.addOption("size-budget", "X",
+                 "Keep each variant's arrays within X times the matrix's "
+                 "CSR bytes (default 2; 0: no budget): padded Blocked-ELL "
+                 "variants over it are dropped or replaced",
+                 &o.sizeBudget);
   args.addOption("report", "FILE.html",
                  "Write a self-contained HTML report: per layer spy plots "
                  "before and after the permutation, features, the "
@@ -123,6 +129,9 @@ int main(int argc, char **argv) {
   request.valuesGiven = o.valuesSeen;
   request.data = o.data;
   request.storeAlternatives = o.storeAlternatives;
+  if (!::spperm::parseNumberOption(kTool, "size-budget", o.sizeBudget, 0.0,
+                                   1e9, request.sizeBudget))
+    return 1;
   request.progress = !o.quiet;
   request.tool = kTool;
   for (const Tuning &t : tuning)

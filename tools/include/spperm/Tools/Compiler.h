@@ -54,6 +54,9 @@ struct CompileRequest {
   /// instead of rebuilding the reproducible ones at load (docs/Package.md,
   /// "Rebuilt alternatives").
   bool storeAlternatives = false;
+  /// --size-budget X: every variant's arrays within X times the matrix's
+  /// CSR bytes (docs/Package.md, "Size budget"); 0 for none.
+  double sizeBudget = 2.0;
   /// The tuning options (spperm-pipeline's, tuningOptions()) by name, as
   /// given: "true" for a flag. Matrix inputs default to strategy and format
   /// `auto`.
