@@ -18,7 +18,7 @@
 #   build-fuzz/bin/spperm-fuzz-TARGET build-fuzz/fuzz-findings/TARGET/FILE
 #
 # Environment: SPPERM_FUZZ_BUILD (build directory, default build-fuzz),
-# FUZZERS (the targets to run, default "mtx smtx gzip npy package mlir"),
+# FUZZERS (the targets to run, default "mtx smtx gzip npy npz package mlir"),
 # FUZZ_RUNS (stop a target after this many executions, before SECONDS have
 # passed; default: no limit).
 #
@@ -32,7 +32,7 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   exit 2
 fi
 build="${SPPERM_FUZZ_BUILD:-$SPPERM_ROOT/build-fuzz}"
-fuzzers="${FUZZERS:-mtx smtx gzip npy package mlir}"
+fuzzers="${FUZZERS:-mtx smtx gzip npy npz package mlir}"
 runs="${FUZZ_RUNS:--1}"
 
 spperm_install_packages
@@ -63,7 +63,7 @@ seeds="$build/fuzz-seeds.$$"
 rm -rf "$seeds"
 trap 'rm -rf "$seeds"' EXIT
 "$build/bin/spperm-fuzz-seeds" "$seeds"
-for name in mtx smtx gzip npy package mlir; do
+for name in mtx smtx gzip npy npz package mlir; do
   mkdir -p "$seeds/$name"
   if [ -d "$SPPERM_ROOT/fuzz/seeds/$name" ]; then
     cp "$SPPERM_ROOT/fuzz/seeds/$name"/* "$seeds/$name/"
@@ -72,6 +72,7 @@ done
 cp "$SPPERM_ROOT"/test/Inputs/*.mtx "$seeds/mtx/"
 cp "$SPPERM_ROOT"/test/Inputs/*.smtx "$seeds/smtx/"
 cp "$SPPERM_ROOT"/examples/*.mtx.gz "$seeds/gzip/"
+cp "$SPPERM_ROOT"/test/Inputs/*.npz "$seeds/npz/"
 # The dialect's tests, one seed per `// -----` piece.
 find "$SPPERM_ROOT/test" -name '*.mlir' -print0 | sort -z |
   xargs -0 awk -v dir="$seeds/mlir" '
