@@ -32,23 +32,34 @@ import spperm
 from spperm.torch import SparseLinear
 
 
-def queued_ms(fn, calls=20, reps=7):
-    fn()
-    torch.cuda.synchronize()
+def median_ms(run, calls, reps=7):
+    """The median over `reps` timings (CUDA events) of run(), which does
+    `calls` calls, per call."""
     times = []
     for _ in range(reps):
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         start.record()
-        for _ in range(calls):
-            fn()
+        run()
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end) / calls)
     return statistics.median(times)
 
 
-def graph_ms(fn, calls=20, reps=7):
+def queued_ms(fn, calls=20):
+    """Time per call of `calls` calls queued back to back."""
+    fn()
+    torch.cuda.synchronize()
+
+    def run():
+        for _ in range(calls):
+            fn()
+
+    return median_ms(run, calls)
+
+
+def graph_ms(fn, calls=20):
     """GPU time per call: `calls` calls captured in a CUDA graph, replayed
     (no CPU launch overhead; BENCHMARK.md's kernel time)."""
     side = torch.cuda.Stream()
@@ -63,16 +74,7 @@ def graph_ms(fn, calls=20, reps=7):
             fn()
     graph.replay()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / calls)
-    return statistics.median(times)
+    return median_ms(graph.replay, calls)
 
 
 def weight_of(pkg):
