@@ -87,6 +87,10 @@ def _from_torch(t: Any) -> CsrArrays:
         raise InvalidArgumentError(
             f"matrix: a torch tensor of {t.dim()} dimensions; expected 2")
     t = t.detach().cpu()
+    if t.is_complex():
+        raise InvalidArgumentError("matrix: complex values are not supported")
+    if t.dtype not in (torch.float32, torch.float64):
+        t = t.to(torch.float64)  # bf16, fp16, integers: exact in float64
     if t.layout == torch.sparse_coo:
         t = t.coalesce()
         idx = t.indices().numpy()

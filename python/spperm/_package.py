@@ -69,11 +69,11 @@ def _device(x: Any, kind: str) -> str:
     device_type = x.__dlpack_device__()[0]
     if device_type == 1:
         return "cpu"
-    if device_type in (2, 3):  # kDLCUDA, kDLCUDAHost
-        return "gpu" if device_type == 2 else "cpu"
+    if device_type == 2:  # kDLCUDA
+        return "gpu"
     raise InvalidArgumentError(
         f"operand on DLPack device type {device_type}; spperm runs on the CPU "
-        "(1) and CUDA (2)")
+        "(1) and CUDA (2) (copy pinned or managed memory to one of them)")
 
 
 def _empty(like: Any, kind: str, rows: int, k: int) -> Any:
@@ -178,16 +178,22 @@ class Layer:
         import torch
 
         if (b.dtype != torch.float32 or b.dim() != 2
-                or b.shape[0] != self.cols or not b.is_contiguous()):
+                or b.shape[0] != self.cols or not b.is_contiguous()
+                or b.layout != torch.strided
+                or b.device.type not in ("cpu", "cuda")):
             return self._slow(b)  # the general path says what is wrong
         return self._run_torch(b)
 
     def _run_torch(self, b: Any) -> Any:
-        """C = A · B for a float32 C-contiguous cols x K torch tensor B (the
-        caller checked), into a new tensor on B's device and stream."""
+        """C = A · B for a float32 C-contiguous cols x K torch tensor B on
+        the CPU or a CUDA device (the caller checked), into a new tensor on
+        B's device and stream."""
         import torch
 
         k = b.shape[1]
+        if k == 0:
+            return torch.empty((self.rows, 0), dtype=torch.float32,
+                               device=b.device)
         c = torch.empty((self.rows, k), dtype=torch.float32, device=b.device)
         if b.is_cuda:
             device = b.get_device()
@@ -294,8 +300,9 @@ class Package:
         return self.layers[0](b, out=out, stream=stream)
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> "Package":
-        """Writes the package to the directory ``path`` (replacing a package
-        there, refusing anything else) and returns self, now at ``path``."""
+        """Copies the package to the directory ``path`` (replacing a package
+        there, refusing anything else; a failed save leaves what was there)
+        and returns self (still at :attr:`path`)."""
         dest = os.path.abspath(os.fspath(path))
         _core.check_package_destination(dest)
         parent = os.path.dirname(dest)
@@ -309,7 +316,12 @@ class Package:
                     prefix=f".{os.path.basename(dest)}.old-", dir=parent)
                 os.rmdir(old)
                 os.rename(dest, old)
-            os.rename(staging, dest)
+            try:
+                os.rename(staging, dest)
+            except BaseException:
+                if old is not None and not os.path.exists(dest):
+                    os.rename(old, dest)  # the package that was there stays
+                raise
             staging = None
             if old is not None:
                 shutil.rmtree(old, ignore_errors=True)

@@ -57,6 +57,9 @@ def _linear(layer: Layer, x: torch.Tensor, bias: Optional[torch.Tensor],
         raise InvalidArgumentError(
             f"spperm::linear: x has {x.shape[-1]} features but the layer "
             f"'{layer.name}' takes {layer.cols}")
+    if x.numel() == 0:  # no rows: nothing to multiply
+        out = x.new_zeros((*x.shape[:-1], out_features))
+        return out if bias is None else out + bias
     flat = x.dim() == 2
     b = (x if flat else x.reshape(-1, layer.cols)).t()  # B = Xᵀ
     if not b.is_contiguous():

@@ -105,7 +105,11 @@ public:
     check(status);
     if (this->device == SPRT_DEVICE_GPU) {
       sprt_device_props props;
-      check(sprt_device_properties(&props));
+      if (sprt_status s = sprt_device_properties(&props); s != SPRT_OK) {
+        std::string message = sprt_last_error();
+        sprt_package_release(package);
+        throw Error(s, message);
+      }
       ordinal = props.ordinal;
     }
   }

@@ -236,7 +236,14 @@ sprt_status CudaBackend::decide(int64_t index, const PackageLayer &layer,
       failWith(SPRT_OK, savedError);
       continue;
     }
-    SPRT_RETURN_IF_ERROR(ensureResident(index, layer, v));
+    // One that cannot be uploaded again (the device is full) is not a
+    // candidate either; the call goes on with the others.
+    if (sprt_status s = ensureResident(index, layer, v); s != SPRT_OK) {
+      if (s != SPRT_ERROR_OUT_OF_MEMORY)
+        return s;
+      failWith(SPRT_OK, savedError);
+      continue;
+    }
     SPRT_RETURN_IF_ERROR(generatedLaunch(device.variant(v), layer.variant(v),
                                          choice, b, k, c, stream, launches[v]));
   }

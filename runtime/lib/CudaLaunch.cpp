@@ -102,6 +102,20 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
   const auto planKey = std::make_tuple(index, k, streamKey(stream));
   auto [decision, first] = decisions.try_emplace(bucket);
   if (first) {
+    // A decision times, allocates and synchronizes: not while the stream is
+    // captured into a CUDA graph (RuntimeABI.md, "CUDA graphs").
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (d.api.cuStreamIsCapturing &&
+        d.api.cuStreamIsCapturing(stream, &capture) == CUDA_SUCCESS &&
+        capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+      decisions.erase(decision);
+      return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                      "layer '" + layer.name + "': the first call for K = " +
+                          std::to_string(k) +
+                          " (K bucket " + std::to_string(kBucket(layer, k)) +
+                          ") is being captured into a CUDA graph; make it "
+                          "before the capture, which it must time");
+    }
     // The layer's own variant is a candidate (the others are made resident
     // where they are timed).
     if (!choice.cusparse) {

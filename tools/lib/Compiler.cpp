@@ -53,6 +53,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <mutex>
 
 #include <unistd.h>
 
@@ -465,6 +466,10 @@ std::string spellAsFlags(StringRef message) {
 /// while it parses.
 LogicalResult parseQuietly(SpPermPipelineOptions &options, StringRef text,
                            std::string &error) {
+  // stderr is the process's: one redirection at a time (the Python module
+  // compiles from several threads).
+  static std::mutex redirecting;
+  std::lock_guard<std::mutex> lock(redirecting);
   llvm::raw_string_ostream errors(error);
   llvm::errs().flush();
   std::FILE *capture = std::tmpfile();
@@ -792,6 +797,9 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
     return fail(spellAsFlags(parseError));
   if (std::string error = verifyPipelineOptions(pipeline); !error.empty())
     return fail("--" + error);
+  if (memory && !pipeline.baseDir.empty())
+    return fail("--base-dir resolves matrix files of a .mlir module; an "
+                "in-memory matrix has no path");
   if (!mlirInput) {
     if (!strategyGiven)
       pipeline.strategy = StrategyOption::Auto;

@@ -163,7 +163,8 @@ StatusOr<Package> readPackage(const std::string &dir);
 
 /// Variant `alternative` of a layer rebuilt from `original` (the layer's
 /// matrix in CSR, original row order): its permutation and format options
-/// applied. Fails where they do not reproduce its arrays exactly.
+/// applied. Fails only where they cannot be applied; the callers compare
+/// the result with the arrays (or checksums) they expect.
 Status rebuildAlternative(const CsrMatrix &original,
                           const PackageLayer &alternative,
                           FormattedMatrix &out);
