@@ -154,3 +154,18 @@ def test_gpu_time(torch_cuda):
     times = pkg[0].time(b, runs=5)
     assert len(times) == 5 and min(times) > 0
     assert len(pkg[0].time(b, variant="cusparse-spmm-default", runs=3)) == 3
+
+
+def test_gpu_first_call_under_capture_is_refused(torch_cuda):
+    """The first call for a K bucket times its variants: under CUDA-graph
+    capture it is refused, and the capture stays valid."""
+    torch = torch_cuda
+    pkg, _ = compiled("gpu_errors")
+    b = torch.randn(80, 16, device="cuda")
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        with pytest.raises(spperm.InvalidArgumentError,
+                           match="being captured into a CUDA graph"):
+            pkg(b)
+    graph.replay()
+    torch.cuda.synchronize()
