@@ -161,6 +161,7 @@ def test_gpu_first_call_under_capture_is_refused(torch_cuda):
     capture it is refused, and the capture stays valid."""
     torch = torch_cuda
     pkg, _ = compiled("gpu_errors")
+    pkg = spperm.load(pkg.path, device="gpu")  # loading allocates: before
     b = torch.randn(80, 16, device="cuda")
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
