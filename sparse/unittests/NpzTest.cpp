@@ -427,6 +427,15 @@ TEST_F(NpzErrors, Archive) {
   auto members = smallCsr();
   members.erase(members.begin() + 1); // indptr
   expectError(zipOf(members, true), "no 'indptr.npy' in the archive");
+  // Member names are the file's: the list in the message stays one line
+  // (escaped) and short (found by spperm-fuzz-npz).
+  members = smallCsr();
+  members.erase(members.begin() + 1);
+  members.emplace_back("odd\nname.npy", "x");
+  expectError(zipOf(members, true), "odd\\x0aname.npy");
+  for (int i = 0; i < 12; ++i)
+    members.emplace_back("m" + std::to_string(i), "x");
+  expectError(zipOf(members, true), ", ...)");
 }
 
 TEST_F(NpzErrors, Arrays) {

@@ -240,9 +240,16 @@ private:
   }
 
   std::string memberList() const {
+    // Names come from the file: escaped (one line) and at most 8 of them.
     std::string out;
-    for (const auto &[name, m] : members)
-      out += (out.empty() ? "" : ", ") + name;
+    size_t listed = 0;
+    for (const auto &[name, m] : members) {
+      if (listed++ == 8) {
+        out += ", ...";
+        break;
+      }
+      out += (out.empty() ? "" : ", ") + escaped(name);
+    }
     return out.empty() ? "no members" : out;
   }
 
