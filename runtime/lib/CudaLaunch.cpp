@@ -99,7 +99,9 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
     return generatedLaunch(device, layer, choice, b, k, c, stream, launch);
   // A library layer, or a checked one: decided at the first call for
   // (layer, K bucket), on whichever stream that is.
-  const auto planKey = std::make_tuple(index, k, streamKey(stream));
+  // The stream's key only where a library call is kept for it (a driver
+  // call each: not on the path of a generated variant).
+  auto planKey = [&] { return std::make_tuple(index, k, streamKey(stream)); };
   auto [decision, first] = decisions.try_emplace(bucket);
   if (first) {
     // A decision times, allocates and synchronizes: not while the stream is
@@ -135,7 +137,7 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
       return s;
     }
     if (plan)
-      libraryPlans[planKey] = std::move(plan);
+      libraryPlans[planKey()] = std::move(plan);
     releaseUnchosen(index, layer);
   }
   const Decision &chosen = decision->second;
@@ -148,7 +150,7 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
   }
   // The bucket's library call, prepared for this K and stream at their
   // first call (without timing).
-  std::unique_ptr<LibraryPlan> &plan = libraryPlans[planKey];
+  std::unique_ptr<LibraryPlan> &plan = libraryPlans[planKey()];
   if (!plan)
     SPRT_RETURN_IF_ERROR(
         libraryPlan(device, chosen.library, b, k, c, stream, plan));

@@ -159,7 +159,7 @@ sprt_status CudaBackend::uploadArrays(const PackageLayer &layer,
   for (const LayerBuffer &buffer : layerBuffers(layer)) {
     if (!wanted.count(buffer.name))
       continue;
-    const size_t bytes = buffer.count * (buffer.dtype == "i64" ? 8 : 4);
+    const uint64_t bytes = buffer.bytes();
     DeviceBuffer array;
     SPRT_RETURN_IF_ERROR(array.upload(d, buffer.data, bytes));
     device.spans[std::string(buffer.name)] = {

@@ -192,14 +192,6 @@ bool sameComputation(const ::spperm::PackageLayer &a,
          x->values == y->values;
 }
 
-/// The bytes of a variant's arrays (what data.bin and the GPU hold for it).
-uint64_t arrayBytes(const ::spperm::PackageLayer &variant) {
-  uint64_t bytes = 0;
-  for (const ::spperm::LayerBuffer &b : ::spperm::layerBuffers(variant))
-    bytes += b.count * (b.dtype == "i64" ? 8 : 4);
-  return bytes;
-}
-
 /// Keeps every variant of `layer` within `budget` times its CSR bytes
 /// (4 (rows + 1) + 8 nnz; docs/Package.md, "Size budget"): a Blocked-ELL
 /// variant padded far beyond the matrix is dropped from the alternatives,
@@ -209,10 +201,9 @@ void applySizeBudget(::spperm::PackageLayer &layer, double budget) {
   if (budget <= 0 || layer.alternatives.empty())
     return;
   const double limit =
-      budget * (4.0 * (static_cast<double>(layer.matrix.rows) + 1) +
-                8.0 * static_cast<double>(layer.matrix.nnz));
+      budget * static_cast<double>(::spperm::csrBytes(layer.matrix));
   auto fits = [&](const ::spperm::PackageLayer &v) {
-    return static_cast<double>(arrayBytes(v)) <= limit;
+    return static_cast<double>(::spperm::arrayBytes(v)) <= limit;
   };
   if (!fits(layer)) {
     auto it = std::find_if(layer.alternatives.begin(), layer.alternatives.end(),

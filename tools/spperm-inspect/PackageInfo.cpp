@@ -25,22 +25,6 @@ using namespace spperm;
 
 namespace {
 
-/// The bytes of a layer variant's arrays (what data.bin stores for it and
-/// what the GPU runtime uploads).
-uint64_t arrayBytes(const PackageLayer &variant) {
-  uint64_t bytes = 0;
-  for (const LayerBuffer &b : layerBuffers(variant))
-    bytes += b.count * (b.dtype == "i64" ? 8 : 4);
-  return bytes;
-}
-
-/// The bytes of the layer's matrix as plain CSR (int32 indices, float
-/// values): the yardstick of a package's size.
-uint64_t csrBytes(const PackageLayer &layer) {
-  return 4 * (static_cast<uint64_t>(layer.matrix.rows) + 1) +
-         8 * static_cast<uint64_t>(layer.matrix.nnz);
-}
-
 /// The regular files directly in `dir` and their sizes.
 std::vector<std::pair<std::string, uint64_t>> packageFiles(
     const std::string &dir) {
@@ -116,7 +100,7 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
                       {"nnz", layer.matrix.nnz},
                       {"k", layer.k},
                       {"library_check", layer.libraryCheck},
-                      {"csr_bytes", csrBytes(layer)},
+                      {"csr_bytes", csrBytes(layer.matrix)},
                       {"gpu_array_bytes", device},
                       {"variants", variants}});
   }

@@ -124,3 +124,33 @@ std::vector<LayerBuffer> spperm::layerBuffers(const PackageLayer &layer) {
                 });
   return buffers;
 }
+
+uint64_t spperm::arrayBytes(const PackageLayer &variant) {
+  uint64_t bytes = 0;
+  for (const LayerBuffer &b : layerBuffers(variant))
+    bytes += b.bytes();
+  return bytes;
+}
+
+uint64_t spperm::csrBytes(const FormattedMatrix &m) {
+  return 4 * (static_cast<uint64_t>(m.rows) + 1) +
+         8 * static_cast<uint64_t>(m.nnz);
+}
+
+bool detail::sameStorageParameters(const FormattedMatrix &a,
+                                   const FormattedMatrix &b) {
+  if (a.rows != b.rows || a.cols != b.cols || a.nnz != b.nnz ||
+      a.kind != b.kind)
+    return false;
+  if (a.kind == FormatKind::Bell)
+    return a.bell.block == b.bell.block && a.bell.width == b.bell.width &&
+           a.bell.delta == b.bell.delta &&
+           a.bell.denseNnz == b.bell.denseNnz &&
+           a.bell.condensed == b.bell.condensed;
+  if (a.kind == FormatKind::Hbp)
+    return a.hbp.rowBlock == b.hbp.rowBlock &&
+           a.hbp.colBlock == b.hbp.colBlock && a.hbp.hashA == b.hbp.hashA &&
+           a.hbp.hashB == b.hbp.hashB && a.hbp.hashC == b.hbp.hashC &&
+           a.hbp.hashD == b.hbp.hashD;
+  return true;
+}

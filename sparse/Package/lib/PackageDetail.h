@@ -96,6 +96,11 @@ template <> struct DType<float> { static constexpr const char *name = "f32"; };
 /// the csr.* buffers too).
 bool carriesCsr(const FormattedMatrix &f);
 
+/// Whether two storages of one matrix have the same shape, format and
+/// format scalars (bell block, width, delta, dense entries, tiles; hbp
+/// blocks and hash): a rebuilt storage must match the recorded one.
+bool sameStorageParameters(const FormattedMatrix &a, const FormattedMatrix &b);
+
 /// Calls `fn(name, vector)` for every array of `f` that the package stores,
 /// in the order they are laid out in data.bin. `Matrix` is FormattedMatrix or
 /// const FormattedMatrix. The one list of buffer names and types.

@@ -204,21 +204,8 @@ Status rebuildLayer(const std::string &manifestPath, const std::string &parent,
 /// buffer's sha256.
 Status checkRebuilt(const std::string &where, const LayerDesc &desc,
                     const FormattedMatrix &f, const CsrMatrix &m) {
-  const FormattedMatrix &want = desc.layer.matrix;
   // The recorded scalars of the storage must come out the same.
-  bool same = f.rows == want.rows && f.cols == want.cols && f.nnz == want.nnz &&
-              f.kind == want.kind;
-  if (same && f.kind == FormatKind::Bell)
-    same = f.bell.block == want.bell.block && f.bell.width == want.bell.width &&
-           f.bell.delta == want.bell.delta &&
-           f.bell.denseNnz == want.bell.denseNnz &&
-           f.bell.condensed == want.bell.condensed;
-  if (same && f.kind == FormatKind::Hbp)
-    same = f.hbp.rowBlock == want.hbp.rowBlock &&
-           f.hbp.colBlock == want.hbp.colBlock &&
-           f.hbp.hashA == want.hbp.hashA && f.hbp.hashB == want.hbp.hashB &&
-           f.hbp.hashC == want.hbp.hashC && f.hbp.hashD == want.hbp.hashD;
-  if (!same)
+  if (!sameStorageParameters(f, desc.layer.matrix))
     return Status::error(where + "the rebuilt format's parameters differ "
                                  "from the recorded ones");
   if (carriesCsr(f) != desc.withCsr && f.kind != FormatKind::Csr)

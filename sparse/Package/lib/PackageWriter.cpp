@@ -339,26 +339,15 @@ bool reproducible(const CsrMatrix &original, const PackageLayer &alternative) {
   PackageLayer rebuilt;
   if (!rebuildAlternative(original, alternative, rebuilt.matrix))
     return false;
-  const FormattedMatrix &a = rebuilt.matrix, &b = alternative.matrix;
-  if (a.kind != b.kind || a.rows != b.rows || a.nnz != b.nnz ||
-      carriesCsr(a) != carriesCsr(b))
-    return false;
-  if (a.kind == FormatKind::Bell &&
-      (a.bell.block != b.bell.block || a.bell.width != b.bell.width ||
-       a.bell.delta != b.bell.delta || a.bell.denseNnz != b.bell.denseNnz ||
-       a.bell.condensed != b.bell.condensed))
-    return false;
-  if (a.kind == FormatKind::Hbp &&
-      (a.hbp.rowBlock != b.hbp.rowBlock || a.hbp.colBlock != b.hbp.colBlock ||
-       a.hbp.hashA != b.hbp.hashA || a.hbp.hashB != b.hbp.hashB ||
-       a.hbp.hashC != b.hbp.hashC || a.hbp.hashD != b.hbp.hashD))
+  if (!sameStorageParameters(rebuilt.matrix, alternative.matrix) ||
+      carriesCsr(rebuilt.matrix) != carriesCsr(alternative.matrix))
     return false;
   const std::vector<LayerBuffer> x = layerBuffers(rebuilt),
                                  y = layerBuffers(alternative);
   if (x.size() != y.size())
     return false;
   for (size_t i = 0; i < x.size(); ++i) {
-    const size_t bytes = x[i].count * (x[i].dtype == "i64" ? 8 : 4);
+    const uint64_t bytes = x[i].bytes();
     // (An empty array's data may be null, which memcmp must not get.)
     if (x[i].name != y[i].name || x[i].count != y[i].count ||
         (bytes != 0 && std::memcmp(x[i].data, y[i].data, bytes) != 0))

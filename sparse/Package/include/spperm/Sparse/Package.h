@@ -179,11 +179,23 @@ struct LayerBuffer {
   const void *data;
   /// The number of elements.
   uint64_t count;
+
+  /// Its size in bytes.
+  uint64_t bytes() const { return count * (dtype == "i64" ? 8 : 4); }
 };
 
 /// The arrays of `layer` in data.bin order (the same list the writer uses).
 /// The names and types are static strings; `data` points into `layer`.
 std::vector<LayerBuffer> layerBuffers(const PackageLayer &layer);
+
+/// The bytes of a variant's arrays (layerBuffers): what data.bin stores
+/// for it and what the GPU runtime uploads.
+uint64_t arrayBytes(const PackageLayer &variant);
+
+/// The bytes of `m` as plain CSR with int32 indices and float values,
+/// 4 (rows + 1) + 8 nnz: the yardstick of a package's size
+/// (docs/Package.md, "What a package costs").
+uint64_t csrBytes(const FormattedMatrix &m);
 
 /// SHA-256 of `size` bytes, as 64 lowercase hex digits.
 std::string sha256Hex(const void *data, size_t size);
