@@ -149,7 +149,11 @@ sprt_status CudaBackend::recall(int64_t index, const PackageLayer &layer,
 TuningKey CudaBackend::tuningKey(int64_t index, const PackageLayer &layer,
                                  const LaunchChoice &choice, int64_t k) {
   TuningKey key = tuningBase;
-  key.layer = layer.name;
+  // Each shard of a sharded layer decides on its own.
+  key.layer = layer.isShard() ? layer.name + "#shard" +
+                                    std::to_string(layer.shard.index) + "/" +
+                                    std::to_string(layer.shard.count)
+                              : layer.name;
   key.variant = choice.cusparse ? "" : choice.variant;
   key.k = kBucket(layer, k);
   key.denseCandidate = tuning->enabled() && denseCandidate(layers[index]);

@@ -132,14 +132,26 @@ bool multiply(int64_t a, int64_t b, int64_t &out) {
 
 } // namespace
 
-/// The opaque handle: the verified package, the strings sprt_layer_info
-/// hands out, and the device's backend.
+/// The opaque handle: the verified package, its layers as the API numbers
+/// them (a sharded layer's shards are one), the strings sprt_layer_info
+/// hands out, and the device's backend (which numbers the package's layers,
+/// shards apart).
 struct sprt_package {
   Package package;
   sprt_device device = SPRT_DEVICE_CPU;
+  std::vector<LayerGroup> groups;
   std::vector<std::string> formatNames;
   std::vector<std::string> strategyNames;
   std::unique_ptr<Backend> backend;
+
+  const PackageLayer &first(int64_t index) const {
+    return package.layers[groups[index].first];
+  }
+  /// The layer's rows: all its shards' when it holds several.
+  int64_t rows(int64_t index) const {
+    const PackageLayer &l = first(index);
+    return groups[index].count > 1 ? l.shard.rows : l.matrix.rows;
+  }
 };
 
 namespace {
@@ -180,20 +192,27 @@ const char *sprt_status_name(sprt_status status) {
 
 const char *sprt_last_error(void) { return lastError.c_str(); }
 
-sprt_status sprt_package_load(const char *path, sprt_device device,
-                              sprt_package **out) {
+namespace {
+
+/// sprt_package_load (ranks 0) and sprt_package_load_shard.
+sprt_status loadPackage(const char *what, const char *path, sprt_device device,
+                        int32_t rank, int32_t ranks, sprt_package **out) {
   if (!out)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
-                    "sprt_package_load: the output pointer is NULL");
+                    std::string(what) + ": the output pointer is NULL");
   *out = nullptr;
   if (!path || !*path)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
-                    "sprt_package_load: the package path is NULL or empty");
+                    std::string(what) + ": the package path is NULL or empty");
   const auto raw = bitsOf(device);
   if (raw != SPRT_DEVICE_CPU && raw != SPRT_DEVICE_GPU)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
-                    "sprt_package_load: unknown device " +
+                    std::string(what) + ": unknown device " +
                         std::to_string(static_cast<int>(raw)));
+  if (ranks > 0 && (rank < 0 || rank >= ranks))
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    std::string(what) + ": rank must be in [0, ranks), got " +
+                        std::to_string(rank) + " of " + std::to_string(ranks));
 
   StatusOr<Package> read = readPackage(path);
   if (!read)
@@ -204,16 +223,47 @@ sprt_status sprt_package_load(const char *path, sprt_device device,
   auto package = std::make_unique<sprt_package>();
   package->package = std::move(*read);
   package->device = device;
-  for (const PackageLayer &layer : package->package.layers) {
-    package->formatNames.emplace_back(formatName(layer.matrix.kind));
-    package->strategyNames.emplace_back(
-        strategyCliName(layer.permutation.strategy));
+  if (ranks > 0)
+    if (Status s = selectShard(package->package, rank, ranks); !s)
+      return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                      std::string(what) + ": " + path + ": " + s.message());
+  package->groups = groupShards(package->package.layers);
+  for (const LayerGroup &g : package->groups) {
+    const std::vector<PackageLayer> &layers = package->package.layers;
+    std::string format(formatName(layers[g.first].matrix.kind));
+    std::string strategy(strategyCliName(layers[g.first].permutation.strategy));
+    for (size_t i = g.first + 1; i < g.first + g.count; ++i) {
+      if (formatName(layers[i].matrix.kind) != format)
+        format = "mixed";
+      if (strategyCliName(layers[i].permutation.strategy) != strategy)
+        strategy = "mixed";
+    }
+    package->formatNames.push_back(std::move(format));
+    package->strategyNames.push_back(std::move(strategy));
   }
   if (sprt_status s = createBackend(device, package->package, package->backend);
       s != SPRT_OK)
     return s;
   *out = package.release();
   return SPRT_OK;
+}
+
+} // namespace
+
+sprt_status sprt_package_load(const char *path, sprt_device device,
+                              sprt_package **out) {
+  return loadPackage("sprt_package_load", path, device, 0, 0, out);
+}
+
+sprt_status sprt_package_load_shard(const char *path, sprt_device device,
+                                    int32_t rank, int32_t ranks,
+                                    sprt_package **out) {
+  if (ranks < 1)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_package_load_shard: ranks must be at least 1, got " +
+                        std::to_string(ranks));
+  return loadPackage("sprt_package_load_shard", path, device, rank, ranks,
+                     out);
 }
 
 void sprt_package_release(sprt_package *package) { delete package; }
@@ -223,7 +273,7 @@ sprt_status sprt_layer_count(const sprt_package *package, int64_t *count) {
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     "sprt_layer_count: the package or the output pointer is "
                     "NULL");
-  *count = static_cast<int64_t>(package->package.layers.size());
+  *count = static_cast<int64_t>(package->groups.size());
   return SPRT_OK;
 }
 
@@ -233,19 +283,34 @@ sprt_status sprt_layer_find(const sprt_package *package, const char *name,
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     "sprt_layer_find: the package, the name or the output "
                     "pointer is NULL");
-  const std::vector<PackageLayer> &layers = package->package.layers;
-  for (size_t i = 0; i < layers.size(); ++i)
-    if (layers[i].name == name) {
+  for (size_t i = 0; i < package->groups.size(); ++i)
+    if (package->first(i).name == name) {
       *index = static_cast<int64_t>(i);
       return SPRT_OK;
     }
   std::string names;
-  for (const PackageLayer &layer : layers)
-    names += (names.empty() ? "" : ", ") + layer.name;
+  for (size_t i = 0; i < package->groups.size(); ++i)
+    names += (names.empty() ? "" : ", ") + package->first(i).name;
   return failWith(SPRT_ERROR_NOT_FOUND, "no layer named '" + std::string(name) +
                                             "' (the package has: " + names +
                                             ")");
 }
+
+namespace {
+
+/// The check of a layer index (`what` names the function in messages).
+sprt_status checkLayerIndex(const char *what, const sprt_package *package,
+                            int64_t index) {
+  const size_t count = package->groups.size();
+  if (index < 0 || index >= static_cast<int64_t>(count))
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    std::string(what) + ": layer index " +
+                        std::to_string(index) + " is out of range [0, " +
+                        std::to_string(count) + ")");
+  return SPRT_OK;
+}
+
+} // namespace
 
 sprt_status sprt_layer_info(const sprt_package *package, int64_t index,
                             sprt_layer_desc *desc) {
@@ -253,20 +318,59 @@ sprt_status sprt_layer_info(const sprt_package *package, int64_t index,
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     "sprt_layer_info: the package or the output pointer is "
                     "NULL");
-  const std::vector<PackageLayer> &layers = package->package.layers;
-  if (index < 0 || index >= static_cast<int64_t>(layers.size()))
-    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
-                    "sprt_layer_info: layer index " + std::to_string(index) +
-                        " is out of range [0, " +
-                        std::to_string(layers.size()) + ")");
-  const PackageLayer &layer = layers[index];
+  if (sprt_status s = checkLayerIndex("sprt_layer_info", package, index);
+      s != SPRT_OK)
+    return s;
+  const LayerGroup &g = package->groups[index];
+  const PackageLayer &layer = package->first(index);
   desc->name = layer.name.c_str();
-  desc->rows = layer.matrix.rows;
+  desc->rows = package->rows(index);
   desc->cols = layer.matrix.cols;
-  desc->nnz = layer.matrix.nnz;
+  desc->nnz = 0;
+  for (size_t i = g.first; i < g.first + g.count; ++i)
+    desc->nnz += package->package.layers[i].matrix.nnz;
   desc->k = layer.k;
   desc->format = package->formatNames[index].c_str();
   desc->strategy = package->strategyNames[index].c_str();
+  return SPRT_OK;
+}
+
+sprt_status sprt_layer_shard_count(const sprt_package *package, int64_t index,
+                                   int64_t *count) {
+  if (!package || !count)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_layer_shard_count: the package or the output "
+                    "pointer is NULL");
+  if (sprt_status s =
+          checkLayerIndex("sprt_layer_shard_count", package, index);
+      s != SPRT_OK)
+    return s;
+  *count = static_cast<int64_t>(package->groups[index].count);
+  return SPRT_OK;
+}
+
+sprt_status sprt_layer_shard(const sprt_package *package, int64_t index,
+                             int64_t shard, sprt_shard_desc *desc) {
+  if (!package || !desc)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_layer_shard: the package or the output pointer is "
+                    "NULL");
+  if (sprt_status s = checkLayerIndex("sprt_layer_shard", package, index);
+      s != SPRT_OK)
+    return s;
+  const LayerGroup &g = package->groups[index];
+  if (shard < 0 || shard >= static_cast<int64_t>(g.count))
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_layer_shard: shard " + std::to_string(shard) +
+                        " is out of range [0, " + std::to_string(g.count) +
+                        ")");
+  const PackageLayer &l = package->package.layers[g.first + shard];
+  if (!l.isShard()) {
+    *desc = {0, 1, 0, l.matrix.rows, l.matrix.rows};
+    return SPRT_OK;
+  }
+  *desc = {l.shard.index, l.shard.count, l.shard.rowBegin, l.shard.rowEnd,
+           l.shard.rows};
   return SPRT_OK;
 }
 
@@ -283,12 +387,9 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
   };
   if (!package)
     return invalid("the package is NULL");
-  const std::vector<PackageLayer> &layers = package->package.layers;
-  if (layerIndex < 0 || layerIndex >= static_cast<int64_t>(layers.size()))
-    return invalid("layer index " + std::to_string(layerIndex) +
-                   " is out of range [0, " + std::to_string(layers.size()) +
-                   ")");
-  const PackageLayer &layer = layers[layerIndex];
+  if (sprt_status s = checkLayerIndex(what, package, layerIndex); s != SPRT_OK)
+    return s;
+  const PackageLayer &layer = package->first(layerIndex);
   if (k < 1)
     return invalid("k must be at least 1, got " + std::to_string(k));
   if (layer.k != 0 && k != layer.k)
@@ -296,7 +397,7 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
                    std::to_string(layer.k) + ", got k = " + std::to_string(k));
   int64_t bCount, cCount, bBytes, cBytes;
   if (!multiply(layer.matrix.cols, k, bCount) ||
-      !multiply(layer.matrix.rows, k, cCount) ||
+      !multiply(package->rows(layerIndex), k, cCount) ||
       !multiply(bCount, int64_t(sizeof(float)), bBytes) ||
       !multiply(cCount, int64_t(sizeof(float)), cBytes))
     return invalid("k = " + std::to_string(k) +
@@ -336,15 +437,37 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
 
 } // namespace
 
+namespace {
+
+/// Where shard `i` of layer group `g` writes: its rows of C when the package
+/// holds the whole layer, all of C when it holds one shard (or the layer
+/// whole).
+float *shardOutput(const sprt_package *package, const LayerGroup &g, size_t i,
+                   int64_t k, float *c) {
+  if (g.count == 1 || !c)
+    return c;
+  return c + static_cast<int64_t>(
+                 package->package.layers[g.first + i].shard.rowBegin) *
+                 k;
+}
+
+} // namespace
+
 sprt_status sprt_spmm(sprt_package *package, int64_t layerIndex, const float *b,
                       int64_t k, float *c, void *stream) {
   if (sprt_status s =
           checkSpmmArguments("sprt_spmm", package, layerIndex, b, k, c);
       s != SPRT_OK)
     return s;
-  return package->backend->spmm(layerIndex,
-                                package->package.layers[layerIndex], b, k, c,
-                                stream);
+  const LayerGroup &g = package->groups[layerIndex];
+  for (size_t i = 0; i < g.count; ++i)
+    if (sprt_status s = package->backend->spmm(
+            static_cast<int64_t>(g.first + i),
+            package->package.layers[g.first + i], b, k,
+            shardOutput(package, g, i, k, c), stream);
+        s != SPRT_OK)
+      return s;
+  return SPRT_OK;
 }
 
 sprt_status sprt_spmm_time(sprt_package *package, int64_t layerIndex,
@@ -363,10 +486,32 @@ sprt_status sprt_spmm_time(sprt_package *package, int64_t layerIndex,
   if (!times_ms)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     "sprt_spmm_time: times_ms is NULL");
-  return package->backend->time(
-      layerIndex, package->package.layers[layerIndex],
-      variant && *variant ? variant : "spperm", b, k, c, stream, warmup, runs,
-      times_ms);
+  const LayerGroup &g = package->groups[layerIndex];
+  const std::string name = variant && *variant ? variant : "spperm";
+  if (g.count == 1)
+    return package->backend->time(static_cast<int64_t>(g.first),
+                                  package->package.layers[g.first], name, b, k,
+                                  c, stream, warmup, runs, times_ms);
+  // A layer of several shards, run as sprt_spmm runs it: timed on the host
+  // on the CPU; on the GPU each rank times its own shard.
+  if (package->device != SPRT_DEVICE_CPU || name != "spperm")
+    return failWith(SPRT_ERROR_UNSUPPORTED,
+                    "sprt_spmm_time: layer '" + package->first(layerIndex).name +
+                        "' has " + std::to_string(g.count) +
+                        " shards; on the GPU time each shard on its rank "
+                        "(sprt_package_load_shard), or the layer compiled "
+                        "whole");
+  for (int32_t i = 0; i < warmup + runs; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (sprt_status s = sprt_spmm(package, layerIndex, b, k, c, stream);
+        s != SPRT_OK)
+      return s;
+    std::chrono::duration<float, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    if (i >= warmup)
+      times_ms[i - warmup] = elapsed.count();
+  }
+  return SPRT_OK;
 }
 
 #ifdef SPPERM_HAVE_CUDA

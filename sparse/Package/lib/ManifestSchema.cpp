@@ -52,7 +52,7 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
   if (!r.onlyKeys(l, ctx,
                   {"name", "rows", "cols", "nnz", "k", "strategy",
                    "strategy_params", "format", "format_params", "source",
-                   "kernels", "buffers", "library_check"}))
+                   "kernels", "buffers", "library_check", "shard"}))
     return false;
   PackageLayer &layer = out.layer;
   FormattedMatrix &f = layer.matrix;
@@ -73,6 +73,28 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
       static_cast<uint64_t>(f.rows) * static_cast<uint64_t>(f.cols))
     return r.fail(ctx + ".nnz " + std::to_string(f.nnz) +
                   " is larger than rows x cols");
+
+  // The shard of its layer (docs/Package.md, "Shards"); the shards' order
+  // and cover are checked once all layers are read (checkShards).
+  if (l.contains("shard")) {
+    const std::string sctx = ctx + ".shard";
+    const json *sj = r.object(l, ctx, "shard");
+    ShardInfo &shard = layer.shard;
+    if (!sj ||
+        !r.onlyKeys(*sj, sctx,
+                    {"index", "count", "row_begin", "row_end", "rows"}) ||
+        !r.integerAs(*sj, sctx, "count", 2, kMaxIndex, shard.count) ||
+        !r.integerAs(*sj, sctx, "index", 0, shard.count - 1, shard.index) ||
+        !r.integerAs(*sj, sctx, "rows", 0, kMaxIndex, shard.rows) ||
+        !r.integerAs(*sj, sctx, "row_begin", 0, shard.rows, shard.rowBegin) ||
+        !r.integerAs(*sj, sctx, "row_end", shard.rowBegin, shard.rows,
+                     shard.rowEnd))
+      return false;
+    if (shard.rowEnd - shard.rowBegin != f.rows)
+      return r.fail(sctx + ": rows [" + std::to_string(shard.rowBegin) +
+                    ", " + std::to_string(shard.rowEnd) + ") are not the " +
+                    std::to_string(f.rows) + " rows of the shard");
+  }
 
   // Strategy and its parameters.
   std::optional<Strategy> strategy = parseStrategy(strategyName);
@@ -452,7 +474,8 @@ bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
     const PackageLayer &layer = out.layers.back().layer;
     for (const LayerDesc &other : out.layers)
       if (&other.layer != &layer && other.parent < 0 &&
-          other.layer.name == layer.name)
+          other.layer.name == layer.name &&
+          !(other.layer.isShard() && layer.isShard()))
         return r.fail("two layers are named " + inQuotes(layer.name));
     if (!alternatives)
       continue;
@@ -500,6 +523,20 @@ bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
                              "variant the runtime times)");
     }
   }
+
+  // The shards of each sharded layer in order, covering its rows.
+  std::vector<PackageLayer> top;
+  for (const LayerDesc &l : out.layers)
+    if (l.parent < 0) {
+      PackageLayer &t = top.emplace_back();
+      t.name = l.layer.name;
+      t.shard = l.layer.shard;
+      t.k = l.layer.k;
+      t.matrix.rows = l.layer.matrix.rows;
+      t.matrix.cols = l.layer.matrix.cols;
+    }
+  if (Status s = checkShards(top); !s)
+    return r.fail("layers: " + s.message());
 
   // No two buffers may share bytes of data.bin.
   if (!out.externalData) {

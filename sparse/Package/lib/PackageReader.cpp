@@ -18,6 +18,8 @@
 #include "PackageDetail.h"
 #include "Sha256.h"
 
+#include "spperm/Sparse/Shards.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
@@ -181,6 +183,16 @@ Status rebuildLayer(const std::string &manifestPath, const std::string &parent,
   if (!m)
     return Status::error(where +
                          "cannot rebuild from the source: " + m.message());
+  // A shard is its rows of the source.
+  if (layer.isShard()) {
+    const ShardInfo &shard = layer.shard;
+    if (m->rows != shard.rows)
+      return Status::error(where + "the source matrix has " +
+                           std::to_string(m->rows) + " rows, the manifest "
+                           "says the sharded layer has " +
+                           std::to_string(shard.rows));
+    *m = sliceRows(*m, shard.rowBegin, shard.rowEnd);
+  }
   const FormattedMatrix &want = layer.matrix;
   if (m->rows != want.rows || m->cols != want.cols || m->nnz() != want.nnz)
     return Status::error(

@@ -404,6 +404,15 @@ Status writePackageFiles(const std::string &tmp,
     l["kernels"] = kernels;
     if (layer.libraryCheck)
       l["library_check"] = true;
+    if (layer.isShard()) {
+      json shard;
+      shard["index"] = layer.shard.index;
+      shard["count"] = layer.shard.count;
+      shard["row_begin"] = layer.shard.rowBegin;
+      shard["row_end"] = layer.shard.rowEnd;
+      shard["rows"] = layer.shard.rows;
+      l["shard"] = shard;
+    }
 
     json buffers = json::array();
     forEachBuffer(f, carriesCsr(f), [&](std::string_view name, const auto &vec) {
@@ -564,9 +573,13 @@ Status spperm::writePackage(const std::string &dirArg,
     if (Status s = checkAlternativesForWriting(layers[i], options.externalData);
         !s)
       return fail(s.message());
-    for (size_t j = 0; j < i; ++j)
-      if (layers[j].name == layers[i].name)
-        return fail("two layers are named " + inQuotes(layers[i].name));
+    for (const PackageLayer &alternative : layers[i].alternatives)
+      if (alternative.shard.count != layers[i].shard.count ||
+          alternative.shard.index != layers[i].shard.index ||
+          alternative.shard.rowBegin != layers[i].shard.rowBegin ||
+          alternative.shard.rowEnd != layers[i].shard.rowEnd)
+        return fail("layer " + inQuotes(layers[i].name) +
+                    ": an alternative is another shard than its layer");
     // With external data the reader resolves the source path as the manifest
     // records it; make sure that finds the very file now.
     if (options.externalData) {
@@ -581,6 +594,9 @@ Status spperm::writePackage(const std::string &dirArg,
             (sha ? "does not match the layer's sha256" : "cannot be read"));
     }
   }
+
+  if (Status s = checkShards(layers); !s)
+    return fail(s.message());
 
   // The destination must be free, or a package we may replace (checked
   // again when it is replaced).

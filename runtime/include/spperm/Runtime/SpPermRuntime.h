@@ -110,6 +110,20 @@ SPRT_EXPORT const char *sprt_last_error(void);
 SPRT_EXPORT sprt_status sprt_package_load(const char *path, sprt_device device,
                                           sprt_package **out);
 
+/** Loads what rank `rank` of `ranks` runs of the package directory `path`
+ *  (docs/Distributed.md): each layer compiled with `--shards ranks` is
+ *  reduced to its shard `rank` (a layer of that shard's rows; C holds rows
+ *  [row_begin, row_end) of the whole layer, sprt_layer_shard), and layers
+ *  compiled whole are kept whole. Only that shard's arrays and kernels go
+ *  to the device. SPRT_ERROR_INVALID_ARGUMENT when rank is not in
+ *  [0, ranks) or a sharded layer has another number of shards than
+ *  `ranks`. The GPU is CUDA device SPPERM_CUDA_DEVICE (0 when unset): give
+ *  each rank's process its own (docs/Distributed.md). */
+SPRT_EXPORT sprt_status sprt_package_load_shard(const char *path,
+                                                sprt_device device,
+                                                int32_t rank, int32_t ranks,
+                                                sprt_package **out);
+
 /** Releases a package and everything it holds; NULL is accepted. The package
  *  must not be in use on another thread. */
 SPRT_EXPORT void sprt_package_release(sprt_package *package);
@@ -122,12 +136,40 @@ SPRT_EXPORT sprt_status sprt_layer_count(const sprt_package *package,
 SPRT_EXPORT sprt_status sprt_layer_find(const sprt_package *package,
                                         const char *name, int64_t *index);
 
-/** Describes layer `index` (0 <= index < sprt_layer_count). */
+/** Describes layer `index` (0 <= index < sprt_layer_count). A layer of
+ *  several shards is described whole: its rows and entries are all its
+ *  shards', its format and strategy shard 0's ("mixed" where the shards
+ *  differ). */
 SPRT_EXPORT sprt_status sprt_layer_info(const sprt_package *package,
                                         int64_t index, sprt_layer_desc *desc);
 
+/** One shard of a layer (sprt_layer_shard). */
+typedef struct sprt_shard_desc {
+  /** Which shard of the layer this is, and how many the layer has (1: the
+   *  layer was compiled whole). */
+  int64_t index;
+  int64_t count;
+  /** The rows [row_begin, row_end) of the whole layer (of `rows`) the
+   *  shard's C holds, in the original order. */
+  int64_t row_begin;
+  int64_t row_end;
+  int64_t rows;
+} sprt_shard_desc;
+
+/** The shards layer `index` holds: sprt_layer_shard_count gives 1 for a
+ *  layer compiled whole and for a layer loaded by sprt_package_load_shard
+ *  (its one shard), else the layer's shard count; sprt_layer_shard
+ *  describes held shard `shard` (0 <= shard < that count). */
+SPRT_EXPORT sprt_status sprt_layer_shard_count(const sprt_package *package,
+                                               int64_t index, int64_t *count);
+SPRT_EXPORT sprt_status sprt_layer_shard(const sprt_package *package,
+                                         int64_t index, int64_t shard,
+                                         sprt_shard_desc *desc);
+
 /** C = A * B for layer `layer`: B is cols x k row-major, C is rows x k
  *  row-major, rows in the original order; every element of C is written.
+ *  A layer of several shards runs each shard into its rows of C; a layer
+ *  loaded by sprt_package_load_shard is its shard's rows alone.
  *  k >= 1, and k must equal the layer's k when that is not 0. b and c are
  *  aligned to 4 bytes, and on the GPU to 16 bytes when k % 4 == 0
  *  (SPRT_ERROR_INVALID_ARGUMENT otherwise, before anything runs). On the CPU

@@ -81,6 +81,18 @@ struct KernelInfo {
   }
 };
 
+/// Where a shard sits in its layer: a layer compiled for N ranks
+/// (`spperm-compile --shards N`) is N package layers of one name, shard i
+/// holding rows [rowBegin, rowEnd) of the whole layer's `rows`, each
+/// permuted, stored and given kernels on its own (docs/Package.md,
+/// "Shards"; docs/Distributed.md). count 1: a whole layer.
+struct ShardInfo {
+  int32_t index = 0;
+  int32_t count = 1;
+  int32_t rowBegin = 0, rowEnd = 0;
+  int32_t rows = 0;
+};
+
 /// One layer (one fixed sparse matrix) of a package.
 struct PackageLayer {
   std::string name;
@@ -112,6 +124,11 @@ struct PackageLayer {
   /// load from its layer's matrix ("rebuilt": true in the manifest; set by
   /// writePackage where the rebuild reproduces them, docs/Package.md).
   bool rebuilt = false;
+  /// The shard of its layer this is (count 1: the whole layer).
+  ShardInfo shard;
+
+  /// Whether this is one shard of a layer cut for several ranks.
+  bool isShard() const { return shard.count > 1; }
 
   /// Variant `which` of the layer: 0 the layer itself, n >= 1 its
   /// alternative n (which must be at most alternatives.size()).
@@ -147,6 +164,32 @@ struct Package {
   std::string ptx;
   std::string cubin;
 };
+
+/// A layer as a package's users see it: a whole layer, or the consecutive
+/// shards of a sharded one (layers [first, first + count) of
+/// Package::layers).
+struct LayerGroup {
+  size_t first = 0;
+  size_t count = 1;
+};
+
+/// `layers` grouped: a whole layer alone, a sharded layer's shards
+/// together (the consecutive shards of one name: all of them, as
+/// checkShards requires of a package, or the one selectShard kept).
+std::vector<LayerGroup> groupShards(const std::vector<PackageLayer> &layers);
+
+/// OK when no two layers share a name except the shards of one sharded
+/// layer, which follow each other numbered 0 to count - 1, all with the
+/// same count, columns, K and whole-layer rows, and cut the rows into
+/// consecutive ranges (shard i's rows are its range's length); else the
+/// first problem.
+Status checkShards(const std::vector<PackageLayer> &layers);
+
+/// Reduces `package` to what rank `rank` of `ranks` runs (docs/Package.md,
+/// "Shards"): each sharded layer to its shard `rank`, whole layers kept
+/// (every rank holds them). An error when a sharded layer has a count other
+/// than `ranks`, or rank is not in [0, ranks).
+Status selectShard(Package &package, int32_t rank, int32_t ranks);
 
 /// OK when `dir` is free or a package directory that writePackage may
 /// replace; else the error writePackage would give.
