@@ -129,7 +129,7 @@ OwningOpRef<ModuleOp> buildMatrixModule(MLIRContext *ctx,
   auto load = LoadOp::create(b, loc, matrixType, b.getStringAttr(path),
                              values == "file" ? StringAttr()
                                               : b.getStringAttr(values),
-                             FeaturesAttr(), ChoiceAttr());
+                             DenseI64ArrayAttr(), FeaturesAttr(), ChoiceAttr());
   auto spmm = SpMMOp::create(b, loc, cType, load.getResult(),
                              entry->getArgument(0));
   func::ReturnOp::create(b, loc, spmm.getResult());

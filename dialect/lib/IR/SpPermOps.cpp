@@ -36,6 +36,15 @@ LogicalResult LoadOp::verify() {
   if (type.getPerm())
     return emitOpError("loads a matrix in file order; use spperm.permute to "
                        "reorder its rows");
+  if (std::optional<ArrayRef<int64_t>> rows = getRows()) {
+    if (rows->size() != 2 || (*rows)[0] < 0 || (*rows)[1] <= (*rows)[0])
+      return emitOpError("rows must be [begin, end) with 0 <= begin < end");
+    if ((*rows)[1] - (*rows)[0] != type.getRows())
+      return emitOpError("rows [")
+             << (*rows)[0] << ", " << (*rows)[1] << ") are "
+             << (*rows)[1] - (*rows)[0] << " rows but the result type has "
+             << type.getRows();
+  }
   if (std::optional<FeaturesAttr> features = getFeatures()) {
     std::optional<int64_t> rows = features->getInt("rows");
     std::optional<int64_t> cols = features->getInt("cols");

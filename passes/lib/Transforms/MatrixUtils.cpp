@@ -7,6 +7,7 @@
 #include "spperm/Transforms/MatrixUtils.h"
 
 #include "spperm/Sparse/MatrixIO.h"
+#include "spperm/Sparse/Shards.h"
 
 #include <chrono>
 
@@ -92,8 +93,18 @@ static std::string joinKey(const std::string &path, StringRef values) {
   return path + '\0' + values.str();
 }
 
+/// The key suffix of a load's row range ("" for the whole matrix).
+static std::string rowsKey(LoadOp op) {
+  std::optional<ArrayRef<int64_t>> rows = op.getRows();
+  if (!rows)
+    return "";
+  return "\0rows=" + std::to_string((*rows)[0]) + "," +
+         std::to_string((*rows)[1]);
+}
+
 std::string MatrixCache::matrixKey(LoadOp op, StringRef baseDir) const {
-  return joinKey(op.resolvePath(baseDir), op.getValues().value_or("file"));
+  return joinKey(op.resolvePath(baseDir), op.getValues().value_or("file")) +
+         rowsKey(op);
 }
 
 std::string MatrixCache::formattedKey(LoadOp load, MatrixType type,
@@ -132,6 +143,25 @@ const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op, StringRef baseDir) {
              .first;
   }
   const ::spperm::CsrMatrix *m = it->second.get();
+  // A shard: its rows of the file's matrix, kept beside it.
+  if (std::optional<ArrayRef<int64_t>> rows = op.getRows()) {
+    const int64_t begin = (*rows)[0], end = (*rows)[1];
+    if (end > m->rows) {
+      op.emitOpError() << "rows [" << begin << ", " << end << ") of file "
+                       << path << ", which has " << m->rows << " rows";
+      return nullptr;
+    }
+    auto slice = matrices.find(joinKey(path, values) + rowsKey(op));
+    if (slice == matrices.end())
+      slice = matrices
+                  .try_emplace(joinKey(path, values) + rowsKey(op),
+                               std::make_unique<::spperm::CsrMatrix>(
+                                   ::spperm::sliceRows(
+                                       *m, static_cast<int32_t>(begin),
+                                       static_cast<int32_t>(end))))
+                  .first;
+    m = slice->second.get();
+  }
   MatrixType type = op.getResult().getType();
   if (m->rows != type.getRows() || m->cols != type.getCols()) {
     op.emitOpError() << "file " << path << " holds a " << m->rows << "x"

@@ -107,7 +107,8 @@ struct RaiseSparseMatmul : OpInterfaceRewritePattern<linalg::LinalgOp> {
         MatrixType::get(ctx, aType.getDimSize(0), aType.getDimSize(1),
                         rewriter.getF32Type(), CsrAttr::get(ctx, {}));
     auto load = LoadOp::create(rewriter, op.getLoc(), matrixType, source,
-                               values, FeaturesAttr(), ChoiceAttr());
+                               values, DenseI64ArrayAttr(), FeaturesAttr(),
+                               ChoiceAttr());
     auto spmm =
         SpMMOp::create(rewriter, op.getLoc(), cType, load.getResult(), b);
     rewriter.replaceOp(op, spmm.getResult());

@@ -492,3 +492,27 @@ func.func private @launch_block() attributes {k = #spperm.launch<name = "k", fam
 
 // expected-error@+1 {{shared_bytes must not be negative, got -4}}
 func.func private @launch_shared() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = -4>}
+
+// -----
+
+func.func @load_rows_empty() {
+  // expected-error@+1 {{rows must be [begin, end) with 0 <= begin < end}}
+  %a = spperm.load "a.mtx" {rows = array<i64: 3, 3>} : !spperm.matrix<4x9xf32, #spperm.csr>
+  return
+}
+
+// -----
+
+func.func @load_rows_three() {
+  // expected-error@+1 {{rows must be [begin, end) with 0 <= begin < end}}
+  %a = spperm.load "a.mtx" {rows = array<i64: 0, 2, 4>} : !spperm.matrix<4x9xf32, #spperm.csr>
+  return
+}
+
+// -----
+
+func.func @load_rows_mismatch() {
+  // expected-error@+1 {{rows [0, 3) are 3 rows but the result type has 4}}
+  %a = spperm.load "a.mtx" {rows = array<i64: 0, 3>} : !spperm.matrix<4x9xf32, #spperm.csr>
+  return
+}

@@ -160,3 +160,13 @@ func.func @permute_convert(%a: !spperm.matrix<64x64xf32, #spperm.csr>) -> !spper
 // CHECK-LABEL: func.func private @launch
 // CHECK-SAME: k = [#spperm.launch<name = "l0_csr_k32_0", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = true, args = ["order", "csr.row_ptr", "B", "C"], grid = [8, 1, 1], block = [256, 1, 1], shared_bytes = 0>, #spperm.launch<name = "cusparse", family = "cusparse", variant = "cusparse", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [1, 1, 1], shared_bytes = 0>]
 func.func private @launch() attributes {k = [#spperm.launch<name = "l0_csr_k32_0", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = true, args = ["order", "csr.row_ptr", "B", "C"], grid = [8, 1, 1], block = [256, 1, 1], shared_bytes = 0>, #spperm.launch<name = "cusparse", family = "cusparse", variant = "cusparse", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [1, 1, 1], shared_bytes = 0>]}
+
+// -----
+
+// A row range of the file's matrix (a shard).
+// CHECK-LABEL: func.func @load_rows
+// CHECK:       spperm.load "a.mtx" {rows = array<i64: 2, 6>} : !spperm.matrix<4x9xf32, #spperm.csr>
+func.func @load_rows() -> !spperm.matrix<4x9xf32, #spperm.csr> {
+  %a = spperm.load "a.mtx" {rows = array<i64: 2, 6>} : !spperm.matrix<4x9xf32, #spperm.csr>
+  return %a : !spperm.matrix<4x9xf32, #spperm.csr>
+}

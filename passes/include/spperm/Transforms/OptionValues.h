@@ -16,6 +16,7 @@
 
 #include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/Names.h"
+#include "spperm/Sparse/Shards.h"
 #include "spperm/Sparse/Strategy.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -121,6 +122,24 @@ struct BellColumnsOptionValues {
       option.getParser().addLiteralOption(
           llvm::StringRef(::spperm::bellColumnsName(c)), c,
           kHelp[static_cast<int>(c)]);
+  }
+};
+
+/// A `cut` option of spperm-shard-rows: the core's ShardCut (balanced,
+/// equal-rows).
+using ShardCutOption = ::spperm::ShardCut;
+
+/// An llvm::cl modifier giving a ShardCutOption option its values.
+struct ShardCutOptionValues {
+  template <typename Opt>
+  void apply(Opt &option) const {
+    option.getParser().addLiteralOption(
+        llvm::StringRef(::spperm::shardCutName(::spperm::ShardCut::Balanced)),
+        ::spperm::ShardCut::Balanced,
+        "shards of equal predicted time (entries + 1 per row)");
+    option.getParser().addLiteralOption(
+        llvm::StringRef(::spperm::shardCutName(::spperm::ShardCut::EqualRows)),
+        ::spperm::ShardCut::EqualRows, "shards of equal row counts");
   }
 };
 

@@ -315,4 +315,55 @@ def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
   ];
 }
 
+def SpPermShardRows : Pass<"spperm-shard-rows", "::mlir::ModuleOp"> {
+  let summary = "Cut each layer's matrix into row shards, one per rank";
+  let description = [{
+    For `shards` > 1, replaces every layer (a function with one
+    `spperm.spmm` of a matrix its `spperm.load` reads whole) by `shards`
+    copies, `@NAME__shardI`, each loading rows `[begin, end)` of the matrix
+    (the load's `rows`) and returning those rows of C, so that every pass
+    after it (features, selection, permutation, format, kernels) treats each
+    shard as a layer of its own. The cut balances the shards' predicted time
+    (`cut=balanced`: a row weighs its entries + 1, one B row per entry and
+    its C row) or their rows (`cut=equal-rows`); every shard has at least
+    one row (docs/Distributed.md). Each copy records
+    `spperm.shard = array<i64: index, count, begin, end, rows>` and
+    `spperm.shard_of = "NAME"`, from which spperm-compile packages the
+    shards as one sharded layer.
+
+    Before (`shards=2`):
+    ```mlir
+    func.func @g(%b: tensor<6x?xf32>) -> tensor<4x?xf32> {
+      %a = spperm.load "g.mtx" : !spperm.matrix<4x6xf32, #spperm.csr>
+      %c = spperm.spmm %a, %b : ... -> tensor<4x?xf32>
+      return %c : tensor<4x?xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @g__shard0(%b: tensor<6x?xf32>) -> tensor<1x?xf32>
+        attributes {spperm.shard = array<i64: 0, 2, 0, 1, 4>,
+                    spperm.shard_of = "g"} {
+      %a = spperm.load "g.mtx" {rows = array<i64: 0, 1>}
+          : !spperm.matrix<1x6xf32, #spperm.csr>
+      ...
+    }
+    func.func @g__shard1(...) -> tensor<3x?xf32> attributes {...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::spperm::SpPermDialect",
+                           "::mlir::func::FuncDialect"];
+  let options = [
+    Option<"shards", "shards", "int64_t", /*default=*/"1",
+           "Shards per layer (1: none), at most the matrix's rows">,
+    Option<"cut", "cut", "::mlir::spperm::ShardCutOption",
+           /*default=*/"::mlir::spperm::ShardCutOption::Balanced",
+           "How the rows are cut: balanced (equal predicted time) or "
+           "equal-rows",
+           "::mlir::spperm::ShardCutOptionValues()">,
+    Option<"baseDir", "base-dir", "std::string", /*default=*/"\"\"",
+           "Directory that relative matrix paths are resolved against">,
+  ];
+}
+
 #endif // SPPERM_TRANSFORMS_PASSES_TD

@@ -30,6 +30,10 @@ def SpPerm_LoadOp : SpPerm_Op<"load", [Pure]> {
     convert it with `spperm.permute` and `spperm.convert`. A relative path
     is resolved against the directory of the IR file being compiled.
 
+    `rows`, when present, is `[begin, end)`: the result is those rows of
+    the file's matrix (a shard, made by `spperm-shard-rows`), `end - begin`
+    rows of it.
+
     `features`, when present, holds statistics computed by
     `spperm-extract-features`; they must agree with the result type.
     `choice`, when present, is the variant `spperm-select` chose for the
@@ -38,10 +42,13 @@ def SpPerm_LoadOp : SpPerm_Op<"load", [Pure]> {
     ```mlir
     %A = spperm.load "weights/fc1.smtx" {values = "random:7"}
         : !spperm.matrix<512x2048xf32, #spperm.csr>
+    %S = spperm.load "graph.mtx" {rows = array<i64: 0, 4096>}
+        : !spperm.matrix<4096x16384xf32, #spperm.csr>
     ```
   }];
   let arguments = (ins StrAttr:$path,
                        OptionalAttr<StrAttr>:$values,
+                       OptionalAttr<DenseI64ArrayAttr>:$rows,
                        OptionalAttr<SpPerm_FeaturesAttr>:$features,
                        OptionalAttr<SpPerm_ChoiceAttr>:$choice);
   let results = (outs SpPerm_Matrix:$result);

@@ -1,0 +1,53 @@
+// RUN: spperm-opt %s -split-input-file -spperm-shard-rows=shards=5 -verify-diagnostics
+
+// More shards than rows.
+func.func @tiny(%b: tensor<5x8xf32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{cannot be cut into shards: shards must be an integer in [1, 4] (at least one row per shard; the matrix has 4 rows), got 5}}
+  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
+}
+
+// -----
+
+// Two multiplications: not a layer.
+// expected-error@+1 {{'func.func' op cannot be cut into shards: it holds 2 spperm.spmm ops; a layer is one multiplication}}
+func.func @two(%b: tensor<5x8xf32>) -> tensor<4x8xf32> {
+  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<4x8xf32>
+  %d = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<4x8xf32>
+  return %d : tensor<4x8xf32>
+}
+
+// -----
+
+// The matrix is permuted before the multiplication.
+// expected-error@+1 {{cannot be cut into shards: its matrix does not come straight from spperm.load (shard before spperm-permute-rows and spperm-convert-format)}}
+func.func @permuted(%b: tensor<5x8xf32>) -> tensor<4x8xf32> {
+  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %p = spperm.permute %a : !spperm.matrix<4x5xf32, #spperm.csr> -> !spperm.matrix<4x5xf32, #spperm.csr<perm = #spperm.perm<lpt>>>
+  %c = spperm.spmm %p, %b : !spperm.matrix<4x5xf32, #spperm.csr<perm = #spperm.perm<lpt>>>, tensor<5x8xf32> -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
+}
+
+// -----
+
+// The product feeds another op.
+// expected-error@+1 {{cannot be cut into shards: the product is used by 'tensor.cast'; a sharded layer returns it}}
+func.func @used(%b: tensor<5x8xf32>) -> tensor<?x8xf32> {
+  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<4x8xf32>
+  %d = tensor.cast %c : tensor<4x8xf32> to tensor<?x8xf32>
+  return %d : tensor<?x8xf32>
+}
+
+// -----
+
+// The name of a shard is taken.
+// expected-error@+1 {{'func.func' op cannot take its shard 0: the name @fc__shard0 is taken}}
+func.func @fc(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  %a = spperm.load "../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
+  return %c : tensor<64x8xf32>
+}
+func.func private @fc__shard0()
