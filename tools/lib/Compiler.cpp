@@ -248,6 +248,8 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
                             const CollectOptions &options,
                             std::vector<::spperm::PackageLayer> &layers) {
   std::map<std::string, std::string> sourceHashes;
+  // The layer each function became (by symbol): alternatives name theirs.
+  std::map<std::string, size_t> layerOf;
   for (auto func : module.getOps<func::FuncOp>()) {
     SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
     if (spmms.empty())
@@ -264,19 +266,33 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
       return failure();
     ::spperm::PackageLayer layer;
     layer.name = func.getSymName().str();
+    // A shard spperm-shard-rows made: named after its layer, with its rows.
+    if (auto shard = func->getAttrOfType<DenseI64ArrayAttr>("spperm.shard")) {
+      auto of = func->getAttrOfType<StringAttr>("spperm.shard_of");
+      if (shard.size() != 5 || !of)
+        return func.emitError() << "has a malformed spperm.shard (expected "
+                                   "[index, count, begin, end, rows] and "
+                                   "spperm.shard_of)";
+      layer.name = of.str();
+      layer.shard = {static_cast<int32_t>(shard[0]),
+                     static_cast<int32_t>(shard[1]),
+                     static_cast<int32_t>(shard[2]),
+                     static_cast<int32_t>(shard[3]),
+                     static_cast<int32_t>(shard[4])};
+    }
     // A copy spperm-expand-alternatives made: one of the layer's
     // alternatives (it follows its layer in the module).
     ::spperm::PackageLayer *parent = nullptr;
     if (auto of = func->getAttrOfType<FlatSymbolRefAttr>(
             "spperm.alternative_of")) {
-      for (::spperm::PackageLayer &l : layers)
-        if (l.name == of.getValue())
-          parent = &l;
+      if (auto it = layerOf.find(of.getValue().str()); it != layerOf.end())
+        parent = &layers[it->second];
       if (!parent || !parent->libraryCheck)
         return func.emitError()
                << "is an alternative of @" << of.getValue()
                << ", which is not a layer checked at run time before it";
       layer.name = parent->name;
+      layer.shard = parent->shard;
     }
     MatrixType type = spmm.getMatrix().getType();
     layer.permutation = getPermutationOptions(type.getPerm());
@@ -323,6 +339,7 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
       parent->alternatives.push_back(std::move(layer));
       continue;
     }
+    layerOf[func.getSymName().str()] = layers.size();
     layers.push_back(std::move(layer));
   }
   if (layers.empty())

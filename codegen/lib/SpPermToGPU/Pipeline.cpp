@@ -35,6 +35,7 @@ mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
   };
   for (std::string error :
        {range("k", o.k, 0, ::spperm::kMaxIndex),
+        range("shards", o.shards, 1, ::spperm::kMaxIndex),
         range("max-variants", o.maxVariants, 0, 64),
         range("warps", o.warps, 1, 1024), range("line", o.line, 1, 1024),
         range("tau", o.tau, 1, 1024), range("block", o.block, 1, 32),
@@ -61,6 +62,14 @@ void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
   const bool selecting = o.strategy == StrategyOption::Auto ||
                          o.format == FormatOption::Auto ||
                          o.format == FormatOption::Cusparse;
+  // Shards first: every pass after it sees each shard as a layer.
+  if (o.shards > 1) {
+    SpPermShardRowsOptions shard;
+    shard.shards = o.shards;
+    shard.cut = o.shardCut;
+    shard.baseDir = o.baseDir;
+    pm.addPass(createSpPermShardRows(shard));
+  }
   if (selecting && !(fixedStrategy && fixedFormat)) {
     SpPermExtractFeaturesOptions extract;
     extract.baseDir = o.baseDir;
@@ -126,7 +135,8 @@ void mlir::spperm::registerSpPermPipeline() {
   registerPassPipeline(
       "spperm-pipeline",
       "The compiler: spperm IR to matrix-specialized kernels in a gpu.binary "
-      "(PTX) - spperm-extract-features and spperm-select when the selector "
+      "(PTX) - spperm-shard-rows for shards > 1, "
+      "spperm-extract-features and spperm-select when the selector "
       "decides, spperm-permute-rows, spperm-convert-format, "
       "spperm-lower-to-gpu, convert-gpu-to-nvvm, nvvm-attach-target, "
       "gpu-module-to-binary",

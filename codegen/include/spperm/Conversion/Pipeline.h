@@ -55,6 +55,18 @@ struct SpPermPipelineOptions
                      "the type of a matrix file's layer (0, the default: any K)"),
       llvm::cl::init(0)};
 
+  // Several GPUs (spperm-shard-rows; docs/Distributed.md).
+  Option<int64_t> shards{
+      *this, "shards",
+      llvm::cl::desc("Cut each layer's rows into this many shards, one per "
+                     "rank, each compiled on its own (1, the default: none)"),
+      llvm::cl::init(1)};
+  Option<ShardCutOption> shardCut{
+      *this, "shard-cut",
+      llvm::cl::desc("How --shards cuts the rows: balanced (equal predicted "
+                     "time, the default) or equal-rows"),
+      llvm::cl::init(ShardCutOption::Balanced), ShardCutOptionValues()};
+
   // The decision (spperm-extract-features, spperm-select).
   Option<StrategyOption> strategy{
       *this, "strategy",
