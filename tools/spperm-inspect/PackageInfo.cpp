@@ -94,15 +94,23 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
                           {"array_bytes", bytes},
                           {"kernels", v.kernels.size()}});
     }
-    layers.push_back({{"name", layer.name},
-                      {"rows", layer.matrix.rows},
-                      {"cols", layer.matrix.cols},
-                      {"nnz", layer.matrix.nnz},
-                      {"k", layer.k},
-                      {"library_check", layer.libraryCheck},
-                      {"csr_bytes", csrBytes(layer.matrix)},
-                      {"gpu_array_bytes", device},
-                      {"variants", variants}});
+    nlohmann::json entry = {{"name", layer.name},
+                            {"rows", layer.matrix.rows},
+                            {"cols", layer.matrix.cols},
+                            {"nnz", layer.matrix.nnz},
+                            {"k", layer.k},
+                            {"library_check", layer.libraryCheck},
+                            {"csr_bytes", csrBytes(layer.matrix)},
+                            {"gpu_array_bytes", device},
+                            {"variants", variants}};
+    // A shard of a sharded layer (docs/Package.md, "Shards").
+    if (layer.isShard())
+      entry["shard"] = {{"index", layer.shard.index},
+                        {"count", layer.shard.count},
+                        {"row_begin", layer.shard.rowBegin},
+                        {"row_end", layer.shard.rowEnd},
+                        {"rows", layer.shard.rows}};
+    layers.push_back(std::move(entry));
   }
   nlohmann::json out = {{"package", dir},
                         {"target", package->target},
@@ -125,9 +133,18 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
     const uint64_t gpu = l["gpu_array_bytes"].get<uint64_t>();
     const int64_t k = l["k"].get<int64_t>();
     const std::string kText = k ? "K = " + std::to_string(k) : "any K";
-    std::printf("layer %s: %lld x %lld, %lld entries, %s; as CSR %s; GPU "
+    std::string shard;
+    if (l.contains("shard")) {
+      const nlohmann::json &s = l["shard"];
+      shard = " shard " + std::to_string(s["index"].get<int64_t>()) + " of " +
+              std::to_string(s["count"].get<int64_t>()) + " (rows [" +
+              std::to_string(s["row_begin"].get<int64_t>()) + ", " +
+              std::to_string(s["row_end"].get<int64_t>()) + ") of " +
+              std::to_string(s["rows"].get<int64_t>()) + ")";
+    }
+    std::printf("layer %s%s: %lld x %lld, %lld entries, %s; as CSR %s; GPU "
                 "arrays %s (%.1fx the CSR) in %zu variants\n",
-                l["name"].get<std::string>().c_str(),
+                l["name"].get<std::string>().c_str(), shard.c_str(),
                 static_cast<long long>(l["rows"].get<int64_t>()),
                 static_cast<long long>(l["cols"].get<int64_t>()),
                 static_cast<long long>(l["nnz"].get<int64_t>()), kText.c_str(),
