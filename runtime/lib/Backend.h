@@ -22,6 +22,8 @@
 
 namespace spperm::runtime_detail {
 
+struct CommState;
+
 /// Records `message` as the calling thread's last error (sprt_last_error)
 /// and returns `status`.
 sprt_status failWith(sprt_status status, std::string message);
@@ -46,6 +48,23 @@ public:
                            const std::string &variant, const float *b,
                            int64_t k, float *c, void *stream, int32_t warmup,
                            int32_t runs, float *timesMs) = 0;
+
+  /// sprt_spmm_allgather (docs/Distributed.md, "1.5-D"): C = A * B for
+  /// layer `index` where this rank holds rows [rank * P, rank * P + P) of B
+  /// (P = ceil(cols / ranks); the last rank's past cols are not read) as
+  /// `bLocal` (P x k, row-major), all-gathered over `comm` in chunks of
+  /// `chunk` columns of K, each multiplied as it arrives. Only the GPU
+  /// backend has communicators.
+  virtual sprt_status spmmAllgather(int64_t /*index*/,
+                                    const PackageLayer & /*layer*/,
+                                    CommState & /*comm*/,
+                                    const float * /*bLocal*/, int64_t /*k*/,
+                                    int64_t /*chunk*/, float * /*c*/,
+                                    void * /*stream*/) {
+    return failWith(SPRT_ERROR_UNSUPPORTED,
+                    "sprt_spmm_allgather: needs a package loaded for the GPU "
+                    "(NCCL communicators are GPU-only)");
+  }
 };
 
 } // namespace spperm::runtime_detail

@@ -55,6 +55,11 @@ public:
                    float *c, void *streamArg, int32_t warmup, int32_t runs,
                    float *timesMs) override;
 
+  /// The 1.5-D algorithm (CudaDistributed.cpp).
+  sprt_status spmmAllgather(int64_t index, const PackageLayer &layer,
+                            CommState &comm, const float *bLocal, int64_t k,
+                            int64_t chunk, float *c, void *stream) override;
+
 private:
   /// N of a variant name "spperm:N" (decimal, at most 4 digits).
   static std::optional<size_t> parseVariantIndex(const std::string &variant);

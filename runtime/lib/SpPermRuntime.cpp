@@ -24,6 +24,7 @@
 #include "Backend.h"
 #ifdef SPPERM_HAVE_CUDA
 #include "CudaBackend.h"
+#include "CudaComm.h"
 #endif
 
 #include "spperm/Sparse/Package.h"
@@ -380,7 +381,7 @@ namespace {
 /// function in messages).
 sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
                                int64_t layerIndex, const float *b, int64_t k,
-                               const float *c) {
+                               const float *c, bool checkB = true) {
   auto invalid = [what](const std::string &message) {
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     std::string(what) + ": " + message);
@@ -402,7 +403,7 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
       !multiply(cCount, int64_t(sizeof(float)), cBytes))
     return invalid("k = " + std::to_string(k) +
                    " makes B or C larger than the address space");
-  if (!b && bCount > 0)
+  if (checkB && !b && bCount > 0)
     return invalid("B is NULL");
   if (!c && cCount > 0)
     return invalid("C is NULL");
@@ -425,7 +426,7 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
                                             " is a multiple of 4: the GPU "
                                             "kernels move 16 bytes at a time)"
                                       : std::string()));
-  if (bCount > 0 && cCount > 0) {
+  if (b && c && bCount > 0 && cCount > 0) {
     auto bAddr = reinterpret_cast<uintptr_t>(b);
     auto cAddr = reinterpret_cast<uintptr_t>(c);
     if (bAddr < cAddr + static_cast<uint64_t>(cBytes) &&
@@ -512,6 +513,123 @@ sprt_status sprt_spmm_time(sprt_package *package, int64_t layerIndex,
       times_ms[i - warmup] = elapsed.count();
   }
   return SPRT_OK;
+}
+
+/// A communicator: the GPU backend's state (none without CUDA).
+struct sprt_comm {
+#ifdef SPPERM_HAVE_CUDA
+  std::unique_ptr<CommState> state;
+#endif
+  int32_t rank = 0, ranks = 1;
+};
+
+sprt_status sprt_comm_b_rows(int64_t cols, int32_t rank, int32_t ranks,
+                             int64_t *row_begin, int64_t *row_end) {
+  if (!row_begin || !row_end || cols < 0 || ranks < 1 || rank < 0 ||
+      rank >= ranks)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_comm_b_rows: needs cols >= 0, 0 <= rank < ranks and "
+                    "output pointers, got cols " +
+                        std::to_string(cols) + ", rank " +
+                        std::to_string(rank) + " of " + std::to_string(ranks));
+  const int64_t per = (cols + ranks - 1) / ranks;
+  *row_begin = std::min<int64_t>(cols, per * rank);
+  *row_end = std::min<int64_t>(cols, per * rank + per);
+  return SPRT_OK;
+}
+
+sprt_status sprt_comm_unique_id(unsigned char id[SPRT_COMM_ID_BYTES]) {
+  if (!id)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_comm_unique_id: the output pointer is NULL");
+#ifdef SPPERM_HAVE_CUDA
+  return gpuCommUniqueId(id);
+#else
+  return failWith(SPRT_ERROR_UNSUPPORTED, "GPU support is not built");
+#endif
+}
+
+sprt_status sprt_comm_create(const unsigned char id[SPRT_COMM_ID_BYTES],
+                             int32_t rank, int32_t ranks, sprt_comm **out) {
+  if (!out)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_comm_create: the output pointer is NULL");
+  *out = nullptr;
+  if (!id || ranks < 1 || rank < 0 || rank >= ranks)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_comm_create: needs an id and 0 <= rank < ranks, "
+                    "got rank " +
+                        std::to_string(rank) + " of " + std::to_string(ranks));
+#ifdef SPPERM_HAVE_CUDA
+  auto comm = std::make_unique<sprt_comm>();
+  comm->rank = rank;
+  comm->ranks = ranks;
+  SPRT_RETURN_IF_ERROR(gpuCommCreate(id, rank, ranks, comm->state));
+  *out = comm.release();
+  return SPRT_OK;
+#else
+  return failWith(SPRT_ERROR_UNSUPPORTED, "GPU support is not built");
+#endif
+}
+
+void sprt_comm_release(sprt_comm *comm) { delete comm; }
+
+sprt_status sprt_comm_barrier(sprt_comm *comm, void *stream) {
+  if (!comm)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_comm_barrier: the communicator is NULL");
+#ifdef SPPERM_HAVE_CUDA
+  return gpuCommBarrier(*comm->state, stream);
+#else
+  (void)stream;
+  return failWith(SPRT_ERROR_UNSUPPORTED, "GPU support is not built");
+#endif
+}
+
+sprt_status sprt_spmm_allgather(sprt_package *package, int64_t layerIndex,
+                                sprt_comm *comm, const float *bLocal,
+                                int64_t k, int64_t chunk, float *c,
+                                void *stream) {
+  auto invalid = [](const std::string &message) {
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_spmm_allgather: " + message);
+  };
+  if (!package)
+    return invalid("the package is NULL");
+  if (!comm)
+    return invalid("the communicator is NULL");
+  if (sprt_status s = checkLayerIndex("sprt_spmm_allgather", package,
+                                      layerIndex);
+      s != SPRT_OK)
+    return s;
+  const LayerGroup &g = package->groups[layerIndex];
+  const PackageLayer &layer = package->first(layerIndex);
+  if (g.count != 1)
+    return invalid("layer '" + layer.name + "' holds " +
+                   std::to_string(g.count) +
+                   " shards; load this rank's (sprt_package_load_shard)");
+  if (chunk < 0)
+    return invalid("chunk must be >= 0, got " + std::to_string(chunk));
+  int64_t begin = 0, end = 0;
+  SPRT_RETURN_IF_ERROR(sprt_comm_b_rows(layer.matrix.cols, comm->rank,
+                                        comm->ranks, &begin, &end));
+  // C and the argument checks of sprt_spmm; B's are those of the local
+  // rows (the kernels read gathered copies).
+  if (sprt_status s = checkSpmmArguments("sprt_spmm_allgather", package,
+                                         layerIndex, nullptr, k, c,
+                                         /*checkB=*/false);
+      s != SPRT_OK)
+    return s;
+  if (!bLocal && end > begin)
+    return invalid("b_local is NULL");
+#ifdef SPPERM_HAVE_CUDA
+  return package->backend->spmmAllgather(static_cast<int64_t>(g.first), layer,
+                                         *comm->state, bLocal, k, chunk, c,
+                                         stream);
+#else
+  (void)stream;
+  return failWith(SPRT_ERROR_UNSUPPORTED, "GPU support is not built");
+#endif
 }
 
 #ifdef SPPERM_HAVE_CUDA

@@ -19,6 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Ranks.h"
+
 #include "spperm/Runtime/SpPermRuntime.hpp"
 #include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/Npy.h"
@@ -181,6 +183,10 @@ int main(int argc, char **argv) {
   std::string baselineName, jsonPath, warmupText = "5", runsText = "30";
   bool layerSeen = false, deviceSeen = false, bSeen = false, outSeen = false;
   bool bench = false, baselineSeen = false, jsonSeen = false;
+  std::string ranksText, rankText, algorithm = "1d", chunkText = "0",
+                                    kText, commId, checkRowsText = "4096";
+  bool ranksSeen = false, rankSeen = false, algorithmSeen = false,
+       chunkSeen = false, kSeen = false, commIdSeen = false;
 
   ArgParser args(
       kTool,
@@ -218,8 +224,100 @@ int main(int argc, char **argv) {
                  &warmupText);
   args.addOption("runs", "N", "With --bench: timed runs (default 30)",
                  &runsText);
+  args.addOption("ranks", "N",
+                 "Run on N ranks, one process per GPU (GPU r for rank r): "
+                 "each loads its shard of a package compiled with --shards "
+                 "N (layers compiled whole run whole on every rank), checks "
+                 "its rows of C against float64 and times its runs; prints "
+                 "each rank and the slowest rank's time per run "
+                 "(docs/Distributed.md). B is --b B.npy or --b random:SEED "
+                 "with --k K",
+                 &ranksText, &ranksSeen);
+  args.addOption("algorithm", "1d|1.5d",
+                 "With --ranks: B replicated on every rank (1d, the "
+                 "default), or split by rows and all-gathered over NCCL in "
+                 "chunks of --chunk columns (1.5d)",
+                 &algorithm, &algorithmSeen);
+  args.addOption("chunk", "C",
+                 "With --algorithm 1.5d: columns of B per all-gathered "
+                 "chunk (0, the default: all at once)",
+                 &chunkText, &chunkSeen);
+  args.addOption("k", "K", "With --b random:SEED: B's columns", &kText,
+                 &kSeen);
+  args.addOption("check-rows", "N",
+                 "With --ranks: rows of C each rank checks against a "
+                 "float64 product (random rows and the 64 longest; default "
+                 "4096, 0 for none)",
+                 &checkRowsText);
+  args.addOption("rank", "R", "Internal: run as rank R of --ranks (the "
+                              "driver starts the ranks)",
+                 &rankText, &rankSeen);
+  args.addOption("comm-id", "HEX", "Internal: the ranks' communicator",
+                 &commId, &commIdSeen);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
+
+  if (ranksSeen || rankSeen) {
+    RanksOptions r;
+    r.package = packagePath;
+    r.layer = layerName;
+    r.device = deviceName;
+    r.b = bPath;
+    r.algorithm = algorithm;
+    r.commId = commId;
+    r.outPath = outPath;
+    r.jsonPath = jsonPath;
+    r.self = "/proc/self/exe";
+    int64_t ranks = 0, rank = -1, chunk = 0, k = 0, warmupN = 3, runsN = 10,
+            check = 0;
+    if (!deviceSeen || (deviceName != "cpu" && deviceName != "gpu"))
+      return fail("--ranks needs --device cpu|gpu");
+    if (!bSeen)
+      return fail("missing --b B.npy or --b random:SEED (see --help)");
+    if (!parseIntegerOption(kTool, "ranks", ranksText, 1, 1024, ranks) ||
+        (rankSeen &&
+         !parseIntegerOption(kTool, "rank", rankText, 0, ranks - 1, rank)) ||
+        !parseIntegerOption(kTool, "chunk", chunkText, 0, INT32_MAX, chunk) ||
+        !parseIntegerOption(kTool, "check-rows", checkRowsText, 0, INT32_MAX,
+                            check) ||
+        !parseIntegerOption(kTool, "warmup", warmupText, 0, 100000,
+                            warmupN) ||
+        !parseIntegerOption(kTool, "runs", runsText, 1, 100000, runsN))
+      return 1;
+    if (algorithm != "1d" && algorithm != "1.5d")
+      return fail("unknown algorithm '" + algorithm + "' (expected 1d or 1.5d)");
+    if (algorithm == "1.5d" && deviceName != "gpu")
+      return fail("--algorithm 1.5d needs --device gpu (NCCL)");
+    if (chunkSeen && algorithm != "1.5d" && !rankSeen)
+      return fail("--chunk applies to --algorithm 1.5d");
+    if (baselineSeen)
+      return fail("--baseline applies to one device, not --ranks");
+    const bool random = bPath.rfind("random:", 0) == 0;
+    if (random && !kSeen)
+      return fail("--b random:SEED needs --k K");
+    if (kSeen &&
+        !parseIntegerOption(kTool, "k", kText, 1, INT32_MAX, k))
+      return 1;
+    if (!random) {
+      StatusOr<DenseMatrix> b = readNpy(bPath);
+      if (!b)
+        return fail(b.message());
+      if (kSeen && b->cols != k)
+        return fail(bPath + ": B has " + std::to_string(b->cols) +
+                    " columns, --k says " + std::to_string(k));
+      k = b->cols;
+    }
+    r.ranks = static_cast<int32_t>(ranks);
+    r.rank = static_cast<int32_t>(rank);
+    r.chunk = chunk;
+    r.k = k;
+    r.warmup = warmupN;
+    r.runs = runsN;
+    r.checkRows = check;
+    return rankSeen ? runRank(r) : runDriver(r);
+  }
+  if (algorithmSeen || chunkSeen || kSeen || commIdSeen)
+    return fail("--algorithm, --chunk, --k and --comm-id apply to --ranks");
 
   if (!deviceSeen)
     return fail("missing --device cpu|gpu (see --help)");

@@ -219,6 +219,55 @@ SPRT_EXPORT sprt_status sprt_spmm_time(sprt_package *package, int64_t layer,
                                        int32_t warmup, int32_t runs,
                                        float *times_ms);
 
+/** Several GPUs (docs/Distributed.md). A communicator joins one GPU per
+ *  rank over NCCL, which is loaded at the first use ($SPRT_NCCL_LIBRARY,
+ *  else libnccl.so.2; SPRT_ERROR_DEVICE with the reason when it cannot
+ *  be). Each rank is a process (or thread) whose runtime uses its own GPU
+ *  (SPPERM_CUDA_DEVICE). */
+typedef struct sprt_comm sprt_comm;
+
+/** The bytes of a communicator's unique id. */
+#define SPRT_COMM_ID_BYTES 128
+
+/** Makes a new communicator's unique id (NCCL's), on one rank; the caller
+ *  hands it to every rank by its own means (a file, a socket, argv). */
+SPRT_EXPORT sprt_status sprt_comm_unique_id(unsigned char id[SPRT_COMM_ID_BYTES]);
+
+/** Joins the communicator `id` as rank `rank` of `ranks`; every rank calls
+ *  it, and it returns once all have. Release with sprt_comm_release. */
+SPRT_EXPORT sprt_status sprt_comm_create(const unsigned char id[SPRT_COMM_ID_BYTES],
+                                         int32_t rank, int32_t ranks,
+                                         sprt_comm **out);
+
+/** Releases a communicator; NULL is accepted. */
+SPRT_EXPORT void sprt_comm_release(sprt_comm *comm);
+
+/** Waits until every rank of `comm` has reached this call (enqueued on
+ *  `stream`, which it synchronizes). */
+SPRT_EXPORT sprt_status sprt_comm_barrier(sprt_comm *comm, void *stream);
+
+/** The rows of B rank `rank` of `ranks` holds for sprt_spmm_allgather on a
+ *  layer of `cols` columns: [rank * P, min(cols, rank * P + P)) with
+ *  P = ceil(cols / ranks) (empty on ranks past the columns). */
+SPRT_EXPORT sprt_status sprt_comm_b_rows(int64_t cols, int32_t rank,
+                                         int32_t ranks, int64_t *row_begin,
+                                         int64_t *row_end);
+
+/** The 1.5-D algorithm (docs/Distributed.md): C = A * B for layer `layer`
+ *  of a package loaded for the GPU (usually by sprt_package_load_shard, so
+ *  C is this rank's rows) when B's rows are split over the ranks of `comm`:
+ *  `b_local` is this rank's rows of B (sprt_comm_b_rows), row-major with k
+ *  columns (device memory, as B of sprt_spmm). B is all-gathered over NCCL
+ *  in chunks of `chunk` columns of K (0 or >= k: all at once), each chunk
+ *  multiplied as soon as it has arrived while the next is in flight; no
+ *  rank holds more than two chunks of B. Every rank calls it with the same
+ *  k and chunk. Enqueued on `stream` like sprt_spmm. */
+SPRT_EXPORT sprt_status sprt_spmm_allgather(sprt_package *package,
+                                            int64_t layer, sprt_comm *comm,
+                                            const float *b_local, int64_t k,
+                                            int64_t chunk, float *c,
+                                            void *stream);
+
 /** What sprt_device_properties reports about the GPU the runtime uses
  *  (CUDA device SPPERM_CUDA_DEVICE, 0 when that variable is unset). Clock
  *  and cache fields are 0 when the driver does not report them. */

@@ -1,0 +1,124 @@
+//===- CudaDistributed.cpp - The 1.5-D algorithm on the GPU ---------------===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// sprt_spmm_allgather (docs/Distributed.md, "1.5-D"): each rank holds its
+// shard of A's rows and an equal share of B's rows; B is all-gathered over
+// NCCL in chunks of K columns on the communicator's own stream, two gather
+// buffers deep, and each chunk is multiplied on the caller's stream as soon
+// as it has arrived, while the next chunk is in flight. No rank ever holds
+// more of B than two chunks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaBackendImpl.h"
+#include "CudaComm.h"
+
+#include <algorithm>
+#include <functional>
+#include <mutex>
+
+using namespace spperm;
+using namespace spperm::runtime_detail;
+
+namespace {
+
+/// Grows `buffer` (of `have` bytes) to at least `bytes`.
+sprt_status reserve(const Driver &d, DeviceBuffer &buffer, size_t &have,
+                    size_t bytes) {
+  if (bytes <= have)
+    return SPRT_OK;
+  SPRT_RETURN_IF_ERROR(buffer.allocate(d, bytes));
+  have = bytes;
+  return SPRT_OK;
+}
+
+/// Enqueues a copy of `height` rows of `widthBytes` between device
+/// matrices of pitches `srcPitch` and `dstPitch` (bytes).
+sprt_status copy2D(const Driver &d, const void *src, size_t srcPitch,
+                   void *dst, size_t dstPitch, size_t widthBytes,
+                   size_t height, CUstream stream) {
+  if (height == 0 || widthBytes == 0)
+    return SPRT_OK;
+  CUDA_MEMCPY2D copy = {};
+  copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.srcDevice = reinterpret_cast<CUdeviceptr>(src);
+  copy.srcPitch = srcPitch;
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = reinterpret_cast<CUdeviceptr>(dst);
+  copy.dstPitch = dstPitch;
+  copy.WidthInBytes = widthBytes;
+  copy.Height = height;
+  SPRT_CU_RETURN_IF_ERROR(d.api, d.api.cuMemcpy2DAsync(&copy, stream));
+  return SPRT_OK;
+}
+
+} // namespace
+
+sprt_status CudaBackend::spmmAllgather(int64_t index, const PackageLayer &layer,
+                                       CommState &comm, const float *bLocal,
+                                       int64_t k, int64_t chunk, float *c,
+                                       void *streamArg) {
+  std::lock_guard<std::mutex> lock(mutex);
+  SPRT_SCOPED_CONTEXT(d);
+  auto stream = static_cast<CUstream>(streamArg);
+  const int64_t rows = layer.matrix.rows, cols = layer.matrix.cols;
+  const int64_t per = (cols + comm.ranks - 1) / comm.ranks;
+  const int64_t first = std::min<int64_t>(cols, int64_t(comm.rank) * per);
+  const int64_t localRows = std::min<int64_t>(cols, first + per) - first;
+  const int64_t width = chunk > 0 ? std::min(chunk, k) : k;
+  const int64_t chunks = (k + width - 1) / width;
+  const size_t f = sizeof(float);
+  SPRT_RETURN_IF_ERROR(reserve(d, comm.send, comm.sendBytes, per * width * f));
+  for (int i = 0; i < std::min<int64_t>(2, chunks); ++i)
+    SPRT_RETURN_IF_ERROR(reserve(d, comm.gather[i], comm.gatherBytes[i],
+                                 comm.ranks * per * width * f));
+  if (chunks > 1)
+    SPRT_RETURN_IF_ERROR(
+        reserve(d, comm.chunkC, comm.chunkCBytes, rows * width * f));
+  // The communication starts after the caller's work so far (it may have
+  // written bLocal): both buffers' `consumed` mark that point.
+  for (CUevent e : comm.consumed)
+    SPRT_CU_RETURN_IF_ERROR(d.api, d.api.cuEventRecord(e, stream));
+  for (int64_t j = 0; j < chunks; ++j) {
+    const int buf = static_cast<int>(j % 2);
+    const int64_t w = std::min(width, k - j * width);
+    // The chunk's columns of B's local rows, packed (the rows past the
+    // matrix's columns, on the last ranks, as zeros), then gathered into
+    // the buffer the multiplication two chunks back has finished reading.
+    SPRT_CU_RETURN_IF_ERROR(
+        d.api, d.api.cuStreamWaitEvent(comm.stream, comm.consumed[buf], 0));
+    if (localRows < per)
+      SPRT_CU_RETURN_IF_ERROR(
+          d.api, d.api.cuMemsetD32Async(
+                     reinterpret_cast<CUdeviceptr>(comm.send.get()), 0,
+                     per * w, comm.stream));
+    SPRT_RETURN_IF_ERROR(copy2D(d, bLocal + j * width, k * f,
+                                comm.send.get(), w * f, w * f, localRows,
+                                comm.stream));
+    SPRT_NCCL_RETURN_IF_ERROR(
+        *comm.nccl,
+        comm.nccl->api.ncclAllGather(comm.send.get(), comm.gather[buf].get(),
+                                     per * w, kNcclFloat32, comm.comm,
+                                     comm.stream));
+    SPRT_CU_RETURN_IF_ERROR(
+        d.api, d.api.cuEventRecord(comm.gathered[buf], comm.stream));
+    // The chunk's product on the caller's stream, once it has arrived.
+    SPRT_CU_RETURN_IF_ERROR(
+        d.api, d.api.cuStreamWaitEvent(stream, comm.gathered[buf], 0));
+    float *out = chunks == 1 ? c : static_cast<float *>(comm.chunkC.get());
+    std::function<sprt_status()> launch;
+    SPRT_RETURN_IF_ERROR(packageLaunch(
+        index, layer, static_cast<const float *>(comm.gather[buf].get()), w,
+        out, stream, launch));
+    SPRT_RETURN_IF_ERROR(launch());
+    if (chunks > 1)
+      SPRT_RETURN_IF_ERROR(copy2D(d, out, w * f, c + j * width, k * f, w * f,
+                                  rows, stream));
+    SPRT_CU_RETURN_IF_ERROR(
+        d.api, d.api.cuEventRecord(comm.consumed[buf], stream));
+  }
+  return SPRT_OK;
+}
