@@ -117,10 +117,14 @@ class Layer:
 
     Attributes ``name``, ``rows``, ``cols``, ``nnz``, ``k`` (the K its kernels
     were specialized for; 0 for any K), ``format`` and ``strategy`` describe
-    it (``spperm-inspect PKG`` prints the same).
+    it (``spperm-inspect PKG`` prints the same); ``shards`` lists the row
+    shards it holds (one dict per shard: ``index``, ``count``,
+    ``row_begin``, ``row_end``, ``rows``; a layer compiled whole is one
+    shard of count 1, docs/Distributed.md).
     """
 
-    def __init__(self, package: "Package", index: int, info: Dict[str, Any]):
+    def __init__(self, package: "Package", index: int, info: Dict[str, Any],
+                 shards: Optional[List[Dict[str, int]]] = None):
         self._package = package
         self.index = index
         self.name: str = info["name"]
@@ -130,6 +134,9 @@ class Layer:
         self.k: int = info["k"]
         self.format: str = info["format"]
         self.strategy: str = info["strategy"]
+        self.shards: List[Dict[str, int]] = shards or [
+            {"index": 0, "count": 1, "row_begin": 0, "row_end": self.rows,
+             "rows": self.rows}]
 
     @property
     def shape(self) -> tuple:
@@ -241,8 +248,11 @@ class Package:
     """
 
     def __init__(self, path: Union[str, "os.PathLike[str]"], *,
-                 device: Optional[str] = None, _owned_dir: Optional[str] = None):
+                 device: Optional[str] = None, _owned_dir: Optional[str] = None,
+                 _shard: Optional[tuple] = None):
         self._path = os.fspath(path)
+        # (rank, ranks): this rank's shards only (spperm.distributed).
+        self._shard = _shard or (-1, 0)
         self._lock = threading.Lock()
         self._loaded: Dict[str, Any] = {}
         self._owned_dir = _owned_dir
@@ -255,7 +265,7 @@ class Package:
                 f"device must be 'cpu' or 'gpu', got {device!r}")
         first = self._runtime(device or "cpu")
         self.layers: List[Layer] = [
-            Layer(self, i, first.layer_info(i))
+            Layer(self, i, first.layer_info(i), first.shards(i))
             for i in range(first.layer_count())
         ]
         if device is None:  # the CPU load only described the layers
@@ -265,7 +275,7 @@ class Package:
         with self._lock:
             runtime = self._loaded.get(device)
             if runtime is None:
-                runtime = _core.Package(self._path, device)
+                runtime = _core.Package(self._path, device, *self._shard)
                 self._loaded[device] = runtime
             return runtime
 

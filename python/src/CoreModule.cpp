@@ -89,7 +89,8 @@ void checkOperand(const Array &a, const char *name, sprt_device device,
 /// A loaded package (sprt_package) on one device.
 class LoadedPackage {
 public:
-  LoadedPackage(const std::string &path, const std::string &device) {
+  LoadedPackage(const std::string &path, const std::string &device,
+                int32_t rank, int32_t ranks) {
     if (device == "gpu")
       this->device = SPRT_DEVICE_GPU;
     else if (device == "cpu")
@@ -100,7 +101,10 @@ public:
     sprt_status status;
     {
       nb::gil_scoped_release release;
-      status = sprt_package_load(path.c_str(), this->device, &package);
+      status = ranks > 0 ? sprt_package_load_shard(path.c_str(), this->device,
+                                                   rank, ranks, &package)
+                         : sprt_package_load(path.c_str(), this->device,
+                                             &package);
     }
     check(status);
     if (this->device == SPRT_DEVICE_GPU) {
@@ -124,6 +128,25 @@ public:
     int64_t count = 0;
     check(sprt_layer_count(package, &count));
     return count;
+  }
+
+  /// The shards layer `index` holds (sprt_layer_shard), as dicts.
+  nb::list shards(int64_t index) const {
+    int64_t count = 0;
+    check(sprt_layer_shard_count(package, index, &count));
+    nb::list out;
+    for (int64_t i = 0; i < count; ++i) {
+      sprt_shard_desc desc;
+      check(sprt_layer_shard(package, index, i, &desc));
+      nb::dict d;
+      d["index"] = desc.index;
+      d["count"] = desc.count;
+      d["row_begin"] = desc.row_begin;
+      d["row_end"] = desc.row_end;
+      d["rows"] = desc.rows;
+      out.append(d);
+    }
+    return out;
   }
 
   nb::dict layerInfo(int64_t index) const {
@@ -316,8 +339,11 @@ NB_MODULE(_core, m) {
   m.attr("ABI_VERSION") = sprt_abi_version();
 
   nb::class_<LoadedPackage>(m, "Package")
-      .def(nb::init<const std::string &, const std::string &>(),
-           nb::arg("path"), nb::arg("device"))
+      .def(nb::init<const std::string &, const std::string &, int32_t,
+                    int32_t>(),
+           nb::arg("path"), nb::arg("device"), nb::arg("rank") = -1,
+           nb::arg("ranks") = 0)
+      .def("shards", &LoadedPackage::shards, nb::arg("index"))
       .def_prop_ro("ordinal",
                    [](const LoadedPackage &p) { return p.cudaOrdinal(); })
       .def("layer_count", &LoadedPackage::layerCount)

@@ -331,6 +331,30 @@ private:
   std::optional<std::string> saved;
 };
 
+/// Loads `path` for the GPU, or skips the test with the runtime's reason.
+#define LOAD_GPU_OR_SKIP(path, package)                                        \
+  do {                                                                         \
+    sprt_status s_ = sprt_package_load((path).c_str(), SPRT_DEVICE_GPU,       \
+                                       &(package));                            \
+    if (s_ == SPRT_ERROR_DEVICE || s_ == SPRT_ERROR_UNSUPPORTED) {            \
+      std::string message_ = sprt_last_error();                                \
+      EXPECT_EQ(message_.find('\n'), std::string::npos) << message_;          \
+      EXPECT_EQ((package), nullptr);                                           \
+      GTEST_SKIP() << "no usable GPU: " << message_;                           \
+    }                                                                          \
+    ASSERT_EQ(s_, SPRT_OK) << sprt_last_error();                              \
+  } while (0)
+
+/// Device memory for the duration of a test.
+struct DeviceArray {
+  void *ptr = nullptr;
+  explicit DeviceArray(int64_t bytes) {
+    EXPECT_EQ(sprt_device_malloc(bytes, &ptr), SPRT_OK) << sprt_last_error();
+  }
+  ~DeviceArray() { EXPECT_EQ(sprt_device_free(ptr), SPRT_OK); }
+  float *get() const { return static_cast<float *>(ptr); }
+};
+
 } // namespace spperm::test
 
 #endif // SPPERM_UNITTESTS_RUNTIME_RUNTIMETESTUTIL_H
