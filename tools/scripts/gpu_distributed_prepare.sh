@@ -36,5 +36,11 @@ for spec in "s1 --shards 1" "s2 --shards 2" "s4 --shards 4" "s8 --shards 8" \
     "$BIN/spperm-compile" "r$SCALE.mtx" "$@" --data external --max-variants 1 \
       --k-buckets 32,128 -o "r$SCALE$name.spp"
 done
-tar cJf "$ROOT/.gpu/dist/packages.tar.xz" r"$SCALE"*.spp
-ls -la "$ROOT/.gpu/dist/packages.tar.xz"
+# One archive per package: a call to the GPU machine carries at most 64 MiB,
+# so the packages go over in several calls (gpu_distributed.sh keeps what
+# earlier calls unpacked).
+for p in r"$SCALE"*.spp; do
+  [ -f "$ROOT/.gpu/dist/${p%.spp}.tar.xz" ] ||
+    tar cf - "$p" | xz -T0 -6 >"$ROOT/.gpu/dist/${p%.spp}.tar.xz"
+done
+ls -la "$ROOT/.gpu/dist"

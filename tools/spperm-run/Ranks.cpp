@@ -31,10 +31,12 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -80,10 +82,22 @@ StatusOr<std::vector<float>> readB(const std::string &spec, int64_t cols,
     if (!*text || *tail || errno)
       return Status::error("--b random:SEED needs a decimal seed, got '" +
                            spec + "'");
-    for (int64_t r = begin; r < end; ++r)
-      for (int64_t j = 0; j < k; ++j)
-        out[(r - begin) * k + j] =
-            randomElement(seed, static_cast<uint64_t>(r * k + j));
+    // Drawn by up to 16 threads (B of a large graph is GBs).
+    const int64_t rows = end - begin;
+    const int64_t threads = std::max<int64_t>(
+        1, std::min<int64_t>({16, rows / 4096 + 1,
+                              std::thread::hardware_concurrency()}));
+    std::vector<std::thread> pool;
+    for (int64_t t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        for (int64_t r = begin + rows * t / threads;
+             r < begin + rows * (t + 1) / threads; ++r)
+          for (int64_t j = 0; j < k; ++j)
+            out[(r - begin) * k + j] =
+                randomElement(seed, static_cast<uint64_t>(r * k + j));
+      });
+    for (std::thread &t : pool)
+      t.join();
     return out;
   }
   StatusOr<DenseMatrix> b = readNpy(spec);
@@ -197,6 +211,25 @@ int spperm::runRank(const RanksOptions &o) {
   const sprt_device device =
       o.device == "gpu" ? SPRT_DEVICE_GPU : SPRT_DEVICE_CPU;
   const std::string where = "rank " + std::to_string(o.rank) + ": ";
+  // The check's own read of the package (the sparse core's, for the
+  // shard's matrix), alongside the runtime's load.
+  std::optional<StatusOr<Package>> coreRead;
+  std::thread reader;
+  if (o.checkRows > 0)
+    reader = std::thread([&] {
+      StatusOr<Package> p = readPackage(o.package);
+      if (p)
+        if (Status s = selectShard(*p, o.rank, o.ranks); !s)
+          p = s;
+      coreRead = std::move(p);
+    });
+  struct Joiner {
+    std::thread &t;
+    ~Joiner() {
+      if (t.joinable())
+        t.join();
+    }
+  } joiner{reader};
   sprt_package *raw = nullptr;
   if (sprt_status s = sprt_package_load_shard(o.package.c_str(), device,
                                               o.rank, o.ranks, &raw);
@@ -288,11 +321,10 @@ int spperm::runRank(const RanksOptions &o) {
   if (o.checkRows > 0) {
     // The shard's matrix as the sparse core reads it, in its original row
     // order, against B in float64 (1.5-D: the whole B, drawn again).
-    StatusOr<Package> whole = readPackage(o.package);
+    reader.join();
+    StatusOr<Package> &whole = *coreRead;
     if (!whole)
       return fail(where + whole.message());
-    if (Status s = selectShard(*whole, o.rank, o.ranks); !s)
-      return fail(where + s.message());
     const PackageLayer *mine = nullptr;
     for (const PackageLayer &l : whole->layers)
       if (l.name == info.name)
