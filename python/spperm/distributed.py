@@ -83,8 +83,9 @@ class DistributedLayer:
         """1.5-D: this rank's rows of C = A · B where every rank holds its
         rows of B (:attr:`b_rows`, a torch tensor with K columns). B is
         all-gathered in chunks of ``chunk`` columns (None: all at once), the
-        next chunk in flight while this one is multiplied; no rank holds
-        more than two chunks of B."""
+        next chunk in flight while this one is multiplied; a rank holds its
+        rows of B, the chunk being multiplied and the one in flight (each
+        ``ranks · ceil(cols / ranks)`` rows), never all of B."""
         import torch
 
         dist = _dist()
@@ -173,7 +174,9 @@ def load(path: Union[str, "os.PathLike[str]"], *, group: Any = None,
     """Loads this rank's part of the package ``path`` (every sharded layer
     must have as many shards as the group has ranks). ``device`` defaults to
     'gpu' under the NCCL backend (the runtime then uses torch's current CUDA
-    device, unless SPPERM_CUDA_DEVICE says otherwise) and 'cpu' otherwise."""
+    device, unless SPPERM_CUDA_DEVICE says otherwise; set the device before
+    the process's first GPU use of spperm, which fixes it) and 'cpu'
+    otherwise."""
     dist = _dist()
     rank = dist.get_rank(group)
     ranks = dist.get_world_size(group)

@@ -49,6 +49,14 @@ public:
                            int64_t k, float *c, void *stream, int32_t warmup,
                            int32_t runs, float *timesMs) = 0;
 
+  /// SPRT_OK when layer `index` can run K, else the error spmm would
+  /// return, before anything is enqueued (sprt_spmm checks every shard of
+  /// a sharded layer first, so that none runs when one cannot).
+  virtual sprt_status accepts(int64_t /*index*/,
+                              const PackageLayer & /*layer*/, int64_t /*k*/) {
+    return SPRT_OK;
+  }
+
   /// sprt_spmm_allgather (docs/Distributed.md, "1.5-D"): C = A * B for
   /// layer `index` where this rank holds rows [rank * P, rank * P + P) of B
   /// (P = ceil(cols / ranks); the last rank's past cols are not read) as

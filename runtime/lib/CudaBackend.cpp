@@ -150,6 +150,12 @@ sprt_status CudaBackend::spmm(int64_t index, const PackageLayer &layer,
   return launch();
 }
 
+sprt_status CudaBackend::accepts(int64_t /*index*/, const PackageLayer &layer,
+                                 int64_t k) {
+  LaunchChoice choice;
+  return chooseLaunch(layer, k, choice);
+}
+
 sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
                               const std::string &variant, const float *b,
                               int64_t k, float *c, void *streamArg,

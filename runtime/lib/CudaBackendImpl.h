@@ -55,6 +55,9 @@ public:
                    float *c, void *streamArg, int32_t warmup, int32_t runs,
                    float *timesMs) override;
 
+  sprt_status accepts(int64_t index, const PackageLayer &layer,
+                      int64_t k) override;
+
   /// The 1.5-D algorithm (CudaDistributed.cpp).
   sprt_status spmmAllgather(int64_t index, const PackageLayer &layer,
                             CommState &comm, const float *bLocal, int64_t k,

@@ -61,7 +61,9 @@ void initNccl(Nccl &n) {
                          "ncclGetErrorString)");
   }
   a.ncclGetVersion(&n.version);
-  if (n.version < 20000)
+  // 2.x reports major * 1000 + minor * 100 + patch before 2.9 and
+  // major * 10000 + minor * 100 + patch since.
+  if (n.version < 2000)
     return fail(n.path + " is NCCL " + std::to_string(n.version) +
                 "; spperm needs NCCL 2");
 }
@@ -94,6 +96,13 @@ CommState::~CommState() {
   if (!d)
     return;
   ScopedContext scope(*d);
+  // The buffers are freed once the last call's work is done.
+  if (stream)
+    d->api.cuStreamSynchronize(stream);
+  if (done) {
+    d->api.cuEventSynchronize(done);
+    d->api.cuEventDestroy(done);
+  }
   for (int i = 0; i < 2; ++i) {
     if (gathered[i])
       d->api.cuEventDestroy(gathered[i]);
@@ -140,6 +149,8 @@ spperm::runtime_detail::gpuCommCreate(const unsigned char *id, int32_t rank,
       *nccl, nccl->api.ncclCommInitRank(&state->comm, ranks, unique, rank));
   SPRT_CU_RETURN_IF_ERROR(
       d->api, d->api.cuStreamCreate(&state->stream, CU_STREAM_NON_BLOCKING));
+  SPRT_CU_RETURN_IF_ERROR(
+      d->api, d->api.cuEventCreate(&state->done, CU_EVENT_DISABLE_TIMING));
   for (int i = 0; i < 2; ++i) {
     SPRT_CU_RETURN_IF_ERROR(
         d->api, d->api.cuEventCreate(&state->gathered[i],

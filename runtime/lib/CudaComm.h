@@ -1,4 +1,4 @@
-//===- CudaComm.h - NCCL, loaded, and the runtime's communicators -*- C++ -*-===//
+//===- CudaComm.h - NCCL and the runtime's communicators --------*- C++ -*-===//
 //
 // Part of the spperm project.
 //
@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace spperm::runtime_detail {
@@ -79,6 +80,13 @@ struct CommState {
   /// multiplication that read it).
   CUevent gathered[2] = {nullptr, nullptr};
   CUevent consumed[2] = {nullptr, nullptr};
+  /// The end of the last call on its stream (`used`: there was one), which
+  /// the next call's stream waits for: calls on different streams reuse
+  /// the buffers one after the other.
+  CUevent done = nullptr;
+  bool used = false;
+  /// One call at a time per communicator.
+  std::mutex mutex;
   DeviceBuffer send, gather[2], chunkC;
   size_t sendBytes = 0, gatherBytes[2] = {0, 0}, chunkCBytes = 0;
 
@@ -89,7 +97,7 @@ struct CommState {
 sprt_status gpuCommUniqueId(unsigned char *id);
 
 /// Joins the communicator `id` as rank `rank` of `ranks` (every rank calls
-/// it, each in its own process or thread, on its own GPU).
+/// it, each in its own process, on its own GPU).
 sprt_status gpuCommCreate(const unsigned char *id, int32_t rank,
                           int32_t ranks, std::unique_ptr<CommState> &out);
 

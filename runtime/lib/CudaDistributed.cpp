@@ -25,11 +25,13 @@ using namespace spperm::runtime_detail;
 
 namespace {
 
-/// Grows `buffer` (of `have` bytes) to at least `bytes`.
+/// Grows `buffer` (of `have` bytes) to at least `bytes` (the caller has
+/// made sure no work still uses it).
 sprt_status reserve(const Driver &d, DeviceBuffer &buffer, size_t &have,
                     size_t bytes) {
   if (bytes <= have)
     return SPRT_OK;
+  have = 0; // allocate frees the old buffer first
   SPRT_RETURN_IF_ERROR(buffer.allocate(d, bytes));
   have = bytes;
   return SPRT_OK;
@@ -61,6 +63,9 @@ sprt_status CudaBackend::spmmAllgather(int64_t index, const PackageLayer &layer,
                                        CommState &comm, const float *bLocal,
                                        int64_t k, int64_t chunk, float *c,
                                        void *streamArg) {
+  // The communicator's buffers and events serve one call at a time; the
+  // package's lock serializes the enqueueing of its calls.
+  std::lock_guard<std::mutex> commLock(comm.mutex);
   std::lock_guard<std::mutex> lock(mutex);
   SPRT_SCOPED_CONTEXT(d);
   auto stream = static_cast<CUstream>(streamArg);
@@ -71,6 +76,29 @@ sprt_status CudaBackend::spmmAllgather(int64_t index, const PackageLayer &layer,
   const int64_t width = chunk > 0 ? std::min(chunk, k) : k;
   const int64_t chunks = (k + width - 1) / width;
   const size_t f = sizeof(float);
+  // Every chunk width must have kernels (or a library call) before the
+  // first collective: a rank that failed in the middle would leave the
+  // others waiting in an all-gather.
+  for (int64_t w : {width, k % width})
+    if (w > 0) {
+      LaunchChoice probe;
+      if (sprt_status s = chooseLaunch(layer, w, probe); s != SPRT_OK)
+        return failWith(s, "sprt_spmm_allgather: chunks of " +
+                               std::to_string(w) + " columns: " +
+                               sprt_last_error());
+    }
+  // After an earlier call (perhaps on another stream): this one's work
+  // follows it, and its buffers are free before they are grown.
+  if (comm.used) {
+    SPRT_CU_RETURN_IF_ERROR(d.api,
+                            d.api.cuStreamWaitEvent(stream, comm.done, 0));
+    if (per * width * f > comm.sendBytes ||
+        comm.ranks * per * width * f > comm.gatherBytes[0] ||
+        (chunks > 1 && rows * width * f > comm.chunkCBytes)) {
+      SPRT_CU_RETURN_IF_ERROR(d.api, d.api.cuEventSynchronize(comm.done));
+      SPRT_CU_RETURN_IF_ERROR(d.api, d.api.cuStreamSynchronize(comm.stream));
+    }
+  }
   SPRT_RETURN_IF_ERROR(reserve(d, comm.send, comm.sendBytes, per * width * f));
   for (int i = 0; i < std::min<int64_t>(2, chunks); ++i)
     SPRT_RETURN_IF_ERROR(reserve(d, comm.gather[i], comm.gatherBytes[i],
@@ -120,5 +148,7 @@ sprt_status CudaBackend::spmmAllgather(int64_t index, const PackageLayer &layer,
     SPRT_CU_RETURN_IF_ERROR(
         d.api, d.api.cuEventRecord(comm.consumed[buf], stream));
   }
+  SPRT_CU_RETURN_IF_ERROR(d.api, d.api.cuEventRecord(comm.done, stream));
+  comm.used = true;
   return SPRT_OK;
 }

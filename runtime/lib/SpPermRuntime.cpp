@@ -461,6 +461,14 @@ sprt_status sprt_spmm(sprt_package *package, int64_t layerIndex, const float *b,
       s != SPRT_OK)
     return s;
   const LayerGroup &g = package->groups[layerIndex];
+  // Every shard must accept K before any runs.
+  if (g.count > 1)
+    for (size_t i = 0; i < g.count; ++i)
+      if (sprt_status s = package->backend->accepts(
+              static_cast<int64_t>(g.first + i),
+              package->package.layers[g.first + i], k);
+          s != SPRT_OK)
+        return s;
   for (size_t i = 0; i < g.count; ++i)
     if (sprt_status s = package->backend->spmm(
             static_cast<int64_t>(g.first + i),
@@ -497,12 +505,13 @@ sprt_status sprt_spmm_time(sprt_package *package, int64_t layerIndex,
   // on the CPU; on the GPU each rank times its own shard.
   if (package->device != SPRT_DEVICE_CPU || name != "spperm")
     return failWith(SPRT_ERROR_UNSUPPORTED,
-                    "sprt_spmm_time: layer '" + package->first(layerIndex).name +
+                    "sprt_spmm_time: layer '" +
+                        package->first(layerIndex).name +
                         "' has " + std::to_string(g.count) +
                         " shards; on the GPU time each shard on its rank "
                         "(sprt_package_load_shard), or the layer compiled "
                         "whole");
-  for (int32_t i = 0; i < warmup + runs; ++i) {
+  for (int64_t i = 0; i < int64_t(warmup) + runs; ++i) {
     auto start = std::chrono::steady_clock::now();
     if (sprt_status s = sprt_spmm(package, layerIndex, b, k, c, stream);
         s != SPRT_OK)
@@ -622,6 +631,15 @@ sprt_status sprt_spmm_allgather(sprt_package *package, int64_t layerIndex,
     return s;
   if (!bLocal && end > begin)
     return invalid("b_local is NULL");
+  // The communication reads b_local while the products are written to C.
+  if (bLocal && c && end > begin && package->rows(layerIndex) > 0) {
+    const auto bAddr = reinterpret_cast<uintptr_t>(bLocal);
+    const auto cAddr = reinterpret_cast<uintptr_t>(c);
+    const uint64_t bBytes = uint64_t(end - begin) * uint64_t(k) * 4;
+    const uint64_t cBytes = uint64_t(package->rows(layerIndex)) * uint64_t(k) * 4;
+    if (bAddr < cAddr + cBytes && cAddr < bAddr + bBytes)
+      return invalid("b_local and C overlap");
+  }
 #ifdef SPPERM_HAVE_CUDA
   return package->backend->spmmAllgather(static_cast<int64_t>(g.first), layer,
                                          *comm->state, bLocal, k, chunk, c,

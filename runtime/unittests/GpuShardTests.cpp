@@ -125,7 +125,31 @@ TEST(GpuShardTest, OneRankAllgather) {
     ASSERT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), m.rows * k * 4), SPRT_OK);
     EXPECT_LE(relativeError(c, want), 1e-5);
   }
+  // Calls on two streams reuse the communicator's buffers one after the
+  // other: the second waits for the first.
+  void *side = nullptr;
+  ASSERT_EQ(sprt_stream_create(&side), SPRT_OK) << sprt_last_error();
+  DeviceArray dc2(m.rows * k * 4);
+  ASSERT_EQ(sprt_spmm_allgather(p, 0, comm, db.get(), k, 3, dc.get(), side),
+            SPRT_OK)
+      << sprt_last_error();
+  ASSERT_EQ(sprt_spmm_allgather(p, 0, comm, db.get(), k, 4, dc2.get(),
+                                nullptr),
+            SPRT_OK)
+      << sprt_last_error();
+  ASSERT_EQ(sprt_stream_synchronize(side), SPRT_OK);
+  ASSERT_EQ(sprt_stream_synchronize(nullptr), SPRT_OK);
+  for (const DeviceArray *out : {&dc, &dc2}) {
+    std::vector<float> c(static_cast<size_t>(m.rows * k));
+    ASSERT_EQ(sprt_memcpy_dtoh(c.data(), out->get(), m.rows * k * 4), SPRT_OK);
+    EXPECT_LE(relativeError(c, want), 1e-5);
+  }
+  EXPECT_EQ(sprt_stream_destroy(side), SPRT_OK);
   EXPECT_EQ(sprt_spmm_allgather(p, 0, comm, db.get(), k, -1, dc.get(),
+                                nullptr),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  // b_local must not overlap C.
+  EXPECT_EQ(sprt_spmm_allgather(p, 0, comm, dc.get(), k, 0, dc.get(),
                                 nullptr),
             SPRT_ERROR_INVALID_ARGUMENT);
   sprt_comm_release(comm);

@@ -1,4 +1,4 @@
-//===- ShardTests.cpp - Sharded layers in packages and the C API -*- C++ -*-===//
+//===- ShardTests.cpp - Sharded layers: package and C API -------*- C++ -*-===//
 //
 // Part of the spperm project.
 //
@@ -66,18 +66,17 @@ TEST(ShardTest, RoundTripAndWholeRun) {
   const CsrMatrix uniform = generateUniform(150, 120, 0.05, 5);
   std::vector<PackageLayer> layers =
       shardedLayer("skewed", skewed, 3, Strategy::Lpt, FormatKind::Csr);
-  layers.push_back(makeLayer("whole", uniform, Strategy::Bsa, FormatKind::Bell));
+  layers.push_back(
+      makeLayer("whole", uniform, Strategy::Bsa, FormatKind::Bell));
   for (PackageLayer &l :
        shardedLayer("mixed", uniform, 2, Strategy::Identity, FormatKind::Hbp))
     layers.push_back(std::move(l));
   // Shard 1 of "mixed" in another format: formats are chosen per shard.
-  layers.back() = makeLayer("mixed", sliceRows(uniform, layers.back().shard.rowBegin,
-                                               uniform.rows),
-                            Strategy::Lpt, FormatKind::Bell);
-  layers.back().shard = layers[layers.size() - 2].shard;
-  layers.back().shard.index = 1;
-  layers.back().shard.rowBegin = layers[layers.size() - 2].shard.rowEnd;
-  layers.back().shard.rowEnd = uniform.rows;
+  const ShardInfo second = layers.back().shard;
+  layers.back() = makeLayer(
+      "mixed", sliceRows(uniform, second.rowBegin, second.rowEnd),
+      Strategy::Lpt, FormatKind::Bell);
+  layers.back().shard = second;
   const std::string pkg = dir.path("s.spp");
   ASSERT_TRUE(writePackage(pkg, layers, PackageOptions()));
 

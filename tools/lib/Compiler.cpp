@@ -267,8 +267,8 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     ::spperm::PackageLayer layer;
     layer.name = func.getSymName().str();
     // A shard spperm-shard-rows made: named after its layer, with its rows.
-    if (auto shard = func->getAttrOfType<DenseI64ArrayAttr>("spperm.shard")) {
-      auto of = func->getAttrOfType<StringAttr>("spperm.shard_of");
+    if (auto shard = func->getAttrOfType<DenseI64ArrayAttr>(kShardAttrName)) {
+      auto of = func->getAttrOfType<StringAttr>(kShardOfAttrName);
       if (shard.size() != 5 || !of)
         return func.emitError() << "has a malformed spperm.shard (expected "
                                    "[index, count, begin, end, rows] and "
@@ -284,7 +284,7 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     // alternatives (it follows its layer in the module).
     ::spperm::PackageLayer *parent = nullptr;
     if (auto of = func->getAttrOfType<FlatSymbolRefAttr>(
-            "spperm.alternative_of")) {
+            kAlternativeOfAttrName)) {
       if (auto it = layerOf.find(of.getValue().str()); it != layerOf.end())
         parent = &layers[it->second];
       if (!parent || !parent->libraryCheck)

@@ -29,6 +29,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -105,8 +107,9 @@ StatusOr<std::vector<float>> readB(const std::string &spec, int64_t cols,
     return b.status();
   if (b->rows != cols || b->cols != k)
     return Status::error(spec + ": B has shape (" + std::to_string(b->rows) +
-                         ", " + std::to_string(b->cols) + "), the layer needs (" +
-                         std::to_string(cols) + ", " + std::to_string(k) + ")");
+                         ", " + std::to_string(b->cols) +
+                         "), the layer needs (" + std::to_string(cols) + ", " +
+                         std::to_string(k) + ")");
   std::copy(b->data.begin() + begin * k, b->data.begin() + end * k,
             out.begin());
   return out;
@@ -449,10 +452,22 @@ int spperm::runDriver(const RanksOptions &o) {
   ScopedTemporary cleanup(dir);
   struct Removal {
     std::string dir;
-    ~Removal() { std::system(("rm -rf '" + dir + "'").c_str()); }
+    ~Removal() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
   } removal{dir};
-
+  // Stops and reaps the ranks still running.
   std::vector<pid_t> pids;
+  auto stopAll = [&pids] {
+    for (pid_t p : pids)
+      if (p > 0) {
+        ::kill(p, SIGKILL);
+        ::waitpid(p, nullptr, 0);
+        unregisterChild(p);
+      }
+  };
+
   for (int32_t r = 0; r < o.ranks; ++r) {
     std::vector<std::string> argv = {
         o.self, o.package, "--device", o.device, "--b", o.b, "--k",
@@ -478,28 +493,34 @@ int spperm::runDriver(const RanksOptions &o) {
     env.push_back("SPPERM_CUDA_DEVICE=" + std::to_string(r));
     pid_t pid = spawn(argv, env);
     if (pid < 0) {
-      for (pid_t p : pids)
-        ::kill(p, SIGKILL);
+      stopAll();
       return fail("cannot start rank " + std::to_string(r) + " (" + o.self +
                   ")");
     }
     registerChild(pid);
     pids.push_back(pid);
   }
+  // The ranks in the order they end: the first that fails stops the
+  // others (they may wait for it in a collective).
   std::string failed;
-  for (int32_t r = 0; r < o.ranks; ++r) {
+  for (int32_t left = o.ranks; left > 0; --left) {
     int status = 0;
-    ::waitpid(pids[r], &status, 0);
-    unregisterChild(pids[r]);
+    const pid_t pid = ::waitpid(-1, &status, 0);
+    auto it = std::find(pids.begin(), pids.end(), pid);
+    if (pid < 0 || it == pids.end())
+      break;
+    unregisterChild(pid);
+    *it = 0;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      failed += (failed.empty() ? "" : ", ") + std::to_string(r);
-      // The others may wait for it in a collective: stop them.
-      for (int32_t q = r + 1; q < o.ranks; ++q)
-        ::kill(pids[q], SIGKILL);
+      failed = std::to_string(it - pids.begin());
+      stopAll();
+      break;
     }
   }
   if (!failed.empty())
-    return fail("rank(s) " + failed + " failed (their messages are above)");
+    return fail("rank " + failed +
+                " failed (its message is above); the other ranks were "
+                "stopped");
 
   // The ranks' records: per timed run, the slowest rank.
   std::vector<json> records;
@@ -529,9 +550,9 @@ int spperm::runDriver(const RanksOptions &o) {
   std::printf("%-5s %20s %12s %12s %8s %10s %12s\n", "rank", "rows", "nnz",
               "median_ms", "format", "checked", "error");
   for (const json &j : records) {
-    const std::string rows = "[" + std::to_string(j["row_begin"].get<int64_t>()) +
-                             ", " + std::to_string(j["row_end"].get<int64_t>()) +
-                             ")";
+    const std::string rows =
+        "[" + std::to_string(j["row_begin"].get<int64_t>()) + ", " +
+        std::to_string(j["row_end"].get<int64_t>()) + ")";
     std::printf("%-5d %20s %12lld %12.4f %8s %10lld %12.2e\n",
                 j["rank"].get<int>(), rows.c_str(),
                 static_cast<long long>(j["nnz"].get<int64_t>()),

@@ -285,7 +285,8 @@ int main(int argc, char **argv) {
         !parseIntegerOption(kTool, "runs", runsText, 1, 100000, runsN))
       return 1;
     if (algorithm != "1d" && algorithm != "1.5d")
-      return fail("unknown algorithm '" + algorithm + "' (expected 1d or 1.5d)");
+      return fail("unknown algorithm '" + algorithm +
+                  "' (expected 1d or 1.5d)");
     if (algorithm == "1.5d" && deviceName != "gpu")
       return fail("--algorithm 1.5d needs --device gpu (NCCL)");
     if (chunkSeen && algorithm != "1.5d" && !rankSeen)

@@ -107,7 +107,7 @@ struct SpPermLowerToGPU
       auto func = spmm->getParentOfType<FunctionOpInterface>();
       std::string prefix;
       auto of = func ? func->getAttrOfType<FlatSymbolRefAttr>(
-                           "spperm.alternative_of")
+                           kAlternativeOfAttrName)
                      : FlatSymbolRefAttr();
       if (of && layerPrefix.count(of.getValue())) {
         prefix = layerPrefix[of.getValue()] + "a" +

@@ -102,7 +102,7 @@ struct SpPermExpandAlternativesPass
         }
         auto copy = cast<func::FuncOp>(func->clone());
         copy.setSymName(name);
-        copy->setAttr("spperm.alternative_of",
+        copy->setAttr(kAlternativeOfAttrName,
                       FlatSymbolRefAttr::get(ctx, func.getSymName()));
         loadsOf(copy)[loadIndex].setChoiceAttr(cast<ChoiceAttr>(element));
         symbols.insert(copy, std::next(Block::iterator(insertAfter)));

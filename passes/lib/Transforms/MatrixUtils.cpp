@@ -98,7 +98,7 @@ static std::string rowsKey(LoadOp op) {
   std::optional<ArrayRef<int64_t>> rows = op.getRows();
   if (!rows)
     return "";
-  return "\0rows=" + std::to_string((*rows)[0]) + "," +
+  return std::string(1, '\0') + "rows=" + std::to_string((*rows)[0]) + "," +
          std::to_string((*rows)[1]);
 }
 

@@ -90,7 +90,7 @@ struct SpPermShardRowsPass
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
       // Shards already, or what another layer's copies became.
-      if (func->hasAttr("spperm.shard"))
+      if (func->hasAttr(kShardAttrName))
         continue;
       bool failedHere = false;
       SpMMOp spmm = shardableSpmm(func, failedHere);
@@ -124,11 +124,12 @@ struct SpPermShardRowsPass
         }
         auto copy = cast<func::FuncOp>(func->clone());
         copy.setSymName(name);
-        copy->setAttr("spperm.shard",
+        copy->setAttr(kShardAttrName,
                       DenseI64ArrayAttr::get(
                           ctx, {i, static_cast<int64_t>(shards), begin, end,
                                 static_cast<int64_t>(m->rows)}));
-        copy->setAttr("spperm.shard_of", StringAttr::get(ctx, func.getSymName()));
+        copy->setAttr(kShardOfAttrName,
+                      StringAttr::get(ctx, func.getSymName()));
         // The shard's rows: the load, the product, the function's results.
         SpMMOp product = *copy.getOps<SpMMOp>().begin();
         auto shardLoad = product.getMatrix().getDefiningOp<LoadOp>();

@@ -75,13 +75,13 @@ Status checkShards(const std::vector<PackageLayer> &layers) {
           l.k != first.k)
         return Status::error(where + ": rows, columns and K differ from "
                                      "shard 0's");
-      if (t.rowBegin != next || t.rowEnd < t.rowBegin ||
+      if (t.rowBegin != next || t.rowEnd <= t.rowBegin ||
           t.rowEnd - t.rowBegin != l.matrix.rows)
         return Status::error(where + ": rows [" + std::to_string(t.rowBegin) +
                              ", " + std::to_string(t.rowEnd) +
-                             ") do not continue shard " +
+                             ") are empty, do not continue shard " +
                              std::to_string(j == 0 ? 0 : j - 1) +
-                             " or do not match its " +
+                             ", or are not its " +
                              std::to_string(l.matrix.rows) + " rows");
       next = t.rowEnd;
     }

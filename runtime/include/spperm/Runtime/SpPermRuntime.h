@@ -114,8 +114,9 @@ SPRT_EXPORT sprt_status sprt_package_load(const char *path, sprt_device device,
  *  (docs/Distributed.md): each layer compiled with `--shards ranks` is
  *  reduced to its shard `rank` (a layer of that shard's rows; C holds rows
  *  [row_begin, row_end) of the whole layer, sprt_layer_shard), and layers
- *  compiled whole are kept whole. Only that shard's arrays and kernels go
- *  to the device. SPRT_ERROR_INVALID_ARGUMENT when rank is not in
+ *  compiled whole are kept whole. Only that shard's arrays go to the device
+ *  (the package is still read and verified whole, and its kernel module
+ *  loaded whole). SPRT_ERROR_INVALID_ARGUMENT when rank is not in
  *  [0, ranks) or a sharded layer has another number of shards than
  *  `ranks`. The GPU is CUDA device SPPERM_CUDA_DEVICE (0 when unset): give
  *  each rank's process its own (docs/Distributed.md). */
@@ -222,8 +223,8 @@ SPRT_EXPORT sprt_status sprt_spmm_time(sprt_package *package, int64_t layer,
 /** Several GPUs (docs/Distributed.md). A communicator joins one GPU per
  *  rank over NCCL, which is loaded at the first use ($SPRT_NCCL_LIBRARY,
  *  else libnccl.so.2; SPRT_ERROR_DEVICE with the reason when it cannot
- *  be). Each rank is a process (or thread) whose runtime uses its own GPU
- *  (SPPERM_CUDA_DEVICE). */
+ *  be). Each rank is a process whose runtime uses its own GPU
+ *  (SPPERM_CUDA_DEVICE, read once per process). */
 typedef struct sprt_comm sprt_comm;
 
 /** The bytes of a communicator's unique id. */
@@ -231,13 +232,14 @@ typedef struct sprt_comm sprt_comm;
 
 /** Makes a new communicator's unique id (NCCL's), on one rank; the caller
  *  hands it to every rank by its own means (a file, a socket, argv). */
-SPRT_EXPORT sprt_status sprt_comm_unique_id(unsigned char id[SPRT_COMM_ID_BYTES]);
+SPRT_EXPORT sprt_status
+sprt_comm_unique_id(unsigned char id[SPRT_COMM_ID_BYTES]);
 
 /** Joins the communicator `id` as rank `rank` of `ranks`; every rank calls
  *  it, and it returns once all have. Release with sprt_comm_release. */
-SPRT_EXPORT sprt_status sprt_comm_create(const unsigned char id[SPRT_COMM_ID_BYTES],
-                                         int32_t rank, int32_t ranks,
-                                         sprt_comm **out);
+SPRT_EXPORT sprt_status
+sprt_comm_create(const unsigned char id[SPRT_COMM_ID_BYTES], int32_t rank,
+                 int32_t ranks, sprt_comm **out);
 
 /** Releases a communicator; NULL is accepted. */
 SPRT_EXPORT void sprt_comm_release(sprt_comm *comm);

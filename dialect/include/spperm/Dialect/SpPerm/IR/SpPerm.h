@@ -54,4 +54,17 @@ AsmPrinter &operator<<(AsmPrinter &printer, ::spperm::Strategy strategy);
 #define GET_OP_CLASSES
 #include "spperm/Dialect/SpPerm/IR/SpPermOps.h.inc"
 
+namespace mlir::spperm {
+
+/// The discardable attributes the passes put on a layer's function
+/// (docs/Passes.md): the layer a copy is an alternative of
+/// (spperm-expand-alternatives, a FlatSymbolRefAttr), and the shard a copy
+/// is (spperm-shard-rows: [index, count, begin, end, rows]) of the layer
+/// named by spperm.shard_of.
+constexpr llvm::StringLiteral kAlternativeOfAttrName = "spperm.alternative_of";
+constexpr llvm::StringLiteral kShardAttrName = "spperm.shard";
+constexpr llvm::StringLiteral kShardOfAttrName = "spperm.shard_of";
+
+} // namespace mlir::spperm
+
 #endif // SPPERM_DIALECT_SPPERM_IR_SPPERM_H
