@@ -195,9 +195,12 @@ const char *sprt_last_error(void) { return lastError.c_str(); }
 
 namespace {
 
-/// sprt_package_load (ranks 0) and sprt_package_load_shard.
-sprt_status loadPackage(const char *what, const char *path, sprt_device device,
-                        int32_t rank, int32_t ranks, sprt_package **out) {
+/// sprt_package_load (ranks 0) and sprt_package_load_shard. `device` is
+/// taken by reference: it may hold any int a C caller passed, and is read
+/// only through bitsOf until it is known valid.
+sprt_status loadPackage(const char *what, const char *path,
+                        const sprt_device &device, int32_t rank, int32_t ranks,
+                        sprt_package **out) {
   if (!out)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     std::string(what) + ": the output pointer is NULL");
