@@ -157,12 +157,8 @@ class DistributedPackage:
         return len(self.layers)
 
     def __getitem__(self, key: Union[int, str]) -> DistributedLayer:
-        if isinstance(key, int):
-            return self.layers[key]
-        for layer in self.layers:
-            if layer.name == key:
-                return layer
-        return self.layers[self.package[key].index]  # raises LayerNotFound
+        # The package's lookup (its LayerNotFoundError for a wrong name).
+        return self.layers[self.package[key].index]
 
     def __repr__(self) -> str:
         return (f"<spperm.distributed.DistributedPackage "

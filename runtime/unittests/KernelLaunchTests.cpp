@@ -41,6 +41,7 @@
 
 using namespace spperm;
 using namespace spperm::runtime_detail;
+using spperm::test::DeviceArray;
 
 namespace {
 
@@ -356,18 +357,6 @@ TEST(LayerBuffersTest, SameListAsTheWriter) {
     if (sprt_status s_ = sprt_device_properties(&(props)); s_ != SPRT_OK)      \
       GTEST_SKIP() << "no usable GPU: " << sprt_last_error();                  \
   } while (0)
-
-/// Device memory for the duration of a test.
-struct DeviceArray {
-  void *ptr = nullptr;
-  explicit DeviceArray(int64_t bytes) {
-    EXPECT_EQ(sprt_device_malloc(bytes, &ptr), SPRT_OK) << sprt_last_error();
-  }
-  ~DeviceArray() { EXPECT_EQ(sprt_device_free(ptr), SPRT_OK); }
-  DeviceArray(const DeviceArray &) = delete;
-  DeviceArray &operator=(const DeviceArray &) = delete;
-  float *get() const { return static_cast<float *>(ptr); }
-};
 
 /// Runs layer `index` of `p` for K through sprt_spmm (C first filled with
 /// NaN) and returns C.

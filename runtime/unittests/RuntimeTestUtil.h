@@ -352,6 +352,8 @@ struct DeviceArray {
     EXPECT_EQ(sprt_device_malloc(bytes, &ptr), SPRT_OK) << sprt_last_error();
   }
   ~DeviceArray() { EXPECT_EQ(sprt_device_free(ptr), SPRT_OK); }
+  DeviceArray(const DeviceArray &) = delete;
+  DeviceArray &operator=(const DeviceArray &) = delete;
   float *get() const { return static_cast<float *>(ptr); }
 };
 

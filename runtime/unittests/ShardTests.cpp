@@ -315,3 +315,55 @@ TEST(ShardTest, InconsistentShardsAreRefused) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CommTest, BRowsAndArgumentChecksWithoutAGpu) {
+  int64_t begin = -1, end = -1;
+  // 10 columns over 4 ranks: P = 3, the last rank holds one row.
+  const int64_t want[4][2] = {{0, 3}, {3, 6}, {6, 9}, {9, 10}};
+  for (int32_t r = 0; r < 4; ++r) {
+    ASSERT_EQ(sprt_comm_b_rows(10, r, 4, &begin, &end), SPRT_OK);
+    EXPECT_EQ(begin, want[r][0]);
+    EXPECT_EQ(end, want[r][1]);
+  }
+  // More ranks than columns: the last ones hold nothing.
+  ASSERT_EQ(sprt_comm_b_rows(2, 3, 4, &begin, &end), SPRT_OK);
+  EXPECT_EQ(begin, 2);
+  EXPECT_EQ(end, 2);
+  EXPECT_EQ(sprt_comm_b_rows(10, 4, 4, &begin, &end),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(sprt_comm_b_rows(-1, 0, 1, &begin, &end),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(sprt_comm_b_rows(10, 0, 1, nullptr, &end),
+            SPRT_ERROR_INVALID_ARGUMENT);
+
+  unsigned char id[SPRT_COMM_ID_BYTES] = {};
+  sprt_comm *comm = reinterpret_cast<sprt_comm *>(0x1);
+  EXPECT_EQ(sprt_comm_create(id, 2, 2, &comm), SPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(comm, nullptr);
+  EXPECT_EQ(sprt_comm_create(nullptr, 0, 1, &comm),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(sprt_comm_unique_id(nullptr), SPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(sprt_comm_barrier(nullptr, nullptr), SPRT_ERROR_INVALID_ARGUMENT);
+  sprt_comm_release(nullptr);
+
+  // The 1.5-D call refuses a missing communicator before anything else.
+  ScratchDir dir;
+  const CsrMatrix m = generateUniform(20, 10, 0.2, 1);
+  ASSERT_TRUE(writePackage(dir.path("p.spp"),
+                           {makeLayer("a", m, Strategy::Lpt, FormatKind::Csr)},
+                           PackageOptions()));
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("p.spp").c_str(), SPRT_DEVICE_CPU, &p),
+            SPRT_OK);
+  std::vector<float> b(10 * 4), c(20 * 4);
+  EXPECT_EQ(sprt_spmm_allgather(p, 0, nullptr, b.data(), 4, 0, c.data(),
+                                nullptr),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(sprt_last_error()).find("communicator is NULL"),
+            std::string::npos);
+  sprt_package_release(p);
+}
+
+} // namespace

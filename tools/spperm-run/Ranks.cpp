@@ -160,7 +160,7 @@ using DevicePtr = std::unique_ptr<void, DeviceDeleter>;
 /// against a float64 product with the shard's matrix: `sample` random rows
 /// and the longest rows.
 double checkRows(const CsrMatrix &a, const std::vector<float> &b,
-                 int64_t bFirstRow, const std::vector<float> &c, int64_t k,
+                 const std::vector<float> &c, int64_t k,
                  int64_t sample, int64_t &checked) {
   std::vector<int32_t> rows;
   if (sample >= a.rows) {
@@ -186,7 +186,7 @@ double checkRows(const CsrMatrix &a, const std::vector<float> &b,
     std::fill(want.begin(), want.end(), 0.0);
     for (int32_t e = a.rowPtr[r]; e < a.rowPtr[r + 1]; ++e) {
       const double v = a.values[e];
-      const float *brow = b.data() + (a.colIdx[e] - bFirstRow) * k;
+      const float *brow = b.data() + a.colIdx[e] * k;
       for (int64_t j = 0; j < k; ++j)
         want[j] += v * brow[j];
     }
@@ -335,14 +335,15 @@ int spperm::runRank(const RanksOptions &o) {
     if (!mine)
       return fail(where + "layer '" + std::string(info.name) +
                   "' is not in the package as the core reads it");
-    StatusOr<std::vector<float>> fullB =
-        split ? readB(o.b, info.cols, o.k, 0, info.cols) : std::move(b);
-    if (!fullB)
-      return fail(where + fullB.message());
-    error = checkRows(toOriginalCsr(mine->matrix), *fullB, 0, c, o.k,
-                      o.checkRows, checked);
-    if (!split)
-      b = std::move(fullB);
+    // 1-D holds all of B already; 1.5-D draws it again for the check.
+    StatusOr<std::vector<float>> fullB = std::vector<float>();
+    if (split) {
+      fullB = readB(o.b, info.cols, o.k, 0, info.cols);
+      if (!fullB)
+        return fail(where + fullB.message());
+    }
+    error = checkRows(toOriginalCsr(mine->matrix), split ? *fullB : *b, c,
+                      o.k, o.checkRows, checked);
   }
 
   // Timed runs: each between barriers, host-timed to the stream's end.

@@ -268,7 +268,7 @@ int main(int argc, char **argv) {
     r.outPath = outPath;
     r.jsonPath = jsonPath;
     r.self = "/proc/self/exe";
-    int64_t ranks = 0, rank = -1, chunk = 0, k = 0, warmupN = 3, runsN = 10,
+    int64_t ranks = 0, rank = -1, chunk = 0, k = 0, warmupN = 0, runsN = 0,
             check = 0;
     if (!deviceSeen || (deviceName != "cpu" && deviceName != "gpu"))
       return fail("--ranks needs --device cpu|gpu");
