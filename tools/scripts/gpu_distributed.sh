@@ -72,14 +72,14 @@ if [ "$PHASE" = setup ]; then
   cmake "${gen[@]}" -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
     -DSPPERM_ENABLE_COMPILER=OFF -DSPPERM_ENABLE_TESTS=ON \
     -DCMAKE_PREFIX_PATH="$ROOT/.gpu/deps" >"$OUTDIR/configure.log" 2>&1 ||
-    { tail -30 "$OUTDIR/configure.log"; exit 1; }
+    { tail -n 30 "$OUTDIR/configure.log"; exit 1; }
   cmake --build "$BUILD" --target spperm-run spperm-gen spperm-inspect \
     RuntimeTests -j "$(nproc)" >"$OUTDIR/build.log" 2>&1 ||
     { grep -E "error|Error" "$OUTDIR/build.log" | head -30; exit 1; }
   echo "== RuntimeTests"
   "$BUILD/unittests/Runtime/RuntimeTests" --gtest_brief=1 \
     >"$OUTDIR/RuntimeTests.log" 2>&1
-  tail -3 "$OUTDIR/RuntimeTests.log"
+  tail -n 3 "$OUTDIR/RuntimeTests.log"
   grep -E "GpuShardTest|SKIPPED|FAILED" "$OUTDIR/RuntimeTests.log" | head -20
   "$BUILD/unittests/Runtime/RuntimeTests" --gtest_filter='GpuShardTest.*' \
     >"$OUTDIR/GpuShardTest.log" 2>&1

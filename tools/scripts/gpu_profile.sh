@@ -46,7 +46,7 @@ np.save(sys.argv[3], np.random.default_rng(1).uniform(-1, 1, (int(sys.argv[1]), 
   "$NCU" --csv --print-units base --cache-control none --clock-control none --metrics "$METRICS" --log-file "$OUTDIR/profile/$name.csv" \
     "$BUILD/bin/spperm-run" "$S/$pkg" --device gpu --b "$BUILD/b.npy" --bench --baseline cusparse \
     --warmup 2 --runs 1 </dev/null >"$OUTDIR/profile/$name.run.txt" 2>&1 ||
-    echo "ncu failed for $pkg K=$k: $(tail -3 "$OUTDIR/profile/$name.run.txt")" | tee -a "$OUTDIR/profile.md"
+    echo "ncu failed for $pkg K=$k: $(tail -n 3 "$OUTDIR/profile/$name.run.txt")" | tee -a "$OUTDIR/profile.md"
   echo "$pkg $k"
 done <"$LIST"
 python3 "$ROOT/tools/scripts/profile_table.py" "$OUTDIR/profile" "$S" "$LIST" >>"$OUTDIR/profile.md"

@@ -38,7 +38,7 @@ cmake "${gen[@]}" -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
   -DPython_EXECUTABLE="$(command -v "$PY")" \
   -Dnanobind_DIR="$ROOT/.gpu/deps/nanobind/cmake" \
   ${SPPERM_CMAKE_ARGS:-} >"$OUTDIR/configure.log" 2>&1 ||
-  { tail -30 "$OUTDIR/configure.log"; exit 1; }
+  { tail -n 30 "$OUTDIR/configure.log"; exit 1; }
 cmake --build "$BUILD" --target _core -j "${JOBS:-16}" >"$OUTDIR/build.log" 2>&1 ||
   { grep -E "error|Error" "$OUTDIR/build.log" | head -30; exit 1; }
 

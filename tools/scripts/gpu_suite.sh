@@ -66,10 +66,16 @@ GENERATOR="Unix Makefiles"
 command -v ninja >/dev/null && GENERATOR=Ninja
 START=$SECONDS
 mkdir -p "$BUILD"
-if ! cmake -G "$GENERATOR" -S "$ROOT" -B "$BUILD" -DSPPERM_ENABLE_COMPILER=OFF \
+# The Python extension (built where the interpreter has nanobind) is a
+# shared object: link the machine's shared zlib where there is one (a
+# static libz.a carried in .gpu/deps is not built with -fPIC).
+ZLIB_ARG=
+zlib=$(ldconfig -p 2>/dev/null | sed -n 's/.*libz.so.1 .*x86-64.*=> //p' | head -n 1)
+[ -n "$zlib" ] && ZLIB_ARG="-DZLIB_LIBRARY=$zlib -DZLIB_LIBRARY_RELEASE=$zlib"
+if ! cmake -G "$GENERATOR" -S "$ROOT" -B "$BUILD" -DSPPERM_ENABLE_COMPILER=OFF $ZLIB_ARG \
     -DCMAKE_BUILD_TYPE=Release ${SPPERM_CMAKE_ARGS:-} >"$BUILD/configure.log" 2>&1 ||
    ! cmake --build "$BUILD" -j "$JOBS" >"$BUILD/build.log" 2>&1; then
-  tail -30 "$BUILD/build.log" "$BUILD/configure.log" 2>/dev/null
+  tail -n 30 "$BUILD/build.log" "$BUILD/configure.log" 2>/dev/null
   fail "configure/build"
   exit 1
 fi
@@ -92,7 +98,7 @@ FLOOR_WHY="no nvcc"
 if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
   NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   if ! "$NVCC" -O2 -o "$BUILD/floor" "$ROOT/tools/lab/floor.cu" >"$BUILD/floor.build.log" 2>&1; then
-    FLOOR_WHY="nvcc failed: $(tail -1 "$BUILD/floor.build.log")"
+    FLOOR_WHY="nvcc failed: $(tail -n 1 "$BUILD/floor.build.log")"
   else
     FLOOR=$("$BUILD/floor" 2>&1 | grep '^floor ')
     FLOOR_WHY="floor failed: $("$BUILD/floor" 2>&1 | tail -1)"
@@ -105,7 +111,7 @@ if [[ -n "$FLOOR" ]]; then
   if "$NVCC" -O2 -arch=sm_90 -o "$BUILD/pdl" "$ROOT/tools/lab/pdl.cu" >"$BUILD/pdl.build.log" 2>&1; then
     "$BUILD/pdl" 2>&1 | grep '^pdl ' | tee -a "$SUMMARY" || fail "tools/lab/pdl.cu"
   else
-    echo "pdl: not measured (nvcc failed: $(tail -1 "$BUILD/pdl.build.log"))" | tee -a "$SUMMARY"
+    echo "pdl: not measured (nvcc failed: $(tail -n 1 "$BUILD/pdl.build.log"))" | tee -a "$SUMMARY"
   fi
 fi
 
@@ -239,7 +245,7 @@ if [[ " $SETS " == *" aot "* ]] && [[ -d "$S/aot/block.spp" ]]; then
     grep -q "every GPU layer matches" "$SUMMARY" || rc=1
     [[ $rc == 0 ]] || fail "the AOT example (exit $rc)"
   else
-    tail -20 "$BUILD/aot.log" | tee -a "$SUMMARY"
+    tail -n 20 "$BUILD/aot.log" | tee -a "$SUMMARY"
     fail "the AOT example did not build against the installed runtime"
   fi
 fi

@@ -71,7 +71,10 @@ else
   mapfile -t matrices < <(cd "$DATA" && find . -name '*.mtx.gz' -o -name '*.smtx.gz' | sed 's|^\./||' | sort)
 fi
 matrices_main=("${matrices[@]}")
-for m in "${matrices[@]}"; do
+[[ " $PARTS " == *" main "* ]] || matrices_main=()
+# The main and tc parts compile the shared matrices: only they carry them.
+[[ " $PARTS " == *" main "* || " $PARTS " == *" tc "* ]] || matrices=()
+for m in ${matrices[@]+"${matrices[@]}"}; do
   mkdir -p "$STAGE/suite/m/$(dirname "$m")"
   cp "$DATA/$m" "$STAGE/suite/m/$m"
 done
@@ -103,7 +106,6 @@ add_jobs() {
     echo "$src $prefix.${e%%|*}.spp ${e#*|}" >>"$jobs_file"
   done
 }
-[[ " $PARTS " == *" main "* ]] || matrices_main=()
 for m in ${matrices_main[@]+"${matrices_main[@]}"}; do
   name=$(echo "$m" | sed 's|/|__|g; s|\.s\?mtx\.gz$||')
   add_jobs "$STAGE/suite/m/$m" "$STAGE/suite/$name" "${MAIN_EXTRA:-}"

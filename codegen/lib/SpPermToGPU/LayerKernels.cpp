@@ -248,10 +248,12 @@ private:
   void planRowFormats() {
     RowMatrix rm;
     if (m.kind == FormatKind::Csr) {
-      rm = {&m.csr.rowPtr, ::spperm::buffer::kCsrRowPtr, ::spperm::buffer::kCsrColIdx, ::spperm::buffer::kCsrValues,
+      rm = {&m.csr.rowPtr, &m.csr.colIdx, ::spperm::buffer::kCsrRowPtr,
+            ::spperm::buffer::kCsrColIdx, ::spperm::buffer::kCsrValues,
             DenseBlocks(), ::spperm::format_name::kCsr};
     } else {
-      rm = {&m.bell.residual.rowPtr, ::spperm::buffer::kBellResidualRowPtr,
+      rm = {&m.bell.residual.rowPtr, &m.bell.residual.colIdx,
+            ::spperm::buffer::kBellResidualRowPtr,
             ::spperm::buffer::kBellResidualColIdx, ::spperm::buffer::kBellResidualValues,
             DenseBlocks{m.bell.block, m.bell.width, m.cols, m.bell.condensed},
             ::spperm::format_name::kBell};
@@ -348,6 +350,23 @@ private:
                std::move(args), windows * kTiles * splits, spec.threads);
     k.zeroOutput = splits > 1;
     kernels.push_back(std::move(k));
+  }
+
+  /// Whether the row kernels of variant `kc` over `rm` run in L2 panels
+  /// (usesL2Panels in RowPlan.h; the miss estimate only where B does not
+  /// fit in the L2).
+  bool usesL2Panels(const RowMatrix &rm, const KClass &kc) const {
+    if (kc.spmv || kc.k <= 0 || options.kSlices != 0 || !rm.colIdx)
+      return false;
+    const std::vector<int32_t> &rowPtr = *rm.rowPtr;
+    const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
+    auto panels = [&](double missShare) {
+      return codegen::usesL2Panels(m.rows, m.cols, nnz, kc.k, missShare,
+                                   options.l2Bytes, options.multiprocessors);
+    };
+    return panels(1.0) &&
+           panels(estimateMissShare(rowPtr, *rm.colIdx, m.cols,
+                                    l2ResidentRows(kc.k, options.l2Bytes)));
   }
 
   /// The constant table of each row's first entry in each of `splits`
@@ -520,13 +539,14 @@ private:
     std::string family = kc.spmv ? std::string(rm.family) +
                                        std::string(::spperm::family::kSpmvSuffix)
                                  : std::string(rm.family);
+    const bool l2Panels = usesL2Panels(rm, kc);
     for (const RowRange &range : ranges) {
       spec.lanes = range.lanes;
       spec.kSlices = 1;
       if (!kc.spmv)
-        std::tie(spec.lanes, spec.kSlices) =
-            kSlicing(kc, range.rows(), range.meanLength(), options.kSlices,
-                     spec.threads, options.multiprocessors);
+        std::tie(spec.lanes, spec.kSlices) = kSlicing(
+            kc, range.rows(), range.meanLength(), options.kSlices,
+            spec.threads, options.multiprocessors, l2Panels);
       // The groups of the launch: every row once per K slice.
       const int64_t items = range.rows() * spec.kSlices;
       // SpMV over many rows that fit in one step of the group: four rows

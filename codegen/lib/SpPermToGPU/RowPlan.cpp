@@ -138,16 +138,57 @@ int64_t sliceCount(int64_t k, int64_t lanes, int64_t vec) {
   return ceilDiv(k, lanes * vec);
 }
 
+double estimateMissShare(const std::vector<int32_t> &rowPtr,
+                         const std::vector<int32_t> &colIdx, int64_t cols,
+                         double residentRows) {
+  const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
+  if (nnz <= 0 || cols <= 0)
+    return 0.0;
+  // last[c]: the position of column c's previous entry, -1 before its first.
+  std::vector<int64_t> last(static_cast<size_t>(cols), -1);
+  int64_t misses = 0;
+  for (int64_t p = 0; p < nnz; ++p) {
+    int64_t &prev = last[static_cast<size_t>(colIdx[p])];
+    misses += prev < 0 || static_cast<double>(p - prev) > residentRows;
+    prev = p;
+  }
+  return static_cast<double>(misses) / static_cast<double>(nnz);
+}
+
+double l2ResidentRows(int64_t k, int64_t l2Bytes) {
+  return kL2ResidentShare * static_cast<double>(l2Bytes) /
+         (static_cast<double>(std::max<int64_t>(k, 1)) * sizeof(float));
+}
+
+bool usesL2Panels(int64_t rows, int64_t cols, int64_t nnz, int64_t k,
+                  double missShare, int64_t l2Bytes,
+                  int64_t multiprocessors) {
+  const double bytesPerColumn = static_cast<double>(cols) * sizeof(float);
+  const double meanLength =
+      rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
+  const double inFlight = static_cast<double>(multiprocessors) *
+                          kL2PanelWarpsInFlight * meanLength;
+  return k > kL2PanelColumns && k % 4 == 0 &&
+         inFlight < static_cast<double>(cols) &&
+         bytesPerColumn * static_cast<double>(k) >
+             static_cast<double>(l2Bytes) &&
+         bytesPerColumn * kL2PanelColumns <=
+             kL2PanelMaxOvercommit * static_cast<double>(l2Bytes) &&
+         missShare >= kL2PanelMinMissShare;
+}
+
 std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
                                      double meanLength, int64_t requested,
-                                     int64_t threads,
-                                     int64_t multiprocessors) {
+                                     int64_t threads, int64_t multiprocessors,
+                                     bool l2Panels) {
   if (kc.spmv || kc.k <= 0 || requested == 1)
     return {kc.lanes, 1};
   int64_t lanes = kc.lanes;
   if (requested > 1) {
     const int64_t width = ceilDiv(kc.k, requested);
     lanes = std::min(kc.lanes, pow2Ceil(ceilDiv(width, kc.vec)));
+  } else if (l2Panels && kc.vec == 4 && kc.k > kL2PanelColumns) {
+    lanes = kL2PanelColumns / kc.vec;
   } else if (kc.vec == 4 && kc.k > kWideK && rows > 0) {
     // Wide K: slices of 128 columns (a warp each), or of 32 columns (8
     // lanes) for few rows with many entries, which then get 4x the groups.

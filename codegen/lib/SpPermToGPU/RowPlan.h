@@ -52,6 +52,7 @@ std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets = {});
 /// The CSR arrays a row kernel walks (the matrix's, or bell's residual).
 struct RowMatrix {
   const std::vector<int32_t> *rowPtr = nullptr;
+  const std::vector<int32_t> *colIdx = nullptr;
   std::string_view rowPtrName, colIdxName, valuesName;
   DenseBlocks dense;
   std::string_view family;
@@ -154,6 +155,51 @@ constexpr int64_t kNarrowSliceRows = 1024;
 /// ... whose rows have at least this many entries on average.
 constexpr double kNarrowSliceLength = 16.0;
 
+/// The columns of an L2 panel: a slice of K whose B panel (cols x 32
+/// floats) an L2 can hold where all of B does not (docs/Kernels.md, "L2
+/// panels").
+constexpr int64_t kL2PanelColumns = 32;
+/// The share of the L2 that holds rows of B in the miss estimate ...
+constexpr double kL2ResidentShare = 0.75;
+/// ... the share of entries whose B row it must estimate to miss at full K
+/// for L2 panels to pay ...
+constexpr double kL2PanelMinMissShare = 0.7;
+/// ... how much larger than the L2 a panel of B may be ...
+constexpr double kL2PanelMaxOvercommit = 1.5;
+/// ... and the warps per multiprocessor whose rows are taken to be in
+/// flight at once (each a row).
+constexpr int64_t kL2PanelWarpsInFlight = 32;
+
+/// The share of a CSR's entries whose row of B a cache holding
+/// `residentRows` rows of B misses when the rows run in order: a column's
+/// first entry, and every entry whose previous entry in the same column
+/// lies more than `residentRows` entries before it (a reuse-distance
+/// estimate in entries: O(nnz + cols)). 0 for an empty matrix.
+double estimateMissShare(const std::vector<int32_t> &rowPtr,
+                         const std::vector<int32_t> &colIdx, int64_t cols,
+                         double residentRows);
+
+/// Whether SpMM with `k` columns of B (16-byte vectors, K baked in) over a
+/// matrix of `cols` columns and `nnz` entries in `rows` rows runs in L2
+/// panels of kL2PanelColumns (docs/Kernels.md, "L2 panels"):
+///  * B (cols x k floats) does not fit in `l2Bytes`, and one panel fits
+///    within kL2PanelMaxOvercommit of it;
+///  * `missShare` (estimateMissShare with the rows of B the L2 holds at
+///    full K) is at least kL2PanelMinMissShare: B's reuse is spread too far
+///    for the L2 to keep it (uniformly random columns), not concentrated
+///    in hot columns it already keeps (R-MAT's power law), where the
+///    panels' re-reads of A lose;
+///  * the rows in flight at once (kL2PanelWarpsInFlight per
+///    multiprocessor, of the mean length) touch fewer entries than B has
+///    rows: with rows of hundreds of entries they cover B's rows together,
+///    so B streams through the L2 once a wave already.
+bool usesL2Panels(int64_t rows, int64_t cols, int64_t nnz, int64_t k,
+                  double missShare, int64_t l2Bytes,
+                  int64_t multiprocessors);
+
+/// The rows of B (of `k` floats) the L2 holds in the miss estimate.
+double l2ResidentRows(int64_t k, int64_t l2Bytes);
+
 /// How a range of `rows` rows (of `meanLength` entries on average) of an
 /// SpMM variant with K baked in covers K: lanes per group and K slices
 /// ({kc.lanes, 1}: one group covers K, looping over its tiles).
@@ -170,11 +216,13 @@ constexpr double kNarrowSliceLength = 16.0;
 ///    or 32 columns (8 lanes) for at most kNarrowSliceRows rows of at
 ///    least kNarrowSliceLength entries: besides the shorter walks, the
 ///    slice-major CTAs of one slice read only its panel of B, which fits
-///    in L2 where all of B may not.
+///    in L2 where all of B may not;
+///  * `l2Panels` (usesL2Panels), K > kL2PanelColumns: slices of
+///    kL2PanelColumns columns, whatever the rules above say.
 std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
                                      double meanLength, int64_t requested,
-                                     int64_t threads,
-                                     int64_t multiprocessors);
+                                     int64_t threads, int64_t multiprocessors,
+                                     bool l2Panels = false);
 
 /// The group size (lanes) for rows of `length` entries on average (SpMV).
 int64_t lanesForLength(double length);

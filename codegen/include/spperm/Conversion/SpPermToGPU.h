@@ -167,6 +167,10 @@ struct KernelGenOptions {
   /// every target until the target description carries it (no pass option
   /// or flag sets it yet).
   int64_t multiprocessors = 132;
+  /// The target's L2 cache in bytes: SpMM layers whose B it cannot hold run
+  /// in L2 panels where that pays (usesL2Panels in RowPlan.h). The H100
+  /// SXM's 50 MiB for every target until the target description carries it.
+  int64_t l2Bytes = 50 * 1024 * 1024;
   /// Atomic additions of 16-byte (and 8-byte) accumulators into C as one
   /// `red.global.add.v4.f32` (sm_90 and later: targetHasVectorReductions)
   /// instead of one scalar atomic per element, where a warp's lanes add to
