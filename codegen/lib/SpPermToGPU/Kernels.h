@@ -192,12 +192,19 @@ struct MmaKernelSpec {
   MmaPrecision precision = MmaPrecision::TF32;
   int64_t threads = 128;
   /// Warps sharing a 16-row slice: its chunks of 32 columns of C are dealt
-  /// over them round-robin (each element of C still has one warp).
+  /// over them round-robin.
   int64_t chunkGroups = 1;
+  /// Warps sharing a (slice, chunk group)'s stored blocks: block i goes to
+  /// part i % parts, and with more than one part the warps add into C
+  /// atomically.
+  int64_t parts = 1;
   int64_t k = 0;
   int64_t tau = 0, width = 0, blockRows = 0, rows = 0, cols = 0;
   /// Condensed tiles (DenseBlocks::condensed).
   bool condensed = false;
+  /// Atomic additions of a lane's two adjacent columns as one vector
+  /// reduction (sm_90 and later; KernelGenOptions::vectorReductions).
+  bool vectorReductions = false;
   /// Grid dependency control (KernelGenOptions::gridDependencies): let
   /// dependents launch at the start, wait for the kernels before this one
   /// just before C is first touched.

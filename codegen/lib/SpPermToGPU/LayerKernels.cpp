@@ -640,16 +640,25 @@ private:
     MmaKernelSpec mma;
     mma.precision = toMmaPrecision(options.precision);
     setBlockShape(mma, kc);
-    // K's chunks of 32 columns over as many warps per slice.
+    // K's chunks of 32 columns over as many warps per slice; parts: a
+    // block row's W slots shared by up to 16 warps, doubling while the
+    // warps are fewer than 32 per SM (each warp's stored blocks are a
+    // chain of staging round trips: latency, hidden only by more warps).
     mma.chunkGroups = kChunkGroups(kc, 32);
+    const int64_t mmaWarps =
+        mma.blockRows * (mma.tau / 16) * mma.chunkGroups;
+    mma.parts = 1;
+    while (mma.parts < 16 && 2 * mma.parts <= mma.width &&
+           mmaWarps * mma.parts < options.multiprocessors * 32)
+      mma.parts *= 2;
+    mma.vectorReductions = options.vectorReductions;
     mma.gridDependencies = options.gridDependencies;
     mma.name = symbol(sanitize(std::string("bell_mma_") + kc.variant));
     std::vector<std::string> mmaArgs = emitMmaKernel(module, mma);
     kernels.push_back(launch(mma.name,
                              std::string(mmaFamily(mma.precision)),
                              kc, std::move(mmaArgs),
-                             ceilDiv(mma.blockRows * (mma.tau / 16) *
-                                         mma.chunkGroups,
+                             ceilDiv(mmaWarps * mma.parts,
                                      mma.threads / kWarpSize),
                              mma.threads));
   }

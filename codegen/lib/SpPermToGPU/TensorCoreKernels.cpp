@@ -17,8 +17,10 @@
 // between two warp barriers, and reads the fragments from there (rows
 // padded so that a fragment's reads hit distinct banks). The result is
 // ADDED to C: the layer's row kernel over the CSR residual has stored C
-// before this launch, and every element of C belongs to one warp here, so
-// no atomics are needed.
+// before this launch. With one part every element of C belongs to one warp
+// here and the addition is a plain read-modify-write; layers whose slices
+// are too few to fill the GPU share a slice's blocks among `parts` warps,
+// which add atomically.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,7 +56,7 @@ public:
   MmaKernelEmitter(const MmaKernelSpec &spec, gpu::GPUFuncOp func,
                    ImplicitLocOpBuilder &b)
       : spec(spec), func(func), b(b),
-        kb(b, /*vectorReductions=*/false, spec.gridDependencies) {}
+        kb(b, spec.vectorReductions, spec.gridDependencies) {}
 
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))
@@ -74,12 +76,16 @@ public:
     gid = kb.div(lane, 4);
     tig = kb.rem(lane, 4);
     const int64_t slices = spec.tau / 16;
-    const int64_t warps = spec.blockRows * slices * spec.chunkGroups;
+    const int64_t warps =
+        spec.blockRows * slices * spec.chunkGroups * spec.parts;
     kb.ifThen(kb.lt(warp, warps), [&] {
       // Innermost the chunk group: the warps of a slice take its chunks of
-      // 8 * kTiles columns of C round-robin.
+      // 8 * kTiles columns of C round-robin; then the part: the warps of a
+      // (slice, chunk group) take its stored blocks round-robin.
       Value chunkGroup = kb.rem(warp, spec.chunkGroups);
-      Value slice = kb.div(warp, spec.chunkGroups);
+      Value rest = kb.div(warp, spec.chunkGroups);
+      part = kb.rem(rest, spec.parts);
+      Value slice = kb.div(rest, spec.parts);
       blockRow = kb.div(slice, slices);
       rowInBlock = kb.mul(kb.rem(slice, slices), 16);
       kb.forLoop(kb.mul(chunkGroup, 8 * kTiles), K,
@@ -208,7 +214,7 @@ private:
     Value blockCol = params.at(::spperm::buffer::kBellBlockCol);
     SmallVector<Type> types(kTiles, accType);
     SmallVector<Value> acc = kb.forLoop(
-        kb.idx(0), kb.idx(spec.width), kb.idx(1), inits,
+        part, kb.idx(spec.width), kb.idx(spec.parts), inits,
         [&](Value w, ValueRange it) -> SmallVector<Value> {
           Value slot = kb.add(kb.mul(blockRow, spec.width), w);
           Value bc = kb.loadIndex(blockCol, slot);
@@ -227,6 +233,17 @@ private:
                            kb.add(gid, kb.idx(8 * half)));
         kb.ifThen(kb.lt(row, spec.rows), [&] {
           Value out = kb.mul(kb.loadIndex(order, row), K);
+          if (spec.parts > 1) {
+            // The lane's two adjacent columns, both inside K or both past
+            // it (K is a multiple of 8), as one 8-byte-aligned pair.
+            Value col = kb.add(kBase, kb.add(kb.idx(8 * t), kb.mul(tig, 2)));
+            kb.ifThen(kb.lt(col, K), [&] {
+              Value pair = vector::ExtractOp::create(
+                  b, acc[t], ArrayRef<int64_t>{half});
+              kb.atomicAddF32(pair, C, kb.add(out, col));
+            });
+            return;
+          }
           for (int64_t e = 0; e < 2; ++e) {
             Value col = kb.add(kBase, kb.add(kb.idx(8 * t + e),
                                              kb.mul(tig, 2)));
@@ -327,7 +344,7 @@ private:
   ImplicitLocOpBuilder &b;
   KernelBuilder kb;
   llvm::StringMap<Value> params;
-  Value K, gid, tig, blockRow, rowInBlock;
+  Value K, gid, tig, blockRow, rowInBlock, part;
   /// The lane, the workgroup buffer, the warp's A and B regions in it, and
   /// the first column of C the staged B rows hold.
   Value laneId, tile, tileA, tileB, chunkBase;

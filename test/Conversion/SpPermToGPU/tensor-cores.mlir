@@ -5,11 +5,15 @@
 // RUN: not spperm-opt %s -spperm-lower-to-gpu="precision=bf16" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // Opt-in tensor cores for the dense 16 x 16 blocks: the variant (K a
-// multiple of 8) runs the row kernel over the residual only, then a warp
-// per 16 rows multiplies the blocks with nvgpu.mma.sync and adds into C.
+// multiple of 8) runs the row kernel over the residual only, then warps
+// per 16 rows multiply the blocks with nvgpu.mma.sync and add into C. Four
+// block rows are far too few warps for the GPU: each block row's 3 slots
+// are shared by 2 warps (parts; block i to part i % 2), 8 warps in 2 CTAs,
+// which add their two adjacent columns of C atomically as one
+// red.global.add.v2.f32.
 
 // TF32-LABEL: func.func @layer
-// TF32:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", variant = "k32.tf32", {{.*}}args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}>, #spperm.launch<{{.*}}family = "bell-tf32", variant = "k32.tf32", {{.*}}k_align = 8, zero_output = false, dependent_launch = true, args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], grid = [1, 1, 1], block = [128, 1, 1], {{.*}}>, {{.*}}variant = "k32"
+// TF32:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", variant = "k32.tf32", {{.*}}args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}>, #spperm.launch<{{.*}}family = "bell-tf32", variant = "k32.tf32", {{.*}}k_align = 8, zero_output = false, dependent_launch = true, args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], grid = [2, 1, 1], block = [128, 1, 1], {{.*}}>, {{.*}}variant = "k32"
 // TF32:       gpu.func @l0_bell_k32_tf32_0
 // TF32:         nvvm.shfl.sync idx
 // TF32:       gpu.func @l0_bell_mma_k32_tf32_1({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
@@ -17,10 +21,9 @@
 // TF32:           vector.from_elements {{.*}} : vector<4x1xf32>
 // TF32:           vector.from_elements {{.*}} : vector<2x1xf32>
 // TF32:           nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 8], tf32Enabled} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
-// TF32:         vector.extract
-// TF32:         arith.addf
-// TF32:         memref.store
-// TF32-NOT:     memref.atomic_rmw
+// TF32:         %[[PAIR:.*]] = vector.extract %{{.*}}[0] : vector<2xf32> from vector<2x2xf32>
+// TF32:         llvm.inline_asm has_side_effects asm_dialect = att "red.global.add.v2.f32 [$0], {$1, $2};"
+// TF32-NOT:     memref.store {{.*}} : memref<?xf32>
 // TF32:         gpu.return
 
 // fp32 accuracy on the tensor cores: each fragment's elements split into
