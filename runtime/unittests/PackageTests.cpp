@@ -208,6 +208,22 @@ TEST(PackageTest, RoundTripIsExact) {
 // The manifest's checksum identifies the package's content (the runtime's
 // tuning cache keys on it): it is that of manifest.json's bytes, and another
 // package has another.
+TEST(PackageTest, TensorCoreFamilyNamesTheTwin) {
+  PackageLayer v;
+  EXPECT_EQ(tensorCoreFamily(v), "");
+  KernelInfo row, tile, mma;
+  row.family = "bell";
+  tile.family = "bell-tile";
+  mma.family = "bell-3xtf32";
+  v.kernels = {row, tile};
+  EXPECT_EQ(tensorCoreFamily(v), "");
+  v.kernels = {row, mma, row, tile};
+  EXPECT_EQ(tensorCoreFamily(v), "bell-3xtf32");
+  mma.family = "bell-f16";
+  v.kernels = {mma};
+  EXPECT_EQ(tensorCoreFamily(v), "bell-f16");
+}
+
 TEST(PackageTest, ManifestSha256IdentifiesThePackage) {
   ScratchDir dir;
   const CsrMatrix m = testMatrices()[0];

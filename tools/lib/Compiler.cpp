@@ -22,6 +22,7 @@
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 #include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/Package.h"
+#include "spperm/Sparse/Selector.h"
 #include "spperm/Tools/MlirNesting.h"
 #include "spperm/Tools/Progress.h"
 #include "spperm/Transforms/MatrixUtils.h"
@@ -322,7 +323,7 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     // time; a forced choice is taken as it is.
     layer.libraryCheck = options.libraryCheck && choice &&
                          choice.getFormat() != StringRef(::spperm::kCusparse) &&
-                         choice.getSource() != "forced";
+                         choice.getSource() != ::spperm::kForcedSource;
     auto launches = spmm->getAttrOfType<ArrayAttr>(kKernelsAttrName);
     if (!launches)
       return spmm.emitOpError("has no ") << kKernelsAttrName
@@ -389,7 +390,8 @@ struct StageTimer : public PassInstrumentation {
                                "features"};
     if (arg == "spperm-select" || arg == "spperm-expand-alternatives")
       return {"selection", "selecting the variants"};
-    if (arg == "spperm-permute-rows" || arg == "spperm-convert-format")
+    if (arg == "spperm-permute-rows" || arg == "spperm-convert-format" ||
+        arg == "spperm-tensor-core-alternatives")
       return {"passes", "permuting rows and converting formats"};
     if (arg == "spperm-lower-to-gpu")
       return {"codegen", "generating kernels"};
@@ -839,6 +841,11 @@ std::vector<TuningOption> tuningOptions() {
 
 void printTuningOptionsHelp(size_t indent, size_t descriptionIndent) {
   SpPermPipelineOptions pipeline;
+  // llvm::cl pads each option to the description's column: an option wider
+  // than the column would be padded by a negative (huge) count.
+  for (const llvm::cl::Option *option : pipeline.getOptions())
+    descriptionIndent =
+        std::max(descriptionIndent, indent + option->getOptionWidth() + 2);
   pipeline.printHelp(indent, descriptionIndent);
   llvm::outs().flush();
 }

@@ -92,7 +92,8 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
                                            v.permutation.strategy))},
                           {"format", describeFormat(v)},
                           {"array_bytes", bytes},
-                          {"kernels", v.kernels.size()}});
+                          {"kernels", v.kernels.size()},
+                          {"tensor_cores", std::string(tensorCoreFamily(v))}});
     }
     nlohmann::json entry = {{"name", layer.name},
                             {"rows", layer.matrix.rows},
@@ -155,12 +156,15 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
       const size_t index = v["variant"].get<size_t>();
       const std::string what =
           index == 0 ? "own" : "alternative " + std::to_string(index);
-      std::printf("  %-13s %-10s %-44s %12llu bytes, %zu kernels\n",
+      const std::string tensorCores = v["tensor_cores"].get<std::string>();
+      std::printf("  %-13s %-10s %-44s %12llu bytes, %zu kernels%s%s\n",
                   what.c_str(), v["strategy"].get<std::string>().c_str(),
                   v["format"].get<std::string>().c_str(),
                   static_cast<unsigned long long>(
                       v["array_bytes"].get<uint64_t>()),
-                  v["kernels"].get<size_t>());
+                  v["kernels"].get<size_t>(),
+                  tensorCores.empty() ? "" : ", tensor cores: ",
+                  tensorCores.c_str());
     }
   }
   return 0;

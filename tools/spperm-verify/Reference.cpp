@@ -32,6 +32,7 @@ void readVariant(const nlohmann::json &from, PackageLayer &into) {
   for (const auto &kj : from.value("kernels", nlohmann::json::array())) {
     KernelInfo k;
     k.name = kj.value("name", "");
+    k.family = kj.value("family", "");
     k.variant = kj.value("variant", "");
     k.kMin = kj.value("k_min", int64_t(1));
     k.kMax = kj.value("k_max", int64_t(0));

@@ -190,6 +190,9 @@ void benchPackage(const Package &pkg, sprt_package *rt,
           const PackageLayer &v = layer.variant(which);
           line << (which ? "," : "") << formatName(v.matrix.kind) << "."
                << strategyCliName(v.permutation.strategy);
+          // A tensor-core twin: e.g. bell.bsa.bell-3xtf32.
+          if (std::string_view tc = tensorCoreFamily(v); !tc.empty())
+            line << "." << tc;
         }
       }
       if (baseline) {

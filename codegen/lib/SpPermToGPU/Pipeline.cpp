@@ -116,6 +116,11 @@ void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
     convert.baseDir = o.baseDir;
     pm.addPass(createSpPermConvertFormat(convert));
   }
+  // Layers with dense blocks get a 3xTF32 twin for the runtime to time
+  // beside the shortlist (docs/Kernels.md, `bell-3xtf32`).
+  if (selecting && !o.noLibraryCheck && o.maxVariants != 1 &&
+      o.precision == Precision::F32 && !o.noTensorCoreAlternatives)
+    pm.addPass(createSpPermTensorCoreAlternatives());
   SpPermLowerToGPUOptions lower;
   lower.threads = o.threads;
   lower.baseDir = o.baseDir;
@@ -138,6 +143,7 @@ void mlir::spperm::registerSpPermPipeline() {
       "(PTX) - spperm-shard-rows for shards > 1, "
       "spperm-extract-features and spperm-select when the selector "
       "decides, spperm-permute-rows, spperm-convert-format, "
+      "spperm-tensor-core-alternatives for selected dense-block layers, "
       "spperm-lower-to-gpu, convert-gpu-to-nvvm, nvvm-attach-target, "
       "gpu-module-to-binary",
       [](OpPassManager &pm, StringRef text,

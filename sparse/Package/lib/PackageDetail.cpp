@@ -12,6 +12,8 @@
 
 #include "PackageDetail.h"
 
+#include "spperm/Sparse/Names.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -130,6 +132,15 @@ uint64_t spperm::arrayBytes(const PackageLayer &variant) {
   for (const LayerBuffer &b : layerBuffers(variant))
     bytes += b.bytes();
   return bytes;
+}
+
+std::string_view spperm::tensorCoreFamily(const PackageLayer &variant) {
+  for (const KernelInfo &k : variant.kernels)
+    for (std::string_view f :
+         {family::kBellTf32, family::kBellF16, family::kBell3xTf32})
+      if (k.family == f)
+        return f;
+  return {};
 }
 
 uint64_t spperm::csrBytes(const FormattedMatrix &m) {

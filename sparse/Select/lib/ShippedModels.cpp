@@ -113,7 +113,7 @@ spperm::selectVariant(const std::map<std::string, double> &inputs,
   Selection out;
   if (given(options.strategy) && given(options.format)) {
     out.choice = {options.strategy, options.format};
-    out.source = "forced";
+    out.source = kForcedSource;
     return out;
   }
   // The model read here when the caller has none; it outlives the ranking

@@ -151,8 +151,17 @@ struct SpPermPipelineOptions
       *this, "precision",
       llvm::cl::desc("Blocked-ELL dense blocks: fp32 (CUDA cores), tf32 or "
                      "f16 (tensor cores, 16 x 16 or 32 x 32 blocks, K a "
-                     "multiple of 8); default fp32"),
+                     "multiple of 8), 3xtf32 (tensor cores at fp32 "
+                     "accuracy); default fp32"),
       llvm::cl::init(Precision::F32), PrecisionValues()};
+  Option<bool> noTensorCoreAlternatives{
+      *this, "no-tensor-core-alternatives",
+      llvm::cl::desc("No 3xtf32 alternative for the selected layers with "
+                     "16 x 16 or 32 x 32 dense blocks "
+                     "(spperm-tensor-core-alternatives; with precision fp32, "
+                     "the library check and more than one variant, they "
+                     "get one by default)"),
+      llvm::cl::init(false)};
   Option<int64_t> threads{*this, "threads",
                           llvm::cl::desc("Threads per CTA of the kernels (a "
                                          "multiple of 32, at most 1024; default 256)"),

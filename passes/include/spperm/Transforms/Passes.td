@@ -118,6 +118,38 @@ def SpPermExpandAlternatives
                            "::mlir::func::FuncDialect"];
 }
 
+def SpPermTensorCoreAlternatives
+    : Pass<"spperm-tensor-core-alternatives", "::mlir::ModuleOp"> {
+  let summary = "Add an fp32-accurate tensor-core alternative to every layer with dense blocks";
+  let description = [{
+    For the first function of each layer, in module order (the layer, then
+    its alternatives), that holds one `spperm.spmm` of a `#spperm.bell`
+    matrix with 16 × 16 or 32 × 32 dense blocks (`width` > 0) whose
+    `#spperm.choice` the runtime checks (any source but `forced`; not the
+    library), inserts a copy after it named
+    `NAME__x3`, with `spperm.alternative_of` naming the layer (the
+    function's own `spperm.alternative_of` when it is an alternative) and
+    `spperm.precision = "3xtf32"`: `spperm-lower-to-gpu` then multiplies the
+    copy's dense blocks on the tensor cores at fp32 accuracy (3xTF32,
+    docs/Kernels.md `bell-3xtf32`), and `spperm-compile` packages it as one
+    more alternative of the layer, which the runtime times beside the others
+    at the first call per K and keeps where it is the fastest. Runs after
+    `spperm-convert-format` (it reads the block shape from the matrix type).
+    A function that already carries `spperm.precision`, or whose copy
+    exists (the pass is idempotent), gets no copy; a copy's name that
+    another function has taken is an error.
+
+    After, for a layer @fc whose choice made bell with 16 × 16 blocks:
+    ```mlir
+    func.func @fc(...) { ... !spperm.matrix<..., #spperm.bell<block = 16, width = 3, ...>> ... }
+    func.func @fc__x3(...) attributes {spperm.alternative_of = @fc,
+                                       spperm.precision = "3xtf32"} { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::spperm::SpPermDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def SpPermExtractFeatures : Pass<"spperm-extract-features", "::mlir::ModuleOp"> {
   let summary = "Attach the static features of each loaded matrix";
   let description = [{

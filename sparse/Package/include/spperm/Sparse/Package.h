@@ -235,6 +235,11 @@ std::vector<LayerBuffer> layerBuffers(const PackageLayer &layer);
 /// for it and what the GPU runtime uploads.
 uint64_t arrayBytes(const PackageLayer &variant);
 
+/// The family of a variant's tensor-core kernel (`bell-tf32`, `bell-f16`
+/// or `bell-3xtf32`: how its dense blocks are multiplied where K allows),
+/// empty when it has none (docs/Kernels.md).
+std::string_view tensorCoreFamily(const PackageLayer &variant);
+
 /// The bytes of `m` as plain CSR with int32 indices and float values,
 /// 4 (rows + 1) + 8 nnz: the yardstick of a package's size
 /// (docs/Package.md, "What a package costs").

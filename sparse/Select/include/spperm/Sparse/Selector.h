@@ -184,6 +184,10 @@ struct SelectionOptions {
   std::string strategy, format;
 };
 
+/// Selection::source of a choice the user forced (both strategy and format
+/// given): taken as it is, not checked against cuSPARSE at run time.
+constexpr const char *kForcedSource = "forced";
+
 /// A choice and how it was made.
 struct Selection {
   SelectorCandidate choice;

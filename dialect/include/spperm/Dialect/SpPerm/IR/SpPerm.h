@@ -58,10 +58,14 @@ namespace mlir::spperm {
 
 /// The discardable attributes the passes put on a layer's function
 /// (docs/Passes.md): the layer a copy is an alternative of
-/// (spperm-expand-alternatives, a FlatSymbolRefAttr), and the shard a copy
-/// is (spperm-shard-rows: [index, count, begin, end, rows]) of the layer
-/// named by spperm.shard_of.
+/// (spperm-expand-alternatives, spperm-tensor-core-alternatives; a
+/// FlatSymbolRefAttr), the precision its dense blocks are multiplied in
+/// (spperm-tensor-core-alternatives: a StringAttr naming a precision of
+/// spperm-lower-to-gpu, which takes it over its own option), and the shard
+/// a copy is (spperm-shard-rows: [index, count, begin, end, rows]) of the
+/// layer named by spperm.shard_of.
 constexpr llvm::StringLiteral kAlternativeOfAttrName = "spperm.alternative_of";
+constexpr llvm::StringLiteral kPrecisionAttrName = "spperm.precision";
 constexpr llvm::StringLiteral kShardAttrName = "spperm.shard";
 constexpr llvm::StringLiteral kShardOfAttrName = "spperm.shard_of";
 

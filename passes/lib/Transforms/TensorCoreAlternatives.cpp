@@ -1,0 +1,104 @@
+//===- TensorCoreAlternatives.cpp - 3xTF32 twins of dense-block layers ----===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// spperm-tensor-core-alternatives: the first variant of each layer (the
+// layer itself or an alternative of it) whose matrix is Blocked-ELL with
+// 16 x 16 or 32 x 32 dense blocks, and whose choice the runtime checks, gets
+// a copy that multiplies its blocks on the tensor cores at fp32 accuracy,
+// packaged as one more alternative of the layer (docs/Kernels.md,
+// `bell-3xtf32`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "spperm/Sparse/Selector.h"
+#include "spperm/Transforms/MatrixUtils.h"
+#include "spperm/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir {
+namespace spperm {
+#define GEN_PASS_DEF_SPPERMTENSORCOREALTERNATIVES
+#include "spperm/Transforms/Passes.h.inc"
+} // namespace spperm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::spperm;
+
+namespace {
+
+/// The precision the copies' dense blocks are multiplied in (a name of
+/// spperm-lower-to-gpu's precision option).
+constexpr llvm::StringLiteral kTensorCorePrecision = "3xtf32";
+
+/// Whether `func` is a layer whose dense blocks the tensor-core kernel
+/// takes (16 x 16 or 32 x 32, at least one stored) and whose choice the
+/// runtime times against the library and the other alternatives.
+bool hasTensorCoreBlocks(func::FuncOp func) {
+  SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
+  if (spmms.size() != 1)
+    return false;
+  SpMMOp spmm = spmms.front();
+  auto bell = dyn_cast<BellAttr>(spmm.getMatrix().getType().getFormat());
+  if (!bell || (bell.getBlock() != 16 && bell.getBlock() != 32) ||
+      bell.getWidth() <= 0)
+    return false;
+  LoadOp load = getSourceLoad(spmm.getMatrix());
+  ChoiceAttr choice = load ? load.getChoiceAttr() : ChoiceAttr();
+  return choice && choice.getSource() != ::spperm::kForcedSource;
+}
+
+struct SpPermTensorCoreAlternativesPass
+    : public mlir::spperm::impl::SpPermTensorCoreAlternativesBase<
+          SpPermTensorCoreAlternativesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    SymbolTable symbols(module);
+    // Collected first: the copies are inserted into the module being
+    // walked.
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    // The layers that have their copy: one per layer, of its first variant
+    // in module order (the choice, then the shortlist's runner-ups in their
+    // rank) with such blocks.
+    llvm::StringSet<> twinned;
+    for (func::FuncOp func : funcs) {
+      auto of = func->getAttrOfType<FlatSymbolRefAttr>(kAlternativeOfAttrName);
+      StringRef layerName = of ? of.getValue() : func.getSymName();
+      if (func->hasAttr(kPrecisionAttrName)) {
+        twinned.insert(layerName);
+        continue;
+      }
+      if (twinned.contains(layerName) || !hasTensorCoreBlocks(func))
+        continue;
+      twinned.insert(layerName);
+      std::string name = (func.getSymName() + "__x3").str();
+      if (Operation *existing = symbols.lookup(name)) {
+        // Its copy from an earlier run: the pass is idempotent.
+        if (existing->hasAttr(kPrecisionAttrName))
+          continue;
+        func.emitOpError("cannot take its tensor-core alternative: the name @")
+            << name << " is taken";
+        return signalPassFailure();
+      }
+      FlatSymbolRefAttr layer = of ? of : FlatSymbolRefAttr::get(ctx, layerName);
+      auto copy = cast<func::FuncOp>(func->clone());
+      copy.setSymName(name);
+      copy->setAttr(kAlternativeOfAttrName, layer);
+      copy->setAttr(kPrecisionAttrName,
+                    StringAttr::get(ctx, kTensorCorePrecision));
+      symbols.insert(copy, std::next(Block::iterator(func)));
+    }
+  }
+};
+
+} // namespace
