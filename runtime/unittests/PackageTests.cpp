@@ -205,9 +205,8 @@ TEST(PackageTest, RoundTripIsExact) {
   }
 }
 
-// The manifest's checksum identifies the package's content (the runtime's
-// tuning cache keys on it): it is that of manifest.json's bytes, and another
-// package has another.
+// A variant names its tensor-core kernel family (spperm-inspect and
+// spperm-verify tell a 3xTF32 twin from its fp32 bell variant by it).
 TEST(PackageTest, TensorCoreFamilyNamesTheTwin) {
   PackageLayer v;
   EXPECT_EQ(tensorCoreFamily(v), "");
@@ -224,6 +223,9 @@ TEST(PackageTest, TensorCoreFamilyNamesTheTwin) {
   EXPECT_EQ(tensorCoreFamily(v), "bell-f16");
 }
 
+// The manifest's checksum identifies the package's content (the runtime's
+// tuning cache keys on it): it is that of manifest.json's bytes, and another
+// package has another.
 TEST(PackageTest, ManifestSha256IdentifiesThePackage) {
   ScratchDir dir;
   const CsrMatrix m = testMatrices()[0];

@@ -73,14 +73,10 @@ fi
 GENERATOR="Unix Makefiles"
 command -v ninja >/dev/null && GENERATOR=Ninja
 say "configure ($GENERATOR) -> $BUILD"
-# The Python extension (built where the interpreter has nanobind) is a
-# shared object: link the machine's shared zlib where there is one (a
-# static libz.a carried in .gpu/deps is not built with -fPIC).
-ZLIB_ARG=
-zlib=$(ldconfig -p 2>/dev/null | sed -n 's/.*libz.so.1 .*x86-64.*=> //p' | head -n 1)
-[ -n "$zlib" ] && ZLIB_ARG="-DZLIB_LIBRARY=$zlib -DZLIB_LIBRARY_RELEASE=$zlib"
+# The Python extension links the machine's shared zlib (ZLIB_FLAGS).
+. "$ROOT/tools/scripts/shared_zlib.sh"
 # shellcheck disable=SC2086
-if ! cmake -G "$GENERATOR" -S "$ROOT" -B "$BUILD" -DSPPERM_ENABLE_COMPILER=OFF $ZLIB_ARG \
+if ! cmake -G "$GENERATOR" -S "$ROOT" -B "$BUILD" -DSPPERM_ENABLE_COMPILER=OFF ${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"} \
     -DCMAKE_BUILD_TYPE=Release ${SPPERM_CMAKE_ARGS:-} \
     >"$OUTDIR/configure.log" 2>&1; then
   tail -n 30 "$OUTDIR/configure.log"

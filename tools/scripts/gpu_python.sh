@@ -28,10 +28,9 @@ status=0
 
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
-# The extension is a shared object: link the machine's shared zlib where
-# there is one (a static libz.a carried in .gpu/deps is not built with -fPIC).
-zlib=$(ldconfig -p 2>/dev/null | sed -n 's/.*libz.so.1 .*x86-64.*=> //p' | head -n 1)
-[ -n "$zlib" ] && gen+=("-DZLIB_LIBRARY=$zlib")
+# The extension links the machine's shared zlib (ZLIB_FLAGS).
+. "$ROOT/tools/scripts/shared_zlib.sh"
+gen+=(${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"})
 # shellcheck disable=SC2086
 cmake "${gen[@]}" -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
   -DSPPERM_ENABLE_COMPILER=OFF -DSPPERM_ENABLE_TESTS="${SPPERM_ENABLE_TESTS:-OFF}" \

@@ -66,13 +66,9 @@ GENERATOR="Unix Makefiles"
 command -v ninja >/dev/null && GENERATOR=Ninja
 START=$SECONDS
 mkdir -p "$BUILD"
-# The Python extension (built where the interpreter has nanobind) is a
-# shared object: link the machine's shared zlib where there is one (a
-# static libz.a carried in .gpu/deps is not built with -fPIC).
-ZLIB_ARG=
-zlib=$(ldconfig -p 2>/dev/null | sed -n 's/.*libz.so.1 .*x86-64.*=> //p' | head -n 1)
-[ -n "$zlib" ] && ZLIB_ARG="-DZLIB_LIBRARY=$zlib -DZLIB_LIBRARY_RELEASE=$zlib"
-if ! cmake -G "$GENERATOR" -S "$ROOT" -B "$BUILD" -DSPPERM_ENABLE_COMPILER=OFF $ZLIB_ARG \
+# The Python extension links the machine's shared zlib (ZLIB_FLAGS).
+. "$ROOT/tools/scripts/shared_zlib.sh"
+if ! cmake -G "$GENERATOR" -S "$ROOT" -B "$BUILD" -DSPPERM_ENABLE_COMPILER=OFF ${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"} \
     -DCMAKE_BUILD_TYPE=Release ${SPPERM_CMAKE_ARGS:-} >"$BUILD/configure.log" 2>&1 ||
    ! cmake --build "$BUILD" -j "$JOBS" >"$BUILD/build.log" 2>&1; then
   tail -n 30 "$BUILD/build.log" "$BUILD/configure.log" 2>/dev/null

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "spperm/Transforms/Alternatives.h"
 #include "spperm/Transforms/MatrixUtils.h"
 #include "spperm/Transforms/Passes.h"
 
@@ -95,17 +96,15 @@ struct SpPermExpandAlternativesPass
       for (auto [i, element] : llvm::enumerate(alternatives)) {
         std::string name =
             (func.getSymName() + "__alt" + Twine(i + 1)).str();
-        if (symbols.lookup(name)) {
+        func::FuncOp copy = insertAlternativeCopy(
+            symbols, func, name,
+            FlatSymbolRefAttr::get(ctx, func.getSymName()), insertAfter);
+        if (!copy) {
           func.emitOpError("cannot take its alternative ")
               << (i + 1) << ": the name @" << name << " is taken";
           return signalPassFailure();
         }
-        auto copy = cast<func::FuncOp>(func->clone());
-        copy.setSymName(name);
-        copy->setAttr(kAlternativeOfAttrName,
-                      FlatSymbolRefAttr::get(ctx, func.getSymName()));
         loadsOf(copy)[loadIndex].setChoiceAttr(cast<ChoiceAttr>(element));
-        symbols.insert(copy, std::next(Block::iterator(insertAfter)));
         insertAfter = copy;
       }
       load.setChoiceAttr(ChoiceAttr::get(ctx, choice.getStrategy(),

@@ -14,12 +14,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "spperm/Sparse/Selector.h"
+#include "spperm/Transforms/Alternatives.h"
 #include "spperm/Transforms/MatrixUtils.h"
 #include "spperm/Transforms/Passes.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace mlir {
@@ -82,21 +81,20 @@ struct SpPermTensorCoreAlternativesPass
         continue;
       twinned.insert(layerName);
       std::string name = (func.getSymName() + "__x3").str();
-      if (Operation *existing = symbols.lookup(name)) {
-        // Its copy from an earlier run: the pass is idempotent.
-        if (existing->hasAttr(kPrecisionAttrName))
-          continue;
+      // Its copy from an earlier run: the pass is idempotent.
+      if (Operation *existing = symbols.lookup(name);
+          existing && existing->hasAttr(kPrecisionAttrName))
+        continue;
+      func::FuncOp copy = insertAlternativeCopy(
+          symbols, func, name,
+          of ? of : FlatSymbolRefAttr::get(ctx, layerName), func);
+      if (!copy) {
         func.emitOpError("cannot take its tensor-core alternative: the name @")
             << name << " is taken";
         return signalPassFailure();
       }
-      FlatSymbolRefAttr layer = of ? of : FlatSymbolRefAttr::get(ctx, layerName);
-      auto copy = cast<func::FuncOp>(func->clone());
-      copy.setSymName(name);
-      copy->setAttr(kAlternativeOfAttrName, layer);
       copy->setAttr(kPrecisionAttrName,
                     StringAttr::get(ctx, kTensorCorePrecision));
-      symbols.insert(copy, std::next(Block::iterator(func)));
     }
   }
 };
