@@ -100,6 +100,18 @@ struct SpPermLowerToGPU
     llvm::StringMap<int> alternativeCount;
     int layerCount = 0;
     WalkResult result = module.walk([&](SpMMOp spmm) -> WalkResult {
+      // The kernel families and the runtime take fp32 values and operands;
+      // the verifier admits the 16-bit types the IR can already describe.
+      Type valueType = spmm.getMatrix().getType().getElementType();
+      Type denseType =
+          cast<ShapedType>(spmm.getDense().getType()).getElementType();
+      if (!valueType.isF32() || !denseType.isF32()) {
+        spmm.emitOpError("has ")
+            << valueType << " values and " << denseType
+            << " operands; the generated kernels take f32 values and "
+               "operands only";
+        return WalkResult::interrupt();
+      }
       // Made for the first multiplication, even one the library runs: a
       // package always has its kernels.ptx.
       if (!kernels)

@@ -97,6 +97,15 @@ LogicalResult SpMMOp::verify() {
            << dim(c.getDimSize(1)) << " columns but the dense operand has "
            << dim(b.getDimSize(1));
   }
+  if (b.getElementType() != c.getElementType())
+    return emitOpError("dense operand and result must have one element type, "
+                       "got ")
+           << b.getElementType() << " and " << c.getElementType();
+  if (!a.getElementType().isF32() && a.getElementType() != b.getElementType())
+    return emitOpError("matrix values of ")
+           << a.getElementType() << " need a dense operand of "
+           << a.getElementType() << " (or f32 values), got "
+           << b.getElementType();
   return success();
 }
 
@@ -104,10 +113,13 @@ LogicalResult SpMMOp::verify() {
 // PermuteOp
 //===----------------------------------------------------------------------===//
 
-/// Checks what every storage-changing op requires of its two types. (The
-/// element type is always f32, which MatrixType itself verifies.)
+/// Checks what every storage-changing op requires of its two types: the
+/// same shape and element type.
 static LogicalResult verifySameMatrix(Operation *op, MatrixType source,
                                       MatrixType result) {
+  if (source.getElementType() != result.getElementType())
+    return op->emitOpError("changes the element type from ")
+           << source.getElementType() << " to " << result.getElementType();
   if (source.getRows() != result.getRows() ||
       source.getCols() != result.getCols())
     return op->emitOpError("changes the shape from ")

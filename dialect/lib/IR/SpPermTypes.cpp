@@ -55,8 +55,9 @@ LogicalResult MatrixType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (cols < 0 || cols > ::spperm::kMaxIndex)
     return emitError() << "column count " << cols
                        << " is outside [0, 2^31 - 1]";
-  if (!elementType.isF32())
-    return emitError() << "element type must be f32, got " << elementType;
+  if (!isValueType(elementType))
+    return emitError() << "element type must be f32, f16 or bf16, got "
+                       << elementType;
   if (!format)
     return emitError() << "expected a storage format attribute";
   return format.verifyShape(emitError, rows, cols);

@@ -17,3 +17,13 @@ func.func @not_loaded(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
   return %c : tensor<64x8xf32>
 }
+
+// -----
+
+// The IR describes 16-bit values and operands; no kernel family takes them.
+func.func @half_operands(%b: tensor<64x8xbf16>) -> tensor<64x8xbf16> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xbf16, #spperm.csr>
+  // expected-error @below {{has 'bf16' values and 'bf16' operands; the generated kernels take f32 values and operands only}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xbf16, #spperm.csr>, tensor<64x8xbf16> -> tensor<64x8xbf16>
+  return %c : tensor<64x8xbf16>
+}

@@ -17,8 +17,13 @@ func.func private @cols_too_large(!spperm.matrix<4x2147483648xf32, #spperm.csr>)
 
 // -----
 
-// expected-error@+1 {{element type must be f32, got 'f16'}}
-func.func private @not_f32(!spperm.matrix<4x4xf16, #spperm.csr>)
+// expected-error@+1 {{element type must be f32, f16 or bf16, got 'f64'}}
+func.func private @f64_values(!spperm.matrix<4x4xf64, #spperm.csr>)
+
+// -----
+
+// expected-error@+1 {{element type must be f32, f16 or bf16, got 'i32'}}
+func.func private @integer_values(!spperm.matrix<4x4xi32, #spperm.csr>)
 
 // -----
 
@@ -381,16 +386,40 @@ func.func @spmm_k_dynamic(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6
 
 // -----
 
-func.func @spmm_f16(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x8xf16>) {
-  // expected-error@+1 {{'spperm.spmm' op operand #1 must be 2D tensor of 32-bit float values}}
+func.func @spmm_b_c_types(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x8xf16>) {
+  // expected-error@+1 {{'spperm.spmm' op dense operand and result must have one element type, got 'f16' and 'f32'}}
   %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x8xf16> -> tensor<4x8xf32>
   return
 }
 
 // -----
 
+func.func @spmm_half_values_f32_operand(%a: !spperm.matrix<4x6xf16, #spperm.csr>, %b: tensor<6x8xf32>) {
+  // expected-error@+1 {{'spperm.spmm' op matrix values of 'f16' need a dense operand of 'f16' (or f32 values), got 'f32'}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf16, #spperm.csr>, tensor<6x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_f16_values_bf16_operand(%a: !spperm.matrix<4x6xf16, #spperm.csr>, %b: tensor<6x8xbf16>) {
+  // expected-error@+1 {{'spperm.spmm' op matrix values of 'f16' need a dense operand of 'f16' (or f32 values), got 'bf16'}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf16, #spperm.csr>, tensor<6x8xbf16> -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+func.func @spmm_f64(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x8xf64>) {
+  // expected-error@+1 {{'spperm.spmm' op operand #1 must be 2D tensor of 32-bit float or 16-bit float or bfloat16 type values}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x8xf64> -> tensor<4x8xf64>
+  return
+}
+
+// -----
+
 func.func @spmm_rank3(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x8x2xf32>) {
-  // expected-error@+1 {{'spperm.spmm' op operand #1 must be 2D tensor of 32-bit float values}}
+  // expected-error@+1 {{'spperm.spmm' op operand #1 must be 2D tensor of 32-bit float or 16-bit float or bfloat16 type values}}
   %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x8x2xf32> -> tensor<4x8xf32>
   return
 }
@@ -404,6 +433,14 @@ func.func @spmm_rank3(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x8x2
 func.func @permute_shape(%a: !spperm.matrix<4x6xf32, #spperm.csr>) {
   // expected-error@+1 {{'spperm.permute' op changes the shape from 4x6 to 6x4}}
   %p = spperm.permute %a : !spperm.matrix<4x6xf32, #spperm.csr> -> !spperm.matrix<6x4xf32, #spperm.csr<perm = #spperm.perm<lpt>>>
+  return
+}
+
+// -----
+
+func.func @permute_element_type(%a: !spperm.matrix<4x6xf32, #spperm.csr>) {
+  // expected-error@+1 {{'spperm.permute' op changes the element type from 'f32' to 'bf16'}}
+  %p = spperm.permute %a : !spperm.matrix<4x6xf32, #spperm.csr> -> !spperm.matrix<4x6xbf16, #spperm.csr<perm = #spperm.perm<lpt>>>
   return
 }
 
@@ -440,6 +477,14 @@ func.func @permute_and_convert(%a: !spperm.matrix<64x64xf32, #spperm.csr>) {
 func.func @convert_shape(%a: !spperm.matrix<64x64xf32, #spperm.csr>) {
   // expected-error@+1 {{'spperm.convert' op changes the shape from 64x64 to 64x32}}
   %b = spperm.convert %a : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x32xf32, #spperm.bell<block = 16, width = 1, residual = csr>>
+  return
+}
+
+// -----
+
+func.func @convert_element_type(%a: !spperm.matrix<64x64xf16, #spperm.csr>) {
+  // expected-error@+1 {{'spperm.convert' op changes the element type from 'f16' to 'f32'}}
+  %b = spperm.convert %a : !spperm.matrix<64x64xf16, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 1, residual = csr>>
   return
 }
 

@@ -170,3 +170,23 @@ func.func @load_rows() -> !spperm.matrix<4x9xf32, #spperm.csr> {
   %a = spperm.load "a.mtx" {rows = array<i64: 2, 6>} : !spperm.matrix<4x9xf32, #spperm.csr>
   return %a : !spperm.matrix<4x9xf32, #spperm.csr>
 }
+
+// -----
+
+// 16-bit values and operands (accumulation is fp32; docs/Dialects/SpPerm.md).
+// CHECK-LABEL: func.func @half_precision
+// CHECK: spperm.load "w.smtx.gz" : !spperm.matrix<64x256xbf16, #spperm.csr>
+// CHECK: spperm.permute %{{.*}} : !spperm.matrix<64x256xbf16, #spperm.csr> -> !spperm.matrix<64x256xbf16, #spperm.csr<perm = #spperm.perm<lpt>>>
+// CHECK: spperm.spmm %{{.*}}, %{{.*}} : !spperm.matrix<64x256xbf16, #spperm.csr<perm = #spperm.perm<lpt>>>, tensor<256x?xbf16> -> tensor<64x?xbf16>
+// CHECK: spperm.spmm %{{.*}}, %{{.*}} : !spperm.matrix<64x256xf16, #spperm.csr>, tensor<256x8xf16> -> tensor<64x8xf16>
+// CHECK: spperm.spmm %{{.*}}, %{{.*}} : !spperm.matrix<64x256xf32, #spperm.csr>, tensor<256x8xbf16> -> tensor<64x8xbf16>
+func.func @half_precision(%b: tensor<256x?xbf16>, %h: tensor<256x8xf16>, %x: tensor<256x8xbf16>) {
+  %a = spperm.load "w.smtx.gz" : !spperm.matrix<64x256xbf16, #spperm.csr>
+  %p = spperm.permute %a : !spperm.matrix<64x256xbf16, #spperm.csr> -> !spperm.matrix<64x256xbf16, #spperm.csr<perm = #spperm.perm<lpt>>>
+  %c = spperm.spmm %p, %b : !spperm.matrix<64x256xbf16, #spperm.csr<perm = #spperm.perm<lpt>>>, tensor<256x?xbf16> -> tensor<64x?xbf16>
+  %f = spperm.load "w.smtx.gz" : !spperm.matrix<64x256xf16, #spperm.csr>
+  %d = spperm.spmm %f, %h : !spperm.matrix<64x256xf16, #spperm.csr>, tensor<256x8xf16> -> tensor<64x8xf16>
+  %w = spperm.load "w.smtx.gz" : !spperm.matrix<64x256xf32, #spperm.csr>
+  %e = spperm.spmm %w, %x : !spperm.matrix<64x256xf32, #spperm.csr>, tensor<256x8xbf16> -> tensor<64x8xbf16>
+  return
+}

@@ -29,6 +29,12 @@
 namespace mlir {
 namespace spperm {
 class PermAttr;
+
+/// Whether `type` is an element type of spperm's matrices and dense
+/// operands: f32, f16 or bf16 (docs/Dialects/SpPerm.md, `!spperm.matrix`).
+inline bool isValueType(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16();
+}
 } // namespace spperm
 
 /// Parses a `::spperm::Strategy` keyword in attribute parameters.

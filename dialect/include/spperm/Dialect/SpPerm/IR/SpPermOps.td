@@ -14,7 +14,9 @@ include "mlir/IR/BuiltinTypes.td"
 def SpPerm_Matrix : Type<CPred<"::llvm::isa<::mlir::spperm::MatrixType>($_self)">,
                          "spperm matrix", "::mlir::spperm::MatrixType">;
 
-def SpPerm_DenseMatrix : 2DTensorOf<[F32]>;
+// B and C of spperm.spmm: 2-D tensors of fp32 or of a 16-bit float (the
+// products always accumulate in fp32).
+def SpPerm_DenseMatrix : 2DTensorOf<[F32, F16, BF16]>;
 
 class SpPerm_Op<string mnemonic, list<Trait> traits = []>
     : Op<SpPerm_Dialect, mnemonic, traits>;
@@ -71,9 +73,15 @@ def SpPerm_SpMMOp : SpPerm_Op<"spmm", [Pure]> {
     `A`, whatever permutation its format carries. K may be dynamic; K = 1 is
     sparse matrix–vector multiplication.
 
+    `B` and `C` have one element type: `f32`, `f16` or `bf16`. `A`'s
+    values are of that type or `f32` (fp32 weights with half activations);
+    the products accumulate in fp32 and round once, into `C`.
+
     ```mlir
     %C = spperm.spmm %A, %B : !spperm.matrix<4x6xf32, #spperm.csr>,
                               tensor<6x?xf32> -> tensor<4x?xf32>
+    %H = spperm.spmm %W, %X : !spperm.matrix<4x6xbf16, #spperm.csr>,
+                              tensor<6x64xbf16> -> tensor<4x64xbf16>
     ```
   }];
   let arguments = (ins SpPerm_Matrix:$matrix, SpPerm_DenseMatrix:$dense);

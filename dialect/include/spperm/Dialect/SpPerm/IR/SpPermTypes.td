@@ -14,12 +14,14 @@ def SpPerm_MatrixType : TypeDef<SpPerm_Dialect, "Matrix"> {
   let mnemonic = "matrix";
   let summary = "A fixed sparse matrix in a given storage format";
   let description = [{
-    A `rows` × `cols` sparse matrix of `f32`, stored in `format` (a format
-    attribute, which may carry a row permutation). Dimensions are static and
-    below 2^31 (indices are 32 bits wide); zero is allowed.
+    A `rows` × `cols` sparse matrix whose values are `f32`, `f16` or
+    `bf16`, stored in `format` (a format attribute, which may carry a row
+    permutation). Dimensions are static and below 2^31 (indices are 32 bits
+    wide); zero is allowed.
 
     ```mlir
     !spperm.matrix<2003x2003xf32, #spperm.csr>
+    !spperm.matrix<1024x1024xbf16, #spperm.csr>
     !spperm.matrix<512x2048xf32, #spperm.bell<block = 32, width = 4, residual = csr>>
     ```
   }];
