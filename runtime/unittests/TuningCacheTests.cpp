@@ -465,10 +465,11 @@ TEST(TuningCacheTest, RandomlyMutatedFilesAreSafe) {
           if (std::optional<TuningChoice> c =
                   cache.lookup(key(name, k), layer())) {
             EXPECT_LT(c->variant, layer().variants.size());
-            if (!c->library.empty())
+            if (!c->library.empty()) {
               EXPECT_NE(std::find(layer().libraries.begin(),
                                   layer().libraries.end(), c->library),
                         layer().libraries.end());
+            }
           }
     });
     // At most one warning about the file, plus one per rejected entry.

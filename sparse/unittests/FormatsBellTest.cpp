@@ -149,8 +149,9 @@ static void expectCondensedSplit(const CsrMatrix &a,
       int32_t c = b.tileCol[br * int64_t{b.width} * tau + q];
       if (c >= 0)
         got.push_back(c);
-      if (q % tau == 0)
+      if (q % tau == 0) {
         EXPECT_EQ(b.blockCol[br * b.width + q / tau], c);
+      }
     }
     EXPECT_EQ(got, expected[br]) << "block row " << br;
   }
@@ -159,10 +160,11 @@ static void expectCondensedSplit(const CsrMatrix &a,
     for (int32_t e = p.rowPtr[r]; e < p.rowPtr[r + 1]; ++e) {
       const int64_t br = r / tau, base = br * int64_t{b.width} * tau;
       for (int64_t q = 0; q < int64_t{b.width} * tau; ++q)
-        if (b.tileCol[base + q] == p.colIdx[e])
+        if (b.tileCol[base + q] == p.colIdx[e]) {
           EXPECT_EQ(b.blockValues[(br * b.width + q / tau) * tau * tau +
                                   (r % tau) * tau + q % tau],
                     p.values[e]);
+        }
     }
 }
 

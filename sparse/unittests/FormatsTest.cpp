@@ -18,10 +18,12 @@
 #include "spperm/Sparse/CsrMatrix.h"
 #include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/Generators.h"
+#include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Permutation.h"
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -225,5 +227,62 @@ TEST(Formats, SpmvIsColumnZeroOfSpmm) {
     spmmCpu(f, b1.data(), 1, c1.data());
     for (int32_t r = 0; r < m.rows; ++r)
       ASSERT_EQ(c1[r], c[r * k]) << describe(o) << " row " << r;
+  }
+}
+
+TEST(Formats, HalfPrecisionSpmmRoundsOnceAfterFp32Accumulation) {
+  // Property test over random matrices and every format: with 16-bit B and
+  // C (and A's values rounded to the same type, as a 16-bit matrix holds
+  // them), C is the fp32 result rounded once per element, within 1e-5
+  // (normwise) of the float64 product of the rounded inputs before that
+  // rounding and within the type's unit roundoff after it.
+  const std::vector<std::pair<std::string, CsrMatrix>> ms = {
+      {"uniform", generateUniform(220, 300, 0.05, 31)},
+      {"skewed", generateSkewed(260, 240, 32)},
+      {"block sparse", generateBlockSparse(128, 96, 16, 0.3, 33)}};
+  for (ValueType type : {ValueType::F16, ValueType::BF16}) {
+    const double unit = type == ValueType::F16 ? std::ldexp(1.0, -11)
+                                               : std::ldexp(1.0, -8);
+    uint16_t (*narrow)(float) =
+        type == ValueType::F16 ? floatToHalf : floatToBFloat16;
+    float (*widen)(uint16_t) =
+        type == ValueType::F16 ? halfToFloat : bfloat16ToFloat;
+    for (const auto &[name, original] : ms) {
+      CsrMatrix m = original;
+      for (float &v : m.values)
+        v = roundToValueType(v, type);
+      std::vector<int32_t> order = randomOrder(m.rows, 34);
+      for (int64_t k : {int64_t{1}, int64_t{8}, int64_t{33}}) {
+        std::vector<float> b = randomDense(m.cols, k, 35 + k);
+        std::vector<uint16_t> bHalf(b.size());
+        for (size_t i = 0; i < b.size(); ++i) {
+          bHalf[i] = narrow(b[i]);
+          b[i] = widen(bHalf[i]);
+        }
+        const std::vector<double> ref = referenceSpmm(m, b, k);
+        double refNorm = 0.0;
+        for (double x : ref)
+          refNorm += x * x;
+        for (const FormatOptions &o : allConfigs()) {
+          const std::string what = std::string(valueTypeName(type)) + " " +
+                                   name + " " + describe(o) +
+                                   " K=" + std::to_string(k);
+          FormattedMatrix f = buildOk(m, order, o);
+          std::vector<float> wide(ref.size());
+          spmmCpu(f, b.data(), k, wide.data());
+          std::vector<uint16_t> c(ref.size(), 0xffff);
+          spmmCpu(f, bHalf.data(), type, k, c.data());
+          double before = 0.0, after = 0.0;
+          for (size_t i = 0; i < ref.size(); ++i) {
+            ASSERT_EQ(c[i], narrow(wide[i])) << what << " element " << i;
+            before += (wide[i] - ref[i]) * (wide[i] - ref[i]);
+            const double d = widen(c[i]) - ref[i];
+            after += d * d;
+          }
+          EXPECT_LE(std::sqrt(before), 1e-5 * std::sqrt(refNorm)) << what;
+          EXPECT_LE(std::sqrt(after), unit * std::sqrt(refNorm)) << what;
+        }
+      }
+    }
   }
 }

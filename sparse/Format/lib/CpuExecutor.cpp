@@ -7,7 +7,8 @@
 // spmmCpu: C = A * B on the host for any format, walking its segments
 // (FormatTraversal.h) and adding each segment's sum to C's row of the
 // segment's original position. The reference the GPU kernels are checked
-// against.
+// against; with 16-bit B and C, it widens B, accumulates in fp32 and rounds
+// each element of C once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,4 +112,27 @@ void spperm::spmmCpu(const FormattedMatrix &a, const float *b, int64_t k,
   }
   if (k > 1)
     runSpmm<false>(a, b, k, c);
+}
+
+void spperm::spmmCpu(const FormattedMatrix &a, const void *b, ValueType type,
+                     int64_t k, void *c) {
+  if (k <= 0)
+    return;
+  if (type == ValueType::F32) {
+    spmmCpu(a, static_cast<const float *>(b), k, static_cast<float *>(c));
+    return;
+  }
+  float (*widen)(uint16_t) =
+      type == ValueType::F16 ? halfToFloat : bfloat16ToFloat;
+  uint16_t (*narrow)(float) =
+      type == ValueType::F16 ? floatToHalf : floatToBFloat16;
+  const auto *bHalf = static_cast<const uint16_t *>(b);
+  std::vector<float> bWide(static_cast<size_t>(a.cols) * k);
+  for (size_t i = 0; i < bWide.size(); ++i)
+    bWide[i] = widen(bHalf[i]);
+  std::vector<float> cWide(static_cast<size_t>(a.rows) * k);
+  spmmCpu(a, bWide.data(), k, cWide.data());
+  auto *cHalf = static_cast<uint16_t *>(c);
+  for (size_t i = 0; i < cWide.size(); ++i)
+    cHalf[i] = narrow(cWide[i]);
 }

@@ -31,6 +31,7 @@
 #define SPPERM_SPARSE_FORMATS_H
 
 #include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Status.h"
 
 #include <cstdint>
@@ -221,6 +222,15 @@ CsrMatrix toOriginalCsr(const FormattedMatrix &f);
 /// in the ORIGINAL row order; every element of C is written. Accumulates in
 /// float in a fixed order (deterministic).
 void spmmCpu(const FormattedMatrix &a, const float *b, int64_t k, float *c);
+
+/// spmmCpu with B and C of element type `type` (HalfFloat.h): 16-bit B
+/// values convert to fp32 exactly, the products accumulate in fp32 in
+/// spmmCpu's order, and each element of C is rounded once, to nearest even,
+/// as it is stored — the result the GPU kernels for that type must match
+/// (docs/Dialects/SpPerm.md, `spperm.spmm`). A's values are used as stored
+/// (a 16-bit matrix holds them already rounded, roundToValueType).
+void spmmCpu(const FormattedMatrix &a, const void *b, ValueType type,
+             int64_t k, void *c);
 
 } // namespace spperm
 
