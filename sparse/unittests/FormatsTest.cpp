@@ -233,7 +233,7 @@ TEST(Formats, SpmvIsColumnZeroOfSpmm) {
 TEST(Formats, HalfPrecisionSpmmRoundsOnceAfterFp32Accumulation) {
   // Property test over random matrices and every format: with 16-bit B and
   // C (and A's values rounded to the same type, as a 16-bit matrix holds
-  // them), C is the fp32 result rounded once per element, within 1e-5
+  // them, or fp32), C is the fp32 result rounded once per element, within 1e-5
   // (normwise) of the float64 product of the rounded inputs before that
   // rounding and within the type's unit roundoff after it.
   const std::vector<std::pair<std::string, CsrMatrix>> ms = {
@@ -247,10 +247,14 @@ TEST(Formats, HalfPrecisionSpmmRoundsOnceAfterFp32Accumulation) {
         type == ValueType::F16 ? floatToHalf : floatToBFloat16;
     float (*widen)(uint16_t) =
         type == ValueType::F16 ? halfToFloat : bfloat16ToFloat;
-    for (const auto &[name, original] : ms) {
+    for (const auto &[name, original] : ms)
+    for (bool roundValues : {true, false}) {
+      // A of `type` (values rounded as a 16-bit matrix holds them), or
+      // fp32 weights with 16-bit operands.
       CsrMatrix m = original;
-      for (float &v : m.values)
-        v = roundToValueType(v, type);
+      if (roundValues)
+        for (float &v : m.values)
+          v = roundToValueType(v, type);
       std::vector<int32_t> order = randomOrder(m.rows, 34);
       for (int64_t k : {int64_t{1}, int64_t{8}, int64_t{33}}) {
         std::vector<float> b = randomDense(m.cols, k, 35 + k);
@@ -264,9 +268,10 @@ TEST(Formats, HalfPrecisionSpmmRoundsOnceAfterFp32Accumulation) {
         for (double x : ref)
           refNorm += x * x;
         for (const FormatOptions &o : allConfigs()) {
-          const std::string what = std::string(valueTypeName(type)) + " " +
-                                   name + " " + describe(o) +
-                                   " K=" + std::to_string(k);
+          const std::string what =
+              std::string(valueTypeName(type)) + " " + name +
+              (roundValues ? "" : " f32 values") + " " + describe(o) +
+              " K=" + std::to_string(k);
           FormattedMatrix f = buildOk(m, order, o);
           std::vector<float> wide(ref.size());
           spmmCpu(f, b.data(), k, wide.data());

@@ -4,11 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Every 16-bit pattern converts to fp32 and back to itself (NaNs to a quiet
-// NaN); fp32 values — random bit patterns over the whole range, ties and
-// the overflow and underflow edges — round to the nearest value of the
-// format with ties to even, checked against a search over the format's
-// ordered finite values in double precision.
+// Every 16-bit pattern converts to the fp32 value its bit fields give and
+// back to itself (NaNs to a quiet NaN of the same sign); fp32 values —
+// random bit patterns over the whole range, NaNs, ties and the overflow and
+// underflow edges — round to the nearest value of the format with ties to
+// even, checked against a search over the format's ordered finite values
+// in double precision, computed from the bit fields.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,10 +17,10 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <algorithm>
 #include <limits>
 #include <random>
 #include <vector>
@@ -41,20 +42,32 @@ uint32_t bitsOf(float value) {
 }
 
 /// A 16-bit format as the reference sees it: its ordered non-negative
-/// finite values (bit patterns 0 … largest are increasing), and where
-/// rounding reaches infinity.
+/// finite values (bit patterns 0 … largest are increasing), computed from
+/// the bit fields — not by the conversions under test — and where rounding
+/// reaches infinity.
 struct Format {
   float (*toFloat)(uint16_t);
   uint16_t (*fromFloat)(float);
+  int fractionBits; // 10 (binary16) or 7 (bfloat16).
+  int bias;         // 15 or 127.
   uint16_t largest;  // The largest finite pattern.
   uint16_t infinity; // The +Inf pattern.
   std::vector<double> values;
 
-  Format(float (*to)(uint16_t), uint16_t (*from)(float), uint16_t largest,
-         uint16_t infinity)
-      : toFloat(to), fromFloat(from), largest(largest), infinity(infinity) {
-    for (uint32_t p = 0; p <= largest; ++p)
-      values.push_back(to(static_cast<uint16_t>(p)));
+  Format(float (*to)(uint16_t), uint16_t (*from)(float), int fractionBits,
+         int bias)
+      : toFloat(to), fromFloat(from), fractionBits(fractionBits), bias(bias),
+        largest(static_cast<uint16_t>((((2 * bias + 1) << fractionBits)) - 1)),
+        infinity(static_cast<uint16_t>((2 * bias + 1) << fractionBits)) {
+    for (uint32_t p = 0; p <= largest; ++p) {
+      const uint32_t e = p >> fractionBits;
+      const uint32_t m = p & ((1u << fractionBits) - 1);
+      // Normal: (2^f + m) × 2^(e - bias - f); subnormal: m × 2^(1 - bias - f).
+      values.push_back(
+          e ? std::ldexp(static_cast<double>((1u << fractionBits) + m),
+                         static_cast<int>(e) - bias - fractionBits)
+            : std::ldexp(static_cast<double>(m), 1 - bias - fractionBits));
+    }
   }
 
   /// The pattern `value` rounds to: the nearest of the ordered values
@@ -81,12 +94,12 @@ struct Format {
 };
 
 const Format &half() {
-  static const Format f(halfToFloat, floatToHalf, 0x7bff, 0x7c00);
+  static const Format f(halfToFloat, floatToHalf, 10, 15);
   return f;
 }
 
 const Format &bfloat() {
-  static const Format f(bfloat16ToFloat, floatToBFloat16, 0x7f7f, 0x7f80);
+  static const Format f(bfloat16ToFloat, floatToBFloat16, 7, 127);
   return f;
 }
 
@@ -95,9 +108,19 @@ bool isNanPattern(uint16_t bits, uint16_t infinity) {
 }
 
 void checkRoundTrip(const Format &f, uint16_t quietBit) {
+  ASSERT_EQ(f.largest, f.fractionBits == 10 ? 0x7bff : 0x7f7f);
   for (uint32_t p = 0; p <= 0xffff; ++p) {
     const auto bits = static_cast<uint16_t>(p);
     const float value = f.toFloat(bits);
+    // The conversion to fp32 against the bit-field value (and its negation).
+    if (uint32_t magnitude = p & 0x7fff; magnitude <= f.largest) {
+      ASSERT_EQ(static_cast<double>(value),
+                (p & 0x8000 ? -1.0 : 1.0) * f.values[magnitude])
+          << std::hex << p;
+    } else if (magnitude == f.infinity) {
+      ASSERT_TRUE(std::isinf(value) && std::signbit(value) == (p >> 15))
+          << std::hex << p;
+    }
     const uint16_t back = f.fromFloat(value);
     if (isNanPattern(bits, f.infinity)) {
       ASSERT_TRUE(std::isnan(value)) << std::hex << p;
@@ -113,16 +136,32 @@ void checkRoundTrip(const Format &f, uint16_t quietBit) {
 void checkRounding(const Format &f, uint64_t seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<uint32_t> anyBits;
+  // One failure is enough: stop at the first.
   auto check = [&](float value) {
-    if (std::isnan(value))
+    if (::testing::Test::HasFailure())
       return;
-    ASSERT_EQ(f.fromFloat(value), f.reference(value))
+    const uint16_t got = f.fromFloat(value);
+    if (std::isnan(value)) {
+      // Any NaN (payload only in the bits rounding drops, either sign): a
+      // quiet NaN of the same sign.
+      EXPECT_TRUE(isNanPattern(got, f.infinity) &&
+                  (got >> 15) == (bitsOf(value) >> 31))
+          << std::hex << bitsOf(value) << " -> " << got;
+      EXPECT_TRUE(got & (1u << (f.fractionBits - 1)))
+          << "NaN not quiet: " << std::hex << got;
+      return;
+    }
+    EXPECT_EQ(got, f.reference(value))
         << "value " << value << " bits " << std::hex << bitsOf(value);
   };
   // Random fp32 patterns (every exponent, subnormals, Inf), and values
   // within the format's range (random magnitudes near its exponents).
   for (int i = 0; i < 200000; ++i)
     check(floatOf(anyBits(rng)));
+  for (uint32_t payload : {1u, 0x1fffu, 0x2000u, 0x400000u, 0x7fffffu}) {
+    check(floatOf(0x7f800000u | payload));
+    check(floatOf(0xff800000u | payload));
+  }
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   for (int i = 0; i < 200000; ++i) {
     const int e = static_cast<int>(rng() % 60) - 30;

@@ -102,9 +102,11 @@ LogicalResult SpMMOp::verify() {
                        "got ")
            << b.getElementType() << " and " << c.getElementType();
   if (!a.getElementType().isF32() && a.getElementType() != b.getElementType())
-    return emitOpError("matrix values of ")
-           << a.getElementType() << " need a dense operand of "
-           << a.getElementType() << " (or f32 values), got "
+    return emitOpError("with ")
+           << a.getElementType()
+           << " matrix values the dense operand and result must be "
+           << a.getElementType()
+           << " (only f32 values mix with other operand types), got "
            << b.getElementType();
   return success();
 }

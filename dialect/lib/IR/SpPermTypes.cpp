@@ -55,7 +55,7 @@ LogicalResult MatrixType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (cols < 0 || cols > ::spperm::kMaxIndex)
     return emitError() << "column count " << cols
                        << " is outside [0, 2^31 - 1]";
-  if (!isValueType(elementType))
+  if (!isSupportedElementType(elementType))
     return emitError() << "element type must be f32, f16 or bf16, got "
                        << elementType;
   if (!format)

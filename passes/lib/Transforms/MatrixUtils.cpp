@@ -119,6 +119,13 @@ void MatrixCache::insert(const std::string &path, StringRef values,
 }
 
 const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op, StringRef baseDir) {
+  // The values are read as fp32; rounding them to a 16-bit type on load
+  // is not built yet, so no pass reads such a matrix.
+  if (Type type = op.getResult().getType().getElementType(); !type.isF32()) {
+    op.emitOpError("loads ")
+        << type << " values; the passes read f32 matrices only";
+    return nullptr;
+  }
   std::string path = op.resolvePath(baseDir);
   StringRef values = op.getValues().value_or("file");
   auto it = matrices.find(joinKey(path, values));

@@ -17,6 +17,7 @@
 #include "FormatTraversal.h"
 
 #include <algorithm>
+#include <cassert>
 #include <vector>
 
 using namespace spperm;
@@ -114,25 +115,20 @@ void spperm::spmmCpu(const FormattedMatrix &a, const float *b, int64_t k,
     runSpmm<false>(a, b, k, c);
 }
 
-void spperm::spmmCpu(const FormattedMatrix &a, const void *b, ValueType type,
-                     int64_t k, void *c) {
+void spperm::spmmCpu(const FormattedMatrix &a, const uint16_t *b,
+                     ValueType type, int64_t k, uint16_t *c) {
+  assert(type != ValueType::F32 && "16-bit B and C");
   if (k <= 0)
     return;
-  if (type == ValueType::F32) {
-    spmmCpu(a, static_cast<const float *>(b), k, static_cast<float *>(c));
-    return;
-  }
   float (*widen)(uint16_t) =
       type == ValueType::F16 ? halfToFloat : bfloat16ToFloat;
   uint16_t (*narrow)(float) =
       type == ValueType::F16 ? floatToHalf : floatToBFloat16;
-  const auto *bHalf = static_cast<const uint16_t *>(b);
   std::vector<float> bWide(static_cast<size_t>(a.cols) * k);
   for (size_t i = 0; i < bWide.size(); ++i)
-    bWide[i] = widen(bHalf[i]);
+    bWide[i] = widen(b[i]);
   std::vector<float> cWide(static_cast<size_t>(a.rows) * k);
   spmmCpu(a, bWide.data(), k, cWide.data());
-  auto *cHalf = static_cast<uint16_t *>(c);
   for (size_t i = 0; i < cWide.size(); ++i)
-    cHalf[i] = narrow(cWide[i]);
+    c[i] = narrow(cWide[i]);
 }

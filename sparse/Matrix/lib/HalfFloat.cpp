@@ -7,6 +7,7 @@
 #include "spperm/Sparse/HalfFloat.h"
 
 #include <cstring>
+#include <utility>
 
 using namespace spperm;
 
@@ -39,25 +40,24 @@ uint32_t shiftRoundEven(uint32_t magnitude, int shift) {
 
 } // namespace
 
+/// Every element type with its name (value_type_name, Names.h).
+static constexpr std::pair<ValueType, std::string_view> kValueTypeNames[] = {
+    {ValueType::F32, value_type_name::kF32},
+    {ValueType::F16, value_type_name::kF16},
+    {ValueType::BF16, value_type_name::kBF16},
+};
+
 std::string_view spperm::valueTypeName(ValueType type) {
-  switch (type) {
-  case ValueType::F32:
-    return value_type_name::kF32;
-  case ValueType::F16:
-    return value_type_name::kF16;
-  case ValueType::BF16:
-    return value_type_name::kBF16;
-  }
+  for (const auto &[t, name] : kValueTypeNames)
+    if (t == type)
+      return name;
   return value_type_name::kF32;
 }
 
 std::optional<ValueType> spperm::parseValueType(std::string_view name) {
-  if (name == value_type_name::kF32)
-    return ValueType::F32;
-  if (name == value_type_name::kF16)
-    return ValueType::F16;
-  if (name == value_type_name::kBF16)
-    return ValueType::BF16;
+  for (const auto &[t, n] : kValueTypeNames)
+    if (n == name)
+      return t;
   return std::nullopt;
 }
 

@@ -395,7 +395,7 @@ func.func @spmm_b_c_types(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6
 // -----
 
 func.func @spmm_half_values_f32_operand(%a: !spperm.matrix<4x6xf16, #spperm.csr>, %b: tensor<6x8xf32>) {
-  // expected-error@+1 {{'spperm.spmm' op matrix values of 'f16' need a dense operand of 'f16' (or f32 values), got 'f32'}}
+  // expected-error@+1 {{'spperm.spmm' op with 'f16' matrix values the dense operand and result must be 'f16' (only f32 values mix with other operand types), got 'f32'}}
   %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf16, #spperm.csr>, tensor<6x8xf32> -> tensor<4x8xf32>
   return
 }
@@ -403,7 +403,7 @@ func.func @spmm_half_values_f32_operand(%a: !spperm.matrix<4x6xf16, #spperm.csr>
 // -----
 
 func.func @spmm_f16_values_bf16_operand(%a: !spperm.matrix<4x6xf16, #spperm.csr>, %b: tensor<6x8xbf16>) {
-  // expected-error@+1 {{'spperm.spmm' op matrix values of 'f16' need a dense operand of 'f16' (or f32 values), got 'bf16'}}
+  // expected-error@+1 {{'spperm.spmm' op with 'f16' matrix values the dense operand and result must be 'f16' (only f32 values mix with other operand types), got 'bf16'}}
   %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf16, #spperm.csr>, tensor<6x8xbf16> -> tensor<4x8xbf16>
   return
 }

@@ -180,6 +180,7 @@ func.func @load_rows() -> !spperm.matrix<4x9xf32, #spperm.csr> {
 // CHECK: spperm.spmm %{{.*}}, %{{.*}} : !spperm.matrix<64x256xbf16, #spperm.csr<perm = #spperm.perm<lpt>>>, tensor<256x?xbf16> -> tensor<64x?xbf16>
 // CHECK: spperm.spmm %{{.*}}, %{{.*}} : !spperm.matrix<64x256xf16, #spperm.csr>, tensor<256x8xf16> -> tensor<64x8xf16>
 // CHECK: spperm.spmm %{{.*}}, %{{.*}} : !spperm.matrix<64x256xf32, #spperm.csr>, tensor<256x8xbf16> -> tensor<64x8xbf16>
+// CHECK: spperm.convert %{{.*}} : !spperm.matrix<64x256xf16, #spperm.csr> -> !spperm.matrix<64x256xf16, #spperm.bell<block = 16, width = 4, residual = csr>>
 func.func @half_precision(%b: tensor<256x?xbf16>, %h: tensor<256x8xf16>, %x: tensor<256x8xbf16>) {
   %a = spperm.load "w.smtx.gz" : !spperm.matrix<64x256xbf16, #spperm.csr>
   %p = spperm.permute %a : !spperm.matrix<64x256xbf16, #spperm.csr> -> !spperm.matrix<64x256xbf16, #spperm.csr<perm = #spperm.perm<lpt>>>
@@ -188,5 +189,6 @@ func.func @half_precision(%b: tensor<256x?xbf16>, %h: tensor<256x8xf16>, %x: ten
   %d = spperm.spmm %f, %h : !spperm.matrix<64x256xf16, #spperm.csr>, tensor<256x8xf16> -> tensor<64x8xf16>
   %w = spperm.load "w.smtx.gz" : !spperm.matrix<64x256xf32, #spperm.csr>
   %e = spperm.spmm %w, %x : !spperm.matrix<64x256xf32, #spperm.csr>, tensor<256x8xbf16> -> tensor<64x8xbf16>
+  %g = spperm.convert %f : !spperm.matrix<64x256xf16, #spperm.csr> -> !spperm.matrix<64x256xf16, #spperm.bell<block = 16, width = 4, residual = csr>>
   return
 }

@@ -223,14 +223,16 @@ CsrMatrix toOriginalCsr(const FormattedMatrix &f);
 /// float in a fixed order (deterministic).
 void spmmCpu(const FormattedMatrix &a, const float *b, int64_t k, float *c);
 
-/// spmmCpu with B and C of element type `type` (HalfFloat.h): 16-bit B
-/// values convert to fp32 exactly, the products accumulate in fp32 in
-/// spmmCpu's order, and each element of C is rounded once, to nearest even,
-/// as it is stored — the result the GPU kernels for that type must match
-/// (docs/Dialects/SpPerm.md, `spperm.spmm`). A's values are used as stored
-/// (a 16-bit matrix holds them already rounded, roundToValueType).
-void spmmCpu(const FormattedMatrix &a, const void *b, ValueType type,
-             int64_t k, void *c);
+/// spmmCpu with B and C of the 16-bit type `type` (F16 or BF16, as bit
+/// patterns; HalfFloat.h): B converts to fp32 exactly, the products
+/// accumulate in fp32 in spmmCpu's order, and each element of C is rounded
+/// once, to nearest even, as it is stored (docs/Dialects/SpPerm.md,
+/// `spperm.spmm`). GPU kernels add in other orders, so their C may differ
+/// from this one by the rounding of a different fp32 sum. A's values are
+/// used as stored: fp32 weights, or values already rounded to `type`
+/// (roundToValueType).
+void spmmCpu(const FormattedMatrix &a, const uint16_t *b, ValueType type,
+             int64_t k, uint16_t *c);
 
 } // namespace spperm
 

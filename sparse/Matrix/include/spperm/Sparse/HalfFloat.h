@@ -7,17 +7,20 @@
 // The 16-bit element types of spperm's matrices and dense operands
 // (docs/Dialects/SpPerm.md, `!spperm.matrix`): IEEE binary16 (`f16`) and
 // bfloat16 (`bf16`), stored as their bit patterns. Conversions from fp32
-// round to nearest, ties to even, like `cvt.rn.f16.f32` and
-// `cvt.rn.bf16.f32` on the GPU: finite values too large for the format
-// become ±Inf, values below its smallest subnormal become ±0, subnormals are
-// kept, and a NaN stays a NaN (quiet, sign kept). Conversions to fp32 are
-// exact. The CPU executor and the float64 reference use these, so that they
-// see the operands the kernels see.
+// round to nearest, ties to even, as `cvt.rn.f16.f32` and
+// `cvt.rn.bf16.f32` round finite values on the GPU: from halfway past the
+// largest finite value up they give ±Inf, up to half the smallest
+// subnormal they give ±0, and subnormals are kept. A NaN gives a quiet NaN
+// of the same sign (the GPU may give another NaN pattern: compare NaNs as
+// NaNs, not by their bits). Conversions to fp32 are exact. The CPU executor
+// uses these, so that it sees the operands the kernels see.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef SPPERM_SPARSE_HALFFLOAT_H
 #define SPPERM_SPARSE_HALFFLOAT_H
+
+#include "spperm/Sparse/Names.h"
 
 #include <cstdint>
 #include <optional>
@@ -28,14 +31,7 @@ namespace spperm {
 /// The element type of a matrix's values or of B and C.
 enum class ValueType : uint8_t { F32, F16, BF16 };
 
-/// The names of the element types: `--dtype`, the IR's `f32`/`f16`/`bf16`.
-namespace value_type_name {
-inline constexpr std::string_view kF32 = "f32";
-inline constexpr std::string_view kF16 = "f16";
-inline constexpr std::string_view kBF16 = "bf16";
-} // namespace value_type_name
-
-/// The name of `type` (value_type_name).
+/// The name of `type` (value_type_name in Names.h).
 std::string_view valueTypeName(ValueType type);
 
 /// The element type named `name`, or nullopt.

@@ -20,6 +20,14 @@
 
 namespace spperm {
 
+/// Element types of a matrix's values and of B and C (ValueType,
+/// HalfFloat.h): the IR's `f32`, `f16`, `bf16`.
+namespace value_type_name {
+inline constexpr std::string_view kF32 = "f32";
+inline constexpr std::string_view kF16 = "f16";
+inline constexpr std::string_view kBF16 = "bf16";
+} // namespace value_type_name
+
 /// Storage formats: `--format`, the manifest's "format", `#spperm.<name>`.
 namespace format_name {
 inline constexpr std::string_view kCsr = "csr";

@@ -32,7 +32,7 @@ class PermAttr;
 
 /// Whether `type` is an element type of spperm's matrices and dense
 /// operands: f32, f16 or bf16 (docs/Dialects/SpPerm.md, `!spperm.matrix`).
-inline bool isValueType(Type type) {
+inline bool isSupportedElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16();
 }
 } // namespace spperm
