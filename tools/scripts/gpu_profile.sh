@@ -15,10 +15,11 @@
 #   spperm-run PACKAGE --device gpu --b B.npy --bench --baseline cusparse
 #       --warmup 2 --runs 1
 # launches after one unprofiled run has made the runtime's first-call
-# choice (kept in a tuning cache of the script's own) — the package's own kernels and those of each cuSPARSE algorithm
-# — collecting time, DRAM and L2 traffic, L2 and L1 hit rates, occupancy and
-# throughputs. Like the benchmark (docs/Testing.md), the kernels run with
-# the caches as the previous launch left them and at the GPU's own clocks
+# choice (kept in a tuning cache of the script's own) — the package's own
+# kernels and those of each cuSPARSE algorithm — collecting time, DRAM and
+# L2 traffic, L2 and L1 hit rates, occupancy and throughputs. Like the
+# benchmark (docs/Testing.md), the kernels run with the caches as the
+# previous launch left them and at the GPU's own clocks
 # (ncu --cache-control none --clock-control none; ncu's defaults flush the
 # caches and lock the base clock), and the table keeps each kernel's fastest
 # launch: a warm one. Writes $OUT/profile/NAME.kK.csv (ncu's raw CSV),

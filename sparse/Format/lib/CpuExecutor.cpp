@@ -120,15 +120,11 @@ void spperm::spmmCpu(const FormattedMatrix &a, const uint16_t *b,
   assert(type != ValueType::F32 && "16-bit B and C");
   if (k <= 0)
     return;
-  float (*widen)(uint16_t) =
-      type == ValueType::F16 ? halfToFloat : bfloat16ToFloat;
-  uint16_t (*narrow)(float) =
-      type == ValueType::F16 ? floatToHalf : floatToBFloat16;
   std::vector<float> bWide(static_cast<size_t>(a.cols) * k);
   for (size_t i = 0; i < bWide.size(); ++i)
-    bWide[i] = widen(b[i]);
+    bWide[i] = widenFromValueType(b[i], type);
   std::vector<float> cWide(static_cast<size_t>(a.rows) * k);
   spmmCpu(a, bWide.data(), k, cWide.data());
   for (size_t i = 0; i < cWide.size(); ++i)
-    c[i] = narrow(cWide[i]);
+    c[i] = narrowToValueType(cWide[i], type);
 }

@@ -128,14 +128,16 @@ float spperm::bfloat16ToFloat(uint16_t bits) {
   return floatOf(static_cast<uint32_t>(bits) << 16);
 }
 
+uint16_t spperm::narrowToValueType(float value, ValueType type) {
+  return type == ValueType::F16 ? floatToHalf(value) : floatToBFloat16(value);
+}
+
+float spperm::widenFromValueType(uint16_t bits, ValueType type) {
+  return type == ValueType::F16 ? halfToFloat(bits) : bfloat16ToFloat(bits);
+}
+
 float spperm::roundToValueType(float value, ValueType type) {
-  switch (type) {
-  case ValueType::F32:
+  if (type == ValueType::F32)
     return value;
-  case ValueType::F16:
-    return halfToFloat(floatToHalf(value));
-  case ValueType::BF16:
-    return bfloat16ToFloat(floatToBFloat16(value));
-  }
-  return value;
+  return widenFromValueType(narrowToValueType(value, type), type);
 }

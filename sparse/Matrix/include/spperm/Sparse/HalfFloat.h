@@ -54,6 +54,12 @@ uint16_t floatToBFloat16(float value);
 /// The bfloat16 with bit pattern `bits`, exactly.
 float bfloat16ToFloat(uint16_t bits);
 
+/// `value` rounded to the 16-bit `type` (F16 or BF16); the bit pattern.
+uint16_t narrowToValueType(float value, ValueType type);
+
+/// The value of the 16-bit `type` (F16 or BF16) with bit pattern `bits`.
+float widenFromValueType(uint16_t bits, ValueType type);
+
 /// `value` rounded to `type` and back: itself for F32.
 float roundToValueType(float value, ValueType type);
 
