@@ -41,19 +41,38 @@ Value KernelBuilder::fma(Value a, Value x, Value acc) {
 }
 
 Value KernelBuilder::loadF32(Value memref, Value i, int64_t width) {
-  if (width == 1)
-    return load(memref, i);
-  auto vt = VectorType::get({width}, b.getF32Type());
-  return vector::LoadOp::create(b, vt, memref, ValueRange{i},
-                                /*nontemporal=*/false,
-                                llvm::MaybeAlign(4 * width));
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  const int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  Value loaded;
+  if (width == 1) {
+    loaded = load(memref, i);
+  } else {
+    auto vt = VectorType::get({width}, element);
+    loaded = vector::LoadOp::create(b, vt, memref, ValueRange{i},
+                                    /*nontemporal=*/false,
+                                    llvm::MaybeAlign(bytes * width));
+  }
+  if (element.isF32())
+    return loaded;
+  // 16-bit operands: widened exactly (cvt.f32.f16 / cvt.f32.bf16).
+  Type wide = width == 1 ? Type(b.getF32Type())
+                         : Type(VectorType::get({width}, b.getF32Type()));
+  return arith::ExtFOp::create(b, wide, loaded);
 }
 
 void KernelBuilder::storeF32(Value value, Value memref, Value i) {
-  if (auto vt = dyn_cast<VectorType>(value.getType())) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  auto vt = dyn_cast<VectorType>(value.getType());
+  if (!element.isF32()) {
+    // 16-bit results: rounded once, to nearest even (cvt.rn).
+    Type narrow = vt ? Type(VectorType::get(vt.getShape(), element)) : element;
+    value = arith::TruncFOp::create(b, narrow, value);
+  }
+  if (vt) {
+    const int64_t bytes = element.getIntOrFloatBitWidth() / 8;
     vector::StoreOp::create(b, value, memref, ValueRange{i},
                             /*nontemporal=*/false,
-                            llvm::MaybeAlign(4 * vt.getNumElements()));
+                            llvm::MaybeAlign(bytes * vt.getNumElements()));
     return;
   }
   memref::StoreOp::create(b, value, memref, ValueRange{i});

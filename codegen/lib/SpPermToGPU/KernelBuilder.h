@@ -125,12 +125,14 @@ public:
   Value load(Value memref, Value i) { return memref::LoadOp::create(b, memref, i); }
   /// Loads an integer element and casts it to index.
   Value loadIndex(Value memref, Value i) { return toIndex(load(memref, i)); }
-  /// Loads `width` consecutive f32 from `memref[i]` (a vector<width x f32>
-  /// with 4*width-byte alignment), or one f32 when width is 1.
+  /// Loads `width` consecutive elements from `memref[i]` (one vector load
+  /// aligned to its size, or a scalar when width is 1) as f32 (vector<width
+  /// x f32>): f16 and bf16 memrefs are widened exactly.
   Value loadF32(Value memref, Value i, int64_t width);
-  /// Stores `value` (f32 or vector) at memref[i], aligned like loadF32.
+  /// Stores `value` (f32 or vector) at memref[i], aligned like loadF32; into
+  /// an f16 or bf16 memref rounded once to nearest even.
   void storeF32(Value value, Value memref, Value i);
-  /// Atomically adds `value` (f32 or vector) at memref[i], a global
+  /// Atomically adds `value` (f32 or vector) at memref[i], a global f32
   /// memref: one vector reduction for 2 or 4 elements when the builder has
   /// them, else element by element.
   void atomicAddF32(Value value, Value memref, Value i);

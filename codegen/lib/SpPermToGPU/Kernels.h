@@ -14,6 +14,7 @@
 #ifndef SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELS_H
 #define SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELS_H
 
+#include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Names.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -141,7 +142,13 @@ struct RowKernelSpec {
   /// dependents launch at the start, wait for the kernels before this one
   /// just before C is first touched.
   bool gridDependencies = false;
+  /// The element type of B and C (KernelGenOptions::operandType); 16-bit
+  /// operands need a source that stores each row of C once (no chunks).
+  ::spperm::ValueType operandType = ::spperm::ValueType::F32;
 };
+
+/// The MLIR type of `type`'s elements (f32, f16 or bf16).
+Type operandElementType(MLIRContext *ctx, ::spperm::ValueType type);
 
 /// Emits a row kernel; returns its parameter names in order. With
 /// `longRows` (SpMM over the same arrays, rows from a table), the kernel's

@@ -258,7 +258,9 @@ private:
             DenseBlocks{m.bell.block, m.bell.width, m.cols, m.bell.condensed},
             ::spperm::format_name::kBell};
     }
-    const bool tensorCores = m.kind == FormatKind::Bell &&
+    // 16-bit operands: the row kernels alone (dense blocks in them).
+    const bool half = options.operandType != ::spperm::ValueType::F32;
+    const bool tensorCores = !half && m.kind == FormatKind::Bell &&
                              options.precision != Precision::F32 &&
                              (m.bell.block == 16 || m.bell.block == 32) &&
                              m.bell.width > 0;
@@ -281,8 +283,8 @@ private:
     // groups of at least 8 lanes (K >= 12) in register tiles (tau >= 4);
     // SpMV, the scalar variant and K <= 8 (whose lanes would spend more on
     // staging a block than on multiplying it) keep them in the row kernel.
-    const bool tiles = m.kind == FormatKind::Bell && m.bell.block >= 4 &&
-                       m.bell.width > 0;
+    const bool tiles = !half && m.kind == FormatKind::Bell &&
+                       m.bell.block >= 4 && m.bell.width > 0;
     for (const KClass &kc : kClasses(options.k, options.kBuckets)) {
       if (m.kind == FormatKind::Csr && usesWindows(kc)) {
         planWindows(rm, kc);
@@ -300,6 +302,7 @@ private:
   /// (kWindowAutoMinK, kWindowAutoMinCols, kWindowAutoMinDensity).
   bool usesWindows(const KClass &kc) const {
     if (options.rowWindows == RowWindowMode::Never || kc.spmv ||
+        options.operandType != ::spperm::ValueType::F32 ||
         kc.k < kWindowMinK || kc.k % 4 != 0 || m.rows <= 0 || m.cols <= 0 ||
         m.csr.rowPtr.empty() || m.csr.rowPtr.back() == 0)
       return false;
@@ -504,21 +507,32 @@ private:
                 1,
         options.threads, options.multiprocessors, options.splitRows,
         options.longRows);
-    const int64_t threshold = longPlan.threshold;
-    const bool hasLong = longest > threshold;
+    int64_t threshold = longPlan.threshold;
+    bool hasLong = longest > threshold;
     std::vector<RowRange> ranges =
         kc.spmv ? spmvRanges(rowPtr, hasLong ? threshold : INT64_MAX)
                 : spmmRanges(rowPtr, hasLong ? threshold : INT64_MAX,
                              kc.lanes, options.threads);
     // Long rows in CTAs of the row kernel need it to be one launch.
-    const bool longInRowKernel =
+    bool longInRowKernel =
         hasLong && longPlan.inRowKernel && ranges.size() == 1;
+    // 16-bit C is rounded once per element: no atomic chunks. Long rows
+    // that would be split stay in their groups.
+    if (hasLong && !longInRowKernel &&
+        options.operandType != ::spperm::ValueType::F32) {
+      threshold = longest;
+      hasLong = false;
+      ranges = kc.spmv ? spmvRanges(rowPtr, INT64_MAX)
+                       : spmmRanges(rowPtr, INT64_MAX, kc.lanes,
+                                    options.threads);
+    }
     const int64_t chunk = std::max<int64_t>(1, threshold / 2);
     auto [table, chunks] = hasLong && !longInRowKernel
                                ? chunkTable(rowPtr, threshold, chunk)
                                : std::make_pair(std::string(), int64_t(0));
 
     RowKernelSpec spec;
+    spec.operandType = options.operandType;
     spec.vectorReductions = options.vectorReductions;
     spec.gridDependencies = options.gridDependencies;
     spec.threads = options.threads;
@@ -766,9 +780,17 @@ private:
 
 } // namespace
 
+bool mlir::spperm::supportsOperandType(FormatKind kind,
+                                       ::spperm::ValueType type) {
+  return type == ::spperm::ValueType::F32 || kind == FormatKind::Csr ||
+         kind == FormatKind::Bell;
+}
+
 std::vector<KernelInfo>
 mlir::spperm::generateLayerKernels(gpu::GPUModuleOp kernels,
                                    const FormattedMatrix &matrix,
                                    const KernelGenOptions &options) {
+  assert(supportsOperandType(matrix.kind, options.operandType) &&
+         "no kernels of this format for these operands");
   return LayerPlanner(kernels, matrix, options).plan();
 }

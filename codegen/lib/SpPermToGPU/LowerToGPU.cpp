@@ -100,18 +100,21 @@ struct SpPermLowerToGPU
     llvm::StringMap<int> alternativeCount;
     int layerCount = 0;
     WalkResult result = module.walk([&](SpMMOp spmm) -> WalkResult {
-      // The kernel families and the runtime take fp32 values and operands;
-      // the verifier admits the 16-bit types the IR can already describe.
+      // The kernels read fp32 values; B and C may be f32, f16 or bf16
+      // (the verifier admits 16-bit values too).
       Type valueType = spmm.getMatrix().getType().getElementType();
       Type denseType =
           cast<ShapedType>(spmm.getDense().getType()).getElementType();
-      if (!valueType.isF32() || !denseType.isF32()) {
+      if (!valueType.isF32()) {
         spmm.emitOpError("has ")
-            << valueType << " values and " << denseType
-            << " operands; the generated kernels take f32 values and "
-               "operands only";
+            << valueType
+            << " values; the generated kernels read f32 values only";
         return WalkResult::interrupt();
       }
+      const ::spperm::ValueType operandType =
+          denseType.isF16()    ? ::spperm::ValueType::F16
+          : denseType.isBF16() ? ::spperm::ValueType::BF16
+                               : ::spperm::ValueType::F32;
       // Made for the first multiplication, even one the library runs: a
       // package always has its kernels.ptx.
       if (!kernels)
@@ -140,7 +143,15 @@ struct SpPermLowerToGPU
             matrices.getFormatted(spmm, baseDir);
         if (!formatted)
           return WalkResult::interrupt();
+        if (!supportsOperandType(formatted->kind, operandType)) {
+          spmm.emitOpError("has ")
+              << denseType << " operands and format '"
+              << ::spperm::formatName(formatted->kind)
+              << "'; f16 and bf16 operands run the csr and bell kernels only";
+          return WalkResult::interrupt();
+        }
         KernelGenOptions options = base;
+        options.operandType = operandType;
         // spperm-tensor-core-alternatives' copies name their own precision.
         if (auto named = func ? func->getAttrOfType<StringAttr>(
                                     kPrecisionAttrName)

@@ -39,6 +39,19 @@ gpu::GPUFuncOp mlir::spperm::codegen::createKernel(gpu::GPUModuleOp module,
   return func;
 }
 
+Type mlir::spperm::codegen::operandElementType(MLIRContext *ctx,
+                                               ::spperm::ValueType type) {
+  switch (type) {
+  case ::spperm::ValueType::F32:
+    return Float32Type::get(ctx);
+  case ::spperm::ValueType::F16:
+    return Float16Type::get(ctx);
+  case ::spperm::ValueType::BF16:
+    return BFloat16Type::get(ctx);
+  }
+  llvm_unreachable("unknown value type");
+}
+
 std::vector<std::string>
 mlir::spperm::codegen::argNames(ArrayRef<KernelArg> args) {
   std::vector<std::string> names;
@@ -265,7 +278,7 @@ private:
   Value multiplyAdd(Value v, Value bRow, Value kcol, Value active, Value acc) {
     Value B = param(::spperm::call_arg::kB);
     if (spec.spmv)
-      return kb.fma(v, kb.load(B, bRow), acc);
+      return kb.fma(v, kb.loadF32(B, bRow, 1), acc);
     return kb.guarded(
         active,
         [&] {
@@ -466,7 +479,8 @@ private:
           in,
           [&] {
             Value c = kb.loadIndex(colIdx, q);
-            return kb.fma(kb.load(values, q), kb.load(B, c), kb.f32(0.0f));
+            return kb.fma(kb.load(values, q), kb.loadF32(B, c, 1),
+                          kb.f32(0.0f));
           },
           kb.f32(0.0f)));
     }
@@ -487,7 +501,8 @@ private:
     sum = kb.forLoop(kb.add(s.start, lane), s.end, kb.idx(spec.lanes), sum,
                      [&](Value q, ValueRange a) -> SmallVector<Value> {
                        Value c = kb.loadIndex(colIdx, q);
-                       return {kb.fma(kb.load(values, q), kb.load(B, c), a[0])};
+                       return {kb.fma(kb.load(values, q), kb.loadF32(B, c, 1),
+                                      a[0])};
                      })[0];
     for (int64_t offset = spec.lanes / 2; offset >= 1; offset /= 2)
       sum = kb.fadd(sum, kb.shuffleXor(sum, offset, spec.lanes, mask));
@@ -537,9 +552,13 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
     if (spec.dense.condensed)
       args.push_back({spec.tileCol, i32});
   }
-  args.push_back({::spperm::call_arg::kB, f32});
-  args.push_back({::spperm::call_arg::kC, f32});
+  Type operand = operandElementType(ctx, spec.operandType);
+  args.push_back({::spperm::call_arg::kB, operand});
+  args.push_back({::spperm::call_arg::kC, operand});
   args.push_back({::spperm::call_arg::kK, IndexType::get(ctx)});
+  assert((spec.operandType == ::spperm::ValueType::F32 ||
+          !spec.source.isChunks()) &&
+         "16-bit C is stored once per element, never added atomically");
   assert(spec.threads % (spec.lanes * spec.parts) == 0 &&
          "a CTA must hold whole rows");
   assert((spec.kSlices == 1 ||

@@ -51,6 +51,40 @@ mlir::spperm::getSelectorInputs(FeaturesAttr features, int64_t k) {
 
 namespace {
 
+bool isRowFormat(const std::string &format) {
+  return format == ::spperm::format_name::kCsr ||
+         format == ::spperm::format_name::kBell;
+}
+
+/// Keeps the csr and bell candidates of `selection`: an empty string, or
+/// why it cannot (a forced format without 16-bit kernels).
+std::string restrictToRowFormats(::spperm::Selection &selection,
+                                 bool fixedFormat) {
+  std::vector<::spperm::SelectorCandidate> &alts = selection.alternatives;
+  if (!isRowFormat(selection.choice.format)) {
+    if (fixedFormat)
+      return "has format '" + selection.choice.format +
+             "', which has no kernels for f16 or bf16 operands (csr and "
+             "bell have)";
+    auto first = llvm::find_if(alts, [](const auto &c) {
+      return isRowFormat(c.format);
+    });
+    if (first != alts.end()) {
+      selection.choice = *first;
+      alts.erase(first);
+    } else {
+      selection.choice.format = std::string(::spperm::format_name::kCsr);
+    }
+    selection.source += ", restricted to csr and bell for 16-bit operands";
+  }
+  llvm::erase_if(alts, [&](const ::spperm::SelectorCandidate &c) {
+    return !isRowFormat(c.format) ||
+           (c.format == selection.choice.format &&
+            c.strategy == selection.choice.strategy);
+  });
+  return "";
+}
+
 struct SpPermSelectPass
     : public mlir::spperm::impl::SpPermSelectBase<SpPermSelectPass> {
   using Base::Base;
@@ -119,6 +153,13 @@ struct SpPermSelectPass
                                   learned ? &*learned : nullptr);
       if (!selection)
         return load.emitOpError() << selection.message();
+      // 16-bit operands run the csr and bell kernels only
+      // (docs/Kernels.md, "Half precision"): other candidates give way to
+      // the best of those, or to csr under the same strategy.
+      if (!cast<ShapedType>(op.getDense().getType()).getElementType().isF32())
+        if (std::string error = restrictToRowFormats(*selection, fixedFormat);
+            !error.empty())
+          return load.emitOpError() << error;
       ArrayAttr alternatives;
       if (!selection->alternatives.empty()) {
         SmallVector<Attribute> list;

@@ -20,10 +20,21 @@ func.func @not_loaded(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x
 
 // -----
 
-// The IR describes 16-bit values and operands; no kernel family takes them.
-func.func @half_operands(%b: tensor<64x8xbf16>) -> tensor<64x8xbf16> {
+// The IR describes 16-bit values; the kernels read f32 values.
+func.func @half_values(%b: tensor<64x8xbf16>) -> tensor<64x8xbf16> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xbf16, #spperm.csr>
-  // expected-error @below {{has 'bf16' values and 'bf16' operands; the generated kernels take f32 values and operands only}}
+  // expected-error @below {{has 'bf16' values; the generated kernels read f32 values only}}
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xbf16, #spperm.csr>, tensor<64x8xbf16> -> tensor<64x8xbf16>
   return %c : tensor<64x8xbf16>
+}
+
+// -----
+
+// 16-bit operands run the row kernels (csr, bell), not hbp's.
+func.func @half_hbp(%b: tensor<64x8xf16>) -> tensor<64x8xf16> {
+  %l = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %a = spperm.convert %l : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.hbp<rows = 64, cols = 32>>
+  // expected-error @below {{has 'f16' operands and format 'hbp'; f16 and bf16 operands run the csr and bell kernels only}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.hbp<rows = 64, cols = 32>>, tensor<64x8xf16> -> tensor<64x8xf16>
+  return %c : tensor<64x8xf16>
 }

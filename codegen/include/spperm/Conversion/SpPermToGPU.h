@@ -19,6 +19,7 @@
 
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 #include "spperm/Sparse/Formats.h"
+#include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Package.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -184,6 +185,12 @@ struct KernelGenOptions {
   /// runtime launches them while the ones before still run (programmatic
   /// dependent launch, docs/Kernels.md "Launch overlap").
   bool gridDependencies = true;
+  /// The element type of B and C (accumulation is fp32 whatever it is).
+  /// f16 and bf16 have the row kernels only (csr, and bell with its dense
+  /// blocks in the row kernel; long rows in CTAs, never split into atomic
+  /// chunks, so that each element of C is rounded once); hbp layers refuse
+  /// them (supportsOperandType).
+  ::spperm::ValueType operandType = ::spperm::ValueType::F32;
   /// Prefix of every symbol of the layer (unique within the package).
   std::string prefix = "layer";
 };
@@ -195,8 +202,14 @@ constexpr const char *kKernelModuleName = "spperm_kernels";
 /// creating it when absent.
 gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
 
+/// Whether the kernel families of `kind` take B and C of `type`: every
+/// format for f32, csr and bell for f16 and bf16 (docs/Kernels.md, "Half
+/// precision").
+bool supportsOperandType(::spperm::FormatKind kind, ::spperm::ValueType type);
+
 /// Emits the kernels of one layer into `kernels` and returns their launches
-/// in the order the runtime runs them.
+/// in the order the runtime runs them (`options.operandType` must be one
+/// that supportsOperandType admits for the matrix's format).
 std::vector<::spperm::KernelInfo>
 generateLayerKernels(gpu::GPUModuleOp kernels,
                      const ::spperm::FormattedMatrix &matrix,
