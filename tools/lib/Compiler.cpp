@@ -107,20 +107,22 @@ std::string layerNameFor(StringRef path) {
   return out;
 }
 
-/// Builds `func.func @NAME(%b: tensor<NxKxf32>) -> tensor<MxKxf32>` around
-/// one matrix (a file, or an in-memory matrix recorded under `path`).
+/// Builds `func.func @NAME(%b: tensor<NxKxT>) -> tensor<MxKxT>` around one
+/// matrix (a file, or an in-memory matrix recorded under `path`) of f32
+/// values, T the operands' element type.
 OwningOpRef<ModuleOp> buildMatrixModule(MLIRContext *ctx,
                                         const std::string &path,
                                         const std::string &name,
                                         const std::string &values, int32_t rows,
-                                        int32_t cols, int64_t k) {
+                                        int32_t cols, int64_t k,
+                                        Type operandType) {
   OpBuilder b(ctx);
   Location loc = FileLineColLoc::get(ctx, path, 0, 0);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
   int64_t kDim = k > 0 ? k : ShapedType::kDynamic;
-  auto bType = RankedTensorType::get({cols, kDim}, b.getF32Type());
-  auto cType = RankedTensorType::get({rows, kDim}, b.getF32Type());
+  auto bType = RankedTensorType::get({cols, kDim}, operandType);
+  auto cType = RankedTensorType::get({rows, kDim}, operandType);
   auto func = func::FuncOp::create(b, loc, name,
                                    b.getFunctionType({bType}, {cType}));
   Block *entry = func.addEntryBlock();
@@ -302,6 +304,11 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     int64_t kDim =
         cast<RankedTensorType>(spmm.getDense().getType()).getDimSize(1);
     layer.k = ShapedType::isDynamic(kDim) ? 0 : kDim;
+    Type operand =
+        cast<RankedTensorType>(spmm.getDense().getType()).getElementType();
+    layer.operandType = operand.isF16()    ? ::spperm::ValueType::F16
+                        : operand.isBF16() ? ::spperm::ValueType::BF16
+                                           : ::spperm::ValueType::F32;
     layer.sourcePath = load.resolvePath(options.baseDir);
     // Each source file is hashed once (a layer's alternatives share it).
     // An in-memory matrix has no file to hash (docs/Package.md: "" for
@@ -603,6 +610,9 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     if (request.valuesGiven)
       return fail("--values applies to matrix files; a .mlir module says it "
                   "on each spperm.load");
+    if (request.dtypeGiven)
+      return fail("--dtype applies to matrix inputs; a .mlir module's "
+                  "tensor types give each layer's operand type");
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
         llvm::MemoryBuffer::getFile(request.input, /*IsText=*/true);
     if (!text)
@@ -642,8 +652,13 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
                                        : request.layerName;
     }
     times.add("read", since(start));
+    Type operandType =
+        request.dtype == "f16"    ? Type(Float16Type::get(&ctx))
+        : request.dtype == "bf16" ? Type(BFloat16Type::get(&ctx))
+                                  : Type(Float32Type::get(&ctx));
     module = buildMatrixModule(&ctx, matrixPath, name, request.values,
-                               matrix->rows, matrix->cols, pipeline.k);
+                               matrix->rows, matrix->cols, pipeline.k,
+                               operandType);
   }
 
   // The compiler, then the layers collected from what it made.
@@ -789,6 +804,9 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
                 "'");
   if (StatusOr<ValuesSpec> spec = parseValuesSpec(request.values); !spec)
     return fail(spec.message());
+  if (!::spperm::parseValueType(request.dtype))
+    return fail("--dtype must be f32, f16 or bf16, got '" + request.dtype +
+                "'");
 
   // The tuning options, read by the pipeline's own option parser; matrix
   // inputs default to the selector's choice (`keep`, given, keeps the

@@ -36,6 +36,8 @@ struct Options {
   std::string values = "file";
   bool valuesSeen = false;
   std::string data = "embed";
+  std::string dtype = "f32";
+  bool dtypeSeen = false;
   std::string sizeBudget = "2";
 };
 
@@ -50,7 +52,8 @@ int main(int argc, char **argv) {
       kTool,
       "INPUT -o PKG [--k K] [--strategy S|auto] [--format "
       "csr|bell|hbp|cusparse|auto] [--target sm_90] [--values SPEC] "
-      "[--data embed|external] [--precision fp32|tf32|f16] [--report "
+      "[--dtype f32|f16|bf16] [--data embed|external] [--precision "
+      "fp32|tf32|f16] [--report "
       "FILE.html] [compilation options]",
       "Compiles fixed sparse matrices into a package for the spperm runtime. "
       "INPUT is a matrix file (.mtx/.smtx, optionally .gz; one layer named "
@@ -64,6 +67,11 @@ int main(int argc, char **argv) {
   args.addOption("values", "SPEC",
                  "Matrix values: file (default), ones, random:SEED", &o.values,
                  &o.valuesSeen);
+  args.addOption("dtype", "TYPE",
+                 "Element type of B and C: f32 (default), f16 or bf16 "
+                 "(accumulation in fp32, C rounded once; 16-bit layers run "
+                 "the csr and bell kernels; matrix inputs only)",
+                 &o.dtype, &o.dtypeSeen);
   args.addOption("data", "MODE",
                  "embed (default: arrays in data.bin) or external (the "
                  "package references the matrix file and its sha256)",
@@ -128,6 +136,8 @@ int main(int argc, char **argv) {
   request.values = o.values;
   request.valuesGiven = o.valuesSeen;
   request.data = o.data;
+  request.dtype = o.dtype;
+  request.dtypeGiven = o.dtypeSeen;
   request.storeAlternatives = o.storeAlternatives;
   if (!::spperm::parseNumberOption(kTool, "size-budget", o.sizeBudget, 0.0,
                                    1e9, request.sizeBudget))

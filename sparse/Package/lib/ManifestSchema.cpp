@@ -50,7 +50,7 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
   if (!l.is_object())
     return r.fail(ctx + " must be an object");
   if (!r.onlyKeys(l, ctx,
-                  {"name", "rows", "cols", "nnz", "k", "strategy",
+                  {"name", "rows", "cols", "nnz", "k", "dtype", "strategy",
                    "strategy_params", "format", "format_params", "source",
                    "kernels", "buffers", "library_check", "shard"}))
     return false;
@@ -73,6 +73,17 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
       static_cast<uint64_t>(f.rows) * static_cast<uint64_t>(f.cols))
     return r.fail(ctx + ".nnz " + std::to_string(f.nnz) +
                   " is larger than rows x cols");
+  // The operands' element type; packages without it take f32.
+  if (l.contains("dtype")) {
+    std::string dtype;
+    if (!r.string(l, ctx, "dtype", dtype))
+      return false;
+    std::optional<ValueType> type = parseValueType(dtype);
+    if (!type)
+      return r.fail(ctx + ".dtype " + inQuotes(dtype) +
+                    " is not f32, f16 or bf16");
+    layer.operandType = *type;
+  }
 
   // The shard of its layer (docs/Package.md, "Shards"); the shards' order
   // and cover are checked once all layers are read (checkShards).

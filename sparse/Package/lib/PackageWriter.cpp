@@ -382,6 +382,8 @@ Status writePackageFiles(const std::string &tmp,
     l["cols"] = f.cols;
     l["nnz"] = f.nnz;
     l["k"] = layer.k;
+    if (layer.operandType != ValueType::F32)
+      l["dtype"] = std::string(valueTypeName(layer.operandType));
     l["strategy"] = std::string(strategyCliName(layer.permutation.strategy));
     json sp;
     sp["warps"] = layer.permutation.warps;

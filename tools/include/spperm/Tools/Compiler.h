@@ -48,6 +48,10 @@ struct CompileRequest {
   /// --values: matrix files only; "file" keeps the file's values.
   std::string values = "file";
   bool valuesGiven = false;
+  /// --dtype: the element type of B and C (f32, f16 or bf16; matrix
+  /// inputs only: a .mlir module's tensor types say it).
+  std::string dtype = "f32";
+  bool dtypeGiven = false;
   /// --data: "embed" or "external" (matrix files only).
   std::string data = "embed";
   /// --store-alternatives: store every alternative's arrays in data.bin

@@ -26,6 +26,7 @@
 #define SPPERM_SPARSE_PACKAGE_H
 
 #include "spperm/Sparse/Formats.h"
+#include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Permutation.h"
@@ -103,6 +104,10 @@ struct PackageLayer {
   FormatOptions format;
   /// The K the kernels were specialized for; 0 when any K is accepted.
   int64_t k = 0;
+  /// The element type of B and C the kernels take ("dtype" in the
+  /// manifest, absent for f32; an alternative has its layer's). The values
+  /// of A are f32 whatever it is.
+  ValueType operandType = ValueType::F32;
   /// The source matrix: path as given, sha256 of the file's bytes, values.
   std::string sourcePath;
   std::string sourceSha256;
