@@ -37,7 +37,7 @@ public:
 
   /// C = A * B for layer number `index` (`layer` is that layer).
   virtual sprt_status spmm(int64_t index, const PackageLayer &layer,
-                           const float *b, int64_t k, float *c,
+                           const void *b, int64_t k, void *c,
                            void *stream) = 0;
 
   /// Runs `variant` of layer `index` `warmup` times untimed, then `runs`
@@ -45,8 +45,8 @@ public:
   /// timesMs[0 .. runs). C holds the result of the last run. `variant` is
   /// "spperm" (what spmm runs) or a baseline the backend knows.
   virtual sprt_status time(int64_t index, const PackageLayer &layer,
-                           const std::string &variant, const float *b,
-                           int64_t k, float *c, void *stream, int32_t warmup,
+                           const std::string &variant, const void *b,
+                           int64_t k, void *c, void *stream, int32_t warmup,
                            int32_t runs, float *timesMs) = 0;
 
   /// SPRT_OK when layer `index` can run K, else the error spmm would
@@ -66,8 +66,8 @@ public:
   virtual sprt_status spmmAllgather(int64_t /*index*/,
                                     const PackageLayer & /*layer*/,
                                     CommState & /*comm*/,
-                                    const float * /*bLocal*/, int64_t /*k*/,
-                                    int64_t /*chunk*/, float * /*c*/,
+                                    const void * /*bLocal*/, int64_t /*k*/,
+                                    int64_t /*chunk*/, void * /*c*/,
                                     void * /*stream*/) {
     return failWith(SPRT_ERROR_UNSUPPORTED,
                     "sprt_spmm_allgather: needs a package loaded for the GPU "

@@ -124,6 +124,7 @@ sprt_status CudaBackend::init(const Package &package) {
     device.rows = layer.matrix.rows;
     device.cols = layer.matrix.cols;
     device.nnz = layer.matrix.nnz;
+    device.operandType = layer.operandType;
     if (mayUseCusparse(layer))
       SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
     if (hasGeneratedKernels(layer))
@@ -140,7 +141,7 @@ sprt_status CudaBackend::init(const Package &package) {
 }
 
 sprt_status CudaBackend::spmm(int64_t index, const PackageLayer &layer,
-                              const float *b, int64_t k, float *c,
+                              const void *b, int64_t k, void *c,
                               void *stream) {
   std::lock_guard<std::mutex> lock(mutex);
   SPRT_SCOPED_CONTEXT(d);
@@ -157,8 +158,8 @@ sprt_status CudaBackend::accepts(int64_t /*index*/, const PackageLayer &layer,
 }
 
 sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
-                              const std::string &variant, const float *b,
-                              int64_t k, float *c, void *streamArg,
+                              const std::string &variant, const void *b,
+                              int64_t k, void *c, void *streamArg,
                               int32_t warmup, int32_t runs, float *timesMs) {
   std::lock_guard<std::mutex> lock(mutex);
   SPRT_SCOPED_CONTEXT(d);
@@ -195,6 +196,11 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
     if (algorithm && algorithm->spmv && k != 1)
       return failWith(SPRT_ERROR_UNSUPPORTED,
                       variant + " needs k = 1, got " + std::to_string(k));
+    if (layer.operandType != ValueType::F32)
+      return failWith(SPRT_ERROR_UNSUPPORTED,
+                      variant + " is fp32; layer '" + layer.name + "' takes " +
+                          std::string(valueTypeName(layer.operandType)) +
+                          " B and C");
     DeviceLayer &device = layers[index];
     if (device.rows == 0 || device.nnz == 0) {
       launch = trivialLaunch(device, k, c, stream);

@@ -47,12 +47,12 @@ public:
   /// the tuning cache the environment names.
   sprt_status init(const Package &package);
 
-  sprt_status spmm(int64_t index, const PackageLayer &layer, const float *b,
-                   int64_t k, float *c, void *stream) override;
+  sprt_status spmm(int64_t index, const PackageLayer &layer, const void *b,
+                   int64_t k, void *c, void *stream) override;
 
   sprt_status time(int64_t index, const PackageLayer &layer,
-                   const std::string &variant, const float *b, int64_t k,
-                   float *c, void *streamArg, int32_t warmup, int32_t runs,
+                   const std::string &variant, const void *b, int64_t k,
+                   void *c, void *streamArg, int32_t warmup, int32_t runs,
                    float *timesMs) override;
 
   sprt_status accepts(int64_t index, const PackageLayer &layer,
@@ -60,8 +60,8 @@ public:
 
   /// The 1.5-D algorithm (CudaDistributed.cpp).
   sprt_status spmmAllgather(int64_t index, const PackageLayer &layer,
-                            CommState &comm, const float *bLocal, int64_t k,
-                            int64_t chunk, float *c, void *stream) override;
+                            CommState &comm, const void *bLocal, int64_t k,
+                            int64_t chunk, void *c, void *stream) override;
 
 private:
   /// N of a variant name "spperm:N" (decimal, at most 4 digits).
@@ -133,7 +133,7 @@ private:
 
   /// What C = A * B is for an empty matrix: nothing, or C = 0.
   std::function<sprt_status()> trivialLaunch(const DeviceLayer &layer,
-                                             int64_t k, float *c,
+                                             int64_t k, void *c,
                                              CUstream stream);
 
   /// Sets `launch` to the package's computation of layer `index` for B, C
@@ -142,7 +142,7 @@ private:
   /// stream); the choice is made first (makeDecision) when the bucket has
   /// none.
   sprt_status packageLaunch(int64_t index, const PackageLayer &layer,
-                            const float *b, int64_t k, float *c,
+                            const void *b, int64_t k, void *c,
                             CUstream stream,
                             std::function<sprt_status()> &launch);
 
@@ -151,7 +151,7 @@ private:
   /// SPRT_ERROR_UNSUPPORTED when the variant has no generated kernels for
   /// K.
   sprt_status variantLaunch(int64_t index, const PackageLayer &layer,
-                            size_t which, const float *b, int64_t k, float *c,
+                            size_t which, const void *b, int64_t k, void *c,
                             CUstream stream,
                             std::function<sprt_status()> &launch);
 
@@ -172,8 +172,8 @@ private:
   /// order.
   sprt_status generatedLaunch(const DeviceLayer &device,
                               const PackageLayer &layer,
-                              const LaunchChoice &choice, const float *b,
-                              int64_t k, float *c, CUstream stream,
+                              const LaunchChoice &choice, const void *b,
+                              int64_t k, void *c, CUstream stream,
                               std::function<sprt_status()> &launch);
 
   //===--------------------------------------------------------------------===//
@@ -194,8 +194,8 @@ private:
   /// generated kernels' median is at most kCheckTieRatio of the library's,
   /// else leaves it null. A layer cuSPARSE cannot run keeps its kernels
   /// (and the caller's last error).
-  sprt_status checkAgainstLibrary(const DeviceLayer &device, const float *b,
-                                  int64_t k, float *c, CUstream stream,
+  sprt_status checkAgainstLibrary(const DeviceLayer &device, const void *b,
+                                  int64_t k, void *c, CUstream stream,
                                   const std::function<sprt_status()> &generated,
                                   std::unique_ptr<LibraryPlan> &libraryPlan,
                                   float *generatedOut = nullptr,
@@ -233,8 +233,8 @@ private:
   /// launch of a checked layer on entry; `plan` is set to the library's
   /// call, prepared for K and `stream`, when the library runs.
   sprt_status makeDecision(int64_t index, const PackageLayer &layer,
-                           const LaunchChoice &choice, const float *b,
-                           int64_t k, float *c, CUstream stream,
+                           const LaunchChoice &choice, const void *b,
+                           int64_t k, void *c, CUstream stream,
                            std::function<sprt_status()> &launch, Decision &out,
                            std::unique_ptr<LibraryPlan> &plan);
 
@@ -246,8 +246,8 @@ private:
   /// error alone. Only running out of device memory is returned.
   sprt_status recall(int64_t index, const PackageLayer &layer,
                      const LaunchChoice &choice, const TuningKey &key,
-                     const TuningChoice &cached, const float *b, int64_t k,
-                     float *c, CUstream stream, Decision &out,
+                     const TuningChoice &cached, const void *b, int64_t k,
+                     void *c, CUstream stream, Decision &out,
                      std::unique_ptr<LibraryPlan> &plan, bool &applies);
 
   /// The tuning cache's key of layer `index` for K (its own launch choice
@@ -265,7 +265,7 @@ private:
   /// Sets `out` to the library call `name` (a cuSPARSE algorithm or
   /// kDenseVariant) prepared for `layer`, K and `stream`.
   sprt_status libraryPlan(const DeviceLayer &layer, const std::string &name,
-                          const float *b, int64_t k, float *c,
+                          const void *b, int64_t k, void *c,
                           CUstream stream, std::unique_ptr<LibraryPlan> &out);
 
   /// Decides for a checked layer at its first call for (K, stream): with
@@ -276,8 +276,8 @@ private:
   /// (checkAgainstLibrary). `launch` is variant 0's launch on entry and the
   /// chosen variant's on return; `plan` is the library's call when it won. SPPERM_LOG_CHOICES=1 prints the times and
   /// the decision on stderr.
-  sprt_status decide(int64_t index, const PackageLayer &layer, const float *b,
-                     int64_t k, float *c, CUstream stream,
+  sprt_status decide(int64_t index, const PackageLayer &layer, const void *b,
+                     int64_t k, void *c, CUstream stream,
                      std::function<sprt_status()> &launch, Decision &out,
                      std::unique_ptr<LibraryPlan> &plan);
 
@@ -292,8 +292,8 @@ private:
   /// without touching the caller's last error, unless none works; running
   /// out of memory is returned at once. `timesOut`, when given, gets each
   /// candidate's "NAME MEDIAN ms;" (for SPPERM_LOG_CHOICES).
-  sprt_status choosePlan(const DeviceLayer &layer, const float *b, int64_t k,
-                         float *c, CUstream stream,
+  sprt_status choosePlan(const DeviceLayer &layer, const void *b, int64_t k,
+                         void *c, CUstream stream,
                          std::unique_ptr<LibraryPlan> &out,
                          std::string *timesOut = nullptr);
 

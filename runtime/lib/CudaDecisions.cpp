@@ -55,7 +55,7 @@ DecisionCounts spperm::runtime_detail::gpuDecisionCounts() {
 
 sprt_status CudaBackend::makeDecision(int64_t index, const PackageLayer &layer,
                                       const LaunchChoice &choice,
-                                      const float *b, int64_t k, float *c,
+                                      const void *b, int64_t k, void *c,
                                       CUstream stream,
                                       std::function<sprt_status()> &launch,
                                       Decision &out,
@@ -103,8 +103,8 @@ sprt_status CudaBackend::makeDecision(int64_t index, const PackageLayer &layer,
 sprt_status CudaBackend::recall(int64_t index, const PackageLayer &layer,
                                 const LaunchChoice &choice,
                                 const TuningKey &key,
-                                const TuningChoice &cached, const float *b,
-                                int64_t k, float *c, CUstream stream,
+                                const TuningChoice &cached, const void *b,
+                                int64_t k, void *c, CUstream stream,
                                 Decision &out,
                                 std::unique_ptr<LibraryPlan> &plan,
                                 bool &applies) {
@@ -180,12 +180,15 @@ bool CudaBackend::denseCandidate(const DeviceLayer &layer) const {
 }
 
 sprt_status
-CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const float *b,
-                                 int64_t k, float *c, CUstream stream,
+CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const void *b,
+                                 int64_t k, void *c, CUstream stream,
                                  const std::function<sprt_status()> &generated,
                                  std::unique_ptr<LibraryPlan> &libraryPlan,
                                  float *generatedOut, float *libraryOut,
                                  std::string *libraryNameOut) {
+  // The library calls are fp32: 16-bit layers keep their kernels.
+  if (device.operandType != ValueType::F32)
+    return SPRT_OK;
   std::unique_ptr<LibraryPlan> candidate;
   const std::string savedError = sprt_last_error();
   if (choosePlan(device, b, k, c, stream, candidate) != SPRT_OK) {
@@ -222,7 +225,7 @@ CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const float *b,
 }
 
 sprt_status CudaBackend::decide(int64_t index, const PackageLayer &layer,
-                                const float *b, int64_t k, float *c,
+                                const void *b, int64_t k, void *c,
                                 CUstream stream,
                                 std::function<sprt_status()> &launch,
                                 Decision &out,
@@ -350,8 +353,8 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
 }
 
 sprt_status CudaBackend::libraryPlan(const DeviceLayer &layer,
-                                     const std::string &name, const float *b,
-                                     int64_t k, float *c, CUstream stream,
+                                     const std::string &name, const void *b,
+                                     int64_t k, void *c, CUstream stream,
                                      std::unique_ptr<LibraryPlan> &out) {
   if (name == kDenseVariant) {
     std::unique_ptr<DensePlan> dense;
@@ -381,8 +384,8 @@ bool CudaBackend::logChoices() {
   return env && std::string_view(env) == "1";
 }
 
-sprt_status CudaBackend::choosePlan(const DeviceLayer &layer, const float *b,
-                                    int64_t k, float *c, CUstream stream,
+sprt_status CudaBackend::choosePlan(const DeviceLayer &layer, const void *b,
+                                    int64_t k, void *c, CUstream stream,
                                     std::unique_ptr<LibraryPlan> &out,
                                     std::string *timesOut) {
   const std::string savedError = sprt_last_error();

@@ -60,9 +60,12 @@ sprt_status copy2D(const Driver &d, const void *src, size_t srcPitch,
 } // namespace
 
 sprt_status CudaBackend::spmmAllgather(int64_t index, const PackageLayer &layer,
-                                       CommState &comm, const float *bLocal,
-                                       int64_t k, int64_t chunk, float *c,
+                                       CommState &comm, const void *bLocalArg,
+                                       int64_t k, int64_t chunk, void *cArg,
                                        void *streamArg) {
+  // fp32 layers only: sprt_spmm_allgather refuses the others.
+  const auto *bLocal = static_cast<const float *>(bLocalArg);
+  auto *c = static_cast<float *>(cArg);
   // The communicator's buffers and events serve one call at a time; the
   // package's lock serializes the enqueueing of its calls.
   std::lock_guard<std::mutex> commLock(comm.mutex);

@@ -27,6 +27,25 @@
 using namespace spperm;
 using namespace spperm::runtime_detail;
 
+namespace {
+
+/// Enqueues C = 0 for `count` elements of `type` at `c`.
+sprt_status clearOutput(const Driver &d, void *c, size_t count,
+                        ValueType type, CUstream stream) {
+  if (count == 0)
+    return SPRT_OK;
+  auto at = reinterpret_cast<CUdeviceptr>(c);
+  if (type == ValueType::F32)
+    SPRT_CU_RETURN_IF_ERROR(d.api,
+                            d.api.cuMemsetD32Async(at, 0, count, stream));
+  else
+    SPRT_CU_RETURN_IF_ERROR(d.api,
+                            d.api.cuMemsetD16Async(at, 0, count, stream));
+  return SPRT_OK;
+}
+
+} // namespace
+
 uint64_t CudaBackend::streamKey(CUstream stream) const {
   // The stream's id (a handle can be reused by a later stream), except
   // while the stream is being captured into a CUDA graph: cuStreamGetId
@@ -66,22 +85,18 @@ sprt_status CudaBackend::ticketsFor(CUstream stream, uint64_t key,
 }
 
 std::function<sprt_status()>
-CudaBackend::trivialLaunch(const DeviceLayer &layer, int64_t k, float *c,
+CudaBackend::trivialLaunch(const DeviceLayer &layer, int64_t k, void *c,
                            CUstream stream) {
   const Driver *driver = &d;
   const size_t count = static_cast<size_t>(layer.rows * k);
-  return [driver, c, count, stream]() -> sprt_status {
-    if (count == 0)
-      return SPRT_OK;
-    SPRT_CU_RETURN_IF_ERROR(
-        driver->api, driver->api.cuMemsetD32Async(
-                         reinterpret_cast<CUdeviceptr>(c), 0, count, stream));
-    return SPRT_OK;
+  const ValueType type = layer.operandType;
+  return [driver, c, count, type, stream]() -> sprt_status {
+    return clearOutput(*driver, c, count, type, stream);
   };
 }
 
 sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
-                                       const float *b, int64_t k, float *c,
+                                       const void *b, int64_t k, void *c,
                                        CUstream stream,
                                        std::function<sprt_status()> &launch) {
   // Chosen first, so that a K no kernel accepts fails for empty layers
@@ -169,8 +184,8 @@ int64_t CudaBackend::kBucket(const PackageLayer &layer, int64_t k) {
 }
 
 sprt_status CudaBackend::variantLaunch(int64_t index, const PackageLayer &layer,
-                                       size_t which, const float *b, int64_t k,
-                                       float *c, CUstream stream,
+                                       size_t which, const void *b, int64_t k,
+                                       void *c, CUstream stream,
                                        std::function<sprt_status()> &launch) {
   const PackageLayer &variant = layer.variant(which);
   const DeviceLayer &device = layers[index].variant(which);
@@ -190,7 +205,7 @@ sprt_status CudaBackend::variantLaunch(int64_t index, const PackageLayer &layer,
 sprt_status CudaBackend::generatedLaunch(const DeviceLayer &device,
                                          const PackageLayer &layer,
                                          const LaunchChoice &choice,
-                                         const float *b, int64_t k, float *c,
+                                         const void *b, int64_t k, void *c,
                                          CUstream stream,
                                          std::function<sprt_status()> &launch) {
   // The stream's id, only where per-stream state is needed: its ticket
@@ -217,7 +232,8 @@ sprt_status CudaBackend::generatedLaunch(const DeviceLayer &device,
   const std::string *layerName = &layer.name;
   const size_t cCount = static_cast<size_t>(device.rows * k);
   const bool zero = choice.zeroOutput;
-  launch = [driver, steps, layerName, c, cCount, zero, stream, key,
+  const ValueType type = device.operandType;
+  launch = [driver, steps, layerName, c, cCount, zero, type, stream, key,
             order]() -> sprt_status {
     const DriverApi &api = driver->api;
     // Module-level counters: wait for the variant's last launch when it
@@ -227,9 +243,7 @@ sprt_status CudaBackend::generatedLaunch(const DeviceLayer &device,
       SPRT_CU_RETURN_IF_ERROR(api,
                               api.cuStreamWaitEvent(stream, order->event, 0));
     if (zero)
-      SPRT_CU_RETURN_IF_ERROR(
-          api, api.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(c), 0, cCount,
-                                    stream));
+      SPRT_RETURN_IF_ERROR(clearOutput(*driver, c, cCount, type, stream));
     for (Step &step : *steps) {
       const KernelInfo &kernel = *step.kernel;
       // A dependent step starts (and reads A and B) while the one before

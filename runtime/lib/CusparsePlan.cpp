@@ -32,7 +32,7 @@ Plan::~Plan() {
 }
 
 sprt_status Plan::prepare(const Driver &d, const DeviceLayer &layer, int64_t k,
-                          const float *b, float *c, CUstream stream) {
+                          const void *b, void *c, CUstream stream) {
   assert(layer.hasCsr && "the layer's CSR is not on the device");
   const CusparseApi &api = sp.api;
   this->stream = stream;
@@ -49,7 +49,7 @@ sprt_status Plan::prepare(const Driver &d, const DeviceLayer &layer, int64_t k,
                                                   " needs k = 1, got " +
                                                   std::to_string(k));
     SPRT_CUSPARSE_RETURN_IF_ERROR(
-        api, api.cusparseCreateDnVec(&bVec, layer.cols, const_cast<float *>(b),
+        api, api.cusparseCreateDnVec(&bVec, layer.cols, const_cast<void *>(b),
                                      CUDA_R_32F));
     SPRT_CUSPARSE_RETURN_IF_ERROR(
         api, api.cusparseCreateDnVec(&cVec, layer.rows, c, CUDA_R_32F));
@@ -67,7 +67,7 @@ sprt_status Plan::prepare(const Driver &d, const DeviceLayer &layer, int64_t k,
   }
   SPRT_CUSPARSE_RETURN_IF_ERROR(
       api,
-      api.cusparseCreateDnMat(&bMat, layer.cols, k, k, const_cast<float *>(b),
+      api.cusparseCreateDnMat(&bMat, layer.cols, k, k, const_cast<void *>(b),
                               CUDA_R_32F, CUSPARSE_ORDER_ROW));
   SPRT_CUSPARSE_RETURN_IF_ERROR(
       api, api.cusparseCreateDnMat(&cMat, layer.rows, k, k, c, CUDA_R_32F,
@@ -86,12 +86,12 @@ sprt_status Plan::prepare(const Driver &d, const DeviceLayer &layer, int64_t k,
   return SPRT_OK;
 }
 
-sprt_status Plan::run(const float *b, float *c) {
+sprt_status Plan::run(const void *b, void *c) {
   const CusparseApi &api = sp.api;
   SPRT_CUSPARSE_RETURN_IF_ERROR(api, api.cusparseSetStream(handle, stream));
   if (algorithm.spmv) {
     SPRT_CUSPARSE_RETURN_IF_ERROR(
-        api, api.cusparseDnVecSetValues(bVec, const_cast<float *>(b)));
+        api, api.cusparseDnVecSetValues(bVec, const_cast<void *>(b)));
     SPRT_CUSPARSE_RETURN_IF_ERROR(api, api.cusparseDnVecSetValues(cVec, c));
     SPRT_CUSPARSE_RETURN_IF_ERROR(
         api, api.cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a,
@@ -100,7 +100,7 @@ sprt_status Plan::run(const float *b, float *c) {
     return SPRT_OK;
   }
   SPRT_CUSPARSE_RETURN_IF_ERROR(
-      api, api.cusparseDnMatSetValues(bMat, const_cast<float *>(b)));
+      api, api.cusparseDnMatSetValues(bMat, const_cast<void *>(b)));
   SPRT_CUSPARSE_RETURN_IF_ERROR(api, api.cusparseDnMatSetValues(cMat, c));
   SPRT_CUSPARSE_RETURN_IF_ERROR(
       api, api.cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE,

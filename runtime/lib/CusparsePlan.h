@@ -43,7 +43,7 @@ public:
   virtual ~LibraryPlan() = default;
 
   /// Enqueues C = A * B on the plan's stream.
-  virtual sprt_status run(const float *b, float *c) = 0;
+  virtual sprt_status run(const void *b, void *c) = 0;
 
   /// The variant name sprt_spmm_time knows it by.
   virtual const char *variant() const = 0;
@@ -63,9 +63,9 @@ public:
   /// Builds the descriptors over `layer`, B and C, sizes and allocates the
   /// workspace, and preprocesses. The primary context must be current.
   sprt_status prepare(const Driver &d, const DeviceLayer &layer, int64_t k,
-                      const float *b, float *c, CUstream stream);
+                      const void *b, void *c, CUstream stream);
 
-  sprt_status run(const float *b, float *c) override;
+  sprt_status run(const void *b, void *c) override;
 
   const char *variant() const override { return algorithm.variant; }
 

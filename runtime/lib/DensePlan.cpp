@@ -26,13 +26,14 @@ sprt_status DensePlan::prepare(const void *dense, int64_t rowsIn,
   return SPRT_OK;
 }
 
-sprt_status DensePlan::run(const float *b, float *c) {
+sprt_status DensePlan::run(const void *b, void *c) {
   const CublasApi &api = blas.api;
   SPRT_CUBLAS_RETURN_IF_ERROR(
       api, api.cublasSetStream(handle, reinterpret_cast<cudaStream_t>(stream)));
   SPRT_CUBLAS_RETURN_IF_ERROR(
       api, api.cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, k, rows, cols,
-                           &one, b, k, a, cols, &zero, c, k));
+                           &one, static_cast<const float *>(b), k, a, cols,
+                           &zero, static_cast<float *>(c), k));
   return SPRT_OK;
 }
 

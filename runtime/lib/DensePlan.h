@@ -41,7 +41,7 @@ public:
 
   /// C (rows x K) = dense (rows x cols) * B (cols x K), all row-major: in
   /// cuBLAS's column-major terms C^T = B^T * A^T.
-  sprt_status run(const float *b, float *c) override;
+  sprt_status run(const void *b, void *c) override;
 
   const char *variant() const override { return kDenseVariant; }
 

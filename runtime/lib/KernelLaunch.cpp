@@ -22,6 +22,10 @@ bool spperm::runtime_detail::hasGeneratedKernels(const PackageLayer &layer) {
 }
 
 bool spperm::runtime_detail::mayUseCusparse(const PackageLayer &layer) {
+  // The library calls are fp32; the package reader refuses 16-bit layers
+  // without generated kernels.
+  if (layer.operandType != ValueType::F32)
+    return false;
   if (layer.kernels.empty() || layer.libraryCheck)
     return true;
   for (const KernelInfo &kernel : layer.kernels)
@@ -42,6 +46,21 @@ std::string describeK(const KernelInfo &kernel) {
   return text;
 }
 
+/// `choice` (a library call) for `layer`, which must be fp32: the library
+/// calls are fp32 only.
+sprt_status libraryChoice(const PackageLayer &layer, LaunchChoice choice,
+                          LaunchChoice &out) {
+  if (layer.operandType != ValueType::F32)
+    return failWith(SPRT_ERROR_UNSUPPORTED,
+                    "layer '" + layer.name + "' takes " +
+                        std::string(valueTypeName(layer.operandType)) +
+                        " B and C and runs a library call for this K, which "
+                        "is fp32 only (compile it with spperm-compile "
+                        "--dtype: generated kernels for every K)");
+  out = std::move(choice);
+  return SPRT_OK;
+}
+
 } // namespace
 
 sprt_status spperm::runtime_detail::chooseLaunch(const PackageLayer &layer,
@@ -49,8 +68,7 @@ sprt_status spperm::runtime_detail::chooseLaunch(const PackageLayer &layer,
   LaunchChoice choice;
   if (layer.kernels.empty()) {
     choice.cusparse = true;
-    out = std::move(choice);
-    return SPRT_OK;
+    return libraryChoice(layer, std::move(choice), out);
   }
   const KernelInfo *first = nullptr;
   for (const KernelInfo &kernel : layer.kernels)
@@ -70,6 +88,8 @@ sprt_status spperm::runtime_detail::chooseLaunch(const PackageLayer &layer,
   }
   choice.variant = first->variant;
   choice.cusparse = !isGenerated(*first);
+  if (choice.cusparse)
+    return libraryChoice(layer, std::move(choice), out);
   if (!choice.cusparse)
     for (size_t i = 0; i < layer.kernels.size(); ++i)
       if (layer.kernels[i].variant == choice.variant) {

@@ -46,9 +46,9 @@ inline bool isGenerated(const KernelInfo &kernel) {
 /// Whether some K runs `layer` through generated kernels.
 bool hasGeneratedKernels(const PackageLayer &layer);
 
-/// Whether some K runs `layer` through cuSPARSE: it has no kernels, one of
-/// its kernels is of the "cusparse" variant, or it asks for the library
-/// check.
+/// Whether some K runs `layer` through cuSPARSE: an fp32 layer that has no
+/// kernels, one of whose kernels is of the "cusparse" variant, or that asks
+/// for the library check (16-bit layers never do).
 bool mayUseCusparse(const PackageLayer &layer);
 
 /// How a layer runs for one K.

@@ -34,6 +34,7 @@
 #include <cstring>
 #include <type_traits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -63,15 +64,15 @@ namespace {
 class CpuBackend final : public Backend {
 public:
   sprt_status spmm(int64_t /*index*/, const PackageLayer &layer,
-                   const float *b, int64_t k, float *c,
+                   const void *b, int64_t k, void *c,
                    void * /*stream*/) override {
-    spmmCpu(layer.matrix, b, k, c);
+    run(layer, b, k, c);
     return SPRT_OK;
   }
 
   sprt_status time(int64_t /*index*/, const PackageLayer &layer,
-                   const std::string &variant, const float *b, int64_t k,
-                   float *c, void * /*stream*/, int32_t warmup, int32_t runs,
+                   const std::string &variant, const void *b, int64_t k,
+                   void *c, void * /*stream*/, int32_t warmup, int32_t runs,
                    float *timesMs) override {
     if (variant != "spperm")
       return failWith(SPRT_ERROR_UNSUPPORTED,
@@ -79,15 +80,27 @@ public:
                           "' needs the GPU device (the CPU runs only "
                           "'spperm')");
     for (int32_t i = 0; i < warmup; ++i)
-      spmmCpu(layer.matrix, b, k, c);
+      run(layer, b, k, c);
     for (int32_t i = 0; i < runs; ++i) {
       auto start = std::chrono::steady_clock::now();
-      spmmCpu(layer.matrix, b, k, c);
+      run(layer, b, k, c);
       std::chrono::duration<float, std::milli> elapsed =
           std::chrono::steady_clock::now() - start;
       timesMs[i] = elapsed.count();
     }
     return SPRT_OK;
+  }
+
+private:
+  /// The executor for the layer's element type.
+  static void run(const PackageLayer &layer, const void *b, int64_t k,
+                  void *c) {
+    if (layer.operandType == ValueType::F32)
+      spmmCpu(layer.matrix, static_cast<const float *>(b), k,
+              static_cast<float *>(c));
+    else
+      spmmCpu(layer.matrix, static_cast<const uint16_t *>(b),
+              layer.operandType, k, static_cast<uint16_t *>(c));
   }
 };
 
@@ -380,11 +393,39 @@ sprt_status sprt_layer_shard(const sprt_package *package, int64_t index,
 
 namespace {
 
-/// The argument checks of sprt_spmm and sprt_spmm_time (`what` names the
-/// function in messages).
+/// The runtime's element type of `dtype`, or nullopt for bits outside the
+/// enumerators.
+std::optional<ValueType> toValueType(sprt_dtype dtype) {
+  switch (bitsOf(dtype)) {
+  case SPRT_DTYPE_F32:
+    return ValueType::F32;
+  case SPRT_DTYPE_F16:
+    return ValueType::F16;
+  case SPRT_DTYPE_BF16:
+    return ValueType::BF16;
+  }
+  return std::nullopt;
+}
+
+sprt_dtype toDtype(ValueType type) {
+  switch (type) {
+  case ValueType::F32:
+    return SPRT_DTYPE_F32;
+  case ValueType::F16:
+    return SPRT_DTYPE_F16;
+  case ValueType::BF16:
+    return SPRT_DTYPE_BF16;
+  }
+  return SPRT_DTYPE_F32;
+}
+
+/// The argument checks of sprt_spmm(_typed), sprt_spmm_time(_typed) and
+/// sprt_spmm_allgather (`what` names the function in messages): B and C of
+/// element types `bType` and `cType`, which must be the layer's.
 sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
-                               int64_t layerIndex, const float *b, int64_t k,
-                               const float *c, bool checkB = true) {
+                               int64_t layerIndex, const void *b,
+                               sprt_dtype bType, int64_t k, const void *c,
+                               sprt_dtype cType, bool checkB = true) {
   auto invalid = [what](const std::string &message) {
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     std::string(what) + ": " + message);
@@ -394,41 +435,69 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
   if (sprt_status s = checkLayerIndex(what, package, layerIndex); s != SPRT_OK)
     return s;
   const PackageLayer &layer = package->first(layerIndex);
+  for (auto [name, dtype] : {std::pair<const char *, sprt_dtype>{"b", bType},
+                             std::pair<const char *, sprt_dtype>{"c", cType}})
+    if (!toValueType(dtype))
+      return invalid(std::string(name) + "_dtype " +
+                     std::to_string(bitsOf(dtype)) +
+                     " is not an sprt_dtype (SPRT_DTYPE_F32, _F16, _BF16)");
+  const ValueType type = layer.operandType;
+  if (*toValueType(bType) != type || *toValueType(cType) != type) {
+    const std::string given =
+        std::string(valueTypeName(*toValueType(bType))) + " B and " +
+        std::string(valueTypeName(*toValueType(cType))) + " C";
+    const std::string takes =
+        "layer '" + layer.name + "' takes " +
+        std::string(valueTypeName(type)) + " B and C";
+    return invalid(takes + ", got " + given +
+                   (type != ValueType::F32 &&
+                            (std::string_view(what) == "sprt_spmm" ||
+                             std::string_view(what) == "sprt_spmm_time")
+                        ? " (call " + std::string(what) +
+                              "_typed with its dtype)"
+                        : std::string()));
+  }
   if (k < 1)
     return invalid("k must be at least 1, got " + std::to_string(k));
   if (layer.k != 0 && k != layer.k)
     return invalid("layer '" + layer.name + "' was compiled for K = " +
                    std::to_string(layer.k) + ", got k = " + std::to_string(k));
+  const int64_t elementBytes = valueTypeBytes(type);
   int64_t bCount, cCount, bBytes, cBytes;
   if (!multiply(layer.matrix.cols, k, bCount) ||
       !multiply(package->rows(layerIndex), k, cCount) ||
-      !multiply(bCount, int64_t(sizeof(float)), bBytes) ||
-      !multiply(cCount, int64_t(sizeof(float)), cBytes))
+      !multiply(bCount, elementBytes, bBytes) ||
+      !multiply(cCount, elementBytes, cBytes))
     return invalid("k = " + std::to_string(k) +
                    " makes B or C larger than the address space");
   if (checkB && !b && bCount > 0)
     return invalid("B is NULL");
   if (!c && cCount > 0)
     return invalid("C is NULL");
-  // Floats are read and written whole; on the GPU, a K that is a multiple
-  // of 4 selects kernels that move 4 floats at a time (16-byte vector
-  // loads and stores of B's and C's rows), which fault on a misaligned
-  // address — refused here instead of in the middle of a launch.
+  // Elements are read and written whole; on the GPU, a K that is a
+  // multiple of 4 selects kernels that move 4 elements at a time (16- or
+  // 8-byte vector loads and stores of B's and C's rows), which fault on a
+  // misaligned address — refused here instead of in the middle of a
+  // launch.
   const uintptr_t alignment =
-      package->device == SPRT_DEVICE_GPU && k % 4 == 0 ? 16 : alignof(float);
-  auto misaligned = [alignment](const float *p) {
+      package->device == SPRT_DEVICE_GPU && k % 4 == 0 ? 4 * elementBytes
+                                                       : elementBytes;
+  auto misaligned = [alignment](const void *p) {
     return reinterpret_cast<uintptr_t>(p) % alignment != 0;
   };
   for (auto [name, p, count] :
-       {std::tuple<const char *, const float *, int64_t>{"B", b, bCount},
-        std::tuple<const char *, const float *, int64_t>{"C", c, cCount}})
+       {std::tuple<const char *, const void *, int64_t>{"B", b, bCount},
+        std::tuple<const char *, const void *, int64_t>{"C", c, cCount}})
     if (p && count > 0 && misaligned(p))
       return invalid(std::string(name) + " is not " +
                      std::to_string(alignment) + "-byte aligned" +
-                     (alignment == 16 ? " (K = " + std::to_string(k) +
-                                            " is a multiple of 4: the GPU "
-                                            "kernels move 16 bytes at a time)"
-                                      : std::string()));
+                     (alignment == uintptr_t(4 * elementBytes) &&
+                              alignment > uintptr_t(elementBytes)
+                          ? " (K = " + std::to_string(k) +
+                                " is a multiple of 4: the GPU kernels move " +
+                                std::to_string(alignment) +
+                                " bytes at a time)"
+                          : std::string()));
   if (b && c && bCount > 0 && cCount > 0) {
     auto bAddr = reinterpret_cast<uintptr_t>(b);
     auto cAddr = reinterpret_cast<uintptr_t>(c);
@@ -446,21 +515,21 @@ namespace {
 /// Where shard `i` of layer group `g` writes: its rows of C when the package
 /// holds the whole layer, all of C when it holds one shard (or the layer
 /// whole).
-float *shardOutput(const sprt_package *package, const LayerGroup &g, size_t i,
-                   int64_t k, float *c) {
+void *shardOutput(const sprt_package *package, const LayerGroup &g, size_t i,
+                  int64_t k, void *c) {
   if (g.count == 1 || !c)
     return c;
-  return c + static_cast<int64_t>(
-                 package->package.layers[g.first + i].shard.rowBegin) *
-                 k;
+  const PackageLayer &shard = package->package.layers[g.first + i];
+  return static_cast<char *>(c) + static_cast<int64_t>(shard.shard.rowBegin) *
+                                      k * valueTypeBytes(shard.operandType);
 }
 
-} // namespace
-
-sprt_status sprt_spmm(sprt_package *package, int64_t layerIndex, const float *b,
-                      int64_t k, float *c, void *stream) {
-  if (sprt_status s =
-          checkSpmmArguments("sprt_spmm", package, layerIndex, b, k, c);
+/// sprt_spmm and sprt_spmm_typed (`what` names the function).
+sprt_status spmmTyped(const char *what, sprt_package *package,
+                      int64_t layerIndex, const void *b, sprt_dtype bType,
+                      int64_t k, void *c, sprt_dtype cType, void *stream) {
+  if (sprt_status s = checkSpmmArguments(what, package, layerIndex, b, bType,
+                                         k, c, cType);
       s != SPRT_OK)
     return s;
   const LayerGroup &g = package->groups[layerIndex];
@@ -482,22 +551,25 @@ sprt_status sprt_spmm(sprt_package *package, int64_t layerIndex, const float *b,
   return SPRT_OK;
 }
 
-sprt_status sprt_spmm_time(sprt_package *package, int64_t layerIndex,
-                           const char *variant, const float *b, int64_t k,
-                           float *c, void *stream, int32_t warmup,
-                           int32_t runs, float *times_ms) {
-  if (sprt_status s =
-          checkSpmmArguments("sprt_spmm_time", package, layerIndex, b, k, c);
+/// sprt_spmm_time and sprt_spmm_time_typed (`what` names the function).
+sprt_status timeTyped(const char *what, sprt_package *package,
+                      int64_t layerIndex, const char *variant, const void *b,
+                      sprt_dtype bType, int64_t k, void *c, sprt_dtype cType,
+                      void *stream, int32_t warmup, int32_t runs,
+                      float *times_ms) {
+  if (sprt_status s = checkSpmmArguments(what, package, layerIndex, b, bType,
+                                         k, c, cType);
       s != SPRT_OK)
     return s;
   if (warmup < 0 || runs < 1)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
-                    "sprt_spmm_time: warmup must be >= 0 and runs >= 1, got " +
+                    std::string(what) +
+                        ": warmup must be >= 0 and runs >= 1, got " +
                         std::to_string(warmup) + " and " +
                         std::to_string(runs));
   if (!times_ms)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
-                    "sprt_spmm_time: times_ms is NULL");
+                    std::string(what) + ": times_ms is NULL");
   const LayerGroup &g = package->groups[layerIndex];
   const std::string name = variant && *variant ? variant : "spperm";
   if (g.count == 1)
@@ -508,15 +580,16 @@ sprt_status sprt_spmm_time(sprt_package *package, int64_t layerIndex,
   // on the CPU; on the GPU each rank times its own shard.
   if (package->device != SPRT_DEVICE_CPU || name != "spperm")
     return failWith(SPRT_ERROR_UNSUPPORTED,
-                    "sprt_spmm_time: layer '" +
-                        package->first(layerIndex).name +
-                        "' has " + std::to_string(g.count) +
+                    std::string(what) + ": layer '" +
+                        package->first(layerIndex).name + "' has " +
+                        std::to_string(g.count) +
                         " shards; on the GPU time each shard on its rank "
                         "(sprt_package_load_shard), or the layer compiled "
                         "whole");
   for (int64_t i = 0; i < int64_t(warmup) + runs; ++i) {
     auto start = std::chrono::steady_clock::now();
-    if (sprt_status s = sprt_spmm(package, layerIndex, b, k, c, stream);
+    if (sprt_status s = spmmTyped(what, package, layerIndex, b, bType, k, c,
+                                  cType, stream);
         s != SPRT_OK)
       return s;
     std::chrono::duration<float, std::milli> elapsed =
@@ -525,6 +598,53 @@ sprt_status sprt_spmm_time(sprt_package *package, int64_t layerIndex,
       times_ms[i - warmup] = elapsed.count();
   }
   return SPRT_OK;
+}
+
+} // namespace
+
+sprt_status sprt_layer_dtype(const sprt_package *package, int64_t index,
+                             sprt_dtype *dtype) {
+  if (!package || !dtype)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    "sprt_layer_dtype: the package or the output pointer is "
+                    "NULL");
+  if (sprt_status s = checkLayerIndex("sprt_layer_dtype", package, index);
+      s != SPRT_OK)
+    return s;
+  *dtype = toDtype(package->first(index).operandType);
+  return SPRT_OK;
+}
+
+sprt_status sprt_spmm(sprt_package *package, int64_t layerIndex, const float *b,
+                      int64_t k, float *c, void *stream) {
+  return spmmTyped("sprt_spmm", package, layerIndex, b, SPRT_DTYPE_F32, k, c,
+                   SPRT_DTYPE_F32, stream);
+}
+
+sprt_status sprt_spmm_typed(sprt_package *package, int64_t layerIndex,
+                            const void *b, sprt_dtype b_dtype, int64_t k,
+                            void *c, sprt_dtype c_dtype, void *stream) {
+  return spmmTyped("sprt_spmm_typed", package, layerIndex, b, b_dtype, k, c,
+                   c_dtype, stream);
+}
+
+sprt_status sprt_spmm_time(sprt_package *package, int64_t layerIndex,
+                           const char *variant, const float *b, int64_t k,
+                           float *c, void *stream, int32_t warmup,
+                           int32_t runs, float *times_ms) {
+  return timeTyped("sprt_spmm_time", package, layerIndex, variant, b,
+                   SPRT_DTYPE_F32, k, c, SPRT_DTYPE_F32, stream, warmup, runs,
+                   times_ms);
+}
+
+sprt_status sprt_spmm_time_typed(sprt_package *package, int64_t layerIndex,
+                                 const char *variant, const void *b,
+                                 sprt_dtype b_dtype, int64_t k, void *c,
+                                 sprt_dtype c_dtype, void *stream,
+                                 int32_t warmup, int32_t runs,
+                                 float *times_ms) {
+  return timeTyped("sprt_spmm_time_typed", package, layerIndex, variant, b,
+                   b_dtype, k, c, c_dtype, stream, warmup, runs, times_ms);
 }
 
 /// A communicator: the GPU backend's state (none without CUDA).
@@ -627,9 +747,9 @@ sprt_status sprt_spmm_allgather(sprt_package *package, int64_t layerIndex,
                                         comm->ranks, &begin, &end));
   // C and the argument checks of sprt_spmm; B's are those of the local
   // rows (the kernels read gathered copies).
-  if (sprt_status s = checkSpmmArguments("sprt_spmm_allgather", package,
-                                         layerIndex, nullptr, k, c,
-                                         /*checkB=*/false);
+  if (sprt_status s = checkSpmmArguments(
+          "sprt_spmm_allgather", package, layerIndex, nullptr, SPRT_DTYPE_F32,
+          k, c, SPRT_DTYPE_F32, /*checkB=*/false);
       s != SPRT_OK)
     return s;
   if (!bLocal && end > begin)

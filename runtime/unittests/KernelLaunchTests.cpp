@@ -185,6 +185,23 @@ TEST(ChooseLaunchTest, CusparseVariant) {
   onlyCusparse.kernels = {kernel("cusparse", "cusparse")};
   EXPECT_FALSE(hasGeneratedKernels(onlyCusparse));
   EXPECT_TRUE(mayUseCusparse(onlyCusparse));
+
+  // The library calls are fp32: a 16-bit layer's K that would run one is
+  // refused, its generated kernels run, and it never uploads cuSPARSE's
+  // CSR.
+  layer.operandType = ValueType::BF16;
+  EXPECT_FALSE(mayUseCusparse(layer));
+  ASSERT_EQ(chooseLaunch(layer, 1, choice), SPRT_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(sprt_last_error())
+                .find("layer 'fc2' takes bf16 B and C and runs a library call "
+                      "for this K, which is fp32 only"),
+            std::string::npos)
+      << sprt_last_error();
+  ASSERT_EQ(chooseLaunch(layer, 2, choice), SPRT_OK);
+  EXPECT_FALSE(choice.cusparse);
+  PackageLayer noKernels;
+  noKernels.operandType = ValueType::F16;
+  EXPECT_EQ(chooseLaunch(noKernels, 4, choice), SPRT_ERROR_UNSUPPORTED);
 }
 
 TEST(ChooseLaunchTest, NoKernelAcceptsK) {

@@ -273,7 +273,6 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
       return r.fail(kCtx + ".name must be 1 to 1024 bytes");
     layer.kernels.push_back(std::move(k));
   }
-
   // Buffers: the list must be exactly the format's arrays (the csr.* group
   // is optional for bell and hbp), with the right types and sizes, inside
   // data.bin and aligned.

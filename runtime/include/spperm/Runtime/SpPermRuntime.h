@@ -15,7 +15,8 @@
  *  - A package is verified completely (schema, sizes, bounds, checksums,
  *    format invariants) when it is loaded; a corrupt one is refused with
  *    SPRT_ERROR_CORRUPT_PACKAGE and nothing is kept.
- *  - Dimensions are int64_t; matrices are row-major float32. Results are in
+ *  - Dimensions are int64_t; matrices are row-major float32 (sprt_spmm), or
+ *    of the layer's element type (sprt_spmm_typed). Results are in
  *    the ORIGINAL row order of the compiled matrix, whatever permutation the
  *    package stores.
  *
@@ -70,6 +71,17 @@ typedef enum sprt_device {
   /** The GPU: the package's kernels through the CUDA driver API. */
   SPRT_DEVICE_GPU = 1
 } sprt_device;
+
+/** The element type of B and C (docs/RuntimeABI.md, "Element types"). The
+ *  values are stable across versions. */
+typedef enum sprt_dtype {
+  /** IEEE binary32: sprt_spmm's float. */
+  SPRT_DTYPE_F32 = 0,
+  /** IEEE binary16 (torch.float16), as 16-bit patterns. */
+  SPRT_DTYPE_F16 = 1,
+  /** bfloat16 (torch.bfloat16), as 16-bit patterns. */
+  SPRT_DTYPE_BF16 = 2
+} sprt_dtype;
 
 /** A loaded package (opaque). */
 typedef struct sprt_package sprt_package;
@@ -144,6 +156,13 @@ SPRT_EXPORT sprt_status sprt_layer_find(const sprt_package *package,
 SPRT_EXPORT sprt_status sprt_layer_info(const sprt_package *package,
                                         int64_t index, sprt_layer_desc *desc);
 
+/** The element type of B and C that layer `index` takes (its package's
+ *  --dtype; SPRT_DTYPE_F32 for packages that do not say). Layers of
+ *  SPRT_DTYPE_F32 run through sprt_spmm or sprt_spmm_typed, the others
+ *  through sprt_spmm_typed only. */
+SPRT_EXPORT sprt_status sprt_layer_dtype(const sprt_package *package,
+                                         int64_t index, sprt_dtype *dtype);
+
 /** One shard of a layer (sprt_layer_shard). */
 typedef struct sprt_shard_desc {
   /** Which shard of the layer this is, and how many the layer has (1: the
@@ -197,6 +216,20 @@ SPRT_EXPORT sprt_status sprt_spmm(sprt_package *package, int64_t layer,
                                   const float *b, int64_t k, float *c,
                                   void *stream);
 
+/** sprt_spmm with B and C of element type `b_dtype` and `c_dtype`, which
+ *  must both be the layer's (sprt_layer_dtype;
+ *  SPRT_ERROR_INVALID_ARGUMENT otherwise, naming both). The products are
+ *  accumulated in fp32 and each element of C is rounded once to its type,
+ *  to nearest even. Alignment: 2 bytes for 16-bit types, and on the GPU 8
+ *  bytes when k % 4 == 0 (the kernels move 4 elements at a time); the rest
+ *  as sprt_spmm, which this is for SPRT_DTYPE_F32. On the GPU, 16-bit
+ *  layers choose among their generated variants only (no library call is
+ *  timed or run for them yet). */
+SPRT_EXPORT sprt_status sprt_spmm_typed(sprt_package *package, int64_t layer,
+                                        const void *b, sprt_dtype b_dtype,
+                                        int64_t k, void *c, sprt_dtype c_dtype,
+                                        void *stream);
+
 /** Benchmarking: runs `variant` of sprt_spmm's computation `warmup` times
  *  untimed, then `runs` times, each timed on its own (CUDA events on the
  *  GPU, a steady clock on the CPU), and writes the times in milliseconds to
@@ -219,6 +252,15 @@ SPRT_EXPORT sprt_status sprt_spmm_time(sprt_package *package, int64_t layer,
                                        int64_t k, float *c, void *stream,
                                        int32_t warmup, int32_t runs,
                                        float *times_ms);
+
+/** sprt_spmm_time with B and C of element types `b_dtype` and `c_dtype`
+ *  (both the layer's, as sprt_spmm_typed). For 16-bit layers `variant` is
+ *  "spperm" or "spperm:N"; the cuSPARSE baselines are fp32 only
+ *  (SPRT_ERROR_UNSUPPORTED). */
+SPRT_EXPORT sprt_status sprt_spmm_time_typed(
+    sprt_package *package, int64_t layer, const char *variant, const void *b,
+    sprt_dtype b_dtype, int64_t k, void *c, sprt_dtype c_dtype, void *stream,
+    int32_t warmup, int32_t runs, float *times_ms);
 
 /** Several GPUs (docs/Distributed.md). A communicator joins one GPU per
  *  rank over NCCL, which is loaded at the first use ($SPRT_NCCL_LIBRARY,

@@ -1,0 +1,212 @@
+//===- TypedTests.cpp - 16-bit B and C through the C API --------*- C++ -*-===//
+//
+// Part of the spperm project.
+//
+//===----------------------------------------------------------------------===//
+//
+// Layers that take f16 or bf16 B and C (PackageLayer::operandType, "dtype"
+// in the manifest): sprt_layer_dtype, sprt_spmm_typed on the CPU against
+// the float64 product of the rounded operands (1e-5 before C's rounding,
+// half an ulp of the type after it), the dtype checks of every entry point,
+// the manifest's dtype key (absent: f32; unknown names refused).
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeTestUtil.h"
+
+#include "spperm/Runtime/SpPermRuntime.h"
+#include "spperm/Sparse/Generators.h"
+#include "spperm/Sparse/HalfFloat.h"
+#include "spperm/Sparse/Package.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using namespace spperm;
+using namespace spperm::test;
+
+namespace {
+
+constexpr sprt_dtype kHalfTypes[] = {SPRT_DTYPE_F16, SPRT_DTYPE_BF16};
+
+ValueType valueTypeOf(sprt_dtype d) {
+  return d == SPRT_DTYPE_F16 ? ValueType::F16 : ValueType::BF16;
+}
+
+/// A package of one 16-bit layer per format and the test matrices.
+struct TypedPackage {
+  ScratchDir dir;
+  std::vector<CsrMatrix> matrices = testMatrices();
+  std::vector<PackageLayer> layers;
+  std::vector<const CsrMatrix *> originals;
+  sprt_package *p = nullptr;
+
+  explicit TypedPackage(ValueType type) {
+    for (FormatKind kind : kKinds)
+      for (size_t i = 0; i < matrices.size(); ++i) {
+        layers.push_back(makeLayer(std::string(formatName(kind)) + "." +
+                                       std::to_string(i),
+                                   matrices[i], Strategy::Lpt, kind));
+        layers.back().operandType = type;
+        originals.push_back(&matrices[i]);
+      }
+    EXPECT_TRUE(writePackage(dir.path("t.spp"), layers, PackageOptions()));
+    EXPECT_EQ(sprt_package_load(dir.path("t.spp").c_str(), SPRT_DEVICE_CPU,
+                                &p),
+              SPRT_OK)
+        << sprt_last_error();
+  }
+  ~TypedPackage() { sprt_package_release(p); }
+};
+
+TEST(TypedTest, SpmmTypedMatchesRoundedReference) {
+  for (sprt_dtype dtype : kHalfTypes) {
+    const ValueType type = valueTypeOf(dtype);
+    SCOPED_TRACE(std::string(valueTypeName(type)));
+    TypedPackage pkg(type);
+    ASSERT_NE(pkg.p, nullptr);
+    // The unit roundoff of the type: C's rounding moves each element by at
+    // most this much of its magnitude.
+    const double unit = type == ValueType::F16 ? std::ldexp(1.0, -11)
+                                               : std::ldexp(1.0, -8);
+    for (size_t i = 0; i < pkg.layers.size(); ++i) {
+      SCOPED_TRACE(pkg.layers[i].name);
+      sprt_dtype got = SPRT_DTYPE_F32;
+      ASSERT_EQ(sprt_layer_dtype(pkg.p, int64_t(i), &got), SPRT_OK);
+      EXPECT_EQ(got, dtype);
+      const CsrMatrix &a = *pkg.originals[i];
+      for (int64_t k : {1, 8, 33}) {
+        std::vector<float> wide = randomDense(a.cols * k, 300 + k);
+        std::vector<uint16_t> b(wide.size());
+        for (size_t j = 0; j < wide.size(); ++j) {
+          b[j] = narrowToValueType(wide[j], type);
+          wide[j] = widenFromValueType(b[j], type);
+        }
+        std::vector<uint16_t> c(static_cast<size_t>(a.rows * k), 0xffff);
+        ASSERT_EQ(sprt_spmm_typed(pkg.p, int64_t(i), b.data(), dtype, k,
+                                  c.data(), dtype, nullptr),
+                  SPRT_OK)
+            << sprt_last_error();
+        std::vector<double> want = reference(a, wide, k);
+        for (size_t j = 0; j < c.size(); ++j) {
+          const double x = widenFromValueType(c[j], type);
+          ASSERT_LE(std::fabs(x - want[j]), unit * std::fabs(want[j]) + 1e-5)
+              << "K = " << k << ", element " << j;
+        }
+      }
+    }
+  }
+}
+
+TEST(TypedTest, DtypeErrors) {
+  TypedPackage pkg(ValueType::BF16);
+  ASSERT_NE(pkg.p, nullptr);
+  const CsrMatrix &a = *pkg.originals[0];
+  const int64_t k = 4;
+  std::vector<uint16_t> b(static_cast<size_t>(a.cols * k) + 1, 0);
+  std::vector<uint16_t> c(static_cast<size_t>(a.rows * k) + 1, 0);
+  std::vector<float> bf(static_cast<size_t>(a.cols * k), 0.0f);
+  std::vector<float> cf(static_cast<size_t>(a.rows * k), 0.0f);
+  auto expectError = [](sprt_status got, const std::string &text) {
+    EXPECT_EQ(got, SPRT_ERROR_INVALID_ARGUMENT) << sprt_status_name(got);
+    const std::string message = sprt_last_error();
+    EXPECT_NE(message.find(text), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  };
+  // The fp32 entry points name the typed ones.
+  expectError(sprt_spmm(pkg.p, 0, bf.data(), k, cf.data(), nullptr),
+              "sprt_spmm: layer 'csr.0' takes bf16 B and C, got f32 B and f32 "
+              "C (call sprt_spmm_typed with its dtype)");
+  float ms = 0;
+  expectError(sprt_spmm_time(pkg.p, 0, nullptr, bf.data(), k, cf.data(),
+                             nullptr, 0, 1, &ms),
+              "(call sprt_spmm_time_typed with its dtype)");
+  // Another 16-bit type, or B and C of different types.
+  expectError(sprt_spmm_typed(pkg.p, 0, b.data(), SPRT_DTYPE_F16, k, c.data(),
+                              SPRT_DTYPE_F16, nullptr),
+              "takes bf16 B and C, got f16 B and f16 C");
+  expectError(sprt_spmm_typed(pkg.p, 0, b.data(), SPRT_DTYPE_BF16, k, c.data(),
+                              SPRT_DTYPE_F32, nullptr),
+              "got bf16 B and f32 C");
+  expectError(sprt_spmm_typed(pkg.p, 0, b.data(), static_cast<sprt_dtype>(9),
+                              k, c.data(), SPRT_DTYPE_BF16, nullptr),
+              "b_dtype 9 is not an sprt_dtype");
+  // 2-byte elements at an odd address.
+  const void *odd = reinterpret_cast<const char *>(b.data()) + 1;
+  expectError(sprt_spmm_typed(pkg.p, 0, odd, SPRT_DTYPE_BF16, k, c.data(),
+                              SPRT_DTYPE_BF16, nullptr),
+              "B is not 2-byte aligned");
+  // Overlap counts bytes of the type: C starting one element into B.
+  expectError(sprt_spmm_typed(pkg.p, 0, b.data(), SPRT_DTYPE_BF16, k,
+                              b.data() + 1, SPRT_DTYPE_BF16, nullptr),
+              "B and C overlap");
+  sprt_dtype out;
+  expectError(sprt_layer_dtype(pkg.p, 0, nullptr), "NULL");
+  EXPECT_EQ(sprt_layer_dtype(pkg.p, 99, &out), SPRT_ERROR_INVALID_ARGUMENT);
+  // The typed timing runs the layer on the CPU.
+  float times[2];
+  EXPECT_EQ(sprt_spmm_time_typed(pkg.p, 0, "spperm", b.data(),
+                                 SPRT_DTYPE_BF16, k, c.data(), SPRT_DTYPE_BF16,
+                                 nullptr, 0, 2, times),
+            SPRT_OK)
+      << sprt_last_error();
+}
+
+TEST(TypedTest, Fp32LayersTakeBothEntryPoints) {
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(30, 20, 0.2, 9);
+  ASSERT_TRUE(writePackage(dir.path("p.spp"),
+                           {makeLayer("fc", m, Strategy::Lpt, FormatKind::Csr)},
+                           PackageOptions()));
+  // No "dtype" key in an fp32 package: older packages read the same.
+  json manifest = json::parse(readWholeFile(dir.path("p.spp/manifest.json")));
+  EXPECT_FALSE(manifest["layers"][0].contains("dtype"));
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("p.spp").c_str(), SPRT_DEVICE_CPU, &p),
+            SPRT_OK);
+  sprt_dtype dtype = SPRT_DTYPE_BF16;
+  ASSERT_EQ(sprt_layer_dtype(p, 0, &dtype), SPRT_OK);
+  EXPECT_EQ(dtype, SPRT_DTYPE_F32);
+  const int64_t k = 3;
+  std::vector<float> b = randomDense(m.cols * k, 5);
+  std::vector<float> c1(static_cast<size_t>(m.rows * k)), c2 = c1;
+  ASSERT_EQ(sprt_spmm(p, 0, b.data(), k, c1.data(), nullptr), SPRT_OK);
+  ASSERT_EQ(sprt_spmm_typed(p, 0, b.data(), SPRT_DTYPE_F32, k, c2.data(),
+                            SPRT_DTYPE_F32, nullptr),
+            SPRT_OK);
+  EXPECT_EQ(c1, c2);
+  EXPECT_EQ(sprt_spmm_typed(p, 0, b.data(), SPRT_DTYPE_F16, k, c2.data(),
+                            SPRT_DTYPE_F16, nullptr),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  sprt_package_release(p);
+}
+
+TEST(TypedTest, ManifestDtype) {
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(30, 20, 0.2, 9);
+  PackageLayer layer = makeLayer("fc", m, Strategy::Lpt, FormatKind::Csr);
+  layer.operandType = ValueType::F16;
+  ASSERT_TRUE(writePackage(dir.path("p.spp"), {layer}, PackageOptions()));
+  json manifest = json::parse(readWholeFile(dir.path("p.spp/manifest.json")));
+  EXPECT_EQ(manifest["layers"][0]["dtype"], "f16");
+  StatusOr<Package> read = readPackage(dir.path("p.spp"));
+  ASSERT_TRUE(read) << read.message();
+  EXPECT_EQ(read->layers[0].operandType, ValueType::F16);
+
+  copyPackage(dir.path("p.spp"), dir.path("bad.spp"));
+  rewriteManifest(dir.path("bad.spp"),
+                  [](json &j) { j["layers"][0]["dtype"] = "f64"; });
+  expectRefused(dir.path("bad.spp"), "dtype f64");
+  std::string message;
+  tryLoad(dir.path("bad.spp"), message);
+  EXPECT_NE(message.find(".dtype 'f64' is not f32, f16 or bf16"),
+            std::string::npos)
+      << message;
+
+}
+
+} // namespace
