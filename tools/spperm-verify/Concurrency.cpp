@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <sstream>
@@ -29,9 +30,20 @@ namespace {
 /// float64 reference, shared read-only by the threads.
 struct ConcurrentCase {
   int64_t layer = 0, k = 0, rows = 0;
+  /// The layer's element type; B rounded to it, its bit patterns in bBits
+  /// (16-bit types), and |A| |B| for compareRounded.
+  ValueType type = ValueType::F32;
   std::vector<float> b;
-  std::vector<double> r;
+  std::vector<uint16_t> bBits;
+  std::vector<double> r, rAbs;
   void *deviceB = nullptr;
+
+  sprt_dtype dtype() const { return toDtype(type); }
+  int64_t elementBytes() const { return valueTypeBytes(type); }
+  const void *hostB() const {
+    return type == ValueType::F32 ? static_cast<const void *>(b.data())
+                                  : static_cast<const void *>(bBits.data());
+  }
 };
 
 /// What a thread of the concurrency check owns: its stream (GPU) and
@@ -40,6 +52,8 @@ struct ConcurrentThread {
   void *stream = nullptr;
   std::vector<void *> deviceC;
   std::vector<std::vector<float>> hostC;
+  /// The same C as 16-bit patterns, for 16-bit layers.
+  std::vector<std::vector<uint16_t>> hostBits;
 };
 
 } // namespace
@@ -84,8 +98,19 @@ bool spperm::verify::checkConcurrency(const std::string &path,
       c.layer = static_cast<int64_t>(li);
       c.k = k;
       c.rows = layer.matrix.rows;
+      c.type = layer.operandType;
       c.b = makeB(layer.matrix.cols, k);
+      roundOperand(c.b, c.type, c.bBits);
       c.r = reference(a, c.b, k);
+      if (c.type != ValueType::F32) {
+        CsrMatrix absA = a;
+        for (float &v : absA.values)
+          v = std::fabs(v);
+        std::vector<float> absB = c.b;
+        for (float &v : absB)
+          v = std::fabs(v);
+        c.rAbs = reference(absA, absB, k);
+      }
       largestC = std::max(largestC, c.rows * k);
       cases.push_back(std::move(c));
     }
@@ -102,12 +127,14 @@ bool spperm::verify::checkConcurrency(const std::string &path,
   for (ConcurrentThread &t : threads) {
     t.deviceC.assign(depth, nullptr);
     t.hostC.resize(depth);
+    t.hostBits.resize(depth);
   }
   if (gpu) {
     for (ConcurrentCase &c : cases) {
-      const int64_t bytes = static_cast<int64_t>(c.b.size() * 4);
+      const int64_t bytes =
+          static_cast<int64_t>(c.b.size()) * c.elementBytes();
       setUp = setUp && sprt_device_malloc(bytes, &c.deviceB) == SPRT_OK &&
-              sprt_memcpy_htod(c.deviceB, c.b.data(), bytes) == SPRT_OK;
+              sprt_memcpy_htod(c.deviceB, c.hostB(), bytes) == SPRT_OK;
     }
     for (ConcurrentThread &t : threads) {
       setUp = setUp && sprt_stream_create(&t.stream) == SPRT_OK;
@@ -141,21 +168,26 @@ bool spperm::verify::checkConcurrency(const std::string &path,
         const ConcurrentCase &c = caseOf(t, first + int64_t(i));
         batch.push_back(&c);
         std::vector<float> &host = me.hostC[i];
-        host.assign(static_cast<size_t>(c.rows * c.k),
-                    std::numeric_limits<float>::quiet_NaN());
+        std::vector<uint16_t> &bits = me.hostBits[i];
+        const size_t count = static_cast<size_t>(c.rows * c.k);
+        host.assign(count, std::numeric_limits<float>::quiet_NaN());
+        bits.assign(c.type == ValueType::F32 ? 0 : count, nanBits(c.type));
+        void *hostC = c.type == ValueType::F32
+                          ? static_cast<void *>(host.data())
+                          : static_cast<void *>(bits.data());
         sprt_status st = SPRT_OK;
         if (gpu) {
           // On the stream: a synchronous copy from pageable memory may
           // land after the call's kernels on a non-blocking stream.
-          st = sprt_memcpy_htod_async(me.deviceC[i], host.data(),
-                                      static_cast<int64_t>(host.size() * 4),
-                                      me.stream);
+          st = sprt_memcpy_htod_async(
+              me.deviceC[i], hostC,
+              static_cast<int64_t>(count) * c.elementBytes(), me.stream);
           if (st == SPRT_OK)
-            st = sprt_spmm(rt, c.layer, static_cast<const float *>(c.deviceB),
-                           c.k, static_cast<float *>(me.deviceC[i]),
-                           me.stream);
+            st = sprt_spmm_typed(rt, c.layer, c.deviceB, c.dtype(), c.k,
+                                 me.deviceC[i], c.dtype(), me.stream);
         } else {
-          st = sprt_spmm(rt, c.layer, c.b.data(), c.k, host.data(), nullptr);
+          st = sprt_spmm_typed(rt, c.layer, c.hostB(), c.dtype(), c.k, hostC,
+                               c.dtype(), nullptr);
         }
         if (st != SPRT_OK) {
           fail(t, pkg.layers[c.layer].name + " K=" + std::to_string(c.k) +
@@ -173,15 +205,25 @@ bool spperm::verify::checkConcurrency(const std::string &path,
         if (!c)
           continue;
         std::vector<float> &host = me.hostC[i];
+        std::vector<uint16_t> &bits = me.hostBits[i];
+        void *hostC = c->type == ValueType::F32
+                          ? static_cast<void *>(host.data())
+                          : static_cast<void *>(bits.data());
         if (gpu && (sprt_memcpy_dtoh_async(
-                        host.data(), me.deviceC[i],
-                        static_cast<int64_t>(host.size() * 4),
+                        hostC, me.deviceC[i],
+                        static_cast<int64_t>(host.size()) * c->elementBytes(),
                         me.stream) != SPRT_OK ||
                     sprt_stream_synchronize(me.stream) != SPRT_OK)) {
           fail(t, std::string("sprt_memcpy_dtoh_async: ") + sprt_last_error());
           continue;
         }
-        const Comparison cmp = compare(host, c->r);
+        if (c->type != ValueType::F32)
+          for (size_t e = 0; e < host.size(); ++e)
+            host[e] = widenFromValueType(bits[e], c->type);
+        const Comparison cmp =
+            c->type == ValueType::F32
+                ? compare(host, c->r)
+                : compareRounded(host, c->r, c->rAbs, c->type, tolerance);
         {
           std::lock_guard<std::mutex> lock(errorMutex);
           if (std::isfinite(cmp.error))
@@ -191,7 +233,8 @@ bool spperm::verify::checkConcurrency(const std::string &path,
           std::ostringstream what;
           what << pkg.layers[c->layer].name << " K=" << c->k << " call "
                << first + int64_t(i) << ": rel_err=" << cmp.error
-               << " unwritten=" << cmp.unwritten;
+               << " unwritten=" << cmp.unwritten
+               << " out_of_bound=" << cmp.outOfBound;
           fail(t, what.str());
         }
       }
@@ -215,11 +258,9 @@ bool spperm::verify::checkConcurrency(const std::string &path,
           std::this_thread::yield();
         for (int64_t call = 0; call < opt.calls; ++call) {
           const ConcurrentCase &c = caseOf(t, call);
-          if (sprt_spmm(rt, c.layer, static_cast<const float *>(c.deviceB),
-                        c.k,
-                        static_cast<float *>(
-                            me.deviceC[static_cast<size_t>(call) % depth]),
-                        me.stream) != SPRT_OK)
+          if (sprt_spmm_typed(rt, c.layer, c.deviceB, c.dtype(), c.k,
+                              me.deviceC[static_cast<size_t>(call) % depth],
+                              c.dtype(), me.stream) != SPRT_OK)
             failed = true;
         }
         if (sprt_stream_synchronize(me.stream) != SPRT_OK)

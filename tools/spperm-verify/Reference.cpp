@@ -104,6 +104,9 @@ bool spperm::verify::readLayerInfo(const std::string &path, Package &out,
     layer.matrix.nnz = l.value("nnz", int64_t(0));
     layer.k = l.value("k", int64_t(0));
     layer.libraryCheck = l.value("library_check", false);
+    if (std::optional<ValueType> type =
+            parseValueType(l.value("dtype", std::string("f32"))))
+      layer.operandType = *type;
     readVariant(l, layer);
     if (l.contains("source")) {
       layer.sourcePath = l["source"].value("path", "");
@@ -167,4 +170,43 @@ Comparison spperm::verify::compare(const std::vector<float> &c,
   }
   out.error = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
   return out;
+}
+
+Comparison spperm::verify::compareRounded(const std::vector<float> &c,
+                                          const std::vector<double> &r,
+                                          const std::vector<double> &rAbs,
+                                          ValueType type, double tolerance) {
+  Comparison out = compare(c, r);
+  // The unit roundoff of the type, and half its smallest subnormal (the
+  // rounding error of results below its normal range).
+  const double unit =
+      type == ValueType::F16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+  const double tiny =
+      type == ValueType::F16 ? std::ldexp(1.0, -25) : std::ldexp(1.0, -134);
+  out.errorLimit = unit;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (std::isnan(c[i]) || !std::isfinite(r[i]))
+      continue;
+    const double bound =
+        unit * std::fabs(r[i]) + (1.0 + unit) * tolerance * rAbs[i] + tiny;
+    if (!(std::fabs(static_cast<double>(c[i]) - r[i]) <= bound))
+      ++out.outOfBound;
+  }
+  return out;
+}
+
+void spperm::verify::roundOperand(std::vector<float> &b, ValueType type,
+                                  std::vector<uint16_t> &bits) {
+  bits.clear();
+  if (type == ValueType::F32)
+    return;
+  bits.resize(b.size());
+  for (size_t i = 0; i < b.size(); ++i) {
+    bits[i] = narrowToValueType(b[i], type);
+    b[i] = widenFromValueType(bits[i], type);
+  }
+}
+
+uint16_t spperm::verify::nanBits(ValueType type) {
+  return type == ValueType::F16 ? uint16_t(0x7e00) : uint16_t(0x7fc0);
 }

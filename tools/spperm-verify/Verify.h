@@ -57,14 +57,48 @@ struct Comparison {
   double error = 0.0;
   /// Elements left NaN where R is finite.
   int64_t unwritten = 0;
+  /// 16-bit C (compareRounded): the largest normwise error allowed (the
+  /// type's unit roundoff), and the elements outside their bound; a
+  /// negative limit means --tolerance.
+  double errorLimit = -1.0;
+  int64_t outOfBound = 0;
 
   bool passes(double tolerance) const {
-    return unwritten == 0 && std::isfinite(error) && error <= tolerance;
+    return unwritten == 0 && outOfBound == 0 && std::isfinite(error) &&
+           error <= (errorLimit >= 0 ? errorLimit : tolerance);
   }
 };
 
 /// Compares C with the float64 reference R.
 Comparison compare(const std::vector<float> &c, const std::vector<double> &r);
+
+/// Compares C of the 16-bit type `type` (widened exactly) with R, the
+/// float64 product of the rounded operands (docs/Testing.md, "16-bit
+/// operands"): the normwise error is limited by the type's unit roundoff u
+/// (2^-11 for f16, 2^-8 for bf16), and every element by the rounding of an
+/// fp32 sum within `tolerance` of R: |C - R| <= u |R| + (1 + u) tolerance
+/// |A||B| + half the type's smallest subnormal, with `rAbs` = |A| |B| in
+/// float64.
+Comparison compareRounded(const std::vector<float> &c,
+                          const std::vector<double> &r,
+                          const std::vector<double> &rAbs, ValueType type,
+                          double tolerance);
+
+/// B of layer type `type` for the checks: `b` rounded to the type (kept in
+/// `b`, so that the reference multiplies the rounded inputs) and its bit
+/// patterns in `bits`; nothing for f32.
+void roundOperand(std::vector<float> &b, ValueType type,
+                  std::vector<uint16_t> &bits);
+
+/// The runtime's name for `type`.
+inline sprt_dtype toDtype(ValueType type) {
+  return type == ValueType::F16    ? SPRT_DTYPE_F16
+         : type == ValueType::BF16 ? SPRT_DTYPE_BF16
+                                   : SPRT_DTYPE_F32;
+}
+
+/// The C poison of `type`: a quiet NaN pattern.
+uint16_t nanBits(ValueType type);
 
 /// The counts over every check of a run, and the summary's lines.
 struct Totals {

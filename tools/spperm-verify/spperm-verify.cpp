@@ -95,16 +95,22 @@ double median(std::vector<float> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/// B and C on the device, of the layer's element type.
+struct Operands {
+  const void *b;
+  void *c;
+  sprt_dtype dtype;
+};
+
 /// Times `variant` of layer `li` for K = k; returns the median in ms, or a
 /// negative value when it cannot run.
 double timeVariant(sprt_package *rt, int64_t li, const char *variant,
-                   const float *b, int64_t k, float *c,
-                   const BenchOptions &bench) {
+                   const Operands &ops, int64_t k, const BenchOptions &bench) {
   int32_t warmup = bench.warmup, runs = bench.runs;
   if (bench.maxMs > 0) {
     float probe = 0.0f;
-    if (sprt_spmm_time(rt, li, variant, b, k, c, nullptr, 1, 1, &probe) !=
-        SPRT_OK)
+    if (sprt_spmm_time_typed(rt, li, variant, ops.b, ops.dtype, k, ops.c,
+                             ops.dtype, nullptr, 1, 1, &probe) != SPRT_OK)
       return -1.0;
     if (static_cast<double>(probe) * runs > bench.maxMs) {
       runs = std::max<int32_t>(
@@ -114,8 +120,9 @@ double timeVariant(sprt_package *rt, int64_t li, const char *variant,
     }
   }
   std::vector<float> times(static_cast<size_t>(runs));
-  if (sprt_spmm_time(rt, li, variant, b, k, c, nullptr, warmup, runs,
-                     times.data()) != SPRT_OK)
+  if (sprt_spmm_time_typed(rt, li, variant, ops.b, ops.dtype, k, ops.c,
+                           ops.dtype, nullptr, warmup, runs,
+                           times.data()) != SPRT_OK)
     return -1.0;
   return median(times);
 }
@@ -141,34 +148,47 @@ void benchPackage(const Package &pkg, sprt_package *rt,
         layer.libraryCheck || cusparseLayer ||
         (layer.matrix.kind == FormatKind::Csr &&
          layer.permutation.strategy == Strategy::Identity);
+    // The library baselines are fp32: 16-bit layers are timed alone (their
+    // fp32 twin package gives the comparison).
+    const ValueType type = layer.operandType;
+    const bool withBaseline = baseline && type == ValueType::F32;
+    const int64_t elementBytes = valueTypeBytes(type);
     for (int64_t k : bench.ks) {
       if (layer.k != 0 && k != layer.k)
         continue;
       std::vector<float> b = makeB(layer.matrix.cols, k);
-      const int64_t bBytes = static_cast<int64_t>(b.size() * 4);
-      const int64_t cBytes = layer.matrix.rows * k * 4;
+      std::vector<uint16_t> bBits;
+      roundOperand(b, type, bBits);
+      const int64_t bBytes = static_cast<int64_t>(b.size()) * elementBytes;
+      const int64_t cBytes = layer.matrix.rows * k * elementBytes;
       std::lock_guard<std::mutex> gpu(gpuLock);
       void *db = nullptr, *dc = nullptr;
       if (sprt_device_malloc(bBytes, &db) != SPRT_OK ||
           sprt_device_malloc(cBytes, &dc) != SPRT_OK ||
-          sprt_memcpy_htod(db, b.data(), bBytes) != SPRT_OK) {
+          sprt_memcpy_htod(db,
+                           type == ValueType::F32
+                               ? static_cast<const void *>(b.data())
+                               : static_cast<const void *>(bBits.data()),
+                           bBytes) != SPRT_OK) {
         sprt_device_free(db);
         sprt_device_free(dc);
         continue;
       }
-      const float *bd = static_cast<const float *>(db);
-      float *cd = static_cast<float *>(dc);
+      const Operands ops{db, dc, toDtype(type)};
       std::ostringstream line;
       line << "bench " << path << " " << layer.name << " K=" << k
            << " format=" << formatName(layer.matrix.kind)
            << " strategy=" << strategyCliName(layer.permutation.strategy)
            << " rows=" << layer.matrix.rows << " cols=" << layer.matrix.cols
            << " nnz=" << layer.matrix.nnz
+           << (type == ValueType::F32
+                   ? std::string()
+                   : " dtype=" + std::string(valueTypeName(type)))
            << (cusparseLayer         ? " path=cusparse"
                : layer.libraryCheck ? " path=checked"
                                     : "")
            << " spperm_ms="
-           << timeVariant(rt, static_cast<int64_t>(li), "spperm", bd, k, cd,
+           << timeVariant(rt, static_cast<int64_t>(li), "spperm", ops, k,
                           bench);
       if (!layer.alternatives.empty()) {
         // Each variant on its own (the layer's, then its alternatives; -1
@@ -182,7 +202,7 @@ void benchPackage(const Package &pkg, sprt_package *rt,
           const std::string name = "spperm:" + std::to_string(which);
           line << (which ? "," : "")
                << (accepts ? timeVariant(rt, static_cast<int64_t>(li),
-                                         name.c_str(), bd, k, cd, bench)
+                                         name.c_str(), ops, k, bench)
                            : -1.0);
         }
         line << " variants=";
@@ -195,7 +215,7 @@ void benchPackage(const Package &pkg, sprt_package *rt,
             line << "." << tc;
         }
       }
-      if (baseline) {
+      if (withBaseline) {
         std::vector<const char *> algs =
             k == 1 ? std::vector<const char *>{"cusparse-spmv-default",
                                                "cusparse-spmv-csr-alg1",
@@ -207,7 +227,7 @@ void benchPackage(const Package &pkg, sprt_package *rt,
         std::string bestAlg = "none";
         for (const char *alg : algs) {
           double ms =
-              timeVariant(rt, static_cast<int64_t>(li), alg, bd, k, cd, bench);
+              timeVariant(rt, static_cast<int64_t>(li), alg, ops, k, bench);
           if (ms > 0 && (best < 0 || ms < best)) {
             best = ms;
             bestAlg = alg;
@@ -217,8 +237,8 @@ void benchPackage(const Package &pkg, sprt_package *rt,
         // The dense candidate (cuBLAS SGEMM on the densified matrix; -1
         // when it has none): the other library a user would reach for.
         line << " dense_ms="
-             << timeVariant(rt, static_cast<int64_t>(li), "cublas-sgemm", bd,
-                            k, cd, bench);
+             << timeVariant(rt, static_cast<int64_t>(li), "cublas-sgemm", ops,
+                            k, bench);
       }
       sprt_device_free(db);
       sprt_device_free(dc);
@@ -270,11 +290,20 @@ bool verifyPackage(const std::string &path, sprt_device device,
     const size_t variants =
         device == SPRT_DEVICE_GPU ? 1 + layer.alternatives.size() : 1;
     const int64_t rows = layer.matrix.rows, cols = layer.matrix.cols;
+    // 16-bit layers: B rounded to the type, C as bit patterns.
+    const ValueType type = layer.operandType;
+    const sprt_dtype dtype = toDtype(type);
+    const int64_t elementBytes = valueTypeBytes(type);
     for (int64_t k : ks) {
       if (layer.k != 0 && k != layer.k)
         continue;
-      const std::vector<float> b = makeB(cols, k);
-      std::vector<double> r;
+      std::vector<float> b = makeB(cols, k);
+      std::vector<uint16_t> bBits;
+      roundOperand(b, type, bBits);
+      const void *bHost = type == ValueType::F32
+                              ? static_cast<const void *>(b.data())
+                              : static_cast<const void *>(bBits.data());
+      std::vector<double> r, rAbs;
       for (size_t which = 0; which < variants; ++which) {
         const PackageLayer &shown = layer.variant(which);
         std::string tag = path + " " + layer.name + " K=" + std::to_string(k) +
@@ -290,8 +319,12 @@ bool verifyPackage(const std::string &path, sprt_device device,
         const std::string runVariant = "spperm:" + std::to_string(which);
         std::vector<float> c(static_cast<size_t>(rows * k),
                              std::numeric_limits<float>::quiet_NaN());
-        const int64_t bBytes = static_cast<int64_t>(b.size() * 4);
-        const int64_t cBytes = static_cast<int64_t>(c.size() * 4);
+        std::vector<uint16_t> cBits(type == ValueType::F32 ? 0 : c.size(),
+                                    nanBits(type));
+        void *cHost = type == ValueType::F32 ? static_cast<void *>(c.data())
+                                             : static_cast<void *>(cBits.data());
+        const int64_t bBytes = static_cast<int64_t>(b.size()) * elementBytes;
+        const int64_t cBytes = static_cast<int64_t>(c.size()) * elementBytes;
         sprt_status st = SPRT_OK;
         const auto started = std::chrono::steady_clock::now();
         if (device == SPRT_DEVICE_GPU) {
@@ -301,28 +334,28 @@ bool verifyPackage(const std::string &path, sprt_device device,
           if (st == SPRT_OK)
             st = sprt_device_malloc(cBytes, &dc);
           if (st == SPRT_OK)
-            st = sprt_memcpy_htod(db, b.data(), bBytes);
+            st = sprt_memcpy_htod(db, bHost, bBytes);
           if (st == SPRT_OK)
-            st = sprt_memcpy_htod(dc, c.data(), cBytes);
+            st = sprt_memcpy_htod(dc, cHost, cBytes);
           float ms = 0.0f;
           if (st == SPRT_OK)
             st = which == 0
-                     ? sprt_spmm(rt, static_cast<int64_t>(li),
-                                 static_cast<const float *>(db), k,
-                                 static_cast<float *>(dc), nullptr)
-                     : sprt_spmm_time(rt, static_cast<int64_t>(li),
-                                      runVariant.c_str(),
-                                      static_cast<const float *>(db), k,
-                                      static_cast<float *>(dc), nullptr, 0, 1,
-                                      &ms);
+                     ? sprt_spmm_typed(rt, static_cast<int64_t>(li), db,
+                                       dtype, k, dc, dtype, nullptr)
+                     : sprt_spmm_time_typed(rt, static_cast<int64_t>(li),
+                                            runVariant.c_str(), db, dtype, k,
+                                            dc, dtype, nullptr, 0, 1, &ms);
           if (st == SPRT_OK)
-            st = sprt_memcpy_dtoh(c.data(), dc, cBytes);
+            st = sprt_memcpy_dtoh(cHost, dc, cBytes);
           sprt_device_free(db);
           sprt_device_free(dc);
         } else {
-          st = sprt_spmm(rt, static_cast<int64_t>(li), b.data(), k, c.data(),
-                         nullptr);
+          st = sprt_spmm_typed(rt, static_cast<int64_t>(li), bHost, dtype, k,
+                               cHost, dtype, nullptr);
         }
+        if (type != ValueType::F32)
+          for (size_t i = 0; i < c.size(); ++i)
+            c[i] = widenFromValueType(cBits[i], type);
         if (st != SPRT_OK) {
           report(false, tag + ": " + sprt_status_name(st) + ": " +
                             sprt_last_error());
@@ -333,7 +366,19 @@ bool verifyPackage(const std::string &path, sprt_device device,
                                  .count();
         if (r.empty())
           r = reference(a, b, k);
-        const Comparison cmp = compare(c, r);
+        if (type != ValueType::F32 && rAbs.empty()) {
+          CsrMatrix absA = a;
+          for (float &v : absA.values)
+            v = std::fabs(v);
+          std::vector<float> absB = b;
+          for (float &v : absB)
+            v = std::fabs(v);
+          rAbs = reference(absA, absB, k);
+        }
+        const Comparison cmp = type == ValueType::F32
+                                   ? compare(c, r)
+                                   : compareRounded(c, r, rAbs, type,
+                                                    tolerance);
         const double err = cmp.error;
         const int64_t unwritten = cmp.unwritten;
         const bool ok = cmp.passes(tolerance);
@@ -348,7 +393,11 @@ bool verifyPackage(const std::string &path, sprt_device device,
         line << tag << " format=" << formatName(shown.matrix.kind)
              << " strategy=" << strategyCliName(shown.permutation.strategy)
              << " variant=" << variant << " rel_err=" << err
-             << " unwritten=" << unwritten << " ref=" << refFrom
+             << " unwritten=" << unwritten;
+        if (type != ValueType::F32)
+          line << " dtype=" << valueTypeName(type)
+               << " out_of_bound=" << cmp.outOfBound;
+        line << " ref=" << refFrom
              << " wall_ms=" << runMs;
         report(ok, line.str());
       }
