@@ -183,11 +183,12 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
     // A library call on its own (a cuSPARSE algorithm or the dense
     // candidate): the benchmark's baselines.
     const Algorithm *algorithm = findAlgorithm(variant);
-    if (!algorithm && variant != kDenseVariant) {
+    const char *dense = denseVariantOf(layer.operandType);
+    if (!algorithm && variant != dense) {
       std::string names = "spperm";
       for (const Algorithm &a : kAlgorithms)
         names += std::string(", ") + a.variant;
-      names += std::string(", ") + kDenseVariant;
+      names += std::string(", ") + dense;
       return failWith(SPRT_ERROR_UNSUPPORTED,
                       "sprt_spmm_time: unknown "
                       "variant '" +
@@ -196,11 +197,6 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
     if (algorithm && algorithm->spmv && k != 1)
       return failWith(SPRT_ERROR_UNSUPPORTED,
                       variant + " needs k = 1, got " + std::to_string(k));
-    if (layer.operandType != ValueType::F32)
-      return failWith(SPRT_ERROR_UNSUPPORTED,
-                      variant + " is fp32; layer '" + layer.name + "' takes " +
-                          std::string(valueTypeName(layer.operandType)) +
-                          " B and C");
     DeviceLayer &device = layers[index];
     if (device.rows == 0 || device.nnz == 0) {
       launch = trivialLaunch(device, k, c, stream);

@@ -175,7 +175,8 @@ TuningLayer CudaBackend::tuningLayer(const PackageLayer &layer) {
 
 bool CudaBackend::denseCandidate(const DeviceLayer &layer) const {
   return layer.rows > 0 && layer.cols > 0 && layer.hasCsr &&
-         layer.cols <= denseBudgetBytes / 4 / layer.rows &&
+         layer.cols <= denseBudgetBytes / valueTypeBytes(layer.operandType) /
+                            layer.rows &&
          cublasInstance().status == SPRT_OK;
 }
 
@@ -323,7 +324,8 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
                                    std::unique_ptr<DensePlan> &out) {
   out.reset();
   if (layer.rows <= 0 || layer.cols <= 0 || !layer.hasCsr ||
-      layer.cols > denseBudgetBytes / 4 / layer.rows)
+      layer.cols > denseBudgetBytes / valueTypeBytes(layer.operandType) /
+                       layer.rows)
     return SPRT_OK;
   if (!blas) {
     const Cublas &library = cublasInstance();
@@ -347,7 +349,8 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
   }
   auto plan = std::make_unique<DensePlan>(*blas, blasHandle);
   SPRT_RETURN_IF_ERROR(
-      plan->prepare(it->second.get(), layer.rows, layer.cols, k, stream));
+      plan->prepare(it->second.get(), layer.rows, layer.cols, k, stream,
+                    layer.operandType));
   out = std::move(plan);
   return SPRT_OK;
 }
@@ -356,12 +359,12 @@ sprt_status CudaBackend::libraryPlan(const DeviceLayer &layer,
                                      const std::string &name, const void *b,
                                      int64_t k, void *c, CUstream stream,
                                      std::unique_ptr<LibraryPlan> &out) {
-  if (name == kDenseVariant) {
+  if (name == denseVariantOf(layer.operandType)) {
     std::unique_ptr<DensePlan> dense;
     SPRT_RETURN_IF_ERROR(densePlan(layer, k, stream, dense));
     if (!dense)
       return failWith(SPRT_ERROR_UNSUPPORTED,
-                      std::string(kDenseVariant) + ": the layer's " +
+                      name + ": the layer's " +
                           std::to_string(layer.rows) + " x " +
                           std::to_string(layer.cols) +
                           " floats exceed SPPERM_DENSE_BUDGET_MB, or cuBLAS "

@@ -39,9 +39,18 @@ struct CusparseApi {
 #include "CudaSymbols.def"
 };
 
+/// cublasGemmEx's C entry point (cublas_api.h adds a C++ overload that takes
+/// a cudaDataType compute type).
+using CublasGemmExFn = cublasStatus_t (*)(
+    cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+    const void *, const void *, cudaDataType, int, const void *, cudaDataType,
+    int, const void *, void *, cudaDataType, int, cublasComputeType_t,
+    cublasGemmAlgo_t);
+
 /// The cuBLAS entry points of CudaSymbols.def, typed from cublas_v2.h.
 struct CublasApi {
 #define SPRT_CUBLAS(name) decltype(&::name) name = nullptr;
+#define SPRT_CUBLAS_TYPED(name, type) type name = nullptr;
 #include "CudaSymbols.def"
 };
 
@@ -79,6 +88,19 @@ struct Cublas {
   sprt_status status = SPRT_OK;
   std::string error;
 };
+
+/// The CUDA library type of `type`'s elements.
+inline cudaDataType dataTypeOf(ValueType type) {
+  switch (type) {
+  case ValueType::F16:
+    return CUDA_R_16F;
+  case ValueType::BF16:
+    return CUDA_R_16BF;
+  case ValueType::F32:
+    break;
+  }
+  return CUDA_R_32F;
+}
 
 /// The process's cuSPARSE (loaded on the first call).
 const Cusparse &cusparseInstance();

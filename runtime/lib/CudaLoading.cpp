@@ -61,8 +61,18 @@ sprt_status CudaBackend::uploadCsr(const PackageLayer &layer,
       d, csr.rowPtr.data(), csr.rowPtr.size() * sizeof(int32_t)));
   SPRT_RETURN_IF_ERROR(device.colIdx.upload(
       d, csr.colIdx.data(), csr.colIdx.size() * sizeof(int32_t)));
-  SPRT_RETURN_IF_ERROR(device.values.upload(d, csr.values.data(),
-                                            csr.values.size() * sizeof(float)));
+  if (layer.operandType == ValueType::F32) {
+    SPRT_RETURN_IF_ERROR(device.values.upload(
+        d, csr.values.data(), csr.values.size() * sizeof(float)));
+  } else {
+    // The library calls take A of B's type: the values rounded to it (the
+    // baselines of a 16-bit layer, sprt_spmm_time_typed).
+    std::vector<uint16_t> bits(csr.values.size());
+    for (size_t i = 0; i < bits.size(); ++i)
+      bits[i] = narrowToValueType(csr.values[i], layer.operandType);
+    SPRT_RETURN_IF_ERROR(device.values.upload(
+        d, bits.data(), bits.size() * sizeof(uint16_t)));
+  }
   device.hasCsr = true;
   return SPRT_OK;
 }

@@ -36,11 +36,14 @@ sprt_status Plan::prepare(const Driver &d, const DeviceLayer &layer, int64_t k,
   assert(layer.hasCsr && "the layer's CSR is not on the device");
   const CusparseApi &api = sp.api;
   this->stream = stream;
+  // A, B and C of the layer's type (A's values rounded to it at upload,
+  // uploadCsr), fp32 compute.
+  const cudaDataType type = dataTypeOf(layer.operandType);
   SPRT_CUSPARSE_RETURN_IF_ERROR(
       api, api.cusparseCreateCsr(
                &a, layer.rows, layer.cols, layer.csrNnz, layer.rowPtr.get(),
                layer.colIdx.get(), layer.values.get(), CUSPARSE_INDEX_32I,
-               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
   SPRT_CUSPARSE_RETURN_IF_ERROR(api, api.cusparseSetStream(handle, stream));
   size_t bytes = 0;
   if (algorithm.spmv) {
@@ -50,9 +53,9 @@ sprt_status Plan::prepare(const Driver &d, const DeviceLayer &layer, int64_t k,
                                                   std::to_string(k));
     SPRT_CUSPARSE_RETURN_IF_ERROR(
         api, api.cusparseCreateDnVec(&bVec, layer.cols, const_cast<void *>(b),
-                                     CUDA_R_32F));
+                                     type));
     SPRT_CUSPARSE_RETURN_IF_ERROR(
-        api, api.cusparseCreateDnVec(&cVec, layer.rows, c, CUDA_R_32F));
+        api, api.cusparseCreateDnVec(&cVec, layer.rows, c, type));
     SPRT_CUSPARSE_RETURN_IF_ERROR(
         api, api.cusparseSpMV_bufferSize(
                  handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a, bVec, &zero,
@@ -68,9 +71,9 @@ sprt_status Plan::prepare(const Driver &d, const DeviceLayer &layer, int64_t k,
   SPRT_CUSPARSE_RETURN_IF_ERROR(
       api,
       api.cusparseCreateDnMat(&bMat, layer.cols, k, k, const_cast<void *>(b),
-                              CUDA_R_32F, CUSPARSE_ORDER_ROW));
+                              type, CUSPARSE_ORDER_ROW));
   SPRT_CUSPARSE_RETURN_IF_ERROR(
-      api, api.cusparseCreateDnMat(&cMat, layer.rows, k, k, c, CUDA_R_32F,
+      api, api.cusparseCreateDnMat(&cMat, layer.rows, k, k, c, type,
                                    CUSPARSE_ORDER_ROW));
   SPRT_CUSPARSE_RETURN_IF_ERROR(
       api, api.cusparseSpMM_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE,

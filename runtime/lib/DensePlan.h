@@ -22,33 +22,43 @@
 
 namespace spperm::runtime_detail {
 
-/// The dense candidate's variant name (sprt_spmm_time, SPPERM_LOG_CHOICES).
+/// The dense candidate's variant name (sprt_spmm_time, SPPERM_LOG_CHOICES):
+/// cublasSgemm for fp32 layers, cublasGemmEx with the layer's 16-bit type
+/// (fp32 compute) for the others.
 inline constexpr const char *kDenseVariant = "cublas-sgemm";
+inline constexpr const char *kDenseHalfVariant = "cublas-gemmex";
+
+/// The dense variant's name for layers of `type`.
+inline const char *denseVariantOf(ValueType type) {
+  return type == ValueType::F32 ? kDenseVariant : kDenseHalfVariant;
+}
 
 /// The default budget of a densified matrix, in MiB.
 inline constexpr int64_t kDefaultDenseBudgetMb = 256;
 
-/// cuBLAS SGEMM made ready for a densified layer, K and stream.
+/// cuBLAS GEMM made ready for a densified layer, K and stream.
 class DensePlan final : public LibraryPlan {
 public:
   DensePlan(const Cublas &blas, cublasHandle_t handle) : blas(blas),
       handle(handle) {}
 
-  /// Binds the densified matrix (rows x cols, row-major, on the device),
-  /// K and the stream.
+  /// Binds the densified matrix (rows x cols, row-major, on the device, of
+  /// `type` like B and C), K and the stream.
   sprt_status prepare(const void *dense, int64_t rows, int64_t cols,
-                      int64_t k, CUstream stream);
+                      int64_t k, CUstream stream,
+                      ValueType type = ValueType::F32);
 
   /// C (rows x K) = dense (rows x cols) * B (cols x K), all row-major: in
   /// cuBLAS's column-major terms C^T = B^T * A^T.
   sprt_status run(const void *b, void *c) override;
 
-  const char *variant() const override { return kDenseVariant; }
+  const char *variant() const override { return denseVariantOf(type); }
 
 private:
   const Cublas &blas;
   cublasHandle_t handle;
-  const float *a = nullptr;
+  const void *a = nullptr;
+  ValueType type = ValueType::F32;
   int rows = 0, cols = 0, k = 0;
   CUstream stream = nullptr;
   const float one = 1.0f, zero = 0.0f;

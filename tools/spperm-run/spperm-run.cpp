@@ -22,6 +22,7 @@
 #include "Ranks.h"
 
 #include "spperm/Runtime/SpPermRuntime.hpp"
+#include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Tools/CommandLine.h"
@@ -68,50 +69,87 @@ public:
   DeviceArray(const DeviceArray &) = delete;
   DeviceArray &operator=(const DeviceArray &) = delete;
   sprt_status allocate(int64_t bytes) { return sprt_device_malloc(bytes, &ptr); }
-  float *get() const { return static_cast<float *>(ptr); }
+  void *get() const { return ptr; }
 
 private:
   void *ptr = nullptr;
 };
 
 /// Where B and C live for the runtime: host vectors on the CPU, device
-/// buffers (staged from and to the host vectors) on the GPU.
+/// buffers (staged from and to the host vectors) on the GPU. For a layer of
+/// 16-bit operands, B is rounded to its type and C widened back exactly
+/// (the .npy files stay float32).
 struct Operands {
   sprt_device device = SPRT_DEVICE_CPU;
+  ValueType type = ValueType::F32;
   DenseMatrix *b = nullptr;
   DenseMatrix *c = nullptr;
+  /// B and C as the type's bit patterns (16-bit types).
+  std::vector<uint16_t> bBits, cBits;
   DeviceArray db, dc;
 
-  int64_t bBytes() const { return int64_t(b->data.size() * sizeof(float)); }
-  int64_t cBytes() const { return int64_t(c->data.size() * sizeof(float)); }
-  const float *bPtr() const {
-    return device == SPRT_DEVICE_GPU ? db.get() : b->data.data();
+  sprt_dtype dtype() const {
+    return type == ValueType::F16    ? SPRT_DTYPE_F16
+           : type == ValueType::BF16 ? SPRT_DTYPE_BF16
+                                     : SPRT_DTYPE_F32;
   }
-  float *cPtr() { return device == SPRT_DEVICE_GPU ? dc.get() : c->data.data(); }
+  bool narrow() const { return type != ValueType::F32; }
+  int64_t bBytes() const {
+    return int64_t(b->data.size()) * valueTypeBytes(type);
+  }
+  int64_t cBytes() const {
+    return int64_t(c->data.size()) * valueTypeBytes(type);
+  }
+  const void *hostB() const {
+    return narrow() ? static_cast<const void *>(bBits.data())
+                    : static_cast<const void *>(b->data.data());
+  }
+  void *hostC() {
+    return narrow() ? static_cast<void *>(cBits.data())
+                    : static_cast<void *>(c->data.data());
+  }
+  const void *bPtr() const {
+    return device == SPRT_DEVICE_GPU ? static_cast<const void *>(db.get())
+                                     : hostB();
+  }
+  void *cPtr() { return device == SPRT_DEVICE_GPU ? dc.get() : hostC(); }
 
-  /// Allocates and stages B (GPU).
+  /// Rounds B to the layer's type; allocates and stages B (GPU).
   sprt_status prepare() {
+    if (narrow()) {
+      bBits.resize(b->data.size());
+      for (size_t i = 0; i < bBits.size(); ++i)
+        bBits[i] = narrowToValueType(b->data[i], type);
+      cBits.resize(c->data.size());
+    }
     if (device != SPRT_DEVICE_GPU)
       return SPRT_OK;
     if (sprt_status s = db.allocate(bBytes()); s != SPRT_OK)
       return s;
     if (sprt_status s = dc.allocate(cBytes()); s != SPRT_OK)
       return s;
-    return sprt_memcpy_htod(db.get(), b->data.data(), bBytes());
+    return sprt_memcpy_htod(db.get(), hostB(), bBytes());
   }
   /// Fills C with NaN, so that an element left unwritten cannot pass.
   sprt_status poison() {
     std::fill(c->data.begin(), c->data.end(),
               std::numeric_limits<float>::quiet_NaN());
+    std::fill(cBits.begin(), cBits.end(),
+              narrowToValueType(std::numeric_limits<float>::quiet_NaN(), type));
     if (device != SPRT_DEVICE_GPU)
       return SPRT_OK;
-    return sprt_memcpy_htod(dc.get(), c->data.data(), cBytes());
+    return sprt_memcpy_htod(dc.get(), hostC(), cBytes());
   }
-  /// Brings C back to the host (GPU; waits for the default stream).
+  /// Brings C back to the host (GPU; waits for the default stream) and
+  /// widens 16-bit C into c->data.
   sprt_status fetch() {
-    if (device != SPRT_DEVICE_GPU)
-      return SPRT_OK;
-    return sprt_memcpy_dtoh(c->data.data(), dc.get(), cBytes());
+    if (device == SPRT_DEVICE_GPU)
+      if (sprt_status s = sprt_memcpy_dtoh(hostC(), dc.get(), cBytes());
+          s != SPRT_OK)
+        return s;
+    for (size_t i = 0; i < cBits.size(); ++i)
+      c->data[i] = widenFromValueType(cBits[i], type);
+    return SPRT_OK;
   }
 };
 
@@ -395,14 +433,22 @@ int main(int argc, char **argv) {
 
   Operands ops;
   ops.device = device;
+  sprt_dtype layerType = SPRT_DTYPE_F32;
+  if (sprt_status s = sprt_layer_dtype(package.get(), layer, &layerType);
+      s != SPRT_OK)
+    return fail(runtimeError(s));
+  ops.type = layerType == SPRT_DTYPE_F16    ? ValueType::F16
+             : layerType == SPRT_DTYPE_BF16 ? ValueType::BF16
+                                            : ValueType::F32;
   ops.b = &*b;
   ops.c = &c;
   if (sprt_status s = ops.prepare(); s != SPRT_OK)
     return fail(runtimeError(s));
   if (sprt_status s = ops.poison(); s != SPRT_OK)
     return fail(runtimeError(s));
-  if (sprt_status s =
-          sprt_spmm(package.get(), layer, ops.bPtr(), k, ops.cPtr(), nullptr);
+  if (sprt_status s = sprt_spmm_typed(package.get(), layer, ops.bPtr(),
+                                      ops.dtype(), k, ops.cPtr(), ops.dtype(),
+                                      nullptr);
       s != SPRT_OK)
     return fail(runtimeError(s));
   if (sprt_status s = ops.fetch(); s != SPRT_OK)
@@ -424,7 +470,7 @@ int main(int argc, char **argv) {
       for (const char *v : {"cusparse-spmv-default", "cusparse-spmv-csr-alg1",
                             "cusparse-spmv-csr-alg2"})
         variants.push_back(v);
-    variants.push_back("cublas-sgemm");
+    variants.push_back(ops.narrow() ? "cublas-gemmex" : "cublas-sgemm");
   }
   std::vector<Timing> timings;
   for (const std::string &variant : variants) {
@@ -433,10 +479,10 @@ int main(int argc, char **argv) {
     t.timesMs.resize(static_cast<size_t>(runs));
     if (sprt_status s = ops.poison(); s != SPRT_OK)
       return fail(runtimeError(s));
-    sprt_status s = sprt_spmm_time(package.get(), layer, variant.c_str(),
-                                   ops.bPtr(), k, ops.cPtr(), nullptr,
-                                   int32_t(warmup), int32_t(runs),
-                                   t.timesMs.data());
+    sprt_status s = sprt_spmm_time_typed(
+        package.get(), layer, variant.c_str(), ops.bPtr(), ops.dtype(), k,
+        ops.cPtr(), ops.dtype(), nullptr, int32_t(warmup), int32_t(runs),
+        t.timesMs.data());
     // A baseline cuSPARSE refuses for this shape is reported, not fatal
     // (the table and the record show why).
     if (s != SPRT_OK && s != SPRT_ERROR_OUT_OF_MEMORY && variant != "spperm") {
@@ -458,11 +504,15 @@ int main(int argc, char **argv) {
     t.minMs = sorted.front();
     timings.push_back(std::move(t));
   }
-  // Every baseline must agree with the package (fp32 paths: 1e-5 relative,
-  // NaN never passes).
+  // Every baseline must agree with the package (fp32 paths: 1e-5 relative;
+  // 16-bit ones: 4 units of the type's roundoff, the baselines' A being
+  // rounded to it too; NaN never passes).
+  const double agreement = ops.type == ValueType::F16    ? std::ldexp(4.0, -11)
+                           : ops.type == ValueType::BF16 ? std::ldexp(4.0, -8)
+                                                         : 1e-5;
   std::string disagreements;
   for (const Timing &t : timings)
-    if (t.skipped.empty() && !(t.diff <= 1e-5))
+    if (t.skipped.empty() && !(t.diff <= agreement))
       disagreements += (disagreements.empty() ? "" : ", ") + t.variant;
 
   const Timing *best = nullptr;
@@ -472,9 +522,11 @@ int main(int argc, char **argv) {
       best = &t;
   const Timing &own = timings.front();
 
-  // Compulsory traffic and flops (docs/BENCHMARK.md).
+  // Compulsory traffic and flops (docs/BENCHMARK.md), B and C at their
+  // type's width.
+  const double width = double(valueTypeBytes(ops.type));
   const double bytes = 8.0 * info->nnz + 4.0 * (info->rows + 1) +
-                       4.0 * info->cols * k + 4.0 * info->rows * k;
+                       width * info->cols * k + width * info->rows * k;
   const double flops = 2.0 * info->nnz * k;
   sprt_device_props props{};
   bool haveProps = device == SPRT_DEVICE_GPU &&
@@ -581,6 +633,7 @@ int main(int argc, char **argv) {
   }
   if (!disagreements.empty())
     return fail("C of " + disagreements +
-                " differs from the package's C by more than 1e-5");
+                " differs from the package's C by more than " +
+                std::to_string(agreement));
   return 0;
 }

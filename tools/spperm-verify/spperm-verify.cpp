@@ -148,10 +148,10 @@ void benchPackage(const Package &pkg, sprt_package *rt,
         layer.libraryCheck || cusparseLayer ||
         (layer.matrix.kind == FormatKind::Csr &&
          layer.permutation.strategy == Strategy::Identity);
-    // The library baselines are fp32: 16-bit layers are timed alone (their
-    // fp32 twin package gives the comparison).
+    // 16-bit layers' baselines run at their type: cuSPARSE with A rounded
+    // to it, cublasGemmEx on the densified matrix (fp32 compute).
     const ValueType type = layer.operandType;
-    const bool withBaseline = baseline && type == ValueType::F32;
+    const bool withBaseline = baseline;
     const int64_t elementBytes = valueTypeBytes(type);
     for (int64_t k : bench.ks) {
       if (layer.k != 0 && k != layer.k)
@@ -234,11 +234,13 @@ void benchPackage(const Package &pkg, sprt_package *rt,
           }
         }
         line << " cusparse_ms=" << best << " cusparse_alg=" << bestAlg;
-        // The dense candidate (cuBLAS SGEMM on the densified matrix; -1
+        // The dense candidate (cuBLAS GEMM on the densified matrix; -1
         // when it has none): the other library a user would reach for.
         line << " dense_ms="
-             << timeVariant(rt, static_cast<int64_t>(li), "cublas-sgemm", ops,
-                            k, bench);
+             << timeVariant(rt, static_cast<int64_t>(li),
+                            type == ValueType::F32 ? "cublas-sgemm"
+                                                   : "cublas-gemmex",
+                            ops, k, bench);
       }
       sprt_device_free(db);
       sprt_device_free(dc);
