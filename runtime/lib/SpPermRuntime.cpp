@@ -475,13 +475,16 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
   if (!c && cCount > 0)
     return invalid("C is NULL");
   // Elements are read and written whole; on the GPU, a K that is a
-  // multiple of 4 selects kernels that move 4 elements at a time (16- or
-  // 8-byte vector loads and stores of B's and C's rows), which fault on a
+  // multiple of 4 selects kernels that move 4 elements at a time (16-byte
+  // vector loads and stores of fp32 rows of B and C; 8-byte ones of 16-bit
+  // rows, 16-byte ones when K is a multiple of 8), which fault on a
   // misaligned address — refused here instead of in the middle of a
   // launch.
-  const uintptr_t alignment =
-      package->device == SPRT_DEVICE_GPU && k % 4 == 0 ? 4 * elementBytes
-                                                       : elementBytes;
+  const int64_t vector = package->device != SPRT_DEVICE_GPU ? 1
+                         : elementBytes == 2 && k % 8 == 0  ? 8
+                         : k % 4 == 0                       ? 4
+                                                            : 1;
+  const uintptr_t alignment = static_cast<uintptr_t>(vector * elementBytes);
   auto misaligned = [alignment](const void *p) {
     return reinterpret_cast<uintptr_t>(p) % alignment != 0;
   };
@@ -491,13 +494,13 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
     if (p && count > 0 && misaligned(p))
       return invalid(std::string(name) + " is not " +
                      std::to_string(alignment) + "-byte aligned" +
-                     (alignment == uintptr_t(4 * elementBytes) &&
-                              alignment > uintptr_t(elementBytes)
-                          ? " (K = " + std::to_string(k) +
-                                " is a multiple of 4: the GPU kernels move " +
-                                std::to_string(alignment) +
-                                " bytes at a time)"
-                          : std::string()));
+                     (vector > 1 ? " (K = " + std::to_string(k) +
+                                       " is a multiple of " +
+                                       std::to_string(vector) +
+                                       ": the GPU kernels move " +
+                                       std::to_string(alignment) +
+                                       " bytes at a time)"
+                                 : std::string()));
   if (b && c && bCount > 0 && cCount > 0) {
     auto bAddr = reinterpret_cast<uintptr_t>(b);
     auto cAddr = reinterpret_cast<uintptr_t>(c);

@@ -285,7 +285,8 @@ private:
     // staging a block than on multiplying it) keep them in the row kernel.
     const bool tiles = !half && m.kind == FormatKind::Bell &&
                        m.bell.block >= 4 && m.bell.width > 0;
-    for (const KClass &kc : kClasses(options.k, options.kBuckets)) {
+    for (const KClass &kc :
+         kClasses(options.k, options.kBuckets, half ? 8 : 4)) {
       if (m.kind == FormatKind::Csr && usesWindows(kc)) {
         planWindows(rm, kc);
         continue;

@@ -24,11 +24,12 @@ int64_t pow2Ceil(int64_t v) {
   return static_cast<int64_t>(llvm::PowerOf2Ceil(std::max<int64_t>(v, 1)));
 }
 
-std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets) {
+std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets,
+                             int64_t maxVec) {
   if (k == 1)
     return {{"k1", 1, 1, 1, 0, 1, true, 1}};
   if (k > 0) {
-    int64_t vec = k % 4 == 0 ? 4 : 1;
+    int64_t vec = maxVec >= 8 && k % 8 == 0 ? 8 : k % 4 == 0 ? 4 : 1;
     int64_t lanes = std::min<int64_t>(32, pow2Ceil((k + vec - 1) / vec));
     return {{"k" + std::to_string(k), k, k, 1, lanes, vec, false, k}};
   }
@@ -36,8 +37,16 @@ std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets) {
   std::vector<KClass> out;
   for (int64_t bucket : buckets)
     if (bucket > 1)
-      out.push_back(kClasses(bucket).front());
-  out.insert(out.end(), {{"spmv", 1, 1, 1, 0, 1, true, 1},
+      out.push_back(kClasses(bucket, {}, maxVec).front());
+  out.push_back({"spmv", 1, 1, 1, 0, 1, true, 1});
+  // 16-byte columns of 2-byte elements: the same column ranges as vec4's
+  // groups, with half the lanes.
+  if (maxVec >= 8)
+    out.insert(out.end(), {{"vec8.g1", 8, 8, 8, 1, 8, false, 0},
+                           {"vec8.g4", 16, 32, 8, 4, 8, false, 0},
+                           {"vec8.g8", 40, 64, 8, 8, 8, false, 0},
+                           {"vec8.g16", 72, 0, 8, 16, 8, false, 0}});
+  out.insert(out.end(), {
                          {"vec4.g2", 4, 8, 4, 2, 4, false, 0},
                          {"vec4.g8", 12, 32, 4, 8, 4, false, 0},
                          {"vec4.g16", 36, 64, 4, 16, 4, false, 0},
@@ -187,17 +196,20 @@ std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
   if (requested > 1) {
     const int64_t width = ceilDiv(kc.k, requested);
     lanes = std::min(kc.lanes, pow2Ceil(ceilDiv(width, kc.vec)));
-  } else if (l2Panels && kc.vec == 4 && kc.k > kL2PanelColumns) {
+  } else if (l2Panels && kc.vec >= 4 && kc.k > kL2PanelColumns) {
     lanes = kL2PanelColumns / kc.vec;
-  } else if (kc.vec == 4 && kc.k > kWideK && rows > 0) {
-    // Wide K: slices of 128 columns (a warp each), or of 32 columns (8
-    // lanes) for few rows with many entries, which then get 4x the groups.
-    lanes = rows <= kNarrowSliceRows && meanLength >= kNarrowSliceLength
-                ? 8
-                : 32;
+  } else if (kc.vec >= 4 && kc.k > kWideK && rows > 0) {
+    // Wide K: slices of 128 columns (a warp each of 4-column lanes), or of
+    // 32 columns for few rows with many entries, which then get 4x the
+    // groups.
+    lanes = (rows <= kNarrowSliceRows && meanLength >= kNarrowSliceLength
+                 ? 32
+                 : 128) /
+            kc.vec;
   } else {
-    constexpr int64_t kSliceLanes = 8;
-    if (kc.vec != 4 || kc.k < 64 || kc.k > kWideK || rows <= 0)
+    // Slices of 32 columns.
+    const int64_t kSliceLanes = 32 / std::max<int64_t>(kc.vec, 1);
+    if (kc.vec < 4 || kc.k < 64 || kc.k > kWideK || rows <= 0)
       return {kc.lanes, 1};
     const int64_t parts =
         partsFor(rows, meanLength, kc.lanes, threads, multiprocessors);

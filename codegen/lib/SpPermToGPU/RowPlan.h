@@ -46,8 +46,12 @@ int64_t kChunkGroups(const KClass &kc, int64_t chunkCols);
 int64_t pow2Ceil(int64_t v);
 
 /// The variants a layer gets for K = `k` (0: every class of K, after a
-/// variant of its own for each K of `buckets`, as for that k).
-std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets = {});
+/// variant of its own for each K of `buckets`, as for that k). With
+/// `maxVec` 8 (16-bit B and C), K that are multiples of 8 get 8 columns a
+/// lane (16-byte loads) and the K-agnostic `vec8` classes come before the
+/// `vec4` ones (which remain for K % 8 == 4).
+std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets = {},
+                             int64_t maxVec = 4);
 
 /// The CSR arrays a row kernel walks (the matrix's, or bell's residual).
 struct RowMatrix {

@@ -10,7 +10,7 @@
 // CHECK-NOT:     bell-mma
 // CHECK:       gpu.func @l0_bell_k32_0
 // CHECK-NOT:   gpu.func @l0_bell_tile
-// CHECK:           memref<?xbf16>, vector<4xbf16>
+// CHECK:           memref<?xbf16>, vector<8xbf16>
 func.func @bell(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xbf16> -> tensor<64x32xbf16>
