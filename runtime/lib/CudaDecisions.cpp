@@ -187,8 +187,8 @@ CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const void *b,
                                  std::unique_ptr<LibraryPlan> &libraryPlan,
                                  float *generatedOut, float *libraryOut,
                                  std::string *libraryNameOut) {
-  // The library calls are fp32: 16-bit layers keep their kernels.
-  if (device.operandType != ValueType::F32)
+  // 16-bit operands with fp32 values: the library would multiply another A.
+  if (!device.libraryComputes)
     return SPRT_OK;
   std::unique_ptr<LibraryPlan> candidate;
   const std::string savedError = sprt_last_error();

@@ -65,8 +65,9 @@ sprt_status CudaBackend::uploadCsr(const PackageLayer &layer,
     SPRT_RETURN_IF_ERROR(device.values.upload(
         d, csr.values.data(), csr.values.size() * sizeof(float)));
   } else {
-    // The library calls take A of B's type: the values rounded to it (the
-    // baselines of a 16-bit layer, sprt_spmm_time_typed).
+    // The library calls take A of B's type: the values in it (already
+    // when the layer's values are of its type; rounded for the baselines
+    // of a layer of fp32 values, sprt_spmm_time_typed).
     std::vector<uint16_t> bits(csr.values.size());
     for (size_t i = 0; i < bits.size(); ++i)
       bits[i] = narrowToValueType(csr.values[i], layer.operandType);
@@ -169,9 +170,20 @@ sprt_status CudaBackend::uploadArrays(const PackageLayer &layer,
   for (const LayerBuffer &buffer : layerBuffers(layer)) {
     if (!wanted.count(buffer.name))
       continue;
-    const uint64_t bytes = buffer.bytes();
+    uint64_t bytes = buffer.bytes();
     DeviceBuffer array;
-    SPRT_RETURN_IF_ERROR(array.upload(d, buffer.data, bytes));
+    if (layer.valueType != ValueType::F32 && buffer.dtype == "f32") {
+      // 16-bit values (every f32 array of a csr or bell layer is values):
+      // uploaded in their type, which holds them exactly.
+      const auto *values = static_cast<const float *>(buffer.data);
+      std::vector<uint16_t> bits(buffer.count);
+      for (size_t i = 0; i < bits.size(); ++i)
+        bits[i] = narrowToValueType(values[i], layer.valueType);
+      bytes = bits.size() * sizeof(uint16_t);
+      SPRT_RETURN_IF_ERROR(array.upload(d, bits.data(), bytes));
+    } else {
+      SPRT_RETURN_IF_ERROR(array.upload(d, buffer.data, bytes));
+    }
     device.spans[std::string(buffer.name)] = {
         array.get(), static_cast<int64_t>(buffer.count)};
     device.arrays.push_back(std::move(array));

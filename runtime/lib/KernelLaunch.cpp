@@ -21,10 +21,14 @@ bool spperm::runtime_detail::hasGeneratedKernels(const PackageLayer &layer) {
   return false;
 }
 
+bool spperm::runtime_detail::libraryComputesLayer(
+    const PackageLayer &layer) {
+  return layer.operandType == ValueType::F32 ||
+         layer.valueType == layer.operandType;
+}
+
 bool spperm::runtime_detail::mayUseCusparse(const PackageLayer &layer) {
-  // The library calls are fp32; the package reader refuses 16-bit layers
-  // without generated kernels.
-  if (layer.operandType != ValueType::F32)
+  if (!libraryComputesLayer(layer))
     return false;
   if (layer.kernels.empty() || layer.libraryCheck)
     return true;
@@ -46,17 +50,18 @@ std::string describeK(const KernelInfo &kernel) {
   return text;
 }
 
-/// `choice` (a library call) for `layer`, which must be fp32: the library
-/// calls are fp32 only.
+/// `choice` (a library call) for `layer`, which the library must compute
+/// (libraryComputesLayer).
 sprt_status libraryChoice(const PackageLayer &layer, LaunchChoice choice,
                           LaunchChoice &out) {
-  if (layer.operandType != ValueType::F32)
+  if (!libraryComputesLayer(layer))
     return failWith(SPRT_ERROR_UNSUPPORTED,
                     "layer '" + layer.name + "' takes " +
                         std::string(valueTypeName(layer.operandType)) +
-                        " B and C and runs a library call for this K, which "
-                        "is fp32 only (compile it with spperm-compile "
-                        "--dtype: generated kernels for every K)");
+                        " B and C with f32 values and runs a library call "
+                        "for this K, which takes A of B's type (compile it "
+                        "with spperm-compile --dtype: generated kernels for "
+                        "every K)");
   out = std::move(choice);
   return SPRT_OK;
 }

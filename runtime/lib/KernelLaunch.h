@@ -46,9 +46,14 @@ inline bool isGenerated(const KernelInfo &kernel) {
 /// Whether some K runs `layer` through generated kernels.
 bool hasGeneratedKernels(const PackageLayer &layer);
 
-/// Whether some K runs `layer` through cuSPARSE: an fp32 layer that has no
-/// kernels, one of whose kernels is of the "cusparse" variant, or that asks
-/// for the library check (16-bit layers never do).
+/// Whether the library calls (cuSPARSE, cuBLAS) compute `layer`'s product:
+/// they take A, B and C of one type, so fp32 layers and 16-bit layers whose
+/// values are of their type; not 16-bit operands with fp32 values.
+bool libraryComputesLayer(const PackageLayer &layer);
+
+/// Whether some K runs `layer` through cuSPARSE: a layer the library
+/// computes (libraryComputesLayer) that has no kernels, one of whose kernels
+/// is of the "cusparse" variant, or that asks for the library check.
 bool mayUseCusparse(const PackageLayer &layer);
 
 /// How a layer runs for one K.

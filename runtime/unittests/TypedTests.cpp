@@ -45,13 +45,21 @@ struct TypedPackage {
   std::vector<const CsrMatrix *> originals;
   sprt_package *p = nullptr;
 
-  explicit TypedPackage(ValueType type) {
+  /// `values`: the layers' values are of `type` too (the matrices rounded
+  /// to it, as spperm-compile's default does).
+  explicit TypedPackage(ValueType type, bool values = false) {
+    if (values)
+      for (CsrMatrix &m : matrices)
+        for (float &v : m.values)
+          v = roundToValueType(v, type);
     for (FormatKind kind : kKinds)
       for (size_t i = 0; i < matrices.size(); ++i) {
         layers.push_back(makeLayer(std::string(formatName(kind)) + "." +
                                        std::to_string(i),
                                    matrices[i], Strategy::Lpt, kind));
         layers.back().operandType = type;
+        if (values)
+          layers.back().valueType = type;
         originals.push_back(&matrices[i]);
       }
     EXPECT_TRUE(writePackage(dir.path("t.spp"), layers, PackageOptions()));
@@ -64,10 +72,12 @@ struct TypedPackage {
 };
 
 TEST(TypedTest, SpmmTypedMatchesRoundedReference) {
+  for (bool values : {false, true})
   for (sprt_dtype dtype : kHalfTypes) {
     const ValueType type = valueTypeOf(dtype);
-    SCOPED_TRACE(std::string(valueTypeName(type)));
-    TypedPackage pkg(type);
+    SCOPED_TRACE(std::string(valueTypeName(type)) +
+                 (values ? " values" : " operands"));
+    TypedPackage pkg(type, values);
     ASSERT_NE(pkg.p, nullptr);
     // The unit roundoff of the type: C's rounding moves each element by at
     // most this much of its magnitude.
@@ -196,6 +206,24 @@ TEST(TypedTest, ManifestDtype) {
   StatusOr<Package> read = readPackage(dir.path("p.spp"));
   ASSERT_TRUE(read) << read.message();
   EXPECT_EQ(read->layers[0].operandType, ValueType::F16);
+
+  // values_dtype: f32 or the layer's dtype.
+  layer.valueType = ValueType::F16;
+  ASSERT_TRUE(writePackage(dir.path("v.spp"), {layer}, PackageOptions()));
+  manifest = json::parse(readWholeFile(dir.path("v.spp/manifest.json")));
+  EXPECT_EQ(manifest["layers"][0]["values_dtype"], "f16");
+  read = readPackage(dir.path("v.spp"));
+  ASSERT_TRUE(read) << read.message();
+  EXPECT_EQ(read->layers[0].valueType, ValueType::F16);
+  copyPackage(dir.path("v.spp"), dir.path("mixed.spp"));
+  rewriteManifest(dir.path("mixed.spp"),
+                  [](json &j) { j["layers"][0]["values_dtype"] = "bf16"; });
+  expectRefused(dir.path("mixed.spp"), "bf16 values of an f16 layer");
+  std::string mixed;
+  tryLoad(dir.path("mixed.spp"), mixed);
+  EXPECT_NE(mixed.find(".values_dtype 'bf16' is not f32 or the layer's dtype"),
+            std::string::npos)
+      << mixed;
 
   copyPackage(dir.path("p.spp"), dir.path("bad.spp"));
   rewriteManifest(dir.path("bad.spp"),

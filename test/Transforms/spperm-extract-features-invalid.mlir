@@ -24,12 +24,3 @@ func.func @malformed_file() {
   %a = spperm.load "spperm-extract-features-invalid.mlir" : !spperm.matrix<4x5xf32, #spperm.csr>
   return
 }
-
-// -----
-
-// The IR describes 16-bit values; the passes read f32 matrices only.
-func.func @half_values() {
-  // expected-error@+1 {{'spperm.load' op loads 'bf16' values; the passes read f32 matrices only}}
-  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xbf16, #spperm.csr>
-  return
-}

@@ -108,14 +108,14 @@ std::string layerNameFor(StringRef path) {
 }
 
 /// Builds `func.func @NAME(%b: tensor<NxKxT>) -> tensor<MxKxT>` around one
-/// matrix (a file, or an in-memory matrix recorded under `path`) of f32
-/// values, T the operands' element type.
+/// matrix (a file, or an in-memory matrix recorded under `path`) with
+/// values of `valueType`, T the operands' element type.
 OwningOpRef<ModuleOp> buildMatrixModule(MLIRContext *ctx,
                                         const std::string &path,
                                         const std::string &name,
                                         const std::string &values, int32_t rows,
                                         int32_t cols, int64_t k,
-                                        Type operandType) {
+                                        Type operandType, Type valueType) {
   OpBuilder b(ctx);
   Location loc = FileLineColLoc::get(ctx, path, 0, 0);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
@@ -128,7 +128,7 @@ OwningOpRef<ModuleOp> buildMatrixModule(MLIRContext *ctx,
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   auto matrixType =
-      MatrixType::get(ctx, rows, cols, b.getF32Type(), CsrAttr::get(ctx, {}));
+      MatrixType::get(ctx, rows, cols, valueType, CsrAttr::get(ctx, {}));
   auto load = LoadOp::create(b, loc, matrixType, b.getStringAttr(path),
                              values == "file" ? StringAttr()
                                               : b.getStringAttr(values),
@@ -306,9 +306,13 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     layer.k = ShapedType::isDynamic(kDim) ? 0 : kDim;
     Type operand =
         cast<RankedTensorType>(spmm.getDense().getType()).getElementType();
-    layer.operandType = operand.isF16()    ? ::spperm::ValueType::F16
-                        : operand.isBF16() ? ::spperm::ValueType::BF16
-                                           : ::spperm::ValueType::F32;
+    auto toValueType = [](Type t) {
+      return t.isF16()    ? ::spperm::ValueType::F16
+             : t.isBF16() ? ::spperm::ValueType::BF16
+                          : ::spperm::ValueType::F32;
+    };
+    layer.operandType = toValueType(operand);
+    layer.valueType = toValueType(type.getElementType());
     layer.sourcePath = load.resolvePath(options.baseDir);
     // Each source file is hashed once (a layer's alternatives share it).
     // An in-memory matrix has no file to hash (docs/Package.md: "" for
@@ -610,9 +614,9 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     if (request.valuesGiven)
       return fail("--values applies to matrix files; a .mlir module says it "
                   "on each spperm.load");
-    if (request.dtypeGiven)
-      return fail("--dtype applies to matrix inputs; a .mlir module's "
-                  "tensor types give each layer's operand type");
+    if (request.dtypeGiven || !request.valuesDtype.empty())
+      return fail("--dtype and --values-dtype apply to matrix inputs; a "
+                  ".mlir module's types give each layer's element types");
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
         llvm::MemoryBuffer::getFile(request.input, /*IsText=*/true);
     if (!text)
@@ -652,13 +656,16 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
                                        : request.layerName;
     }
     times.add("read", since(start));
-    Type operandType =
-        request.dtype == "f16"    ? Type(Float16Type::get(&ctx))
-        : request.dtype == "bf16" ? Type(BFloat16Type::get(&ctx))
-                                  : Type(Float32Type::get(&ctx));
-    module = buildMatrixModule(&ctx, matrixPath, name, request.values,
-                               matrix->rows, matrix->cols, pipeline.k,
-                               operandType);
+    auto typeNamed = [&](const std::string &name) -> Type {
+      return name == "f16"    ? Type(Float16Type::get(&ctx))
+             : name == "bf16" ? Type(BFloat16Type::get(&ctx))
+                              : Type(Float32Type::get(&ctx));
+    };
+    module = buildMatrixModule(
+        &ctx, matrixPath, name, request.values, matrix->rows, matrix->cols,
+        pipeline.k, typeNamed(request.dtype),
+        typeNamed(request.valuesDtype.empty() ? request.dtype
+                                              : request.valuesDtype));
   }
 
   // The compiler, then the layers collected from what it made.
@@ -807,6 +814,10 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
   if (!::spperm::parseValueType(request.dtype))
     return fail("--dtype must be f32, f16 or bf16, got '" + request.dtype +
                 "'");
+  if (!request.valuesDtype.empty() && request.valuesDtype != "f32" &&
+      request.valuesDtype != request.dtype)
+    return fail("--values-dtype must be f32 or the --dtype (" +
+                request.dtype + "), got '" + request.valuesDtype + "'");
 
   // The tuning options, read by the pipeline's own option parser; matrix
   // inputs default to the selector's choice (`keep`, given, keeps the

@@ -38,6 +38,7 @@ struct Options {
   std::string data = "embed";
   std::string dtype = "f32";
   bool dtypeSeen = false;
+  std::string valuesDtype;
   std::string sizeBudget = "2";
 };
 
@@ -52,7 +53,8 @@ int main(int argc, char **argv) {
       kTool,
       "INPUT -o PKG [--k K] [--strategy S|auto] [--format "
       "csr|bell|hbp|cusparse|auto] [--target sm_90] [--values SPEC] "
-      "[--dtype f32|f16|bf16] [--data embed|external] [--precision "
+      "[--dtype f32|f16|bf16 [--values-dtype f32]] [--data embed|external] "
+      "[--precision "
       "fp32|tf32|f16] [--report "
       "FILE.html] [compilation options]",
       "Compiles fixed sparse matrices into a package for the spperm runtime. "
@@ -72,6 +74,10 @@ int main(int argc, char **argv) {
                  "(accumulation in fp32, C rounded once; 16-bit layers run "
                  "the csr and bell kernels; matrix inputs only)",
                  &o.dtype, &o.dtypeSeen);
+  args.addOption("values-dtype", "TYPE",
+                 "Element type of A's values: the --dtype (default; the "
+                 "file's values rounded to it) or f32",
+                 &o.valuesDtype);
   args.addOption("data", "MODE",
                  "embed (default: arrays in data.bin) or external (the "
                  "package references the matrix file and its sha256)",
@@ -138,6 +144,7 @@ int main(int argc, char **argv) {
   request.data = o.data;
   request.dtype = o.dtype;
   request.dtypeGiven = o.dtypeSeen;
+  request.valuesDtype = o.valuesDtype;
   request.storeAlternatives = o.storeAlternatives;
   if (!::spperm::parseNumberOption(kTool, "size-budget", o.sizeBudget, 0.0,
                                    1e9, request.sizeBudget))

@@ -107,6 +107,9 @@ bool spperm::verify::readLayerInfo(const std::string &path, Package &out,
     if (std::optional<ValueType> type =
             parseValueType(l.value("dtype", std::string("f32"))))
       layer.operandType = *type;
+    if (std::optional<ValueType> type =
+            parseValueType(l.value("values_dtype", std::string("f32"))))
+      layer.valueType = *type;
     readVariant(l, layer);
     if (l.contains("source")) {
       layer.sourcePath = l["source"].value("path", "");
@@ -141,6 +144,11 @@ bool spperm::verify::referenceMatrix(const std::string &path,
                   : readMatrixFile(src, ro);
   if (m) {
     a = std::move(*m);
+    // 16-bit values: the product the package computes is of the values
+    // rounded to the type.
+    if (layer.valueType != ValueType::F32)
+      for (float &v : a.values)
+        v = roundToValueType(v, layer.valueType);
     from = "source";
     return true;
   }

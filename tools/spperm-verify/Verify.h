@@ -43,7 +43,8 @@ std::string parentOf(const std::string &path);
 bool readLayerInfo(const std::string &path, Package &out, std::string &error);
 
 /// Sets `a` to the reference matrix of layer `li` of the package at `path`:
-/// its source file when it can be found ("source"), else the package's own
+/// its source file when it can be found ("source"; values rounded to the
+/// layer's 16-bit values type when it has one), else the package's own
 /// arrays ("package"); `from` says which. False (with `error`) when neither
 /// can be read.
 bool referenceMatrix(const std::string &path, const PackageLayer &layer,

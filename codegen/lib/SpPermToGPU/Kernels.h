@@ -145,6 +145,8 @@ struct RowKernelSpec {
   /// The element type of B and C (KernelGenOptions::operandType); 16-bit
   /// operands need a source that stores each row of C once (no chunks).
   ::spperm::ValueType operandType = ::spperm::ValueType::F32;
+  /// The element type of the values arrays (KernelGenOptions::valueType).
+  ::spperm::ValueType valueType = ::spperm::ValueType::F32;
 };
 
 /// The MLIR type of `type`'s elements (f32, f16 or bf16).

@@ -534,6 +534,7 @@ private:
 
     RowKernelSpec spec;
     spec.operandType = options.operandType;
+    spec.valueType = options.valueType;
     spec.vectorReductions = options.vectorReductions;
     spec.gridDependencies = options.gridDependencies;
     spec.threads = options.threads;

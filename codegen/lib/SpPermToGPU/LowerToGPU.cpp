@@ -100,21 +100,17 @@ struct SpPermLowerToGPU
     llvm::StringMap<int> alternativeCount;
     int layerCount = 0;
     WalkResult result = module.walk([&](SpMMOp spmm) -> WalkResult {
-      // The kernels read fp32 values; B and C may be f32, f16 or bf16
-      // (the verifier admits 16-bit values too).
+      // B and C may be f32, f16 or bf16; A's values f32 or B's type (the
+      // verifier's rule).
       Type valueType = spmm.getMatrix().getType().getElementType();
       Type denseType =
           cast<ShapedType>(spmm.getDense().getType()).getElementType();
-      if (!valueType.isF32()) {
-        spmm.emitOpError("has ")
-            << valueType
-            << " values; the generated kernels read f32 values only";
-        return WalkResult::interrupt();
-      }
-      const ::spperm::ValueType operandType =
-          denseType.isF16()    ? ::spperm::ValueType::F16
-          : denseType.isBF16() ? ::spperm::ValueType::BF16
-                               : ::spperm::ValueType::F32;
+      auto toValueType = [](Type t) {
+        return t.isF16()    ? ::spperm::ValueType::F16
+               : t.isBF16() ? ::spperm::ValueType::BF16
+                            : ::spperm::ValueType::F32;
+      };
+      const ::spperm::ValueType operandType = toValueType(denseType);
       // Made for the first multiplication, even one the library runs: a
       // package always has its kernels.ptx.
       if (!kernels)
@@ -152,6 +148,7 @@ struct SpPermLowerToGPU
         }
         KernelGenOptions options = base;
         options.operandType = operandType;
+        options.valueType = toValueType(valueType);
         // spperm-tensor-core-alternatives' copies name their own precision.
         if (auto named = func ? func->getAttrOfType<StringAttr>(
                                     kPrecisionAttrName)

@@ -251,7 +251,7 @@ private:
                       return kb.forLoop(
                           lb, jmax, step, it[0],
                           [&](Value j, ValueRange a) -> SmallVector<Value> {
-                            Value v = kb.load(blockValues, kb.add(base, j));
+                            Value v = kb.loadF32(blockValues, kb.add(base, j), 1);
                             if (!d.condensed)
                               return {multiplyAdd(v, kb.add(col0, j), kcol,
                                                   active, a[0])};
@@ -317,7 +317,7 @@ private:
                 kb.add(s.start, part), s.end, kb.idx(spec.parts), acc,
                 [&](Value p, ValueRange a) -> SmallVector<Value> {
                   Value c = kb.loadIndex(colIdx, p);
-                  Value v = kb.load(values, p);
+                  Value v = kb.loadF32(values, p, 1);
                   return {multiplyAdd(v, c, kcol, active, a[0])};
                 })[0];
           } else {
@@ -333,7 +333,7 @@ private:
                   Value c = kb.guarded(
                       in, [&] { return kb.load(colIdx, q); }, kb.i32(0));
                   Value v = kb.guarded(
-                      in, [&] { return kb.load(values, q); }, kb.f32(0.0f));
+                      in, [&] { return kb.loadF32(values, q, 1); }, kb.f32(0.0f));
                   Value n = kb.min(kb.idx(spec.lanes), kb.sub(s.end, p));
                   return {broadcastBatch(c, v, n, kcolSafe, a[0])};
                 })[0];
@@ -479,7 +479,7 @@ private:
           in,
           [&] {
             Value c = kb.loadIndex(colIdx, q);
-            return kb.fma(kb.load(values, q), kb.loadF32(B, c, 1),
+            return kb.fma(kb.loadF32(values, q, 1), kb.loadF32(B, c, 1),
                           kb.f32(0.0f));
           },
           kb.f32(0.0f)));
@@ -501,7 +501,7 @@ private:
     sum = kb.forLoop(kb.add(s.start, lane), s.end, kb.idx(spec.lanes), sum,
                      [&](Value q, ValueRange a) -> SmallVector<Value> {
                        Value c = kb.loadIndex(colIdx, q);
-                       return {kb.fma(kb.load(values, q), kb.loadF32(B, c, 1),
+                       return {kb.fma(kb.loadF32(values, q, 1), kb.loadF32(B, c, 1),
                                       a[0])};
                      })[0];
     for (int64_t offset = spec.lanes / 2; offset >= 1; offset /= 2)
@@ -545,10 +545,11 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   if (!spec.source.isChunks())
     args.push_back({spec.rowPtr, i32});
   args.push_back({spec.colIdx, i32});
-  args.push_back({spec.values, f32});
+  Type values = operandElementType(ctx, spec.valueType);
+  args.push_back({spec.values, values});
   if (spec.dense.tau > 0 && spec.dense.width > 0) {
     args.push_back({spec.blockCol, i32});
-    args.push_back({spec.blockValues, f32});
+    args.push_back({spec.blockValues, values});
     if (spec.dense.condensed)
       args.push_back({spec.tileCol, i32});
   }

@@ -6,6 +6,7 @@
 
 #include "spperm/Transforms/MatrixUtils.h"
 
+#include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Shards.h"
 
@@ -119,13 +120,6 @@ void MatrixCache::insert(const std::string &path, StringRef values,
 }
 
 const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op, StringRef baseDir) {
-  // The values are read as fp32; rounding them to a 16-bit type on load
-  // is not built yet, so no pass reads such a matrix.
-  if (Type type = op.getResult().getType().getElementType(); !type.isF32()) {
-    op.emitOpError("loads ")
-        << type << " values; the passes read f32 matrices only";
-    return nullptr;
-  }
   std::string path = op.resolvePath(baseDir);
   StringRef values = op.getValues().value_or("file");
   auto it = matrices.find(joinKey(path, values));
@@ -176,7 +170,26 @@ const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op, StringRef baseDir) {
                      << type.getRows() << "x" << type.getCols();
     return nullptr;
   }
-  return m;
+  // 16-bit values: the file's fp32 values rounded to the type (to nearest
+  // even), kept beside them; the arrays stay f32, each value exactly
+  // representable in the type.
+  Type element = type.getElementType();
+  if (element.isF32())
+    return m;
+  const ::spperm::ValueType valueType = element.isF16()
+                                            ? ::spperm::ValueType::F16
+                                            : ::spperm::ValueType::BF16;
+  const std::string key = joinKey(path, values) + rowsKey(op) +
+                          std::string(1, '\0') + "type=" +
+                          std::string(::spperm::valueTypeName(valueType));
+  auto rounded = matrices.find(key);
+  if (rounded == matrices.end()) {
+    auto copy = std::make_unique<::spperm::CsrMatrix>(*m);
+    for (float &v : copy->values)
+      v = ::spperm::roundToValueType(v, valueType);
+    rounded = matrices.try_emplace(key, std::move(copy)).first;
+  }
+  return rounded->second.get();
 }
 
 const ::spperm::Permutation *

@@ -50,7 +50,7 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
   if (!l.is_object())
     return r.fail(ctx + " must be an object");
   if (!r.onlyKeys(l, ctx,
-                  {"name", "rows", "cols", "nnz", "k", "dtype", "strategy",
+                  {"name", "rows", "cols", "nnz", "k", "dtype", "values_dtype", "strategy",
                    "strategy_params", "format", "format_params", "source",
                    "kernels", "buffers", "library_check", "shard"}))
     return false;
@@ -83,6 +83,16 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
       return r.fail(ctx + ".dtype " + inQuotes(dtype) +
                     " is not f32, f16 or bf16");
     layer.operandType = *type;
+  }
+  if (l.contains("values_dtype")) {
+    std::string dtype;
+    if (!r.string(l, ctx, "values_dtype", dtype))
+      return false;
+    std::optional<ValueType> type = parseValueType(dtype);
+    if (!type || (*type != ValueType::F32 && *type != layer.operandType))
+      return r.fail(ctx + ".values_dtype " + inQuotes(dtype) +
+                    " is not f32 or the layer's dtype");
+    layer.valueType = *type;
   }
 
   // The shard of its layer (docs/Package.md, "Shards"); the shards' order

@@ -193,6 +193,10 @@ Status rebuildLayer(const std::string &manifestPath, const std::string &parent,
                            std::to_string(shard.rows));
     *m = sliceRows(*m, shard.rowBegin, shard.rowEnd);
   }
+  // 16-bit values: the source's rounded to the type, as the compiler did.
+  if (layer.valueType != ValueType::F32)
+    for (float &v : m->values)
+      v = roundToValueType(v, layer.valueType);
   const FormattedMatrix &want = layer.matrix;
   if (m->rows != want.rows || m->cols != want.cols || m->nnz() != want.nnz)
     return Status::error(

@@ -384,6 +384,8 @@ Status writePackageFiles(const std::string &tmp,
     l["k"] = layer.k;
     if (layer.operandType != ValueType::F32)
       l["dtype"] = std::string(valueTypeName(layer.operandType));
+    if (layer.valueType != ValueType::F32)
+      l["values_dtype"] = std::string(valueTypeName(layer.valueType));
     l["strategy"] = std::string(strategyCliName(layer.permutation.strategy));
     json sp;
     sp["warps"] = layer.permutation.warps;

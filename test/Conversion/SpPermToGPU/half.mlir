@@ -53,3 +53,19 @@ func.func @bf16(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xbf16> -> tensor<64x32xbf16>
   return %c : tensor<64x32xbf16>
 }
+
+// -----
+
+// bf16 values (the file's rounded to bf16 on load) with bf16 operands: the
+// values array is bf16 too, each value widened exactly as it is read.
+
+// CHECK-LABEL: func.func @bf16_values
+// CHECK:       gpu.func @l0_csr_k16_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: index)
+// CHECK:           memref.load %{{.*}} : memref<?xbf16>
+// CHECK:           arith.extf %{{.*}} : bf16 to f32
+// CHECK:           vector.load %{{.*}} : memref<?xbf16>, vector<8xbf16>
+func.func @bf16_values(%b: tensor<64x16xbf16>) -> tensor<64x16xbf16> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xbf16, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xbf16, #spperm.csr>, tensor<64x16xbf16> -> tensor<64x16xbf16>
+  return %c : tensor<64x16xbf16>
+}

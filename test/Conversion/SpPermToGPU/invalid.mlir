@@ -20,16 +20,6 @@ func.func @not_loaded(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x
 
 // -----
 
-// The IR describes 16-bit values; the kernels read f32 values.
-func.func @half_values(%b: tensor<64x8xbf16>) -> tensor<64x8xbf16> {
-  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xbf16, #spperm.csr>
-  // expected-error @below {{has 'bf16' values; the generated kernels read f32 values only}}
-  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xbf16, #spperm.csr>, tensor<64x8xbf16> -> tensor<64x8xbf16>
-  return %c : tensor<64x8xbf16>
-}
-
-// -----
-
 // 16-bit operands run the row kernels (csr, bell), not hbp's.
 func.func @half_hbp(%b: tensor<64x8xf16>) -> tensor<64x8xf16> {
   %l = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>

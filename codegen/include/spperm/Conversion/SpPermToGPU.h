@@ -191,6 +191,10 @@ struct KernelGenOptions {
   /// chunks, so that each element of C is rounded once); hbp layers refuse
   /// them (supportsOperandType).
   ::spperm::ValueType operandType = ::spperm::ValueType::F32;
+  /// The element type of A's values: f32, or operandType's 16-bit type
+  /// (the values arrays are then uploaded as that type, read and widened
+  /// exactly by the row kernels).
+  ::spperm::ValueType valueType = ::spperm::ValueType::F32;
   /// Prefix of every symbol of the layer (unique within the package).
   std::string prefix = "layer";
 };

@@ -64,7 +64,9 @@ public:
 
   /// The matrix of `op`, its relative path resolved against `baseDir` (see
   /// LoadOp::resolvePath), or null after emitting an error on `op`
-  /// (unreadable file, or a shape different from the result type).
+  /// (unreadable file, or a shape different from the result type). A load
+  /// of f16 or bf16 values gets the file's values rounded to that type (to
+  /// nearest even), held as f32.
   const ::spperm::CsrMatrix *get(LoadOp op, StringRef baseDir);
 
   /// Adds a matrix the caller has already read from `path` (as a LoadOp

@@ -52,6 +52,9 @@ struct CompileRequest {
   /// inputs only: a .mlir module's tensor types say it).
   std::string dtype = "f32";
   bool dtypeGiven = false;
+  /// --values-dtype: the element type A's values are stored and read in
+  /// (f32, or the --dtype; empty: the --dtype's), rounded to nearest even.
+  std::string valuesDtype;
   /// --data: "embed" or "external" (matrix files only).
   std::string data = "embed";
   /// --store-alternatives: store every alternative's arrays in data.bin

@@ -108,6 +108,10 @@ struct PackageLayer {
   /// manifest, absent for f32; an alternative has its layer's). The values
   /// of A are f32 whatever it is.
   ValueType operandType = ValueType::F32;
+  /// The element type of A's values ("values_dtype", absent for f32): f32,
+  /// or operandType's 16-bit type, whose values the arrays hold exactly (as
+  /// f32) and the runtime uploads in that type.
+  ValueType valueType = ValueType::F32;
   /// The source matrix: path as given, sha256 of the file's bytes, values.
   std::string sourcePath;
   std::string sourceSha256;
