@@ -76,19 +76,30 @@ def _device(x: Any, kind: str) -> str:
         "(1) and CUDA (2) (copy pinned or managed memory to one of them)")
 
 
-def _empty(like: Any, kind: str, rows: int, k: int) -> Any:
-    """A float32 rows x k result of the same kind and device as ``like``."""
+# The runtime's sprt_dtype of each layer dtype name (Layer.dtype).
+_SPRT_DTYPE = {"float32": 0, "float16": 1, "bfloat16": 2}
+
+
+def _empty(like: Any, kind: str, rows: int, k: int,
+           dtype: str = "float32") -> Any:
+    """A rows x k result of ``dtype`` ("float32", "float16" or "bfloat16")
+    of the same kind and device as ``like``."""
     if kind == "torch":
         import torch
 
-        return torch.empty((rows, k), dtype=torch.float32, device=like.device)
+        return torch.empty((rows, k), dtype=getattr(torch, dtype),
+                           device=like.device)
+    if dtype == "bfloat16" and kind in ("cupy", "numpy"):
+        raise InvalidArgumentError(
+            "a bfloat16 layer's B and C are torch tensors (or pass out=, any "
+            "DLPack bfloat16 array): NumPy and CuPy have no bfloat16")
     if kind == "cupy":
         import cupy
 
         with cupy.cuda.Device(like.device.id):
-            return cupy.empty((rows, k), dtype=cupy.float32)
+            return cupy.empty((rows, k), dtype=dtype)
     if kind == "numpy" or _device(like, kind) == "cpu":
-        return np.empty((rows, k), dtype=np.float32)
+        return np.empty((rows, k), dtype=dtype)
     raise InvalidArgumentError(
         f"cannot allocate C for a {type(like).__name__} on the GPU: pass "
         "out=")
@@ -116,8 +127,10 @@ class Layer:
     """One layer of a package: C = A · B for its fixed matrix A.
 
     Attributes ``name``, ``rows``, ``cols``, ``nnz``, ``k`` (the K its kernels
-    were specialized for; 0 for any K), ``format`` and ``strategy`` describe
-    it (``spperm-inspect PKG`` prints the same); ``shards`` lists the row
+    were specialized for; 0 for any K), ``format``, ``strategy`` and
+    ``dtype`` (B's and C's element type: "float32", or "float16" /
+    "bfloat16" for a layer compiled with ``dtype=``) describe it
+    (``spperm-inspect PKG`` prints the same); ``shards`` lists the row
     shards it holds (one dict per shard: ``index``, ``count``,
     ``row_begin``, ``row_end``, ``rows``; a layer compiled whole is one
     shard of count 1, docs/Distributed.md).
@@ -134,6 +147,7 @@ class Layer:
         self.k: int = info["k"]
         self.format: str = info["format"]
         self.strategy: str = info["strategy"]
+        self.dtype: str = info.get("dtype", "float32")
         self.shards: List[Dict[str, int]] = shards or [
             {"index": 0, "count": 1, "row_begin": 0, "row_end": self.rows,
              "rows": self.rows}]
@@ -146,7 +160,9 @@ class Layer:
     def __repr__(self) -> str:
         return (f"<spperm.Layer '{self.name}' {self.rows}x{self.cols} "
                 f"nnz={self.nnz} format={self.format} "
-                f"strategy={self.strategy} k={self.k or 'any'}>")
+                f"strategy={self.strategy} k={self.k or 'any'}"
+                + ("" if self.dtype == "float32" else f" dtype={self.dtype}")
+                + ">")
 
     def _operands(self, b: Any, out: Any):
         kind = _kind(b)
@@ -155,7 +171,7 @@ class Layer:
             raise InvalidArgumentError(
                 f"B must be 2-D ({self.cols} x K), got {b.ndim} dimensions")
         if out is None:
-            out = _empty(b, kind, self.rows, int(b.shape[1]))
+            out = _empty(b, kind, self.rows, int(b.shape[1]), self.dtype)
         elif _device(out, _kind(out)) != device:
             raise InvalidArgumentError(
                 f"out is on the {_device(out, _kind(out)).upper()} but B on "
@@ -163,10 +179,12 @@ class Layer:
         return kind, device, out
 
     def __call__(self, b: Any, *, out: Any = None, stream: Any = None) -> Any:
-        """Returns C = A · B (rows x K, float32, rows in A's original order).
+        """Returns C = A · B (rows x K, of the layer's ``dtype``, rows in A's
+        original order).
 
-        ``b`` is a float32 C-contiguous cols x K array: a torch tensor, a CuPy
-        or NumPy array, or any DLPack tensor. CUDA arrays run the package's
+        ``b`` is a C-contiguous cols x K array of the layer's ``dtype``
+        (float32 unless compiled with ``dtype=``): a torch tensor, a CuPy or
+        NumPy array, or any DLPack tensor. CUDA arrays run the package's
         GPU kernels on the caller's current stream (torch's or CuPy's, or
         ``stream=``) and return without waiting; host arrays run the CPU
         executor. ``out=`` writes into an existing rows x K array of the same
@@ -184,7 +202,7 @@ class Layer:
         (a few attribute reads) and the runtime on its addresses."""
         import torch
 
-        if (b.dtype != torch.float32 or b.dim() != 2
+        if (b.dtype != getattr(torch, self.dtype) or b.dim() != 2
                 or b.shape[0] != self.cols or not b.is_contiguous()
                 or b.layout != torch.strided
                 or b.device.type not in ("cpu", "cuda")):
@@ -192,16 +210,16 @@ class Layer:
         return self._run_torch(b)
 
     def _run_torch(self, b: Any) -> Any:
-        """C = A · B for a float32 C-contiguous cols x K torch tensor B on
-        the CPU or a CUDA device (the caller checked), into a new tensor on
-        B's device and stream."""
+        """C = A · B for a C-contiguous cols x K torch tensor B of the
+        layer's dtype on the CPU or a CUDA device (the caller checked), into
+        a new tensor on B's device and stream."""
         import torch
 
         k = b.shape[1]
+        dtype = b.dtype
         if k == 0:
-            return torch.empty((self.rows, 0), dtype=torch.float32,
-                               device=b.device)
-        c = torch.empty((self.rows, k), dtype=torch.float32, device=b.device)
+            return torch.empty((self.rows, 0), dtype=dtype, device=b.device)
+        c = torch.empty((self.rows, k), dtype=dtype, device=b.device)
         if b.is_cuda:
             device = b.get_device()
             runtime = self._package._loaded.get("gpu") or \
@@ -214,7 +232,7 @@ class Layer:
                 self._package._runtime("cpu")
             stream = 0
         runtime.spmm_addresses(self.index, b.data_ptr(), k, c.data_ptr(),
-                               stream)
+                               stream, _SPRT_DTYPE[self.dtype])
         return c
 
     def _slow(self, b: Any) -> Any:
@@ -393,6 +411,19 @@ def _tuning(options: Dict[str, Any]) -> List[tuple]:
     return tuning
 
 
+def _dtype_name(dtype: Any, what: str) -> str:
+    """spperm-compile's name ("f32", "f16", "bf16") of an element type given
+    as a name, a NumPy dtype or a torch dtype."""
+    text = str(dtype).replace("torch.", "")
+    names = {"float32": "f32", "f32": "f32", "float": "f32",
+             "float16": "f16", "f16": "f16", "half": "f16",
+             "bfloat16": "bf16", "bf16": "bf16"}
+    if text not in names:
+        raise InvalidArgumentError(
+            f"{what} must be float32, float16 or bfloat16, got {dtype!r}")
+    return names[text]
+
+
 def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             format: str = "auto", *, name: Optional[str] = None,
             values: Optional[str] = None, data: str = "embed",
@@ -400,6 +431,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             output: Optional[Union[str, "os.PathLike[str]"]] = None,
             device: Optional[str] = None, verbose: bool = False,
             store_alternatives: bool = False, size_budget: float = 2.0,
+            dtype: Any = None, values_dtype: Any = None,
             **options: Any) -> Package:
     """Compiles a fixed sparse matrix into a :class:`Package`.
 
@@ -414,7 +446,11 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
     the layer (default: the file's stem, or ``"matrix"``); ``values`` and
     ``data`` are ``--values``/``--data`` (matrix files only); ``report``
     writes the HTML report; ``store_alternatives`` and ``size_budget`` are
-    ``--store-alternatives`` and ``--size-budget``. The package is written to ``output`` if given,
+    ``--store-alternatives`` and ``--size-budget``; ``dtype`` is B's and
+    C's element type (``--dtype``: ``"float32"`` by default, ``"float16"``
+    or ``"bfloat16"``; torch and NumPy dtypes and ``"f16"``-style names are
+    accepted) and ``values_dtype`` A's (``--values-dtype``: the ``dtype``
+    by default, or ``"float32"``). The package is written to ``output`` if given,
     else to a temporary directory owned by the returned package (see
     :meth:`Package.save`). Errors raise :class:`CompileError` with
     spperm-compile's message.
@@ -437,6 +473,9 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
         opts["strategy"] = strategy
         opts["format"] = format
     tuning = _tuning(opts)
+    type_name = None if dtype is None else _dtype_name(dtype, "dtype")
+    values_name = "" if values_dtype is None else _dtype_name(
+        values_dtype, "values_dtype")
     owned = None
     if output is None:
         owned = tempfile.mkdtemp(prefix="spperm-")
@@ -448,7 +487,8 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             stages = _compiler.compile_file(
                 os.fspath(a), target, tuning, values, data, name or "",
                 os.fspath(report) if report else "", verbose,
-                store_alternatives, float(size_budget))
+                store_alternatives, float(size_budget), type_name,
+                values_name)
         else:
             if values is not None or data != "embed":
                 raise CompileError(
@@ -458,7 +498,8 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             stages = _compiler.compile_csr(
                 m.rows, m.cols, m.indptr, m.indices, m.data, name or "matrix",
                 target, tuning, os.fspath(report) if report else "", verbose,
-                store_alternatives, float(size_budget))
+                store_alternatives, float(size_budget), type_name,
+                values_name)
     except BaseException:
         if owned is not None:
             shutil.rmtree(owned, ignore_errors=True)

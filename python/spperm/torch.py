@@ -50,9 +50,10 @@ def _linear(layer: Layer, x: torch.Tensor, bias: Optional[torch.Tensor],
     matrix) as C = W · B with B = Xᵀ: the result is Cᵀ, a transposed view
     (Y.t() is contiguous), so that the next SparseLinear reads it as its B
     without a copy."""
-    if x.dtype != torch.float32:
+    if x.dtype != getattr(torch, layer.dtype):
         raise InvalidArgumentError(
-            f"spperm::linear: x must be float32, got {x.dtype}")
+            f"spperm::linear: x must be {layer.dtype} (the layer's dtype), "
+            f"got {x.dtype}")
     if x.shape[-1] != layer.cols:
         raise InvalidArgumentError(
             f"spperm::linear: x has {x.shape[-1]} features but the layer "
@@ -74,8 +75,9 @@ def _linear(layer: Layer, x: torch.Tensor, bias: Optional[torch.Tensor],
 def linear(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
            out_features: int) -> torch.Tensor:
     """``x · Wᵀ + bias`` for the registered layer ``handle`` (W is the
-    layer's out_features x in_features matrix). x: (..., in_features),
-    float32, on the CPU or a CUDA device; the result has x's device."""
+    layer's out_features x in_features matrix). x: (..., in_features), of
+    the layer's dtype, on the CPU or a CUDA device; the result has x's
+    device and dtype."""
     layer = _layers.get(handle)
     if layer is None:
         raise InvalidArgumentError(f"spperm::linear: no layer {handle}")
@@ -95,9 +97,12 @@ class SparseLinear(nn.Module):
 
     Make one from a trained layer with :meth:`from_dense` (optionally pruning
     it by magnitude) or :meth:`from_linear`, or from a compiled package with
-    :meth:`from_package`. Inputs are float32 tensors of shape
-    (..., in_features) on the CPU (the CPU executor) or on CUDA (the package's
-    kernels, on torch's current stream).
+    :meth:`from_package`. Inputs are tensors of shape (..., in_features) of
+    the layer's dtype (float32, or float16 / bfloat16 for a weight compiled
+    with that ``dtype``: :meth:`from_dense` takes the weight's) on the CPU
+    (the CPU executor) or on CUDA (the package's kernels, on torch's current
+    stream); the output has the same dtype, accumulated in fp32 and rounded
+    once.
     """
 
     def __init__(self, layer: Layer, bias: Optional[torch.Tensor] = None,
@@ -110,7 +115,7 @@ class SparseLinear(nn.Module):
         self.package = package if package is not None else layer._package
         self._handle = _register(layer)
         if bias is not None:
-            bias = bias.detach().to(torch.float32)
+            bias = bias.detach().to(getattr(torch, layer.dtype))
             if bias.shape != (self.out_features,):
                 raise InvalidArgumentError(
                     f"bias must have shape ({self.out_features},), got "
@@ -126,9 +131,15 @@ class SparseLinear(nn.Module):
         weight is first pruned by magnitude: its round(s · numel) smallest
         entries in absolute value become zero. Without it the weight's zeros
         (or a torch sparse weight's pattern) are the pattern. ``options`` go
-        to :func:`spperm.compile` (``k=``, ``strategy=``, ...). The module is
-        put on ``linear``'s device."""
+        to :func:`spperm.compile` (``k=``, ``strategy=``, ...); ``dtype``
+        defaults to the weight's (a float16 or bfloat16 layer runs its
+        inputs and outputs in that type, its values too). The module is put
+        on ``linear``'s device."""
         weight = linear.weight.detach()
+        if weight.dtype in (torch.float16, torch.bfloat16):
+            options.setdefault("dtype", weight.dtype)
+            # Exact: every 16-bit value is a float32.
+            weight = weight.float()
         if sparsity is not None:
             if not 0 <= sparsity < 1:
                 raise InvalidArgumentError(
@@ -174,4 +185,6 @@ class SparseLinear(nn.Module):
         return (f"in_features={self.in_features}, "
                 f"out_features={self.out_features}, "
                 f"bias={self.bias is not None}, nnz={self.layer.nnz}, "
-                f"format={self.layer.format}, strategy={self.layer.strategy}")
+                f"format={self.layer.format}, strategy={self.layer.strategy}"
+                + ("" if self.layer.dtype == "float32"
+                   else f", dtype={self.layer.dtype}"))

@@ -58,8 +58,15 @@ std::vector<std::pair<std::string, double>> run(CompileRequest request) {
 
 CompileRequest makeRequest(const std::string &output, const Options &options,
                            const std::string &report, bool progress,
-                           bool storeAlternatives, double sizeBudget) {
+                           bool storeAlternatives, double sizeBudget,
+                           const std::optional<std::string> &dtype,
+                           const std::string &valuesDtype) {
   CompileRequest request;
+  if (dtype) {
+    request.dtype = *dtype;
+    request.dtypeGiven = true;
+  }
+  request.valuesDtype = valuesDtype;
   request.output = output;
   request.storeAlternatives = storeAlternatives;
   request.sizeBudget = sizeBudget;
@@ -83,9 +90,11 @@ NB_MODULE(_compiler, m) {
          const Options &options, std::optional<std::string> values,
          const std::string &data, const std::string &name,
          const std::string &report, bool progress, bool storeAlternatives,
-         double sizeBudget) {
-        CompileRequest request = makeRequest(output, options, report, progress,
-                                             storeAlternatives, sizeBudget);
+         double sizeBudget, std::optional<std::string> dtype,
+         const std::string &valuesDtype) {
+        CompileRequest request =
+            makeRequest(output, options, report, progress, storeAlternatives,
+                        sizeBudget, dtype, valuesDtype);
         request.input = path;
         request.layerName = name;
         if (values) {
@@ -98,7 +107,8 @@ NB_MODULE(_compiler, m) {
       nb::arg("path"), nb::arg("output"), nb::arg("options"),
       nb::arg("values").none(), nb::arg("data"), nb::arg("name"),
       nb::arg("report"), nb::arg("progress"), nb::arg("store_alternatives"),
-      nb::arg("size_budget"));
+      nb::arg("size_budget"), nb::arg("dtype").none(),
+      nb::arg("values_dtype"));
 
   m.def(
       "compile_csr",
@@ -106,9 +116,11 @@ NB_MODULE(_compiler, m) {
          const HostArray &indices, const HostArray &data,
          const std::string &name, const std::string &output,
          const Options &options, const std::string &report, bool progress,
-         bool storeAlternatives, double sizeBudget) {
-        CompileRequest request = makeRequest(output, options, report, progress,
-                                             storeAlternatives, sizeBudget);
+         bool storeAlternatives, double sizeBudget,
+         std::optional<std::string> dtype, const std::string &valuesDtype) {
+        CompileRequest request =
+            makeRequest(output, options, report, progress, storeAlternatives,
+                        sizeBudget, dtype, valuesDtype);
         request.matrix = csrFromArrays(rows, cols, indptr, indices, data,
                                        kMemorySourcePrefix + name);
         request.layerName = name;
@@ -117,7 +129,8 @@ NB_MODULE(_compiler, m) {
       nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"),
       nb::arg("data"), nb::arg("name"), nb::arg("output"), nb::arg("options"),
       nb::arg("report"), nb::arg("progress"), nb::arg("store_alternatives"),
-      nb::arg("size_budget"));
+      nb::arg("size_budget"), nb::arg("dtype").none(),
+      nb::arg("values_dtype"));
 
   m.def("tuning_options", [] {
     std::vector<std::pair<std::string, bool>> out;

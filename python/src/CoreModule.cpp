@@ -54,19 +54,45 @@ int dlpackDevice(sprt_device device) {
                                    : nb::device::cpu::value;
 }
 
-/// Checks that `a` (the operand `name`) can be passed to sprt_spmm on
-/// `device`: float32, C-contiguous rows (unit column stride, row stride =
-/// columns), on the device the package runs on. The runtime checks shapes,
-/// alignment and overlap itself.
+/// The DLPack type of `dtype`'s elements.
+nb::dlpack::dtype dlpackType(sprt_dtype dtype) {
+  switch (dtype) {
+  case SPRT_DTYPE_F16:
+    return {static_cast<uint8_t>(nb::dlpack::dtype_code::Float), 16, 1};
+  case SPRT_DTYPE_BF16:
+    return {static_cast<uint8_t>(nb::dlpack::dtype_code::Bfloat), 16, 1};
+  case SPRT_DTYPE_F32:
+    break;
+  }
+  return nb::dtype<float>();
+}
+
+/// The NumPy / torch name of `dtype`'s elements.
+const char *dtypeName(sprt_dtype dtype) {
+  return dtype == SPRT_DTYPE_F16    ? "float16"
+         : dtype == SPRT_DTYPE_BF16 ? "bfloat16"
+                                    : "float32";
+}
+
+/// Checks that `a` (the operand `name`) can be passed to sprt_spmm_typed on
+/// `device` for a layer of `dtype`: of that element type, C-contiguous rows
+/// (unit column stride, row stride = columns), on the device the package
+/// runs on. The runtime checks shapes, alignment and overlap itself.
 template <typename Array>
 void checkOperand(const Array &a, const char *name, sprt_device device,
-                  int32_t ordinal) {
+                  int32_t ordinal, sprt_dtype dtype) {
   auto fail = [&](const std::string &message) {
     return Error(SPRT_ERROR_INVALID_ARGUMENT,
                  std::string(name) + " " + message);
   };
-  if (a.dtype() != nb::dtype<float>())
-    throw fail("must be float32");
+  if (a.dtype() != dlpackType(dtype))
+    throw fail(std::string("must be ") + dtypeName(dtype) +
+               (dtype == SPRT_DTYPE_F32
+                    ? ""
+                    : " (the layer was compiled with --dtype " +
+                          std::string(dtype == SPRT_DTYPE_F16 ? "f16"
+                                                              : "bf16") +
+                          ")"));
   if (a.shape(1) > 1 && a.stride(1) != 1)
     throw fail("must be row-major with contiguous rows (a C-contiguous "
                "array; use .contiguous() / np.ascontiguousarray)");
@@ -160,7 +186,15 @@ public:
     info["k"] = desc.k;
     info["format"] = desc.format;
     info["strategy"] = desc.strategy;
+    info["dtype"] = dtypeName(layerDtype(index));
     return info;
+  }
+
+  /// The element type of layer `index`'s B and C.
+  sprt_dtype layerDtype(int64_t index) const {
+    sprt_dtype dtype = SPRT_DTYPE_F32;
+    check(sprt_layer_dtype(package, index, &dtype));
+    return dtype;
   }
 
   int64_t find(const std::string &name) const {
@@ -173,8 +207,9 @@ public:
   /// stream), enqueued only on the GPU.
   void spmm(int64_t layer, const DenseInput &b, DenseArray c,
             uintptr_t stream) {
-    checkOperand(b, "B", device, ordinal);
-    checkOperand(c, "C", device, ordinal);
+    const sprt_dtype dtype = layerDtype(layer);
+    checkOperand(b, "B", device, ordinal, dtype);
+    checkOperand(c, "C", device, ordinal, dtype);
     const int64_t k = static_cast<int64_t>(b.shape(1));
     if (static_cast<int64_t>(c.shape(1)) != k)
       throw Error(SPRT_ERROR_INVALID_ARGUMENT,
@@ -184,24 +219,25 @@ public:
     sprt_status status;
     {
       nb::gil_scoped_release release;
-      status = sprt_spmm(package, layer, static_cast<const float *>(b.data()),
-                         k, static_cast<float *>(c.data()),
-                         reinterpret_cast<void *>(stream));
+      status = sprt_spmm_typed(package, layer, b.data(), dtype, k, c.data(),
+                               dtype, reinterpret_cast<void *>(stream));
     }
     check(status);
   }
 
-  /// sprt_spmm on raw addresses, for callers that checked the operands
-  /// themselves (spperm's torch fast path): B is cols x k and C rows x k,
-  /// row-major float32, on this package's device.
+  /// sprt_spmm_typed on raw addresses, for callers that checked the
+  /// operands themselves (spperm's torch fast path): B is cols x k and C
+  /// rows x k, row-major, of the layer's dtype (`dtype`, an sprt_dtype), on
+  /// this package's device.
   void spmmAddresses(int64_t layer, uintptr_t b, int64_t k, uintptr_t c,
-                     uintptr_t stream) {
+                     uintptr_t stream, int dtype) {
     sprt_status status;
     {
       nb::gil_scoped_release release;
-      status = sprt_spmm(package, layer, reinterpret_cast<const float *>(b),
-                         k, reinterpret_cast<float *>(c),
-                         reinterpret_cast<void *>(stream));
+      status = sprt_spmm_typed(
+          package, layer, reinterpret_cast<const void *>(b),
+          static_cast<sprt_dtype>(dtype), k, reinterpret_cast<void *>(c),
+          static_cast<sprt_dtype>(dtype), reinterpret_cast<void *>(stream));
     }
     check(status);
   }
@@ -210,8 +246,9 @@ public:
   std::vector<float> time(int64_t layer, std::optional<std::string> variant,
                           const DenseInput &b, DenseArray c, uintptr_t stream,
                           int32_t warmup, int32_t runs) {
-    checkOperand(b, "B", device, ordinal);
-    checkOperand(c, "C", device, ordinal);
+    const sprt_dtype dtype = layerDtype(layer);
+    checkOperand(b, "B", device, ordinal, dtype);
+    checkOperand(c, "C", device, ordinal, dtype);
     checkRows(layer, b, c);
     if (runs < 1 || warmup < 0)
       throw Error(SPRT_ERROR_INVALID_ARGUMENT,
@@ -220,10 +257,9 @@ public:
     sprt_status status;
     {
       nb::gil_scoped_release release;
-      status = sprt_spmm_time(
-          package, layer, variant ? variant->c_str() : nullptr,
-          static_cast<const float *>(b.data()),
-          static_cast<int64_t>(b.shape(1)), static_cast<float *>(c.data()),
+      status = sprt_spmm_time_typed(
+          package, layer, variant ? variant->c_str() : nullptr, b.data(),
+          dtype, static_cast<int64_t>(b.shape(1)), c.data(), dtype,
           reinterpret_cast<void *>(stream), warmup, runs, times.data());
     }
     check(status);
@@ -352,7 +388,8 @@ NB_MODULE(_core, m) {
       .def("spmm", &LoadedPackage::spmm, nb::arg("layer"), nb::arg("b"),
            nb::arg("c").noconvert(), nb::arg("stream"))
       .def("spmm_addresses", &LoadedPackage::spmmAddresses, nb::arg("layer"),
-           nb::arg("b"), nb::arg("k"), nb::arg("c"), nb::arg("stream"))
+           nb::arg("b"), nb::arg("k"), nb::arg("c"), nb::arg("stream"),
+           nb::arg("dtype") = 0)
       .def("time", &LoadedPackage::time, nb::arg("layer"), nb::arg("variant").none(),
            nb::arg("b"), nb::arg("c").noconvert(), nb::arg("stream"),
            nb::arg("warmup"), nb::arg("runs"));

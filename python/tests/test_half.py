@@ -1,0 +1,107 @@
+"""16-bit B and C (packages compiled with dtype=): float16 and bfloat16
+operands on the CPU executor and the GPU against the float64 product of the
+rounded inputs, the dtype errors, and SparseLinear in bfloat16."""
+
+import numpy as np
+import pytest
+
+import spperm
+from conftest import compiled, random_csr
+
+torch = pytest.importorskip("torch")
+
+#: The unit roundoff of each type: C is rounded once.
+UNIT = {torch.float16: 2.0 ** -11, torch.bfloat16: 2.0 ** -8}
+
+
+def rounded_reference(a, b, dtype, values):
+    """A · B in float64 of the rounded inputs: B as given (already of the
+    type), A's values rounded to it when the layer's values are."""
+    w = torch.from_numpy(a.toarray())
+    if values:
+        w = w.to(dtype)
+    return w.double() @ b.double().cpu()
+
+
+def check(c, ref, dtype):
+    assert c.dtype == dtype
+    err = ((c.double().cpu() - ref).norm() / ref.norm()).item()
+    assert err <= UNIT[dtype]
+    # Every element: the rounding of an fp32 sum of the exact products.
+    tol = UNIT[dtype] * ref.abs() + 1e-5 * ref.abs().max()
+    assert bool(((c.double().cpu() - ref).abs() <= tol).all())
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("values", [True, False])
+def test_cpu_against_rounded_reference(dtype, values):
+    a = random_csr(300, 200, 0.05, seed=3, skew=True)
+    pkg = spperm.compile(a, dtype=dtype,
+                         values_dtype=None if values else "float32")
+    layer = pkg[0]
+    assert layer.dtype == str(dtype).replace("torch.", "")
+    assert "dtype=" in repr(layer)
+    for k in (1, 8, 12, 33):
+        b = torch.randn(200, k).to(dtype)
+        check(pkg(b), rounded_reference(a, b, dtype, values), dtype)
+
+
+def test_numpy_float16_and_errors():
+    a = random_csr(60, 40, 0.1, seed=4)
+    pkg = spperm.compile(a, dtype="f16")
+    b = np.random.default_rng(0).standard_normal((40, 8)).astype(np.float16)
+    c = pkg(b)
+    assert c.dtype == np.float16 and c.shape == (60, 8)
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match=r"B must be float16 \(the layer was compiled "
+                             r"with --dtype f16\)"):
+        pkg(b.astype(np.float32))
+    with pytest.raises(spperm.InvalidArgumentError, match="C must be float16"):
+        pkg(b, out=np.empty((60, 8), dtype=np.float32))
+    bf = spperm.compile(a, dtype="bfloat16")
+    with pytest.raises(spperm.InvalidArgumentError, match="no bfloat16"):
+        bf(b.astype(np.float32))
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="dtype must be float32, float16 or bfloat16"):
+        spperm.compile(a, dtype="float64")
+    with pytest.raises(spperm.CompileError,
+                       match="--values-dtype must be f32 or the --dtype"):
+        spperm.compile(a, dtype="bfloat16", values_dtype="float16")
+
+
+def test_sparse_linear_bfloat16():
+    from spperm.torch import SparseLinear
+
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(96, 64).to(torch.bfloat16)
+    w = lin.weight.detach().clone()
+    w[w.abs() < 0.05] = 0
+    lin.weight.data = w
+    m = SparseLinear.from_linear(lin)
+    assert m.layer.dtype == "bfloat16" and m.bias.dtype == torch.bfloat16
+    x = torch.randn(7, 96).to(torch.bfloat16)
+    ref = torch.nn.functional.linear(x.double(), w.double(),
+                                     lin.bias.double())
+    y = m(x)
+    assert y.dtype == torch.bfloat16
+    # The product rounded once, then the bias added in bfloat16.
+    assert ((y.double() - ref).norm() / ref.norm()).item() < 2 * UNIT[
+        torch.bfloat16]
+    with pytest.raises(spperm.InvalidArgumentError, match="x must be bfloat16"):
+        m(x.float())
+
+
+@pytest.mark.parametrize("name,dtype", [("gpu_f16", torch.float16),
+                                        ("gpu_bf16", torch.bfloat16)])
+def test_cuda_against_rounded_reference(torch_cuda, name, dtype):
+    pkg, a = compiled(name)
+    for k in (1, 8, 12, 32, 128, 512):
+        b = torch.randn(a.shape[1], k, device="cuda").to(dtype)
+        c = pkg(b)
+        torch.cuda.synchronize()
+        assert c.is_cuda
+        check(c, rounded_reference(a, b, dtype, True), dtype)
+    # A misaligned B (one element in) is refused before anything runs.
+    wide = torch.empty(a.shape[1] * 8 + 1, device="cuda", dtype=dtype)
+    with pytest.raises(spperm.InvalidArgumentError, match="aligned"):
+        pkg[0]._slow(wide[1:].view(a.shape[1], 8))
