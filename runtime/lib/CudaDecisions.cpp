@@ -187,7 +187,8 @@ CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const void *b,
                                  std::unique_ptr<LibraryPlan> &libraryPlan,
                                  float *generatedOut, float *libraryOut,
                                  std::string *libraryNameOut) {
-  // 16-bit operands with fp32 values: the library would multiply another A.
+  // 16-bit layers: the library calls are baselines, not candidates
+  // (libraryComputesLayer).
   if (!device.libraryComputes)
     return SPRT_OK;
   std::unique_ptr<LibraryPlan> candidate;

@@ -23,8 +23,7 @@ bool spperm::runtime_detail::hasGeneratedKernels(const PackageLayer &layer) {
 
 bool spperm::runtime_detail::libraryComputesLayer(
     const PackageLayer &layer) {
-  return layer.operandType == ValueType::F32 ||
-         layer.valueType == layer.operandType;
+  return layer.operandType == ValueType::F32;
 }
 
 bool spperm::runtime_detail::mayUseCusparse(const PackageLayer &layer) {
@@ -58,10 +57,10 @@ sprt_status libraryChoice(const PackageLayer &layer, LaunchChoice choice,
     return failWith(SPRT_ERROR_UNSUPPORTED,
                     "layer '" + layer.name + "' takes " +
                         std::string(valueTypeName(layer.operandType)) +
-                        " B and C with f32 values and runs a library call "
-                        "for this K, which takes A of B's type (compile it "
-                        "with spperm-compile --dtype: generated kernels for "
-                        "every K)");
+                        " B and C and runs a library call for this K, which "
+                        "does not round C once (compile it with "
+                        "spperm-compile --dtype: generated kernels for every "
+                        "K)");
   out = std::move(choice);
   return SPRT_OK;
 }

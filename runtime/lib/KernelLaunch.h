@@ -46,9 +46,12 @@ inline bool isGenerated(const KernelInfo &kernel) {
 /// Whether some K runs `layer` through generated kernels.
 bool hasGeneratedKernels(const PackageLayer &layer);
 
-/// Whether the library calls (cuSPARSE, cuBLAS) compute `layer`'s product:
-/// they take A, B and C of one type, so fp32 layers and 16-bit layers whose
-/// values are of their type; not 16-bit operands with fp32 values.
+/// Whether the library calls (cuSPARSE, cuBLAS) compute `layer`'s product
+/// as the package defines it: fp32 layers. A 16-bit layer's C is its fp32
+/// sum rounded once, which cuSPARSE's and cuBLAS's 16-bit paths do not
+/// promise (docs/RuntimeABI.md, "Element types"), and with fp32 values
+/// they would multiply another A: for 16-bit layers they are baselines
+/// only.
 bool libraryComputesLayer(const PackageLayer &layer);
 
 /// Whether some K runs `layer` through cuSPARSE: a layer the library

@@ -186,16 +186,16 @@ TEST(ChooseLaunchTest, CusparseVariant) {
   EXPECT_FALSE(hasGeneratedKernels(onlyCusparse));
   EXPECT_TRUE(mayUseCusparse(onlyCusparse));
 
-  // The library takes A of B's type: a layer of bf16 operands and f32
-  // values never runs it (a K that would is refused, its generated kernels
-  // run, cuSPARSE's CSR is never uploaded); one of bf16 values does.
+  // 16-bit layers never run the library (a K that would is refused, their
+  // generated kernels run, cuSPARSE's CSR is never uploaded), whatever
+  // their values' type.
   layer.operandType = ValueType::BF16;
   EXPECT_FALSE(libraryComputesLayer(layer));
   EXPECT_FALSE(mayUseCusparse(layer));
   ASSERT_EQ(chooseLaunch(layer, 1, choice), SPRT_ERROR_UNSUPPORTED);
   EXPECT_NE(std::string(sprt_last_error())
-                .find("layer 'fc2' takes bf16 B and C with f32 values and "
-                      "runs a library call for this K"),
+                .find("layer 'fc2' takes bf16 B and C and runs a library "
+                      "call for this K, which does not round C once"),
             std::string::npos)
       << sprt_last_error();
   ASSERT_EQ(chooseLaunch(layer, 2, choice), SPRT_OK);
@@ -205,10 +205,9 @@ TEST(ChooseLaunchTest, CusparseVariant) {
   EXPECT_EQ(chooseLaunch(noKernels, 4, choice), SPRT_ERROR_UNSUPPORTED);
 
   layer.valueType = ValueType::BF16;
-  EXPECT_TRUE(libraryComputesLayer(layer));
-  EXPECT_TRUE(mayUseCusparse(layer));
-  ASSERT_EQ(chooseLaunch(layer, 1, choice), SPRT_OK);
-  EXPECT_TRUE(choice.cusparse);
+  EXPECT_FALSE(libraryComputesLayer(layer));
+  EXPECT_FALSE(mayUseCusparse(layer));
+  EXPECT_EQ(chooseLaunch(layer, 1, choice), SPRT_ERROR_UNSUPPORTED);
 }
 
 TEST(ChooseLaunchTest, NoKernelAcceptsK) {

@@ -223,12 +223,9 @@ SPRT_EXPORT sprt_status sprt_spmm(sprt_package *package, int64_t layer,
  *  to nearest even. Alignment: 2 bytes for 16-bit types, and on the GPU 16
  *  bytes when k % 8 == 0 and 8 bytes when k % 4 == 0 (the kernels move 8
  *  or 4 elements at a time); the rest as sprt_spmm, which this is for
- *  SPRT_DTYPE_F32. On the GPU, a 16-bit layer whose values are of its type
- *  (spperm-compile's default) chooses among its variants and the library
- *  calls at that type, as sprt_spmm does; one of fp32 values
- *  (--values-dtype f32) among its generated variants only (the library
- *  calls take A of B's type: another product; sprt_spmm_time_typed's
- *  baselines). */
+ *  SPRT_DTYPE_F32. On the GPU, 16-bit layers choose among their generated
+ *  variants only: the library calls' 16-bit paths do not round C once, so
+ *  they are sprt_spmm_time_typed's baselines, not candidates. */
 SPRT_EXPORT sprt_status sprt_spmm_typed(sprt_package *package, int64_t layer,
                                         const void *b, sprt_dtype b_dtype,
                                         int64_t k, void *c, sprt_dtype c_dtype,
