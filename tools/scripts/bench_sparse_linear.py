@@ -17,7 +17,9 @@ For every one-layer package (its matrix W is out x in) and K, on the GPU:
     fp32: TF32 off).
 Each time is the median over 7 repetitions of 20 queued calls timed with
 CUDA events, per call. SparseLinear's result is checked against a float64
-product (normwise 1e-5).
+product (normwise 1e-5). A package compiled with --dtype f16|bf16 runs in
+its dtype (X, W and the torch baselines too: dense F.linear on tensor cores
+at that dtype), checked within the type's unit roundoff.
 """
 
 import argparse
@@ -78,11 +80,16 @@ def graph_ms(fn, calls=20):
 
 
 def weight_of(pkg):
-    """W as a dense float32 tensor: the package's product with the identity
-    on the CPU executor."""
+    """W as a dense tensor of the layer's dtype: the package's product with
+    the identity on the CPU executor (exact: one term per element)."""
     layer = pkg[0]
-    eye = np.eye(layer.cols, dtype=np.float32)
-    return torch.from_numpy(np.ascontiguousarray(layer(eye)))
+    eye = torch.eye(layer.cols, dtype=getattr(torch, layer.dtype))
+    return layer(eye).contiguous()
+
+
+#: The largest normwise error of SparseLinear per dtype: fp32 accumulation
+#: for float32, the rounding of C once for the 16-bit types.
+TOLERANCE = {"float32": 1e-5, "float16": 2.0 ** -11, "bfloat16": 2.0 ** -8}
 
 
 def main():
@@ -108,9 +115,10 @@ def main():
         w_cuda = w.cuda()
         w_csr = w_cuda.to_sparse_csr()
         module = SparseLinear.from_package(pkg)
+        dtype = getattr(torch, layer.dtype)
         for k in ks:
-            x = torch.randn(k, layer.cols, device="cuda")
-            b = torch.randn(layer.cols, k, device="cuda")
+            x = torch.randn(k, layer.cols, device="cuda").to(dtype)
+            b = torch.randn(layer.cols, k, device="cuda").to(dtype)
             x_chained = b.t()  # what a SparseLinear before would return
             with torch.no_grad():
                 y = module(x)
@@ -121,7 +129,7 @@ def main():
                 ref2 = x_chained.double().cpu() @ w.double().t()
                 err = max(err, float((y2.double().cpu() - ref2).norm() /
                                      ref2.norm()))
-                failed += err > 1e-5
+                failed += err > TOLERANCE[layer.dtype]
                 times = {
                     "sparse_linear": queued_ms(lambda: module(x)),
                     "sparse_linear_chained": queued_ms(
@@ -154,7 +162,8 @@ def main():
                         print(f"  (no CUDA graph for {key}: "
                               f"{str(e).splitlines()[0][:100]})")
             name = path.rstrip("/").split("/")[-1].removesuffix(".spp")
-            records.append({"layer": name, "k": k, "rows": layer.rows,
+            records.append({"layer": name, "k": k, "dtype": layer.dtype,
+                            "rows": layer.rows,
                             "cols": layer.cols, "nnz": layer.nnz,
                             "error": err, "ms": times})
             t = times

@@ -2,8 +2,9 @@
 """Per-K tables of a half-precision GPU suite run (docs/results/half-*/).
 
 Reads spperm-verify `bench` lines of packages NAME.auto.auto.spp (fp32),
-NAME.f16.spp and NAME.bf16.spp (compiled with --dtype) and prints, per K
-and dtype, geomeans (min, count below 1) of:
+NAME.f16.spp and NAME.bf16.spp (compiled with --dtype; values of that type),
+NAME.bf16v32.spp (--values-dtype f32) and NAME.bf16k128.spp (--k 128) and
+prints, per K and package kind, geomeans (min, count below 1) of:
   - speedup over the best cuSPARSE algorithm at the same dtype (A, B and C
     of that type, fp32 compute), paired (timed right after the package);
   - speedup over the faster of cuSPARSE and dense cuBLAS GEMM at the dtype;
@@ -37,10 +38,12 @@ def main():
             f = line.split()
             pkg = f[1].rsplit("/", 1)[-1]
             kv = dict(t.split("=", 1) for t in f[3:] if "=" in t)
-            m = re.match(r"(.*)\.(auto\.auto|f16|bf16)\.spp$", pkg)
+            m = re.match(r"(.*)\.(auto\.auto|f16|bf16|bf16v32|bf16k128)\.spp$",
+                         pkg)
             if not m:
                 continue
             name, kind = m.group(1), m.group(2)
+            # bf16v32: fp32 values; bf16k128: compiled for K = 128.
             dtype = {"auto.auto": "f32"}.get(kind, kind)
             k = int(kv["K"])
             rows[(name, dtype, k)] = {
@@ -55,7 +58,7 @@ def main():
           "time / fp32 time | same, memory-bound in fp32 (n) |")
     print("|---|---|---|---|---|---|---|")
     for k in ks:
-        for dtype in ("f32", "f16", "bf16"):
+        for dtype in ("f32", "f16", "bf16", "bf16v32", "bf16k128"):
             vs, vsd, ratio, ratioMb = [], [], [], []
             for (name, d, kk), r in rows.items():
                 if d != dtype or kk != k or r["spperm"] <= 0:
