@@ -517,15 +517,21 @@ private:
     // Long rows in CTAs of the row kernel need it to be one launch.
     bool longInRowKernel =
         hasLong && longPlan.inRowKernel && ranges.size() == 1;
-    // 16-bit C is rounded once per element: no atomic chunks. Long rows
-    // that would be split stay in their groups.
+    // 16-bit C is rounded once per element: no atomic chunks. SpMM's long
+    // rows that would be split get a CTA each in the row kernel instead
+    // (one launch over all rows); SpMV's stay in their groups.
     if (hasLong && !longInRowKernel &&
         options.operandType != ::spperm::ValueType::F32) {
-      threshold = longest;
-      hasLong = false;
-      ranges = kc.spmv ? spmvRanges(rowPtr, INT64_MAX)
-                       : spmmRanges(rowPtr, INT64_MAX, kc.lanes,
-                                    options.threads);
+      if (kc.spmv) {
+        threshold = longest;
+        hasLong = false;
+        ranges = spmvRanges(rowPtr, INT64_MAX);
+      } else {
+        RowRange all{0, rows, kc.lanes};
+        measure(all, rowPtr, threshold);
+        ranges = {all};
+        longInRowKernel = true;
+      }
     }
     const int64_t chunk = std::max<int64_t>(1, threshold / 2);
     auto [table, chunks] = hasLong && !longInRowKernel

@@ -1,0 +1,36 @@
+// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="split-rows=512 long-rows=split" | FileCheck %s
+
+// test/Inputs/longrow.mtx: row 5 has 1000 entries, the others at most 3.
+// fp32 C takes the long row's chunks atomically (split.mlir); 16-bit C is
+// rounded once per element, so the row gets a CTA of the row kernel instead
+// (every group of the CTA on it, reduced in shared memory, stored once),
+// even where long-rows=split asks for chunks. SpMV keeps it in its group.
+
+// CHECK-LABEL: func.func @bf16
+// CHECK:         spperm.kernels = [#spperm.launch<name = "[[KERNEL:l0_csr_k32_[0-9]+]]", family = "csr+long", variant = "k32"
+// CHECK-NOT:     csr-split
+// CHECK-SAME:    ]
+// CHECK:       gpu.module @spperm_kernels
+// CHECK:         memref.global "private" constant @l0_long_rows_{{[0-9]+}} : memref<1xi32> = dense<5>
+// CHECK-NOT:     @l0_chunks
+// CHECK:         gpu.func @[[KERNEL]]
+// CHECK-NOT:       memref.atomic_rmw
+// CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK:         gpu.return
+func.func @bf16(%b: tensor<1024x32xbf16>) -> tensor<64x32xbf16> {
+  %a = spperm.load "../../Inputs/longrow.mtx" : !spperm.matrix<64x1024xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x32xbf16> -> tensor<64x32xbf16>
+  return %c : tensor<64x32xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @f16_spmv
+// CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "csr-spmv", variant = "k1"
+// CHECK-NOT:     split
+// CHECK-SAME:    ]
+func.func @f16_spmv(%b: tensor<1024x1xf16>) -> tensor<64x1xf16> {
+  %a = spperm.load "../../Inputs/longrow.mtx" : !spperm.matrix<64x1024xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x1xf16> -> tensor<64x1xf16>
+  return %c : tensor<64x1xf16>
+}
