@@ -395,8 +395,12 @@ namespace {
 
 /// The runtime's element type of `dtype`, or nullopt for bits outside the
 /// enumerators.
-std::optional<ValueType> toValueType(sprt_dtype dtype) {
-  switch (bitsOf(dtype)) {
+/// The bits of an sprt_dtype a caller passed (bitsOf): internal functions
+/// take these, never the enum, until toValueType has checked them.
+using DtypeBits = std::underlying_type_t<sprt_dtype>;
+
+std::optional<ValueType> toValueType(DtypeBits dtype) {
+  switch (dtype) {
   case SPRT_DTYPE_F32:
     return ValueType::F32;
   case SPRT_DTYPE_F16:
@@ -424,8 +428,8 @@ sprt_dtype toDtype(ValueType type) {
 /// element types `bType` and `cType`, which must be the layer's.
 sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
                                int64_t layerIndex, const void *b,
-                               sprt_dtype bType, int64_t k, const void *c,
-                               sprt_dtype cType, bool checkB = true) {
+                               DtypeBits bType, int64_t k, const void *c,
+                               DtypeBits cType, bool checkB = true) {
   auto invalid = [what](const std::string &message) {
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     std::string(what) + ": " + message);
@@ -435,11 +439,10 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
   if (sprt_status s = checkLayerIndex(what, package, layerIndex); s != SPRT_OK)
     return s;
   const PackageLayer &layer = package->first(layerIndex);
-  for (auto [name, dtype] : {std::pair<const char *, sprt_dtype>{"b", bType},
-                             std::pair<const char *, sprt_dtype>{"c", cType}})
+  for (auto [name, dtype] : {std::pair<const char *, DtypeBits>{"b", bType},
+                             std::pair<const char *, DtypeBits>{"c", cType}})
     if (!toValueType(dtype))
-      return invalid(std::string(name) + "_dtype " +
-                     std::to_string(bitsOf(dtype)) +
+      return invalid(std::string(name) + "_dtype " + std::to_string(dtype) +
                      " is not an sprt_dtype (SPRT_DTYPE_F32, _F16, _BF16)");
   const ValueType type = layer.operandType;
   if (*toValueType(bType) != type || *toValueType(cType) != type) {
@@ -529,8 +532,8 @@ void *shardOutput(const sprt_package *package, const LayerGroup &g, size_t i,
 
 /// sprt_spmm and sprt_spmm_typed (`what` names the function).
 sprt_status spmmTyped(const char *what, sprt_package *package,
-                      int64_t layerIndex, const void *b, sprt_dtype bType,
-                      int64_t k, void *c, sprt_dtype cType, void *stream) {
+                      int64_t layerIndex, const void *b, DtypeBits bType,
+                      int64_t k, void *c, DtypeBits cType, void *stream) {
   if (sprt_status s = checkSpmmArguments(what, package, layerIndex, b, bType,
                                          k, c, cType);
       s != SPRT_OK)
@@ -557,7 +560,7 @@ sprt_status spmmTyped(const char *what, sprt_package *package,
 /// sprt_spmm_time and sprt_spmm_time_typed (`what` names the function).
 sprt_status timeTyped(const char *what, sprt_package *package,
                       int64_t layerIndex, const char *variant, const void *b,
-                      sprt_dtype bType, int64_t k, void *c, sprt_dtype cType,
+                      DtypeBits bType, int64_t k, void *c, DtypeBits cType,
                       void *stream, int32_t warmup, int32_t runs,
                       float *times_ms) {
   if (sprt_status s = checkSpmmArguments(what, package, layerIndex, b, bType,
@@ -627,8 +630,9 @@ sprt_status sprt_spmm(sprt_package *package, int64_t layerIndex, const float *b,
 sprt_status sprt_spmm_typed(sprt_package *package, int64_t layerIndex,
                             const void *b, sprt_dtype b_dtype, int64_t k,
                             void *c, sprt_dtype c_dtype, void *stream) {
-  return spmmTyped("sprt_spmm_typed", package, layerIndex, b, b_dtype, k, c,
-                   c_dtype, stream);
+  // The enums' bits: a C caller may pass any int.
+  return spmmTyped("sprt_spmm_typed", package, layerIndex, b, bitsOf(b_dtype),
+                   k, c, bitsOf(c_dtype), stream);
 }
 
 sprt_status sprt_spmm_time(sprt_package *package, int64_t layerIndex,
@@ -647,7 +651,8 @@ sprt_status sprt_spmm_time_typed(sprt_package *package, int64_t layerIndex,
                                  int32_t warmup, int32_t runs,
                                  float *times_ms) {
   return timeTyped("sprt_spmm_time_typed", package, layerIndex, variant, b,
-                   b_dtype, k, c, c_dtype, stream, warmup, runs, times_ms);
+                   bitsOf(b_dtype), k, c, bitsOf(c_dtype), stream, warmup,
+                   runs, times_ms);
 }
 
 /// A communicator: the GPU backend's state (none without CUDA).

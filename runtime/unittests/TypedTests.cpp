@@ -234,7 +234,6 @@ TEST(TypedTest, ManifestDtype) {
   EXPECT_NE(message.find(".dtype 'f64' is not f32, f16 or bf16"),
             std::string::npos)
       << message;
-
 }
 
 } // namespace

@@ -306,13 +306,8 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     layer.k = ShapedType::isDynamic(kDim) ? 0 : kDim;
     Type operand =
         cast<RankedTensorType>(spmm.getDense().getType()).getElementType();
-    auto toValueType = [](Type t) {
-      return t.isF16()    ? ::spperm::ValueType::F16
-             : t.isBF16() ? ::spperm::ValueType::BF16
-                          : ::spperm::ValueType::F32;
-    };
-    layer.operandType = toValueType(operand);
-    layer.valueType = toValueType(type.getElementType());
+    layer.operandType = getValueType(operand);
+    layer.valueType = getValueType(type.getElementType());
     layer.sourcePath = load.resolvePath(options.baseDir);
     // Each source file is hashed once (a layer's alternatives share it).
     // An in-memory matrix has no file to hash (docs/Package.md: "" for

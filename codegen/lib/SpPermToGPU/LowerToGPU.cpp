@@ -105,12 +105,7 @@ struct SpPermLowerToGPU
       Type valueType = spmm.getMatrix().getType().getElementType();
       Type denseType =
           cast<ShapedType>(spmm.getDense().getType()).getElementType();
-      auto toValueType = [](Type t) {
-        return t.isF16()    ? ::spperm::ValueType::F16
-               : t.isBF16() ? ::spperm::ValueType::BF16
-                            : ::spperm::ValueType::F32;
-      };
-      const ::spperm::ValueType operandType = toValueType(denseType);
+      const ::spperm::ValueType operandType = getValueType(denseType);
       // Made for the first multiplication, even one the library runs: a
       // package always has its kernels.ptx.
       if (!kernels)
@@ -148,7 +143,7 @@ struct SpPermLowerToGPU
         }
         KernelGenOptions options = base;
         options.operandType = operandType;
-        options.valueType = toValueType(valueType);
+        options.valueType = getValueType(valueType);
         // spperm-tensor-core-alternatives' copies name their own precision.
         if (auto named = func ? func->getAttrOfType<StringAttr>(
                                     kPrecisionAttrName)
