@@ -125,7 +125,6 @@ sprt_status CudaBackend::init(const Package &package) {
     device.cols = layer.matrix.cols;
     device.nnz = layer.matrix.nnz;
     device.operandType = layer.operandType;
-    device.libraryComputes = libraryComputesLayer(layer);
     if (mayUseCusparse(layer))
       SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
     if (hasGeneratedKernels(layer))

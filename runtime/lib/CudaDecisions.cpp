@@ -189,7 +189,7 @@ CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const void *b,
                                  std::string *libraryNameOut) {
   // 16-bit layers: the library calls are baselines, not candidates
   // (libraryComputesLayer).
-  if (!device.libraryComputes)
+  if (!libraryComputes(device.operandType))
     return SPRT_OK;
   std::unique_ptr<LibraryPlan> candidate;
   const std::string savedError = sprt_last_error();

@@ -126,11 +126,8 @@ struct CrossStreamOrder {
 struct DeviceLayer {
   /// The shape and the number of entries of the layer's matrix.
   int64_t rows = 0, cols = 0, nnz = 0;
-  /// The element type of B and C (PackageLayer::operandType), and whether
-  /// the library calls compute the layer's product (libraryComputesLayer:
-  /// else they are baselines only, never candidates).
+  /// The element type of B and C (PackageLayer::operandType).
   ValueType operandType = ValueType::F32;
-  bool libraryComputes = true;
   /// cuSPARSE's matrix: the CSR in the original row order, with csrNnz
   /// entries. Uploaded at load for a layer that may run through cuSPARSE,
   /// otherwise at its first cuSPARSE baseline (sprt_spmm_time).

@@ -23,7 +23,7 @@ bool spperm::runtime_detail::hasGeneratedKernels(const PackageLayer &layer) {
 
 bool spperm::runtime_detail::libraryComputesLayer(
     const PackageLayer &layer) {
-  return layer.operandType == ValueType::F32;
+  return libraryComputes(layer.operandType);
 }
 
 bool spperm::runtime_detail::mayUseCusparse(const PackageLayer &layer) {

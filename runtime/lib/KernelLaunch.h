@@ -54,6 +54,11 @@ bool hasGeneratedKernels(const PackageLayer &layer);
 /// only.
 bool libraryComputesLayer(const PackageLayer &layer);
 
+/// libraryComputesLayer for a layer whose B and C are of `operandType`.
+inline bool libraryComputes(ValueType operandType) {
+  return operandType == ValueType::F32;
+}
+
 /// Whether some K runs `layer` through cuSPARSE: a layer the library
 /// computes (libraryComputesLayer) that has no kernels, one of whose kernels
 /// is of the "cusparse" variant, or that asks for the library check.
