@@ -81,6 +81,8 @@ CudaBackend::~CudaBackend() {
   denseMatrices.clear();
   if (blasHandle)
     blas->api.cublasDestroy(blasHandle);
+  if (ltHandle)
+    blas->api.cublasLtDestroy(ltHandle);
   if (handle)
     sp.api.cusparseDestroy(handle);
 }
@@ -125,7 +127,8 @@ sprt_status CudaBackend::init(const Package &package) {
     device.cols = layer.matrix.cols;
     device.nnz = layer.matrix.nnz;
     device.operandType = layer.operandType;
-    if (mayUseCusparse(layer))
+    device.valueType = layer.valueType;
+    if (mayRunLibrary(layer))
       SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
     if (hasGeneratedKernels(layer))
       SPRT_RETURN_IF_ERROR(prepareKernels(layer, device));

@@ -258,12 +258,14 @@ private:
   /// What a cache entry of `layer` must agree with.
   static TuningLayer tuningLayer(const PackageLayer &layer);
 
-  /// Whether cuBLAS SGEMM on the densified matrix is a candidate for
-  /// `layer`: the matrix fits the budget and cuBLAS loads.
+  /// Whether dense GEMM on the densified matrix is a candidate for
+  /// `layer`: it computes the layer (denseComputes), the matrix fits the
+  /// budget and cuBLAS loads.
   bool denseCandidate(const DeviceLayer &layer) const;
 
   /// Sets `out` to the library call `name` (a cuSPARSE algorithm or
-  /// kDenseVariant) prepared for `layer`, K and `stream`.
+  /// denseVariantOf the layer's type) prepared for `layer`, K and
+  /// `stream`: a candidate or a baseline (sprt_spmm_time).
   sprt_status libraryPlan(const DeviceLayer &layer, const std::string &name,
                           const void *b, int64_t k, void *c,
                           CUstream stream, std::unique_ptr<LibraryPlan> &out);
@@ -285,7 +287,8 @@ private:
   /// each decision).
   static bool logChoices();
 
-  /// Prepares every algorithm that applies to K, times each (1 warm-up,
+  /// Prepares every library call that applies to K and computes the layer
+  /// (cusparseComputes, denseComputes), times each (1 warm-up,
   /// kCheckRuns queued runs, median), and keeps the fastest. An algorithm
   /// that fails (cuSPARSE refuses some for some shapes, not always with
   /// NOT_SUPPORTED) is skipped
@@ -349,11 +352,12 @@ private:
   /// SPRT_KEEP_VARIANTS=1 (read by init): keep every variant's arrays on
   /// the device after the decisions (releaseUnchosen).
   bool keepVariants = false;
-  /// cuBLAS's handle (created at the first dense candidate) and each
-  /// layer's densified matrix (by its DeviceLayer, which never moves after
-  /// init).
+  /// cuBLAS's and cuBLASLt's handles (created at the first dense
+  /// candidate) and each layer's densified matrix (by its DeviceLayer,
+  /// which never moves after init).
   const Cublas *blas = nullptr;
   cublasHandle_t blasHandle = nullptr;
+  cublasLtHandle_t ltHandle = nullptr;
   std::map<const DeviceLayer *, DeviceBuffer> denseMatrices;
 };
 

@@ -167,14 +167,17 @@ TuningLayer CudaBackend::tuningLayer(const PackageLayer &layer) {
   shape.nnz = layer.matrix.nnz;
   for (size_t v = 0; v <= layer.alternatives.size(); ++v)
     shape.variants.push_back(variantName(layer.variant(v)));
-  for (const Algorithm &algorithm : kAlgorithms)
-    shape.libraries.emplace_back(algorithm.variant);
-  shape.libraries.emplace_back(kDenseVariant);
+  if (cusparseComputes(layer.operandType))
+    for (const Algorithm &algorithm : kAlgorithms)
+      shape.libraries.emplace_back(algorithm.variant);
+  if (denseComputes(layer.operandType, layer.valueType))
+    shape.libraries.emplace_back(denseVariantOf(layer.operandType));
   return shape;
 }
 
 bool CudaBackend::denseCandidate(const DeviceLayer &layer) const {
-  return layer.rows > 0 && layer.cols > 0 && layer.hasCsr &&
+  return denseComputes(layer.operandType, layer.valueType) &&
+         layer.rows > 0 && layer.cols > 0 && layer.hasCsr &&
          layer.cols <= denseBudgetBytes / valueTypeBytes(layer.operandType) /
                             layer.rows &&
          cublasInstance().status == SPRT_OK;
@@ -187,9 +190,10 @@ CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const void *b,
                                  std::unique_ptr<LibraryPlan> &libraryPlan,
                                  float *generatedOut, float *libraryOut,
                                  std::string *libraryNameOut) {
-  // 16-bit layers: the library calls are baselines, not candidates
-  // (libraryComputesLayer).
-  if (!libraryComputes(device.operandType))
+  // 16-bit layers: cuSPARSE is a baseline, not a candidate, and so is the
+  // dense GEMM of a layer of fp32 values (cusparseComputes, denseComputes).
+  if (!cusparseComputes(device.operandType) &&
+      !denseComputes(device.operandType, device.valueType))
     return SPRT_OK;
   std::unique_ptr<LibraryPlan> candidate;
   const std::string savedError = sprt_last_error();
@@ -328,17 +332,28 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
       layer.cols > denseBudgetBytes / valueTypeBytes(layer.operandType) /
                        layer.rows)
     return SPRT_OK;
-  if (!blas) {
+  if (!blasHandle || !ltHandle) {
     const Cublas &library = cublasInstance();
     if (library.status != SPRT_OK)
       return SPRT_OK;
-    SPRT_CUBLAS_RETURN_IF_ERROR(library.api,
-                                library.api.cublasCreate(&blasHandle));
-    // Strict fp32: no rounding of the inputs to TF32.
-    SPRT_CUBLAS_RETURN_IF_ERROR(
-        library.api,
-        library.api.cublasSetMathMode(blasHandle, CUBLAS_DEFAULT_MATH));
     blas = &library;
+    if (!blasHandle) {
+      cublasHandle_t created = nullptr;
+      SPRT_CUBLAS_RETURN_IF_ERROR(library.api,
+                                  library.api.cublasCreate(&created));
+      // Strict fp32: no rounding of the inputs to TF32.
+      if (cublasStatus_t r =
+              library.api.cublasSetMathMode(created, CUBLAS_DEFAULT_MATH);
+          r != CUBLAS_STATUS_SUCCESS) {
+        library.api.cublasDestroy(created);
+        return cublasFailure(library.api, r, "cublasSetMathMode", __FILE__,
+                             __LINE__);
+      }
+      blasHandle = created;
+    }
+    if (!ltHandle)
+      SPRT_CUBLAS_RETURN_IF_ERROR(library.api,
+                                  library.api.cublasLtCreate(&ltHandle));
   }
   auto [it, first] = denseMatrices.try_emplace(&layer);
   if (first) {
@@ -348,10 +363,10 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
       return s;
     }
   }
-  auto plan = std::make_unique<DensePlan>(*blas, blasHandle);
-  SPRT_RETURN_IF_ERROR(
-      plan->prepare(it->second.get(), layer.rows, layer.cols, k, stream,
-                    layer.operandType));
+  auto plan = std::make_unique<DensePlan>(*blas, blasHandle, ltHandle);
+  SPRT_RETURN_IF_ERROR(plan->prepare(d, it->second.get(), layer.rows,
+                                     layer.cols, k, stream,
+                                     layer.operandType));
   out = std::move(plan);
   return SPRT_OK;
 }
@@ -395,7 +410,8 @@ sprt_status CudaBackend::choosePlan(const DeviceLayer &layer, const void *b,
   const std::string savedError = sprt_last_error();
   std::string refusals;
   float bestMs = 0.0f;
-  // The cuSPARSE algorithms that apply to K, then the dense candidate.
+  // The cuSPARSE algorithms that apply to K, then the dense candidate;
+  // each only where it computes the layer.
   const size_t candidates = std::size(kAlgorithms) + 1;
   for (size_t i = 0; i < candidates; ++i) {
     std::unique_ptr<LibraryPlan> plan;
@@ -403,19 +419,21 @@ sprt_status CudaBackend::choosePlan(const DeviceLayer &layer, const void *b,
     sprt_status s = SPRT_OK;
     if (i < std::size(kAlgorithms)) {
       const Algorithm &algorithm = kAlgorithms[i];
-      if (algorithm.spmv && k != 1)
+      if ((algorithm.spmv && k != 1) || !cusparseComputes(layer.operandType))
         continue;
       auto sparse = std::make_unique<Plan>(sp, handle, algorithm);
       s = sparse->prepare(d, layer, k, b, c, stream);
       plan = std::move(sparse);
       name = algorithm.variant;
     } else {
+      if (!denseComputes(layer.operandType, layer.valueType))
+        continue;
       std::unique_ptr<DensePlan> dense;
       s = densePlan(layer, k, stream, dense);
       if (s == SPRT_OK && !dense)
         continue;
       plan = std::move(dense);
-      name = kDenseVariant;
+      name = denseVariantOf(layer.operandType);
     }
     if (s == SPRT_OK) {
       LibraryPlan *p = plan.get();

@@ -19,6 +19,7 @@
 
 #include "Backend.h"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cusparse.h>
@@ -39,18 +40,10 @@ struct CusparseApi {
 #include "CudaSymbols.def"
 };
 
-/// cublasGemmEx's C entry point (cublas_api.h adds a C++ overload that takes
-/// a cudaDataType compute type).
-using CublasGemmExFn = cublasStatus_t (*)(
-    cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-    const void *, const void *, cudaDataType, int, const void *, cudaDataType,
-    int, const void *, void *, cudaDataType, int, cublasComputeType_t,
-    cublasGemmAlgo_t);
-
-/// The cuBLAS entry points of CudaSymbols.def, typed from cublas_v2.h.
+/// The cuBLAS and cuBLASLt entry points of CudaSymbols.def, typed from
+/// cublas_v2.h and cublasLt.h.
 struct CublasApi {
 #define SPRT_CUBLAS(name) decltype(&::name) name = nullptr;
-#define SPRT_CUBLAS_TYPED(name, type) type name = nullptr;
 #include "CudaSymbols.def"
 };
 
@@ -80,8 +73,8 @@ struct Cusparse {
   std::string error;
 };
 
-/// The loaded cuBLAS library (for the dense candidate). Created once per
-/// process, at the first dense candidate.
+/// The loaded cuBLAS library and its cuBLASLt (for the dense candidate).
+/// Created once per process, at the first dense candidate.
 struct Cublas {
   CublasApi api;
   std::string path;

@@ -126,8 +126,10 @@ struct CrossStreamOrder {
 struct DeviceLayer {
   /// The shape and the number of entries of the layer's matrix.
   int64_t rows = 0, cols = 0, nnz = 0;
-  /// The element type of B and C (PackageLayer::operandType).
+  /// The element types of B and C and of the values
+  /// (PackageLayer::operandType, valueType).
   ValueType operandType = ValueType::F32;
+  ValueType valueType = ValueType::F32;
   /// cuSPARSE's matrix: the CSR in the original row order, with csrNnz
   /// entries. Uploaded at load for a layer that may run through cuSPARSE,
   /// otherwise at its first cuSPARSE baseline (sprt_spmm_time).

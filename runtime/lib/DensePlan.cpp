@@ -12,9 +12,21 @@
 using namespace spperm;
 using namespace spperm::runtime_detail;
 
-sprt_status DensePlan::prepare(const void *dense, int64_t rowsIn,
-                               int64_t colsIn, int64_t kIn, CUstream s,
-                               ValueType typeIn) {
+DensePlan::~DensePlan() {
+  const CublasApi &api = blas.api;
+  if (layoutA)
+    api.cublasLtMatrixLayoutDestroy(layoutA);
+  if (layoutB)
+    api.cublasLtMatrixLayoutDestroy(layoutB);
+  if (layoutC)
+    api.cublasLtMatrixLayoutDestroy(layoutC);
+  if (operation)
+    api.cublasLtMatmulDescDestroy(operation);
+}
+
+sprt_status DensePlan::prepare(const Driver &d, const void *dense,
+                               int64_t rowsIn, int64_t colsIn, int64_t kIn,
+                               CUstream s, ValueType typeIn) {
   if (rowsIn > INT_MAX || colsIn > INT_MAX || kIn > INT_MAX)
     return failWith(SPRT_ERROR_UNSUPPORTED,
                     std::string(denseVariantOf(typeIn)) +
@@ -25,14 +37,75 @@ sprt_status DensePlan::prepare(const void *dense, int64_t rowsIn,
   cols = static_cast<int>(colsIn);
   k = static_cast<int>(kIn);
   stream = s;
+  if (type == ValueType::F32)
+    return SPRT_OK;
+  SPRT_RETURN_IF_ERROR(prepareLt());
+  if (workspaceBytes > 0)
+    SPRT_RETURN_IF_ERROR(workspace.allocate(d, workspaceBytes));
   return SPRT_OK;
+}
+
+sprt_status DensePlan::prepareLt() {
+  const CublasApi &api = blas.api;
+  const cudaDataType t = dataTypeOf(type);
+  // Row-major C = A * B is column-major C^T = B^T * A^T: "A" is B (k x
+  // cols, leading dimension k), "B" the densified matrix.
+  SPRT_CUBLAS_RETURN_IF_ERROR(
+      api, api.cublasLtMatmulDescCreate(&operation, CUBLAS_COMPUTE_32F,
+                                        CUDA_R_32F));
+  SPRT_CUBLAS_RETURN_IF_ERROR(
+      api, api.cublasLtMatrixLayoutCreate(&layoutB, t, k, cols, k));
+  SPRT_CUBLAS_RETURN_IF_ERROR(
+      api, api.cublasLtMatrixLayoutCreate(&layoutA, t, cols, rows, cols));
+  SPRT_CUBLAS_RETURN_IF_ERROR(
+      api, api.cublasLtMatrixLayoutCreate(&layoutC, t, k, rows, k));
+  cublasLtMatmulPreference_t preference = nullptr;
+  SPRT_CUBLAS_RETURN_IF_ERROR(
+      api, api.cublasLtMatmulPreferenceCreate(&preference));
+  auto heuristic = [&]() -> sprt_status {
+    const size_t maxBytes = kDenseWorkspaceBytes;
+    SPRT_CUBLAS_RETURN_IF_ERROR(
+        api, api.cublasLtMatmulPreferenceSetAttribute(
+                 preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                 &maxBytes, sizeof(maxBytes)));
+    // Split-K partial sums reduced in the output type would round C more
+    // than once (cuBLASLt's OUTPUT_TYPE and INPLACE schemes): only the
+    // schemes that add them in fp32, or none.
+    const uint32_t schemes = CUBLASLT_REDUCTION_SCHEME_NONE |
+                             CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+    SPRT_CUBLAS_RETURN_IF_ERROR(
+        api, api.cublasLtMatmulPreferenceSetAttribute(
+                 preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                 &schemes, sizeof(schemes)));
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    SPRT_CUBLAS_RETURN_IF_ERROR(
+        api, api.cublasLtMatmulAlgoGetHeuristic(lt, operation, layoutB,
+                                                layoutA, layoutC, layoutC,
+                                                preference, 1, &result,
+                                                &found));
+    if (found < 1)
+      return failWith(SPRT_ERROR_UNSUPPORTED,
+                      std::string(kDenseHalfVariant) +
+                          ": cuBLASLt has no algorithm for " +
+                          std::to_string(rows) + " x " +
+                          std::to_string(cols) + " times K = " +
+                          std::to_string(k) + " that reduces in fp32");
+    algorithm = result.algo;
+    workspaceBytes = result.workspaceSize;
+    return SPRT_OK;
+  };
+  sprt_status status = heuristic();
+  api.cublasLtMatmulPreferenceDestroy(preference);
+  return status;
 }
 
 sprt_status DensePlan::run(const void *b, void *c) {
   const CublasApi &api = blas.api;
-  SPRT_CUBLAS_RETURN_IF_ERROR(
-      api, api.cublasSetStream(handle, reinterpret_cast<cudaStream_t>(stream)));
   if (type == ValueType::F32) {
+    SPRT_CUBLAS_RETURN_IF_ERROR(
+        api,
+        api.cublasSetStream(handle, reinterpret_cast<cudaStream_t>(stream)));
     SPRT_CUBLAS_RETURN_IF_ERROR(
         api, api.cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, k, rows, cols,
                              &one, static_cast<const float *>(b), k,
@@ -40,11 +113,11 @@ sprt_status DensePlan::run(const void *b, void *c) {
                              static_cast<float *>(c), k));
     return SPRT_OK;
   }
-  const cudaDataType t = dataTypeOf(type);
   SPRT_CUBLAS_RETURN_IF_ERROR(
-      api, api.cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, k, rows, cols,
-                            &one, b, t, k, a, t, cols, &zero, c, t, k,
-                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      api, api.cublasLtMatmul(lt, operation, &one, b, layoutB, a, layoutA,
+                              &zero, c, layoutC, c, layoutC, &algorithm,
+                              workspace.get(), workspaceBytes,
+                              reinterpret_cast<cudaStream_t>(stream)));
   return SPRT_OK;
 }
 

@@ -1,4 +1,4 @@
-//===- DensePlan.h - cuBLAS SGEMM on the densified matrix -------*- C++ -*-===//
+//===- DensePlan.h - cuBLAS GEMM on the densified matrix --------*- C++ -*-===//
 //
 // Part of the spperm project.
 //
@@ -7,9 +7,14 @@
 // Internal to the runtime's GPU backend: the dense candidate of the library
 // check (docs/RuntimeABI.md, "The library check"). A layer whose densified
 // matrix fits the budget ($SPPERM_DENSE_BUDGET_MB, default 256) is also
-// timed as cuBLAS SGEMM on its rows x cols row-major copy, built once per
-// layer on the device from the original-order CSR (cusparseSparseToDense).
-// Strict fp32: cuBLAS's default math mode, which does not round to TF32.
+// timed as a dense GEMM on its rows x cols row-major copy, built once per
+// layer on the device from the original-order CSR (cusparseSparseToDense):
+//  * fp32 layers: cublasSgemm in cuBLAS's default math mode, which does not
+//    round to TF32 (strict fp32);
+//  * 16-bit layers: cublasLtMatmul with fp32 compute, restricted to the
+//    algorithms that keep split-K partial sums in fp32 (or do not split),
+//    so that each element of C is its fp32 sum rounded once, as the
+//    generated kernels round it (docs/RuntimeABI.md, "Element types").
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,10 +28,10 @@
 namespace spperm::runtime_detail {
 
 /// The dense candidate's variant name (sprt_spmm_time, SPPERM_LOG_CHOICES):
-/// cublasSgemm for fp32 layers, cublasGemmEx with the layer's 16-bit type
-/// (fp32 compute) for the others.
+/// cublasSgemm for fp32 layers, cublasLtMatmul with the layer's 16-bit type
+/// (fp32 compute and reduction) for the others.
 inline constexpr const char *kDenseVariant = "cublas-sgemm";
-inline constexpr const char *kDenseHalfVariant = "cublas-gemmex";
+inline constexpr const char *kDenseHalfVariant = "cublaslt-gemm";
 
 /// The dense variant's name for layers of `type`.
 inline const char *denseVariantOf(ValueType type) {
@@ -36,16 +41,27 @@ inline const char *denseVariantOf(ValueType type) {
 /// The default budget of a densified matrix, in MiB.
 inline constexpr int64_t kDefaultDenseBudgetMb = 256;
 
+/// The most workspace a 16-bit dense plan may take (cuBLASLt's split-K
+/// partial sums).
+inline constexpr size_t kDenseWorkspaceBytes = 32u << 20;
+
 /// cuBLAS GEMM made ready for a densified layer, K and stream.
 class DensePlan final : public LibraryPlan {
 public:
-  DensePlan(const Cublas &blas, cublasHandle_t handle) : blas(blas),
-      handle(handle) {}
+  /// `lt` is cuBLASLt's handle, used for 16-bit layers.
+  DensePlan(const Cublas &blas, cublasHandle_t handle, cublasLtHandle_t lt)
+      : blas(blas), handle(handle), lt(lt) {}
+  ~DensePlan() override;
+  DensePlan(const DensePlan &) = delete;
+  DensePlan &operator=(const DensePlan &) = delete;
 
   /// Binds the densified matrix (rows x cols, row-major, on the device, of
-  /// `type` like B and C), K and the stream.
-  sprt_status prepare(const void *dense, int64_t rows, int64_t cols,
-                      int64_t k, CUstream stream,
+  /// `type` like B and C), K and the stream; for a 16-bit type, chooses
+  /// cuBLASLt's algorithm (its heuristic's first among those that reduce
+  /// in fp32) and allocates its workspace. The primary context must be
+  /// current.
+  sprt_status prepare(const Driver &d, const void *dense, int64_t rows,
+                      int64_t cols, int64_t k, CUstream stream,
                       ValueType type = ValueType::F32);
 
   /// C (rows x K) = dense (rows x cols) * B (cols x K), all row-major: in
@@ -55,8 +71,18 @@ public:
   const char *variant() const override { return denseVariantOf(type); }
 
 private:
+  /// The cuBLASLt descriptors and algorithm of a 16-bit type.
+  sprt_status prepareLt();
+
   const Cublas &blas;
   cublasHandle_t handle;
+  cublasLtHandle_t lt;
+  cublasLtMatmulDesc_t operation = nullptr;
+  cublasLtMatrixLayout_t layoutA = nullptr, layoutB = nullptr,
+                         layoutC = nullptr;
+  cublasLtMatmulAlgo_t algorithm{};
+  DeviceBuffer workspace;
+  size_t workspaceBytes = 0;
   const void *a = nullptr;
   ValueType type = ValueType::F32;
   int rows = 0, cols = 0, k = 0;

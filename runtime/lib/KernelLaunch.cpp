@@ -21,15 +21,19 @@ bool spperm::runtime_detail::hasGeneratedKernels(const PackageLayer &layer) {
   return false;
 }
 
-bool spperm::runtime_detail::libraryComputesLayer(
+bool spperm::runtime_detail::cusparseComputesLayer(
     const PackageLayer &layer) {
-  return libraryComputes(layer.operandType);
+  return cusparseComputes(layer.operandType);
 }
 
-bool spperm::runtime_detail::mayUseCusparse(const PackageLayer &layer) {
-  if (!libraryComputesLayer(layer))
+bool spperm::runtime_detail::mayRunLibrary(const PackageLayer &layer) {
+  if (layer.libraryCheck &&
+      (cusparseComputesLayer(layer) ||
+       denseComputes(layer.operandType, layer.valueType)))
+    return true;
+  if (!cusparseComputesLayer(layer))
     return false;
-  if (layer.kernels.empty() || layer.libraryCheck)
+  if (layer.kernels.empty())
     return true;
   for (const KernelInfo &kernel : layer.kernels)
     if (!isGenerated(kernel))
@@ -49,15 +53,15 @@ std::string describeK(const KernelInfo &kernel) {
   return text;
 }
 
-/// `choice` (a library call) for `layer`, which the library must compute
-/// (libraryComputesLayer).
+/// `choice` (a cuSPARSE call) for `layer`, which cuSPARSE must compute
+/// (cusparseComputesLayer).
 sprt_status libraryChoice(const PackageLayer &layer, LaunchChoice choice,
                           LaunchChoice &out) {
-  if (!libraryComputesLayer(layer))
+  if (!cusparseComputesLayer(layer))
     return failWith(SPRT_ERROR_UNSUPPORTED,
                     "layer '" + layer.name + "' takes " +
                         std::string(valueTypeName(layer.operandType)) +
-                        " B and C and runs a library call for this K, which "
+                        " B and C and runs cuSPARSE for this K, which "
                         "does not round C once (compile it with "
                         "spperm-compile --dtype: generated kernels for every "
                         "K)");

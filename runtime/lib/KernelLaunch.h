@@ -46,23 +46,33 @@ inline bool isGenerated(const KernelInfo &kernel) {
 /// Whether some K runs `layer` through generated kernels.
 bool hasGeneratedKernels(const PackageLayer &layer);
 
-/// Whether the library calls (cuSPARSE, cuBLAS) compute `layer`'s product
-/// as the package defines it: fp32 layers. A 16-bit layer's C is its fp32
-/// sum rounded once, which cuSPARSE's and cuBLAS's 16-bit paths do not
-/// promise (docs/RuntimeABI.md, "Element types"), and with fp32 values
-/// they would multiply another A: for 16-bit layers they are baselines
-/// only.
-bool libraryComputesLayer(const PackageLayer &layer);
-
-/// libraryComputesLayer for a layer whose B and C are of `operandType`.
-inline bool libraryComputes(ValueType operandType) {
+/// Whether cuSPARSE computes the product of a layer whose B and C are of
+/// `operandType` as the package defines it: fp32 layers. A 16-bit layer's
+/// C is its fp32 sum rounded once, which cuSPARSE's 16-bit SpMM does not
+/// promise (docs/RuntimeABI.md, "Element types"): for 16-bit layers it is
+/// a baseline only.
+inline bool cusparseComputes(ValueType operandType) {
   return operandType == ValueType::F32;
 }
 
-/// Whether some K runs `layer` through cuSPARSE: a layer the library
-/// computes (libraryComputesLayer) that has no kernels, one of whose kernels
-/// is of the "cusparse" variant, or that asks for the library check.
-bool mayUseCusparse(const PackageLayer &layer);
+/// Whether the dense candidate (DensePlan.h) computes the product of a
+/// layer with B and C of `operandType` and values of `valueType`: when the
+/// values are of B's type (fp32 SGEMM; for 16-bit layers cuBLASLt with its
+/// partial sums in fp32, C rounded once). A 16-bit layer of fp32 values
+/// would be multiplied with its values rounded: a baseline only.
+inline bool denseComputes(ValueType operandType, ValueType valueType) {
+  return operandType == valueType;
+}
+
+/// Whether cuSPARSE computes `layer` (cusparseComputes).
+bool cusparseComputesLayer(const PackageLayer &layer);
+
+/// Whether some K may run `layer` through a library call, which reads the
+/// layer's CSR on the device: cuSPARSE for a layer it computes
+/// (cusparseComputesLayer) that has no kernels or one of whose kernels is
+/// of the "cusparse" variant; cuSPARSE or the dense candidate for a layer
+/// that asks for the library check and that one of them computes.
+bool mayRunLibrary(const PackageLayer &layer);
 
 /// How a layer runs for one K.
 struct LaunchChoice {

@@ -130,7 +130,7 @@ TEST(ChooseLaunchTest, LayerWithoutKernelsRunsThroughCusparse) {
   EXPECT_TRUE(choice.cusparse);
   EXPECT_TRUE(choice.kernels.empty());
   EXPECT_FALSE(hasGeneratedKernels(layer));
-  EXPECT_TRUE(mayUseCusparse(layer));
+  EXPECT_TRUE(mayRunLibrary(layer));
 }
 
 TEST(ChooseLaunchTest, FirstAcceptingKernelPicksTheVariant) {
@@ -143,7 +143,7 @@ TEST(ChooseLaunchTest, FirstAcceptingKernelPicksTheVariant) {
                    kernel("vec4_tail", "vec4", 4, 128, 4),
                    kernel("general", "general")};
   EXPECT_TRUE(hasGeneratedKernels(layer));
-  EXPECT_FALSE(mayUseCusparse(layer));
+  EXPECT_FALSE(mayRunLibrary(layer));
 
   struct Case {
     int64_t k;
@@ -171,7 +171,7 @@ TEST(ChooseLaunchTest, CusparseVariant) {
   layer.kernels = {kernel("cusparse", "cusparse", 1, 1),
                    kernel("rows", "rows")};
   EXPECT_TRUE(hasGeneratedKernels(layer));
-  EXPECT_TRUE(mayUseCusparse(layer));
+  EXPECT_TRUE(mayRunLibrary(layer));
   LaunchChoice choice;
   ASSERT_EQ(chooseLaunch(layer, 1, choice), SPRT_OK);
   EXPECT_TRUE(choice.cusparse);
@@ -184,18 +184,17 @@ TEST(ChooseLaunchTest, CusparseVariant) {
   PackageLayer onlyCusparse;
   onlyCusparse.kernels = {kernel("cusparse", "cusparse")};
   EXPECT_FALSE(hasGeneratedKernels(onlyCusparse));
-  EXPECT_TRUE(mayUseCusparse(onlyCusparse));
+  EXPECT_TRUE(mayRunLibrary(onlyCusparse));
 
-  // 16-bit layers never run the library (a K that would is refused, their
-  // generated kernels run, cuSPARSE's CSR is never uploaded), whatever
-  // their values' type.
+  // 16-bit layers never run cuSPARSE (a K that would is refused, their
+  // generated kernels run), whatever their values' type.
   layer.operandType = ValueType::BF16;
-  EXPECT_FALSE(libraryComputesLayer(layer));
-  EXPECT_FALSE(mayUseCusparse(layer));
+  EXPECT_FALSE(cusparseComputesLayer(layer));
+  EXPECT_FALSE(mayRunLibrary(layer));
   ASSERT_EQ(chooseLaunch(layer, 1, choice), SPRT_ERROR_UNSUPPORTED);
   EXPECT_NE(std::string(sprt_last_error())
-                .find("layer 'fc2' takes bf16 B and C and runs a library "
-                      "call for this K, which does not round C once"),
+                .find("layer 'fc2' takes bf16 B and C and runs cuSPARSE for "
+                      "this K, which does not round C once"),
             std::string::npos)
       << sprt_last_error();
   ASSERT_EQ(chooseLaunch(layer, 2, choice), SPRT_OK);
@@ -205,9 +204,39 @@ TEST(ChooseLaunchTest, CusparseVariant) {
   EXPECT_EQ(chooseLaunch(noKernels, 4, choice), SPRT_ERROR_UNSUPPORTED);
 
   layer.valueType = ValueType::BF16;
-  EXPECT_FALSE(libraryComputesLayer(layer));
-  EXPECT_FALSE(mayUseCusparse(layer));
+  EXPECT_FALSE(cusparseComputesLayer(layer));
+  EXPECT_FALSE(mayRunLibrary(layer));
   EXPECT_EQ(chooseLaunch(layer, 1, choice), SPRT_ERROR_UNSUPPORTED);
+}
+
+TEST(ChooseLaunchTest, LibraryCandidatesByElementType) {
+  // fp32 layers: cuSPARSE and the dense GEMM both compute them.
+  EXPECT_TRUE(cusparseComputes(ValueType::F32));
+  EXPECT_TRUE(denseComputes(ValueType::F32, ValueType::F32));
+  // 16-bit layers: the dense GEMM (fp32 partial sums, C rounded once)
+  // when the values are of B's type; cuSPARSE never.
+  for (ValueType t : {ValueType::F16, ValueType::BF16}) {
+    EXPECT_FALSE(cusparseComputes(t));
+    EXPECT_TRUE(denseComputes(t, t));
+    EXPECT_FALSE(denseComputes(t, ValueType::F32));
+  }
+  EXPECT_FALSE(denseComputes(ValueType::F16, ValueType::BF16));
+
+  // A checked 16-bit layer keeps its CSR on the device for the dense
+  // candidate; with fp32 values (a baseline only) it does not.
+  PackageLayer layer;
+  layer.name = "fc3";
+  layer.kernels = {kernel("rows", "rows")};
+  layer.libraryCheck = true;
+  layer.operandType = ValueType::BF16;
+  layer.valueType = ValueType::BF16;
+  EXPECT_TRUE(mayRunLibrary(layer));
+  layer.valueType = ValueType::F32;
+  EXPECT_FALSE(mayRunLibrary(layer));
+  layer.operandType = ValueType::F32;
+  EXPECT_TRUE(mayRunLibrary(layer));
+  layer.libraryCheck = false;
+  EXPECT_FALSE(mayRunLibrary(layer));
 }
 
 TEST(ChooseLaunchTest, NoKernelAcceptsK) {

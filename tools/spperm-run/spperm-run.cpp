@@ -470,7 +470,7 @@ int main(int argc, char **argv) {
       for (const char *v : {"cusparse-spmv-default", "cusparse-spmv-csr-alg1",
                             "cusparse-spmv-csr-alg2"})
         variants.push_back(v);
-    variants.push_back(ops.narrow() ? "cublas-gemmex" : "cublas-sgemm");
+    variants.push_back(ops.narrow() ? "cublaslt-gemm" : "cublas-sgemm");
   }
   std::vector<Timing> timings;
   for (const std::string &variant : variants) {

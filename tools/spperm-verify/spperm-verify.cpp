@@ -149,7 +149,7 @@ void benchPackage(const Package &pkg, sprt_package *rt,
         (layer.matrix.kind == FormatKind::Csr &&
          layer.permutation.strategy == Strategy::Identity);
     // 16-bit layers' baselines run at their type: cuSPARSE with A rounded
-    // to it, cublasGemmEx on the densified matrix (fp32 compute).
+    // to it, cuBLASLt GEMM on the densified matrix (fp32 compute).
     const ValueType type = layer.operandType;
     const bool withBaseline = baseline;
     const int64_t elementBytes = valueTypeBytes(type);
@@ -239,7 +239,7 @@ void benchPackage(const Package &pkg, sprt_package *rt,
         line << " dense_ms="
              << timeVariant(rt, static_cast<int64_t>(li),
                             type == ValueType::F32 ? "cublas-sgemm"
-                                                   : "cublas-gemmex",
+                                                   : "cublaslt-gemm",
                             ops, k, bench);
       }
       sprt_device_free(db);

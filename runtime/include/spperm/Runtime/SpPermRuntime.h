@@ -257,8 +257,9 @@ SPRT_EXPORT sprt_status sprt_spmm_time(sprt_package *package, int64_t layer,
 /** sprt_spmm_time with B and C of element types `b_dtype` and `c_dtype`
  *  (both the layer's, as sprt_spmm_typed). For a 16-bit layer the cuSPARSE
  *  baselines run at its type (A's values rounded to it, fp32 compute), and
- *  the dense one is "cublas-gemmex" (cublasGemmEx on the densified matrix
- *  of that type, fp32 compute) instead of "cublas-sgemm". */
+ *  the dense one is "cublaslt-gemm" (cublasLtMatmul on the densified
+ *  matrix of that type, fp32 compute and split-K reduction) instead of
+ *  "cublas-sgemm". */
 SPRT_EXPORT sprt_status sprt_spmm_time_typed(
     sprt_package *package, int64_t layer, const char *variant, const void *b,
     sprt_dtype b_dtype, int64_t k, void *c, sprt_dtype c_dtype, void *stream,
