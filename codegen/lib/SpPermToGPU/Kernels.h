@@ -149,9 +149,6 @@ struct RowKernelSpec {
   ::spperm::ValueType valueType = ::spperm::ValueType::F32;
 };
 
-/// The MLIR type of `type`'s elements (f32, f16 or bf16).
-Type operandElementType(MLIRContext *ctx, ::spperm::ValueType type);
-
 /// Emits a row kernel; returns its parameter names in order. With
 /// `longRows` (SpMM over the same arrays, rows from a table), the kernel's
 /// first `longRowCtas(*longRows)` CTAs run that spec, one launch for both:

@@ -788,13 +788,6 @@ private:
 
 } // namespace
 
-::spperm::ValueType mlir::spperm::getValueType(Type type) {
-  assert(isSupportedElementType(type) && "the verifier admits these only");
-  return type.isF16()    ? ::spperm::ValueType::F16
-         : type.isBF16() ? ::spperm::ValueType::BF16
-                         : ::spperm::ValueType::F32;
-}
-
 bool mlir::spperm::supportsOperandType(FormatKind kind,
                                        ::spperm::ValueType type) {
   return type == ::spperm::ValueType::F32 || kind == FormatKind::Csr ||

@@ -15,6 +15,8 @@
 #include "Kernels.h"
 #include "KernelBuilder.h"
 
+#include "spperm/Dialect/SpPerm/IR/SpPerm.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
@@ -37,19 +39,6 @@ gpu::GPUFuncOp mlir::spperm::codegen::createKernel(gpu::GPUModuleOp module,
   func.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
   return func;
-}
-
-Type mlir::spperm::codegen::operandElementType(MLIRContext *ctx,
-                                               ::spperm::ValueType type) {
-  switch (type) {
-  case ::spperm::ValueType::F32:
-    return Float32Type::get(ctx);
-  case ::spperm::ValueType::F16:
-    return Float16Type::get(ctx);
-  case ::spperm::ValueType::BF16:
-    return BFloat16Type::get(ctx);
-  }
-  llvm_unreachable("unknown value type");
 }
 
 std::vector<std::string>
@@ -545,7 +534,7 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   if (!spec.source.isChunks())
     args.push_back({spec.rowPtr, i32});
   args.push_back({spec.colIdx, i32});
-  Type values = operandElementType(ctx, spec.valueType);
+  Type values = mlir::spperm::getElementType(ctx, spec.valueType);
   args.push_back({spec.values, values});
   if (spec.dense.tau > 0 && spec.dense.width > 0) {
     args.push_back({spec.blockCol, i32});
@@ -553,7 +542,7 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
     if (spec.dense.condensed)
       args.push_back({spec.tileCol, i32});
   }
-  Type operand = operandElementType(ctx, spec.operandType);
+  Type operand = mlir::spperm::getElementType(ctx, spec.operandType);
   args.push_back({::spperm::call_arg::kB, operand});
   args.push_back({::spperm::call_arg::kC, operand});
   args.push_back({::spperm::call_arg::kK, IndexType::get(ctx)});

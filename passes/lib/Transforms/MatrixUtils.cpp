@@ -176,9 +176,7 @@ const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op, StringRef baseDir) {
   Type element = type.getElementType();
   if (element.isF32())
     return m;
-  const ::spperm::ValueType valueType = element.isF16()
-                                            ? ::spperm::ValueType::F16
-                                            : ::spperm::ValueType::BF16;
+  const ::spperm::ValueType valueType = getValueType(element);
   const std::string key = joinKey(path, values) + rowsKey(op) +
                           std::string(1, '\0') + "type=" +
                           std::string(::spperm::valueTypeName(valueType));

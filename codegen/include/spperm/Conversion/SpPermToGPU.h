@@ -206,10 +206,6 @@ constexpr const char *kKernelModuleName = "spperm_kernels";
 /// creating it when absent.
 gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
 
-/// The element type `type` (f32, f16 or bf16: isSupportedElementType) as
-/// the sparse core names it.
-::spperm::ValueType getValueType(Type type);
-
 /// Whether the kernel families of `kind` take B and C of `type`: every
 /// format for f32, csr and bell for f16 and bf16 (docs/Kernels.md, "Half
 /// precision").

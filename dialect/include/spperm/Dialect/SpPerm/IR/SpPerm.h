@@ -12,6 +12,7 @@
 #ifndef SPPERM_DIALECT_SPPERM_IR_SPPERM_H
 #define SPPERM_DIALECT_SPPERM_IR_SPPERM_H
 
+#include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Strategy.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
@@ -34,6 +35,29 @@ class PermAttr;
 /// operands: f32, f16 or bf16 (docs/Dialects/SpPerm.md, `!spperm.matrix`).
 inline bool isSupportedElementType(Type type) {
   return type.isF32() || type.isF16() || type.isBF16();
+}
+
+/// The element type `type` (isSupportedElementType) as the sparse core
+/// names it.
+inline ::spperm::ValueType getValueType(Type type) {
+  assert(isSupportedElementType(type) && "the verifier admits these only");
+  return type.isF16()    ? ::spperm::ValueType::F16
+         : type.isBF16() ? ::spperm::ValueType::BF16
+                         : ::spperm::ValueType::F32;
+}
+
+/// The MLIR element type of the sparse core's `type` (getValueType's
+/// inverse).
+inline Type getElementType(MLIRContext *ctx, ::spperm::ValueType type) {
+  switch (type) {
+  case ::spperm::ValueType::F16:
+    return Float16Type::get(ctx);
+  case ::spperm::ValueType::BF16:
+    return BFloat16Type::get(ctx);
+  case ::spperm::ValueType::F32:
+    break;
+  }
+  return Float32Type::get(ctx);
 }
 } // namespace spperm
 
