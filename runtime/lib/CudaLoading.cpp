@@ -68,9 +68,8 @@ sprt_status CudaBackend::uploadCsr(const PackageLayer &layer,
     // The library calls take A of B's type: the values in it (already
     // when the layer's values are of its type; rounded for the baselines
     // of a layer of fp32 values, sprt_spmm_time_typed).
-    std::vector<uint16_t> bits(csr.values.size());
-    for (size_t i = 0; i < bits.size(); ++i)
-      bits[i] = narrowToValueType(csr.values[i], layer.operandType);
+    const std::vector<uint16_t> bits =
+        narrowArray(csr.values, layer.operandType);
     SPRT_RETURN_IF_ERROR(device.values.upload(
         d, bits.data(), bits.size() * sizeof(uint16_t)));
   }
@@ -177,8 +176,7 @@ sprt_status CudaBackend::uploadArrays(const PackageLayer &layer,
       // uploaded in their type, which holds them exactly.
       const auto *values = static_cast<const float *>(buffer.data);
       std::vector<uint16_t> bits(buffer.count);
-      for (size_t i = 0; i < bits.size(); ++i)
-        bits[i] = narrowToValueType(values[i], layer.valueType);
+      narrowArray(values, bits.size(), layer.valueType, bits.data());
       bytes = bits.size() * sizeof(uint16_t);
       SPRT_RETURN_IF_ERROR(array.upload(d, bits.data(), bytes));
     } else {

@@ -91,11 +91,8 @@ TEST(TypedTest, SpmmTypedMatchesRoundedReference) {
       const CsrMatrix &a = *pkg.originals[i];
       for (int64_t k : {1, 8, 33}) {
         std::vector<float> wide = randomDense(a.cols * k, 300 + k);
-        std::vector<uint16_t> b(wide.size());
-        for (size_t j = 0; j < wide.size(); ++j) {
-          b[j] = narrowToValueType(wide[j], type);
-          wide[j] = widenFromValueType(b[j], type);
-        }
+        const std::vector<uint16_t> b = narrowArray(wide, type);
+        widenArray(b.data(), b.size(), type, wide.data());
         std::vector<uint16_t> c(static_cast<size_t>(a.rows * k), 0xffff);
         ASSERT_EQ(sprt_spmm_typed(pkg.p, int64_t(i), b.data(), dtype, k,
                                   c.data(), dtype, nullptr),

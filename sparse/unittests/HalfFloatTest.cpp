@@ -221,6 +221,25 @@ TEST(HalfFloatTest, RoundToValueType) {
   EXPECT_EQ(roundToValueType(third, ValueType::BF16), 0.333984375f);
 }
 
+TEST(HalfFloatTest, ArraysNarrowAndWidenElementwise) {
+  const std::vector<float> values = {1.0f / 3.0f, -2.0f, 65520.0f, 0.0f,
+                                     std::ldexp(1.0f, -25), 1e-3f};
+  for (ValueType t : {ValueType::F16, ValueType::BF16}) {
+    const std::vector<uint16_t> bits = narrowArray(values, t);
+    ASSERT_EQ(bits.size(), values.size());
+    std::vector<float> wide(bits.size(), -1.0f);
+    widenArray(bits.data(), bits.size(), t, wide.data());
+    for (size_t i = 0; i < values.size(); ++i) {
+      EXPECT_EQ(bits[i], narrowToValueType(values[i], t)) << i;
+      EXPECT_EQ(wide[i], roundToValueType(values[i], t)) << i;
+    }
+    std::vector<uint16_t> into(values.size());
+    narrowArray(values.data(), values.size(), t, into.data());
+    EXPECT_EQ(into, bits);
+  }
+  EXPECT_TRUE(narrowArray(std::vector<float>{}, ValueType::BF16).empty());
+}
+
 TEST(HalfFloatTest, Names) {
   for (ValueType t : {ValueType::F32, ValueType::F16, ValueType::BF16})
     EXPECT_EQ(parseValueType(valueTypeName(t)), t);

@@ -117,9 +117,7 @@ struct Operands {
   /// Rounds B to the layer's type; allocates and stages B (GPU).
   sprt_status prepare() {
     if (narrow()) {
-      bBits.resize(b->data.size());
-      for (size_t i = 0; i < bBits.size(); ++i)
-        bBits[i] = narrowToValueType(b->data[i], type);
+      bBits = narrowArray(b->data, type);
       cBits.resize(c->data.size());
     }
     if (device != SPRT_DEVICE_GPU)
@@ -147,8 +145,7 @@ struct Operands {
       if (sprt_status s = sprt_memcpy_dtoh(hostC(), dc.get(), cBytes());
           s != SPRT_OK)
         return s;
-    for (size_t i = 0; i < cBits.size(); ++i)
-      c->data[i] = widenFromValueType(cBits[i], type);
+    widenArray(cBits.data(), cBits.size(), type, c->data.data());
     return SPRT_OK;
   }
 };

@@ -218,8 +218,7 @@ bool spperm::verify::checkConcurrency(const std::string &path,
           continue;
         }
         if (c->type != ValueType::F32)
-          for (size_t e = 0; e < host.size(); ++e)
-            host[e] = widenFromValueType(bits[e], c->type);
+          widenArray(bits.data(), host.size(), c->type, host.data());
         const Comparison cmp =
             c->type == ValueType::F32
                 ? compare(host, c->r)

@@ -208,11 +208,8 @@ void spperm::verify::roundOperand(std::vector<float> &b, ValueType type,
   bits.clear();
   if (type == ValueType::F32)
     return;
-  bits.resize(b.size());
-  for (size_t i = 0; i < b.size(); ++i) {
-    bits[i] = narrowToValueType(b[i], type);
-    b[i] = widenFromValueType(bits[i], type);
-  }
+  bits = narrowArray(b, type);
+  widenArray(bits.data(), bits.size(), type, b.data());
 }
 
 uint16_t spperm::verify::nanBits(ValueType type) {

@@ -356,8 +356,7 @@ bool verifyPackage(const std::string &path, sprt_device device,
                                cHost, dtype, nullptr);
         }
         if (type != ValueType::F32)
-          for (size_t i = 0; i < c.size(); ++i)
-            c[i] = widenFromValueType(cBits[i], type);
+          widenArray(cBits.data(), cBits.size(), type, c.data());
         if (st != SPRT_OK) {
           report(false, tag + ": " + sprt_status_name(st) + ": " +
                             sprt_last_error());

@@ -121,10 +121,8 @@ void spperm::spmmCpu(const FormattedMatrix &a, const uint16_t *b,
   if (k <= 0)
     return;
   std::vector<float> bWide(static_cast<size_t>(a.cols) * k);
-  for (size_t i = 0; i < bWide.size(); ++i)
-    bWide[i] = widenFromValueType(b[i], type);
+  widenArray(b, bWide.size(), type, bWide.data());
   std::vector<float> cWide(static_cast<size_t>(a.rows) * k);
   spmmCpu(a, bWide.data(), k, cWide.data());
-  for (size_t i = 0; i < cWide.size(); ++i)
-    c[i] = narrowToValueType(cWide[i], type);
+  narrowArray(cWide.data(), cWide.size(), type, c);
 }

@@ -141,3 +141,22 @@ float spperm::roundToValueType(float value, ValueType type) {
     return value;
   return widenFromValueType(narrowToValueType(value, type), type);
 }
+
+void spperm::narrowArray(const float *values, size_t count, ValueType type,
+                         uint16_t *out) {
+  for (size_t i = 0; i < count; ++i)
+    out[i] = narrowToValueType(values[i], type);
+}
+
+std::vector<uint16_t> spperm::narrowArray(const std::vector<float> &values,
+                                          ValueType type) {
+  std::vector<uint16_t> bits(values.size());
+  narrowArray(values.data(), values.size(), type, bits.data());
+  return bits;
+}
+
+void spperm::widenArray(const uint16_t *bits, size_t count, ValueType type,
+                        float *out) {
+  for (size_t i = 0; i < count; ++i)
+    out[i] = widenFromValueType(bits[i], type);
+}

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace spperm {
 
@@ -62,6 +63,20 @@ float widenFromValueType(uint16_t bits, ValueType type);
 
 /// `value` rounded to `type` and back: itself for F32.
 float roundToValueType(float value, ValueType type);
+
+/// `count` floats rounded to the 16-bit `type` (narrowToValueType of each)
+/// into `out`.
+void narrowArray(const float *values, size_t count, ValueType type,
+                 uint16_t *out);
+
+/// `values` rounded to the 16-bit `type`: their bit patterns.
+std::vector<uint16_t> narrowArray(const std::vector<float> &values,
+                                  ValueType type);
+
+/// `count` bit patterns of the 16-bit `type` widened (widenFromValueType of
+/// each) into `out`.
+void widenArray(const uint16_t *bits, size_t count, ValueType type,
+                float *out);
 
 } // namespace spperm
 
