@@ -3,7 +3,7 @@
 
 Reads spperm-verify `bench` lines of packages NAME.auto.auto.spp (fp32),
 NAME.f16.spp and NAME.bf16.spp (compiled with --dtype; values of that type),
-NAME.bf16v32.spp (--values-dtype f32) and NAME.bf16k128.spp (--k 128) and
+NAME.bf16v32.spp (--values-dtype f32) and NAME.bf16kN.spp (--k N) and
 prints, per K and package kind, geomeans (min, count below 1) of:
   - speedup over the best cuSPARSE algorithm at the same dtype (A, B and C
     of that type, fp32 compute), paired (timed right after the package);
@@ -38,12 +38,12 @@ def main():
             f = line.split()
             pkg = f[1].rsplit("/", 1)[-1]
             kv = dict(t.split("=", 1) for t in f[3:] if "=" in t)
-            m = re.match(r"(.*)\.(auto\.auto|f16|bf16|bf16v32|bf16k128)\.spp$",
+            m = re.match(r"(.*)\.(auto\.auto|f16|bf16|bf16v32|bf16k\d+)\.spp$",
                          pkg)
             if not m:
                 continue
             name, kind = m.group(1), m.group(2)
-            # bf16v32: fp32 values; bf16k128: compiled for K = 128.
+            # bf16v32: fp32 values; bf16kN: compiled for K = N.
             dtype = {"auto.auto": "f32"}.get(kind, kind)
             k = int(kv["K"])
             rows[(name, dtype, k)] = {
@@ -58,7 +58,9 @@ def main():
           "time / fp32 time | same, memory-bound in fp32 (n) |")
     print("|---|---|---|---|---|---|---|")
     for k in ks:
-        for dtype in ("f32", "f16", "bf16", "bf16v32", "bf16k128"):
+        kinds = sorted({d for (_, d, kk) in rows if kk == k},
+                       key=lambda d: (d != "f32", len(d), d))
+        for dtype in kinds:
             vs, vsd, ratio, ratioMb = [], [], [], []
             for (name, d, kk), r in rows.items():
                 if d != dtype or kk != k or r["spperm"] <= 0:
