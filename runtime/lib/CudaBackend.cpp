@@ -187,7 +187,13 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
     // candidate): the benchmark's baselines.
     const Algorithm *algorithm = findAlgorithm(variant);
     const char *dense = denseVariantOf(layer.operandType);
-    if (!algorithm && variant != dense) {
+    // "cublas-gemmex", the 16-bit dense baseline's name in ABI 1's first
+    // 16-bit runtime, names cublaslt-gemm.
+    const std::string name =
+        variant == "cublas-gemmex" && layer.operandType != ValueType::F32
+            ? std::string(dense)
+            : variant;
+    if (!algorithm && name != dense) {
       std::string names = "spperm";
       for (const Algorithm &a : kAlgorithms)
         names += std::string(", ") + a.variant;
@@ -199,7 +205,7 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
     }
     if (algorithm && algorithm->spmv && k != 1)
       return failWith(SPRT_ERROR_UNSUPPORTED,
-                      variant + " needs k = 1, got " + std::to_string(k));
+                      name + " needs k = 1, got " + std::to_string(k));
     DeviceLayer &device = layers[index];
     if (device.rows == 0 || device.nnz == 0) {
       launch = trivialLaunch(device, k, c, stream);
@@ -207,7 +213,7 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
       if (!device.hasCsr)
         SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
       SPRT_RETURN_IF_ERROR(
-          libraryPlan(device, variant, b, k, c, stream, baseline));
+          libraryPlan(device, name, b, k, c, stream, baseline));
       LibraryPlan *plan = baseline.get();
       launch = [plan, b, c] { return plan->run(b, c); };
     }

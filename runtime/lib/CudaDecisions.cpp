@@ -9,7 +9,7 @@
 // one applies (recall), else by timing the candidates on the call's own
 // operands, the outcome then stored in the cache: the library's fastest
 // call (choosePlan: the cuSPARSE algorithms and, where the densified matrix
-// fits the budget, cuBLAS SGEMM on it), the fastest of a checked layer's
+// fits the budget, dense GEMM on it), the fastest of a checked layer's
 // variants (decide), and whether the library beats it (checkAgainstLibrary).
 //
 //===----------------------------------------------------------------------===//
@@ -332,9 +332,14 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
       layer.cols > denseBudgetBytes / valueTypeBytes(layer.operandType) /
                        layer.rows)
     return SPRT_OK;
-  if (!blasHandle || !ltHandle) {
+  const bool narrow = layer.operandType != ValueType::F32;
+  if (!blasHandle || (narrow && !ltHandle)) {
     const Cublas &library = cublasInstance();
     if (library.status != SPRT_OK)
+      return SPRT_OK;
+    // A 16-bit layer's dense GEMM is cuBLASLt's; a cuBLAS without it
+    // leaves such layers without a dense candidate, not the fp32 ones.
+    if (narrow && !library.hasLt())
       return SPRT_OK;
     blas = &library;
     if (!blasHandle) {
@@ -351,7 +356,7 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
       }
       blasHandle = created;
     }
-    if (!ltHandle)
+    if (narrow && !ltHandle)
       SPRT_CUBLAS_RETURN_IF_ERROR(library.api,
                                   library.api.cublasLtCreate(&ltHandle));
   }
@@ -383,8 +388,9 @@ sprt_status CudaBackend::libraryPlan(const DeviceLayer &layer,
                       name + ": the layer's " +
                           std::to_string(layer.rows) + " x " +
                           std::to_string(layer.cols) +
-                          " floats exceed SPPERM_DENSE_BUDGET_MB, or cuBLAS "
-                          "is not there");
+                          " elements exceed SPPERM_DENSE_BUDGET_MB, or "
+                          "cuBLAS (cuBLASLt for a 16-bit layer) is not "
+                          "there");
     out = std::move(dense);
     return SPRT_OK;
   }

@@ -210,6 +210,9 @@ bool openCublas(Cublas &s, const std::string &path, std::string &error) {
     ::dlclose(library);                                                        \
     return false;                                                              \
   }
+#define SPRT_CUBLAS_OPTIONAL(name)                                             \
+  api.name = reinterpret_cast<decltype(api.name)>(                             \
+      ::dlsym(library, SPRT_STRINGIFY_EXPANDED(name)));
 #include "CudaSymbols.def"
   s.api = api;
   s.path = path;

@@ -76,6 +76,15 @@ struct Cusparse {
 /// The loaded cuBLAS library and its cuBLASLt (for the dense candidate).
 /// Created once per process, at the first dense candidate.
 struct Cublas {
+  /// Whether every cuBLASLt entry point was found (SPRT_CUBLAS_OPTIONAL).
+  bool hasLt() const {
+#define SPRT_CUBLAS_OPTIONAL(name)                                             \
+  if (!api.name)                                                               \
+    return false;
+#include "CudaSymbols.def"
+    return true;
+  }
+
   CublasApi api;
   std::string path;
   sprt_status status = SPRT_OK;

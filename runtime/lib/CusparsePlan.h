@@ -35,7 +35,7 @@ inline constexpr Algorithm kAlgorithms[] = {
 };
 
 /// A library call made ready for a layer, K and stream, so that run() only
-/// binds B and C and enqueues: a cuSPARSE algorithm (Plan) or cuBLAS SGEMM
+/// binds B and C and enqueues: a cuSPARSE algorithm (Plan) or dense GEMM
 /// on the densified matrix (DensePlan). "The library" a checked layer is
 /// compared with is the fastest of them (CudaBackend::choosePlan).
 class LibraryPlan {

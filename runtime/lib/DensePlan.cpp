@@ -1,4 +1,4 @@
-//===- DensePlan.cpp - cuBLAS SGEMM on the densified matrix -----*- C++ -*-===//
+//===- DensePlan.cpp - cuBLAS GEMM on the densified matrix ------*- C++ -*-===//
 //
 // Part of the spperm project.
 //
@@ -8,6 +8,7 @@
 
 #include <climits>
 #include <string>
+#include <utility>
 
 using namespace spperm;
 using namespace spperm::runtime_detail;
@@ -77,20 +78,40 @@ sprt_status DensePlan::prepareLt() {
         api, api.cublasLtMatmulPreferenceSetAttribute(
                  preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
                  &schemes, sizeof(schemes)));
+    // The plan is run with whatever B and C later calls pass: only the
+    // alignment sprt_spmm_typed guarantees for this K (16 bytes when
+    // K % 8 == 0, 8 when K % 4 == 0, else the element's 2), not cuBLASLt's
+    // default of 256. The densified matrix is cuMemAlloc's (256).
+    const uint32_t operandAlignment = k % 8 == 0 ? 16 : k % 4 == 0 ? 8 : 2;
+    const uint32_t denseAlignment = 256;
+    const std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t>
+        alignments[] = {
+            {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, operandAlignment},
+            {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, denseAlignment},
+            {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, operandAlignment},
+            {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, operandAlignment}};
+    for (const auto &[attribute, bytes] : alignments)
+      SPRT_CUBLAS_RETURN_IF_ERROR(
+          api, api.cublasLtMatmulPreferenceSetAttribute(
+                   preference, attribute, &bytes, sizeof(bytes)));
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
-    SPRT_CUBLAS_RETURN_IF_ERROR(
-        api, api.cublasLtMatmulAlgoGetHeuristic(lt, operation, layoutB,
-                                                layoutA, layoutC, layoutC,
-                                                preference, 1, &result,
-                                                &found));
-    if (found < 1)
+    const cublasStatus_t status = api.cublasLtMatmulAlgoGetHeuristic(
+        lt, operation, layoutB, layoutA, layoutC, layoutC, preference, 1,
+        &result, &found);
+    if (status != CUBLAS_STATUS_SUCCESS &&
+        status != CUBLAS_STATUS_NOT_SUPPORTED)
+      return cublasFailure(api, status, "cublasLtMatmulAlgoGetHeuristic",
+                           __FILE__, __LINE__);
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED || found < 1)
       return failWith(SPRT_ERROR_UNSUPPORTED,
                       std::string(kDenseHalfVariant) +
                           ": cuBLASLt has no algorithm for " +
                           std::to_string(rows) + " x " +
                           std::to_string(cols) + " times K = " +
-                          std::to_string(k) + " that reduces in fp32");
+                          std::to_string(k) +
+                          " that reduces in fp32 and takes B and C aligned "
+                          "to the element type");
     algorithm = result.algo;
     workspaceBytes = result.workspaceSize;
     return SPRT_OK;

@@ -210,7 +210,7 @@ std::string mismatch(const TuningCacheEntry &e, const TuningLayer &layer) {
       std::find(layer.libraries.begin(), layer.libraries.end(),
                 e.choice.library) == layer.libraries.end())
     return "it names the library call '" + e.choice.library +
-           "', which this runtime does not know";
+           "', which is not a candidate for this layer here";
   return "";
 }
 

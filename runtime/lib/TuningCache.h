@@ -38,9 +38,11 @@
 namespace spperm::runtime_detail {
 
 /// The schema version of the cache file ("version"). Incremented when the
-/// file's layout or the meaning of a choice changes; a file of another
-/// version is ignored (with a warning) and replaced at the next store.
-inline constexpr int kTuningCacheVersion = 1;
+/// file's layout or the meaning of a choice changes, or when a layer's
+/// candidates do (2: 16-bit layers time the dense candidate,
+/// `cublaslt-gemm`); a file of another version is ignored (with a warning)
+/// and replaced at the next store.
+inline constexpr int kTuningCacheVersion = 2;
 
 /// The most entries a cache file keeps; past it, the oldest stored go.
 inline constexpr size_t kTuningCacheMaxEntries = 4096;
@@ -72,8 +74,9 @@ struct TuningKey {
   int32_t cusparseVersion = 0;
   /// SPRT_ABI_VERSION of the runtime that timed.
   int32_t abiVersion = 0;
-  /// Whether cuBLAS SGEMM on the densified matrix was a candidate (the
-  /// layer fit $SPPERM_DENSE_BUDGET_MB and cuBLAS loaded).
+  /// Whether dense GEMM on the densified matrix was a candidate (it
+  /// computes the layer, the layer fit $SPPERM_DENSE_BUDGET_MB and cuBLAS
+  /// loaded).
   bool denseCandidate = false;
 };
 

@@ -262,7 +262,12 @@ TEST(TuningCacheTest, CorruptFileIsIgnoredWithAWarningThenRewritten) {
       "null",
       "{}",
       "{\"schema\": \"other\", \"version\": 1, \"entries\": []}",
-      "{\"schema\": \"spperm-tuning-cache\", \"version\": 2, \"entries\": []}",
+      // Another version (an older runtime's file: its choices were made
+      // among other candidates).
+      "{\"schema\": \"spperm-tuning-cache\", \"version\": " +
+          std::to_string(kTuningCacheVersion - 1) + ", \"entries\": []}",
+      "{\"schema\": \"spperm-tuning-cache\", \"version\": " +
+          std::to_string(kTuningCacheVersion + 1) + ", \"entries\": []}",
       "{\"schema\": \"spperm-tuning-cache\", \"version\": \"1\", "
       "\"entries\": []}",
       "{\"schema\": \"spperm-tuning-cache\", \"version\": 1, \"entries\": {}}",
@@ -373,7 +378,7 @@ TEST(TuningCacheTest, EntryTheLayerDoesNotAllowIsRejected) {
        "'csr/identity', the layer's is 'hbp/lpt'"},
       {"an unknown library call",
        [](TuningLayer &l) { l.libraries = {"cusparse-spmm-default"}; }, false,
-       true, "'cusparse-spmm-csr-alg2', which this runtime does not know"},
+       true, "'cusparse-spmm-csr-alg2', which is not a candidate for this layer here"},
       {"another shape", [](TuningLayer &l) { l.nnz = 901; }, true, true,
        "with 901"},
   };

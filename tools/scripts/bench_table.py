@@ -143,7 +143,7 @@ def main():
         ident = by_variant.get((matrix, k, fmt_best, "identity"))
         if ident:
             row["best_permutation_gain"] = ident / b["spperm_ms"]
-        # The other library a user would reach for: cuBLAS SGEMM on the
+        # The other library a user would reach for: cuBLAS GEMM on the
         # densified matrix (where it fits the runtime's budget).
         if "dense_ms" in b:
             row["dense_ms"] = b["dense_ms"]
@@ -240,7 +240,7 @@ def main():
               f'{fmt(e.get("selected_permutation_gain_geomean"), ".2f")} | '
               f'{fmt(e["ceiling_geomean"], ".2f")} |')
     print()
-    print("Against the best of cuSPARSE and dense cuBLAS SGEMM (the library "
+    print("Against the best of cuSPARSE and dense cuBLAS GEMM (the library "
           "check's candidates; dense where it fits the budget):")
     print()
     print("| K | set | matrices | dense faster than cuSPARSE | best | selected | "

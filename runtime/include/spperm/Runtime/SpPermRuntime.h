@@ -224,8 +224,10 @@ SPRT_EXPORT sprt_status sprt_spmm(sprt_package *package, int64_t layer,
  *  bytes when k % 8 == 0 and 8 bytes when k % 4 == 0 (the kernels move 8
  *  or 4 elements at a time); the rest as sprt_spmm, which this is for
  *  SPRT_DTYPE_F32. On the GPU, 16-bit layers choose among their generated
- *  variants only: the library calls' 16-bit paths do not round C once, so
- *  they are sprt_spmm_time_typed's baselines, not candidates. */
+ *  variants and, when their values are of their type, dense GEMM through
+ *  cuBLASLt with fp32 partial sums ("cublaslt-gemm"); cuSPARSE's 16-bit
+ *  path does not round C once and is sprt_spmm_time_typed's baseline
+ *  only. */
 SPRT_EXPORT sprt_status sprt_spmm_typed(sprt_package *package, int64_t layer,
                                         const void *b, sprt_dtype b_dtype,
                                         int64_t k, void *c, sprt_dtype c_dtype,
