@@ -7,7 +7,7 @@
 // The tuning cache's file (TuningCache.h; docs/RuntimeABI.md, "Tuning
 // cache"):
 //
-//   {"schema": "spperm-tuning-cache", "version": 1, "entries": [
+//   {"schema": "spperm-tuning-cache", "version": 2, "entries": [
 //   {"key": {"abi": 1, "compute_capability": 90, "cusparse": 12600,
 //            "dense": true, "driver": 13000, "gpu": NAME, "k": K,
 //            "layer": NAME, "package": SHA256, "variant": NAME},
