@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DensePlan.h"
+#include "KernelLaunch.h"
 
 #include <climits>
 #include <string>
@@ -79,10 +80,10 @@ sprt_status DensePlan::prepareLt() {
                  preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
                  &schemes, sizeof(schemes)));
     // The plan is run with whatever B and C later calls pass: only the
-    // alignment sprt_spmm_typed guarantees for this K (16 bytes when
-    // K % 8 == 0, 8 when K % 4 == 0, else the element's 2), not cuBLASLt's
+    // alignment sprt_spmm_typed guarantees for this K, not cuBLASLt's
     // default of 256. The densified matrix is cuMemAlloc's (256).
-    const uint32_t operandAlignment = k % 8 == 0 ? 16 : k % 4 == 0 ? 8 : 2;
+    const auto operandAlignment = static_cast<uint32_t>(
+        gpuOperandAlignment(valueTypeBytes(type), k));
     const uint32_t denseAlignment = 256;
     const std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t>
         alignments[] = {

@@ -46,6 +46,19 @@ inline bool isGenerated(const KernelInfo &kernel) {
 /// Whether some K runs `layer` through generated kernels.
 bool hasGeneratedKernels(const PackageLayer &layer);
 
+/// The alignment in bytes that B and C need on the GPU for K, with elements
+/// of `elementBytes`: the generated kernels move 4 elements at a time when
+/// K is a multiple of 4 (16-byte fp32 vectors, 8-byte 16-bit ones) and 8
+/// 16-bit elements (16 bytes) when it is a multiple of 8; one otherwise.
+/// sprt_spmm and sprt_spmm_typed refuse less aligned operands, and the
+/// library plans are chosen for no more than this.
+inline int64_t gpuOperandAlignment(int64_t elementBytes, int64_t k) {
+  const int64_t vector = elementBytes == 2 && k % 8 == 0 ? 8
+                         : k % 4 == 0                    ? 4
+                                                         : 1;
+  return vector * elementBytes;
+}
+
 /// Whether cuSPARSE computes the product of a layer whose B and C are of
 /// `operandType` as the package defines it: fp32 layers. A 16-bit layer's
 /// C is its fp32 sum rounded once, which cuSPARSE's 16-bit SpMM does not

@@ -483,10 +483,10 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
   // rows, 16-byte ones when K is a multiple of 8), which fault on a
   // misaligned address — refused here instead of in the middle of a
   // launch.
-  const int64_t vector = package->device != SPRT_DEVICE_GPU ? 1
-                         : elementBytes == 2 && k % 8 == 0  ? 8
-                         : k % 4 == 0                       ? 4
-                                                            : 1;
+  const int64_t vector =
+      package->device != SPRT_DEVICE_GPU
+          ? 1
+          : gpuOperandAlignment(elementBytes, k) / elementBytes;
   const uintptr_t alignment = static_cast<uintptr_t>(vector * elementBytes);
   auto misaligned = [alignment](const void *p) {
     return reinterpret_cast<uintptr_t>(p) % alignment != 0;

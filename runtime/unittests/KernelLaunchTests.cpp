@@ -209,6 +209,19 @@ TEST(ChooseLaunchTest, CusparseVariant) {
   EXPECT_EQ(chooseLaunch(layer, 1, choice), SPRT_ERROR_UNSUPPORTED);
 }
 
+TEST(ChooseLaunchTest, GpuOperandAlignment) {
+  // fp32: 16-byte vectors when K % 4 == 0, else one float.
+  EXPECT_EQ(gpuOperandAlignment(4, 32), 16);
+  EXPECT_EQ(gpuOperandAlignment(4, 12), 16);
+  EXPECT_EQ(gpuOperandAlignment(4, 7), 4);
+  // 16-bit: 8 elements (16 bytes) when K % 8 == 0, 4 (8 bytes) when
+  // K % 4 == 0, else one.
+  EXPECT_EQ(gpuOperandAlignment(2, 64), 16);
+  EXPECT_EQ(gpuOperandAlignment(2, 12), 8);
+  EXPECT_EQ(gpuOperandAlignment(2, 1), 2);
+  EXPECT_EQ(gpuOperandAlignment(2, 6), 2);
+}
+
 TEST(ChooseLaunchTest, LibraryCandidatesByElementType) {
   // fp32 layers: cuSPARSE and the dense GEMM both compute them.
   EXPECT_TRUE(cusparseComputes(ValueType::F32));
