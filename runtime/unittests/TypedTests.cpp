@@ -8,7 +8,9 @@
 // in the manifest): sprt_layer_dtype, sprt_spmm_typed on the CPU against
 // the float64 product of the rounded operands (1e-5 before C's rounding,
 // half an ulp of the type after it), the dtype checks of every entry point,
-// the manifest's dtype key (absent: f32; unknown names refused).
+// the manifest's dtype key (absent: f32; unknown names refused); on the
+// GPU, the dense candidate (cublaslt-gemm) at the operand alignment the
+// typed call guarantees.
 //
 //===----------------------------------------------------------------------===//
 
@@ -190,6 +192,65 @@ TEST(TypedTest, Fp32LayersTakeBothEntryPoints) {
                             SPRT_DTYPE_F16, nullptr),
             SPRT_ERROR_INVALID_ARGUMENT);
   sprt_package_release(p);
+}
+
+// The dense candidate of a 16-bit layer (cublaslt-gemm, and its first
+// name, cublas-gemmex) with B and C aligned only as sprt_spmm_typed
+// guarantees for K (16, 8 or 2 bytes; cuBLASLt's default heuristic assumes
+// 256): C within the rounding once of the float64 product of the rounded
+// operands. Runs on the GPU machine; skips visibly elsewhere.
+TEST(GpuTypedTest, DenseGemmAtTheGuaranteedAlignment) {
+  for (sprt_dtype dtype : kHalfTypes) {
+    const ValueType type = valueTypeOf(dtype);
+    SCOPED_TRACE(valueTypeName(type));
+    ScratchDir dir;
+    CsrMatrix a = generateUniform(200, 96, 0.3, 17);
+    for (float &v : a.values)
+      v = roundToValueType(v, type);
+    // No kernels: the library baselines run on their own.
+    PackageLayer layer = makeLayer("fc", a, Strategy::Identity,
+                                   FormatKind::Csr);
+    layer.operandType = type;
+    layer.valueType = type;
+    ASSERT_TRUE(writePackage(dir.path("d.spp"), {layer}, PackageOptions()));
+    sprt_package *p = nullptr;
+    LOAD_GPU_OR_SKIP(dir.path("d.spp"), p);
+    const double unit = type == ValueType::F16 ? std::ldexp(1.0, -11)
+                                               : std::ldexp(1.0, -8);
+    for (int64_t k : {32, 12, 7}) {
+      const int64_t align = k % 8 == 0 ? 16 : k % 4 == 0 ? 8 : 2;
+      SCOPED_TRACE("K = " + std::to_string(k) + ", " + std::to_string(align) +
+                   "-byte aligned operands");
+      std::vector<float> wide = randomDense(a.cols * k, 40 + k);
+      const std::vector<uint16_t> b = narrowArray(wide, type);
+      widenArray(b.data(), b.size(), type, wide.data());
+      const std::vector<double> want = reference(a, wide, k);
+      const int64_t bBytes = a.cols * k * 2, cBytes = a.rows * k * 2;
+      DeviceArray db(bBytes + 256), dc(cBytes + 256);
+      // cuMemAlloc's 256-byte alignment plus `align`: aligned to `align`
+      // and to nothing larger.
+      void *bPtr = static_cast<char *>(db.ptr) + align;
+      void *cPtr = static_cast<char *>(dc.ptr) + align;
+      ASSERT_EQ(sprt_memcpy_htod(bPtr, b.data(), bBytes), SPRT_OK);
+      for (const char *name : {"cublaslt-gemm", "cublas-gemmex"}) {
+        SCOPED_TRACE(name);
+        std::vector<uint16_t> c(static_cast<size_t>(a.rows * k), 0xffff);
+        ASSERT_EQ(sprt_memcpy_htod(cPtr, c.data(), cBytes), SPRT_OK);
+        float ms = 0;
+        ASSERT_EQ(sprt_spmm_time_typed(p, 0, name, bPtr, dtype, k, cPtr,
+                                       dtype, nullptr, 0, 1, &ms),
+                  SPRT_OK)
+            << sprt_last_error();
+        ASSERT_EQ(sprt_memcpy_dtoh(c.data(), cPtr, cBytes), SPRT_OK);
+        for (size_t j = 0; j < c.size(); ++j) {
+          const double x = widenFromValueType(c[j], type);
+          ASSERT_LE(std::fabs(x - want[j]), unit * std::fabs(want[j]) + 1e-5)
+              << "element " << j;
+        }
+      }
+    }
+    sprt_package_release(p);
+  }
 }
 
 TEST(TypedTest, ManifestDtype) {
