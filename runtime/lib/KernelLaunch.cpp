@@ -21,17 +21,12 @@ bool spperm::runtime_detail::hasGeneratedKernels(const PackageLayer &layer) {
   return false;
 }
 
-bool spperm::runtime_detail::cusparseComputesLayer(
-    const PackageLayer &layer) {
-  return cusparseComputes(layer.operandType);
-}
-
 bool spperm::runtime_detail::mayRunLibrary(const PackageLayer &layer) {
+  const bool cusparse = cusparseComputes(layer.operandType);
   if (layer.libraryCheck &&
-      (cusparseComputesLayer(layer) ||
-       denseComputes(layer.operandType, layer.valueType)))
+      (cusparse || denseComputes(layer.operandType, layer.valueType)))
     return true;
-  if (!cusparseComputesLayer(layer))
+  if (!cusparse)
     return false;
   if (layer.kernels.empty())
     return true;
@@ -54,10 +49,10 @@ std::string describeK(const KernelInfo &kernel) {
 }
 
 /// `choice` (a cuSPARSE call) for `layer`, which cuSPARSE must compute
-/// (cusparseComputesLayer).
+/// (cusparseComputes).
 sprt_status libraryChoice(const PackageLayer &layer, LaunchChoice choice,
                           LaunchChoice &out) {
-  if (!cusparseComputesLayer(layer))
+  if (!cusparseComputes(layer.operandType))
     return failWith(SPRT_ERROR_UNSUPPORTED,
                     "layer '" + layer.name + "' takes " +
                         std::string(valueTypeName(layer.operandType)) +

@@ -77,12 +77,9 @@ inline bool denseComputes(ValueType operandType, ValueType valueType) {
   return operandType == valueType;
 }
 
-/// Whether cuSPARSE computes `layer` (cusparseComputes).
-bool cusparseComputesLayer(const PackageLayer &layer);
-
 /// Whether some K may run `layer` through a library call, which reads the
 /// layer's CSR on the device: cuSPARSE for a layer it computes
-/// (cusparseComputesLayer) that has no kernels or one of whose kernels is
+/// (cusparseComputes) that has no kernels or one of whose kernels is
 /// of the "cusparse" variant; cuSPARSE or the dense candidate for a layer
 /// that asks for the library check and that one of them computes.
 bool mayRunLibrary(const PackageLayer &layer);

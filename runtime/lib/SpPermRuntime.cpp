@@ -483,13 +483,13 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
   // rows, 16-byte ones when K is a multiple of 8), which fault on a
   // misaligned address — refused here instead of in the middle of a
   // launch.
-  const int64_t vector =
-      package->device != SPRT_DEVICE_GPU
-          ? 1
-          : gpuOperandAlignment(elementBytes, k) / elementBytes;
-  const uintptr_t alignment = static_cast<uintptr_t>(vector * elementBytes);
+  const int64_t alignment = package->device != SPRT_DEVICE_GPU
+                                ? elementBytes
+                                : gpuOperandAlignment(elementBytes, k);
+  const int64_t vector = alignment / elementBytes;
   auto misaligned = [alignment](const void *p) {
-    return reinterpret_cast<uintptr_t>(p) % alignment != 0;
+    return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(alignment) !=
+           0;
   };
   for (auto [name, p, count] :
        {std::tuple<const char *, const void *, int64_t>{"B", b, bCount},

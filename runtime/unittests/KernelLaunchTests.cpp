@@ -189,7 +189,7 @@ TEST(ChooseLaunchTest, CusparseVariant) {
   // 16-bit layers never run cuSPARSE (a K that would is refused, their
   // generated kernels run), whatever their values' type.
   layer.operandType = ValueType::BF16;
-  EXPECT_FALSE(cusparseComputesLayer(layer));
+  EXPECT_FALSE(cusparseComputes(layer.operandType));
   EXPECT_FALSE(mayRunLibrary(layer));
   ASSERT_EQ(chooseLaunch(layer, 1, choice), SPRT_ERROR_UNSUPPORTED);
   EXPECT_NE(std::string(sprt_last_error())
@@ -204,7 +204,7 @@ TEST(ChooseLaunchTest, CusparseVariant) {
   EXPECT_EQ(chooseLaunch(noKernels, 4, choice), SPRT_ERROR_UNSUPPORTED);
 
   layer.valueType = ValueType::BF16;
-  EXPECT_FALSE(cusparseComputesLayer(layer));
+  EXPECT_FALSE(cusparseComputes(layer.operandType));
   EXPECT_FALSE(mayRunLibrary(layer));
   EXPECT_EQ(chooseLaunch(layer, 1, choice), SPRT_ERROR_UNSUPPORTED);
 }
