@@ -74,6 +74,7 @@ CudaBackend::~CudaBackend() {
   decisions.clear();
   libraryPlans.clear();
   tickets.clear();
+  accumulators.clear();
   forgetResidentArrays();
   layers.clear();
   if (module)

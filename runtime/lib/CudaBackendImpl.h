@@ -130,6 +130,9 @@ private:
   /// Sets `out` to the ticket counters of `stream` (key `key`), allocated
   /// and cleared on that stream at its first use.
   sprt_status ticketsFor(CUstream stream, uint64_t key, DeviceSpan &out);
+  /// Sets `out` to the fp32 accumulator of the stream of key `key`, at
+  /// least `floats` long (grown at twice the size it had, at least).
+  sprt_status accumulatorFor(uint64_t key, size_t floats, DeviceSpan &out);
 
   /// What C = A * B is for an empty matrix: nothing, or C = 0.
   std::function<sprt_status()> trivialLaunch(const DeviceLayer &layer,
@@ -341,6 +344,18 @@ private:
   /// one stream run one after the other and leave them at zero, so one pair
   /// serves every kernel of the package on that stream.
   std::map<uint64_t, DeviceBuffer> tickets;
+  /// The fp32 accumulator (call_arg::kAccumulator) per stream (streamKey),
+  /// as large as the largest call on that stream has needed: launches on
+  /// one stream run one after the other, so one buffer serves every 16-bit
+  /// layer of the package there. An outgrown buffer is kept until the
+  /// package is unloaded: launches still in flight, or captured into a
+  /// CUDA graph, may use it.
+  struct Accumulator {
+    DeviceBuffer buffer;
+    size_t floats = 0;
+    std::vector<DeviceBuffer> outgrown;
+  };
+  std::map<uint64_t, Accumulator> accumulators;
   /// The tuning cache ($SPRT_TUNING_CACHE, ...; disabled when the GPU's
   /// identity cannot be read), and the fields of its keys that are the
   /// same for every layer (the package, the GPU, the driver, cuSPARSE, the

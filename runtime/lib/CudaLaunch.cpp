@@ -84,6 +84,22 @@ sprt_status CudaBackend::ticketsFor(CUstream stream, uint64_t key,
   return SPRT_OK;
 }
 
+sprt_status CudaBackend::accumulatorFor(uint64_t key, size_t floats,
+                                        DeviceSpan &out) {
+  Accumulator &acc = accumulators[key];
+  if (acc.floats < floats) {
+    const size_t grown = std::max(floats, 2 * acc.floats);
+    DeviceBuffer fresh;
+    SPRT_RETURN_IF_ERROR(fresh.allocate(d, grown * sizeof(float)));
+    if (acc.buffer.get())
+      acc.outgrown.push_back(std::move(acc.buffer));
+    acc.buffer = std::move(fresh);
+    acc.floats = grown;
+  }
+  out = {acc.buffer.get(), static_cast<int64_t>(floats)};
+  return SPRT_OK;
+}
+
 std::function<sprt_status()>
 CudaBackend::trivialLaunch(const DeviceLayer &layer, int64_t k, void *c,
                            CUstream stream) {
@@ -211,13 +227,23 @@ sprt_status CudaBackend::generatedLaunch(const DeviceLayer &device,
   // The stream's id, only where per-stream state is needed: its ticket
   // counters, or the order of module-level ones across streams.
   CrossStreamOrder *order = device.crossStreamOrder.get();
-  const bool needsTickets =
-      std::any_of(choice.kernels.begin(), choice.kernels.end(),
-                  [&](size_t i) { return takesTickets(layer.kernels[i]); });
-  const uint64_t key = needsTickets || order ? streamKey(stream) : 0;
+  auto anyKernel = [&](auto predicate) {
+    return std::any_of(choice.kernels.begin(), choice.kernels.end(),
+                       [&](size_t i) { return predicate(layer.kernels[i]); });
+  };
+  const bool needsTickets = anyKernel(takesTickets);
+  const bool needsAccumulator = anyKernel(takesAccumulator);
+  const uint64_t key =
+      needsTickets || needsAccumulator || order ? streamKey(stream) : 0;
   LaunchOperands operands{{b, device.cols * k}, {c, device.rows * k}, k, {}};
   if (needsTickets)
     SPRT_RETURN_IF_ERROR(ticketsFor(stream, key, operands.tickets));
+  if (needsAccumulator)
+    SPRT_RETURN_IF_ERROR(accumulatorFor(
+        key, static_cast<size_t>(device.rows * k), operands.accumulator));
+  const bool zero = choice.zeroOutput;
+  const bool zeroAccumulator = choice.zeroAccumulator;
+  void *accumulator = const_cast<void *>(operands.accumulator.data);
   auto steps = std::make_shared<std::vector<Step>>();
   for (size_t i : choice.kernels) {
     Step step{device.functions[i], &layer.kernels[i], KernelParams(),
@@ -231,10 +257,9 @@ sprt_status CudaBackend::generatedLaunch(const DeviceLayer &device,
   const Driver *driver = &d;
   const std::string *layerName = &layer.name;
   const size_t cCount = static_cast<size_t>(device.rows * k);
-  const bool zero = choice.zeroOutput;
   const ValueType type = device.operandType;
-  launch = [driver, steps, layerName, c, cCount, zero, type, stream, key,
-            order]() -> sprt_status {
+  launch = [driver, steps, layerName, c, cCount, zero, zeroAccumulator,
+            accumulator, type, stream, key, order]() -> sprt_status {
     const DriverApi &api = driver->api;
     // Module-level counters: wait for the variant's last launch when it
     // was on another stream (the calls are enqueued under the backend's
@@ -244,6 +269,9 @@ sprt_status CudaBackend::generatedLaunch(const DeviceLayer &device,
                               api.cuStreamWaitEvent(stream, order->event, 0));
     if (zero)
       SPRT_RETURN_IF_ERROR(clearOutput(*driver, c, cCount, type, stream));
+    if (zeroAccumulator)
+      SPRT_RETURN_IF_ERROR(clearOutput(*driver, accumulator, cCount,
+                                       ValueType::F32, stream));
     for (Step &step : *steps) {
       const KernelInfo &kernel = *step.kernel;
       // A dependent step starts (and reads A and B) while the one before

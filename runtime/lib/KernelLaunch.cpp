@@ -97,7 +97,11 @@ sprt_status spperm::runtime_detail::chooseLaunch(const PackageLayer &layer,
     for (size_t i = 0; i < layer.kernels.size(); ++i)
       if (layer.kernels[i].variant == choice.variant) {
         choice.kernels.push_back(i);
-        choice.zeroOutput = choice.zeroOutput || layer.kernels[i].zeroOutput;
+        const KernelInfo &kernel = layer.kernels[i];
+        // zero_output clears what the kernel writes: the accumulator for a
+        // kernel that takes it, else C.
+        (takesAccumulator(kernel) ? choice.zeroAccumulator
+                                  : choice.zeroOutput) |= kernel.zeroOutput;
       }
   out = std::move(choice);
   return SPRT_OK;
@@ -151,6 +155,8 @@ sprt_status spperm::runtime_detail::bindKernelParams(
       params.addMemref(operands.c);
     } else if (arg == call_arg::kTickets) {
       params.addMemref(operands.tickets);
+    } else if (arg == call_arg::kAccumulator) {
+      params.addMemref(operands.accumulator);
     } else if (auto it = arrays.find(arg); it != arrays.end()) {
       params.addMemref(it->second);
     } else {
@@ -168,6 +174,11 @@ bool spperm::runtime_detail::takesTickets(const KernelInfo &kernel) {
   return std::find(kernel.args.begin(), kernel.args.end(),
                    call_arg::kTickets) !=
          kernel.args.end();
+}
+
+bool spperm::runtime_detail::takesAccumulator(const KernelInfo &kernel) {
+  return std::find(kernel.args.begin(), kernel.args.end(),
+                   call_arg::kAccumulator) != kernel.args.end();
 }
 
 bool spperm::runtime_detail::targetMatches(std::string_view target, int major,

@@ -94,8 +94,11 @@ struct LaunchChoice {
   /// manifest order: the launches, in the order they are enqueued.
   std::vector<size_t> kernels;
   /// Whether C is cleared before the first launch (some kernel of the
-  /// variant has zeroOutput).
+  /// variant that writes C has zeroOutput).
   bool zeroOutput = false;
+  /// Whether the fp32 accumulator is cleared before the first launch (some
+  /// kernel of the variant that takes it has zeroOutput).
+  bool zeroAccumulator = false;
 };
 
 /// Chooses how `layer` runs for `k`: the variant of the first kernel in
@@ -155,15 +158,23 @@ struct LaunchOperands {
   /// The call's stream's ticket counters (call_arg::kTickets): two 32-bit
   /// integers, for the kernels that take them.
   DeviceSpan tickets;
+  /// The call's stream's fp32 accumulator (call_arg::kAccumulator): rows x K
+  /// floats, for the kernels of 16-bit layers that take it.
+  DeviceSpan accumulator;
 };
 
 /// Whether `kernel` takes the runtime's ticket counters (call_arg::kTickets).
 bool takesTickets(const KernelInfo &kernel);
 
+/// Whether `kernel` takes the runtime's fp32 accumulator
+/// (call_arg::kAccumulator); with zero_output it is the accumulator, not C,
+/// that is cleared before the variant runs.
+bool takesAccumulator(const KernelInfo &kernel);
+
 /// Sets `out` to the parameters of `kernel` of layer `layerName`, in the
-/// order of its args: a layer array from `arrays` (by name), "B", "C" or
-/// call_arg::kTickets from `operands` (each a memref descriptor), "K" as a 64-bit
-/// integer. An array that `arrays` lacks is SPRT_ERROR_CORRUPT_PACKAGE
+/// order of its args: a layer array from `arrays` (by name), "B", "C",
+/// call_arg::kTickets or call_arg::kAccumulator from `operands` (each a
+/// memref descriptor), "K" as a 64-bit integer. An array that `arrays` lacks is SPRT_ERROR_CORRUPT_PACKAGE
 /// naming it.
 sprt_status
 bindKernelParams(const std::string &layerName, const KernelInfo &kernel,

@@ -351,6 +351,47 @@ TEST(KernelParamsTest, TicketsComeFromTheOperands) {
   EXPECT_EQ(params.value(10), reinterpret_cast<int64_t>(tickets));
 }
 
+// The fp32 accumulator of 16-bit layers comes from the call too, and
+// zero_output on a kernel that takes it clears it, not C.
+TEST(KernelParamsTest, AccumulatorComesFromTheOperandsAndIsWhatIsCleared) {
+  KernelInfo tile = kernel("tile", "k32", 32, 32, 1, /*zeroOutput=*/true);
+  tile.args = {"order", "B", std::string(call_arg::kAccumulator), "K"};
+  KernelInfo rows = kernel("rows", "k32", 32, 32);
+  rows.args = {"order", "B", "C", std::string(call_arg::kAccumulator), "K"};
+  EXPECT_TRUE(takesAccumulator(tile));
+  EXPECT_TRUE(takesAccumulator(rows));
+  EXPECT_FALSE(takesAccumulator(kernel("csr", "vec4")));
+
+  PackageLayer layer;
+  layer.kernels = {tile, rows};
+  LaunchChoice choice;
+  ASSERT_EQ(chooseLaunch(layer, 32, choice), SPRT_OK);
+  EXPECT_EQ(choice.kernels, (std::vector<size_t>{0, 1}));
+  EXPECT_TRUE(choice.zeroAccumulator);
+  EXPECT_FALSE(choice.zeroOutput);
+  // Without zero_output on the tile kernel (one part: it stores every
+  // element), nothing is cleared.
+  layer.kernels[0].zeroOutput = false;
+  ASSERT_EQ(chooseLaunch(layer, 32, choice), SPRT_OK);
+  EXPECT_FALSE(choice.zeroAccumulator);
+  EXPECT_FALSE(choice.zeroOutput);
+
+  int order[3];
+  uint16_t b[64], c[96];
+  float acc[96];
+  std::map<std::string, DeviceSpan, std::less<>> arrays = {
+      {"order", {order, 3}}, {"acc", {order, 3}}};
+  LaunchOperands operands{{b, 64}, {c, 96}, 32, {}, {acc, 96}};
+  KernelParams params;
+  ASSERT_EQ(bindKernelParams("h", rows, arrays, operands, params), SPRT_OK);
+  ASSERT_EQ(params.size(), 21u);
+  EXPECT_EQ(params.value(10), reinterpret_cast<int64_t>(c));
+  // A layer array of that name does not stand in for it.
+  EXPECT_EQ(params.value(15), reinterpret_cast<int64_t>(acc));
+  EXPECT_EQ(params.value(18), 96);
+  EXPECT_EQ(params.value(20), 32);
+}
+
 //===----------------------------------------------------------------------===//
 // Targets
 //===----------------------------------------------------------------------===//

@@ -46,9 +46,14 @@ gpu::GPUFuncOp createKernel(gpu::GPUModuleOp module, StringRef name,
 std::vector<std::string> argNames(ArrayRef<KernelArg> args);
 
 /// The parameters of a kernel over a bell layer's dense blocks (the
-/// tensor-core and the tile kernels): order, block columns, block values,
-/// B, C and K.
-SmallVector<KernelArg> bellBlockArgs(MLIRContext *ctx, bool condensed);
+/// tensor-core and the tile kernels): order, block columns, block values
+/// (of `valueType`), B (of `operandType`), then C (of `operandType`) or,
+/// with `accumulator`, the fp32 accumulator instead, and K.
+SmallVector<KernelArg>
+bellBlockArgs(MLIRContext *ctx, bool condensed,
+              ::spperm::ValueType valueType = ::spperm::ValueType::F32,
+              ::spperm::ValueType operandType = ::spperm::ValueType::F32,
+              bool accumulator = false);
 
 /// Adds a workgroup (shared-memory) buffer of `count` f32, 16-byte aligned
 /// for vector accesses, as the next workgroup attribution of `func`.
@@ -147,6 +152,10 @@ struct RowKernelSpec {
   ::spperm::ValueType operandType = ::spperm::ValueType::F32;
   /// The element type of the values arrays (KernelGenOptions::valueType).
   ::spperm::ValueType valueType = ::spperm::ValueType::F32;
+  /// SpMM rows stored once (no chunks): add the fp32 accumulator
+  /// (call_arg::kAccumulator, which the variant's kernels before this one
+  /// wrote) to each sum before C is stored, so 16-bit C is rounded once.
+  bool accumulator = false;
 };
 
 /// Emits a row kernel; returns its parameter names in order. With
@@ -250,6 +259,14 @@ struct TileKernelSpec {
   /// dependents launch at the start, wait for the kernels before this one
   /// just before C is first touched.
   bool gridDependencies = false;
+  /// The element types of B and of the block values (RowKernelSpec).
+  ::spperm::ValueType operandType = ::spperm::ValueType::F32;
+  ::spperm::ValueType valueType = ::spperm::ValueType::F32;
+  /// Write the fp32 accumulator (call_arg::kAccumulator) instead of adding
+  /// into C: stored with one part (every element of the layer's rows x K
+  /// once), added atomically into the cleared accumulator with several.
+  /// The variant's row kernel runs after it and adds it (16-bit C).
+  bool accumulator = false;
 };
 
 /// Emits a tile kernel; returns its parameter names in order.

@@ -279,12 +279,13 @@ private:
         planRows(rm, kc, DenseKernel::TensorCores);
       }
     }
-    // fp32: the dense blocks of SpMM variants with 16-byte columns and
-    // groups of at least 8 lanes (K >= 12) in register tiles (tau >= 4);
-    // SpMV, the scalar variant and K <= 8 (whose lanes would spend more on
-    // staging a block than on multiplying it) keep them in the row kernel.
-    const bool tiles = !half && m.kind == FormatKind::Bell &&
-                       m.bell.block >= 4 && m.bell.width > 0;
+    // The dense blocks of SpMM variants with vector columns whose tile
+    // units have at least 8 lanes (K >= 12) in
+    // register tiles (tau >= 4); SpMV, the scalar variant and smaller K
+    // (whose lanes would spend more on staging a block than on multiplying
+    // it) keep them in the row kernel.
+    const bool tiles =
+        m.kind == FormatKind::Bell && m.bell.block >= 4 && m.bell.width > 0;
     for (const KClass &kc :
          kClasses(options.k, options.kBuckets, half ? 8 : 4)) {
       if (m.kind == FormatKind::Csr && usesWindows(kc)) {
@@ -292,10 +293,16 @@ private:
         continue;
       }
       planRows(rm, kc,
-               tiles && !kc.spmv && kc.vec == 4 && kc.lanes >= 8
+               tiles && !kc.spmv && kc.vec >= 4 && tileLanes(kc) >= 8
                    ? DenseKernel::Tiles
                    : DenseKernel::InRowKernel);
     }
+  }
+
+  /// The lanes of a bell-tile unit of variant `kc` (4 columns each): as
+  /// many as cover the row kernel's columns of a group, at most a warp.
+  static int64_t tileLanes(const KClass &kc) {
+    return std::min<int64_t>(kWarpSize, kc.lanes * kc.vec / 4);
   }
 
   /// Whether csr variant `kc` runs the csr-window kernel: K >= 128 baked
@@ -488,6 +495,12 @@ private:
   /// and, unless `dense` is InRowKernel, the dense blocks' own kernel (the
   /// row kernels then walk only the residual).
   void planRows(const RowMatrix &rm, const KClass &kc, DenseKernel dense) {
+    // 16-bit C is rounded once (docs/Kernels.md, "Half precision"): the
+    // tile kernel runs first, into the fp32 accumulator, and the row
+    // kernels add it to their sums before they round and store.
+    const bool accumulate = dense == DenseKernel::Tiles &&
+                            options.operandType != ::spperm::ValueType::F32;
+    const size_t firstKernel = kernels.size();
     const std::vector<int32_t> &rowPtr = *rm.rowPtr;
     const int64_t rows = m.rows;
     const int64_t nnz = rowPtr.empty() ? 0 : rowPtr.back();
@@ -558,6 +571,7 @@ private:
     spec.tileCol = ::spperm::buffer::kBellTileCol;
     spec.source.longThreshold = hasLong ? threshold : 0;
     spec.source.dropLongRows = longInRowKernel;
+    spec.accumulator = accumulate;
     std::string family = kc.spmv ? std::string(rm.family) +
                                        std::string(::spperm::family::kSpmvSuffix)
                                  : std::string(rm.family);
@@ -655,8 +669,12 @@ private:
           launch(split.name, family + std::string(::spperm::family::kSplitSuffix), kc, std::move(args),
                  ceilDiv(chunks, split.threads / (split.lanes * split.parts))));
     }
-    if (dense == DenseKernel::Tiles)
+    if (dense == DenseKernel::Tiles) {
       planTiles(kc);
+      if (accumulate)
+        std::rotate(kernels.begin() + firstKernel, kernels.end() - 1,
+                    kernels.end());
+    }
     if (dense != DenseKernel::TensorCores)
       return;
     MmaKernelSpec mma;
@@ -698,16 +716,20 @@ private:
     spec.condensed = m.bell.condensed;
   }
 
-  /// The fp32 tile kernel of variant `kc` (docs/Kernels.md, "bell-tile").
+  /// The tile kernel of variant `kc` (docs/Kernels.md, "bell-tile"):
+  /// adding into C, or for 16-bit operands writing the accumulator.
   void planTiles(const KClass &kc) {
     TileKernelSpec tile;
     tile.vectorReductions = options.vectorReductions;
     tile.gridDependencies = options.gridDependencies;
+    tile.operandType = options.operandType;
+    tile.valueType = options.valueType;
+    tile.accumulator = options.operandType != ::spperm::ValueType::F32;
     setBlockShape(tile, kc);
     // K's chunks of 4 * lanes columns over as many units per slice and
     // part, so that K multiplies the units in flight: the kernel is bound
     // by the latency of its B loads.
-    tile.lanes = kc.lanes;
+    tile.lanes = tileLanes(kc);
     tile.chunkGroups = kChunkGroups(kc, 4 * tile.lanes);
     tile.sliceRows = std::min<int64_t>(tile.tau, 16);
     tile.unroll = std::min<int64_t>(tile.tau, 8);
@@ -728,9 +750,13 @@ private:
       tile.parts *= 2;
     tile.name = symbol(sanitize(std::string("bell_tile_") + kc.variant));
     std::vector<std::string> args = emitTileKernel(module, tile);
-    kernels.push_back(launch(tile.name, std::string(::spperm::family::kBellTile), kc, std::move(args),
-                             ceilDiv(units * tile.parts, unitsPerCta),
-                             tile.threads));
+    KernelInfo k = launch(tile.name, std::string(::spperm::family::kBellTile),
+                          kc, std::move(args),
+                          ceilDiv(units * tile.parts, unitsPerCta),
+                          tile.threads);
+    // Parts add into the accumulator, which must start at zero.
+    k.zeroOutput = tile.accumulator && tile.parts > 1;
+    kernels.push_back(std::move(k));
   }
 
   void planHbp() {

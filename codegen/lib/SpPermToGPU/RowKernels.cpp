@@ -49,19 +49,26 @@ mlir::spperm::codegen::argNames(ArrayRef<KernelArg> args) {
   return names;
 }
 
-SmallVector<KernelArg> mlir::spperm::codegen::bellBlockArgs(MLIRContext *ctx,
-                                                          bool condensed) {
+SmallVector<KernelArg> mlir::spperm::codegen::bellBlockArgs(
+    MLIRContext *ctx, bool condensed, ::spperm::ValueType valueType,
+    ::spperm::ValueType operandType, bool accumulator) {
   namespace buffer = ::spperm::buffer;
   namespace call_arg = ::spperm::call_arg;
   Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
-  SmallVector<KernelArg> args = {{buffer::kOrder, i32},
-                                 {buffer::kBellBlockCol, i32},
-                                 {buffer::kBellBlockValues, f32}};
+  Type operand = mlir::spperm::getElementType(ctx, operandType);
+  SmallVector<KernelArg> args = {
+      {buffer::kOrder, i32},
+      {buffer::kBellBlockCol, i32},
+      {buffer::kBellBlockValues,
+       mlir::spperm::getElementType(ctx, valueType)}};
   if (condensed)
     args.push_back({buffer::kBellTileCol, i32});
-  args.append({{call_arg::kB, f32},
-               {call_arg::kC, f32},
-               {call_arg::kK, IndexType::get(ctx)}});
+  args.push_back({call_arg::kB, operand});
+  if (accumulator)
+    args.push_back({call_arg::kAccumulator, f32});
+  else
+    args.push_back({call_arg::kC, operand});
+  args.push_back({call_arg::kK, IndexType::get(ctx)});
   return args;
 }
 
@@ -339,10 +346,16 @@ private:
           kb.waitForPrerequisites();
           kb.ifThen(owner, [&] {
             Value at = kb.add(kb.mul(s.outRow, K), kcol);
-            if (spec.source.isChunks())
+            if (spec.source.isChunks()) {
               kb.atomicAddF32(acc, C, at);
-            else
-              kb.storeF32(acc, C, at);
+              return;
+            }
+            Value sum = acc;
+            if (spec.accumulator)
+              sum = kb.fadd(
+                  sum, kb.loadF32(param(::spperm::call_arg::kAccumulator), at,
+                                  spec.vec));
+            kb.storeF32(sum, C, at);
           });
           return {};
         });
@@ -545,7 +558,12 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   Type operand = mlir::spperm::getElementType(ctx, spec.operandType);
   args.push_back({::spperm::call_arg::kB, operand});
   args.push_back({::spperm::call_arg::kC, operand});
+  if (spec.accumulator)
+    args.push_back({::spperm::call_arg::kAccumulator, f32});
   args.push_back({::spperm::call_arg::kK, IndexType::get(ctx)});
+  assert((!spec.accumulator || (!spec.spmv && !spec.source.isChunks() &&
+                                (!longRows || longRows->accumulator))) &&
+         "the accumulator is added by SpMM rows stored once");
   assert((spec.operandType == ::spperm::ValueType::F32 ||
           !spec.source.isChunks()) &&
          "16-bit C is stored once per element, never added atomically");

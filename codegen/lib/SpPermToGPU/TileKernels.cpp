@@ -19,7 +19,11 @@
 // what bounds it on dense rows (docs/Kernels.md, "Families", bell-tile).
 // The result is ADDED to C, which the layer's row kernel over the CSR
 // residual stored first: a plain read-modify-write with one part, atomic
-// additions with several.
+// additions with several. With 16-bit operands (B and the values widened
+// exactly as they are read) the kernel runs first instead and writes the
+// fp32 accumulator (stored with one part, added into it cleared with
+// several); the row kernel after it adds the accumulator to its sums and
+// rounds C once.
 //
 // Every lane of a warp runs the same trip counts (all units see the
 // layer's width, padding slots included), so the warp barriers are
@@ -132,16 +136,22 @@ private:
     // The sums read only A and B: with grid dependencies they overlap the
     // row kernel, and only the read-modify-write of C waits for it.
     kb.waitForPrerequisites();
-    Value order = params.at(::spperm::buffer::kOrder), C = params.at(::spperm::call_arg::kC);
+    Value order = params.at(::spperm::buffer::kOrder);
+    Value out = params.at(spec.accumulator ? ::spperm::call_arg::kAccumulator
+                                           : ::spperm::call_arg::kC);
     for (int64_t r = 0; r < spec.sliceRows; ++r) {
       Value row = kb.add(rowBase, kb.idx(r));
       kb.ifThen(kb.andI(kb.andI(valid, colOk), kb.lt(row, spec.rows)), [&] {
         Value at = kb.add(kb.mul(kb.loadIndex(order, row), K), col);
         if (spec.parts > 1) {
-          kb.atomicAddF32(acc[r], C, at);
+          kb.atomicAddF32(acc[r], out, at);
           return;
         }
-        kb.storeF32(kb.fadd(kb.loadF32(C, at, 4), acc[r]), C, at);
+        if (spec.accumulator) {
+          kb.storeF32(acc[r], out, at);
+          return;
+        }
+        kb.storeF32(kb.fadd(kb.loadF32(out, at, 4), acc[r]), out, at);
       });
     }
   }
@@ -167,14 +177,16 @@ private:
         for (int64_t j = j0; j < std::min<int64_t>(perLane, j0 + 8); ++j) {
           Value e = kb.add(lane, kb.idx(j * spec.lanes));
           if ((j + 1) * spec.lanes <= elements) {
-            batch.push_back({e, kb.load(values, kb.add(base, e)), Value()});
+            batch.push_back(
+                {e, kb.loadF32(values, kb.add(base, e), 1), Value()});
             continue;
           }
           Value in = kb.lt(e, elements);
           batch.push_back(
               {e,
                kb.guarded(
-                   in, [&] { return kb.load(values, kb.add(base, e)); },
+                   in,
+                   [&] { return kb.loadF32(values, kb.add(base, e), 1); },
                    kb.f32(0.0f)),
                in});
         }
@@ -258,8 +270,12 @@ mlir::spperm::codegen::emitTileKernel(gpu::GPUModuleOp module,
                                       const TileKernelSpec &spec) {
   assert(spec.tau % spec.sliceRows == 0 && spec.sliceRows % 4 == 0 &&
          spec.tau % spec.unroll == 0 && "bad tile kernel shape");
+  assert((spec.accumulator || spec.operandType == ::spperm::ValueType::F32) &&
+         "16-bit C is rounded once: the tile kernel writes the accumulator");
   MLIRContext *ctx = module.getContext();
-  SmallVector<KernelArg> args = bellBlockArgs(ctx, spec.condensed);
+  SmallVector<KernelArg> args =
+      bellBlockArgs(ctx, spec.condensed, spec.valueType, spec.operandType,
+                    spec.accumulator);
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   addSharedF32Buffer(func,
                      spec.threads / spec.lanes * spec.sliceRows * spec.tau);

@@ -382,7 +382,8 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
       if (!known)
         return r.fail(ctx + ".kernels[" + std::to_string(i) + "].args: " +
                       inQuotes(arg) + " is not a buffer of the layer, B, C, " +
-                      "K or " + std::string(call_arg::kTickets));
+                      "K, " + std::string(call_arg::kTickets) + " or " +
+                      std::string(call_arg::kAccumulator));
     }
 
   // The counts that follow from the shape (verifyFormat checks the rest).

@@ -256,8 +256,9 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
       if (!isKernelArgName(layer, arg))
         return Status::error(where + "kernel " + inQuotes(k.name) +
                              " takes " + inQuotes(arg) +
-                             ", which is not a buffer of the layer, B, C, K "
-                             "or " + std::string(call_arg::kTickets));
+                             ", which is not a buffer of the layer, B, C, K, " +
+                             std::string(call_arg::kTickets) + " or " +
+                             std::string(call_arg::kAccumulator));
   }
   return Status::ok();
 }

@@ -92,13 +92,21 @@ inline constexpr std::string_view kK = "K";
 /// one pair per stream, so that launches on different streams never share
 /// it (docs/RuntimeABI.md, "Generated kernels").
 inline constexpr std::string_view kTickets = "tickets";
+/// The fp32 accumulator of a layer with 16-bit C: rows x K floats, laid out
+/// like C (original row order), which the runtime provides per stream. The
+/// kernels of a variant that add into their result (bell-tile) write it
+/// first; the variant's last kernel adds it to its own sums and rounds C
+/// once (docs/Kernels.md, "Half precision"). A kernel that takes it and is
+/// marked zero_output gets it cleared, not C.
+inline constexpr std::string_view kAccumulator = "acc";
 } // namespace call_arg
 
 /// Whether kernel parameter `name` is bound by the call rather than to an
 /// array of the layer.
 inline bool isCallArg(std::string_view name) {
   return name == call_arg::kB || name == call_arg::kC ||
-         name == call_arg::kK || name == call_arg::kTickets;
+         name == call_arg::kK || name == call_arg::kTickets ||
+         name == call_arg::kAccumulator;
 }
 
 /// Kernel families (informational in the manifest; docs/Kernels.md). A row
