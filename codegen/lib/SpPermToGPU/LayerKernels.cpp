@@ -206,6 +206,17 @@ enum class DenseKernel {
   Tiles,
 };
 
+/// When 16-bit bell layers run the tile kernel (LayerPlanner::halfTilesPay):
+/// on the H100 it ran 2-7x faster than the row kernel on layers whose
+/// blocks hold >= 152 entries a row, at every K, and 1.1-1.6x faster at
+/// K = 512 on banded and block matrices with all entries in blocks (17-65
+/// a row), but up to 1.7x slower below K = 256 there and at every K where
+/// at most 42 % of the entries are in blocks
+/// (docs/results/half-tiles-2026-11-27-s26).
+constexpr double kHalfTilesMinEntries = 128.0;
+constexpr int64_t kHalfTilesMinK = 256;
+constexpr double kHalfTilesMinShare = 0.5;
+
 /// Rows of a csr-window kernel's window (8 warps of 4 rows).
 constexpr int64_t kWindowRows = 32;
 /// The smallest K (baked in) that runs the csr-window kernel: one K tile
@@ -293,10 +304,27 @@ private:
         continue;
       }
       planRows(rm, kc,
-               tiles && !kc.spmv && kc.vec >= 4 && tileLanes(kc) >= 8
+               tiles && !kc.spmv && kc.vec >= 4 && tileLanes(kc) >= 8 &&
+                       (!half || halfTilesPay(kc))
                    ? DenseKernel::Tiles
                    : DenseKernel::InRowKernel);
     }
+  }
+
+  /// Whether a 16-bit bell layer's variant `kc` runs its dense blocks in
+  /// the tile kernel rather than the row kernel (docs/Kernels.md, "Half
+  /// precision"). The tile kernel's result goes through the fp32
+  /// accumulator, 8 more bytes per element of C than the row kernel's
+  /// store: it pays where the blocks give each row many entries
+  /// (kHalfTilesMinEntries) or, with most entries in blocks
+  /// (kHalfTilesMinShare), a wide K baked in (kHalfTilesMinK).
+  bool halfTilesPay(const KClass &kc) const {
+    if (m.rows <= 0 || m.nnz <= 0)
+      return false;
+    const double perRow = static_cast<double>(m.bell.denseNnz) / m.rows;
+    const double share = static_cast<double>(m.bell.denseNnz) / m.nnz;
+    return perRow >= kHalfTilesMinEntries ||
+           (kc.kMin >= kHalfTilesMinK && share >= kHalfTilesMinShare);
   }
 
   /// The lanes of a bell-tile unit of variant `kc` (4 columns each): as

@@ -1,7 +1,8 @@
 // RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu="precision=3xtf32" | FileCheck %s
 
-// A bell layer with 16-bit operands at K = 32: its dense blocks in the
-// bell-tile kernel, which runs first and writes the fp32 accumulator ("acc")
+// A bell layer with 16-bit operands at K = 512 (most entries in blocks,
+// docs/Kernels.md "Half precision"): its dense blocks in the bell-tile
+// kernel, which runs first and writes the fp32 accumulator ("acc")
 // instead of C, B read as bf16 and widened; its parts (the layer has few
 // block rows) add into the accumulator atomically, so it is cleared first
 // (zero_output on a kernel that takes it). The row kernel over the residual
@@ -9,9 +10,9 @@
 // tensor-core kernel, even when the precision asks for it.
 
 // CHECK-LABEL: func.func @bell
-// CHECK:         spperm.kernels = [#spperm.launch<name = "[[TILE:l0_bell_tile_k32_[0-9]+]]", family = "bell-tile", variant = "k32"
+// CHECK:         spperm.kernels = [#spperm.launch<name = "[[TILE:l0_bell_tile_k512_[0-9]+]]", family = "bell-tile", variant = "k512"
 // CHECK-SAME:      zero_output = true, dependent_launch = false, args = ["order", "bell.block_col", "bell.block_values", "B", "acc", "K"]
-// CHECK-SAME:      #spperm.launch<name = "[[ROW:l0_bell_k32_[0-9]+]]", family = "bell", variant = "k32"
+// CHECK-SAME:      #spperm.launch<name = "[[ROW:l0_bell_k512_[0-9]+]]", family = "bell", variant = "k512"
 // CHECK-SAME:      zero_output = false, dependent_launch = true, args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "acc", "K"]
 // CHECK-NOT:     bell-mma
 // CHECK:       gpu.func @[[ROW]](
@@ -28,10 +29,10 @@
 // CHECK:           arith.extf %{{.*}} : vector<4xbf16> to vector<4xf32>
 // CHECK:           red.global.add.v4.f32
 // CHECK-NOT:   gpu.func @l0_bell_mma
-func.func @bell(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+func.func @bell(%b: tensor<64x512xbf16>) -> tensor<64x512xbf16> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
-  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xbf16> -> tensor<64x32xbf16>
-  return %c : tensor<64x32xbf16>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x512xbf16> -> tensor<64x512xbf16>
+  return %c : tensor<64x512xbf16>
 }
 
 // -----
@@ -41,9 +42,9 @@ func.func @bell(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
 // values are widened as they are staged.
 
 // CHECK-LABEL: func.func @one_part
-// CHECK:         spperm.kernels = [#spperm.launch<name = "[[TILE:l0_bell_tile_k32_[0-9]+]]", family = "bell-tile"
+// CHECK:         spperm.kernels = [#spperm.launch<name = "[[TILE:l0_bell_tile_k512_[0-9]+]]", family = "bell-tile"
 // CHECK-SAME:      zero_output = false, dependent_launch = false, args = ["order", "bell.block_col", "bell.block_values", "B", "acc", "K"]
-// CHECK-SAME:      family = "bell", variant = "k32"
+// CHECK-SAME:      family = "bell", variant = "k512"
 // CHECK-SAME:      args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "acc", "K"]
 // CHECK:       gpu.func @[[TILE]](%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %[[VALUES:.*]]: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %[[ACC:.*]]: memref<?xf32>, %{{.*}}: index)
 // CHECK:           memref.load %[[VALUES]]
@@ -52,25 +53,39 @@ func.func @bell(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
 // CHECK:           vector.store %{{.*}}, %[[ACC]][%{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
 // CHECK-NOT:       red.global
 // CHECK:           gpu.return
-func.func @one_part(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+func.func @one_part(%b: tensor<64x512xbf16>) -> tensor<64x512xbf16> {
   %a = spperm.load "../../Inputs/blockdiag64.mtx" : !spperm.matrix<64x64xbf16, #spperm.csr>
-  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xbf16, #spperm.csr>, tensor<64x32xbf16> -> tensor<64x32xbf16>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xbf16, #spperm.csr>, tensor<64x512xbf16> -> tensor<64x512xbf16>
+  return %c : tensor<64x512xbf16>
+}
+
+// -----
+
+// K = 32 in bf16, 28 entries a row in blocks: the accumulator's round trip
+// would cost more than the tile kernel saves, so the dense blocks stay in
+// the row kernel, which stores C alone. So does K = 8, where a tile unit
+// would have 2 lanes.
+
+// CHECK-LABEL: func.func @narrow
+// CHECK:         spperm.kernels = [#spperm.launch<name = "l0_bell_k32_0", family = "bell", variant = "k32"
+// CHECK-SAME:      args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "bell.block_col", "bell.block_values", "B", "C", "K"]
+// CHECK-NOT:     bell-tile
+// CHECK-NOT:     "acc"
+// CHECK:       gpu.func @l0_bell_k32_0
+// CHECK-NOT:   gpu.func @l0_bell_tile
+func.func @narrow(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xbf16> -> tensor<64x32xbf16>
   return %c : tensor<64x32xbf16>
 }
 
 // -----
 
-// K = 8 in bf16 (one lane of 8 columns a row): a tile unit would have 2
-// lanes, so the dense blocks stay in the row kernel, which stores C alone.
-
-// CHECK-LABEL: func.func @narrow
+// CHECK-LABEL: func.func @k8
 // CHECK:         spperm.kernels = [#spperm.launch<name = "l0_bell_k8_0", family = "bell", variant = "k8"
-// CHECK-SAME:      args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "bell.block_col", "bell.block_values", "B", "C", "K"]
 // CHECK-NOT:     bell-tile
 // CHECK-NOT:     "acc"
-// CHECK:       gpu.func @l0_bell_k8_0
-// CHECK-NOT:   gpu.func @l0_bell_tile
-func.func @narrow(%b: tensor<64x8xbf16>) -> tensor<64x8xbf16> {
+func.func @k8(%b: tensor<64x8xbf16>) -> tensor<64x8xbf16> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xbf16> -> tensor<64x8xbf16>
   return %c : tensor<64x8xbf16>
