@@ -14,7 +14,10 @@
 // (docs/RuntimeABI.md, "Ownership and threading"): launches on different
 // streams never share them, and launches on one stream run one after the
 // other. The combine step is the atomic addition into C, which the runtime
-// clears before the launch. When the column block's tile of B
+// clears before the launch; with 16-bit operands (B and the values widened
+// as they are read) into the cleared fp32 accumulator instead, which the
+// round kernel after it rounds into C once (docs/Kernels.md, "Half
+// precision"). When the column block's tile of B
 // (colBlock x vec floats) fits, each warp first copies it into its slice of
 // shared memory (coalesced), and the chains read B from there.
 //
@@ -23,6 +26,7 @@
 #include "Kernels.h"
 #include "KernelBuilder.h"
 
+#include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 #include "spperm/Sparse/Package.h"
 
 using namespace mlir;
@@ -65,6 +69,14 @@ public:
   }
 
 private:
+  /// Where the partial rows are added: C, or the fp32 accumulator for
+  /// 16-bit operands.
+  Value output() {
+    return params.at(spec.operandType == ::spperm::ValueType::F32
+                         ? ::spperm::call_arg::kC
+                         : ::spperm::call_arg::kAccumulator);
+  }
+
   /// Takes tickets until the competitive blocks run out, then counts the
   /// warp as finished; the last one resets both counters.
   void emitCompetitive() {
@@ -139,7 +151,7 @@ private:
                   // own row, and one red.global.add.v4.f32 per lane made
                   // the kernel 10 % slower (0.64x on bsr-2048x512-b8;
                   // docs/Kernels.md, "Families", hbp).
-                  kb.atomicAddF32(acc, params.at(::spperm::call_arg::kC),
+                  kb.atomicAddF32(acc, output(),
                                   kb.add(kb.mul(orow, K), kBase));
                 });
                 return {};
@@ -162,9 +174,10 @@ private:
                    Value v = kb.guarded(
                        in,
                        [&] {
-                         return kb.load(B, kb.add(kb.add(kb.mul(col, K),
-                                                         kBase),
-                                                  kb.idx(e)));
+                         return kb.loadF32(
+                             B, kb.add(kb.add(kb.mul(col, K), kBase),
+                                       kb.idx(e)),
+                             1);
                        },
                        kb.f32(0.0f));
                    memref::StoreOp::create(
@@ -213,7 +226,7 @@ private:
           } else {
             bv = kb.loadF32(B, kb.add(kb.mul(c, K), kBase), spec.vec);
           }
-          Value acc = kb.fma(kb.load(data, j), bv, args[1]);
+          Value acc = kb.fma(kb.loadF32(data, j, 1), bv, args[1]);
           Value step = kb.loadIndex(addSign, j);
           Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
                                              step, kb.idx(0));
@@ -238,11 +251,13 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
   MLIRContext *ctx = module.getContext();
   Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
   Type f32 = Float32Type::get(ctx);
+  Type operand = mlir::spperm::getElementType(ctx, spec.operandType);
   SmallVector<KernelArg> args = {
       {::spperm::buffer::kOrder, i32},
       {::spperm::buffer::kHbpBlocks, i32},
       {::spperm::buffer::kHbpCol, i32},
-      {::spperm::buffer::kHbpData, f32},
+      {::spperm::buffer::kHbpData,
+       mlir::spperm::getElementType(ctx, spec.valueType)},
       {::spperm::buffer::kHbpAddSign, i32},
       {::spperm::buffer::kHbpZeroRow, i32},
       {::spperm::buffer::kHbpBeginNnz, i64},
@@ -250,8 +265,11 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
       {::spperm::buffer::kHbpFixedBlocks, i32},
       {::spperm::buffer::kHbpFixedBlockPtr, i32},
       {::spperm::buffer::kHbpCompetitiveBlocks, i32},
-      {::spperm::call_arg::kB, f32},
-      {::spperm::call_arg::kC, f32}};
+      {::spperm::call_arg::kB, operand}};
+  if (spec.operandType == ::spperm::ValueType::F32)
+    args.push_back({::spperm::call_arg::kC, f32});
+  else
+    args.push_back({::spperm::call_arg::kAccumulator, f32});
   // Only a kernel with competitive blocks takes tickets.
   if (spec.competitive > 0)
     args.push_back({::spperm::call_arg::kTickets, i32});

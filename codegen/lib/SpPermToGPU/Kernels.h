@@ -188,11 +188,36 @@ struct HbpKernelSpec {
   /// Stage the column block's B tile (colBlock x vec floats per warp) in
   /// shared memory; the threads per CTA then fit the tiles in 48 KiB.
   bool sharedTile = false;
+  /// The element types of B and of hbp.data (RowKernelSpec). With 16-bit
+  /// B the partial rows go to the fp32 accumulator (call_arg::kAccumulator),
+  /// not C, and a round kernel follows.
+  ::spperm::ValueType operandType = ::spperm::ValueType::F32;
+  ::spperm::ValueType valueType = ::spperm::ValueType::F32;
 };
 
 /// Emits an HBP kernel; returns its parameter names in order.
 std::vector<std::string> emitHbpKernel(gpu::GPUModuleOp module,
                                        const HbpKernelSpec &spec);
+
+/// The round kernel of a 16-bit layer whose other kernels add into the fp32
+/// accumulator (hbp): C = the accumulator rounded once to nearest even,
+/// `vec` elements a thread (K % vec == 0), a grid-stride loop over the
+/// rows x K elements. It waits for the kernels before it (grid
+/// dependencies) before reading the accumulator.
+struct RoundKernelSpec {
+  std::string name;
+  int64_t threads = 256;
+  int64_t vec = 1;
+  /// K baked in; 0 reads it from the K parameter.
+  int64_t k = 0;
+  int64_t rows = 0;
+  ::spperm::ValueType operandType = ::spperm::ValueType::BF16;
+  bool gridDependencies = false;
+};
+
+/// Emits a round kernel; returns its parameter names in order.
+std::vector<std::string> emitRoundKernel(gpu::GPUModuleOp module,
+                                         const RoundKernelSpec &spec);
 
 /// The element type the tensor-core path feeds the MMA units.
 /// TF32x3: fp32-accurate, each operand split into a TF32 high part and a

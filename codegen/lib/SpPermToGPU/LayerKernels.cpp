@@ -801,8 +801,11 @@ private:
                  {"scalar", 2, 0, 1, 32, 1, false, 0}};
     const int64_t warps =
         std::max<int64_t>(1, static_cast<int64_t>(h.fixedBlockPtr.size()) - 1);
+    const bool half = options.operandType != ::spperm::ValueType::F32;
     for (const KClass &kc : classes) {
       HbpKernelSpec spec;
+      spec.operandType = options.operandType;
+      spec.valueType = options.valueType;
       spec.name = symbol(sanitize("hbp_" + kc.variant));
       spec.threads = options.threads;
       spec.vec = kc.vec;
@@ -827,9 +830,36 @@ private:
       KernelInfo k = launch(spec.name, std::string(::spperm::family::kHbp), kc, std::move(args),
                             ceilDiv(warps * kWarpSize, spec.threads),
                             spec.threads);
+      // C, or the accumulator of 16-bit operands, starts at zero.
       k.zeroOutput = true;
       kernels.push_back(std::move(k));
+      if (half)
+        planRound(kc);
     }
+  }
+
+  /// The round kernel after the kernels of variant `kc` that add into the
+  /// fp32 accumulator (16-bit operands).
+  void planRound(const KClass &kc) {
+    RoundKernelSpec round;
+    round.name = symbol(sanitize("round_" + kc.variant));
+    round.threads = 256;
+    round.k = kc.k;
+    round.vec = kc.k > 0 ? (kc.k % 8 == 0 ? 8 : kc.k % 4 == 0 ? 4 : 1)
+                         : kc.vec;
+    round.rows = m.rows;
+    round.operandType = options.operandType;
+    round.gridDependencies = options.gridDependencies;
+    // A grid-stride loop: a grid for the elements of a baked-in K, at most
+    // 16 CTAs per multiprocessor, and 8 per multiprocessor for any K.
+    const int64_t perCta = round.threads * round.vec;
+    const int64_t ctas =
+        kc.k > 0 ? std::min(ceilDiv(std::max<int64_t>(1, m.rows * kc.k), perCta),
+                            options.multiprocessors * 16)
+                 : options.multiprocessors * 8;
+    std::vector<std::string> args = emitRoundKernel(module, round);
+    kernels.push_back(launch(round.name, std::string(::spperm::family::kRound),
+                             kc, std::move(args), ctas, round.threads));
   }
 
   gpu::GPUModuleOp module;
@@ -842,17 +872,9 @@ private:
 
 } // namespace
 
-bool mlir::spperm::supportsOperandType(FormatKind kind,
-                                       ::spperm::ValueType type) {
-  return type == ::spperm::ValueType::F32 || kind == FormatKind::Csr ||
-         kind == FormatKind::Bell;
-}
-
 std::vector<KernelInfo>
 mlir::spperm::generateLayerKernels(gpu::GPUModuleOp kernels,
                                    const FormattedMatrix &matrix,
                                    const KernelGenOptions &options) {
-  assert(supportsOperandType(matrix.kind, options.operandType) &&
-         "no kernels of this format for these operands");
   return LayerPlanner(kernels, matrix, options).plan();
 }

@@ -134,13 +134,6 @@ struct SpPermLowerToGPU
             matrices.getFormatted(spmm, baseDir);
         if (!formatted)
           return WalkResult::interrupt();
-        if (!supportsOperandType(formatted->kind, operandType)) {
-          spmm.emitOpError("has ")
-              << denseType << " operands and format '"
-              << ::spperm::formatName(formatted->kind)
-              << "'; f16 and bf16 operands run the csr and bell kernels only";
-          return WalkResult::interrupt();
-        }
         KernelGenOptions options = base;
         options.operandType = operandType;
         options.valueType = getValueType(valueType);

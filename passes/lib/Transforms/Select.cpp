@@ -51,23 +51,27 @@ mlir::spperm::getSelectorInputs(FeaturesAttr features, int64_t k) {
 
 namespace {
 
-bool isRowFormat(const std::string &format) {
+/// Whether `format` has kernels for 16-bit operands (every generated
+/// format; the cuSPARSE layer's 16-bit SpMM does not round C once,
+/// docs/Kernels.md "Half precision").
+bool hasHalfKernels(const std::string &format) {
   return format == ::spperm::format_name::kCsr ||
-         format == ::spperm::format_name::kBell;
+         format == ::spperm::format_name::kBell ||
+         format == ::spperm::format_name::kHbp;
 }
 
-/// Keeps the csr and bell candidates of `selection`: an empty string, or
-/// why it cannot (a forced format without 16-bit kernels).
-std::string restrictToRowFormats(::spperm::Selection &selection,
-                                 bool fixedFormat) {
+/// Keeps the candidates of `selection` that have 16-bit kernels: an empty
+/// string, or why it cannot (a forced format without them).
+std::string restrictToHalfFormats(::spperm::Selection &selection,
+                                  bool fixedFormat) {
   std::vector<::spperm::SelectorCandidate> &alts = selection.alternatives;
-  if (!isRowFormat(selection.choice.format)) {
+  if (!hasHalfKernels(selection.choice.format)) {
     if (fixedFormat)
       return "has format '" + selection.choice.format +
-             "', which has no kernels for f16 or bf16 operands (csr and "
-             "bell have)";
+             "', which has no kernels for f16 or bf16 operands (csr, bell "
+             "and hbp have)";
     auto first = llvm::find_if(alts, [](const auto &c) {
-      return isRowFormat(c.format);
+      return hasHalfKernels(c.format);
     });
     if (first != alts.end()) {
       selection.choice = *first;
@@ -75,10 +79,10 @@ std::string restrictToRowFormats(::spperm::Selection &selection,
     } else {
       selection.choice.format = std::string(::spperm::format_name::kCsr);
     }
-    selection.source += ", restricted to csr and bell for 16-bit operands";
+    selection.source += ", restricted to generated kernels for 16-bit operands";
   }
   llvm::erase_if(alts, [&](const ::spperm::SelectorCandidate &c) {
-    return !isRowFormat(c.format) ||
+    return !hasHalfKernels(c.format) ||
            (c.format == selection.choice.format &&
             c.strategy == selection.choice.strategy);
   });
@@ -153,11 +157,11 @@ struct SpPermSelectPass
                                   learned ? &*learned : nullptr);
       if (!selection)
         return load.emitOpError() << selection.message();
-      // 16-bit operands run the csr and bell kernels only
-      // (docs/Kernels.md, "Half precision"): other candidates give way to
-      // the best of those, or to csr under the same strategy.
+      // 16-bit operands run generated kernels only (docs/Kernels.md,
+      // "Half precision"): a cuSPARSE candidate gives way to the best of
+      // the others, or to csr under the same strategy.
       if (!cast<ShapedType>(op.getDense().getType()).getElementType().isF32())
-        if (std::string error = restrictToRowFormats(*selection, fixedFormat);
+        if (std::string error = restrictToHalfFormats(*selection, fixedFormat);
             !error.empty())
           return load.emitOpError() << error;
       ArrayAttr alternatives;

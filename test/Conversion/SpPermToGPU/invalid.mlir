@@ -17,14 +17,3 @@ func.func @not_loaded(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
   return %c : tensor<64x8xf32>
 }
-
-// -----
-
-// 16-bit operands run the row kernels (csr, bell), not hbp's.
-func.func @half_hbp(%b: tensor<64x8xf16>) -> tensor<64x8xf16> {
-  %l = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
-  %a = spperm.convert %l : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.hbp<rows = 64, cols = 32>>
-  // expected-error @below {{has 'f16' operands and format 'hbp'; f16 and bf16 operands run the csr and bell kernels only}}
-  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.hbp<rows = 64, cols = 32>>, tensor<64x8xf16> -> tensor<64x8xf16>
-  return %c : tensor<64x8xf16>
-}

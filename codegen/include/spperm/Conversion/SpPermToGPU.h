@@ -186,10 +186,11 @@ struct KernelGenOptions {
   /// dependent launch, docs/Kernels.md "Launch overlap").
   bool gridDependencies = true;
   /// The element type of B and C (accumulation is fp32 whatever it is).
-  /// f16 and bf16 have the row kernels only (csr, and bell with its dense
-  /// blocks in the row kernel; long rows in CTAs, never split into atomic
-  /// chunks, so that each element of C is rounded once); hbp layers refuse
-  /// them (supportsOperandType).
+  /// For f16 and bf16 each element of C is rounded once: long rows run in
+  /// CTAs, never split into atomic chunks; kernels that add into their
+  /// result (bell-tile, hbp) add into the fp32 accumulator, which the
+  /// variant's last kernel rounds into C (docs/Kernels.md, "Half
+  /// precision").
   ::spperm::ValueType operandType = ::spperm::ValueType::F32;
   /// The element type of A's values: f32, or operandType's 16-bit type
   /// (the values arrays are then uploaded as that type, read and widened
@@ -206,14 +207,8 @@ constexpr const char *kKernelModuleName = "spperm_kernels";
 /// creating it when absent.
 gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
 
-/// Whether the kernel families of `kind` take B and C of `type`: every
-/// format for f32, csr and bell for f16 and bf16 (docs/Kernels.md, "Half
-/// precision").
-bool supportsOperandType(::spperm::FormatKind kind, ::spperm::ValueType type);
-
 /// Emits the kernels of one layer into `kernels` and returns their launches
-/// in the order the runtime runs them (`options.operandType` must be one
-/// that supportsOperandType admits for the matrix's format).
+/// in the order the runtime runs them.
 std::vector<::spperm::KernelInfo>
 generateLayerKernels(gpu::GPUModuleOp kernels,
                      const ::spperm::FormattedMatrix &matrix,
