@@ -79,3 +79,18 @@ func.func @unselected(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
   %c = spperm.spmm %m, %b : !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 3, residual = csr>>, tensor<64x32xf32> -> tensor<64x32xf32>
   return %c : tensor<64x32xf32>
 }
+
+// -----
+
+// A layer of bf16 operands gets its copy too: spperm-lower-to-gpu multiplies
+// its blocks in bf16 on the tensor cores (exact products, fp32 sums).
+// CHECK-LABEL: func.func @half(
+// CHECK-LABEL: func.func @half__x3(
+// CHECK-SAME:    attributes {spperm.alternative_of = @half, spperm.precision = "3xtf32"}
+// CHECK:         spperm.spmm %{{.*}} : !spperm.matrix<64x64xbf16, #spperm.bell<block = 16, width = 3, residual = csr>>, tensor<64x32xbf16> -> tensor<64x32xbf16>
+func.func @half(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  %a = spperm.load "../Inputs/blocks64.mtx" {choice = #spperm.choice<strategy = "identity", format = "bell", source = "shipped model sm_90">} : !spperm.matrix<64x64xbf16, #spperm.csr>
+  %m = spperm.convert %a : !spperm.matrix<64x64xbf16, #spperm.csr> -> !spperm.matrix<64x64xbf16, #spperm.bell<block = 16, width = 3, residual = csr>>
+  %c = spperm.spmm %m, %b : !spperm.matrix<64x64xbf16, #spperm.bell<block = 16, width = 3, residual = csr>>, tensor<64x32xbf16> -> tensor<64x32xbf16>
+  return %c : tensor<64x32xbf16>
+}

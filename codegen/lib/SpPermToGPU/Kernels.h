@@ -222,8 +222,10 @@ std::vector<std::string> emitRoundKernel(gpu::GPUModuleOp module,
 /// The element type the tensor-core path feeds the MMA units.
 /// TF32x3: fp32-accurate, each operand split into a TF32 high part and a
 /// TF32 low part (the rest), three products per fragment (hi*lo, lo*hi,
-/// hi*hi) accumulated in fp32 (docs/Kernels.md, "bell-3xtf32").
-enum class MmaPrecision { TF32, F16, TF32x3 };
+/// hi*hi) accumulated in fp32 (docs/Kernels.md, "bell-3xtf32"). BF16:
+/// m16n8k16 on bf16 operands (16-bit layers of that type; f16 layers use
+/// F16).
+enum class MmaPrecision { TF32, F16, TF32x3, BF16 };
 
 /// A tensor-core kernel for the dense blocks of a bell layer (tau 16 or
 /// 32): a warp per 16-row slice of a block row, adding into C.
@@ -249,6 +251,13 @@ struct MmaKernelSpec {
   /// dependents launch at the start, wait for the kernels before this one
   /// just before C is first touched.
   bool gridDependencies = false;
+  /// 16-bit operands (B and the block values of these types, multiplied as
+  /// they are: precision F16 or BF16): each block's products are summed
+  /// from zero and added to the running sums in fp32, and the result goes
+  /// to the fp32 accumulator (stored with one part, added into it cleared
+  /// with several) for the row kernel after this one (TileKernelSpec).
+  ::spperm::ValueType operandType = ::spperm::ValueType::F32;
+  ::spperm::ValueType valueType = ::spperm::ValueType::F32;
 };
 
 /// Emits a tensor-core kernel; returns its parameter names in order.

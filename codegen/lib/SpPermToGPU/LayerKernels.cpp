@@ -190,6 +190,8 @@ std::string_view mmaFamily(MmaPrecision precision) {
     return ::spperm::family::kBellF16;
   case MmaPrecision::TF32x3:
     return ::spperm::family::kBell3xTf32;
+  case MmaPrecision::BF16:
+    return ::spperm::family::kBellBf16;
   case MmaPrecision::TF32:
     break;
   }
@@ -269,18 +271,23 @@ private:
             DenseBlocks{m.bell.block, m.bell.width, m.cols, m.bell.condensed},
             ::spperm::format_name::kBell};
     }
-    // 16-bit operands: the row kernels alone (dense blocks in them).
+    // 16-bit operands: vector classes of 8 columns a lane (16 bytes).
     const bool half = options.operandType != ::spperm::ValueType::F32;
-    const bool tensorCores = !half && m.kind == FormatKind::Bell &&
+    const int64_t vecWidth = half ? 8 : 4;
+    const bool tensorCores = m.kind == FormatKind::Bell &&
                              options.precision != Precision::F32 &&
                              (m.bell.block == 16 || m.bell.block == 32) &&
                              m.bell.width > 0;
     if (tensorCores) {
       // The tensor-core variants come first, so that they are chosen for
-      // every K they accept (multiples of 8); other K use the fp32 ones.
-      const std::string suffix(getPrecisionName(options.precision));
-      for (KClass kc : kClasses(options.k, options.kBuckets)) {
-        if (kc.spmv || kc.vec != 4 || (kc.k > 0 && kc.k % 8 != 0))
+      // every K they accept (multiples of 8); other K use the others.
+      // 16-bit operands are multiplied in their own type whatever the
+      // precision (suffix f16 or bf16).
+      const std::string suffix =
+          half ? std::string(::spperm::valueTypeName(options.operandType))
+               : getPrecisionName(options.precision).str();
+      for (KClass kc : kClasses(options.k, options.kBuckets, vecWidth)) {
+        if (kc.spmv || kc.vec < 4 || (kc.k > 0 && kc.k % 8 != 0))
           continue;
         kc.kMin = (std::max<int64_t>(kc.kMin, 8) + 7) / 8 * 8;
         if (kc.kMax != 0 && kc.kMax < kc.kMin)
@@ -297,8 +304,7 @@ private:
     // it) keep them in the row kernel.
     const bool tiles =
         m.kind == FormatKind::Bell && m.bell.block >= 4 && m.bell.width > 0;
-    for (const KClass &kc :
-         kClasses(options.k, options.kBuckets, half ? 8 : 4)) {
+    for (const KClass &kc : kClasses(options.k, options.kBuckets, vecWidth)) {
       if (m.kind == FormatKind::Csr && usesWindows(kc)) {
         planWindows(rm, kc);
         continue;
@@ -524,9 +530,9 @@ private:
   /// row kernels then walk only the residual).
   void planRows(const RowMatrix &rm, const KClass &kc, DenseKernel dense) {
     // 16-bit C is rounded once (docs/Kernels.md, "Half precision"): the
-    // tile kernel runs first, into the fp32 accumulator, and the row
-    // kernels add it to their sums before they round and store.
-    const bool accumulate = dense == DenseKernel::Tiles &&
+    // tile or tensor-core kernel runs first, into the fp32 accumulator, and
+    // the row kernels add it to their sums before they round and store.
+    const bool accumulate = dense != DenseKernel::InRowKernel &&
                             options.operandType != ::spperm::ValueType::F32;
     const size_t firstKernel = kernels.size();
     const std::vector<int32_t> &rowPtr = *rm.rowPtr;
@@ -706,7 +712,14 @@ private:
     if (dense != DenseKernel::TensorCores)
       return;
     MmaKernelSpec mma;
-    mma.precision = toMmaPrecision(options.precision);
+    mma.precision =
+        options.operandType == ::spperm::ValueType::F32
+            ? toMmaPrecision(options.precision)
+            : (options.operandType == ::spperm::ValueType::BF16
+                   ? MmaPrecision::BF16
+                   : MmaPrecision::F16);
+    mma.operandType = options.operandType;
+    mma.valueType = options.valueType;
     setBlockShape(mma, kc);
     // K's chunks of 32 columns over as many warps per slice; parts: a
     // block row's W slots shared by up to 16 warps, doubling while the
@@ -723,12 +736,16 @@ private:
     mma.gridDependencies = options.gridDependencies;
     mma.name = symbol(sanitize(std::string("bell_mma_") + kc.variant));
     std::vector<std::string> mmaArgs = emitMmaKernel(module, mma);
-    kernels.push_back(launch(mma.name,
-                             std::string(mmaFamily(mma.precision)),
-                             kc, std::move(mmaArgs),
-                             ceilDiv(mmaWarps * mma.parts,
-                                     mma.threads / kWarpSize),
-                             mma.threads));
+    KernelInfo k = launch(mma.name, std::string(mmaFamily(mma.precision)), kc,
+                          std::move(mmaArgs),
+                          ceilDiv(mmaWarps * mma.parts, mma.threads / kWarpSize),
+                          mma.threads);
+    // Parts add into the accumulator, which must start at zero.
+    k.zeroOutput = accumulate && mma.parts > 1;
+    kernels.push_back(std::move(k));
+    if (accumulate)
+      std::rotate(kernels.begin() + firstKernel, kernels.end() - 1,
+                  kernels.end());
   }
 
   /// The bell layer's block geometry and variant `kc`'s K in a dense-block

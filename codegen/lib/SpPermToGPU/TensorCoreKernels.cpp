@@ -22,6 +22,13 @@
 // are too few to fill the GPU share a slice's blocks among `parts` warps,
 // which add atomically.
 //
+// With 16-bit operands (f16 or bf16 B and values, m16n8k16 of that type:
+// the staged values are exact in fp32 and convert back exactly) the kernel
+// runs before the row kernel and writes the fp32 accumulator instead of
+// adding into C, and each stored block is summed from zero as for 3xTF32;
+// bf16 fragments go to `nvvm.mma.sync` as packed pairs (nvgpu.mma.sync
+// takes f16, tf32 and integers only).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
@@ -99,8 +106,59 @@ public:
   }
 
 private:
-  bool f16() const { return spec.precision == MmaPrecision::F16; }
+  /// m16n8k16 on 16-bit fragments (f16 or bf16).
+  bool k16() const {
+    return spec.precision == MmaPrecision::F16 ||
+           spec.precision == MmaPrecision::BF16;
+  }
   bool split() const { return spec.precision == MmaPrecision::TF32x3; }
+  /// 16-bit operands: the result goes to the fp32 accumulator.
+  bool accumulator() const {
+    return spec.operandType != ::spperm::ValueType::F32;
+  }
+  /// The fragments' element type for m16n8k16.
+  Type halfType() {
+    return spec.precision == MmaPrecision::BF16 ? Type(b.getBF16Type())
+                                                : Type(b.getF16Type());
+  }
+
+  /// Two 16-bit elements as one 32-bit register, the first in the low half
+  /// (the PTX fragment layout).
+  Value pack(Value lo, Value hi) {
+    Value pair = vector::FromElementsOp::create(
+        b, VectorType::get({2}, lo.getType()), ValueRange{lo, hi});
+    Value word = vector::BitCastOp::create(
+        b, VectorType::get({1}, b.getI32Type()), pair);
+    return vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0});
+  }
+
+  /// acc + a * b for bf16 fragments (a: 8 elements, b: 4, acc
+  /// vector<2x2xf32>): nvvm.mma.sync m16n8k16 on packed registers.
+  Value mmaBf16(ArrayRef<Value> a, ArrayRef<Value> bm, Value acc) {
+    SmallVector<Value> regsA, regsB, c;
+    for (size_t i = 0; i < a.size(); i += 2)
+      regsA.push_back(pack(a[i], a[i + 1]));
+    for (size_t i = 0; i < bm.size(); i += 2)
+      regsB.push_back(pack(bm[i], bm[i + 1]));
+    for (int64_t r = 0; r < 2; ++r)
+      for (int64_t e = 0; e < 2; ++e)
+        c.push_back(vector::ExtractOp::create(b, acc, ArrayRef<int64_t>{r, e}));
+    Type f32 = b.getF32Type();
+    auto result =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    Value d = NVVM::MmaOp::create(
+        b, result, regsA, regsB, c, ArrayRef<int64_t>{16, 8, 16},
+        std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                      NVVM::MMATypes::bf16},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, d, ArrayRef<int64_t>{i}));
+    return vector::FromElementsOp::create(
+        b, VectorType::get({2, 2}, f32), out);
+  }
 
   /// The TF32 high part of each element of `v` (its top 19 bits: sign,
   /// exponent, 10 mantissa bits) and the low part, v - high, exact in
@@ -125,7 +183,7 @@ private:
   Value mma(Value a, Value bm, Value acc, ArrayRef<int64_t> shape) {
     if (!split())
       return nvgpu::MmaSyncOp::create(b, b.getLoc(), a, bm, acc, shape,
-                                      /*tf32Enabled=*/!f16());
+                                      /*tf32Enabled=*/!k16());
     auto [aHigh, aLow] = splitTf32(a);
     auto [bHigh, bLow] = splitTf32(bm);
     acc = nvgpu::MmaSyncOp::create(b, b.getLoc(), aHigh, bLow, acc, shape,
@@ -186,13 +244,12 @@ private:
     NVVM::SyncWarpOp::create(b, all);
   }
 
-  /// B[row of block column c, col] from the staged rows, as f32 (f16 when
-  /// the precision asks).
+  /// B[row of block column c, col] from the staged rows, as f32 (f16 or
+  /// bf16 for m16n8k16).
   Value loadB(Value c, Value col) {
     Value v = kb.load(tile, kb.add(tileB, kb.add(kb.mul(c, kStrideB),
                                                 kb.sub(col, chunkBase))));
-    return f16() ? arith::TruncFOp::create(b, b.getF16Type(), v).getResult()
-                 : v;
+    return k16() ? arith::TruncFOp::create(b, halfType(), v).getResult() : v;
   }
 
   /// The staged block value at (row, col) of the warp's slice (row counted
@@ -202,8 +259,7 @@ private:
         tile, kb.add(tileA, kb.add(kb.mul(kb.sub(row, rowInBlock),
                                           strideA(spec.tau)),
                                    col)));
-    return f16() ? arith::TruncFOp::create(b, b.getF16Type(), v).getResult()
-                 : v;
+    return k16() ? arith::TruncFOp::create(b, halfType(), v).getResult() : v;
   }
 
   /// 8 * kTiles columns of C from kBase: accumulate over the block row's
@@ -225,8 +281,11 @@ private:
               },
               [&]() -> SmallVector<Value> { return SmallVector<Value>(it); });
         });
-    // Epilogue: C[order[r]] += acc for the rows of this slice below M.
-    Value order = params.at(::spperm::buffer::kOrder), C = params.at(::spperm::call_arg::kC);
+    // Epilogue: C[order[r]] += acc for the rows of this slice below M (the
+    // accumulator = acc with 16-bit operands and one part).
+    Value order = params.at(::spperm::buffer::kOrder);
+    Value C = params.at(accumulator() ? ::spperm::call_arg::kAccumulator
+                                      : ::spperm::call_arg::kC);
     for (int64_t t = 0; t < kTiles; ++t)
       for (int64_t half = 0; half < 2; ++half) {
         Value row = kb.add(kb.add(kb.mul(blockRow, spec.tau), rowInBlock),
@@ -241,6 +300,15 @@ private:
               Value pair = vector::ExtractOp::create(
                   b, acc[t], ArrayRef<int64_t>{half});
               kb.atomicAddF32(pair, C, kb.add(out, col));
+            });
+            return;
+          }
+          if (accumulator()) {
+            Value col = kb.add(kBase, kb.add(kb.idx(8 * t), kb.mul(tig, 2)));
+            kb.ifThen(kb.lt(col, K), [&] {
+              Value pair = vector::ExtractOp::create(
+                  b, acc[t], ArrayRef<int64_t>{half});
+              kb.storeF32(pair, C, kb.add(out, col));
             });
             return;
           }
@@ -262,9 +330,9 @@ private:
   /// One stored block (`slot`, first column col0): its tau / kStep k-slices.
   SmallVector<Value> emitBlock(Value slot, Value col0, Value kBase,
                                ValueRange accIn) {
-    if (!split())
+    if (!split() && !accumulator())
       return emitBlockProducts(slot, col0, kBase, accIn);
-    // 3xTF32: the tensor cores add with truncation, which over a long
+    // 3xTF32 and 16-bit operands: the tensor cores add with truncation, which over a long
     // chain of MMAs into one accumulator drifts past fp32 accuracy
     // (normwise 1.3e-5 over 2,048 columns of A on the H200). So each block
     // is summed from zero (its 3 * tau / 8 MMAs) and added to the running
@@ -283,7 +351,7 @@ private:
   /// the tensor cores: its tau / kStep k-slices.
   SmallVector<Value> emitBlockProducts(Value slot, Value col0, Value kBase,
                                        ValueRange accIn) {
-    const int64_t kStep = f16() ? 16 : 8;
+    const int64_t kStep = k16() ? 16 : 8;
     chunkBase = kBase;
     stage(slot, col0, kBase);
     return kb.forLoop(
@@ -291,16 +359,17 @@ private:
         [&](Value k0, ValueRange acc) -> SmallVector<Value> {
           Value r0 = kb.add(rowInBlock, gid), r1 = kb.add(r0, kb.idx(8));
           Value a;
-          if (f16()) {
+          SmallVector<Value> aElems;
+          if (k16()) {
             Value c0 = kb.add(k0, kb.mul(tig, 2));
             Value c8 = kb.add(c0, kb.idx(8));
-            SmallVector<Value> e = {
-                loadA(r0, c0), loadA(r0, kb.add(c0, 1)),
-                loadA(r1, c0), loadA(r1, kb.add(c0, 1)),
-                loadA(r0, c8), loadA(r0, kb.add(c8, 1)),
-                loadA(r1, c8), loadA(r1, kb.add(c8, 1))};
-            a = vector::FromElementsOp::create(
-                b, VectorType::get({4, 2}, b.getF16Type()), e);
+            aElems = {loadA(r0, c0), loadA(r0, kb.add(c0, 1)),
+                      loadA(r1, c0), loadA(r1, kb.add(c0, 1)),
+                      loadA(r0, c8), loadA(r0, kb.add(c8, 1)),
+                      loadA(r1, c8), loadA(r1, kb.add(c8, 1))};
+            if (spec.precision == MmaPrecision::F16)
+              a = vector::FromElementsOp::create(
+                  b, VectorType::get({4, 2}, b.getF16Type()), aElems);
           } else {
             Value c0 = kb.add(k0, tig), c4 = kb.add(c0, kb.idx(4));
             SmallVector<Value> e = {loadA(r0, c0), loadA(r1, c0),
@@ -312,7 +381,7 @@ private:
           for (int64_t t = 0; t < kTiles; ++t) {
             Value col = kb.add(kBase, kb.add(gid, kb.idx(8 * t)));
             Value bm;
-            if (f16()) {
+            if (k16()) {
               Value c = kb.add(k0, kb.mul(tig, 2));
               Value c8 = kb.add(c, kb.idx(8));
               SmallVector<Value> e = {
@@ -320,6 +389,10 @@ private:
                   loadB(kb.add(c, 1), col),
                   loadB(c8, col),
                   loadB(kb.add(c8, 1), col)};
+              if (spec.precision == MmaPrecision::BF16) {
+                out.push_back(mmaBf16(aElems, e, acc[t]));
+                continue;
+              }
               bm = vector::FromElementsOp::create(
                   b, VectorType::get({2, 2}, b.getF16Type()), e);
             } else {
@@ -331,7 +404,7 @@ private:
                   b, VectorType::get({2, 1}, b.getF32Type()), e);
             }
             SmallVector<int64_t> shape =
-                f16() ? SmallVector<int64_t>{16, 8, 16}
+                k16() ? SmallVector<int64_t>{16, 8, 16}
                       : SmallVector<int64_t>{16, 8, 8};
             out.push_back(mma(a, bm, acc[t], shape));
           }
@@ -356,7 +429,14 @@ std::vector<std::string>
 mlir::spperm::codegen::emitMmaKernel(gpu::GPUModuleOp module,
                                      const MmaKernelSpec &spec) {
   MLIRContext *ctx = module.getContext();
-  SmallVector<KernelArg> args = bellBlockArgs(ctx, spec.condensed);
+  const bool half = spec.operandType != ::spperm::ValueType::F32;
+  assert((!half || (spec.precision ==
+                    (spec.operandType == ::spperm::ValueType::BF16
+                         ? MmaPrecision::BF16
+                         : MmaPrecision::F16))) &&
+         "16-bit operands are multiplied in their own type");
+  SmallVector<KernelArg> args = bellBlockArgs(
+      ctx, spec.condensed, spec.valueType, spec.operandType, half);
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   addSharedF32Buffer(func,
                      spec.threads / kWarpSize * warpTileFloats(spec.tau));

@@ -9,7 +9,8 @@
 // 16 x 16 or 32 x 32 dense blocks, and whose choice the runtime checks, gets
 // a copy that multiplies its blocks on the tensor cores at fp32 accuracy,
 // packaged as one more alternative of the layer (docs/Kernels.md,
-// `bell-3xtf32`).
+// `bell-3xtf32`; a 16-bit layer's copy multiplies its operands as they are,
+// m16n8k16 of their type, "Half precision").
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,19 +38,16 @@ namespace {
 /// spperm-lower-to-gpu's precision option).
 constexpr llvm::StringLiteral kTensorCorePrecision = "3xtf32";
 
-/// Whether `func` is a layer of fp32 operands whose dense blocks the
-/// tensor-core kernel takes (16 x 16 or 32 x 32, at least one stored) and
-/// whose choice the
-/// runtime times against the library and the other alternatives.
+/// Whether `func` is a layer whose dense blocks the tensor-core kernel
+/// takes (16 x 16 or 32 x 32, at least one stored) and whose choice the
+/// runtime times against the library and the other alternatives. (Its copy
+/// multiplies fp32 operands in 3xTF32, and 16-bit operands in their own
+/// type: docs/Kernels.md, "Half precision".)
 bool hasTensorCoreBlocks(func::FuncOp func) {
   SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
   if (spmms.size() != 1)
     return false;
   SpMMOp spmm = spmms.front();
-  // The tensor-core kernels take fp32 operands (16-bit ones run the row
-  // kernels only).
-  if (!cast<ShapedType>(spmm.getDense().getType()).getElementType().isF32())
-    return false;
   auto bell = dyn_cast<BellAttr>(spmm.getMatrix().getType().getFormat());
   if (!bell || (bell.getBlock() != 16 && bell.getBlock() != 32) ||
       bell.getWidth() <= 0)

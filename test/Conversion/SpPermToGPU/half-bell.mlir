@@ -1,4 +1,4 @@
-// RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu="precision=3xtf32" | FileCheck %s
+// RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu | FileCheck %s
 
 // A bell layer with 16-bit operands at K = 512 (most entries in blocks,
 // docs/Kernels.md "Half precision"): its dense blocks in the bell-tile
@@ -6,8 +6,8 @@
 // instead of C, B read as bf16 and widened; its parts (the layer has few
 // block rows) add into the accumulator atomically, so it is cleared first
 // (zero_output on a kernel that takes it). The row kernel over the residual
-// runs after it, adds the accumulator to its sums and rounds C once. No
-// tensor-core kernel, even when the precision asks for it.
+// runs after it, adds the accumulator to its sums and rounds C once.
+// (half-tensor-cores.mlir: the precision's tensor-core variants.)
 
 // CHECK-LABEL: func.func @bell
 // CHECK:         spperm.kernels = [#spperm.launch<name = "[[TILE:l0_bell_tile_k512_[0-9]+]]", family = "bell-tile", variant = "k512"

@@ -50,10 +50,16 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     reduce by shuffle; row ranges of similar length get their own group
     size; short rows four to a group), `*-split` (chunks of long rows, added
     atomically) and `hbp` (a warp per 2-D block, fixed and
-    ticketed competitive blocks, atomic combine). With `precision=tf32` or
-    `f16`, bell layers with 16 x 16 or 32 x 32 blocks also get tensor-core
-    variants for K a multiple of 8 (`bell-tf32`/`bell-f16`: a warp per 16
-    rows, `nvgpu.mma.sync`, added into C after the residual's row kernel).
+    ticketed competitive blocks, atomic combine). With `precision=tf32`,
+    `f16` or `3xtf32`, bell layers with 16 x 16 or 32 x 32 blocks also get
+    tensor-core variants for K a multiple of 8 (`bell-tf32`/`bell-f16`/
+    `bell-3xtf32`: a warp per 16 rows, `nvgpu.mma.sync`, added into C after
+    the residual's row kernel). Layers of f16 or bf16 operands (B and C)
+    round each element of C once: their `bell-tile` and tensor-core kernels
+    (`bell-f16`/`bell-bf16`, m16n8k16 on the operands as they are, for any
+    precision but fp32) run first into an fp32 accumulator that the row
+    kernel adds before it stores, and hbp adds into the accumulator, which
+    a `round` kernel rounds into C (docs/Kernels.md, "Half precision").
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -131,7 +131,9 @@ def SpPermTensorCoreAlternatives
     function's own `spperm.alternative_of` when it is an alternative) and
     `spperm.precision = "3xtf32"`: `spperm-lower-to-gpu` then multiplies the
     copy's dense blocks on the tensor cores at fp32 accuracy (3xTF32,
-    docs/Kernels.md `bell-3xtf32`), and `spperm-compile` packages it as one
+    docs/Kernels.md `bell-3xtf32`; a layer of f16 or bf16 operands has them
+    multiplied in their own type, m16n8k16, which is exact, "Half
+    precision"), and `spperm-compile` packages it as one
     more alternative of the layer, which the runtime times beside the others
     at the first call per K and keeps where it is the fastest. Runs after
     `spperm-convert-format` (it reads the block shape from the matrix type).

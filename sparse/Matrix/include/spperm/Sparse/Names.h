@@ -120,6 +120,7 @@ inline constexpr std::string_view kBellTile = "bell-tile";
 inline constexpr std::string_view kCsrWindow = "csr-window";
 inline constexpr std::string_view kBellTf32 = "bell-tf32";
 inline constexpr std::string_view kBellF16 = "bell-f16";
+inline constexpr std::string_view kBellBf16 = "bell-bf16";
 inline constexpr std::string_view kBell3xTf32 = "bell-3xtf32";
 inline constexpr std::string_view kHbp = "hbp";
 /// The fp32 accumulator of a 16-bit layer rounded into C.

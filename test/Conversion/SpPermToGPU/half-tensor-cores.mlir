@@ -1,0 +1,54 @@
+// RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu="precision=tf32" | FileCheck %s
+
+// A bf16 bell layer with 16 x 16 blocks and a tensor-core precision: the
+// tensor-core variant multiplies the operands as they are (bell-bf16,
+// whatever the precision names). Its kernel runs first and writes the fp32
+// accumulator (cleared: its parts add into it), B and the values staged
+// widened and converted back exactly, the fragments packed in pairs into
+// 32-bit registers for nvvm.mma.sync m16n8k16 bf16 (nvgpu.mma.sync has no
+// bf16); the row kernel after it adds the accumulator and rounds C once.
+
+// CHECK-LABEL: func.func @bf16
+// CHECK:         spperm.kernels = [#spperm.launch<name = "[[MMA:l0_bell_mma_k32_bf16_[0-9]+]]", family = "bell-bf16", variant = "k32.bf16", k_min = 32, k_max = 32, k_align = 8
+// CHECK-SAME:      zero_output = true, dependent_launch = false, args = ["order", "bell.block_col", "bell.block_values", "B", "acc", "K"]
+// CHECK-SAME:      #spperm.launch<name = "[[ROW:l0_bell_k32_bf16_[0-9]+]]", family = "bell", variant = "k32.bf16"
+// CHECK-SAME:      dependent_launch = true, args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "acc", "K"]
+// CHECK:       gpu.func @[[ROW]](
+// CHECK:           vector.load %{{.*}} : memref<?xf32>, vector<8xf32>
+// CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK:       gpu.func @[[MMA]](%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: index)
+// CHECK:           vector.load %{{.*}} {alignment = 8 : i64} : memref<?xbf16>, vector<4xbf16>
+// CHECK:           arith.extf %{{.*}} : vector<4xbf16> to vector<4xf32>
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:           vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK:           nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK:           red.global.add.v2.f32
+// CHECK-NOT:   nvgpu.mma.sync
+func.func @bf16(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xbf16, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xbf16, #spperm.csr>, tensor<64x32xbf16> -> tensor<64x32xbf16>
+  return %c : tensor<64x32xbf16>
+}
+
+// -----
+
+// f16 operands: nvgpu.mma.sync m16n8k16 on f16 fragments (bell-f16); one
+// stored block per block row, so one part: the accumulator is stored, not
+// cleared. Each block's products are summed from zero and added to the
+// running sums in fp32.
+
+// CHECK-LABEL: func.func @f16
+// CHECK:         spperm.kernels = [#spperm.launch<name = "[[MMA:l0_bell_mma_k32_f16_[0-9]+]]", family = "bell-f16", variant = "k32.f16"
+// CHECK-SAME:      zero_output = false, dependent_launch = false, args = ["order", "bell.block_col", "bell.block_values", "B", "acc", "K"]
+// CHECK:       gpu.func @[[MMA]](
+// CHECK:           nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK:           arith.addf %{{.*}} : vector<2x2xf32>
+// CHECK-NOT:       red.global
+// CHECK:           vector.store %{{.*}} {alignment = 8 : i64} : memref<?xf32>, vector<2xf32>
+// CHECK-NOT:       red.global
+// CHECK:           gpu.return
+func.func @f16(%b: tensor<64x32xf16>) -> tensor<64x32xf16> {
+  %a = spperm.load "../../Inputs/blockdiag64.mtx" : !spperm.matrix<64x64xf16, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf16, #spperm.csr>, tensor<64x32xf16> -> tensor<64x32xf16>
+  return %c : tensor<64x32xf16>
+}
