@@ -221,6 +221,10 @@ TEST(PackageTest, TensorCoreFamilyNamesTheTwin) {
   mma.family = "bell-f16";
   v.kernels = {mma};
   EXPECT_EQ(tensorCoreFamily(v), "bell-f16");
+  // A bf16 layer's twin, its kernel first (it writes the accumulator).
+  mma.family = "bell-bf16";
+  v.kernels = {mma, row};
+  EXPECT_EQ(tensorCoreFamily(v), "bell-bf16");
 }
 
 // The manifest's checksum identifies the package's content (the runtime's

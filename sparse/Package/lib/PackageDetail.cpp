@@ -137,7 +137,8 @@ uint64_t spperm::arrayBytes(const PackageLayer &variant) {
 std::string_view spperm::tensorCoreFamily(const PackageLayer &variant) {
   for (const KernelInfo &k : variant.kernels)
     for (std::string_view f :
-         {family::kBellTf32, family::kBellF16, family::kBell3xTf32})
+         {family::kBellTf32, family::kBellF16, family::kBell3xTf32,
+          family::kBellBf16})
       if (k.family == f)
         return f;
   return {};

@@ -244,8 +244,9 @@ std::vector<LayerBuffer> layerBuffers(const PackageLayer &layer);
 /// for it and what the GPU runtime uploads.
 uint64_t arrayBytes(const PackageLayer &variant);
 
-/// The family of a variant's tensor-core kernel (`bell-tf32`, `bell-f16`
-/// or `bell-3xtf32`: how its dense blocks are multiplied where K allows),
+/// The family of a variant's tensor-core kernel (`bell-tf32`, `bell-f16`,
+/// `bell-3xtf32`, or `bell-bf16` for bf16 operands: how its dense blocks
+/// are multiplied where K allows),
 /// empty when it has none (docs/Kernels.md).
 std::string_view tensorCoreFamily(const PackageLayer &variant);
 
