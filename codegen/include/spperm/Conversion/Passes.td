@@ -78,8 +78,9 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "Directory that relative matrix paths are resolved against">,
     Option<"precision", "precision", "::mlir::spperm::Precision",
            /*default=*/"::mlir::spperm::Precision::F32",
-           "Blocked-ELL dense blocks: fp32 (CUDA cores), tf32 or f16 "
-           "(tensor cores, opt-in)",
+           "Blocked-ELL dense blocks: fp32 (CUDA cores), tf32, f16 or "
+           "3xtf32 (tensor cores, opt-in; f16 and bf16 operands are "
+           "multiplied in their own type for any of them)",
            "::mlir::spperm::PrecisionValues()">,
     Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
            "GPU architecture (sm_XY): from sm_90 on, atomic additions of "

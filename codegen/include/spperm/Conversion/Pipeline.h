@@ -152,7 +152,8 @@ struct SpPermPipelineOptions
       llvm::cl::desc("Blocked-ELL dense blocks: fp32 (CUDA cores), tf32 or "
                      "f16 (tensor cores, 16 x 16 or 32 x 32 blocks, K a "
                      "multiple of 8), 3xtf32 (tensor cores at fp32 "
-                     "accuracy); default fp32"),
+                     "accuracy); f16 and bf16 operands are multiplied in "
+                     "their own type for any but fp32; default fp32"),
       llvm::cl::init(Precision::F32), PrecisionValues()};
   Option<bool> noTensorCoreAlternatives{
       *this, "no-tensor-core-alternatives",

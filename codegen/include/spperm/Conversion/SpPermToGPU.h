@@ -33,9 +33,11 @@
 
 namespace mlir::spperm {
 
-/// The arithmetic of the Blocked-ELL dense blocks: fp32 on CUDA cores (the
-/// default), or tensor cores through nvgpu.mma.sync with TF32 or FP16
-/// inputs (f32 accumulation), opt-in.
+/// The arithmetic of the Blocked-ELL dense blocks of fp32 operands: fp32 on
+/// CUDA cores (the default), or tensor cores with TF32, FP16 or split
+/// 3xTF32 inputs (f32 accumulation), opt-in. Layers of 16-bit operands
+/// take any tensor-core precision as "on the tensor cores, in the
+/// operands' own type".
 enum class Precision { F32, TF32, F16, TF32x3 };
 
 /// `fp32`, `tf32`, `f16` or `3xtf32`; std::nullopt for anything else.
