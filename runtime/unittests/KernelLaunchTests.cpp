@@ -34,6 +34,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -596,6 +597,78 @@ TEST(GeneratedKernelGpuTest, NoKernelForK) {
   const std::vector<float> b4 = randomDense(50 * 4, 1);
   runOnGpu(p, 0, layers[0], b4, 4, s);
   EXPECT_EQ(s, SPRT_OK) << sprt_last_error();
+  sprt_package_release(p);
+}
+
+// The fp32 accumulator ("acc") of 16-bit layers' variants: cleared (not
+// C) before a variant whose kernel that takes it has zero_output, grown when
+// a larger K comes, and one per stream, so that calls on two streams in
+// flight together do not share it. The test kernels are fp32; the runtime
+// treats the accumulator alike for any layer.
+TEST(GeneratedKernelGpuTest, AccumulatorIsClearedGrownAndPerStream) {
+  sprt_device_props props;
+  REQUIRE_GPU(props);
+  ScratchDir dir;
+  std::vector<PackageLayer> layers = {makeLayer(
+      "acc", generateSkewed(300, 120, 2), Strategy::Lpt, FormatKind::Csr)};
+  KernelInfo even = testKernel("acc_even", "acc", 1, /*zeroOutput=*/true);
+  even.args = {"order", "csr.row_ptr", "csr.col_idx", "csr.values",
+               "B",     std::string(call_arg::kAccumulator), "K"};
+  KernelInfo odd = testKernel("acc_odd", "acc");
+  odd.args = {"order", "csr.row_ptr", "csr.col_idx", "csr.values", "B",
+              "C",     std::string(call_arg::kAccumulator), "K"};
+  layers[0].kernels = {even, odd};
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(dir.path("acc.spp"), layers, options));
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("acc.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  const FormattedMatrix &m = layers[0].matrix;
+  auto expected = [&](const std::vector<float> &b, int64_t k) {
+    std::vector<float> want(static_cast<size_t>(m.rows * k));
+    spmmCpu(m, b.data(), k, want.data());
+    return want;
+  };
+  // One stream: K = 4, then 64 (the accumulator grows), then 8 and 4 again
+  // (the larger one serves; what K = 64 left in it is cleared).
+  for (int64_t k : {4, 64, 8, 4}) {
+    SCOPED_TRACE("K = " + std::to_string(k));
+    const std::vector<float> b = randomDense(m.cols * k, 11 + k);
+    sprt_status s;
+    const std::vector<float> got = runOnGpu(p, 0, layers[0], b, k, s);
+    ASSERT_EQ(s, SPRT_OK) << sprt_last_error();
+    EXPECT_LE(relativeError(got, expected(b, k)), 1e-5);
+  }
+  // Two streams, calls enqueued alternately without waiting: a shared
+  // accumulator would mix their sums.
+  const int64_t ks[2] = {32, 48};
+  void *streams[2] = {nullptr, nullptr};
+  std::vector<float> bs[2];
+  std::vector<std::unique_ptr<DeviceArray>> db, dc;
+  for (int t = 0; t < 2; ++t) {
+    ASSERT_EQ(sprt_stream_create(&streams[t]), SPRT_OK) << sprt_last_error();
+    bs[t] = randomDense(m.cols * ks[t], 40 + t);
+    db.push_back(std::make_unique<DeviceArray>(m.cols * ks[t] * 4));
+    dc.push_back(std::make_unique<DeviceArray>(m.rows * ks[t] * 4));
+    ASSERT_EQ(sprt_memcpy_htod(db[t]->get(), bs[t].data(), m.cols * ks[t] * 4),
+              SPRT_OK);
+  }
+  for (int round = 0; round < 20; ++round)
+    for (int t = 0; t < 2; ++t)
+      ASSERT_EQ(sprt_spmm(p, 0, db[t]->get(), ks[t], dc[t]->get(), streams[t]),
+                SPRT_OK)
+          << sprt_last_error();
+  for (int t = 0; t < 2; ++t) {
+    SCOPED_TRACE("stream " + std::to_string(t));
+    ASSERT_EQ(sprt_stream_synchronize(streams[t]), SPRT_OK);
+    std::vector<float> c(static_cast<size_t>(m.rows * ks[t]));
+    ASSERT_EQ(sprt_memcpy_dtoh(c.data(), dc[t]->get(), m.rows * ks[t] * 4),
+              SPRT_OK);
+    EXPECT_LE(relativeError(c, expected(bs[t], ks[t])), 1e-5);
+    EXPECT_EQ(sprt_stream_destroy(streams[t]), SPRT_OK);
+  }
   sprt_package_release(p);
 }
 

@@ -78,3 +78,46 @@ extern "C" __global__ void spmm_odd(SPMM_PARAMS) {
              bAllocated, b, bOffset, bSize, bStride, cAllocated, c, cOffset,
              cSize, cStride, k, 1);
 }
+
+/// The parameters of a kernel that writes the runtime's fp32 accumulator
+/// ("acc") instead of C.
+#define ACC_PARAMS                                                             \
+  MEMREF(const int, order), MEMREF(const int, rowPtr),                         \
+      MEMREF(const int, colIdx), MEMREF(const float, values),                  \
+      MEMREF(const float, b), MEMREF(float, acc), long long k
+
+/// Adds the even entries of each row into the accumulator, which must start
+/// at zero (the first launch of a variant marked zero_output).
+extern "C" __global__ void acc_even(ACC_PARAMS) {
+  const long long rows = orderSize;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       t < rows * k; t += stride) {
+    const long long i = t / k, j = t % k;
+    float sum = 0.0f;
+    for (int p = rowPtr[i]; p < rowPtr[i + 1]; p += 2)
+      sum += values[p] * b[(long long)colIdx[p] * k + j];
+    atomicAdd(&acc[(long long)order[i] * k + j], sum);
+  }
+}
+
+/// C = the accumulator + the odd entries of each row (the variant's last
+/// launch, as the row kernel of a 16-bit bell layer adds it).
+extern "C" __global__ void acc_odd(MEMREF(const int, order),
+                                   MEMREF(const int, rowPtr),
+                                   MEMREF(const int, colIdx),
+                                   MEMREF(const float, values),
+                                   MEMREF(const float, b), MEMREF(float, c),
+                                   MEMREF(const float, acc), long long k) {
+  const long long rows = orderSize;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       t < rows * k; t += stride) {
+    const long long i = t / k, j = t % k;
+    const long long at = (long long)order[i] * k + j;
+    float sum = acc[at];
+    for (int p = rowPtr[i] + 1; p < rowPtr[i + 1]; p += 2)
+      sum += values[p] * b[(long long)colIdx[p] * k + j];
+    c[at] = sum;
+  }
+}
