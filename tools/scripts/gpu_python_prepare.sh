@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+#===- gpu_python_prepare.sh - What gpu_python.sh carries -------------------===#
+#
+# Part of the spperm project.
+#
+#===------------------------------------------------------------------------===#
+#
+# Run here after the README's build and tools/scripts/gpu_prepare.sh (which
+# makes .gpu/deps): adds to .gpu/
+#   deps/nanobind     nanobind's source and CMake package (from build/venv),
+#                     which the GPU machine's Python lacks
+#   pypk.tar.xz       pypk/: the Python GPU tests' packages and matrices
+#                     (python/tests/conftest.py, save_gpu_packages)
+#   pybench.tar.xz    pybench/: one package per MATRIX for
+#                     tools/scripts/bench_sparse_linear.py, compiled with
+#                     spperm-compile $BENCH_FLAGS (e.g. "--dtype bf16")
+# Then, with the device tool (carry [".gpu/deps", ".gpu/pypk.tar.xz",
+# ".gpu/pybench.tar.xz"]):
+#   SPPERM_CMAKE_ARGS=-DCMAKE_PREFIX_PATH=$PWD/.gpu/deps \
+#     OUT=$OUT bash tools/scripts/gpu_python.sh
+#
+# Usage: gpu_python_prepare.sh MATRIX...   (env BENCH_FLAGS)
+#
+#===------------------------------------------------------------------------===#
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN="$ROOT/build/bin"
+PY="$ROOT/build/venv/bin/python"
+DEST="$ROOT/.gpu"
+[[ -d "$DEST/deps" ]] || { echo "$0: run tools/scripts/gpu_prepare.sh first (.gpu/deps)" >&2; exit 2; }
+
+nanobind=$("$PY" -c "import nanobind, os; print(os.path.dirname(nanobind.__file__))")
+rm -rf "$DEST/deps/nanobind"
+cp -r "$nanobind" "$DEST/deps/nanobind"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+(cd "$ROOT/python/tests" &&
+  "$PY" -c "import sys, conftest; conftest.save_gpu_packages(sys.argv[1])" "$work/pypk")
+mkdir -p "$work/pybench"
+for m in "$@"; do
+  name=$(basename "$m" | sed -E 's/\.(s?mtx(\.gz)?|npz)$//')
+  # shellcheck disable=SC2086
+  "$BIN/spperm-compile" "$m" -o "$work/pybench/$name.spp" ${BENCH_FLAGS:-} >/dev/null
+done
+tar cJf "$DEST/pypk.tar.xz" -C "$work" pypk
+tar cJf "$DEST/pybench.tar.xz" -C "$work" pybench
+du -sh "$DEST/deps" "$DEST/pypk.tar.xz" "$DEST/pybench.tar.xz"
