@@ -156,6 +156,10 @@ struct RowKernelSpec {
   /// (call_arg::kAccumulator, which the variant's kernels before this one
   /// wrote) to each sum before C is stored, so 16-bit C is rounded once.
   bool accumulator = false;
+  /// Write the fp32 accumulator instead of C (stored, or added atomically
+  /// by chunks): a 16-bit SpMV variant whose long rows are split, which a
+  /// round kernel ends.
+  bool outputAccumulator = false;
 };
 
 /// Emits a row kernel; returns its parameter names in order. With

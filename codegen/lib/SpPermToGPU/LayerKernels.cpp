@@ -564,21 +564,20 @@ private:
     // Long rows in CTAs of the row kernel need it to be one launch.
     bool longInRowKernel =
         hasLong && longPlan.inRowKernel && ranges.size() == 1;
-    // 16-bit C is rounded once per element: no atomic chunks. SpMM's long
-    // rows that would be split get a CTA each in the row kernel instead
-    // (one launch over all rows); SpMV's stay in their groups.
-    if (hasLong && !longInRowKernel &&
+    // 16-bit C is rounded once per element. SpMV's long rows are split as
+    // in fp32, but the row and split kernels write the fp32 accumulator
+    // and a round kernel ends the variant; SpMM's long rows that would be
+    // split get a CTA each in the row kernel instead (one launch over all
+    // rows).
+    const bool spmvAccumulates = hasLong && !longInRowKernel && kc.spmv &&
+                                 options.operandType !=
+                                     ::spperm::ValueType::F32;
+    if (hasLong && !longInRowKernel && !kc.spmv &&
         options.operandType != ::spperm::ValueType::F32) {
-      if (kc.spmv) {
-        threshold = longest;
-        hasLong = false;
-        ranges = spmvRanges(rowPtr, INT64_MAX);
-      } else {
-        RowRange all{0, rows, kc.lanes};
-        measure(all, rowPtr, threshold);
-        ranges = {all};
-        longInRowKernel = true;
-      }
+      RowRange all{0, rows, kc.lanes};
+      measure(all, rowPtr, threshold);
+      ranges = {all};
+      longInRowKernel = true;
     }
     const int64_t chunk = std::max<int64_t>(1, threshold / 2);
     auto [table, chunks] = hasLong && !longInRowKernel
@@ -606,6 +605,7 @@ private:
     spec.source.longThreshold = hasLong ? threshold : 0;
     spec.source.dropLongRows = longInRowKernel;
     spec.accumulator = accumulate;
+    spec.outputAccumulator = spmvAccumulates;
     std::string family = kc.spmv ? std::string(rm.family) +
                                        std::string(::spperm::family::kSpmvSuffix)
                                  : std::string(rm.family);
@@ -702,6 +702,8 @@ private:
       kernels.push_back(
           launch(split.name, family + std::string(::spperm::family::kSplitSuffix), kc, std::move(args),
                  ceilDiv(chunks, split.threads / (split.lanes * split.parts))));
+      if (spmvAccumulates)
+        planRound(kc);
     }
     if (dense == DenseKernel::Tiles) {
       planTiles(kc);

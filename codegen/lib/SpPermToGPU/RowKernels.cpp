@@ -161,6 +161,13 @@ private:
 
   Value param(llvm::StringRef name) { return params.at(name); }
 
+  /// Where the sums go: C, or the fp32 accumulator
+  /// (RowKernelSpec::outputAccumulator).
+  Value output() {
+    return param(spec.outputAccumulator ? ::spperm::call_arg::kAccumulator
+                                        : ::spperm::call_arg::kC);
+  }
+
   RowState locate(Value item) {
     RowState s;
     Value zero = kb.idx(0);
@@ -334,7 +341,7 @@ private:
                   return {broadcastBatch(c, v, n, kcolSafe, a[0])};
                 })[0];
           }
-          Value C = param(::spperm::call_arg::kC);
+          Value C = output();
           Value owner = kb.andI(s.valid, active);
           if (spec.parts > 1) {
             acc = reduceParts(acc);
@@ -469,7 +476,7 @@ private:
   /// other.
   void emitSpmvRows(Value item) {
     Value colIdx = param(spec.colIdx), values = param(spec.values);
-    Value B = param(::spperm::call_arg::kB), C = param(::spperm::call_arg::kC);
+    Value B = param(::spperm::call_arg::kB), C = output();
     SmallVector<RowState> rows;
     SmallVector<Value> sums;
     for (int64_t r = 0; r < spec.rowsPerGroup; ++r)
@@ -509,7 +516,7 @@ private:
     for (int64_t offset = spec.lanes / 2; offset >= 1; offset /= 2)
       sum = kb.fadd(sum, kb.shuffleXor(sum, offset, spec.lanes, mask));
     kb.waitForPrerequisites();
-    Value C = param(::spperm::call_arg::kC);
+    Value C = output();
     Value first = kb.eq(lane, kb.idx(0));
     kb.ifThen(kb.andI(s.valid, first), [&] {
       if (spec.source.isChunks())
@@ -557,7 +564,10 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   }
   Type operand = mlir::spperm::getElementType(ctx, spec.operandType);
   args.push_back({::spperm::call_arg::kB, operand});
-  args.push_back({::spperm::call_arg::kC, operand});
+  if (spec.outputAccumulator)
+    args.push_back({::spperm::call_arg::kAccumulator, f32});
+  else
+    args.push_back({::spperm::call_arg::kC, operand});
   if (spec.accumulator)
     args.push_back({::spperm::call_arg::kAccumulator, f32});
   args.push_back({::spperm::call_arg::kK, IndexType::get(ctx)});
@@ -565,8 +575,10 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
                                 (!longRows || longRows->accumulator))) &&
          "the accumulator is added by SpMM rows stored once");
   assert((spec.operandType == ::spperm::ValueType::F32 ||
-          !spec.source.isChunks()) &&
+          spec.outputAccumulator || !spec.source.isChunks()) &&
          "16-bit C is stored once per element, never added atomically");
+  assert(!(spec.accumulator && spec.outputAccumulator) &&
+         "a kernel reads the accumulator or writes it");
   assert(spec.threads % (spec.lanes * spec.parts) == 0 &&
          "a CTA must hold whole rows");
   assert((spec.kSlices == 1 ||

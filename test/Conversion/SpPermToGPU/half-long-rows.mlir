@@ -4,7 +4,10 @@
 // fp32 C takes the long row's chunks atomically (split.mlir); 16-bit C is
 // rounded once per element, so the row gets a CTA of the row kernel instead
 // (every group of the CTA on it, reduced in shared memory, stored once),
-// even where long-rows=split asks for chunks. SpMV keeps it in its group.
+// even where long-rows=split asks for chunks. SpMV splits it as in fp32,
+// into the fp32 accumulator: the row kernel stores every row's sum there
+// (zero for the long row), the split kernel adds the chunks atomically, and
+// a round kernel rounds the accumulator into C once.
 
 // CHECK-LABEL: func.func @bf16
 // CHECK:         spperm.kernels = [#spperm.launch<name = "[[KERNEL:l0_csr_k32_[0-9]+]]", family = "csr+long", variant = "k32"
@@ -26,9 +29,19 @@ func.func @bf16(%b: tensor<1024x32xbf16>) -> tensor<64x32xbf16> {
 // -----
 
 // CHECK-LABEL: func.func @f16_spmv
-// CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "csr-spmv", variant = "k1"
-// CHECK-NOT:     split
-// CHECK-SAME:    ]
+// CHECK:         spperm.kernels = [#spperm.launch<name = "[[ROW:l0_csr_spmv_k1_[0-9]+]]", family = "csr-spmv", variant = "k1"
+// CHECK-SAME:      zero_output = false, dependent_launch = false, args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "acc", "K"]
+// CHECK-SAME:      #spperm.launch<name = "[[SPLIT:l0_csr_spmv_split_k1_[0-9]+]]", family = "csr-spmv-split", variant = "k1"
+// CHECK-SAME:      args = ["order", "csr.col_idx", "csr.values", "B", "acc", "K"]
+// CHECK-SAME:      #spperm.launch<name = "[[ROUND:l0_round_k1_[0-9]+]]", family = "round", variant = "k1"
+// CHECK-SAME:      dependent_launch = true, args = ["acc", "C", "K"]
+// CHECK:         gpu.func @[[ROW]]({{.*}}%{{[^:]*}}: memref<?xf16>, %[[ACC:[^:]*]]: memref<?xf32>, %{{[^:]*}}: index)
+// CHECK-NOT:       arith.truncf
+// CHECK:           memref.store %{{.*}}, %[[ACC]][%{{.*}}] : memref<?xf32>
+// CHECK:         gpu.func @[[SPLIT]]({{.*}}%[[ACC2:[^:]*]]: memref<?xf32>, %{{[^:]*}}: index)
+// CHECK:           memref.atomic_rmw addf %{{.*}}, %[[ACC2]]
+// CHECK:         gpu.func @[[ROUND]]
+// CHECK:           arith.truncf %{{.*}} : f32 to f16
 func.func @f16_spmv(%b: tensor<1024x1xf16>) -> tensor<64x1xf16> {
   %a = spperm.load "../../Inputs/longrow.mtx" : !spperm.matrix<64x1024xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x1xf16> -> tensor<64x1xf16>
