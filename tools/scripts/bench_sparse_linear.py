@@ -103,7 +103,7 @@ def main():
     records, failed = [], 0
     print("eager: 20 queued calls; graph: the same captured in a CUDA graph "
           "(GPU time); microseconds per call")
-    print(f"{'layer':40s} {'K':>4s} {'SpLin':>7s} {'chain':>7s} "
+    print(f"{'package':72s} {'K':>4s} {'SpLin':>7s} {'chain':>7s} "
           f"{'rowmaj':>7s} {'sp.mm':>7s} {'lin_csr':>7s} {'dense':>7s} | "
           f"{'gSpLin':>7s} {'gchain':>7s} {'growmaj':>7s} {'gsp.mm':>7s} "
           f"{'gdense':>7s} "
@@ -168,7 +168,7 @@ def main():
                             "error": err, "ms": times})
             t = times
             us = {key: value * 1e3 for key, value in t.items()}
-            print(f"{name[:40]:40s} {k:4d} {us['sparse_linear']:7.1f} "
+            print(f"{name[-72:]:72s} {k:4d} {us['sparse_linear']:7.1f} "
                   f"{us['sparse_linear_chained']:7.1f} "
                   f"{us['spperm_rowmajor']:7.1f} "
                   f"{us['torch_sparse_mm']:7.1f} "

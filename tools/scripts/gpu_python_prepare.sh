@@ -39,7 +39,11 @@ trap 'rm -rf "$work"' EXIT
   "$PY" -c "import sys, conftest; conftest.save_gpu_packages(sys.argv[1])" "$work/pypk")
 mkdir -p "$work/pybench"
 for m in "$@"; do
-  name=$(basename "$m" | sed -E 's/\.(s?mtx(\.gz)?|npz)$//')
+  # The path below data/matrices/ (DLMC layers of several sparsities share
+  # a file name), "/" as "__", without the extension.
+  rel=${m#*/data/matrices/}
+  [[ "$rel" != "$m" ]] || rel=$(basename "$m")
+  name=$(echo "$rel" | sed -E 's|/|__|g; s/\.(s?mtx(\.gz)?|npz)$//')
   # shellcheck disable=SC2086
   "$BIN/spperm-compile" "$m" -o "$work/pybench/$name.spp" ${BENCH_FLAGS:-} >/dev/null
 done

@@ -214,7 +214,7 @@ enum class DenseKernel {
 /// K = 512 on banded and block matrices with all entries in blocks (17-65
 /// a row), but up to 1.7x slower below K = 256 there and at every K where
 /// at most 42 % of the entries are in blocks
-/// (docs/results/half-tiles-2026-11-27-s26).
+/// (docs/results/half-families-2026-11-27-s26).
 constexpr double kHalfTilesMinEntries = 128.0;
 constexpr int64_t kHalfTilesMinK = 256;
 constexpr double kHalfTilesMinShare = 0.5;
