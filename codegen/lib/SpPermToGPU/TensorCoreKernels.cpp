@@ -292,23 +292,18 @@ private:
                            kb.add(gid, kb.idx(8 * half)));
         kb.ifThen(kb.lt(row, spec.rows), [&] {
           Value out = kb.mul(kb.loadIndex(order, row), K);
-          if (spec.parts > 1) {
+          if (spec.parts > 1 || accumulator()) {
             // The lane's two adjacent columns, both inside K or both past
-            // it (K is a multiple of 8), as one 8-byte-aligned pair.
+            // it (K is a multiple of 8), as one 8-byte-aligned pair: added
+            // atomically by parts, else stored into the accumulator.
             Value col = kb.add(kBase, kb.add(kb.idx(8 * t), kb.mul(tig, 2)));
             kb.ifThen(kb.lt(col, K), [&] {
               Value pair = vector::ExtractOp::create(
                   b, acc[t], ArrayRef<int64_t>{half});
-              kb.atomicAddF32(pair, C, kb.add(out, col));
-            });
-            return;
-          }
-          if (accumulator()) {
-            Value col = kb.add(kBase, kb.add(kb.idx(8 * t), kb.mul(tig, 2)));
-            kb.ifThen(kb.lt(col, K), [&] {
-              Value pair = vector::ExtractOp::create(
-                  b, acc[t], ArrayRef<int64_t>{half});
-              kb.storeF32(pair, C, kb.add(out, col));
+              if (spec.parts > 1)
+                kb.atomicAddF32(pair, C, kb.add(out, col));
+              else
+                kb.storeF32(pair, C, kb.add(out, col));
             });
             return;
           }
