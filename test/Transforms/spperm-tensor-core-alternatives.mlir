@@ -94,3 +94,16 @@ func.func @half(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   %c = spperm.spmm %m, %b : !spperm.matrix<64x64xbf16, #spperm.bell<block = 16, width = 3, residual = csr>>, tensor<64x32xbf16> -> tensor<64x32xbf16>
   return %c : tensor<64x32xbf16>
 }
+
+// -----
+
+// bf16 operands with fp32 values get no copy: the tensor cores would round
+// the values.
+// CHECK-LABEL: func.func @half_fp32_values(
+// CHECK-NOT:     func.func @half_fp32_values__x3
+func.func @half_fp32_values(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  %a = spperm.load "../Inputs/blocks64.mtx" {choice = #spperm.choice<strategy = "identity", format = "bell", source = "shipped model sm_90">} : !spperm.matrix<64x64xf32, #spperm.csr>
+  %m = spperm.convert %a : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 3, residual = csr>>
+  %c = spperm.spmm %m, %b : !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 3, residual = csr>>, tensor<64x32xbf16> -> tensor<64x32xbf16>
+  return %c : tensor<64x32xbf16>
+}

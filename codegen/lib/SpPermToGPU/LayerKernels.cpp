@@ -274,10 +274,13 @@ private:
     // 16-bit operands: vector classes of 8 columns a lane (16 bytes).
     const bool half = options.operandType != ::spperm::ValueType::F32;
     const int64_t vecWidth = half ? 8 : 4;
+    // 16-bit operands go to the tensor cores as they are, so their values
+    // must be of the same type (fp32 values would be rounded).
     const bool tensorCores = m.kind == FormatKind::Bell &&
                              options.precision != Precision::F32 &&
                              (m.bell.block == 16 || m.bell.block == 32) &&
-                             m.bell.width > 0;
+                             m.bell.width > 0 &&
+                             (!half || options.valueType == options.operandType);
     if (tensorCores) {
       // The tensor-core variants come first, so that they are chosen for
       // every K they accept (multiples of 8); other K use the others.
@@ -287,7 +290,9 @@ private:
           half ? std::string(::spperm::valueTypeName(options.operandType))
                : getPrecisionName(options.precision).str();
       for (KClass kc : kClasses(options.k, options.kBuckets, vecWidth)) {
-        if (kc.spmv || kc.vec < 4 || (kc.k > 0 && kc.k % 8 != 0))
+        // 16-bit: the vec8 classes (the vec4 ones take K % 8 == 4).
+        if (kc.spmv || kc.vec < 4 || (half && kc.vec != vecWidth) ||
+            (kc.k > 0 && kc.k % 8 != 0))
           continue;
         kc.kMin = (std::max<int64_t>(kc.kMin, 8) + 7) / 8 * 8;
         if (kc.kMax != 0 && kc.kMax < kc.kMin)

@@ -48,6 +48,12 @@ bool hasTensorCoreBlocks(func::FuncOp func) {
   if (spmms.size() != 1)
     return false;
   SpMMOp spmm = spmms.front();
+  // 16-bit operands are multiplied as they are: only with values of their
+  // type (a --values-dtype f32 layer's values would be rounded).
+  Type operand = cast<ShapedType>(spmm.getDense().getType()).getElementType();
+  if (!operand.isF32() &&
+      spmm.getMatrix().getType().getElementType() != operand)
+    return false;
   auto bell = dyn_cast<BellAttr>(spmm.getMatrix().getType().getFormat());
   if (!bell || (bell.getBlock() != 16 && bell.getBlock() != 32) ||
       bell.getWidth() <= 0)

@@ -52,3 +52,18 @@ func.func @f16(%b: tensor<64x32xf16>) -> tensor<64x32xf16> {
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf16, #spperm.csr>, tensor<64x32xf16> -> tensor<64x32xf16>
   return %c : tensor<64x32xf16>
 }
+
+// -----
+
+// bf16 operands with fp32 values (--values-dtype f32): the tensor cores
+// would round the values, so no tensor-core variant.
+
+// CHECK-LABEL: func.func @fp32_values
+// CHECK:         spperm.kernels = [#spperm.launch<name = "l0_bell_k32_0", family = "bell", variant = "k32"
+// CHECK-NOT:     bell-bf16
+// CHECK-NOT:     nvvm.mma.sync
+func.func @fp32_values(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xbf16> -> tensor<64x32xbf16>
+  return %c : tensor<64x32xbf16>
+}

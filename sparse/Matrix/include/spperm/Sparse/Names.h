@@ -94,9 +94,10 @@ inline constexpr std::string_view kK = "K";
 inline constexpr std::string_view kTickets = "tickets";
 /// The fp32 accumulator of a layer with 16-bit C: rows x K floats, laid out
 /// like C (original row order), which the runtime provides per stream. The
-/// kernels of a variant that add into their result (bell-tile) write it
-/// first; the variant's last kernel adds it to its own sums and rounds C
-/// once (docs/Kernels.md, "Half precision"). A kernel that takes it and is
+/// kernels of a variant that add into their result (bell-tile, the
+/// tensor-core kernel, hbp, SpMV's split rows) write it first; the
+/// variant's last kernel (the row kernel, or a round kernel) adds it to its
+/// own sums or rounds it into C once (docs/Kernels.md, "Half precision"). A kernel that takes it and is
 /// marked zero_output gets it cleared, not C.
 inline constexpr std::string_view kAccumulator = "acc";
 } // namespace call_arg
