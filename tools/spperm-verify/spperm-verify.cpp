@@ -17,7 +17,10 @@
 // layer and K). With --threads N, each package that passed is then called
 // from N threads at once, each with its own stream, B and C, K cycling
 // through --k, every result checked the same way (docs/RuntimeABI.md,
-// "Ownership and threading").
+// "Ownership and threading"). Every first-call decision is made by this
+// run: the runtime's tuning cache is off unless SPRT_TUNING_CACHE is set, so
+// that a choice timed under the load of the parallel checks (or of another
+// run) is neither stored nor recalled by the timings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +31,7 @@
 #include "spperm/Sparse/Package.h"
 #include "spperm/Tools/CommandLine.h"
 
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -35,6 +39,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <dirent.h>
 #include <fstream>
 #include <limits>
@@ -445,7 +450,9 @@ int main(int argc, char **argv) {
   args.addOption("bench", "LIST",
                  "Also time every layer for these K (GPU; CUDA events, "
                  "median of --runs after 5 warm-up runs), and the best "
-                 "cuSPARSE algorithm for csr layers in the original order",
+                 "cuSPARSE algorithm for csr layers in the original order; "
+                 "first-call decisions are made anew (the tuning cache is "
+                 "off unless SPRT_TUNING_CACHE is set)",
                  &benchList);
   args.addOption("runs", "N", "Timed runs per measurement (default 20)",
                  &runs);
@@ -506,6 +513,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   sprt_device dev = device == "gpu" ? SPRT_DEVICE_GPU : SPRT_DEVICE_CPU;
+  // Decisions timed here, not recalled (docs/Testing.md): set before any
+  // thread starts and any package is loaded.
+  if (!std::getenv("SPRT_TUNING_CACHE"))
+    ::setenv("SPRT_TUNING_CACHE", "off", 1);
   if (dev == SPRT_DEVICE_GPU) {
     sprt_device_props props;
     if (sprt_device_properties(&props) != SPRT_OK) {
