@@ -98,10 +98,9 @@ sprt_status spperm::runtime_detail::chooseLaunch(const PackageLayer &layer,
       if (layer.kernels[i].variant == choice.variant) {
         choice.kernels.push_back(i);
         const KernelInfo &kernel = layer.kernels[i];
-        // zero_output clears what the kernel writes: the accumulator for a
-        // kernel that takes it, else C.
-        (takesAccumulator(kernel) ? choice.zeroAccumulator
-                                  : choice.zeroOutput) |= kernel.zeroOutput;
+        // zero_output clears what the kernel writes.
+        (writesAccumulator(kernel) ? choice.zeroAccumulator
+                                   : choice.zeroOutput) |= kernel.zeroOutput;
       }
   out = std::move(choice);
   return SPRT_OK;
@@ -179,6 +178,12 @@ bool spperm::runtime_detail::takesTickets(const KernelInfo &kernel) {
 bool spperm::runtime_detail::takesAccumulator(const KernelInfo &kernel) {
   return std::find(kernel.args.begin(), kernel.args.end(),
                    call_arg::kAccumulator) != kernel.args.end();
+}
+
+bool spperm::runtime_detail::writesAccumulator(const KernelInfo &kernel) {
+  return takesAccumulator(kernel) &&
+         std::find(kernel.args.begin(), kernel.args.end(), call_arg::kC) ==
+             kernel.args.end();
 }
 
 bool spperm::runtime_detail::targetMatches(std::string_view target, int major,

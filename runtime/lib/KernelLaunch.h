@@ -97,7 +97,7 @@ struct LaunchChoice {
   /// variant that writes C has zeroOutput).
   bool zeroOutput = false;
   /// Whether the fp32 accumulator is cleared before the first launch (some
-  /// kernel of the variant that takes it has zeroOutput).
+  /// kernel of the variant that writes it has zeroOutput).
   bool zeroAccumulator = false;
 };
 
@@ -167,9 +167,13 @@ struct LaunchOperands {
 bool takesTickets(const KernelInfo &kernel);
 
 /// Whether `kernel` takes the runtime's fp32 accumulator
-/// (call_arg::kAccumulator); with zero_output it is the accumulator, not C,
-/// that is cleared before the variant runs.
+/// (call_arg::kAccumulator).
 bool takesAccumulator(const KernelInfo &kernel);
+
+/// Whether `kernel` writes the accumulator rather than C: it takes the
+/// accumulator and not C. Its zero_output clears the accumulator, not C,
+/// before the variant runs.
+bool writesAccumulator(const KernelInfo &kernel);
 
 /// Sets `out` to the parameters of `kernel` of layer `layerName`, in the
 /// order of its args: a layer array from `arrays` (by name), "B", "C",

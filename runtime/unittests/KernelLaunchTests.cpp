@@ -362,6 +362,9 @@ TEST(KernelParamsTest, AccumulatorComesFromTheOperandsAndIsWhatIsCleared) {
   EXPECT_TRUE(takesAccumulator(tile));
   EXPECT_TRUE(takesAccumulator(rows));
   EXPECT_FALSE(takesAccumulator(kernel("csr", "vec4")));
+  // The row kernel reads the accumulator and writes C.
+  EXPECT_TRUE(writesAccumulator(tile));
+  EXPECT_FALSE(writesAccumulator(rows));
 
   PackageLayer layer;
   layer.kernels = {tile, rows};
@@ -376,6 +379,12 @@ TEST(KernelParamsTest, AccumulatorComesFromTheOperandsAndIsWhatIsCleared) {
   ASSERT_EQ(chooseLaunch(layer, 32, choice), SPRT_OK);
   EXPECT_FALSE(choice.zeroAccumulator);
   EXPECT_FALSE(choice.zeroOutput);
+  // zero_output on a kernel that reads the accumulator and writes C clears
+  // C.
+  layer.kernels[1].zeroOutput = true;
+  ASSERT_EQ(chooseLaunch(layer, 32, choice), SPRT_OK);
+  EXPECT_FALSE(choice.zeroAccumulator);
+  EXPECT_TRUE(choice.zeroOutput);
 
   int order[3];
   uint16_t b[64], c[96];

@@ -265,11 +265,9 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
       {::spperm::buffer::kHbpFixedBlocks, i32},
       {::spperm::buffer::kHbpFixedBlockPtr, i32},
       {::spperm::buffer::kHbpCompetitiveBlocks, i32},
-      {::spperm::call_arg::kB, operand}};
-  if (spec.operandType == ::spperm::ValueType::F32)
-    args.push_back({::spperm::call_arg::kC, f32});
-  else
-    args.push_back({::spperm::call_arg::kAccumulator, f32});
+      {::spperm::call_arg::kB, operand},
+      outputArg(ctx, spec.operandType,
+                spec.operandType != ::spperm::ValueType::F32)};
   // Only a kernel with competitive blocks takes tickets.
   if (spec.competitive > 0)
     args.push_back({::spperm::call_arg::kTickets, i32});

@@ -45,6 +45,12 @@ gpu::GPUFuncOp createKernel(gpu::GPUModuleOp module, StringRef name,
 /// `args`).
 std::vector<std::string> argNames(ArrayRef<KernelArg> args);
 
+/// The result parameter of a kernel: C, of `operandType`, or with
+/// `accumulator` the fp32 accumulator (call_arg::kAccumulator) that 16-bit
+/// layers' kernels adding into their result write instead.
+KernelArg outputArg(MLIRContext *ctx, ::spperm::ValueType operandType,
+                    bool accumulator);
+
 /// The parameters of a kernel over a bell layer's dense blocks (the
 /// tensor-core and the tile kernels): order, block columns, block values
 /// (of `valueType`), B (of `operandType`), then C (of `operandType`) or,

@@ -209,7 +209,7 @@ enum class DenseKernel {
 };
 
 /// When 16-bit bell layers run the tile kernel (LayerPlanner::halfTilesPay):
-/// on the H100 it ran 2-7x faster than the row kernel on layers whose
+/// on the H100 it ran 1.9-7x faster than the row kernel on layers whose
 /// blocks hold >= 152 entries a row, at every K, and 1.1-1.6x faster at
 /// K = 512 on banded and block matrices with all entries in blocks (17-65
 /// a row), but up to 1.7x slower below K = 256 there and at every K where
@@ -256,6 +256,13 @@ public:
   }
 
 private:
+  /// 16-bit B and C (docs/Kernels.md, "Half precision"): every element of
+  /// C rounded once, kernels that add into their result writing the fp32
+  /// accumulator.
+  bool half() const {
+    return options.operandType != ::spperm::ValueType::F32;
+  }
+
   /// The kernels of a csr or bell layer: row kernels over the CSR (or the
   /// residual), with the dense blocks in them or in their own kernel.
   void planRowFormats() {
@@ -272,26 +279,26 @@ private:
             ::spperm::format_name::kBell};
     }
     // 16-bit operands: vector classes of 8 columns a lane (16 bytes).
-    const bool half = options.operandType != ::spperm::ValueType::F32;
-    const int64_t vecWidth = half ? 8 : 4;
+    const int64_t vecWidth = half() ? 8 : 4;
     // 16-bit operands go to the tensor cores as they are, so their values
     // must be of the same type (fp32 values would be rounded).
     const bool tensorCores = m.kind == FormatKind::Bell &&
                              options.precision != Precision::F32 &&
                              (m.bell.block == 16 || m.bell.block == 32) &&
                              m.bell.width > 0 &&
-                             (!half || options.valueType == options.operandType);
+                             (!half() ||
+                              options.valueType == options.operandType);
     if (tensorCores) {
       // The tensor-core variants come first, so that they are chosen for
       // every K they accept (multiples of 8); other K use the others.
       // 16-bit operands are multiplied in their own type whatever the
       // precision (suffix f16 or bf16).
       const std::string suffix =
-          half ? std::string(::spperm::valueTypeName(options.operandType))
+          half() ? std::string(::spperm::valueTypeName(options.operandType))
                : getPrecisionName(options.precision).str();
       for (KClass kc : kClasses(options.k, options.kBuckets, vecWidth)) {
         // 16-bit: the vec8 classes (the vec4 ones take K % 8 == 4).
-        if (kc.spmv || kc.vec < 4 || (half && kc.vec != vecWidth) ||
+        if (kc.spmv || kc.vec < 4 || (half() && kc.vec != vecWidth) ||
             (kc.k > 0 && kc.k % 8 != 0))
           continue;
         kc.kMin = (std::max<int64_t>(kc.kMin, 8) + 7) / 8 * 8;
@@ -303,10 +310,10 @@ private:
       }
     }
     // The dense blocks of SpMM variants with vector columns whose tile
-    // units have at least 8 lanes (K >= 12) in
-    // register tiles (tau >= 4); SpMV, the scalar variant and smaller K
-    // (whose lanes would spend more on staging a block than on multiplying
-    // it) keep them in the row kernel.
+    // units have at least 8 lanes (K >= 12) in register tiles (tau >= 4);
+    // SpMV, the scalar variant and smaller K (whose lanes would spend more
+    // on staging a block than on multiplying it) keep them in the row
+    // kernel.
     const bool tiles =
         m.kind == FormatKind::Bell && m.bell.block >= 4 && m.bell.width > 0;
     for (const KClass &kc : kClasses(options.k, options.kBuckets, vecWidth)) {
@@ -316,7 +323,7 @@ private:
       }
       planRows(rm, kc,
                tiles && !kc.spmv && kc.vec >= 4 && tileLanes(kc) >= 8 &&
-                       (!half || halfTilesPay(kc))
+                       (!half() || halfTilesPay(kc))
                    ? DenseKernel::Tiles
                    : DenseKernel::InRowKernel);
     }
@@ -349,8 +356,8 @@ private:
   /// (kWindowAutoMinK, kWindowAutoMinCols, kWindowAutoMinDensity).
   bool usesWindows(const KClass &kc) const {
     if (options.rowWindows == RowWindowMode::Never || kc.spmv ||
-        options.operandType != ::spperm::ValueType::F32 ||
-        kc.k < kWindowMinK || kc.k % 4 != 0 || m.rows <= 0 || m.cols <= 0 ||
+        half() || kc.k < kWindowMinK || kc.k % 4 != 0 || m.rows <= 0 ||
+        m.cols <= 0 ||
         m.csr.rowPtr.empty() || m.csr.rowPtr.back() == 0)
       return false;
     if (options.rowWindows == RowWindowMode::Always)
@@ -537,8 +544,7 @@ private:
     // 16-bit C is rounded once (docs/Kernels.md, "Half precision"): the
     // tile or tensor-core kernel runs first, into the fp32 accumulator, and
     // the row kernels add it to their sums before they round and store.
-    const bool accumulate = dense != DenseKernel::InRowKernel &&
-                            options.operandType != ::spperm::ValueType::F32;
+    const bool accumulate = dense != DenseKernel::InRowKernel && half();
     const size_t firstKernel = kernels.size();
     const std::vector<int32_t> &rowPtr = *rm.rowPtr;
     const int64_t rows = m.rows;
@@ -574,11 +580,9 @@ private:
     // and a round kernel ends the variant; SpMM's long rows that would be
     // split get a CTA each in the row kernel instead (one launch over all
     // rows).
-    const bool spmvAccumulates = hasLong && !longInRowKernel && kc.spmv &&
-                                 options.operandType !=
-                                     ::spperm::ValueType::F32;
-    if (hasLong && !longInRowKernel && !kc.spmv &&
-        options.operandType != ::spperm::ValueType::F32) {
+    const bool spmvAccumulates =
+        hasLong && !longInRowKernel && kc.spmv && half();
+    if (hasLong && !longInRowKernel && !kc.spmv && half()) {
       RowRange all{0, rows, kc.lanes};
       measure(all, rowPtr, threshold);
       ranges = {all};
@@ -710,21 +714,26 @@ private:
       if (spmvAccumulates)
         planRound(kc);
     }
-    if (dense == DenseKernel::Tiles) {
+    if (dense == DenseKernel::Tiles)
       planTiles(kc);
-      if (accumulate)
-        std::rotate(kernels.begin() + firstKernel, kernels.end() - 1,
-                    kernels.end());
-    }
-    if (dense != DenseKernel::TensorCores)
-      return;
+    else if (dense == DenseKernel::TensorCores)
+      planMma(kc);
+    // 16-bit: the dense blocks' kernel writes the accumulator that the row
+    // kernels read, so it runs first.
+    if (accumulate)
+      std::rotate(kernels.begin() + firstKernel, kernels.end() - 1,
+                  kernels.end());
+  }
+
+  /// The tensor-core kernel of variant `kc` (docs/Kernels.md, "bell-tf32",
+  /// "bell-3xtf32", "Half precision"): adding into C, or for 16-bit
+  /// operands (multiplied in their own type) writing the accumulator.
+  void planMma(const KClass &kc) {
     MmaKernelSpec mma;
-    mma.precision =
-        options.operandType == ::spperm::ValueType::F32
-            ? toMmaPrecision(options.precision)
-            : (options.operandType == ::spperm::ValueType::BF16
-                   ? MmaPrecision::BF16
-                   : MmaPrecision::F16);
+    mma.precision = !half() ? toMmaPrecision(options.precision)
+                    : options.operandType == ::spperm::ValueType::BF16
+                        ? MmaPrecision::BF16
+                        : MmaPrecision::F16;
     mma.operandType = options.operandType;
     mma.valueType = options.valueType;
     setBlockShape(mma, kc);
@@ -748,11 +757,8 @@ private:
                           ceilDiv(mmaWarps * mma.parts, mma.threads / kWarpSize),
                           mma.threads);
     // Parts add into the accumulator, which must start at zero.
-    k.zeroOutput = accumulate && mma.parts > 1;
+    k.zeroOutput = half() && mma.parts > 1;
     kernels.push_back(std::move(k));
-    if (accumulate)
-      std::rotate(kernels.begin() + firstKernel, kernels.end() - 1,
-                  kernels.end());
   }
 
   /// The bell layer's block geometry and variant `kc`'s K in a dense-block
@@ -776,7 +782,7 @@ private:
     tile.gridDependencies = options.gridDependencies;
     tile.operandType = options.operandType;
     tile.valueType = options.valueType;
-    tile.accumulator = options.operandType != ::spperm::ValueType::F32;
+    tile.accumulator = half();
     setBlockShape(tile, kc);
     // K's chunks of 4 * lanes columns over as many units per slice and
     // part, so that K multiplies the units in flight: the kernel is bound
@@ -825,7 +831,6 @@ private:
                  {"scalar", 2, 0, 1, 32, 1, false, 0}};
     const int64_t warps =
         std::max<int64_t>(1, static_cast<int64_t>(h.fixedBlockPtr.size()) - 1);
-    const bool half = options.operandType != ::spperm::ValueType::F32;
     for (const KClass &kc : classes) {
       HbpKernelSpec spec;
       spec.operandType = options.operandType;
@@ -857,7 +862,7 @@ private:
       // C, or the accumulator of 16-bit operands, starts at zero.
       k.zeroOutput = true;
       kernels.push_back(std::move(k));
-      if (half)
+      if (half())
         planRound(kc);
     }
   }

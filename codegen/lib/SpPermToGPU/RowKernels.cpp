@@ -49,13 +49,21 @@ mlir::spperm::codegen::argNames(ArrayRef<KernelArg> args) {
   return names;
 }
 
+KernelArg mlir::spperm::codegen::outputArg(MLIRContext *ctx,
+                                           ::spperm::ValueType operandType,
+                                           bool accumulator) {
+  if (accumulator)
+    return {::spperm::call_arg::kAccumulator, Float32Type::get(ctx)};
+  return {::spperm::call_arg::kC,
+          mlir::spperm::getElementType(ctx, operandType)};
+}
+
 SmallVector<KernelArg> mlir::spperm::codegen::bellBlockArgs(
     MLIRContext *ctx, bool condensed, ::spperm::ValueType valueType,
     ::spperm::ValueType operandType, bool accumulator) {
   namespace buffer = ::spperm::buffer;
   namespace call_arg = ::spperm::call_arg;
-  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
-  Type operand = mlir::spperm::getElementType(ctx, operandType);
+  Type i32 = IntegerType::get(ctx, 32);
   SmallVector<KernelArg> args = {
       {buffer::kOrder, i32},
       {buffer::kBellBlockCol, i32},
@@ -63,11 +71,9 @@ SmallVector<KernelArg> mlir::spperm::codegen::bellBlockArgs(
        mlir::spperm::getElementType(ctx, valueType)}};
   if (condensed)
     args.push_back({buffer::kBellTileCol, i32});
-  args.push_back({call_arg::kB, operand});
-  if (accumulator)
-    args.push_back({call_arg::kAccumulator, f32});
-  else
-    args.push_back({call_arg::kC, operand});
+  args.push_back(
+      {call_arg::kB, mlir::spperm::getElementType(ctx, operandType)});
+  args.push_back(outputArg(ctx, operandType, accumulator));
   args.push_back({call_arg::kK, IndexType::get(ctx)});
   return args;
 }
@@ -564,10 +570,7 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   }
   Type operand = mlir::spperm::getElementType(ctx, spec.operandType);
   args.push_back({::spperm::call_arg::kB, operand});
-  if (spec.outputAccumulator)
-    args.push_back({::spperm::call_arg::kAccumulator, f32});
-  else
-    args.push_back({::spperm::call_arg::kC, operand});
+  args.push_back(outputArg(ctx, spec.operandType, spec.outputAccumulator));
   if (spec.accumulator)
     args.push_back({::spperm::call_arg::kAccumulator, f32});
   args.push_back({::spperm::call_arg::kK, IndexType::get(ctx)});

@@ -97,8 +97,9 @@ inline constexpr std::string_view kTickets = "tickets";
 /// kernels of a variant that add into their result (bell-tile, the
 /// tensor-core kernel, hbp, SpMV's split rows) write it first; the
 /// variant's last kernel (the row kernel, or a round kernel) adds it to its
-/// own sums or rounds it into C once (docs/Kernels.md, "Half precision"). A kernel that takes it and is
-/// marked zero_output gets it cleared, not C.
+/// own sums or rounds it into C once (docs/Kernels.md, "Half precision").
+/// A kernel that takes it and not C writes it: its zero_output clears it,
+/// not C.
 inline constexpr std::string_view kAccumulator = "acc";
 } // namespace call_arg
 
