@@ -752,10 +752,11 @@ private:
     mma.gridDependencies = options.gridDependencies;
     mma.name = symbol(sanitize(std::string("bell_mma_") + kc.variant));
     std::vector<std::string> mmaArgs = emitMmaKernel(module, mma);
-    KernelInfo k = launch(mma.name, std::string(mmaFamily(mma.precision)), kc,
-                          std::move(mmaArgs),
-                          ceilDiv(mmaWarps * mma.parts, mma.threads / kWarpSize),
-                          mma.threads);
+    KernelInfo k =
+        launch(mma.name, std::string(mmaFamily(mma.precision)), kc,
+               std::move(mmaArgs),
+               ceilDiv(mmaWarps * mma.parts, mma.threads / kWarpSize),
+               mma.threads);
     // Parts add into the accumulator, which must start at zero.
     k.zeroOutput = half() && mma.parts > 1;
     kernels.push_back(std::move(k));
@@ -883,9 +884,10 @@ private:
     // 16 CTAs per multiprocessor, and 8 per multiprocessor for any K.
     const int64_t perCta = round.threads * round.vec;
     const int64_t ctas =
-        kc.k > 0 ? std::min(ceilDiv(std::max<int64_t>(1, m.rows * kc.k), perCta),
-                            options.multiprocessors * 16)
-                 : options.multiprocessors * 8;
+        kc.k > 0
+            ? std::min(ceilDiv(std::max<int64_t>(1, m.rows * kc.k), perCta),
+                       options.multiprocessors * 16)
+            : options.multiprocessors * 8;
     std::vector<std::string> args = emitRoundKernel(module, round);
     kernels.push_back(launch(round.name, std::string(::spperm::family::kRound),
                              kc, std::move(args), ctas, round.threads));

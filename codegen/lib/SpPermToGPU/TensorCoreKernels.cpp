@@ -281,8 +281,8 @@ private:
               },
               [&]() -> SmallVector<Value> { return SmallVector<Value>(it); });
         });
-    // Epilogue: C[order[r]] += acc for the rows of this slice below M (the
-    // accumulator = acc with 16-bit operands and one part).
+    // Epilogue: C[order[r]] += acc for the rows of this slice below M; with
+    // 16-bit operands the fp32 accumulator instead of C, stored by one part.
     Value order = params.at(::spperm::buffer::kOrder);
     Value C = params.at(accumulator() ? ::spperm::call_arg::kAccumulator
                                       : ::spperm::call_arg::kC);
@@ -327,10 +327,10 @@ private:
                                ValueRange accIn) {
     if (!split() && !accumulator())
       return emitBlockProducts(slot, col0, kBase, accIn);
-    // 3xTF32 and 16-bit operands: the tensor cores add with truncation, which over a long
-    // chain of MMAs into one accumulator drifts past fp32 accuracy
-    // (normwise 1.3e-5 over 2,048 columns of A on the H200). So each block
-    // is summed from zero (its 3 * tau / 8 MMAs) and added to the running
+    // 3xTF32 and 16-bit operands: the tensor cores add with truncation,
+    // which over a long chain of MMAs into one accumulator drifts past fp32
+    // accuracy (normwise 1.3e-5 over 2,048 columns of A on the H200). So
+    // each block is summed from zero (its MMAs) and added to the running
     // sums with fp32 additions, rounded to nearest.
     SmallVector<Value> zeros;
     for (Value v : accIn)
