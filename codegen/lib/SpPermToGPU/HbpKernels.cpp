@@ -250,7 +250,6 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
                                      const HbpKernelSpec &spec) {
   MLIRContext *ctx = module.getContext();
   Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
-  Type f32 = Float32Type::get(ctx);
   Type operand = mlir::spperm::getElementType(ctx, spec.operandType);
   SmallVector<KernelArg> args = {
       {::spperm::buffer::kOrder, i32},

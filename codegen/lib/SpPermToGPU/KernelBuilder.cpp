@@ -83,6 +83,15 @@ void KernelBuilder::atomicAddF32(Value value, Value memref, Value i) {
   int64_t n = vt ? vt.getNumElements() : 1;
   if (vectorReductions && (n == 2 || n == 4))
     return vectorReduceAddF32(value, memref, i);
+  // Wider vectors (8 fp32 sums of 16-bit operands): reductions of 4.
+  if (vectorReductions && n % 4 == 0) {
+    for (int64_t e = 0; e < n; e += 4)
+      vectorReduceAddF32(vector::ExtractStridedSliceOp::create(
+                             b, value, ArrayRef<int64_t>{e},
+                             ArrayRef<int64_t>{4}, ArrayRef<int64_t>{1}),
+                         memref, add(i, e));
+    return;
+  }
   for (int64_t e = 0; e < n; ++e) {
     Value elem =
         vt ? vector::ExtractOp::create(b, value, ArrayRef<int64_t>{e})

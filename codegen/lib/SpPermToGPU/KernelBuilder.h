@@ -133,8 +133,8 @@ public:
   /// an f16 or bf16 memref rounded once to nearest even.
   void storeF32(Value value, Value memref, Value i);
   /// Atomically adds `value` (f32 or vector) at memref[i], a global f32
-  /// memref: one vector reduction for 2 or 4 elements when the builder has
-  /// them, else element by element.
+  /// memref: one vector reduction for 2 or 4 elements (one per 4 for a
+  /// multiple of 4) when the builder has them, else element by element.
   void atomicAddF32(Value value, Value memref, Value i);
   /// Atomically adds `v` to the i32 at memref[i] and returns the old value.
   Value atomicAddI32(Value memref, Value i, Value v);

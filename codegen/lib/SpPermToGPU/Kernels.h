@@ -164,8 +164,14 @@ struct RowKernelSpec {
   bool accumulator = false;
   /// Write the fp32 accumulator instead of C (stored, or added atomically
   /// by chunks): a 16-bit SpMV variant whose long rows are split, which a
-  /// round kernel ends.
+  /// round kernel ends; and the split kernel of a 16-bit SpMM variant.
   bool outputAccumulator = false;
+  /// SpMM rows with longThreshold (long rows kept, not dropped): a long
+  /// row's part here (its dense blocks, or zero) is stored to the fp32
+  /// accumulator instead of C, for the split kernel to add its chunks to
+  /// and a round kernel over the long rows to store: a 16-bit SpMM variant
+  /// whose long rows are split. The other rows are stored to C.
+  bool longRowsToAccumulator = false;
 };
 
 /// Emits a row kernel; returns its parameter names in order. With
@@ -210,10 +216,10 @@ std::vector<std::string> emitHbpKernel(gpu::GPUModuleOp module,
                                        const HbpKernelSpec &spec);
 
 /// The round kernel of a 16-bit layer whose other kernels add into the fp32
-/// accumulator (hbp): C = the accumulator rounded once to nearest even,
-/// `vec` elements a thread (K % vec == 0), a grid-stride loop over the
-/// rows x K elements. It waits for the kernels before it (grid
-/// dependencies) before reading the accumulator.
+/// accumulator (hbp, split long rows): C = the accumulator rounded once to
+/// nearest even, `vec` elements a thread (K % vec == 0), a grid-stride loop
+/// over the rows x K elements (or the listed rows'). It waits for the
+/// kernels before it (grid dependencies) before reading the accumulator.
 struct RoundKernelSpec {
   std::string name;
   int64_t threads = 256;
@@ -221,6 +227,13 @@ struct RoundKernelSpec {
   /// K baked in; 0 reads it from the K parameter.
   int64_t k = 0;
   int64_t rows = 0;
+  /// Or only the rows listed in the constant table `rowTable` (`tableRows`
+  /// positions of the permuted row space, their rows of C through the
+  /// `order` buffer): the long rows of a 16-bit SpMM variant whose split
+  /// kernel added into the accumulator (RowKernelSpec::longRowsToAccumulator).
+  std::string rowTable;
+  int64_t tableRows = 0;
+  std::string order;
   ::spperm::ValueType operandType = ::spperm::ValueType::BF16;
   bool gridDependencies = false;
 };

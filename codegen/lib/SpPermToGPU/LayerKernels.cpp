@@ -575,14 +575,19 @@ private:
     // Long rows in CTAs of the row kernel need it to be one launch.
     bool longInRowKernel =
         hasLong && longPlan.inRowKernel && ranges.size() == 1;
-    // 16-bit C is rounded once per element. SpMV's long rows are split as
-    // in fp32, but the row and split kernels write the fp32 accumulator
-    // and a round kernel ends the variant; SpMM's long rows that would be
-    // split get a CTA each in the row kernel instead (one launch over all
-    // rows).
-    const bool spmvAccumulates =
-        hasLong && !longInRowKernel && kc.spmv && half();
-    if (hasLong && !longInRowKernel && !kc.spmv && half()) {
+    // 16-bit C is rounded once per element: long rows are split as in
+    // fp32, but their chunks are added into the fp32 accumulator and a
+    // round kernel ends the variant. SpMV: the row kernel writes the
+    // accumulator for every row, and the round kernel rounds it all. SpMM:
+    // the row kernels store a long row's dense part (or zero) to the
+    // accumulator and the others to C, and the round kernel takes the long
+    // rows only. SpMM behind a dense-block kernel (which adds into the
+    // accumulator already): the long rows get a CTA each in the row kernel
+    // instead (one launch over all rows).
+    const bool splitHalf = hasLong && !longInRowKernel && half();
+    const bool spmvAccumulates = splitHalf && kc.spmv;
+    const bool spmmAccumulates = splitHalf && !kc.spmv && !accumulate;
+    if (splitHalf && !kc.spmv && accumulate) {
       RowRange all{0, rows, kc.lanes};
       measure(all, rowPtr, threshold);
       ranges = {all};
@@ -615,6 +620,7 @@ private:
     spec.source.dropLongRows = longInRowKernel;
     spec.accumulator = accumulate;
     spec.outputAccumulator = spmvAccumulates;
+    spec.longRowsToAccumulator = spmmAccumulates;
     std::string family = kc.spmv ? std::string(rm.family) +
                                        std::string(::spperm::family::kSpmvSuffix)
                                  : std::string(rm.family);
@@ -703,6 +709,8 @@ private:
                             : partsFor(chunks, static_cast<double>(chunk),
                                        split.lanes, split.threads,
                                        options.multiprocessors);
+      split.outputAccumulator = spmvAccumulates || spmmAccumulates;
+      split.longRowsToAccumulator = false;
       split.source = RowSource();
       split.source.chunkTable = table;
       split.source.chunks = chunks;
@@ -713,6 +721,8 @@ private:
                  ceilDiv(chunks, split.threads / (split.lanes * split.parts))));
       if (spmvAccumulates)
         planRound(kc);
+      else if (spmmAccumulates)
+        planRound(kc, rowTable(rowPtr, threshold));
     }
     if (dense == DenseKernel::Tiles)
       planTiles(kc);
@@ -870,7 +880,10 @@ private:
 
   /// The round kernel after the kernels of variant `kc` that add into the
   /// fp32 accumulator (16-bit operands).
-  void planRound(const KClass &kc) {
+  /// The round kernel that ends variant `kc`: over every row, or over the
+  /// rows of `listed` (a row table's symbol and rows).
+  void planRound(const KClass &kc,
+                 std::pair<std::string, int64_t> listed = {}) {
     RoundKernelSpec round;
     round.name = symbol(sanitize("round_" + kc.variant));
     round.threads = 256;
@@ -878,16 +891,19 @@ private:
     round.vec = kc.k > 0 ? (kc.k % 8 == 0 ? 8 : kc.k % 4 == 0 ? 4 : 1)
                          : kc.vec;
     round.rows = m.rows;
+    std::tie(round.rowTable, round.tableRows) = listed;
+    if (!round.rowTable.empty())
+      round.order = ::spperm::buffer::kOrder;
     round.operandType = options.operandType;
     round.gridDependencies = options.gridDependencies;
     // A grid-stride loop: a grid for the elements of a baked-in K, at most
     // 16 CTAs per multiprocessor, and 8 per multiprocessor for any K.
+    const int64_t rows = round.rowTable.empty() ? m.rows : round.tableRows;
     const int64_t perCta = round.threads * round.vec;
     const int64_t ctas =
-        kc.k > 0
-            ? std::min(ceilDiv(std::max<int64_t>(1, m.rows * kc.k), perCta),
-                       options.multiprocessors * 16)
-            : options.multiprocessors * 8;
+        kc.k > 0 ? std::min(ceilDiv(std::max<int64_t>(1, rows * kc.k), perCta),
+                            options.multiprocessors * 16)
+                 : options.multiprocessors * 8;
     std::vector<std::string> args = emitRoundKernel(module, round);
     kernels.push_back(launch(round.name, std::string(::spperm::family::kRound),
                              kc, std::move(args), ctas, round.threads));

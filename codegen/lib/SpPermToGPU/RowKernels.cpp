@@ -101,6 +101,7 @@ struct RowState {
   Value start;  // first entry
   Value end;    // one past the last entry to process here
   Value outRow; // the row of C (original order)
+  Value isLong; // i1: a long row (RowSource::longThreshold), or null
 };
 
 class RowKernelEmitter {
@@ -211,6 +212,7 @@ private:
             b, arith::CmpIPredicate::sgt, kb.sub(s.end, s.start),
             kb.idx(src.longThreshold));
         s.end = kb.select(isLong, s.start, s.end);
+        s.isLong = isLong;
         if (src.dropLongRows)
           s.valid = kb.andI(s.valid, arith::XOrIOp::create(
                                          b, isLong,
@@ -368,7 +370,19 @@ private:
               sum = kb.fadd(
                   sum, kb.loadF32(param(::spperm::call_arg::kAccumulator), at,
                                   spec.vec));
-            kb.storeF32(sum, C, at);
+            if (!spec.longRowsToAccumulator) {
+              kb.storeF32(sum, C, at);
+              return;
+            }
+            // A long row's chunks are added to the accumulator next; its
+            // C row is stored by the round kernel.
+            kb.ifThenElse(
+                s.isLong,
+                [&] {
+                  kb.storeF32(sum, param(::spperm::call_arg::kAccumulator),
+                              at);
+                },
+                [&] { kb.storeF32(sum, C, at); });
           });
           return {};
         });
@@ -571,9 +585,15 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   Type operand = mlir::spperm::getElementType(ctx, spec.operandType);
   args.push_back({::spperm::call_arg::kB, operand});
   args.push_back(outputArg(ctx, spec.operandType, spec.outputAccumulator));
-  if (spec.accumulator)
+  if (spec.accumulator || spec.longRowsToAccumulator)
     args.push_back({::spperm::call_arg::kAccumulator, f32});
   args.push_back({::spperm::call_arg::kK, IndexType::get(ctx)});
+  assert((!spec.longRowsToAccumulator ||
+          (!spec.spmv && !spec.accumulator && !spec.outputAccumulator &&
+           !longRows && !spec.source.isChunks() &&
+           spec.source.longThreshold > 0 && !spec.source.dropLongRows)) &&
+         "long rows go to the accumulator from an SpMM row kernel that "
+         "keeps them and writes C");
   assert((!spec.accumulator || (!spec.spmv && !spec.source.isChunks() &&
                                 (!longRows || longRows->accumulator))) &&
          "the accumulator is added by SpMM rows stored once");

@@ -2,24 +2,38 @@
 
 // test/Inputs/longrow.mtx: row 5 has 1000 entries, the others at most 3.
 // fp32 C takes the long row's chunks atomically (split.mlir); 16-bit C is
-// rounded once per element, so the row gets a CTA of the row kernel instead
-// (every group of the CTA on it, reduced in shared memory, stored once),
-// even where long-rows=split asks for chunks. SpMV splits it as in fp32,
-// into the fp32 accumulator: the row kernel stores every row's sum there
-// (zero for the long row), the split kernel adds the chunks atomically, and
-// a round kernel rounds the accumulator into C once.
+// rounded once per element, so the chunks go to the fp32 accumulator
+// instead. SpMM: the row kernel stores the long row's part (zero here) to
+// the accumulator and every other row to C, the split kernel adds the
+// chunks atomically (two 4-wide reductions per 8 sums), and a round kernel
+// over the long rows (the row table, through the row order) stores their C
+// rows. SpMV: the row kernel stores every row's sum to the accumulator and
+// the round kernel rounds it all into C.
 
 // CHECK-LABEL: func.func @bf16
-// CHECK:         spperm.kernels = [#spperm.launch<name = "[[KERNEL:l0_csr_k32_[0-9]+]]", family = "csr+long", variant = "k32"
-// CHECK-NOT:     csr-split
-// CHECK-SAME:    ]
+// CHECK:         spperm.kernels = [#spperm.launch<name = "[[ROW:l0_csr_k32_[0-9]+]]", family = "csr", variant = "k32"
+// CHECK-SAME:      zero_output = false, dependent_launch = false, args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "acc", "K"]
+// CHECK-SAME:      #spperm.launch<name = "[[SPLIT:l0_csr_split_k32_[0-9]+]]", family = "csr-split", variant = "k32"
+// CHECK-SAME:      zero_output = false, dependent_launch = true, args = ["order", "csr.col_idx", "csr.values", "B", "acc", "K"]
+// CHECK-SAME:      #spperm.launch<name = "[[ROUND:l0_round_k32_[0-9]+]]", family = "round", variant = "k32"
+// CHECK-SAME:      zero_output = false, dependent_launch = true, args = ["order", "acc", "C", "K"], grid = [1, 1, 1]
 // CHECK:       gpu.module @spperm_kernels
-// CHECK:         memref.global "private" constant @l0_long_rows_{{[0-9]+}} : memref<1xi32> = dense<5>
-// CHECK-NOT:     @l0_chunks
-// CHECK:         gpu.func @[[KERNEL]]
-// CHECK-NOT:       memref.atomic_rmw
-// CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK-DAG:     memref.global "private" constant @[[LONG:l0_long_rows_[0-9]+]] : memref<1xi32> = dense<5>
+// CHECK-DAG:     memref.global "private" constant @l0_chunks_{{[0-9]+}} : memref<12xi32>
+// CHECK:         gpu.func @[[ROW]]({{.*}}%[[C:[^:]*]]: memref<?xbf16>, %[[ACC:[^:]*]]: memref<?xf32>, %{{[^:]*}}: index)
+// CHECK:           %[[LONGROW:.*]] = arith.cmpi sgt
+// CHECK:           scf.if %[[LONGROW]] {
+// CHECK-NEXT:        vector.store %{{.*}}, %[[ACC]][%{{.*}}] {{.*}} : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK-NEXT:        vector.store %{{.*}}, %[[C]]
+// CHECK:         gpu.func @[[SPLIT]]
+// CHECK-COUNT-2:   red.global.add.v4.f32
+// CHECK-NOT:       arith.truncf
 // CHECK:         gpu.return
+// CHECK:         gpu.func @[[ROUND]]
+// CHECK:           memref.get_global @[[LONG]]
+// CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 func.func @bf16(%b: tensor<1024x32xbf16>) -> tensor<64x32xbf16> {
   %a = spperm.load "../../Inputs/longrow.mtx" : !spperm.matrix<64x1024xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x32xbf16> -> tensor<64x32xbf16>
