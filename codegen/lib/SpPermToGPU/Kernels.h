@@ -61,8 +61,12 @@ bellBlockArgs(MLIRContext *ctx, bool condensed,
               ::spperm::ValueType operandType = ::spperm::ValueType::F32,
               bool accumulator = false);
 
-/// Adds a workgroup (shared-memory) buffer of `count` f32, 16-byte aligned
-/// for vector accesses, as the next workgroup attribution of `func`.
+/// Adds a workgroup (shared-memory) buffer of `count` elements of
+/// `element`, 16-byte aligned for vector accesses, as the next workgroup
+/// attribution of `func`.
+void addSharedBuffer(gpu::GPUFuncOp func, int64_t count, Type element);
+
+/// addSharedBuffer of f32.
 void addSharedF32Buffer(gpu::GPUFuncOp func, int64_t count);
 
 /// Where the rows of a row kernel come from.
@@ -341,8 +345,8 @@ struct WindowKernelSpec {
   int64_t rowsPerWarp = 4;
   int64_t k = 0;
   int64_t rows = 0, cols = 0;
-  /// 16-byte vectors of C per lane (1 or 2, 128 columns apart): a CTA's K
-  /// tile is 128 * vecs columns.
+  /// 16-byte vectors of C per lane (1 or 2, a warp's vectors apart): a
+  /// CTA's K tile is 128 * vecs columns for fp32 C, 256 * vecs for 16-bit.
   int64_t vecs = 1;
   /// Columns (B rows) per shared-memory chunk (at most 32).
   int64_t chunkCols = 32;
@@ -358,6 +362,11 @@ struct WindowKernelSpec {
   /// As in TileKernelSpec.
   bool vectorReductions = false;
   bool gridDependencies = false;
+  /// The element types of B and C, and of the values (RowKernelSpec). With
+  /// 16-bit C and column ranges, the ranges add into the fp32 accumulator
+  /// (call_arg::kAccumulator, cleared first) and a round kernel follows.
+  ::spperm::ValueType operandType = ::spperm::ValueType::F32;
+  ::spperm::ValueType valueType = ::spperm::ValueType::F32;
 };
 
 /// Emits a csr-window kernel; returns its parameter names in order.

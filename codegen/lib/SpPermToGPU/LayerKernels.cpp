@@ -351,12 +351,15 @@ private:
     return std::min<int64_t>(kWarpSize, kc.lanes * kc.vec / 4);
   }
 
-  /// Whether csr variant `kc` runs the csr-window kernel: K >= 128 baked
-  /// in, a multiple of 4, and in mode auto a wide K on wide, dense layers
+  /// Whether csr variant `kc` runs the csr-window kernel: a baked-in K of
+  /// at least one K tile (128 fp32 columns, 256 16-bit ones) in whole
+  /// 16-byte vectors, and in mode auto a wide K on wide, dense layers
   /// (kWindowAutoMinK, kWindowAutoMinCols, kWindowAutoMinDensity).
   bool usesWindows(const KClass &kc) const {
+    const int64_t perVector = half() ? 8 : 4;
     if (options.rowWindows == RowWindowMode::Never || kc.spmv ||
-        half() || kc.k < kWindowMinK || kc.k % 4 != 0 || m.rows <= 0 ||
+        kc.k < kWindowMinK * perVector / 4 || kc.k % perVector != 0 ||
+        m.rows <= 0 ||
         m.cols <= 0 ||
         m.csr.rowPtr.empty() || m.csr.rowPtr.back() == 0)
       return false;
@@ -382,12 +385,15 @@ private:
     spec.rowPtr = rm.rowPtrName;
     spec.colIdx = rm.colIdxName;
     spec.values = rm.valuesName;
-    // Wide K: 8 columns a lane (two 16-byte vectors per B read), chunks of
-    // 16 columns so that the two buffers stay 32 KiB.
-    spec.vecs = kc.k >= 256 ? 2 : 1;
+    spec.operandType = options.operandType;
+    spec.valueType = options.valueType;
+    // Wide K: 8 columns a lane (two 16-byte vectors per fp32 B read, one
+    // of 16-bit B), chunks of 16 columns for two vectors so that the two
+    // buffers stay 32 KiB.
+    spec.vecs = !half() && kc.k >= 256 ? 2 : 1;
     spec.chunkCols = 32 / spec.vecs;
     const int64_t windows = ceilDiv(m.rows, kWindowRows);
-    const int64_t kTiles = ceilDiv(kc.k, 128 * spec.vecs);
+    const int64_t kTiles = ceilDiv(kc.k, (half() ? 256 : 128) * spec.vecs);
     const int64_t chunks = ceilDiv(m.cols, spec.chunkCols);
     // Column ranges until the CTAs fill the GPU twice over, each range at
     // least 4 chunks and the offset table at most 2^20 entries.
@@ -405,8 +411,12 @@ private:
     KernelInfo k =
         launch(spec.name, std::string(::spperm::family::kCsrWindow), kc,
                std::move(args), windows * kTiles * splits, spec.threads);
+    // Column ranges add into C (16-bit: into the accumulator), cleared
+    // first; a round kernel then rounds the accumulator into C.
     k.zeroOutput = splits > 1;
     kernels.push_back(std::move(k));
+    if (half() && splits > 1)
+      planRound(kc);
   }
 
   /// Whether the row kernels of variant `kc` over `rm` run in L2 panels

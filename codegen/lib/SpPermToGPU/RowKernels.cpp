@@ -80,11 +80,15 @@ SmallVector<KernelArg> mlir::spperm::codegen::bellBlockArgs(
 
 void mlir::spperm::codegen::addSharedF32Buffer(gpu::GPUFuncOp func,
                                                int64_t count) {
+  addSharedBuffer(func, count, Float32Type::get(func.getContext()));
+}
+
+void mlir::spperm::codegen::addSharedBuffer(gpu::GPUFuncOp func,
+                                            int64_t count, Type element) {
   MLIRContext *ctx = func.getContext();
   auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   BlockArgument buffer = func.addWorkgroupAttribution(
-      MemRefType::get({count}, Float32Type::get(ctx),
-                      MemRefLayoutAttrInterface(), space),
+      MemRefType::get({count}, element, MemRefLayoutAttrInterface(), space),
       func.getLoc());
   func.setWorkgroupAttributionAttr(
       buffer.getArgNumber() - func.getFirstWorkgroupAttributionIndex(),

@@ -6,14 +6,14 @@
 //
 // The csr-window kernel (docs/Kernels.md, "csr-window"): B reused across
 // the rows of a window. A CTA owns a window of `rowsPerWarp` rows per warp
-// and a K tile of 128 x `vecs` columns of C (4 x vecs per lane, in 16-byte
-// vectors 128 columns apart); it walks its column range (all columns, or
-// one of `colSplits` ranges) in chunks of `chunkCols` columns. Each
-// chunk's B rows (chunkCols x the K tile's floats) are copied into
-// shared memory by cp.async, one chunk ahead of the multiply-adds (two
-// buffers), and every entry of the window's rows in that chunk reads its B
-// row from there: B moves from L2 once per window instead of once per
-// entry.
+// and a K tile of 32 x `vecs` 16-byte vectors of C's columns (4 fp32 or 8
+// 16-bit columns a vector, vectors a warp's width apart); it walks its
+// column range (all columns, or one of `colSplits` ranges) in chunks of
+// `chunkCols` columns. Each chunk's B rows (chunkCols x the K tile, in B's
+// type) are copied into shared memory by cp.async, one chunk ahead of the
+// multiply-adds (two buffers), and every entry of the window's rows in that
+// chunk reads its B row from there, widened to fp32: B moves from L2 once
+// per window instead of once per entry.
 //
 // A row's entries are sorted by column and unique, so the entries of a
 // chunk are the next run after the row's cursor, at most chunkCols of them.
@@ -23,8 +23,10 @@
 //
 // With colSplits > 1, the rows' entries of each column range start at the
 // offsets of a constant table (rows x (colSplits + 1)), and the CTAs of the
-// ranges add their sums into C atomically (C is cleared first); with one
-// range the row pointers bound the rows and the sums are stored.
+// ranges add their sums into C atomically (C is cleared first; 16-bit C:
+// into the cleared fp32 accumulator, which a round kernel then rounds into
+// C); with one range the row pointers bound the rows and the sums are
+// stored.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 
 #include <limits>
 
@@ -44,8 +47,11 @@ namespace {
 
 /// Lanes of a warp (nvgpu has a kWarpSize of its own).
 constexpr int64_t kLanes = mlir::spperm::codegen::kWarpSize;
-/// Columns of C one 16-byte vector per lane covers.
-constexpr int64_t kVecCols = 4 * kLanes;
+
+/// Columns of B and C in one 16-byte vector: 4 fp32 or 8 16-bit.
+int64_t vectorColumns(::spperm::ValueType operandType) {
+  return operandType == ::spperm::ValueType::F32 ? 4 : 8;
+}
 
 /// One row of a warp: where its entries are and what the warp holds.
 struct RowState {
@@ -55,7 +61,7 @@ struct RowState {
   /// This lane's entry of the batch (column as i32, value); past the end:
   /// INT32_MAX and 0.
   Value col, value;
-  /// This lane's sums: 4 columns per vector, vectors kVecCols apart.
+  /// This lane's sums: perLane columns per vector, vectors vecCols apart.
   SmallVector<Value> acc;
 };
 
@@ -65,7 +71,8 @@ public:
                       ImplicitLocOpBuilder &b)
       : spec(spec), func(func), b(b),
         kb(b, spec.vectorReductions, spec.gridDependencies),
-        tileCols(kVecCols * spec.vecs) {}
+        perLane(vectorColumns(spec.operandType)), vecCols(perLane * kLanes),
+        tileCols(vecCols * spec.vecs) {}
 
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))
@@ -83,10 +90,10 @@ public:
     tid = kb.threadIdX();
     lane = kb.rem(tid, kLanes);
     Value warp = kb.div(tid, kLanes);
-    // This lane's first 4 columns of C (then every kVecCols); columns past
-    // K read the zeros copyChunk put there and are not stored.
+    // This lane's first perLane columns of C (then every vecCols); columns
+    // past K read the zeros copyChunk put there and are not stored.
     kFirst = kb.mul(kTile, tileCols);
-    col = kb.add(kFirst, kb.mul(lane, 4));
+    col = kb.add(kFirst, kb.mul(lane, perLane));
     splitFirst = kb.mul(split, spec.colsPerSplit);
     // Chunks of this range that hold columns of the matrix.
     Value chunks = kb.min(
@@ -134,13 +141,18 @@ public:
     // The sums read only A and B: with grid dependencies they overlap the
     // kernels before, and only the store waits for them.
     kb.waitForPrerequisites();
-    Value order = params.at(spec.order), C = params.at(::spperm::call_arg::kC);
+    // Column ranges add into C, or into the fp32 accumulator for 16-bit C.
+    Value order = params.at(spec.order);
+    Value C = params.at(spec.colSplits > 1 &&
+                                spec.operandType != ::spperm::ValueType::F32
+                            ? ::spperm::call_arg::kAccumulator
+                            : ::spperm::call_arg::kC);
     for (int64_t i = 0; i < spec.rowsPerWarp; ++i) {
       Value row = rowIds[i];
       kb.ifThen(kb.lt(row, spec.rows), [&] {
         Value base = kb.mul(kb.loadIndex(order, row), spec.k);
         for (int64_t v = 0; v < spec.vecs; ++v) {
-          Value c = kb.add(col, kb.idx(v * kVecCols));
+          Value c = kb.add(col, kb.idx(v * vecCols));
           kb.ifThen(kb.lt(c, spec.k), [&] {
             Value at = kb.add(base, c);
             if (spec.colSplits > 1)
@@ -155,7 +167,7 @@ public:
   }
 
 private:
-  Type vecType() { return VectorType::get({4}, b.getF32Type()); }
+  Type vecType() { return VectorType::get({perLane}, b.getF32Type()); }
 
   /// Row `row`'s entries of column range `split` and its first batch.
   RowState startRow(Value row, Value split) {
@@ -192,33 +204,34 @@ private:
         in, [&] { return kb.load(params.at(spec.colIdx), at); },
         kb.i32(std::numeric_limits<int32_t>::max()));
     r.value = kb.guarded(
-        in, [&] { return kb.load(params.at(spec.values), at); },
+        in, [&] { return kb.loadF32(params.at(spec.values), at, 1); },
         kb.f32(0.0f));
   }
 
   /// Starts the copies of chunk `c`'s B rows into buffer `which` (0 or 1),
-  /// 16 bytes a copy; rows past the matrix or the range's chunks, and
-  /// columns past K, are filled with zeros. Sets `group`.
+  /// 16 bytes (perLane columns) a copy; rows past the matrix or the range's
+  /// chunks, and columns past K, are filled with zeros. Sets `group`.
   void copyChunk(Value c, Value chunks, Value which) {
     Value B = params.at(::spperm::call_arg::kB);
-    const int64_t copies = spec.chunkCols * tileCols / 4;
+    const int64_t copies = spec.chunkCols * tileCols / perLane;
     Value bufferBase = kb.mul(which, spec.chunkCols * tileCols);
     Value first = kb.add(splitFirst, kb.mul(c, spec.chunkCols));
     Value chunkOk = kb.lt(c, chunks);
     SmallVector<Value> tokens;
     for (int64_t q = 0; q < copies / spec.threads; ++q) {
       Value e = kb.add(tid, kb.idx(q * spec.threads));
-      Value r = kb.div(e, tileCols / 4), l = kb.rem(e, tileCols / 4);
+      Value r = kb.div(e, tileCols / perLane),
+            l = kb.rem(e, tileCols / perLane);
       Value brow = kb.add(first, r);
-      Value bcol = kb.add(kFirst, kb.mul(l, 4));
+      Value bcol = kb.add(kFirst, kb.mul(l, perLane));
       Value ok = kb.andI(kb.andI(chunkOk, kb.lt(brow, spec.cols)),
                          kb.lt(bcol, spec.k));
       Value src = kb.select(ok, kb.add(kb.mul(brow, spec.k), bcol), kb.idx(0));
-      Value dst =
-          kb.add(bufferBase, kb.add(kb.mul(r, tileCols), kb.mul(l, 4)));
+      Value dst = kb.add(bufferBase,
+                         kb.add(kb.mul(r, tileCols), kb.mul(l, perLane)));
       tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
           b, stage, ValueRange{dst}, B, ValueRange{src},
-          b.getIndexAttr(4), kb.select(ok, kb.idx(4), kb.idx(0)),
+          b.getIndexAttr(perLane), kb.select(ok, kb.idx(perLane), kb.idx(0)),
           b.getUnitAttr()));
     }
     group = nvgpu::DeviceAsyncCreateGroupOp::create(
@@ -246,7 +259,7 @@ private:
                                             NVVM::VoteSyncKind::ballot);
     Value n = kb.toIndex(LLVM::CtPopOp::create(b, b.getI32Type(), ballot));
     Value offset = kb.sub(r.cursor, r.base);
-    Value laneCol = kb.mul(lane, 4);
+    Value laneCol = kb.mul(lane, perLane);
     // Two entries per trip, their B reads in flight together; the second
     // of an odd run multiplies zero by the chunk's first B row.
     // Columns are in [first, last) for sorted, unique columns, which the
@@ -274,8 +287,8 @@ private:
                 kb.add(buffer, kb.add(kb.mul(local, tileCols), laneCol));
             SmallVector<Value> bv;
             for (int64_t q = 0; q < spec.vecs; ++q)
-              bv.push_back(
-                  kb.loadF32(stage, kb.add(at, kb.idx(q * kVecCols)), 4));
+              bv.push_back(kb.loadF32(stage, kb.add(at, kb.idx(q * vecCols)),
+                                      perLane));
             loads.push_back({v, bv});
           }
           for (auto &[v, bv] : loads)
@@ -335,8 +348,8 @@ private:
   ImplicitLocOpBuilder &b;
   KernelBuilder kb;
   llvm::StringMap<Value> params;
-  /// Columns of C a CTA covers.
-  const int64_t tileCols;
+  /// Columns of C a lane's vector covers, a warp's vectors, a CTA's.
+  const int64_t perLane, vecCols, tileCols;
   Value stage, full, tid, lane, kFirst, col, splitFirst, group;
 };
 
@@ -345,26 +358,30 @@ private:
 std::vector<std::string>
 mlir::spperm::codegen::emitWindowKernel(gpu::GPUModuleOp module,
                                         const WindowKernelSpec &spec) {
-  assert(spec.k > 0 && spec.k % 4 == 0 && spec.threads % kLanes == 0 &&
-         spec.chunkCols <= kLanes &&
-         (spec.vecs == 1 || spec.vecs == 2) &&
-         spec.chunkCols * kVecCols * spec.vecs / 4 % spec.threads == 0 &&
+  const int64_t perLane = vectorColumns(spec.operandType);
+  assert(spec.k > 0 && spec.k % perLane == 0 && spec.threads % kLanes == 0 &&
+         spec.chunkCols <= kLanes && (spec.vecs == 1 || spec.vecs == 2) &&
+         spec.chunkCols * kLanes * spec.vecs % spec.threads == 0 &&
          spec.colsPerSplit % spec.chunkCols == 0 &&
          (spec.colSplits == 1 || !spec.splitTable.empty()) &&
          "bad window kernel shape");
   MLIRContext *ctx = module.getContext();
-  Type i32 = IntegerType::get(ctx, 32), f32 = Float32Type::get(ctx);
+  Type i32 = IntegerType::get(ctx, 32);
+  Type operand = mlir::spperm::getElementType(ctx, spec.operandType);
   SmallVector<KernelArg> args = {{spec.order, i32}};
   if (spec.colSplits == 1)
     args.push_back({spec.rowPtr, i32});
   args.append({{spec.colIdx, i32},
-               {spec.values, f32},
-               {::spperm::call_arg::kB, f32},
-               {::spperm::call_arg::kC, f32},
+               {spec.values, mlir::spperm::getElementType(ctx, spec.valueType)},
+               {::spperm::call_arg::kB, operand},
+               outputArg(ctx, spec.operandType,
+                         spec.colSplits > 1 &&
+                             spec.operandType != ::spperm::ValueType::F32),
                {::spperm::call_arg::kK, IndexType::get(ctx)}});
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
-  // Two buffers of chunkCols B rows of the K tile.
-  addSharedF32Buffer(func, 2 * spec.chunkCols * kVecCols * spec.vecs);
+  // Two buffers of chunkCols B rows of the K tile, in B's type.
+  addSharedBuffer(func, 2 * spec.chunkCols * perLane * kLanes * spec.vecs,
+                  operand);
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   WindowKernelEmitter(spec, func, b).emit(args);

@@ -84,3 +84,55 @@ func.func @sparse(%b: tensor<1024x128xf32>) -> tensor<64x128xf32> {
   %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x128xf32> -> tensor<64x128xf32>
   return %c : tensor<64x128xf32>
 }
+
+// -----
+
+// 16-bit B and C (bf16 values): one 16-byte vector of 8 columns a lane, a
+// K tile of 256 columns; each chunk's 32 B rows are copied as they are
+// (8 elements a copy) into 2 x 32 x 256 bf16 of shared memory, widened
+// when read, and C is rounded once where it is stored.
+// ALWAYS-LABEL: func.func @windows_bf16
+// ALWAYS:         name = "l0_csr_window_k256_0", family = "csr-window", variant = "k256", {{.*}}zero_output = false, {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], grid = [2, 1, 1]
+// ALWAYS-LABEL: gpu.func @l0_csr_window_k256_0
+// ALWAYS-SAME:    memref<?xbf16>, %{{[^:]*}}: memref<?xbf16>, %{{[^:]*}}: memref<?xbf16>, %{{[^:]*}}: index) workgroup(%{{.*}} : memref<16384xbf16, #gpu.address_space<workgroup>>
+// ALWAYS-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<16384xbf16, #gpu.address_space<workgroup>>
+// ALWAYS:         vector.load {{.*}} : memref<16384xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// ALWAYS-NEXT:    arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
+// ALWAYS:         arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// ALWAYS-NEXT:    vector.store %{{.*}} : memref<?xbf16>, vector<8xbf16>
+func.func @windows_bf16(%b: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xbf16, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xbf16, #spperm.csr>, tensor<64x256xbf16> -> tensor<64x256xbf16>
+  return %c : tensor<64x256xbf16>
+}
+
+// -----
+
+// 16-bit C with column ranges: the ranges add into the fp32 accumulator
+// (cleared first; two 4-wide reductions per 8 sums) and a round kernel
+// rounds it into C.
+// ALWAYS-LABEL: func.func @sparse_f16
+// ALWAYS:         name = "[[WINDOW:l0_csr_window_k512_[0-9]+]]", family = "csr-window", variant = "k512", {{.*}}zero_output = true, {{.*}}args = ["order", "csr.col_idx", "csr.values", "B", "acc", "K"]
+// ALWAYS-SAME:    name = "l0_round_k512_{{[0-9]+}}", family = "round", variant = "k512", {{.*}}dependent_launch = true, args = ["acc", "C", "K"]
+// ALWAYS:         gpu.func @[[WINDOW]]
+// ALWAYS-SAME:    %{{[^:]*}}: memref<?xf16>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index) workgroup(%{{.*}} : memref<16384xf16, #gpu.address_space<workgroup>>
+// ALWAYS-NOT:     arith.truncf
+// ALWAYS-COUNT-2: red.global.add.v4.f32
+// ALWAYS:         gpu.return
+func.func @sparse_f16(%b: tensor<1024x512xf16>) -> tensor<64x512xf16> {
+  %a = spperm.load "../../Inputs/longrow.mtx" : !spperm.matrix<64x1024xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x512xf16> -> tensor<64x512xf16>
+  return %c : tensor<64x512xf16>
+}
+
+// -----
+
+// K = 128 is less than one 16-bit K tile: the row kernels.
+// ALWAYS-LABEL: func.func @narrow_bf16
+// ALWAYS-NOT:     csr-window
+// ALWAYS:         family = "csr"
+func.func @narrow_bf16(%b: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xbf16, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xbf16, #spperm.csr>, tensor<64x128xbf16> -> tensor<64x128xbf16>
+  return %c : tensor<64x128xbf16>
+}
