@@ -102,7 +102,8 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"splitRows", "split-rows", "int64_t", /*default=*/"0",
            "Row kernels: rows longer than this many entries are cut into "
            "chunks of half as many that a second kernel adds into C "
-           "atomically (0 chooses per layer: against the mean row, and "
+           "atomically (16-bit C: into the fp32 accumulator, which a round "
+           "kernel then stores; 0 chooses per layer: against the mean row, and "
            "for layers too small to fill the GPU against 4 batches of "
            "loads)">,
     Option<"longRows", "long-rows", "::mlir::spperm::LongRowMode",
@@ -115,7 +116,8 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "::mlir::spperm::LongRowModeValues()">,
     Option<"rowWindows", "row-windows", "::mlir::spperm::RowWindowMode",
            /*default=*/"::mlir::spperm::RowWindowMode::Auto",
-           "csr layers with a static K >= 128: run the csr-window kernel "
+           "csr layers with a static K >= 128 (256 for 16-bit operands): run "
+           "the csr-window kernel "
            "(a window of rows shares its B rows through shared memory; "
            "docs/Kernels.md): auto (K >= 512 on layers of at least 2048 "
            "columns and density 0.25, where it was measured to pay), always "
