@@ -167,7 +167,7 @@ TuningLayer CudaBackend::tuningLayer(const PackageLayer &layer) {
   shape.nnz = layer.matrix.nnz;
   for (size_t v = 0; v <= layer.alternatives.size(); ++v)
     shape.variants.push_back(variantName(layer.variant(v)));
-  if (cusparseComputes(layer.operandType))
+  if (cusparseComputes(layer.operandType, layer.valueType))
     for (const Algorithm &algorithm : kAlgorithms)
       shape.libraries.emplace_back(algorithm.variant);
   if (denseComputes(layer.operandType, layer.valueType))
@@ -190,9 +190,9 @@ CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const void *b,
                                  std::unique_ptr<LibraryPlan> &libraryPlan,
                                  float *generatedOut, float *libraryOut,
                                  std::string *libraryNameOut) {
-  // 16-bit layers: cuSPARSE is a baseline, not a candidate, and so is the
-  // dense GEMM of a layer of fp32 values (cusparseComputes, denseComputes).
-  if (!cusparseComputes(device.operandType) &&
+  // A 16-bit layer of fp32 values: cuSPARSE and the dense GEMM are
+  // baselines, not candidates (cusparseComputes, denseComputes).
+  if (!cusparseComputes(device.operandType, device.valueType) &&
       !denseComputes(device.operandType, device.valueType))
     return SPRT_OK;
   std::unique_ptr<LibraryPlan> candidate;
@@ -425,7 +425,8 @@ sprt_status CudaBackend::choosePlan(const DeviceLayer &layer, const void *b,
     sprt_status s = SPRT_OK;
     if (i < std::size(kAlgorithms)) {
       const Algorithm &algorithm = kAlgorithms[i];
-      if ((algorithm.spmv && k != 1) || !cusparseComputes(layer.operandType))
+      if ((algorithm.spmv && k != 1) ||
+          !cusparseComputes(layer.operandType, layer.valueType))
         continue;
       auto sparse = std::make_unique<Plan>(sp, handle, algorithm);
       s = sparse->prepare(d, layer, k, b, c, stream);

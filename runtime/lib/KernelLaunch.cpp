@@ -22,7 +22,7 @@ bool spperm::runtime_detail::hasGeneratedKernels(const PackageLayer &layer) {
 }
 
 bool spperm::runtime_detail::mayRunLibrary(const PackageLayer &layer) {
-  const bool cusparse = cusparseComputes(layer.operandType);
+  const bool cusparse = cusparseComputes(layer.operandType, layer.valueType);
   if (layer.libraryCheck &&
       (cusparse || denseComputes(layer.operandType, layer.valueType)))
     return true;
@@ -52,12 +52,14 @@ std::string describeK(const KernelInfo &kernel) {
 /// (cusparseComputes).
 sprt_status libraryChoice(const PackageLayer &layer, LaunchChoice choice,
                           LaunchChoice &out) {
-  if (!cusparseComputes(layer.operandType))
+  if (!cusparseComputes(layer.operandType, layer.valueType))
     return failWith(SPRT_ERROR_UNSUPPORTED,
                     "layer '" + layer.name + "' takes " +
                         std::string(valueTypeName(layer.operandType)) +
-                        " B and C and runs cuSPARSE for this K, which "
-                        "does not round C once (compile it with "
+                        " B and C with " +
+                        std::string(valueTypeName(layer.valueType)) +
+                        " values and runs cuSPARSE for this K, which "
+                        "multiplies A and B of one type (compile it with "
                         "spperm-compile --dtype: generated kernels for every "
                         "K)");
   out = std::move(choice);

@@ -60,12 +60,15 @@ inline int64_t gpuOperandAlignment(int64_t elementBytes, int64_t k) {
 }
 
 /// Whether cuSPARSE computes the product of a layer whose B and C are of
-/// `operandType` as the package defines it: fp32 layers. A 16-bit layer's
-/// C is its fp32 sum rounded once, which cuSPARSE's 16-bit SpMM does not
-/// promise (docs/RuntimeABI.md, "Element types"): for 16-bit layers it is
-/// a baseline only.
-inline bool cusparseComputes(ValueType operandType) {
-  return operandType == ValueType::F32;
+/// `operandType` and whose values are of `valueType` as the package
+/// defines it: when the values are of B's type (cuSPARSE takes A and B of
+/// one type). Its 16-bit SpMM and SpMV (fp32 compute) round each element
+/// of C once from its fp32 sum, as generated kernels do, on every
+/// algorithm the runtime chooses among (GpuTypedTest.CusparseRoundsOnce;
+/// docs/RuntimeABI.md, "Element types"). A 16-bit layer of fp32 values
+/// would be multiplied with its values rounded: a baseline only.
+inline bool cusparseComputes(ValueType operandType, ValueType valueType) {
+  return operandType == valueType;
 }
 
 /// Whether the dense candidate (DensePlan.h) computes the product of a

@@ -187,15 +187,17 @@ TEST(ChooseLaunchTest, CusparseVariant) {
   EXPECT_FALSE(hasGeneratedKernels(onlyCusparse));
   EXPECT_TRUE(mayRunLibrary(onlyCusparse));
 
-  // 16-bit layers never run cuSPARSE (a K that would is refused, their
-  // generated kernels run), whatever their values' type.
+  // A 16-bit layer of fp32 values never runs cuSPARSE (which multiplies A
+  // and B of one type): a K that would is refused, its generated kernels
+  // run.
   layer.operandType = ValueType::BF16;
-  EXPECT_FALSE(cusparseComputes(layer.operandType));
+  EXPECT_FALSE(cusparseComputes(layer.operandType, layer.valueType));
   EXPECT_FALSE(mayRunLibrary(layer));
   ASSERT_EQ(chooseLaunch(layer, 1, choice), SPRT_ERROR_UNSUPPORTED);
   EXPECT_NE(std::string(sprt_last_error())
-                .find("layer 'fc2' takes bf16 B and C and runs cuSPARSE for "
-                      "this K, which does not round C once"),
+                .find("layer 'fc2' takes bf16 B and C with f32 values and "
+                      "runs cuSPARSE for this K, which multiplies A and B of "
+                      "one type"),
             std::string::npos)
       << sprt_last_error();
   ASSERT_EQ(chooseLaunch(layer, 2, choice), SPRT_OK);
@@ -204,10 +206,16 @@ TEST(ChooseLaunchTest, CusparseVariant) {
   noKernels.operandType = ValueType::F16;
   EXPECT_EQ(chooseLaunch(noKernels, 4, choice), SPRT_ERROR_UNSUPPORTED);
 
+  // With values of its type, cuSPARSE computes it (C rounded once, as
+  // the generated kernels round it).
   layer.valueType = ValueType::BF16;
-  EXPECT_FALSE(cusparseComputes(layer.operandType));
-  EXPECT_FALSE(mayRunLibrary(layer));
-  EXPECT_EQ(chooseLaunch(layer, 1, choice), SPRT_ERROR_UNSUPPORTED);
+  EXPECT_TRUE(cusparseComputes(layer.operandType, layer.valueType));
+  EXPECT_TRUE(mayRunLibrary(layer));
+  ASSERT_EQ(chooseLaunch(layer, 1, choice), SPRT_OK);
+  EXPECT_TRUE(choice.cusparse);
+  noKernels.valueType = ValueType::F16;
+  ASSERT_EQ(chooseLaunch(noKernels, 4, choice), SPRT_OK);
+  EXPECT_TRUE(choice.cusparse);
 }
 
 TEST(ChooseLaunchTest, GpuOperandAlignment) {
@@ -225,12 +233,13 @@ TEST(ChooseLaunchTest, GpuOperandAlignment) {
 
 TEST(ChooseLaunchTest, LibraryCandidatesByElementType) {
   // fp32 layers: cuSPARSE and the dense GEMM both compute them.
-  EXPECT_TRUE(cusparseComputes(ValueType::F32));
+  EXPECT_TRUE(cusparseComputes(ValueType::F32, ValueType::F32));
   EXPECT_TRUE(denseComputes(ValueType::F32, ValueType::F32));
-  // 16-bit layers: the dense GEMM (fp32 partial sums, C rounded once)
-  // when the values are of B's type; cuSPARSE never.
+  // 16-bit layers: cuSPARSE and the dense GEMM (fp32 partial sums, C
+  // rounded once) when the values are of B's type.
   for (ValueType t : {ValueType::F16, ValueType::BF16}) {
-    EXPECT_FALSE(cusparseComputes(t));
+    EXPECT_TRUE(cusparseComputes(t, t));
+    EXPECT_FALSE(cusparseComputes(t, ValueType::F32));
     EXPECT_TRUE(denseComputes(t, t));
     EXPECT_FALSE(denseComputes(t, ValueType::F32));
   }

@@ -10,7 +10,7 @@
 // half an ulp of the type after it), the dtype checks of every entry point,
 // the manifest's dtype key (absent: f32; unknown names refused); on the
 // GPU, the dense candidate (cublaslt-gemm) at the operand alignment the
-// typed call guarantees.
+// typed call guarantees, and cuSPARSE's 16-bit calls rounding C once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +23,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -247,6 +248,87 @@ TEST(GpuTypedTest, DenseGemmAtTheGuaranteedAlignment) {
           ASSERT_LE(std::fabs(x - want[j]), unit * std::fabs(want[j]) + 1e-5)
               << "element " << j;
         }
+      }
+    }
+    sprt_package_release(p);
+  }
+}
+
+// cuSPARSE's 16-bit SpMM and SpMV, every algorithm the runtime chooses
+// among, round each element of C once from its fp32 sum, as generated
+// kernels do (docs/RuntimeABI.md, "Element types"): the library check
+// takes them as candidates of a 16-bit layer on that ground. Integer
+// operands make every fp32 sum exact whatever its order (at most 36,000 <
+// 2^24), while the sums reach far past the 8 or 11 bits a 16-bit partial
+// sum would keep, so C must equal the exact sum rounded once, bit for bit;
+// rows of 3,000 entries make the algorithms that split long rows split
+// them. Runs on the GPU machine; skips visibly elsewhere.
+TEST(GpuTypedTest, CusparseRoundsOnce) {
+  CsrMatrix a;
+  a.rows = 640;
+  a.cols = 4096;
+  for (int32_t r = 0; r < a.rows; ++r) {
+    const int32_t length = r % 64 == 0 ? 3000 : r % 13 + 1;
+    for (int32_t j = 0; j < length; ++j) {
+      a.colIdx.push_back(static_cast<int32_t>(
+          (static_cast<int64_t>(j) * 4096 / length + r) % 4096));
+      // Nonzero integers in [-3, 3].
+      a.values.push_back(static_cast<float>((r + j) % 3 + 1) *
+                         ((r * 7 + j) % 2 ? -1.0f : 1.0f));
+    }
+    std::sort(a.colIdx.end() - length, a.colIdx.end());
+    a.rowPtr.push_back(static_cast<int32_t>(a.colIdx.size()));
+  }
+  ASSERT_TRUE(a.verify().ok()) << a.verify().message();
+  for (sprt_dtype dtype : kHalfTypes) {
+    const ValueType type = valueTypeOf(dtype);
+    SCOPED_TRACE(valueTypeName(type));
+    ScratchDir dir;
+    PackageLayer layer = makeLayer("a", a, Strategy::Identity,
+                                   FormatKind::Csr);
+    layer.operandType = type;
+    layer.valueType = type;
+    ASSERT_TRUE(writePackage(dir.path("c.spp"), {layer}, PackageOptions()));
+    sprt_package *p = nullptr;
+    LOAD_GPU_OR_SKIP(dir.path("c.spp"), p);
+    for (int64_t k : {1, 8, 32, 128}) {
+      SCOPED_TRACE("K = " + std::to_string(k));
+      // Integers in [-4, 4].
+      std::vector<float> wide(static_cast<size_t>(a.cols * k));
+      for (size_t i = 0; i < wide.size(); ++i)
+        wide[i] = static_cast<float>(static_cast<int>((i * 2654435761u) % 9) - 4);
+      const std::vector<uint16_t> b = narrowArray(wide, type);
+      const std::vector<double> want = reference(a, wide, k);
+      const int64_t bBytes = a.cols * k * 2, cBytes = a.rows * k * 2;
+      DeviceArray db(bBytes), dc(cBytes);
+      ASSERT_EQ(sprt_memcpy_htod(db.ptr, b.data(), bBytes), SPRT_OK);
+      const std::vector<const char *> names =
+          k == 1 ? std::vector<const char *>{"cusparse-spmv-default",
+                                             "cusparse-spmv-csr-alg1",
+                                             "cusparse-spmv-csr-alg2"}
+                 : std::vector<const char *>{"cusparse-spmm-default",
+                                             "cusparse-spmm-csr-alg2",
+                                             "cusparse-spmm-csr-alg3"};
+      for (const char *name : names) {
+        SCOPED_TRACE(name);
+        std::vector<uint16_t> c(static_cast<size_t>(a.rows * k), 0xffff);
+        ASSERT_EQ(sprt_memcpy_htod(dc.ptr, c.data(), cBytes), SPRT_OK);
+        float ms = 0;
+        ASSERT_EQ(sprt_spmm_time_typed(p, 0, name, db.ptr, dtype, k, dc.ptr,
+                                       dtype, nullptr, 0, 1, &ms),
+                  SPRT_OK)
+            << sprt_last_error();
+        ASSERT_EQ(sprt_memcpy_dtoh(c.data(), dc.ptr, cBytes), SPRT_OK);
+        const std::vector<uint16_t> once =
+            narrowArray(std::vector<float>(want.begin(), want.end()), type);
+        int64_t wrong = 0, first = -1;
+        for (size_t j = 0; j < c.size(); ++j)
+          if (c[j] != once[j] && wrong++ == 0)
+            first = static_cast<int64_t>(j);
+        EXPECT_EQ(wrong, 0)
+            << "first at element " << first << ": "
+            << (first >= 0 ? widenFromValueType(c[first], type) : 0.0f)
+            << " for the exact " << (first >= 0 ? want[first] : 0.0);
       }
     }
     sprt_package_release(p);
