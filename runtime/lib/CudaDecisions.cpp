@@ -169,7 +169,8 @@ TuningLayer CudaBackend::tuningLayer(const PackageLayer &layer) {
     shape.variants.push_back(variantName(layer.variant(v)));
   if (cusparseComputes(layer.operandType, layer.valueType))
     for (const Algorithm &algorithm : kAlgorithms)
-      shape.libraries.emplace_back(algorithm.variant);
+      if (cusparseRoundsOnce(algorithm.variant, layer.operandType))
+        shape.libraries.emplace_back(algorithm.variant);
   if (denseComputes(layer.operandType, layer.valueType))
     shape.libraries.emplace_back(denseVariantOf(layer.operandType));
   return shape;
@@ -426,7 +427,8 @@ sprt_status CudaBackend::choosePlan(const DeviceLayer &layer, const void *b,
     if (i < std::size(kAlgorithms)) {
       const Algorithm &algorithm = kAlgorithms[i];
       if ((algorithm.spmv && k != 1) ||
-          !cusparseComputes(layer.operandType, layer.valueType))
+          !cusparseComputes(layer.operandType, layer.valueType) ||
+          !cusparseRoundsOnce(algorithm.variant, layer.operandType))
         continue;
       auto sparse = std::make_unique<Plan>(sp, handle, algorithm);
       s = sparse->prepare(d, layer, k, b, c, stream);

@@ -61,14 +61,28 @@ inline int64_t gpuOperandAlignment(int64_t elementBytes, int64_t k) {
 
 /// Whether cuSPARSE computes the product of a layer whose B and C are of
 /// `operandType` and whose values are of `valueType` as the package
-/// defines it: when the values are of B's type (cuSPARSE takes A and B of
-/// one type). Its 16-bit SpMM and SpMV (fp32 compute) round each element
-/// of C once from its fp32 sum, as generated kernels do, on every
-/// algorithm the runtime chooses among (GpuTypedTest.CusparseRoundsOnce;
-/// docs/RuntimeABI.md, "Element types"). A 16-bit layer of fp32 values
-/// would be multiplied with its values rounded: a baseline only.
+/// defines it, with some algorithm (cusparseRoundsOnce): when the values
+/// are of B's type (cuSPARSE takes A and B of one type). A 16-bit layer of
+/// fp32 values would be multiplied with its values rounded: a baseline
+/// only.
 inline bool cusparseComputes(ValueType operandType, ValueType valueType) {
   return operandType == valueType;
+}
+
+/// Whether cuSPARSE algorithm `variant` (a name sprt_spmm_time knows)
+/// rounds each element of a C of `operandType` once from its fp32 sum, as
+/// the generated kernels do, so that it may run a layer of that type: every
+/// fp32 and f16 call; of bf16, SpMV and CSR_ALG3 but not the default SpMM
+/// or CSR_ALG2, which returned exact integer sums that bf16 holds (11 to
+/// 31) 2 to 4 off on the H200 (cuSPARSE 12.6; GpuTypedTest.
+/// CusparseRoundsOnce, docs/RuntimeABI.md "Element types"). The others
+/// stay baselines.
+inline bool cusparseRoundsOnce(std::string_view variant,
+                               ValueType operandType) {
+  if (operandType != ValueType::BF16)
+    return true;
+  return variant.substr(0, 13) == "cusparse-spmv" ||
+         variant == "cusparse-spmm-csr-alg3";
 }
 
 /// Whether the dense candidate (DensePlan.h) computes the product of a

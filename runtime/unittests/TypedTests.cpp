@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelLaunch.h"
 #include "RuntimeTestUtil.h"
 
 #include "spperm/Runtime/SpPermRuntime.h"
@@ -26,6 +27,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -254,15 +257,17 @@ TEST(GpuTypedTest, DenseGemmAtTheGuaranteedAlignment) {
   }
 }
 
-// cuSPARSE's 16-bit SpMM and SpMV, every algorithm the runtime chooses
-// among, round each element of C once from its fp32 sum, as generated
-// kernels do (docs/RuntimeABI.md, "Element types"): the library check
-// takes them as candidates of a 16-bit layer on that ground. Integer
-// operands make every fp32 sum exact whatever its order (at most 36,000 <
-// 2^24), while the sums reach far past the 8 or 11 bits a 16-bit partial
-// sum would keep, so C must equal the exact sum rounded once, bit for bit;
-// rows of 3,000 entries make the algorithms that split long rows split
-// them. Runs on the GPU machine; skips visibly elsewhere.
+// The cuSPARSE algorithms the runtime takes as candidates of a 16-bit
+// layer (cusparseRoundsOnce) round each element of C once from its fp32
+// sum, as generated kernels do (docs/RuntimeABI.md, "Element types").
+// Integer operands make every fp32 sum exact whatever its order (at most
+// 36,000 < 2^24), while the sums reach far past the 8 or 11 bits a 16-bit
+// partial sum would keep, so C must equal the exact sum rounded once, bit
+// for bit; rows of 3,000 entries make the algorithms that split long rows
+// split them. The algorithms left out (bf16 SpMM default and CSR_ALG2) are
+// only reported: on the H200 (cuSPARSE 12.6) they returned 12 to 145
+// elements 2 to 4 off exact sums that bf16 holds. Runs on the GPU machine;
+// skips visibly elsewhere.
 TEST(GpuTypedTest, CusparseRoundsOnce) {
   CsrMatrix a;
   a.rows = 640;
@@ -325,10 +330,17 @@ TEST(GpuTypedTest, CusparseRoundsOnce) {
         for (size_t j = 0; j < c.size(); ++j)
           if (c[j] != once[j] && wrong++ == 0)
             first = static_cast<int64_t>(j);
-        EXPECT_EQ(wrong, 0)
-            << "first at element " << first << ": "
-            << (first >= 0 ? widenFromValueType(c[first], type) : 0.0f)
-            << " for the exact " << (first >= 0 ? want[first] : 0.0);
+        std::ostringstream where;
+        if (first >= 0)
+          where << wrong << " elements, the first " << first << ": "
+                << widenFromValueType(c[first], type) << " for the exact "
+                << want[first];
+        if (runtime_detail::cusparseRoundsOnce(name, type))
+          EXPECT_EQ(wrong, 0) << where.str();
+        else if (wrong > 0)
+          std::printf("  %s, %s, K = %lld (not a candidate): %s\n", name,
+                      std::string(valueTypeName(type)).c_str(),
+                      static_cast<long long>(k), where.str().c_str());
       }
     }
     sprt_package_release(p);
