@@ -52,8 +52,9 @@ mlir::spperm::getSelectorInputs(FeaturesAttr features, int64_t k) {
 namespace {
 
 /// Whether `format` has kernels for 16-bit operands (every generated
-/// format; the cuSPARSE layer's 16-bit SpMM does not round C once,
-/// docs/Kernels.md "Half precision").
+/// format; a cuSPARSE layer has none, and not every cuSPARSE algorithm
+/// rounds a 16-bit C once: the runtime's library check brings in those
+/// that do, docs/Kernels.md "Half precision").
 bool hasHalfKernels(const std::string &format) {
   return format == ::spperm::format_name::kCsr ||
          format == ::spperm::format_name::kBell ||

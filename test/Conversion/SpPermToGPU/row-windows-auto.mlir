@@ -25,3 +25,16 @@ func.func @wide256(%b: tensor<2048x256xf32>) -> tensor<64x256xf32> {
   %c = spperm.spmm %a, %b : !spperm.matrix<64x2048xf32, #spperm.csr>, tensor<2048x256xf32> -> tensor<64x256xf32>
   return %c : tensor<64x256xf32>
 }
+
+// -----
+
+// 16-bit operands on the same layer: the row kernels (half the B bytes
+// leave the windows less to save; they were measured slower there).
+// CHECK-LABEL: func.func @wide_bf16
+// CHECK-NOT:     csr-window
+// CHECK:         family = "csr
+func.func @wide_bf16(%b: tensor<2048x512xbf16>) -> tensor<64x512xbf16> {
+  %a = spperm.load "wide.mtx" : !spperm.matrix<64x2048xbf16, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x2048xbf16, #spperm.csr>, tensor<2048x512xbf16> -> tensor<64x512xbf16>
+  return %c : tensor<64x512xbf16>
+}

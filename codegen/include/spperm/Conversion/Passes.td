@@ -119,9 +119,9 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "csr layers with a static K >= 128 (256 for 16-bit operands): run "
            "the csr-window kernel "
            "(a window of rows shares its B rows through shared memory; "
-           "docs/Kernels.md): auto (K >= 512 on layers of at least 2048 "
-           "columns and density 0.25, where it was measured to pay), always "
-           "or never",
+           "docs/Kernels.md): auto (fp32 layers with K >= 512 of at least "
+           "2048 columns and density 0.25, where it was measured to pay), "
+           "always or never",
            "::mlir::spperm::RowWindowModeValues()">,
   ];
 }

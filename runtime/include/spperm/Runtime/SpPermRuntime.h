@@ -225,9 +225,10 @@ SPRT_EXPORT sprt_status sprt_spmm(sprt_package *package, int64_t layer,
  *  or 4 elements at a time); the rest as sprt_spmm, which this is for
  *  SPRT_DTYPE_F32. On the GPU, 16-bit layers choose among their generated
  *  variants and, when their values are of their type, dense GEMM through
- *  cuBLASLt with fp32 partial sums ("cublaslt-gemm"); cuSPARSE's 16-bit
- *  path does not round C once and is sprt_spmm_time_typed's baseline
- *  only. */
+ *  cuBLASLt with fp32 partial sums ("cublaslt-gemm") and the cuSPARSE
+ *  algorithms that round C once (every f16 one; bf16 SpMV and CSR_ALG3);
+ *  bf16's default SpMM and CSR_ALG2 do not and are sprt_spmm_time_typed's
+ *  baselines only. */
 SPRT_EXPORT sprt_status sprt_spmm_typed(sprt_package *package, int64_t layer,
                                         const void *b, sprt_dtype b_dtype,
                                         int64_t k, void *c, sprt_dtype c_dtype,
