@@ -28,12 +28,23 @@
 // CHECK-NEXT:        arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 // CHECK-NEXT:        vector.store %{{.*}}, %[[C]]
 // CHECK:         gpu.func @[[SPLIT]]
+// CHECK-NOT:       arith.truncf
 // CHECK-COUNT-2:   red.global.add.v4.f32
 // CHECK-NOT:       arith.truncf
 // CHECK:         gpu.return
-// CHECK:         gpu.func @[[ROUND]]
-// CHECK:           memref.get_global @[[LONG]]
-// CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// The round kernel: element i of the listed rows is column i % K of the C
+// row order[table[i / K]], read from and stored to that same place.
+// CHECK:         gpu.func @[[ROUND]](%[[ORDER:[^:]*]]: memref<?xi32>, %[[RACC:[^:]*]]: memref<?xf32>, %[[RC:[^:]*]]: memref<?xbf16>
+// CHECK:           %[[TABLE:.*]] = memref.get_global @[[LONG]]
+// CHECK:           %[[POS:.*]] = memref.load %[[TABLE]]
+// CHECK:           %[[ROWPOS:.*]] = arith.index_cast %[[POS]]
+// CHECK:           %[[OUT:.*]] = memref.load %[[ORDER]][%[[ROWPOS]]] : memref<?xi32>
+// CHECK:           %[[OUTI:.*]] = arith.index_cast %[[OUT]]
+// CHECK:           %[[BASE:.*]] = arith.muli %[[OUTI]]
+// CHECK:           %[[AT:.*]] = arith.addi %[[BASE]]
+// CHECK:           vector.load %[[RACC]][%[[AT]]] {{.*}} : memref<?xf32>, vector<8xf32>
+// CHECK-NEXT:      arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK-NEXT:      vector.store %{{.*}}, %[[RC]][%[[AT]]]
 func.func @bf16(%b: tensor<1024x32xbf16>) -> tensor<64x32xbf16> {
   %a = spperm.load "../../Inputs/longrow.mtx" : !spperm.matrix<64x1024xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x32xbf16> -> tensor<64x32xbf16>

@@ -19,7 +19,7 @@ func.func @wide(%b: tensor<2048x512xf32>) -> tensor<64x512xf32> {
 // K = 256 on the same layer: the row kernels.
 // CHECK-LABEL: func.func @wide256
 // CHECK-NOT:     csr-window
-// CHECK:         family = "csr
+// CHECK:         family = "csr",
 func.func @wide256(%b: tensor<2048x256xf32>) -> tensor<64x256xf32> {
   %a = spperm.load "wide.mtx" : !spperm.matrix<64x2048xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x2048xf32, #spperm.csr>, tensor<2048x256xf32> -> tensor<64x256xf32>
@@ -32,7 +32,7 @@ func.func @wide256(%b: tensor<2048x256xf32>) -> tensor<64x256xf32> {
 // leave the windows less to save; they were measured slower there).
 // CHECK-LABEL: func.func @wide_bf16
 // CHECK-NOT:     csr-window
-// CHECK:         family = "csr
+// CHECK:         family = "csr",
 func.func @wide_bf16(%b: tensor<2048x512xbf16>) -> tensor<64x512xbf16> {
   %a = spperm.load "wide.mtx" : !spperm.matrix<64x2048xbf16, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x2048xbf16, #spperm.csr>, tensor<2048x512xbf16> -> tensor<64x512xbf16>

@@ -199,10 +199,11 @@ struct SpPermPipelineOptions
       llvm::cl::init(LongRowMode::Auto), LongRowModeValues()};
   Option<RowWindowMode> rowWindows{
       *this, "row-windows",
-      llvm::cl::desc("csr layers with a static K >= 128: the csr-window "
-                     "kernel (B shared by a window of rows through shared "
-                     "memory): auto (default: K >= 512 on layers of at least "
-                     "2048 columns and density 0.25), always or never"),
+      llvm::cl::desc("csr layers with a static K >= 128 (256 for 16-bit "
+                     "operands): the csr-window kernel (B shared by a window "
+                     "of rows through shared memory): auto (default: fp32 "
+                     "layers with K >= 512 of at least 2048 columns and "
+                     "density 0.25), always or never"),
       llvm::cl::init(RowWindowMode::Auto), RowWindowModeValues()};
 
   Option<std::string> baseDir{
