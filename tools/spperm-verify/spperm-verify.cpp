@@ -31,7 +31,6 @@
 #include "spperm/Sparse/Package.h"
 #include "spperm/Tools/CommandLine.h"
 
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

@@ -263,6 +263,9 @@ private:
     return options.operandType != ::spperm::ValueType::F32;
   }
 
+  /// Columns of B and C in one 16-byte vector: 4 fp32, 8 16-bit.
+  int64_t vectorWidth() const { return half() ? 8 : 4; }
+
   /// The kernels of a csr or bell layer: row kernels over the CSR (or the
   /// residual), with the dense blocks in them or in their own kernel.
   void planRowFormats() {
@@ -279,7 +282,7 @@ private:
             ::spperm::format_name::kBell};
     }
     // 16-bit operands: vector classes of 8 columns a lane (16 bytes).
-    const int64_t vecWidth = half() ? 8 : 4;
+    const int64_t vecWidth = vectorWidth();
     // 16-bit operands go to the tensor cores as they are, so their values
     // must be of the same type (fp32 values would be rounded).
     const bool tensorCores = m.kind == FormatKind::Bell &&
@@ -356,11 +359,9 @@ private:
   /// 16-byte vectors, and in mode auto a wide K on wide, dense layers
   /// (kWindowAutoMinK, kWindowAutoMinCols, kWindowAutoMinDensity).
   bool usesWindows(const KClass &kc) const {
-    const int64_t perVector = half() ? 8 : 4;
     if (options.rowWindows == RowWindowMode::Never || kc.spmv ||
-        kc.k < kWindowMinK * perVector / 4 || kc.k % perVector != 0 ||
-        m.rows <= 0 ||
-        m.cols <= 0 ||
+        kc.k < kWindowMinK * vectorWidth() / 4 ||
+        kc.k % vectorWidth() != 0 || m.rows <= 0 || m.cols <= 0 ||
         m.csr.rowPtr.empty() || m.csr.rowPtr.back() == 0)
       return false;
     if (options.rowWindows == RowWindowMode::Always)
@@ -398,7 +399,8 @@ private:
     spec.vecs = !half() && kc.k >= 256 ? 2 : 1;
     spec.chunkCols = 32 / spec.vecs;
     const int64_t windows = ceilDiv(m.rows, kWindowRows);
-    const int64_t kTiles = ceilDiv(kc.k, (half() ? 256 : 128) * spec.vecs);
+    const int64_t kTiles =
+        ceilDiv(kc.k, vectorWidth() * kWarpSize * spec.vecs);
     const int64_t chunks = ceilDiv(m.cols, spec.chunkCols);
     // Column ranges until the CTAs fill the GPU twice over, each range at
     // least 4 chunks and the offset table at most 2^20 entries.
@@ -893,10 +895,9 @@ private:
     }
   }
 
-  /// The round kernel after the kernels of variant `kc` that add into the
-  /// fp32 accumulator (16-bit operands).
-  /// The round kernel that ends variant `kc`: over every row, or over the
-  /// rows of `listed` (a row table's symbol and rows).
+  /// The round kernel that ends variant `kc` of 16-bit operands, after the
+  /// kernels that add into the fp32 accumulator: over every row, or over
+  /// the rows of `listed` (a row table's symbol and rows).
   void planRound(const KClass &kc,
                  std::pair<std::string, int64_t> listed = {}) {
     RoundKernelSpec round;

@@ -44,11 +44,15 @@ mlir::spperm::codegen::emitRoundKernel(gpu::GPUModuleOp module,
   b.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(b, /*vectorReductions=*/false, spec.gridDependencies);
   kb.launchDependents();
-  const unsigned first0 = listed ? 1 : 0;
-  Value acc = func.getArgument(first0), c = func.getArgument(first0 + 1);
-  Value k = spec.k > 0 ? kb.idx(spec.k) : func.getArgument(first0 + 2);
-  Value total =
-      kb.mul(kb.idx(listed ? spec.tableRows : spec.rows), k);
+  // The order (listed rows only), then acc, C and K.
+  const unsigned accArg = listed ? 1 : 0;
+  Value acc = func.getArgument(accArg), c = func.getArgument(accArg + 1);
+  Value k = spec.k > 0 ? kb.idx(spec.k) : func.getArgument(accArg + 2);
+  Value total = kb.mul(kb.idx(listed ? spec.tableRows : spec.rows), k);
+  Value table;
+  if (listed)
+    table = memref::GetGlobalOp::create(
+        b, MemRefType::get({spec.tableRows}, b.getI32Type()), spec.rowTable);
   Value threads =
       kb.mul(gpu::GridDimOp::create(b, gpu::Dimension::x), spec.threads);
   Value first = kb.mul(
@@ -62,9 +66,6 @@ mlir::spperm::codegen::emitRoundKernel(gpu::GPUModuleOp module,
                if (listed) {
                  // Element i of the listed rows: column i % K of the row
                  // of C that table entry i / K names.
-                 auto type = MemRefType::get({spec.tableRows}, b.getI32Type());
-                 Value table =
-                     memref::GetGlobalOp::create(b, type, spec.rowTable);
                  Value entry = spec.k > 0
                                    ? kb.div(i, spec.k)
                                    : arith::DivUIOp::create(b, i, k);

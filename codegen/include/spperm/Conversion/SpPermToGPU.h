@@ -188,11 +188,11 @@ struct KernelGenOptions {
   /// dependent launch, docs/Kernels.md "Launch overlap").
   bool gridDependencies = true;
   /// The element type of B and C (accumulation is fp32 whatever it is).
-  /// For f16 and bf16 each element of C is rounded once: SpMM's long rows
-  /// run in CTAs, never split into atomic chunks; kernels that add into
-  /// their result (bell-tile, the tensor-core kernel, hbp, SpMV's split
-  /// kernel) go through the fp32 accumulator, which the variant's last
-  /// kernel rounds into C (docs/Kernels.md, "Half precision").
+  /// For f16 and bf16 each element of C is rounded once: kernels that add
+  /// into their result (bell-tile, the tensor-core kernel, hbp, the split
+  /// and csr-window kernels) go through the fp32 accumulator, which the
+  /// row kernels add or a round kernel rounds into C (docs/Kernels.md,
+  /// "Half precision").
   ::spperm::ValueType operandType = ::spperm::ValueType::F32;
   /// The element type of A's values: f32, or operandType's 16-bit type
   /// (the values arrays are then uploaded as that type, read and widened
