@@ -167,6 +167,24 @@ sprt_status CudaBackend::uploadArrays(const PackageLayer &layer,
   device.spans.clear();
   device.arrayBytes = 0;
   for (const LayerBuffer &buffer : layerBuffers(layer)) {
+    // Column indices taken as 16 bits (docs/Package.md, "Narrow column
+    // indices"): the reader checked that the layer's columns fit, and the
+    // format's verifier that every index is below them.
+    const std::string narrowName =
+        std::string(buffer.name) + std::string(kNarrowIndexSuffix);
+    if (isNarrowableIndex(buffer.name) && wanted.count(narrowName)) {
+      const auto *indices = static_cast<const int32_t *>(buffer.data);
+      std::vector<uint16_t> narrow(buffer.count);
+      for (size_t i = 0; i < narrow.size(); ++i)
+        narrow[i] = static_cast<uint16_t>(indices[i]);
+      DeviceBuffer array;
+      const uint64_t bytes = narrow.size() * sizeof(uint16_t);
+      SPRT_RETURN_IF_ERROR(array.upload(d, narrow.data(), bytes));
+      device.spans[narrowName] = {array.get(),
+                                  static_cast<int64_t>(buffer.count)};
+      device.arrays.push_back(std::move(array));
+      device.arrayBytes += bytes;
+    }
     if (!wanted.count(buffer.name))
       continue;
     uint64_t bytes = buffer.bytes();

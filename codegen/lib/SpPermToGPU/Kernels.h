@@ -45,6 +45,11 @@ gpu::GPUFuncOp createKernel(gpu::GPUModuleOp module, StringRef name,
 /// `args`).
 std::vector<std::string> argNames(ArrayRef<KernelArg> args);
 
+/// The column-index parameter `name`: a buffer's int32 indices, or with
+/// the 16-bit suffix (Names.h, kNarrowIndexSuffix) the same indices as the
+/// runtime narrows them (i16, read zero-extended).
+KernelArg columnIndexArg(MLIRContext *ctx, std::string_view name);
+
 /// The result parameter of a kernel: C, of `operandType`, or with
 /// `accumulator` the fp32 accumulator (call_arg::kAccumulator) that 16-bit
 /// layers' kernels adding into their result write instead.

@@ -89,6 +89,7 @@ struct SpPermLowerToGPU
     base.splitRows = splitRows;
     base.longRows = longRows;
     base.rowWindows = rowWindows;
+    base.narrowIndices = narrowIndices;
 
     MatrixCache &matrices = getAnalysis<MatrixCache>();
     gpu::GPUModuleOp kernels;

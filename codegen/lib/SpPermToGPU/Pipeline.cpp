@@ -132,6 +132,7 @@ void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
   lower.splitRows = o.splitRows;
   lower.longRows = o.longRows;
   lower.rowWindows = o.rowWindows;
+  lower.narrowIndices = o.narrowIndices;
   pm.addPass(createSpPermLowerToGPU(lower));
   buildGpuToBinaryPipeline(pm, o.target);
 }

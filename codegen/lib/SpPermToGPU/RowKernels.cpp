@@ -49,6 +49,12 @@ mlir::spperm::codegen::argNames(ArrayRef<KernelArg> args) {
   return names;
 }
 
+KernelArg mlir::spperm::codegen::columnIndexArg(MLIRContext *ctx,
+                                                std::string_view name) {
+  const bool narrow = !::spperm::narrowedBuffer(name).empty();
+  return {name, IntegerType::get(ctx, narrow ? 16 : 32)};
+}
+
 KernelArg mlir::spperm::codegen::outputArg(MLIRContext *ctx,
                                            ::spperm::ValueType operandType,
                                            bool accumulator) {
@@ -346,7 +352,7 @@ private:
                   Value q = kb.add(p, lane);
                   Value in = kb.lt(q, s.end);
                   Value c = kb.guarded(
-                      in, [&] { return kb.load(colIdx, q); }, kb.i32(0));
+                      in, [&] { return kb.loadI32(colIdx, q); }, kb.i32(0));
                   Value v = kb.guarded(
                       in, [&] { return kb.loadF32(values, q, 1); }, kb.f32(0.0f));
                   Value n = kb.min(kb.idx(spec.lanes), kb.sub(s.end, p));
@@ -577,7 +583,7 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   SmallVector<KernelArg> args = {{spec.order, i32}};
   if (!spec.source.isChunks())
     args.push_back({spec.rowPtr, i32});
-  args.push_back({spec.colIdx, i32});
+  args.push_back(columnIndexArg(ctx, spec.colIdx));
   Type values = mlir::spperm::getElementType(ctx, spec.valueType);
   args.push_back({spec.values, values});
   if (spec.dense.tau > 0 && spec.dense.width > 0) {

@@ -201,7 +201,7 @@ private:
     Value at = kb.add(r.base, lane);
     Value in = kb.lt(at, r.end);
     r.col = kb.guarded(
-        in, [&] { return kb.load(params.at(spec.colIdx), at); },
+        in, [&] { return kb.loadI32(params.at(spec.colIdx), at); },
         kb.i32(std::numeric_limits<int32_t>::max()));
     r.value = kb.guarded(
         in, [&] { return kb.loadF32(params.at(spec.values), at, 1); },
@@ -371,7 +371,7 @@ mlir::spperm::codegen::emitWindowKernel(gpu::GPUModuleOp module,
   SmallVector<KernelArg> args = {{spec.order, i32}};
   if (spec.colSplits == 1)
     args.push_back({spec.rowPtr, i32});
-  args.append({{spec.colIdx, i32},
+  args.append({columnIndexArg(ctx, spec.colIdx),
                {spec.values, mlir::spperm::getElementType(ctx, spec.valueType)},
                {::spperm::call_arg::kB, operand},
                outputArg(ctx, spec.operandType,

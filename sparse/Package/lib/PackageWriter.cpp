@@ -86,14 +86,21 @@ bool syncDirectory(const std::string &path) {
 }
 
 /// Whether `name` may be a kernel parameter of `layer`: one of its buffers,
-/// or a call argument (Names.h).
+/// a column-index buffer narrowed to 16 bits where every index fits, or a
+/// call argument (Names.h).
 bool isKernelArgName(const PackageLayer &layer, const std::string &name) {
   if (isCallArg(name))
     return true;
+  std::string_view wanted = name;
+  if (std::string_view base = narrowedBuffer(name); !base.empty()) {
+    if (layer.matrix.cols > kMaxNarrowColumns)
+      return false;
+    wanted = base;
+  }
   bool found = false;
   forEachBuffer(layer.matrix, carriesCsr(layer.matrix),
                 [&](std::string_view buffer, const auto &) {
-                  found = found || buffer == name;
+                  found = found || buffer == wanted;
                 });
   return found;
 }

@@ -123,6 +123,14 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "2048 columns and density 0.25, where it was measured to pay), "
            "always or never",
            "::mlir::spperm::RowWindowModeValues()">,
+    Option<"narrowIndices", "narrow-indices",
+           "::mlir::spperm::NarrowIndexMode",
+           /*default=*/"::mlir::spperm::NarrowIndexMode::Auto",
+           "Row and csr-window kernels read their column indices as 16 "
+           "bits, which the runtime narrows from the stored int32 arrays "
+           "when it uploads them (docs/Kernels.md): auto (layers of at most "
+           "65536 columns) or never",
+           "::mlir::spperm::NarrowIndexModeValues()">,
   ];
 }
 

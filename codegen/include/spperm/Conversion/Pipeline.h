@@ -205,6 +205,12 @@ struct SpPermPipelineOptions
                      "layers with K >= 512 of at least 2048 columns and "
                      "density 0.25), always or never"),
       llvm::cl::init(RowWindowMode::Auto), RowWindowModeValues()};
+  Option<NarrowIndexMode> narrowIndices{
+      *this, "narrow-indices",
+      llvm::cl::desc("Row and csr-window kernels read 16-bit column indices "
+                     "(narrowed by the runtime at upload): auto (default: "
+                     "layers of at most 65536 columns) or never"),
+      llvm::cl::init(NarrowIndexMode::Auto), NarrowIndexModeValues()};
 
   Option<std::string> baseDir{
       *this, "base-dir",

@@ -128,6 +128,32 @@ struct RowWindowModeValues {
   }
 };
 
+/// Whether the row and csr-window kernels read column indices as 16 bits
+/// (the runtime narrows the stored int32 arrays at upload; docs/Kernels.md,
+/// "Narrow column indices").
+enum class NarrowIndexMode {
+  /// On every layer of at most 65,536 columns (Names.h, kMaxNarrowColumns).
+  Auto,
+  /// Never: 32-bit indices everywhere.
+  Never,
+};
+
+/// The option value of `mode`: `auto` or `never`.
+StringRef getNarrowIndexModeName(NarrowIndexMode mode);
+
+/// An llvm::cl modifier giving a NarrowIndexMode option its values.
+struct NarrowIndexModeValues {
+  template <typename Opt>
+  void apply(Opt &option) const {
+    static constexpr std::pair<NarrowIndexMode, const char *> kValues[] = {
+        {NarrowIndexMode::Auto, "on layers of at most 65536 columns"},
+        {NarrowIndexMode::Never, "never"}};
+    for (auto [value, help] : kValues)
+      option.getParser().addLiteralOption(getNarrowIndexModeName(value), value,
+                                          help);
+  }
+};
+
 /// The K buckets of a package compiled without --k: 8, 32, 64, 128, 256,
 /// 512.
 std::vector<int64_t> defaultKBuckets();
@@ -165,6 +191,8 @@ struct KernelGenOptions {
   LongRowMode longRows = LongRowMode::Auto;
   /// Whether csr layers with K baked in run the csr-window kernel.
   RowWindowMode rowWindows = RowWindowMode::Auto;
+  /// Whether row and window kernels read 16-bit column indices.
+  NarrowIndexMode narrowIndices = NarrowIndexMode::Auto;
   /// Streaming multiprocessors of the target: rows are shared by several
   /// groups when too few rows would fill them. The H100 SXM's 132 for
   /// every target until the target description carries it (no pass option

@@ -79,6 +79,32 @@ inline constexpr std::string_view kHbpCompetitiveBlocks =
     "hbp.competitive_blocks";
 } // namespace buffer
 
+/// A kernel parameter `<buffer>.u16` takes a column-index array as 16-bit
+/// unsigned integers, which the runtime narrows from the stored int32 array
+/// when it uploads it (docs/Package.md, "Narrow column indices"): allowed
+/// for the csr and residual column indices of a layer of at most
+/// kMaxNarrowColumns columns, so that every index fits.
+inline constexpr std::string_view kNarrowIndexSuffix = ".u16";
+inline constexpr long long kMaxNarrowColumns = 65536;
+inline constexpr std::string_view kCsrColIdxU16 = "csr.col_idx.u16";
+inline constexpr std::string_view kBellResidualColIdxU16 =
+    "bell.residual.col_idx.u16";
+
+/// Whether buffer `name` may be taken narrowed (`name` + kNarrowIndexSuffix).
+inline bool isNarrowableIndex(std::string_view name) {
+  return name == buffer::kCsrColIdx || name == buffer::kBellResidualColIdx;
+}
+
+/// The buffer a kernel parameter `<buffer>.u16` narrows; empty for any
+/// other name.
+inline std::string_view narrowedBuffer(std::string_view arg) {
+  if (arg.size() <= kNarrowIndexSuffix.size() ||
+      arg.substr(arg.size() - kNarrowIndexSuffix.size()) != kNarrowIndexSuffix)
+    return {};
+  std::string_view base = arg.substr(0, arg.size() - kNarrowIndexSuffix.size());
+  return isNarrowableIndex(base) ? base : std::string_view();
+}
+
 /// Kernel parameters the call binds rather than an array of the layer.
 namespace call_arg {
 /// The dense operand B and the result C (1-D memref descriptors).
