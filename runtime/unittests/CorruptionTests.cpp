@@ -193,6 +193,18 @@ TEST(CorruptionTest, CraftedManifests) {
        [](json &m) { m["layers"][0]["source"]["values"] = "random:x"; }},
       {"source.sha256 must be 64 lowercase hex digits",
        [](json &m) { m["layers"][0]["source"]["sha256"] = "ABC"; }},
+      // 16-bit column indices only of the csr or residual column indices,
+      // and only where every column fits.
+      {"'csr.values.u16' is not a buffer of the layer",
+       [](json &m) {
+         m["layers"][0]["kernels"][0]["args"][0] = "csr.values.u16";
+       }},
+      {"'csr.col_idx.u16' narrows column indices to 16 bits, but the layer "
+       "has 70000 columns (at most 65536)",
+       [](json &m) {
+         m["layers"][0]["cols"] = 70000;
+         m["layers"][0]["kernels"][0]["args"][0] = "csr.col_idx.u16";
+       }},
       {"grid must have 3 elements",
        [](json &m) {
          m["layers"][0]["kernels"][0]["grid"] = json::array({1, 1});

@@ -412,6 +412,43 @@ TEST(PackageTest, WriterRefusesBadInput) {
   EXPECT_TRUE(std::filesystem::is_empty(dir.root()));
 }
 
+TEST(PackageTest, NarrowColumnIndicesWhereTheyFit) {
+  // A kernel may take a csr or residual column-index array as 16 bits
+  // (`<buffer>.u16`, docs/Package.md) on a layer of at most 65,536 columns.
+  ScratchDir dir;
+  auto layerWith = [](int32_t cols, std::string arg) {
+    CsrMatrix m = generateUniform(8, cols, 4.0 / cols, 3);
+    PackageLayer layer = makeLayer("a", m, Strategy::Identity, FormatKind::Csr);
+    KernelInfo kernel;
+    kernel.name = "k0";
+    kernel.family = "csr";
+    kernel.variant = "any";
+    kernel.args = {"order", "csr.row_ptr", std::move(arg), "csr.values", "B",
+                   "C", "K"};
+    kernel.blockX = 32;
+    layer.kernels.push_back(kernel);
+    return layer;
+  };
+  PackageOptions o;
+  o.ptx = ".version 8.0\n";
+  const std::string path = dir.path("n.spp");
+  ASSERT_TRUE(writePackage(path, {layerWith(65536, "csr.col_idx.u16")}, o));
+  StatusOr<Package> read = readPackage(path);
+  ASSERT_TRUE(read) << read.message();
+  EXPECT_EQ(read->layers[0].kernels[0].args[2], "csr.col_idx.u16");
+  // One column more, or a buffer that is not column indices: refused.
+  for (auto [cols, arg] :
+       {std::pair<int32_t, std::string>{65537, "csr.col_idx.u16"},
+        {64, "csr.values.u16"},
+        {64, "csr.row_ptr.u16"},
+        {64, "bell.residual.col_idx.u16"}}) {
+    Status s = writePackage(dir.path("x.spp"), {layerWith(cols, arg)}, o);
+    EXPECT_FALSE(s) << arg;
+    EXPECT_NE(s.message().find("takes '" + arg + "'"), std::string::npos)
+        << s.message();
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // External data
 //===----------------------------------------------------------------------===//

@@ -29,7 +29,7 @@ func.func @k128(%b: tensor<64x128xf32>) -> tensor<64x128xf32> {
 // listed column and skips a -1.
 // CHECK-LABEL: func.func @spmv
 // CHECK:         name = "l0_bell_spmv_k1_0", family = "bell-spmv"
-// CHECK-SAME:    args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "bell.block_col", "bell.block_values", "bell.tile_col", "B", "C", "K"]
+// CHECK-SAME:    args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx.u16", "bell.residual.values", "bell.block_col", "bell.block_values", "bell.tile_col", "B", "C", "K"]
 // CHECK-LABEL: gpu.func @l0_bell_spmv_k1_0
 // CHECK-SAME:    %arg6: memref<?xi32>
 // CHECK:         memref.load %arg6

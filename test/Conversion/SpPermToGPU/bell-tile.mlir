@@ -18,7 +18,7 @@
 // row and lane on sm_90, four scalar atomics before it (SM80).
 
 // CHECK-LABEL: func.func @k32
-// CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", variant = "k32", {{.*}}args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}>, #spperm.launch<{{.*}}family = "bell-tile", variant = "k32", {{.*}}zero_output = false, dependent_launch = true, args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0>]
+// CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", variant = "k32", {{.*}}args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx.u16", "bell.residual.values", "B", "C", "K"], {{.*}}>, #spperm.launch<{{.*}}family = "bell-tile", variant = "k32", {{.*}}zero_output = false, dependent_launch = true, args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0>]
 // CHECK:       gpu.func @l0_bell_k32_0
 // CHECK-NOT:     bell.block_values
 // CHECK:         vector.store

@@ -6,7 +6,7 @@
 // stores C once.
 
 // CHECK-LABEL: func.func @layer
-// CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", variant = "k8", {{.*}}args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "bell.block_col", "bell.block_values", "B", "C", "K"]
+// CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", variant = "k8", {{.*}}args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx.u16", "bell.residual.values", "bell.block_col", "bell.block_values", "B", "C", "K"]
 // CHECK:       gpu.func @l0_bell_k8_0
 // CHECK:         %[[W:.*]] = arith.constant 3 : index
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %[[W]] step

@@ -6,7 +6,7 @@
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK:       func.func @layer
 // CHECK:         spperm.spmm {{.*}} {spperm.kernels = [
-// CHECK-SAME:      #spperm.launch<name = "l0_csr_spmv_spmv_0", family = "csr-spmv", variant = "spmv", k_min = 1, k_max = 1, k_align = 1, zero_output = false, dependent_launch = false, args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], grid = [{{[0-9]+}}, 1, 1], block = [256, 1, 1], shared_bytes = 0>
+// CHECK-SAME:      #spperm.launch<name = "l0_csr_spmv_spmv_0", family = "csr-spmv", variant = "spmv", k_min = 1, k_max = 1, k_align = 1, zero_output = false, dependent_launch = false, args = ["order", "csr.row_ptr", "csr.col_idx.u16", "csr.values", "B", "C", "K"], grid = [{{[0-9]+}}, 1, 1], block = [256, 1, 1], shared_bytes = 0>
 // CHECK-SAME:      name = "l0_csr_vec4_g2_1", family = "csr", variant = "vec4.g2", k_min = 4, k_max = 8, k_align = 4
 // CHECK-SAME:      name = "l0_csr_vec4_g8_2", family = "csr", variant = "vec4.g8", k_min = 12, k_max = 32, k_align = 4
 // CHECK-SAME:      name = "l0_csr_vec4_g16_3", family = "csr", variant = "vec4.g16", k_min = 36, k_max = 64, k_align = 4
@@ -15,7 +15,7 @@
 // CHECK:       gpu.module @spperm_kernels
 // SpMV: lanes stride over the row, then a butterfly reduction; lane 0
 // stores C[order[row]].
-// CHECK:         gpu.func @l0_csr_spmv_spmv_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: index) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK:         gpu.func @l0_csr_spmv_spmv_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf32>, %{{.*}}: index) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // CHECK:           scf.for
 // CHECK:             arith.mulf {{.*}} fastmath<contract>
 // CHECK:           nvvm.shfl.sync bfly

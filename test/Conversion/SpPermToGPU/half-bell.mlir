@@ -13,7 +13,7 @@
 // CHECK:         spperm.kernels = [#spperm.launch<name = "[[TILE:l0_bell_tile_k512_[0-9]+]]", family = "bell-tile", variant = "k512"
 // CHECK-SAME:      zero_output = true, dependent_launch = false, args = ["order", "bell.block_col", "bell.block_values", "B", "acc", "K"]
 // CHECK-SAME:      #spperm.launch<name = "[[ROW:l0_bell_k512_[0-9]+]]", family = "bell", variant = "k512"
-// CHECK-SAME:      zero_output = false, dependent_launch = true, args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "acc", "K"]
+// CHECK-SAME:      zero_output = false, dependent_launch = true, args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx.u16", "bell.residual.values", "B", "C", "acc", "K"]
 // CHECK-NOT:     bell-mma
 // CHECK:       gpu.func @[[ROW]](
 // CHECK-SAME:      %{{.*}}: memref<?xbf16>, %[[C:.*]]: memref<?xbf16>, %[[ACC:.*]]: memref<?xf32>, %{{.*}}: index)
@@ -45,7 +45,7 @@ func.func @bell(%b: tensor<64x512xbf16>) -> tensor<64x512xbf16> {
 // CHECK:         spperm.kernels = [#spperm.launch<name = "[[TILE:l0_bell_tile_k512_[0-9]+]]", family = "bell-tile"
 // CHECK-SAME:      zero_output = false, dependent_launch = false, args = ["order", "bell.block_col", "bell.block_values", "B", "acc", "K"]
 // CHECK-SAME:      family = "bell", variant = "k512"
-// CHECK-SAME:      args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "acc", "K"]
+// CHECK-SAME:      args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx.u16", "bell.residual.values", "B", "C", "acc", "K"]
 // CHECK:       gpu.func @[[TILE]](%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %[[VALUES:.*]]: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %[[ACC:.*]]: memref<?xf32>, %{{.*}}: index)
 // CHECK:           memref.load %[[VALUES]]
 // CHECK:           arith.extf %{{.*}} : bf16 to f32
@@ -68,7 +68,7 @@ func.func @one_part(%b: tensor<64x512xbf16>) -> tensor<64x512xbf16> {
 
 // CHECK-LABEL: func.func @narrow
 // CHECK:         spperm.kernels = [#spperm.launch<name = "l0_bell_k32_0", family = "bell", variant = "k32"
-// CHECK-SAME:      args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "bell.block_col", "bell.block_values", "B", "C", "K"]
+// CHECK-SAME:      args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx.u16", "bell.residual.values", "bell.block_col", "bell.block_values", "B", "C", "K"]
 // CHECK-NOT:     bell-tile
 // CHECK-NOT:     "acc"
 // CHECK:       gpu.func @l0_bell_k32_0

@@ -12,9 +12,9 @@
 
 // CHECK-LABEL: func.func @bf16
 // CHECK:         spperm.kernels = [#spperm.launch<name = "[[ROW:l0_csr_k32_[0-9]+]]", family = "csr", variant = "k32"
-// CHECK-SAME:      zero_output = false, dependent_launch = false, args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "acc", "K"]
+// CHECK-SAME:      zero_output = false, dependent_launch = false, args = ["order", "csr.row_ptr", "csr.col_idx.u16", "csr.values", "B", "C", "acc", "K"]
 // CHECK-SAME:      #spperm.launch<name = "[[SPLIT:l0_csr_split_k32_[0-9]+]]", family = "csr-split", variant = "k32"
-// CHECK-SAME:      zero_output = false, dependent_launch = true, args = ["order", "csr.col_idx", "csr.values", "B", "acc", "K"]
+// CHECK-SAME:      zero_output = false, dependent_launch = true, args = ["order", "csr.col_idx.u16", "csr.values", "B", "acc", "K"]
 // CHECK-SAME:      #spperm.launch<name = "[[ROUND:l0_round_k32_[0-9]+]]", family = "round", variant = "k32"
 // CHECK-SAME:      zero_output = false, dependent_launch = true, args = ["order", "acc", "C", "K"], grid = [1, 1, 1]
 // CHECK:       gpu.module @spperm_kernels
@@ -55,9 +55,9 @@ func.func @bf16(%b: tensor<1024x32xbf16>) -> tensor<64x32xbf16> {
 
 // CHECK-LABEL: func.func @f16_spmv
 // CHECK:         spperm.kernels = [#spperm.launch<name = "[[ROW:l0_csr_spmv_k1_[0-9]+]]", family = "csr-spmv", variant = "k1"
-// CHECK-SAME:      zero_output = false, dependent_launch = false, args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "acc", "K"]
+// CHECK-SAME:      zero_output = false, dependent_launch = false, args = ["order", "csr.row_ptr", "csr.col_idx.u16", "csr.values", "B", "acc", "K"]
 // CHECK-SAME:      #spperm.launch<name = "[[SPLIT:l0_csr_spmv_split_k1_[0-9]+]]", family = "csr-spmv-split", variant = "k1"
-// CHECK-SAME:      args = ["order", "csr.col_idx", "csr.values", "B", "acc", "K"]
+// CHECK-SAME:      args = ["order", "csr.col_idx.u16", "csr.values", "B", "acc", "K"]
 // CHECK-SAME:      #spperm.launch<name = "[[ROUND:l0_round_k1_[0-9]+]]", family = "round", variant = "k1"
 // CHECK-SAME:      dependent_launch = true, args = ["acc", "C", "K"]
 // CHECK:         gpu.func @[[ROW]]({{.*}}%{{[^:]*}}: memref<?xf16>, %[[ACC:[^:]*]]: memref<?xf32>, %{{[^:]*}}: index)

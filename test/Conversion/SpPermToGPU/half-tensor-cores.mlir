@@ -12,7 +12,7 @@
 // CHECK:         spperm.kernels = [#spperm.launch<name = "[[MMA:l0_bell_mma_k32_bf16_[0-9]+]]", family = "bell-bf16", variant = "k32.bf16", k_min = 32, k_max = 32, k_align = 8
 // CHECK-SAME:      zero_output = true, dependent_launch = false, args = ["order", "bell.block_col", "bell.block_values", "B", "acc", "K"]
 // CHECK-SAME:      #spperm.launch<name = "[[ROW:l0_bell_k32_bf16_[0-9]+]]", family = "bell", variant = "k32.bf16"
-// CHECK-SAME:      dependent_launch = true, args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "acc", "K"]
+// CHECK-SAME:      dependent_launch = true, args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx.u16", "bell.residual.values", "B", "C", "acc", "K"]
 // CHECK:       gpu.func @[[ROW]](
 // CHECK:           vector.load %{{.*}} : memref<?xf32>, vector<8xf32>
 // CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>

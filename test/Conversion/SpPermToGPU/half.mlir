@@ -8,14 +8,14 @@
 // CHECK-LABEL: func.func @f16
 // CHECK:         spperm.kernels = [
 // CHECK-SAME:      variant = "spmv", k_min = 1, k_max = 1, k_align = 1
-// CHECK-SAME:      args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"]
+// CHECK-SAME:      args = ["order", "csr.row_ptr", "csr.col_idx.u16", "csr.values", "B", "C", "K"]
 // CHECK-SAME:      name = "l0_csr_vec8_g1_1", family = "csr", variant = "vec8.g1", k_min = 8, k_max = 8, k_align = 8
 // CHECK-SAME:      name = "l0_csr_vec8_g4_2", family = "csr", variant = "vec8.g4", k_min = 16, k_max = 32, k_align = 8
 // CHECK-SAME:      name = "l0_csr_vec8_g8_3", family = "csr", variant = "vec8.g8", k_min = 40, k_max = 64, k_align = 8
 // CHECK-SAME:      name = "l0_csr_vec8_g16_4", family = "csr", variant = "vec8.g16", k_min = 72, k_max = 0, k_align = 8
 // CHECK-SAME:      name = "l0_csr_vec4_g2_5", family = "csr", variant = "vec4.g2", k_min = 4, k_max = 8, k_align = 4
 // CHECK-SAME:      variant = "scalar.g32"
-// CHECK:       gpu.func @l0_csr_spmv_spmv_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: index)
+// CHECK:       gpu.func @l0_csr_spmv_spmv_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xf16>, %{{.*}}: memref<?xf16>, %{{.*}}: index)
 // CHECK:           memref.load %{{.*}} : memref<?xf16>
 // CHECK:           arith.extf %{{.*}} : f16 to f32
 // CHECK:           arith.truncf %{{.*}} : f32 to f16
@@ -43,7 +43,7 @@ func.func @f16(%b: tensor<64x?xf16>) -> tensor<64x?xf16> {
 
 // CHECK-LABEL: func.func @bf16
 // CHECK:         spperm.kernels = [#spperm.launch<name = "l0_csr_k32_0", family = "csr", variant = "k32"
-// CHECK:       gpu.func @l0_csr_k32_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: index)
+// CHECK:       gpu.func @l0_csr_k32_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: index)
 // CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c32
 // CHECK:           vector.load %{{.*}} : memref<?xbf16>, vector<8xbf16>
 // CHECK:           arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
@@ -60,7 +60,7 @@ func.func @bf16(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
 // values array is bf16 too, each value widened exactly as it is read.
 
 // CHECK-LABEL: func.func @bf16_values
-// CHECK:       gpu.func @l0_csr_k16_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: index)
+// CHECK:       gpu.func @l0_csr_k16_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: index)
 // CHECK:           memref.load %{{.*}} : memref<?xbf16>
 // CHECK:           arith.extf %{{.*}} : bf16 to f32
 // CHECK:           vector.load %{{.*}} : memref<?xbf16>, vector<8xbf16>

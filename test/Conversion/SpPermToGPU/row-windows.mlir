@@ -11,7 +11,7 @@
 // of entries in the chunk is counted by a ballot. One column range: the sums are stored, C is not
 // cleared first. Mode auto keeps the row kernels here (64 columns).
 // ALWAYS-LABEL: func.func @windows
-// ALWAYS:         name = "l0_csr_window_k256_0", family = "csr-window", variant = "k256", {{.*}}zero_output = false, {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], grid = [2, 1, 1], block = [256, 1, 1]
+// ALWAYS:         name = "l0_csr_window_k256_0", family = "csr-window", variant = "k256", {{.*}}zero_output = false, {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx.u16", "csr.values", "B", "C", "K"], grid = [2, 1, 1], block = [256, 1, 1]
 // ALWAYS-LABEL: gpu.func @l0_csr_window_k256_0
 // ALWAYS-SAME:    workgroup(%{{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>
 // ALWAYS-COUNT-4: nvgpu.device_async_copy {{.*}} {bypassL1}
@@ -92,7 +92,7 @@ func.func @sparse(%b: tensor<1024x128xf32>) -> tensor<64x128xf32> {
 // (8 elements a copy) into 2 x 32 x 256 bf16 of shared memory, widened
 // when read, and C is rounded once where it is stored.
 // ALWAYS-LABEL: func.func @windows_bf16
-// ALWAYS:         name = "l0_csr_window_k256_0", family = "csr-window", variant = "k256", {{.*}}zero_output = false, {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], grid = [2, 1, 1]
+// ALWAYS:         name = "l0_csr_window_k256_0", family = "csr-window", variant = "k256", {{.*}}zero_output = false, {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx.u16", "csr.values", "B", "C", "K"], grid = [2, 1, 1]
 // ALWAYS-LABEL: gpu.func @l0_csr_window_k256_0
 // ALWAYS-SAME:    memref<?xbf16>, %{{[^:]*}}: memref<?xbf16>, %{{[^:]*}}: memref<?xbf16>, %{{[^:]*}}: index) workgroup(%{{.*}} : memref<16384xbf16, #gpu.address_space<workgroup>>
 // ALWAYS-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<16384xbf16, #gpu.address_space<workgroup>>
@@ -112,7 +112,7 @@ func.func @windows_bf16(%b: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
 // (cleared first; two 4-wide reductions per 8 sums, 4 rows a warp) and a round kernel
 // rounds it into C.
 // ALWAYS-LABEL: func.func @sparse_f16
-// ALWAYS:         name = "[[WINDOW:l0_csr_window_k512_[0-9]+]]", family = "csr-window", variant = "k512", {{.*}}zero_output = true, {{.*}}args = ["order", "csr.col_idx", "csr.values", "B", "acc", "K"]
+// ALWAYS:         name = "[[WINDOW:l0_csr_window_k512_[0-9]+]]", family = "csr-window", variant = "k512", {{.*}}zero_output = true, {{.*}}args = ["order", "csr.col_idx.u16", "csr.values", "B", "acc", "K"]
 // ALWAYS-SAME:    name = "l0_round_k512_{{[0-9]+}}", family = "round", variant = "k512", {{.*}}dependent_launch = true, args = ["acc", "C", "K"]
 // ALWAYS:         gpu.func @[[WINDOW]]
 // ALWAYS-SAME:    %{{[^:]*}}: memref<?xf16>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: index) workgroup(%{{.*}} : memref<16384xf16, #gpu.address_space<workgroup>>

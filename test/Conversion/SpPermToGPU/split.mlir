@@ -13,7 +13,7 @@
 // table baked into the module: (row 5, begin, end) x 4.
 
 // CHECK-LABEL: func.func @long
-// CHECK:         spperm.kernels = [#spperm.launch<name = "l0_csr_k32_1", family = "csr", variant = "k32", {{.*}}zero_output = false, {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], {{.*}}>, #spperm.launch<name = "l0_csr_split_k32_2", family = "csr-split", variant = "k32", {{.*}}zero_output = false, dependent_launch = true, args = ["order", "csr.col_idx", "csr.values", "B", "C", "K"], grid = [4, 1, 1], block = [256, 1, 1], shared_bytes = 0>]
+// CHECK:         spperm.kernels = [#spperm.launch<name = "l0_csr_k32_1", family = "csr", variant = "k32", {{.*}}zero_output = false, {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx.u16", "csr.values", "B", "C", "K"], {{.*}}>, #spperm.launch<name = "l0_csr_split_k32_2", family = "csr-split", variant = "k32", {{.*}}zero_output = false, dependent_launch = true, args = ["order", "csr.col_idx.u16", "csr.values", "B", "C", "K"], grid = [4, 1, 1], block = [256, 1, 1], shared_bytes = 0>]
 // CHECK:       gpu.module @spperm_kernels
 // CHECK:         memref.global "private" constant @l0_chunks_0 : memref<12xi32> = dense<[5, [[B:[0-9]+]], [[E1:[0-9]+]], 5, [[E1]], [[E2:[0-9]+]], 5, [[E2]], [[E3:[0-9]+]], 5, [[E3]], {{[0-9]+}}]> {alignment = 16 : i64}
 // The row kernel: rows longer than 512 entries get an empty range.
@@ -54,7 +54,7 @@ func.func @long(%b: tensor<1024x32xf32>) -> tensor<64x32xf32> {
 // barriers) before one plain store; the other rows' CTAs come after it and
 // skip the row (cmpi sgt 128, then xori: not valid). One launch.
 // AUTO-LABEL: func.func @long
-// AUTO:         spperm.kernels = [#spperm.launch<name = "l0_csr_k32_0", family = "csr+long", {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"], grid = [3, 1, 1]
+// AUTO:         spperm.kernels = [#spperm.launch<name = "l0_csr_k32_0", family = "csr+long", {{.*}}args = ["order", "csr.row_ptr", "csr.col_idx.u16", "csr.values", "B", "C", "K"], grid = [3, 1, 1]
 // AUTO-NOT:     csr-split
 // AUTO:         memref.global "private" constant @l0_long_rows_1 : memref<1xi32> = dense<5>
 // AUTO:         gpu.func @l0_csr_k32_0({{.*}}) workgroup(%[[PARTIALS:.*]] : memref<256xf32, #gpu.address_space<workgroup>>

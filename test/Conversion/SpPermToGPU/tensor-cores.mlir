@@ -13,7 +13,7 @@
 // red.global.add.v2.f32.
 
 // TF32-LABEL: func.func @layer
-// TF32:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", variant = "k32.tf32", {{.*}}args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values", "B", "C", "K"], {{.*}}>, #spperm.launch<{{.*}}family = "bell-tf32", variant = "k32.tf32", {{.*}}k_align = 8, zero_output = false, dependent_launch = true, args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], grid = [2, 1, 1], block = [128, 1, 1], {{.*}}>, {{.*}}variant = "k32"
+// TF32:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", variant = "k32.tf32", {{.*}}args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx.u16", "bell.residual.values", "B", "C", "K"], {{.*}}>, #spperm.launch<{{.*}}family = "bell-tf32", variant = "k32.tf32", {{.*}}k_align = 8, zero_output = false, dependent_launch = true, args = ["order", "bell.block_col", "bell.block_values", "B", "C", "K"], grid = [2, 1, 1], block = [128, 1, 1], {{.*}}>, {{.*}}variant = "k32"
 // TF32:       gpu.func @l0_bell_k32_tf32_0
 // TF32:         nvvm.shfl.sync idx
 // TF32:       gpu.func @l0_bell_mma_k32_tf32_1({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
