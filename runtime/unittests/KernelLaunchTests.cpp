@@ -245,19 +245,20 @@ TEST(ChooseLaunchTest, LibraryCandidatesByElementType) {
   }
   EXPECT_FALSE(denseComputes(ValueType::F16, ValueType::BF16));
   // Which cuSPARSE algorithms round a 16-bit C once (the others are
-  // baselines): every fp32 and f16 one; of bf16, SpMV and CSR_ALG3.
+  // baselines): every fp32 one; of f16 and bf16, SpMV and CSR_ALG3.
   for (const char *name :
        {"cusparse-spmm-default", "cusparse-spmm-csr-alg2",
         "cusparse-spmm-csr-alg3", "cusparse-spmv-default",
-        "cusparse-spmv-csr-alg1", "cusparse-spmv-csr-alg2"}) {
+        "cusparse-spmv-csr-alg1", "cusparse-spmv-csr-alg2"})
     EXPECT_TRUE(cusparseRoundsOnce(name, ValueType::F32)) << name;
-    EXPECT_TRUE(cusparseRoundsOnce(name, ValueType::F16)) << name;
+  for (ValueType t : {ValueType::F16, ValueType::BF16}) {
+    EXPECT_FALSE(cusparseRoundsOnce("cusparse-spmm-default", t));
+    EXPECT_FALSE(cusparseRoundsOnce("cusparse-spmm-csr-alg2", t));
+    EXPECT_TRUE(cusparseRoundsOnce("cusparse-spmm-csr-alg3", t));
+    EXPECT_TRUE(cusparseRoundsOnce("cusparse-spmv-default", t));
+    EXPECT_TRUE(cusparseRoundsOnce("cusparse-spmv-csr-alg1", t));
+    EXPECT_TRUE(cusparseRoundsOnce("cusparse-spmv-csr-alg2", t));
   }
-  EXPECT_FALSE(cusparseRoundsOnce("cusparse-spmm-default", ValueType::BF16));
-  EXPECT_FALSE(cusparseRoundsOnce("cusparse-spmm-csr-alg2", ValueType::BF16));
-  EXPECT_TRUE(cusparseRoundsOnce("cusparse-spmm-csr-alg3", ValueType::BF16));
-  EXPECT_TRUE(cusparseRoundsOnce("cusparse-spmv-default", ValueType::BF16));
-  EXPECT_TRUE(cusparseRoundsOnce("cusparse-spmv-csr-alg2", ValueType::BF16));
 
   // A checked 16-bit layer keeps its CSR on the device for the dense
   // candidate; with fp32 values (a baseline only) it does not.

@@ -3,15 +3,17 @@
 
 Reads spperm-verify `bench` lines of packages NAME.auto.auto.spp (fp32),
 NAME.f16.spp and NAME.bf16.spp (compiled with --dtype; values of that type),
-NAME.bf16v32.spp (--values-dtype f32) and NAME.bf16kN.spp (--k N) and
-prints, per K and package kind, geomeans (min, count below 1) of:
+NAME.bf16v32.spp (--values-dtype f32), NAME.bf16kN.spp (--k N) and
+NAME.f32wide.spp / NAME.bf16wide.spp (--narrow-indices never) and prints, per K and package kind, geomeans (min, count below 1) of:
   - speedup over the best cuSPARSE algorithm at the same dtype (A, B and C
     of that type, fp32 compute), paired (timed right after the package);
   - speedup over the faster of cuSPARSE and dense cuBLAS GEMM at the dtype;
   - the 16-bit package's time over the fp32 package's (same matrix, K),
     over all matrices and over those memory-bound in fp32 (working set
     above the L2, or fp32 time at least 2x the launch floor).
-Usage: half.py verify.log [verify.log ...]
+Usage: half.py [--base KIND] verify.log [verify.log ...]
+  --base KIND: the package kind the time ratios divide by and whose time
+  decides "memory-bound" (default f32, the NAME.auto.auto.spp packages).
 """
 import math
 import re
@@ -31,14 +33,18 @@ def geo(xs):
 
 def main():
     rows = {}
-    for path in sys.argv[1:]:
+    args = sys.argv[1:]
+    base = "f32"
+    if args[:1] == ["--base"]:
+        base, args = args[1], args[2:]
+    for path in args:
         for line in open(path):
             if not line.startswith("bench "):
                 continue
             f = line.split()
             pkg = f[1].rsplit("/", 1)[-1]
             kv = dict(t.split("=", 1) for t in f[3:] if "=" in t)
-            m = re.match(r"(.*)\.(auto\.auto|f16|bf16|bf16v32|bf16k\d+)\.spp$",
+            m = re.match(r"(.*)\.(auto\.auto|f16|bf16|bf16v32|bf16k\d+|f32wide|bf16wide)\.spp$",
                          pkg)
             if not m:
                 continue
@@ -55,7 +61,7 @@ def main():
             }
     ks = sorted({k for (_, _, k) in rows})
     print("| K | dtype | n | vs cuSPARSE (same dtype) | vs faster of cuSPARSE and dense | "
-          "time / fp32 time | same, memory-bound in fp32 (n) |")
+          f"time / {base} time | same, memory-bound in {base} (n) |")
     print("|---|---|---|---|---|---|---|")
     for k in ks:
         kinds = sorted({d for (_, d, kk) in rows if kk == k},
@@ -69,8 +75,8 @@ def main():
                     vs.append(r["cusparse"] / r["spperm"])
                     lib = min(x for x in (r["cusparse"], r["dense"]) if x > 0)
                     vsd.append(lib / r["spperm"])
-                f32 = rows.get((name, "f32", k))
-                if dtype != "f32" and f32 and f32["spperm"] > 0:
+                f32 = rows.get((name, base, k))
+                if dtype != base and f32 and f32["spperm"] > 0:
                     q = r["spperm"] / f32["spperm"]
                     ratio.append(q)
                     ws = 8 * r["nnz"] + 4 * (r["cols"] + r["rows"]) * k
