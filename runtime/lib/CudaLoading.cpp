@@ -16,8 +16,6 @@
 #include "CudaBackendImpl.h"
 
 #include <atomic>
-
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -159,51 +157,36 @@ sprt_status CudaBackend::uploadArrays(const PackageLayer &layer,
                                       DeviceLayer &device) {
   if (device.resident)
     return SPRT_OK;
-  std::set<std::string_view> wanted;
-  for (const KernelInfo &kernel : layer.kernels)
-    if (isGenerated(kernel))
-      wanted.insert(kernel.args.begin(), kernel.args.end());
   device.arrays.clear();
   device.spans.clear();
   device.arrayBytes = 0;
-  for (const LayerBuffer &buffer : layerBuffers(layer)) {
-    // Column indices taken as 16 bits (docs/Package.md, "Narrow column
-    // indices"): the reader checked that the layer's columns fit, and the
-    // format's verifier that every index is below them.
-    const std::string narrowName =
-        std::string(buffer.name) + std::string(kNarrowIndexSuffix);
-    if (isNarrowableIndex(buffer.name) && wanted.count(narrowName)) {
-      const auto *indices = static_cast<const int32_t *>(buffer.data);
-      std::vector<uint16_t> narrow(buffer.count);
-      for (size_t i = 0; i < narrow.size(); ++i)
-        narrow[i] = static_cast<uint16_t>(indices[i]);
-      DeviceBuffer array;
-      const uint64_t bytes = narrow.size() * sizeof(uint16_t);
-      SPRT_RETURN_IF_ERROR(array.upload(d, narrow.data(), bytes));
-      device.spans[narrowName] = {array.get(),
-                                  static_cast<int64_t>(buffer.count)};
-      device.arrays.push_back(std::move(array));
-      device.arrayBytes += bytes;
-    }
-    if (!wanted.count(buffer.name))
-      continue;
-    uint64_t bytes = buffer.bytes();
+  // What the kernels take (uploadedArrays): 16-bit values uploaded in their
+  // type, which holds them exactly; column indices narrowed to 16 bits
+  // where a kernel takes them so (docs/Package.md, "Narrow column
+  // indices": the reader checked that the layer's columns fit, and the
+  // format's verifier that every index is below them).
+  for (const UploadedArray &wanted : uploadedArrays(layer)) {
+    const LayerBuffer &buffer = wanted.buffer;
     DeviceBuffer array;
-    if (layer.valueType != ValueType::F32 && buffer.dtype == "f32") {
-      // 16-bit values (every f32 array of a csr or bell layer is values):
-      // uploaded in their type, which holds them exactly.
-      const auto *values = static_cast<const float *>(buffer.data);
-      std::vector<uint16_t> bits(buffer.count);
-      narrowArray(values, bits.size(), layer.valueType, bits.data());
-      bytes = bits.size() * sizeof(uint16_t);
-      SPRT_RETURN_IF_ERROR(array.upload(d, bits.data(), bytes));
+    if (!wanted.twoBytes) {
+      SPRT_RETURN_IF_ERROR(array.upload(d, buffer.data, buffer.bytes()));
     } else {
-      SPRT_RETURN_IF_ERROR(array.upload(d, buffer.data, bytes));
+      std::vector<uint16_t> narrow(buffer.count);
+      if (buffer.dtype == "f32") {
+        narrowArray(static_cast<const float *>(buffer.data), narrow.size(),
+                    layer.valueType, narrow.data());
+      } else {
+        const auto *indices = static_cast<const int32_t *>(buffer.data);
+        for (size_t i = 0; i < narrow.size(); ++i)
+          narrow[i] = static_cast<uint16_t>(indices[i]);
+      }
+      SPRT_RETURN_IF_ERROR(
+          array.upload(d, narrow.data(), narrow.size() * sizeof(uint16_t)));
     }
-    device.spans[std::string(buffer.name)] = {
-        array.get(), static_cast<int64_t>(buffer.count)};
+    device.spans[wanted.name] = {array.get(),
+                                 static_cast<int64_t>(buffer.count)};
     device.arrays.push_back(std::move(array));
-    device.arrayBytes += bytes;
+    device.arrayBytes += wanted.bytes();
   }
   device.resident = true;
   residentBytes += device.arrayBytes;

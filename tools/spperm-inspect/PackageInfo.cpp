@@ -86,12 +86,14 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
     for (size_t i = 0; i <= layer.alternatives.size(); ++i) {
       const PackageLayer &v = layer.variant(i);
       const uint64_t bytes = arrayBytes(v);
-      device += bytes;
+      const uint64_t gpuBytes = uploadedArrayBytes(v);
+      device += gpuBytes;
       variants.push_back({{"variant", i},
                           {"strategy", std::string(strategyCliName(
                                            v.permutation.strategy))},
                           {"format", describeFormat(v)},
                           {"array_bytes", bytes},
+                          {"gpu_bytes", gpuBytes},
                           {"kernels", v.kernels.size()},
                           {"tensor_cores", std::string(tensorCoreFamily(v))}});
     }
@@ -157,11 +159,14 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
       const std::string what =
           index == 0 ? "own" : "alternative " + std::to_string(index);
       const std::string tensorCores = v["tensor_cores"].get<std::string>();
-      std::printf("  %-13s %-10s %-44s %12llu bytes, %zu kernels%s%s\n",
+      std::printf("  %-13s %-10s %-44s %12llu bytes (%llu on the GPU), %zu "
+                  "kernels%s%s\n",
                   what.c_str(), v["strategy"].get<std::string>().c_str(),
                   v["format"].get<std::string>().c_str(),
                   static_cast<unsigned long long>(
                       v["array_bytes"].get<uint64_t>()),
+                  static_cast<unsigned long long>(
+                      v["gpu_bytes"].get<uint64_t>()),
                   v["kernels"].get<size_t>(),
                   tensorCores.empty() ? "" : ", tensor cores: ",
                   tensorCores.c_str());

@@ -123,17 +123,17 @@ public:
 
   // Memory (1-D memrefs).
   Value load(Value memref, Value i) { return memref::LoadOp::create(b, memref, i); }
-  /// Loads an integer element as i32: i32 as it is, narrower ones (the
-  /// 16-bit column indices, always unsigned) zero-extended.
-  Value loadI32(Value memref, Value i) {
+  /// Loads an integer element, zero-extended to i32 when narrower (the
+  /// 16-bit column indices, always unsigned); i32 and i64 as they are.
+  Value loadInteger(Value memref, Value i) {
     Value v = load(memref, i);
     if (v.getType().getIntOrFloatBitWidth() < 32)
       v = arith::ExtUIOp::create(b, b.getI32Type(), v);
     return v;
   }
-  /// Loads an integer element and casts it to index (loadI32's widening
-  /// for narrow ones).
-  Value loadIndex(Value memref, Value i) { return toIndex(loadI32(memref, i)); }
+  /// Loads an integer element and casts it to index (narrower than 32 bits
+  /// zero-extended first, as loadInteger does).
+  Value loadIndex(Value memref, Value i) { return toIndex(loadInteger(memref, i)); }
   /// Loads `width` consecutive elements from `memref[i]` (one vector load
   /// aligned to its size, or a scalar when width is 1) as f32 (vector<width
   /// x f32>): f16 and bf16 memrefs are widened exactly.

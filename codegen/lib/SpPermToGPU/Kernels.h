@@ -26,9 +26,9 @@
 
 namespace mlir::spperm::codegen {
 
-/// One parameter of a kernel: its name in the package ABI (a buffer name,
-/// "B", "C" or "K") and its element type (i32, i64 or f32 for buffers;
-/// index for K).
+/// One parameter of a kernel: its name in the package ABI (a buffer name, a
+/// narrowed column-index name, "B", "C", "K", "tickets" or "acc") and its
+/// element type (i16, i32, i64, f32, f16 or bf16 for arrays; index for K).
 struct KernelArg {
   KernelArg(std::string_view name, Type type) : name(name), type(type) {}
   std::string name;

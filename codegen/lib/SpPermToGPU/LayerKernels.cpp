@@ -297,8 +297,8 @@ private:
     if (options.narrowIndices == NarrowIndexMode::Auto &&
         m.cols <= ::spperm::kMaxNarrowColumns)
       rm.colIdxName = m.kind == FormatKind::Csr
-                          ? ::spperm::kCsrColIdxU16
-                          : ::spperm::kBellResidualColIdxU16;
+                          ? ::spperm::buffer::kCsrColIdxU16
+                          : ::spperm::buffer::kBellResidualColIdxU16;
     // 16-bit operands: vector classes of 8 columns a lane (16 bytes).
     const int64_t vecWidth = vectorWidth();
     // 16-bit operands go to the tensor cores as they are, so their values

@@ -352,7 +352,7 @@ private:
                   Value q = kb.add(p, lane);
                   Value in = kb.lt(q, s.end);
                   Value c = kb.guarded(
-                      in, [&] { return kb.loadI32(colIdx, q); }, kb.i32(0));
+                      in, [&] { return kb.loadInteger(colIdx, q); }, kb.i32(0));
                   Value v = kb.guarded(
                       in, [&] { return kb.loadF32(values, q, 1); }, kb.f32(0.0f));
                   Value n = kb.min(kb.idx(spec.lanes), kb.sub(s.end, p));

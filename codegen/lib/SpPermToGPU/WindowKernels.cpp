@@ -201,7 +201,7 @@ private:
     Value at = kb.add(r.base, lane);
     Value in = kb.lt(at, r.end);
     r.col = kb.guarded(
-        in, [&] { return kb.loadI32(params.at(spec.colIdx), at); },
+        in, [&] { return kb.loadInteger(params.at(spec.colIdx), at); },
         kb.i32(std::numeric_limits<int32_t>::max()));
     r.value = kb.guarded(
         in, [&] { return kb.loadF32(params.at(spec.values), at, 1); },

@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <set>
+#include <string>
 #include <type_traits>
 
 using namespace spperm;
@@ -131,6 +133,33 @@ uint64_t spperm::arrayBytes(const PackageLayer &variant) {
   uint64_t bytes = 0;
   for (const LayerBuffer &b : layerBuffers(variant))
     bytes += b.bytes();
+  return bytes;
+}
+
+std::vector<UploadedArray> spperm::uploadedArrays(const PackageLayer &variant) {
+  std::set<std::string_view> wanted;
+  for (const KernelInfo &kernel : variant.kernels)
+    if (kernel.variant != kCusparse)
+      wanted.insert(kernel.args.begin(), kernel.args.end());
+  std::vector<UploadedArray> arrays;
+  for (const LayerBuffer &buffer : layerBuffers(variant)) {
+    std::string narrow =
+        std::string(buffer.name) + std::string(kNarrowIndexSuffix);
+    if (isNarrowableIndex(buffer.name) && wanted.count(narrow))
+      arrays.push_back({std::move(narrow), buffer, /*twoBytes=*/true});
+    if (wanted.count(buffer.name))
+      // Every f32 array of a csr or bell layer is values.
+      arrays.push_back({std::string(buffer.name), buffer,
+                        variant.valueType != ValueType::F32 &&
+                            buffer.dtype == "f32"});
+  }
+  return arrays;
+}
+
+uint64_t spperm::uploadedArrayBytes(const PackageLayer &variant) {
+  uint64_t bytes = 0;
+  for (const UploadedArray &array : uploadedArrays(variant))
+    bytes += array.bytes();
   return bytes;
 }
 

@@ -86,17 +86,14 @@ bool syncDirectory(const std::string &path) {
 }
 
 /// Whether `name` may be a kernel parameter of `layer`: one of its buffers,
-/// a column-index buffer narrowed to 16 bits where every index fits, or a
-/// call argument (Names.h).
+/// a column-index buffer narrowed to 16 bits (whose layer must have few
+/// enough columns, checked apart), or a call argument (Names.h).
 bool isKernelArgName(const PackageLayer &layer, const std::string &name) {
   if (isCallArg(name))
     return true;
   std::string_view wanted = name;
-  if (std::string_view base = narrowedBuffer(name); !base.empty()) {
-    if (layer.matrix.cols > kMaxNarrowColumns)
-      return false;
+  if (std::string_view base = narrowedBuffer(name); !base.empty())
     wanted = base;
-  }
   bool found = false;
   forEachBuffer(layer.matrix, carriesCsr(layer.matrix),
                 [&](std::string_view buffer, const auto &) {
@@ -259,13 +256,23 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
         k.kAlign > kMaxIndex)
       return Status::error(where + "kernel " + inQuotes(k.name) +
                            " has an invalid K condition");
-    for (const std::string &arg : k.args)
+    for (const std::string &arg : k.args) {
+      if (!narrowedBuffer(arg).empty() &&
+          layer.matrix.cols > kMaxNarrowColumns)
+        return Status::error(where + "kernel " + inQuotes(k.name) +
+                             " takes " + inQuotes(arg) +
+                             ", which narrows column indices to 16 bits, but "
+                             "the layer has " +
+                             std::to_string(layer.matrix.cols) +
+                             " columns (at most " +
+                             std::to_string(kMaxNarrowColumns) + ")");
       if (!isKernelArgName(layer, arg))
         return Status::error(where + "kernel " + inQuotes(k.name) +
                              " takes " + inQuotes(arg) +
                              ", which is not a buffer of the layer, B, C, K, " +
                              std::string(call_arg::kTickets) + " or " +
                              std::string(call_arg::kAccumulator));
+    }
   }
   return Status::ok();
 }

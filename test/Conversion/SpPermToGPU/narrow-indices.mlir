@@ -14,6 +14,11 @@
 // BAD: for the --narrow-indices option: Cannot find option named 'bogus'!
 
 // CHECK-LABEL: func.func @fits
+// BELL-LABEL:   func.func @fits
+// BELL:           args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx.u16", "bell.residual.values",
+// BELL:         gpu.func @l0_bell_k32_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %[[RES:.*]]: memref<?xi16>,
+// BELL:           %[[C:.*]] = memref.load %[[RES]][%{{.*}}] : memref<?xi16>
+// BELL-NEXT:      arith.extui %[[C]] : i16 to i32
 // CHECK:         args = ["order", "csr.row_ptr", "csr.col_idx.u16", "csr.values", "B", "C", "K"]
 // CHECK:       gpu.func @l0_csr_k32_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %[[COL:.*]]: memref<?xi16>,
 // CHECK:         %[[C:.*]] = memref.load %[[COL]][%{{.*}}] : memref<?xi16>
@@ -33,6 +38,10 @@ func.func @fits(%b: tensor<65536x32xf32>) -> tensor<16x32xf32> {
 
 // One column more and an index may not fit: 32 bits.
 // CHECK-LABEL: func.func @too_wide
+// BELL-LABEL:   func.func @too_wide
+// BELL:           args = ["order", "bell.residual.row_ptr", "bell.residual.col_idx", "bell.residual.values",
+// BELL-NOT:       i16
+// BELL:         gpu.func @l0_bell_k32_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>,
 // CHECK:         args = ["order", "csr.row_ptr", "csr.col_idx", "csr.values", "B", "C", "K"]
 // CHECK-NOT:     i16
 // CHECK:       gpu.func @l0_csr_k32_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>,

@@ -16,6 +16,7 @@
 #ifndef SPPERM_SPARSE_NAMES_H
 #define SPPERM_SPARSE_NAMES_H
 
+#include <cstdint>
 #include <string_view>
 
 namespace spperm {
@@ -85,25 +86,32 @@ inline constexpr std::string_view kHbpCompetitiveBlocks =
 /// for the csr and residual column indices of a layer of at most
 /// kMaxNarrowColumns columns, so that every index fits.
 inline constexpr std::string_view kNarrowIndexSuffix = ".u16";
-inline constexpr long long kMaxNarrowColumns = 65536;
+inline constexpr int64_t kMaxNarrowColumns = 65536;
+
+namespace buffer {
 inline constexpr std::string_view kCsrColIdxU16 = "csr.col_idx.u16";
 inline constexpr std::string_view kBellResidualColIdxU16 =
     "bell.residual.col_idx.u16";
+} // namespace buffer
 
 /// Whether buffer `name` may be taken narrowed (`name` + kNarrowIndexSuffix).
-inline bool isNarrowableIndex(std::string_view name) {
+inline constexpr bool isNarrowableIndex(std::string_view name) {
   return name == buffer::kCsrColIdx || name == buffer::kBellResidualColIdx;
 }
 
 /// The buffer a kernel parameter `<buffer>.u16` narrows; empty for any
 /// other name.
-inline std::string_view narrowedBuffer(std::string_view arg) {
+inline constexpr std::string_view narrowedBuffer(std::string_view arg) {
   if (arg.size() <= kNarrowIndexSuffix.size() ||
       arg.substr(arg.size() - kNarrowIndexSuffix.size()) != kNarrowIndexSuffix)
     return {};
   std::string_view base = arg.substr(0, arg.size() - kNarrowIndexSuffix.size());
   return isNarrowableIndex(base) ? base : std::string_view();
 }
+static_assert(narrowedBuffer(buffer::kCsrColIdxU16) == buffer::kCsrColIdx &&
+                  narrowedBuffer(buffer::kBellResidualColIdxU16) ==
+                      buffer::kBellResidualColIdx,
+              "the narrowed names are their buffers' with the suffix");
 
 /// Kernel parameters the call binds rather than an array of the layer.
 namespace call_arg {

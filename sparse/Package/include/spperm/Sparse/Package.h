@@ -241,8 +241,33 @@ struct LayerBuffer {
 std::vector<LayerBuffer> layerBuffers(const PackageLayer &layer);
 
 /// The bytes of a variant's arrays (layerBuffers): what data.bin stores
-/// for it and what the GPU runtime uploads.
+/// for it.
 uint64_t arrayBytes(const PackageLayer &variant);
+
+/// One array the GPU runtime uploads for a variant's generated kernels
+/// (docs/Package.md, "What a package costs").
+struct UploadedArray {
+  /// The kernel parameter it binds: the buffer's name, or for column
+  /// indices narrowed to 16 bits the name with kNarrowIndexSuffix.
+  std::string name;
+  /// The stored array it is made from.
+  LayerBuffer buffer;
+  /// Whether each element is stored as 2 bytes: narrowed column indices,
+  /// or the f32 values of a layer whose values are f16 or bf16.
+  bool twoBytes = false;
+
+  /// Its size on the device.
+  uint64_t bytes() const { return twoBytes ? buffer.count * 2 : buffer.bytes(); }
+};
+
+/// The arrays the GPU runtime uploads for `variant`: those its generated
+/// kernels take (none for a variant without any), in data.bin order, a
+/// narrowed array right before its buffer's plain one when a kernel takes
+/// both.
+std::vector<UploadedArray> uploadedArrays(const PackageLayer &variant);
+
+/// The device bytes of uploadedArrays(variant).
+uint64_t uploadedArrayBytes(const PackageLayer &variant);
 
 /// The family of a variant's tensor-core kernel (`bell-tf32`, `bell-f16`,
 /// `bell-3xtf32`, or `bell-bf16` for bf16 operands: how its dense blocks
