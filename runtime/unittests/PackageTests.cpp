@@ -436,6 +436,36 @@ TEST(PackageTest, NarrowColumnIndicesWhereTheyFit) {
   StatusOr<Package> read = readPackage(path);
   ASSERT_TRUE(read) << read.message();
   EXPECT_EQ(read->layers[0].kernels[0].args[2], "csr.col_idx.u16");
+  // What the GPU runtime uploads: the arrays the kernels take, the narrowed
+  // one at 2 bytes an element (and the plain one too when a kernel takes it),
+  // 16-bit values at 2 bytes.
+  PackageLayer layer = read->layers[0];
+  const uint64_t rows = layer.matrix.rows, nnz = layer.matrix.nnz;
+  auto names = [](const PackageLayer &l) {
+    std::vector<std::string> out;
+    for (const UploadedArray &a : uploadedArrays(l))
+      out.push_back(a.name);
+    return out;
+  };
+  EXPECT_EQ(names(layer),
+            (std::vector<std::string>{"order", "csr.row_ptr",
+                                      "csr.col_idx.u16", "csr.values"}));
+  EXPECT_EQ(uploadedArrayBytes(layer), 4 * rows + 4 * (rows + 1) + 2 * nnz +
+                                           4 * nnz);
+  layer.valueType = ValueType::BF16;
+  EXPECT_EQ(uploadedArrayBytes(layer),
+            4 * rows + 4 * (rows + 1) + 2 * nnz + 2 * nnz);
+  KernelInfo plain = layer.kernels[0];
+  plain.args = {"csr.col_idx", "B", "C", "K"};
+  layer.kernels.push_back(plain);
+  EXPECT_EQ(names(layer),
+            (std::vector<std::string>{"order", "csr.row_ptr",
+                                      "csr.col_idx.u16", "csr.col_idx",
+                                      "csr.values"}));
+  // The cuSPARSE marker takes nothing on the GPU's kernel side.
+  layer.kernels.assign(1, plain);
+  layer.kernels[0].variant = "cusparse";
+  EXPECT_TRUE(uploadedArrays(layer).empty());
   // One column more, or a buffer that is not column indices: refused.
   Status wide =
       writePackage(dir.path("x.spp"), {layerWith(65537, "csr.col_idx.u16")}, o);
