@@ -28,6 +28,7 @@
 #include "gtest/gtest.h"
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -600,6 +601,43 @@ TEST(GeneratedKernelGpuTest, MatchesSpmmCpu) {
     EXPECT_LE(relativeError(c, want), 1e-5);
     for (float t : times)
       EXPECT_GE(t, 0.0f);
+  }
+  sprt_package_release(p);
+}
+
+// A kernel that takes "csr.col_idx.u16" gets the column indices narrowed
+// to 16 bits at upload (docs/Package.md, "Narrow column indices"), beside
+// the int32 array for a kernel that takes it by its plain name. 65,536
+// columns put indices above 32,767, which a sign extension would break.
+TEST(GeneratedKernelGpuTest, NarrowColumnIndices) {
+  sprt_device_props props;
+  REQUIRE_GPU(props);
+  ScratchDir dir;
+  std::vector<PackageLayer> layers = {
+      makeLayer("wide", generateUniform(40, 65536, 0.002, 5), Strategy::Lpt,
+                FormatKind::Csr)};
+  KernelInfo narrow = testKernel("spmm_rows_u16", "narrow", 4);
+  narrow.args[2] = "csr.col_idx.u16";
+  layers[0].kernels = {narrow, testKernel("spmm_rows", "rows")};
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(dir.path("u16.spp"), layers, options));
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("u16.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  const FormattedMatrix &m = layers[0].matrix;
+  ASSERT_GT(*std::max_element(m.csr.colIdx.begin(), m.csr.colIdx.end()),
+            40000);
+  for (int64_t k : {3, 4, 32}) {
+    SCOPED_TRACE("K = " + std::to_string(k));
+    const std::vector<float> b = randomDense(m.cols * k, 11 + k);
+    std::vector<float> want(static_cast<size_t>(m.rows * k));
+    spmmCpu(m, b.data(), k, want.data());
+    sprt_status s;
+    const std::vector<float> got = runOnGpu(p, 0, layers[0], b, k, s);
+    ASSERT_EQ(s, SPRT_OK) << sprt_last_error();
+    EXPECT_LE(relativeError(got, want), 1e-5);
   }
   sprt_package_release(p);
 }

@@ -9,8 +9,8 @@
 // parameter list spells out the ABI of generated kernels (docs/RuntimeABI.md,
 // "Generated kernels"): every array is a 1-D memref descriptor (allocated
 // pointer, aligned pointer, offset, size, stride), K is a 64-bit integer.
-// The arguments, in order: order, csr.row_ptr, csr.col_idx, csr.values, B,
-// C, K. Regenerate the PTX with
+// The arguments, in order: order, csr.row_ptr, csr.col_idx (spmm_rows_u16:
+// csr.col_idx.u16), csr.values, B, C, K. Regenerate the PTX with
 //
 //   nvcc -ptx -arch=compute_75 -o test_kernels.ptx test_kernels.cu
 //
@@ -32,6 +32,24 @@
 /// C[order[i], j] = the sum over row position i: one thread per (i, j), in a
 /// grid-stride loop, so that any launch configuration covers the matrix.
 extern "C" __global__ void spmm_rows(SPMM_PARAMS) {
+  const long long rows = orderSize;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       t < rows * k; t += stride) {
+    const long long i = t / k, j = t % k;
+    float acc = 0.0f;
+    for (int p = rowPtr[i]; p < rowPtr[i + 1]; ++p)
+      acc += values[p] * b[(long long)colIdx[p] * k + j];
+    c[(long long)order[i] * k + j] = acc;
+  }
+}
+
+/// spmm_rows over column indices narrowed to 16 bits (a kernel that takes
+/// "csr.col_idx.u16"; docs/Package.md, "Narrow column indices").
+extern "C" __global__ void spmm_rows_u16(
+    MEMREF(const int, order), MEMREF(const int, rowPtr),
+    MEMREF(const unsigned short, colIdx), MEMREF(const float, values),
+    MEMREF(const float, b), MEMREF(float, c), long long k) {
   const long long rows = orderSize;
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
