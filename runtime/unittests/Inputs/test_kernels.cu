@@ -31,7 +31,12 @@
 
 /// C[order[i], j] = the sum over row position i: one thread per (i, j), in a
 /// grid-stride loop, so that any launch configuration covers the matrix.
-extern "C" __global__ void spmm_rows(SPMM_PARAMS) {
+/// `Index` is the column indices' type.
+template <typename Index>
+__device__ void rowsOf(MEMREF(const int, order), MEMREF(const int, rowPtr),
+                       MEMREF(const Index, colIdx),
+                       MEMREF(const float, values), MEMREF(const float, b),
+                       MEMREF(float, c), long long k) {
   const long long rows = orderSize;
   const long long stride = (long long)gridDim.x * blockDim.x;
   for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -44,22 +49,24 @@ extern "C" __global__ void spmm_rows(SPMM_PARAMS) {
   }
 }
 
+/// The MEMREF arguments of rowsOf, passed on.
+#define ROWS_ARGS                                                              \
+  orderAllocated, order, orderOffset, orderSize, orderStride,                  \
+      rowPtrAllocated, rowPtr, rowPtrOffset, rowPtrSize, rowPtrStride,         \
+      colIdxAllocated, colIdx, colIdxOffset, colIdxSize, colIdxStride,         \
+      valuesAllocated, values, valuesOffset, valuesSize, valuesStride,         \
+      bAllocated, b, bOffset, bSize, bStride, cAllocated, c, cOffset, cSize,   \
+      cStride, k
+
+extern "C" __global__ void spmm_rows(SPMM_PARAMS) { rowsOf<int>(ROWS_ARGS); }
+
 /// spmm_rows over column indices narrowed to 16 bits (a kernel that takes
 /// "csr.col_idx.u16"; docs/Package.md, "Narrow column indices").
 extern "C" __global__ void spmm_rows_u16(
     MEMREF(const int, order), MEMREF(const int, rowPtr),
     MEMREF(const unsigned short, colIdx), MEMREF(const float, values),
     MEMREF(const float, b), MEMREF(float, c), long long k) {
-  const long long rows = orderSize;
-  const long long stride = (long long)gridDim.x * blockDim.x;
-  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-       t < rows * k; t += stride) {
-    const long long i = t / k, j = t % k;
-    float acc = 0.0f;
-    for (int p = rowPtr[i]; p < rowPtr[i + 1]; ++p)
-      acc += values[p] * b[(long long)colIdx[p] * k + j];
-    c[(long long)order[i] * k + j] = acc;
-  }
+  rowsOf<unsigned short>(ROWS_ARGS);
 }
 
 /// Adds the entries p of each row whose index within the row has parity

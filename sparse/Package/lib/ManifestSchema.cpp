@@ -378,12 +378,10 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
     for (const std::string &arg : out.layer.kernels[i].args) {
       bool known = isCallArg(arg);
       std::string_view base = narrowedBuffer(arg);
-      if (!base.empty() && out.layer.matrix.cols > kMaxNarrowColumns)
+      if (std::string why = narrowIndexProblem(arg, out.layer.matrix.cols);
+          !why.empty())
         return r.fail(ctx + ".kernels[" + std::to_string(i) + "].args: " +
-                      inQuotes(arg) + " narrows column indices to 16 bits, " +
-                      "but the layer has " +
-                      std::to_string(out.layer.matrix.cols) + " columns (at " +
-                      "most " + std::to_string(kMaxNarrowColumns) + ")");
+                      inQuotes(arg) + " " + why);
       for (const BufferDesc &b : out.buffers)
         known = known || b.name == arg || (!base.empty() && b.name == base);
       if (!known)

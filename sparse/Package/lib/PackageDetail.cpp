@@ -116,6 +116,14 @@ bool hasGeneratedKernelsOf(const PackageLayer &layer) {
   return !layer.kernels.empty() && layer.kernels.front().variant != kCusparse;
 }
 
+std::string narrowIndexProblem(std::string_view arg, int64_t cols) {
+  if (narrowedBuffer(arg).empty() || cols <= kMaxNarrowColumns)
+    return {};
+  return "narrows column indices to 16 bits, but the layer has " +
+         std::to_string(cols) + " columns (at most " +
+         std::to_string(kMaxNarrowColumns) + ")";
+}
+
 } // namespace detail
 } // namespace spperm
 
@@ -143,10 +151,12 @@ std::vector<UploadedArray> spperm::uploadedArrays(const PackageLayer &variant) {
       wanted.insert(kernel.args.begin(), kernel.args.end());
   std::vector<UploadedArray> arrays;
   for (const LayerBuffer &buffer : layerBuffers(variant)) {
-    std::string narrow =
-        std::string(buffer.name) + std::string(kNarrowIndexSuffix);
-    if (isNarrowableIndex(buffer.name) && wanted.count(narrow))
-      arrays.push_back({std::move(narrow), buffer, /*twoBytes=*/true});
+    if (isNarrowableIndex(buffer.name)) {
+      std::string narrow =
+          std::string(buffer.name) + std::string(kNarrowIndexSuffix);
+      if (wanted.count(narrow))
+        arrays.push_back({std::move(narrow), buffer, /*twoBytes=*/true});
+    }
     if (wanted.count(buffer.name))
       // Every f32 array of a csr or bell layer is values.
       arrays.push_back({std::string(buffer.name), buffer,

@@ -257,15 +257,10 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
       return Status::error(where + "kernel " + inQuotes(k.name) +
                            " has an invalid K condition");
     for (const std::string &arg : k.args) {
-      if (!narrowedBuffer(arg).empty() &&
-          layer.matrix.cols > kMaxNarrowColumns)
+      if (std::string why = narrowIndexProblem(arg, layer.matrix.cols);
+          !why.empty())
         return Status::error(where + "kernel " + inQuotes(k.name) +
-                             " takes " + inQuotes(arg) +
-                             ", which narrows column indices to 16 bits, but "
-                             "the layer has " +
-                             std::to_string(layer.matrix.cols) +
-                             " columns (at most " +
-                             std::to_string(kMaxNarrowColumns) + ")");
+                             " takes " + inQuotes(arg) + ", which " + why);
       if (!isKernelArgName(layer, arg))
         return Status::error(where + "kernel " + inQuotes(k.name) +
                              " takes " + inQuotes(arg) +
