@@ -54,10 +54,35 @@ Value KernelBuilder::loadF32(Value memref, Value i, int64_t width) {
   }
   if (element.isF32())
     return loaded;
+  if (element.isBF16() && width % 2 == 0)
+    return widenBF16Pairs(loaded);
   // 16-bit operands: widened exactly (cvt.f32.f16 / cvt.f32.bf16).
   Type wide = width == 1 ? Type(b.getF32Type())
                          : Type(VectorType::get({width}, b.getF32Type()));
   return arith::ExtFOp::create(b, wide, loaded);
+}
+
+Value KernelBuilder::widenBF16Pairs(Value pairs) {
+  const int64_t n = cast<VectorType>(pairs.getType()).getNumElements();
+  assert(n % 2 == 0 && "bf16 elements come in pairs");
+  auto words = VectorType::get({n / 2}, b.getI32Type());
+  auto floats = VectorType::get({n / 2}, b.getF32Type());
+  auto splat = [&](uint32_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, words,
+        DenseElementsAttr::get(words, b.getI32IntegerAttr(
+                                          static_cast<int32_t>(v))));
+  };
+  Value w = vector::BitCastOp::create(b, words, pairs);
+  Value low = arith::BitcastOp::create(
+      b, floats, arith::ShLIOp::create(b, w, splat(16)).getResult());
+  Value high = arith::BitcastOp::create(
+      b, floats, arith::AndIOp::create(b, w, splat(0xFFFF0000u)).getResult());
+  // Element 2j is pair j's low half, element 2j + 1 its high half.
+  SmallVector<int64_t> interleave;
+  for (int64_t j = 0; j < n / 2; ++j)
+    interleave.append({j, n / 2 + j});
+  return vector::ShuffleOp::create(b, low, high, interleave);
 }
 
 void KernelBuilder::storeF32(Value value, Value memref, Value i) {
@@ -146,7 +171,8 @@ static Value clampFor(KernelBuilder &kb, int64_t width) {
 
 Value KernelBuilder::shuffleIdx(Value v, Value srcLane, int64_t width,
                                 Value mask) {
-  return NVVM::ShflOp::create(b, v.getType(), mask, v, toI32(srcLane),
+  Value lane32 = srcLane.getType().isInteger(32) ? srcLane : toI32(srcLane);
+  return NVVM::ShflOp::create(b, v.getType(), mask, v, lane32,
                               clampFor(*this, width), NVVM::ShflKind::idx,
                               UnitAttr());
 }

@@ -141,6 +141,13 @@ public:
   /// Stores `value` (f32 or vector) at memref[i], aligned like loadF32; into
   /// an f16 or bf16 memref rounded once to nearest even.
   void storeF32(Value value, Value memref, Value i);
+  /// A vector of an even number of bf16 as f32, exactly, by integer
+  /// operations on each pair's 32-bit word: the low element is the word
+  /// shifted left by 16, the high one the word with its low half cleared (a
+  /// bf16 is the top half of the f32 of the same value). One instruction an
+  /// element, where cvt.f32.bf16 of a high half takes two (docs/Kernels.md,
+  /// "Half precision").
+  Value widenBF16Pairs(Value pairs);
   /// Atomically adds `value` (f32 or vector) at memref[i], a global f32
   /// memref: one vector reduction for 2 or 4 elements (one per 4 for a
   /// multiple of 4) when the builder has them, else element by element.
@@ -150,7 +157,8 @@ public:
 
   // Warp shuffles of f32 or i32 values (shuffleXor also vectors of f32,
   // element by element) inside aligned segments of `width` lanes, with
-  // `mask` the participating lanes (i32).
+  // `mask` the participating lanes (i32); shuffleIdx's source lane is an
+  // index or an i32.
   Value shuffleIdx(Value v, Value srcLane, int64_t width, Value mask);
   Value shuffleXor(Value v, int64_t offset, int64_t width, Value mask);
   /// The lanes of the `width`-lane segment that contains lane `laneInWarp`

@@ -451,18 +451,21 @@ private:
     Value B = param(::spperm::call_arg::kB);
     if (spec.dynamicBatches) {
       // Lanes past the segment (j >= lanes) read some lane's entry, which
-      // is a valid column; the select drops it.
+      // is a valid column; the select drops it. The counter is an i32 (at
+      // most `lanes`): one register and single-word compares in the loop.
+      Value n32 = kb.toI32(n);
       return kb.forLoop(
-          kb.idx(0), n, kb.idx(kBatch), acc,
+          kb.i32(0), n32, kb.i32(static_cast<int32_t>(kBatch)), acc,
           [&](Value j0, ValueRange a) -> SmallVector<Value> {
             SmallVector<Value> vals, rows, in;
             for (int64_t t = 0; t < kBatch; ++t) {
-              Value j = kb.add(j0, t);
+              Value j = t == 0 ? j0
+                               : kb.add(j0, kb.i32(static_cast<int32_t>(t)));
               Value cj = kb.toIndex(kb.shuffleIdx(c, j, spec.lanes, mask));
               vals.push_back(kb.shuffleIdx(v, j, spec.lanes, mask));
               rows.push_back(
                   kb.loadF32(B, kb.add(kb.mul(cj, K), kcol), spec.vec));
-              in.push_back(kb.lt(j, n));
+              in.push_back(kb.lt(j, n32));
             }
             Value out = a[0];
             for (int64_t t = 0; t < kBatch; ++t) {

@@ -46,7 +46,10 @@ func.func @f16(%b: tensor<64x?xf16>) -> tensor<64x?xf16> {
 // CHECK:       gpu.func @l0_csr_k32_0(%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi16>, %{{.*}}: memref<?xf32>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: index)
 // CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c32
 // CHECK:           vector.load %{{.*}} : memref<?xbf16>, vector<8xbf16>
-// CHECK:           arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
+// CHECK:           %[[W8:.*]] = vector.bitcast %{{.*}} : vector<8xbf16> to vector<4xi32>
+// CHECK:           arith.shli %[[W8]], %{{.*}} : vector<4xi32>
+// CHECK:           arith.andi %[[W8]], %{{.*}} : vector<4xi32>
+// CHECK:           vector.shuffle %{{.*}}, %{{.*}} [0, 4, 1, 5, 2, 6, 3, 7] : vector<4xf32>, vector<4xf32>
 // CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 func.func @bf16(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
