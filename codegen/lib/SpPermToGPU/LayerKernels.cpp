@@ -684,12 +684,18 @@ private:
       // Few rows (shared by parts, or too few groups for the GPU): every
       // load in flight counts, straight-line batches of 8. Many rows: the
       // warps hide latency, registers (occupancy) count, a loop over
-      // batches of 2.
+      // batches of 2 -- of 4 where the longest rows' chains set the time.
       const bool fewRows = spec.parts > 1 ||
                            items < options.multiprocessors * 32 *
                                        (kWarpSize / std::min(kWarpSize,
                                                              spec.lanes));
-      spec.batch = options.batch > 0 ? options.batch : (fewRows ? 8 : 2);
+      spec.batch = options.batch > 0
+                       ? options.batch
+                       : (fewRows   ? 8
+                          : kc.spmv ? 2
+                                    : manyRowsBatch(spec.lanes, rangeMean,
+                                                    range.maxLength, items,
+                                                    options.multiprocessors));
       spec.dynamicBatches = options.batch > 0 || !fewRows;
       // Rows shorter on average than the group: skip its empty batches.
       spec.skipEmptyBatches =

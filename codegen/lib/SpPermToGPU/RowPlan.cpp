@@ -55,6 +55,15 @@ std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets,
   return out;
 }
 
+int64_t manyRowsBatch(int64_t lanes, double meanLength, int64_t maxLength,
+                      int64_t items, int64_t multiprocessors) {
+  const bool uneven =
+      lanes <= kUnevenRowsMaxLanes && meanLength > 0.0 &&
+      static_cast<double>(maxLength) >= kUnevenRowsRatio * meanLength &&
+      items <= kUnevenRowsMaxItemsPerSM * multiprocessors;
+  return uneven ? kUnevenRowsBatch : 2;
+}
+
 int64_t kChunkGroups(const KClass &kc, int64_t chunkCols) {
   const int64_t k = kc.k > 0 ? kc.k : (kc.kMax > 0 ? kc.kMax : 128);
   return (k + chunkCols - 1) / chunkCols;
