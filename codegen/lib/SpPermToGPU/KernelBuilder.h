@@ -141,7 +141,7 @@ public:
   /// Stores `value` (f32 or vector) at memref[i], aligned like loadF32; into
   /// an f16 or bf16 memref rounded once to nearest even.
   void storeF32(Value value, Value memref, Value i);
-  /// A vector of an even number of bf16 as f32, exactly, by integer
+  /// A 1-D vector of an even number of bf16 as f32, exactly, by integer
   /// operations on each pair's 32-bit word: the low element is the word
   /// shifted left by 16, the high one the word with its low half cleared (a
   /// bf16 is the top half of the f32 of the same value). One instruction an

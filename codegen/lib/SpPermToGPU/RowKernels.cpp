@@ -451,8 +451,8 @@ private:
     Value B = param(::spperm::call_arg::kB);
     if (spec.dynamicBatches) {
       // Lanes past the segment (j >= lanes) read some lane's entry, which
-      // is a valid column; the select drops it. The counter is an i32 (at
-      // most `lanes`): one register and single-word compares in the loop.
+      // is a valid column; the select drops it. The counter is an i32 (below
+      // lanes + batch): one register and single-word compares in the loop.
       Value n32 = kb.toI32(n);
       return kb.forLoop(
           kb.i32(0), n32, kb.i32(static_cast<int32_t>(kBatch)), acc,

@@ -58,7 +58,8 @@ std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets,
 int64_t manyRowsBatch(int64_t lanes, double meanLength, int64_t maxLength,
                       int64_t items, int64_t multiprocessors) {
   const bool uneven =
-      lanes <= kUnevenRowsMaxLanes && meanLength > 0.0 &&
+      lanes >= kUnevenRowsBatch && lanes <= kUnevenRowsMaxLanes &&
+      meanLength > 0.0 &&
       static_cast<double>(maxLength) >= kUnevenRowsRatio * meanLength &&
       items <= kUnevenRowsMaxItemsPerSM * multiprocessors;
   return uneven ? kUnevenRowsBatch : 2;

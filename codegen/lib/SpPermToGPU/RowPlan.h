@@ -146,21 +146,28 @@ LongRowPlan planLongRows(const std::vector<int32_t> &rowPtr, int64_t longest,
                          int64_t threads, int64_t multiprocessors,
                          int64_t fixedThreshold, LongRowMode mode);
 
-/// The broadcast batch of a row kernel over a range of many rows (a loop
-/// over batches; docs/Kernels.md, "Broadcast batches"): 2, which leaves
-/// registers for occupancy, or kUnevenRowsBatch where the range's longest
-/// rows set the kernel's time: its rows differ much in length (the longest
-/// at least kUnevenRowsRatio times the mean, as in power-law graphs), its
-/// groups are at most kUnevenRowsMaxLanes lanes (so that batches come
-/// full) and the launch's `items` (rows times K slices) are at most
-/// kUnevenRowsMaxItemsPerSM per multiprocessor (more, and the other rows'
-/// warps hide the long ones while the registers cost occupancy).
+/// The broadcast batch of a SpMM row kernel over rows of very uneven
+/// length (docs/Kernels.md, "Broadcast batches") ...
+constexpr int64_t kUnevenRowsBatch = 4;
+/// ... where the range's longest row is at least this many times its
+/// mean (power-law graphs) ...
+constexpr double kUnevenRowsRatio = 4.0;
+/// ... its groups have at most this many lanes (and at least
+/// kUnevenRowsBatch, so that a batch never exceeds the group: 32-lane
+/// groups lost up to 9 % on the H200) ...
+constexpr int64_t kUnevenRowsMaxLanes = 16;
+/// ... and the launch has at most this many items (rows times K slices)
+/// per multiprocessor: with more, the other rows' warps hide the long ones
+/// and the registers of the larger batch cost occupancy.
+constexpr int64_t kUnevenRowsMaxItemsPerSM = 1024;
+
+/// The broadcast batch of a SpMM row kernel over a range of many rows (a
+/// loop over batches): kUnevenRowsBatch under the conditions above, else
+/// 2, which leaves registers for occupancy. `lanes`: the group's lanes;
+/// `meanLength`, `maxLength`: the range's mean and longest row (long rows
+/// left to the split kernel count as empty); `items`: rows times K slices.
 int64_t manyRowsBatch(int64_t lanes, double meanLength, int64_t maxLength,
                       int64_t items, int64_t multiprocessors);
-constexpr int64_t kUnevenRowsBatch = 4;
-constexpr double kUnevenRowsRatio = 4.0;
-constexpr int64_t kUnevenRowsMaxLanes = 16;
-constexpr int64_t kUnevenRowsMaxItemsPerSM = 1024;
 
 /// The K slices of `lanes` x `vec` columns that cover `k` columns.
 int64_t sliceCount(int64_t k, int64_t lanes, int64_t vec);

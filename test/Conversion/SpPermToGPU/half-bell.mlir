@@ -27,9 +27,11 @@
 // CHECK-SAME:      %{{.*}}: memref<?xf32>, %[[B:.*]]: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: index)
 // CHECK:           vector.load %[[B]][%{{.*}}] {alignment = 8 : i64} : memref<?xbf16>, vector<4xbf16>
 // CHECK:           %[[W4:.*]] = vector.bitcast %{{.*}} : vector<4xbf16> to vector<2xi32>
-// CHECK:           arith.shli %[[W4]], %{{.*}} : vector<2xi32>
-// CHECK:           arith.andi %[[W4]], %{{.*}} : vector<2xi32>
-// CHECK:           vector.shuffle %{{.*}}, %{{.*}} [0, 2, 1, 3] : vector<2xf32>, vector<2xf32>
+// CHECK:           %[[LO4:.*]] = arith.shli %[[W4]], %{{.*}} : vector<2xi32>
+// CHECK:           %[[LOF4:.*]] = arith.bitcast %[[LO4]] : vector<2xi32> to vector<2xf32>
+// CHECK:           %[[HI4:.*]] = arith.andi %[[W4]], %{{.*}} : vector<2xi32>
+// CHECK:           %[[HIF4:.*]] = arith.bitcast %[[HI4]] : vector<2xi32> to vector<2xf32>
+// CHECK:           vector.shuffle %[[LOF4]], %[[HIF4]] [0, 2, 1, 3] : vector<2xf32>, vector<2xf32>
 // CHECK:           red.global.add.v4.f32
 // CHECK-NOT:   gpu.func @l0_bell_mma
 func.func @bell(%b: tensor<64x512xbf16>) -> tensor<64x512xbf16> {

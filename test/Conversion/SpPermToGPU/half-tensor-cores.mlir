@@ -19,9 +19,11 @@
 // CHECK:       gpu.func @[[MMA]](%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: index)
 // CHECK:           vector.load %{{.*}} {alignment = 8 : i64} : memref<?xbf16>, vector<4xbf16>
 // CHECK:           %[[W4:.*]] = vector.bitcast %{{.*}} : vector<4xbf16> to vector<2xi32>
-// CHECK:           arith.shli %[[W4]], %{{.*}} : vector<2xi32>
-// CHECK:           arith.andi %[[W4]], %{{.*}} : vector<2xi32>
-// CHECK:           vector.shuffle %{{.*}}, %{{.*}} [0, 2, 1, 3] : vector<2xf32>, vector<2xf32>
+// CHECK:           %[[LO4:.*]] = arith.shli %[[W4]], %{{.*}} : vector<2xi32>
+// CHECK:           %[[LOF4:.*]] = arith.bitcast %[[LO4]] : vector<2xi32> to vector<2xf32>
+// CHECK:           %[[HI4:.*]] = arith.andi %[[W4]], %{{.*}} : vector<2xi32>
+// CHECK:           %[[HIF4:.*]] = arith.bitcast %[[HI4]] : vector<2xi32> to vector<2xf32>
+// CHECK:           vector.shuffle %[[LOF4]], %[[HIF4]] [0, 2, 1, 3] : vector<2xf32>, vector<2xf32>
 // CHECK:           arith.truncf %{{.*}} : f32 to bf16
 // CHECK:           vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
 // CHECK:           nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}

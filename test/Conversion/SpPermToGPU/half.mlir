@@ -47,9 +47,13 @@ func.func @f16(%b: tensor<64x?xf16>) -> tensor<64x?xf16> {
 // CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c32
 // CHECK:           vector.load %{{.*}} : memref<?xbf16>, vector<8xbf16>
 // CHECK:           %[[W8:.*]] = vector.bitcast %{{.*}} : vector<8xbf16> to vector<4xi32>
-// CHECK:           arith.shli %[[W8]], %{{.*}} : vector<4xi32>
-// CHECK:           arith.andi %[[W8]], %{{.*}} : vector<4xi32>
-// CHECK:           vector.shuffle %{{.*}}, %{{.*}} [0, 4, 1, 5, 2, 6, 3, 7] : vector<4xf32>, vector<4xf32>
+// CHECK-NEXT:      %[[S16:.*]] = arith.constant dense<16> : vector<4xi32>
+// CHECK-NEXT:      %[[LO8:.*]] = arith.shli %[[W8]], %[[S16]] : vector<4xi32>
+// CHECK-NEXT:      %[[LOF8:.*]] = arith.bitcast %[[LO8]] : vector<4xi32> to vector<4xf32>
+// CHECK-NEXT:      %[[MASK:.*]] = arith.constant dense<-65536> : vector<4xi32>
+// CHECK-NEXT:      %[[HI8:.*]] = arith.andi %[[W8]], %[[MASK]] : vector<4xi32>
+// CHECK-NEXT:      %[[HIF8:.*]] = arith.bitcast %[[HI8]] : vector<4xi32> to vector<4xf32>
+// CHECK:           vector.shuffle %[[LOF8]], %[[HIF8]] [0, 4, 1, 5, 2, 6, 3, 7] : vector<4xf32>, vector<4xf32>
 // CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 func.func @bf16(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>

@@ -98,9 +98,11 @@ func.func @sparse(%b: tensor<1024x128xf32>) -> tensor<64x128xf32> {
 // ALWAYS-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<16384xbf16, #gpu.address_space<workgroup>>
 // ALWAYS:         vector.load {{.*}} : memref<16384xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // ALWAYS-NEXT:    %[[W8:.*]] = vector.bitcast %{{.*}} : vector<8xbf16> to vector<4xi32>
-// ALWAYS:         arith.shli %[[W8]], %{{.*}} : vector<4xi32>
-// ALWAYS:         arith.andi %[[W8]], %{{.*}} : vector<4xi32>
-// ALWAYS:         vector.shuffle %{{.*}}, %{{.*}} [0, 4, 1, 5, 2, 6, 3, 7] : vector<4xf32>, vector<4xf32>
+// ALWAYS:         %[[LO8:.*]] = arith.shli %[[W8]], %{{.*}} : vector<4xi32>
+// ALWAYS:         %[[LOF8:.*]] = arith.bitcast %[[LO8]] : vector<4xi32> to vector<4xf32>
+// ALWAYS:         %[[HI8:.*]] = arith.andi %[[W8]], %{{.*}} : vector<4xi32>
+// ALWAYS:         %[[HIF8:.*]] = arith.bitcast %[[HI8]] : vector<4xi32> to vector<4xf32>
+// ALWAYS:         vector.shuffle %[[LOF8]], %[[HIF8]] [0, 4, 1, 5, 2, 6, 3, 7] : vector<4xf32>, vector<4xf32>
 // ALWAYS:         arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 // ALWAYS-NEXT:    vector.store %{{.*}} : memref<?xbf16>, vector<8xbf16>
 func.func @windows_bf16(%b: tensor<64x256xbf16>) -> tensor<64x256xbf16> {

@@ -88,8 +88,8 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"batch", "batch", "int64_t", /*default=*/"0",
            "Row kernels: entries broadcast per batch, 1 to 8 (0: 8 in "
            "straight-line batches for layers with too few rows to fill "
-           "the GPU, else a loop over batches of 2, or of 4 for rows of "
-           "very uneven length)">,
+           "the GPU, else a loop over batches of 2, or in SpMM of 4 for "
+           "rows of very uneven length)">,
     ListOption<"kBuckets", "k-buckets", "int64_t",
                "Without a static K: the K values (2 to 65536) that get a "
                "variant of their own, generated as for that K, ahead of the "

@@ -175,8 +175,9 @@ struct KernelGenOptions {
   int64_t threads = 256;
   /// Row kernels: entries per broadcast batch (1 to 8; 0 chooses: 8
   /// straight-line batches when rows are too few to fill the GPU, else a
-  /// loop over batches of 2, which needs fewer registers, or of 4 for rows
-  /// of very uneven length; docs/Kernels.md, "Broadcast batches").
+  /// loop over batches of 2, which needs fewer registers, or in SpMM of 4
+  /// for rows of very uneven length; docs/Kernels.md, "Broadcast
+  /// batches").
   int64_t batch = 0;
   /// SpMM with K baked in: slices of K, each its own set of CTAs (0
   /// chooses: slices of 32 columns for 64 <= K <= 128 when the layer has at
