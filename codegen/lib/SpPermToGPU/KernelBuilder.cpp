@@ -67,17 +67,12 @@ Value KernelBuilder::widenBF16Pairs(Value pairs) {
   assert(n % 2 == 0 && "bf16 elements come in pairs");
   auto words = VectorType::get({n / 2}, b.getI32Type());
   auto floats = VectorType::get({n / 2}, b.getF32Type());
-  auto splat = [&](uint32_t v) -> Value {
-    return arith::ConstantOp::create(
-        b, words,
-        DenseElementsAttr::get(words, b.getI32IntegerAttr(
-                                          static_cast<int32_t>(v))));
-  };
   Value w = vector::BitCastOp::create(b, words, pairs);
   Value low = arith::BitcastOp::create(
-      b, floats, arith::ShLIOp::create(b, w, splat(16)).getResult());
+      b, floats, arith::ShLIOp::create(b, w, splatI32(words, 16)).getResult());
   Value high = arith::BitcastOp::create(
-      b, floats, arith::AndIOp::create(b, w, splat(0xFFFF0000u)).getResult());
+      b, floats,
+      arith::AndIOp::create(b, w, splatI32(words, 0xFFFF0000u)).getResult());
   // Element 2j is pair j's low half, element 2j + 1 its high half.
   SmallVector<int64_t> interleave;
   for (int64_t j = 0; j < n / 2; ++j)

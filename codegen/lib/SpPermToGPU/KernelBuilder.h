@@ -60,6 +60,13 @@ public:
   Value zero(Type type) {
     return arith::ConstantOp::create(b, type, b.getZeroAttr(type));
   }
+  /// A vector of i32 (`type`) with every element `v` (its bits).
+  Value splatI32(VectorType type, uint32_t v) {
+    return arith::ConstantOp::create(
+        b, type,
+        DenseElementsAttr::get(
+            type, b.getI32IntegerAttr(static_cast<int32_t>(v))));
+  }
 
   // Index arithmetic (operands of equal type).
   Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }

@@ -689,13 +689,13 @@ private:
                            items < options.multiprocessors * 32 *
                                        (kWarpSize / std::min(kWarpSize,
                                                              spec.lanes));
+      // (SpMV kernels take no broadcast batches.)
       spec.batch = options.batch > 0
                        ? options.batch
-                       : (fewRows   ? 8
-                          : kc.spmv ? 2
-                                    : manyRowsBatch(spec.lanes, rangeMean,
-                                                    range.maxLength, items,
-                                                    options.multiprocessors));
+                       : (fewRows ? 8
+                                  : manyRowsBatch(spec.lanes, rangeMean,
+                                                  range.maxLength, items,
+                                                  options.multiprocessors));
       spec.dynamicBatches = options.batch > 0 || !fewRows;
       // Rows shorter on average than the group: skip its empty batches.
       spec.skipEmptyBatches =

@@ -168,10 +168,7 @@ private:
     auto vecType = cast<VectorType>(v.getType());
     auto intType = VectorType::get(vecType.getShape(), b.getI32Type());
     Value bits = arith::BitcastOp::create(b, intType, v);
-    Value mask = arith::ConstantOp::create(
-        b, intType,
-        DenseElementsAttr::get(intType, b.getI32IntegerAttr(
-                                            static_cast<int32_t>(0xFFFFE000u))));
+    Value mask = kb.splatI32(intType, 0xFFFFE000u);
     Value high = arith::BitcastOp::create(
         b, vecType, arith::AndIOp::create(b, bits, mask).getResult());
     Value low = arith::SubFOp::create(b, v, high);
