@@ -41,13 +41,16 @@
 #   name), e.g. compiled with a model that never saw it
 #   (tools/selector/heldout.py).
 #   COMPILE_FLAGS: flags added to every main, gen and big package (e.g.
-#   "--k-buckets 256,512" for a sweep of those K).
+#   "--k-buckets 256,512" for a sweep of those K). COMPILER: the
+#   spperm-compile of the main, gen and big packages (default: this
+#   checkout's), e.g. an older build's copy for a before/after archive.
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN="$ROOT/build/bin"
+COMPILER="${COMPILER:-$BIN/spperm-compile}"
 DATA="$ROOT/../shared/data/matrices"
 STAGE="${STAGE:-$ROOT/.gpu/stage}"
 ARCHIVE="${ARCHIVE:-$ROOT/.gpu/suite.tar.xz}"
@@ -136,7 +139,7 @@ fi
 echo "compiling $(wc -l <"$jobs_file") packages with $JOBS jobs"
 export COMPILE_FLAGS="${COMPILE_FLAGS:-}"
 # shellcheck disable=SC2016
-xargs -r -P "$JOBS" -L 1 bash -c 'src=$1 out=$2; shift 2; "$0" "$src" -o "$out" "$@" --data external --values random:3 $COMPILE_FLAGS' "$BIN/spperm-compile" <"$jobs_file"
+xargs -r -P "$JOBS" -L 1 bash -c 'src=$1 out=$2; shift 2; "$0" "$src" -o "$out" "$@" --data external --values random:3 $COMPILE_FLAGS' "$COMPILER" <"$jobs_file"
 mkdir -p "$STAGE/suite/san"
 if [[ " $PARTS " == *" tc "* ]]; then
   mkdir -p "$STAGE/suite/tc"

@@ -441,11 +441,14 @@ private:
   }
 
   /// acc + the group's `lanes` cached entries (c, v in the lanes; the first
-  /// n are real) times their rows of B. Straight-line code in batches of up
-  /// to 8 entries: all the batch's shuffles and B loads are issued before
-  /// its multiply-adds, so a lane keeps several loads in flight instead of
-  /// waiting out each one. Entries past n (column 0, value 0) are loaded
-  /// but not added.
+  /// n are real) times their rows of B, in batches: all the batch's
+  /// shuffles and B loads are issued before its multiply-adds, so a lane
+  /// keeps several loads in flight instead of waiting out each one. In the
+  /// loop over batches the shuffles come first and the loads after them:
+  /// with each load next to its shuffle, ptxas schedules the first
+  /// multiply-add ahead of the second load, one load in flight
+  /// (docs/Kernels.md, "Broadcast batches"). Entries past n (column 0,
+  /// value 0) are loaded but not added.
   Value broadcastBatch(Value c, Value v, Value n, Value kcol, Value acc) {
     const int64_t kBatch = spec.batch;
     Value B = param(::spperm::call_arg::kB);
@@ -457,16 +460,17 @@ private:
       return kb.forLoop(
           kb.i32(0), n32, kb.i32(static_cast<int32_t>(kBatch)), acc,
           [&](Value j0, ValueRange a) -> SmallVector<Value> {
-            SmallVector<Value> vals, rows, in;
+            SmallVector<Value> cols, vals, rows, in;
             for (int64_t t = 0; t < kBatch; ++t) {
               Value j = t == 0 ? j0
                                : kb.add(j0, kb.i32(static_cast<int32_t>(t)));
-              Value cj = kb.toIndex(kb.shuffleIdx(c, j, spec.lanes, mask));
+              cols.push_back(kb.shuffleIdx(c, j, spec.lanes, mask));
               vals.push_back(kb.shuffleIdx(v, j, spec.lanes, mask));
-              rows.push_back(
-                  kb.loadF32(B, kb.add(kb.mul(cj, K), kcol), spec.vec));
               in.push_back(kb.lt(j, n32));
             }
+            for (Value cj : cols)
+              rows.push_back(kb.loadF32(
+                  B, kb.add(kb.mul(kb.toIndex(cj), K), kcol), spec.vec));
             Value out = a[0];
             for (int64_t t = 0; t < kBatch; ++t) {
               Value sum = kb.fma(vals[t], rows[t], out);

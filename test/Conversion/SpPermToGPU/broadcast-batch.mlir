@@ -30,11 +30,19 @@ func.func @uneven(%b: tensor<65536x32xf32>) -> tensor<65536x32xf32> {
 
 // -----
 
-// A banded matrix, 9 entries in every row: batches of 2.
+// A banded matrix, 9 entries in every row: batches of 2. The batch's
+// shuffles come before its B loads, and both loads before the first
+// multiply-add: ptxas then issues the loads back to back.
 // CHECK-LABEL: func.func @even
 // CHECK:       gpu.func @l0_csr_k32_0
 // CHECK-NOT:       step %c4_i32
 // CHECK:           scf.for %{{.*}} = %c0_i32{{.*}} to %{{.*}} step %c2_i32 iter_args(%{{.*}}) -> (vector<4xf32>)  : i32
+// CHECK-COUNT-4:     nvvm.shfl.sync  idx
+// CHECK-NOT:         vector.fma
+// CHECK-COUNT-2:     vector.load %{{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK-NOT:         nvvm.shfl.sync
+// CHECK-COUNT-2:     vector.fma
+// CHECK:             scf.yield
 // CHECK-NOT:       step %c4_i32
 // CHECK:       gpu.return
 func.func @even(%b: tensor<65536x32xf32>) -> tensor<65536x32xf32> {
