@@ -446,9 +446,11 @@ private:
   /// keeps several loads in flight instead of waiting out each one. In the
   /// loop over batches the shuffles come first and the loads after them:
   /// with each load next to its shuffle, ptxas schedules the first
-  /// multiply-add ahead of the second load, one load in flight
-  /// (docs/Kernels.md, "Broadcast batches"). Entries past n (column 0,
-  /// value 0) are loaded but not added.
+  /// multiply-add ahead of the second load, one load in flight. The
+  /// straight-line batches of 8 keep each load beside its shuffle: that
+  /// way ptxas issues all 8 loads first, the other way it interleaves them
+  /// with the multiply-adds (docs/Kernels.md, "Broadcast batches"). Entries
+  /// past n (column 0, value 0) are loaded but not added.
   Value broadcastBatch(Value c, Value v, Value n, Value kcol, Value acc) {
     const int64_t kBatch = spec.batch;
     Value B = param(::spperm::call_arg::kB);
