@@ -43,7 +43,8 @@
 #   COMPILE_FLAGS: flags added to every main, gen and big package (e.g.
 #   "--k-buckets 256,512" for a sweep of those K). COMPILER: the
 #   spperm-compile of the main, gen and big packages (default: this
-#   checkout's), e.g. an older build's copy for a before/after archive.
+#   checkout's), e.g. an older build's copy for a before/after archive
+#   (suite/COMPILER then names it).
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -68,6 +69,8 @@ JOBS="${JOBS:-$(nproc)}"
 rm -rf "$STAGE"
 mkdir -p "$STAGE/suite/m" "$STAGE/suite/big"
 (cd "$ROOT" && echo "$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)") >"$STAGE/suite/COMMIT"
+# An archive whose packages another build compiled says which (COMPILER).
+[[ "$COMPILER" == "$BIN/spperm-compile" ]] || echo "$COMPILER" >"$STAGE/suite/COMPILER"
 if [[ $# -gt 0 ]]; then
   matrices=("$@")
 else

@@ -447,10 +447,11 @@ private:
   /// loop over batches the shuffles come first and the loads after them:
   /// with each load next to its shuffle, ptxas schedules the first
   /// multiply-add ahead of the second load, one load in flight. The
-  /// straight-line batches of 8 keep each load beside its shuffle: that
-  /// way ptxas issues all 8 loads first, the other way it interleaves them
-  /// with the multiply-adds (docs/Kernels.md, "Broadcast batches"). Entries
-  /// past n (column 0, value 0) are loaded but not added.
+  /// straight-line batches of 8 keep each load beside its shuffle: so
+  /// ptxas issues all 8 loads first, where with the shuffles first it
+  /// interleaves the loads with the multiply-adds (docs/Kernels.md,
+  /// "Broadcast batches"). Entries past n (column 0, value 0) are loaded
+  /// but not added.
   Value broadcastBatch(Value c, Value v, Value n, Value kcol, Value acc) {
     const int64_t kBatch = spec.batch;
     Value B = param(::spperm::call_arg::kB);

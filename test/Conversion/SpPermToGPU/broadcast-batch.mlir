@@ -37,11 +37,23 @@ func.func @uneven(%b: tensor<65536x32xf32>) -> tensor<65536x32xf32> {
 // CHECK:       gpu.func @l0_csr_k32_0
 // CHECK-NOT:       step %c4_i32
 // CHECK:           scf.for %{{.*}} = %c0_i32{{.*}} to %{{.*}} step %c2_i32 iter_args(%{{.*}}) -> (vector<4xf32>)  : i32
-// CHECK-COUNT-4:     nvvm.shfl.sync  idx
-// CHECK-NOT:         vector.fma
-// CHECK-COUNT-2:     vector.load %{{.*}} : memref<?xf32>, vector<4xf32>
-// CHECK-NOT:         nvvm.shfl.sync
-// CHECK-COUNT-2:     vector.fma
+// CHECK-NOT:         vector.load
+// CHECK:             nvvm.shfl.sync  idx
+// CHECK-NOT:         vector.load
+// CHECK:             nvvm.shfl.sync  idx
+// CHECK-NOT:         vector.load
+// CHECK:             nvvm.shfl.sync  idx
+// CHECK-NOT:         vector.load
+// CHECK:             nvvm.shfl.sync  idx
+// CHECK-NOT:         {{vector.fma|nvvm.shfl.sync}}
+// CHECK:             vector.load %{{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK-NOT:         {{vector.fma|nvvm.shfl.sync}}
+// CHECK:             vector.load %{{.*}} : memref<?xf32>, vector<4xf32>
+// CHECK-NOT:         {{vector.load|nvvm.shfl.sync}}
+// CHECK:             vector.fma
+// CHECK-NOT:         {{vector.load|nvvm.shfl.sync}}
+// CHECK:             vector.fma
+// CHECK-NOT:         {{vector.load|nvvm.shfl.sync}}
 // CHECK:             scf.yield
 // CHECK-NOT:       step %c4_i32
 // CHECK:       gpu.return
