@@ -44,6 +44,8 @@ SETS="${SETS:-main big tc san conc aot}"
 # The K values the compute-sanitizer runs check: SpMV, the scalar kernels
 # and every vec4 group size (2, 8, 16, 32 lanes).
 SAN_KS="${SAN_KS:-1,5,8,32,64,128}"
+# The compute-sanitizer tools those runs take, space-separated.
+SAN_TOOLS="${SAN_TOOLS:-memcheck racecheck initcheck synccheck}"
 # The packages of suite/san the sanitizer runs (space-separated globs of
 # their names without .spp).
 SAN_GLOB="${SAN_GLOB:-*}"
@@ -246,6 +248,18 @@ if [[ " $SETS " == *" aot "* ]] && [[ -d "$S/aot/block.spp" ]]; then
   fi
 fi
 
+# The checks' --tolerance for a package of suite/san: 5e-3 where TF32 or
+# FP16 tensor cores round fp32 operands (names *tf32*, *f16*; not
+# 3xtf32), else 1e-5 — also for 16-bit operands (*.dtype-f16, -bf16),
+# whose check bounds the error of an fp32 sum before C's rounding.
+san_tolerance() {
+  case "$1" in
+  *dtype-*16* | *3xtf32*) echo 1e-5 ;;
+  *tf32* | *f16*) echo 5e-3 ;;
+  *) echo 1e-5 ;;
+  esac
+}
+
 # Concurrency (docs/Testing.md, "Concurrency"): every package of suite/san
 # (one per kernel family) and the hbp package of runtime/unittests/Inputs/legacy-hbp
 # (kernels with module-level tickets, from before the "tickets" parameter)
@@ -261,8 +275,7 @@ if [[ " $SETS " == *" conc "* ]]; then
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for pkg in "$S"/san/*.spp "$ROOT"/runtime/unittests/Inputs/legacy-hbp/*.spp ${CONC_EXTRA:-}; do
     [[ -e "$pkg" ]] || continue
-    tol=1e-5
-    [[ ("$pkg" == *tf32* || "$pkg" == *f16*) && "$pkg" != *3xtf32* ]] && tol=5e-3
+    tol=$(san_tolerance "$pkg")
     log="$BUILD/conc.$(basename "$pkg" .spp).log"
     "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k "$CONC_KS" --tolerance "$tol" \
       --jobs 1 --threads "$CONC_THREADS" --calls "$CONC_CALLS" >"$log" 2>&1
@@ -290,10 +303,9 @@ elif command -v compute-sanitizer >/dev/null || [[ -x /usr/local/cuda/bin/comput
   # shellcheck disable=SC2086
   for pkg in $(for g in "${san_globs[@]}"; do printf '%s\n' "$S"/san/$g.spp; done | sort -u); do
     [[ -e "$pkg" ]] || continue
-    for tool in memcheck racecheck initcheck synccheck; do
+    for tool in $SAN_TOOLS; do
       log="$BUILD/san.$(basename "$pkg" .spp).$tool.log"
-      tol=1e-5
-      [[ ("$pkg" == *tf32* || "$pkg" == *f16*) && "$pkg" != *3xtf32* ]] && tol=5e-3
+      tol=$(san_tolerance "$pkg")
       # racecheck looks at spperm's kernels only (named l<layer>_...): it
       # reports hazards inside cuSPARSE's own kernels, which the library
       # check and the cusparse format run, that are not ours to fix.

@@ -234,6 +234,32 @@ if [[ " $PARTS " == *" san "* ]]; then
   san skewed.csr.window.k256 "$STAGE/skewed.mtx" --format csr --strategy lpt --k 256 --row-windows always
   # The selector's choice for K = 32, with the runtime's library check.
   san dlmc.auto.k32 "$dlmc" --format auto --strategy auto --k 32
+  # 16-bit operands, named *.dtype-TYPE (docs/Kernels.md, "Half precision";
+  # values of the same type unless named): the tensor-core kernel on the operands as they are
+  # and bell-tile, both into the fp32 accumulator the row kernel adds and
+  # rounds; split long rows (SpMM and SpMV) and hbp through the
+  # accumulator and the round kernel; the batch loop of many rows (the
+  # batches of 4 of power-law ranges); groups sharing a row, straight-line
+  # batches and long rows in CTAs (DLMC, narrow column indices);
+  # csr-window (16-bit K tiles of 256: one column range, and column
+  # ranges added into the accumulator); a package for one K; fp32 values;
+  # the selector's choice with the 16-bit library check.
+  for t in bf16 f16; do
+    san "blocks.bell.dtype-$t" "$STAGE/blocks.mtx" --format bell --block 32 --delta 0.9 --strategy bsa --dtype "$t" --precision f16
+    san "skewed.csr.dtype-$t" "$STAGE/skewed.mtx" --format csr --strategy lpt --dtype "$t"
+  done
+  san blocks.bell.condensed.dtype-bf16 "$STAGE/blocks.mtx" --format bell --strategy bsa --bell-columns condensed --dtype bf16
+  san skewed.hbp.dtype-bf16 "$STAGE/skewed.mtx" --format hbp --strategy identity --dtype bf16
+  san skewed.bell.dtype-bf16 "$STAGE/skewed.mtx" --format bell --strategy bsa --dtype bf16
+  san skewed.csr.k32.dtype-bf16 "$STAGE/skewed.mtx" --format csr --strategy lpt --dtype bf16 --k 32
+  san skewed.csr.dtype-bf16v32 "$STAGE/skewed.mtx" --format csr --strategy lpt --dtype bf16 --values-dtype f32
+  san many.csr.lpt.dtype-bf16 "$STAGE/many.mtx" --format csr --strategy lpt --dtype bf16
+  san many.bell.identity.dtype-f16 "$STAGE/many.mtx" --format bell --strategy identity --dtype f16
+  san dlmc.csr.identity.dtype-bf16 "$dlmc" --format csr --strategy identity --dtype bf16
+  san dlmc98.csr.identity.dtype-bf16 "$dlmc98" --format csr --strategy identity --dtype bf16
+  san dlmc.csr.window.k256.dtype-bf16 "$dlmc" --format csr --strategy identity --k 256 --row-windows always --dtype bf16
+  san skewed.csr.window.k512.dtype-bf16 "$STAGE/skewed.mtx" --format csr --strategy lpt --k 512 --row-windows always --dtype bf16
+  san dlmc.auto.k32.dtype-bf16 "$dlmc" --format auto --strategy auto --k 32 --dtype bf16
   rm -f "$STAGE/blocks.mtx" "$STAGE/skewed.mtx" "$STAGE/many.mtx"
   for pkg in "$STAGE"/suite/san/*.spp; do
     python3 -c 'import json, sys
