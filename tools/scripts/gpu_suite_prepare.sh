@@ -169,9 +169,9 @@ if [[ " $PARTS " == *" tc "* ]]; then
 fi
 # compute-sanitizer targets, data embedded: one package (or more) per kernel
 # family and launch shape, which gpu_suite.sh runs under memcheck, racecheck,
-# initcheck and synccheck for K = 1, 5, 8, 32, 64, 128 (spmv, scalar and
-# every vec4 group size). The manifest's kernel list of each is in
-# suite/san/FAMILIES.txt.
+# initcheck and synccheck for the K of its SAN_KS (spmv, scalar, the K
+# buckets and every group size between them). The manifest's kernel list of
+# each is in suite/san/FAMILIES.txt.
 if [[ " $PARTS " == *" san "* ]]; then
   san() { # NAME SOURCE FLAGS...
     local name=$1 src=$2
