@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// What the standalone CUDA prototypes (panel_proto.cu, tile_proto.cu) share
-// besides timing (BenchTiming.cuh): a CSR read from a plain `.smtx` file
-// with random values, device uploads, and the float64 reference every
+// What the standalone CUDA prototypes (panel_proto.cu, tile_proto.cu,
+// xt_proto.cu, mma_rows_proto.cu) share besides timing (BenchTiming.cuh): a
+// CSR read from a plain `.smtx` or Matrix Market file with random values, device uploads, and the float64 reference every
 // variant is checked against.
 //
 //===----------------------------------------------------------------------===//
@@ -59,6 +59,39 @@ static bool readSmtx(const char *path, Csr &m) {
     in >> x;
   if (!in || m.rowPtr.back() != nnz)
     return false;
+  randomValues(m);
+  return true;
+}
+
+/// A Matrix Market coordinate file (pattern or real, general or
+/// symmetric; plain, not gzip'd), values from randomValues; duplicate
+/// entries kept once.
+static bool readMtx(const char *path, Csr &m) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  const bool symmetric = line.find("symmetric") != std::string::npos;
+  while (std::getline(in, line) && line[0] == '%') {
+  }
+  long long nnz = 0;
+  std::istringstream(line) >> m.rows >> m.cols >> nnz;
+  std::vector<std::pair<int, int>> e;
+  for (long long i = 0; i < nnz && std::getline(in, line); ++i) {
+    int r, c;
+    std::istringstream(line) >> r >> c;
+    e.push_back({r - 1, c - 1});
+    if (symmetric && r != c)
+      e.push_back({c - 1, r - 1});
+  }
+  std::sort(e.begin(), e.end());
+  e.erase(std::unique(e.begin(), e.end()), e.end());
+  m.rowPtr.assign(m.rows + 1, 0);
+  for (auto [r, c] : e) {
+    ++m.rowPtr[r + 1];
+    m.col.push_back(c);
+  }
+  for (int r = 0; r < m.rows; ++r)
+    m.rowPtr[r + 1] += m.rowPtr[r];
   randomValues(m);
   return true;
 }

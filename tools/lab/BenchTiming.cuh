@@ -40,9 +40,8 @@ __global__ void hold(volatile unsigned *flag) {
 }
 
 /// The median time in ms of `runs` calls of `launch` (after min(5, runs)
-/// warm-ups),
-/// each between two events; `queued`: the runs wait behind a host flag and
-/// run back to back, else they are launched one by one.
+/// warm-ups), each between two events; `queued`: the runs wait behind a
+/// host flag and run back to back, else they are launched one by one.
 template <typename Launch>
 static float medianMs(int runs, bool queued, Launch launch) {
   for (int i = 0; i < std::min(5, runs); ++i)

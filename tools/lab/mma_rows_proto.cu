@@ -153,43 +153,15 @@ void uniform(Csr &m, int n, double mean, unsigned seed) {
   fromRows(m, n, n, rows);
 }
 
-/// A Matrix Market coordinate file (pattern or real, general or
-/// symmetric), values from randomValues.
-bool readMtx(const std::string &path, Csr &m) {
+/// A Matrix Market file, gzip'd or not (BenchMatrix.cuh's readMtx).
+bool readMatrix(const std::string &path, Csr &m) {
   std::string plain = path;
   if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
     plain = "/tmp/mma_rows_layer.mtx";
     if (std::system(("gzip -dc '" + path + "' > " + plain).c_str()) != 0)
       return false;
   }
-  std::ifstream in(plain);
-  std::string line;
-  std::getline(in, line);
-  const bool symmetric = line.find("symmetric") != std::string::npos;
-  while (std::getline(in, line) && line[0] == '%') {
-  }
-  long long nnz = 0;
-  std::istringstream(line) >> m.rows >> m.cols >> nnz;
-  std::vector<std::pair<int, int>> e;
-  for (long long i = 0; i < nnz && std::getline(in, line); ++i) {
-    int r, c;
-    std::istringstream(line) >> r >> c;
-    e.push_back({r - 1, c - 1});
-    if (symmetric && r != c)
-      e.push_back({c - 1, r - 1});
-  }
-  std::sort(e.begin(), e.end());
-  e.erase(std::unique(e.begin(), e.end()), e.end());
-  m.rowPtr.assign(m.rows + 1, 0);
-  m.col.clear();
-  for (auto [r, c] : e) {
-    ++m.rowPtr[r + 1];
-    m.col.push_back(c);
-  }
-  for (int r = 0; r < m.rows; ++r)
-    m.rowPtr[r + 1] += m.rowPtr[r];
-  randomValues(m);
-  return true;
+  return readMtx(plain.c_str(), m);
 }
 
 //===----------------------------------------------------------------------===//
@@ -650,6 +622,66 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+/// Loads the K/8 bf16 elements of a B row at `p` (8 or 16 bytes, or two
+/// 16-byte loads) as K/16 words.
+template <int CPL>
+__device__ __forceinline__ void loadWords(const void *p,
+                                          uint32_t (&w)[CPL / 2]) {
+  if constexpr (CPL == 4) {
+    const uint2 x = *static_cast<const uint2 *>(p);
+    w[0] = x.x;
+    w[1] = x.y;
+  } else {
+#pragma unroll
+    for (int h = 0; h < CPL / 8; ++h) {
+      const uint4 x = static_cast<const uint4 *>(p)[h];
+      w[4 * h] = x.x;
+      w[4 * h + 1] = x.y;
+      w[4 * h + 2] = x.z;
+      w[4 * h + 3] = x.w;
+    }
+  }
+}
+
+/// Stores lane (g, q)'s C fragments of mma16p and mma16s, window at row
+/// r0: acc[i] is rows 2q and 2q + 1 at columns (K/8) g + 2i and + 1 —
+/// d0 (2q, 2i), d1 (2q + 1, 2i), d2 (2q, 2i + 1), d3 (2q + 1, 2i + 1) —
+/// so each row's K/8 columns are contiguous.
+template <int K, bool F32Out>
+__device__ __forceinline__ void storeFragments(void *c, int rows, int r0, int g,
+                                               int q,
+                                               const float (&acc)[K / 16][4]) {
+  constexpr int CPL = K / 8;
+  constexpr int W = CPL / 2;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = r0 + 2 * q + r;
+    if (row >= rows)
+      continue;
+    if (F32Out) {
+      float *p = static_cast<float *>(c) + size_t(row) * K + CPL * g;
+#pragma unroll
+      for (int i = 0; i < W; ++i)
+        *reinterpret_cast<float2 *>(p + 2 * i) =
+            make_float2(acc[i][r], acc[i][2 + r]);
+    } else {
+      uint32_t o[W];
+#pragma unroll
+      for (int i = 0; i < W; ++i)
+        o[i] = pack(acc[i][r], acc[i][2 + r]);
+      uint16_t *p = static_cast<uint16_t *>(c) + size_t(row) * K + CPL * g;
+      if constexpr (W == 2) {
+        *reinterpret_cast<uint2 *>(p) = make_uint2(o[0], o[1]);
+      } else {
+#pragma unroll
+        for (int h = 0; h < W / 4; ++h)
+          reinterpret_cast<uint4 *>(p)[h] =
+              make_uint4(o[4 * h], o[4 * h + 1], o[4 * h + 2], o[4 * h + 3]);
+      }
+    }
+  }
+}
+
 /// mma16 without movmatrix: lane g*4+q loads K/8 columns (g's) of the B
 /// rows of slots 2q, 2q+1, 2q+8, 2q+9 and pairs the two slots' elements
 /// of a column with a byte permute (the A fragment's k pairs). MMA i takes
@@ -675,21 +707,7 @@ __global__ void __launch_bounds__(256)
   float acc[W][4] = {};
   auto loadRow = [&](int slot, int cc, uint32_t(&w)[W]) {
     if (slot >= first && slot < last) {
-      const uint16_t *p = b + size_t(cc) * K + CPL * g;
-      if constexpr (CPL == 4) {
-        const uint2 x = *reinterpret_cast<const uint2 *>(p);
-        w[0] = x.x;
-        w[1] = x.y;
-      } else {
-#pragma unroll
-        for (int h = 0; h < CPL / 8; ++h) {
-          const uint4 x = reinterpret_cast<const uint4 *>(p)[h];
-          w[4 * h] = x.x;
-          w[4 * h + 1] = x.y;
-          w[4 * h + 2] = x.z;
-          w[4 * h + 3] = x.w;
-        }
-      }
+      loadWords<CPL>(b + size_t(cc) * K + CPL * g, w);
     } else {
 #pragma unroll
       for (int i = 0; i < W; ++i)
@@ -730,35 +748,7 @@ __global__ void __launch_bounds__(256)
       }
     }
   }
-  // acc[i]: {row 2q, row 2q + 1} x {column CPL g + 2i, + 1}: d0 (2q, 2i),
-  // d1 (2q + 1, 2i), d2 (2q, 2i + 1), d3 (2q + 1, 2i + 1).
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int row = r0 + 2 * q + r;
-    if (row >= rows)
-      continue;
-    if (F32Out) {
-      float *p = static_cast<float *>(c) + size_t(row) * K + CPL * g;
-#pragma unroll
-      for (int i = 0; i < W; ++i)
-        *reinterpret_cast<float2 *>(p + 2 * i) =
-            make_float2(acc[i][r], acc[i][2 + r]);
-    } else {
-      uint32_t o[W];
-#pragma unroll
-      for (int i = 0; i < W; ++i)
-        o[i] = pack(acc[i][r], acc[i][2 + r]);
-      uint16_t *p = static_cast<uint16_t *>(c) + size_t(row) * K + CPL * g;
-      if constexpr (W == 2) {
-        *reinterpret_cast<uint2 *>(p) = make_uint2(o[0], o[1]);
-      } else {
-#pragma unroll
-        for (int h = 0; h < W / 4; ++h)
-          reinterpret_cast<uint4 *>(p)[h] =
-              make_uint4(o[4 * h], o[4 * h + 1], o[4 * h + 2], o[4 * h + 3]);
-      }
-    }
-  }
+  storeFragments<K, F32Out>(c, rows, r0, g, q, acc);
 }
 
 /// mma16p on a sliced ELL layout (SELL-8): window w's chunk t holds entries
@@ -791,20 +781,7 @@ __global__ void __launch_bounds__(256)
     asm("mad.wide.u32 %0, %1, %2, %3;"
         : "=l"(a)
         : "r"(cc), "r"(2 * K), "l"(bLane));
-    if constexpr (CPL == 4) {
-      const uint2 x = *reinterpret_cast<const uint2 *>(a);
-      w[0] = x.x;
-      w[1] = x.y;
-    } else {
-#pragma unroll
-      for (int h = 0; h < CPL / 8; ++h) {
-        const uint4 x = reinterpret_cast<const uint4 *>(a)[h];
-        w[4 * h] = x.x;
-        w[4 * h + 1] = x.y;
-        w[4 * h + 2] = x.z;
-        w[4 * h + 3] = x.w;
-      }
-    }
+    loadWords<CPL>(reinterpret_cast<const void *>(a), w);
   };
   const int *cp = scol + 16 * begin + 2 * q;
   const uint32_t *vp = sval + 8 * begin + q + (hasHi ? 4 : 0);
@@ -830,33 +807,7 @@ __global__ void __launch_bounds__(256)
       mma(acc[i], a0, a1, a2, a3, b0, b1);
     }
   }
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int row = r0 + 2 * q + r;
-    if (row >= rows)
-      continue;
-    if (F32Out) {
-      float *p = static_cast<float *>(c) + size_t(row) * K + CPL * g;
-#pragma unroll
-      for (int i = 0; i < W; ++i)
-        *reinterpret_cast<float2 *>(p + 2 * i) =
-            make_float2(acc[i][r], acc[i][2 + r]);
-    } else {
-      uint32_t o[W];
-#pragma unroll
-      for (int i = 0; i < W; ++i)
-        o[i] = pack(acc[i][r], acc[i][2 + r]);
-      uint16_t *p = static_cast<uint16_t *>(c) + size_t(row) * K + CPL * g;
-      if constexpr (W == 2) {
-        *reinterpret_cast<uint2 *>(p) = make_uint2(o[0], o[1]);
-      } else {
-#pragma unroll
-        for (int h = 0; h < W / 4; ++h)
-          reinterpret_cast<uint4 *>(p)[h] =
-              make_uint4(o[4 * h], o[4 * h + 1], o[4 * h + 2], o[4 * h + 3]);
-      }
-    }
-  }
+  storeFragments<K, F32Out>(c, rows, r0, g, q, acc);
 }
 
 //===----------------------------------------------------------------------===//
@@ -928,176 +879,92 @@ template <int K> void run(const std::string &name, const Csr &m) {
     std::fflush(stdout);
   };
   const int threads = 256;
-  // row32
-  {
-    const int blocks = int((size_t(rows) * (K / 4) + threads - 1) / threads);
-    auto launch = [&]() {
-      row32<K><<<blocks, threads>>>(rows, dRowPtr, dCol, dVal,
-                                    reinterpret_cast<const float4 *>(dB32),
-                                    reinterpret_cast<float4 *>(dC));
-    };
-    launch();
-    CHECK(cudaDeviceSynchronize());
-    fetch32();
-    report("row32", normwise(h, ref32), medianMs(runs(), runs() > 1, launch),
-           bytes32);
-  }
-  // row16
-  {
-    const int blocks = int((size_t(rows) * (K / 8) + threads - 1) / threads);
-    auto launch = [&](bool f32) {
-      auto *b = reinterpret_cast<const uint4 *>(dB16);
-      if (f32)
-        row16<K, true><<<blocks, threads>>>(rows, dRowPtr, dCol, dVal16, b, dC);
-      else
-        row16<K, false>
-            <<<blocks, threads>>>(rows, dRowPtr, dCol, dVal16, b, dC);
-    };
-    launch(true);
-    CHECK(cudaDeviceSynchronize());
-    fetch32();
-    const double err = normwise(h, ref16);
-    report("row16", err, medianMs(runs(), runs() > 1, [&]() { launch(false); }),
-           bytes16);
-  }
-  {
-    const int blocks = int((size_t(rows) * (K / 8) + threads - 1) / threads);
-    auto timeB = [&](const char *name, auto kernel) {
-      auto *b = reinterpret_cast<const uint4 *>(dB16);
-      auto *cc = reinterpret_cast<uint4 *>(dC);
-      report(name, -1,
-             medianMs(runs(), runs() > 1,
-                      [&]() {
-                        kernel<<<blocks, threads>>>(rows, dRowPtr, dCol, dVal16,
-                                                    b, cc);
-                      }),
-             bytes16);
-    };
-    timeB("row16b2", row16b<K, 2, 1>);
-    timeB("row16b2o8", row16b<K, 2, 8>);
-    timeB("row16b4", row16b<K, 4, 1>);
-    timeB("row16b4o8", row16b<K, 4, 8>);
-    timeB("row16b8", row16b<K, 8, 1>);
-  }
-  {
-    // 16 columns a lane: K / 16 lanes a row.
-    const int blocks = int((size_t(rows) * (K / 16) + threads - 1) / threads);
-    auto timeW = [&](const char *name, auto f32Check, auto kernel) {
-      auto *b = reinterpret_cast<const uint4 *>(dB16);
-      auto *cc = reinterpret_cast<uint4 *>(dC);
-      CHECK(cudaMemset(dC, 0, h.size() * 4));
-      kernel<<<blocks, threads>>>(rows, dRowPtr, dCol, dVal16, b, cc);
-      CHECK(cudaDeviceSynchronize());
-      // bf16 C: widen on the host for the check.
-      std::vector<uint16_t> c16(size_t(rows) * K);
-      CHECK(cudaMemcpy(c16.data(), dC, c16.size() * 2, cudaMemcpyDeviceToHost));
-      for (size_t i = 0; i < c16.size(); ++i)
-        h[i] = fromBf16(c16[i]);
-      (void)f32Check;
-      report(name, normwise(h, ref16),
-             medianMs(runs(), runs() > 1,
-                      [&]() {
-                        kernel<<<blocks, threads>>>(rows, dRowPtr, dCol, dVal16,
-                                                    b, cc);
-                      }),
-             bytes16);
-    };
-    timeW("row16w1", 0, row16w<K, 1>);
-    timeW("row16w2", 0, row16w<K, 2>);
-    timeW("row16w4", 0, row16w<K, 4>);
-  }
-  {
-    const int blocks = int((size_t(rows) * (K / 8) + threads - 1) / threads);
-    auto timeX = [&](const char *name, auto kernel) {
-      auto *b = reinterpret_cast<const uint4 *>(dB16);
-      auto *cc = reinterpret_cast<uint4 *>(dC);
-      kernel<<<blocks, threads>>>(rows, dRowPtr, dCol, dVal16, b, cc);
-      CHECK(cudaDeviceSynchronize());
-      std::vector<uint16_t> c16(size_t(rows) * K);
-      CHECK(cudaMemcpy(c16.data(), dC, c16.size() * 2, cudaMemcpyDeviceToHost));
-      for (size_t i = 0; i < c16.size(); ++i)
-        h[i] = fromBf16(c16[i]);
-      report(name, normwise(h, ref16),
-             medianMs(runs(), runs() > 1,
-                      [&]() {
-                        kernel<<<blocks, threads>>>(rows, dRowPtr, dCol, dVal16,
-                                                    b, cc);
-                      }),
-             bytes16);
-    };
-    if constexpr (K == 32) {
-      timeX("row16x1", row16x<K, 1>);
-      timeX("row16x2", row16x<K, 2>);
-      timeX("row16x3", row16x<K, 3>);
-    } else {
-      timeX("row16x1", row16x<K, 1>);
-    }
-    const int blocks32 = int((size_t(rows) * (K / 4) + threads - 1) / threads);
-    auto timeX32 = [&](const char *name, auto kernel) {
-      auto *b = reinterpret_cast<const float4 *>(dB32);
-      auto *cc = reinterpret_cast<float4 *>(dC);
-      kernel<<<blocks32, threads>>>(rows, dRowPtr, dCol, dVal, b, cc);
-      CHECK(cudaDeviceSynchronize());
-      fetch32();
-      report(name, normwise(h, ref32),
-             medianMs(runs(), runs() > 1,
-                      [&]() {
-                        kernel<<<blocks32, threads>>>(rows, dRowPtr, dCol, dVal,
-                                                      b, cc);
-                      }),
-             bytes32);
-    };
-    timeX32("row32x1", row32x<K, 1>);
-  }
-  // mma16, mma16x
-  for (int split = 0; split < 2; ++split) {
-    const int warps = (rows + 7) / 8;
-    const int blocks = (warps * 32 + threads - 1) / threads;
-    auto launch = [&](bool f32) {
-      auto *b = reinterpret_cast<const uint4 *>(dB16);
-      if (split) {
-        if (f32)
-          mma16<K, true, true>
-              <<<blocks, threads>>>(rows, dRowPtr, dCol, dVal16, b, dC);
-        else
-          mma16<K, false, true>
-              <<<blocks, threads>>>(rows, dRowPtr, dCol, dVal16, b, dC);
-      } else {
-        if (f32)
-          mma16<K, true, false>
-              <<<blocks, threads>>>(rows, dRowPtr, dCol, dVal16, b, dC);
-        else
-          mma16<K, false, false>
-              <<<blocks, threads>>>(rows, dRowPtr, dCol, dVal16, b, dC);
-      }
-    };
-    CHECK(cudaMemset(dC, 0, h.size() * 4));
-    launch(true);
-    CHECK(cudaDeviceSynchronize());
-    fetch32();
-    const double err = normwise(h, ref16);
-    report(split ? "mma16x" : "mma16", err,
-           medianMs(runs(), runs() > 1, [&]() { launch(false); }), bytes16);
-  }
-  auto timeP = [&](const char *name, auto f32Kernel, auto bf16Kernel) {
-    const int warps = (rows + 7) / 8;
-    const int blocks = (warps * 32 + threads - 1) / threads;
-    CHECK(cudaMemset(dC, 0, h.size() * 4));
-    f32Kernel<<<blocks, threads>>>(rows, dRowPtr, dCol, dVal16, dB16, dC);
-    CHECK(cudaDeviceSynchronize());
-    fetch32();
-    const double err = normwise(h, ref16);
-    report(name, err,
-           medianMs(runs(), runs() > 1,
-                    [&]() {
-                      bf16Kernel<<<blocks, threads>>>(rows, dRowPtr, dCol,
-                                                      dVal16, dB16, dC);
-                    }),
-           bytes16);
+  auto fetch16 = [&]() {
+    std::vector<uint16_t> c16(h.size());
+    CHECK(cudaMemcpy(c16.data(), dC, c16.size() * 2, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < c16.size(); ++i)
+      h[i] = fromBf16(c16[i]);
   };
-  timeP("mma16p", mma16p<K, true, false, 1>, mma16p<K, false, false, 1>);
-  timeP("mma16p2", mma16p<K, true, false, 2>, mma16p<K, false, false, 2>);
-  timeP("mma16px", mma16p<K, true, true, 1>, mma16p<K, false, true, 1>);
+  // Checks `check` (which writes C as fp32, or as bf16 when bf16C) against
+  // ref, then times `time`.
+  auto measure = [&](const char *kernel, const std::vector<double> &ref,
+                     double bytes, bool bf16C, auto check, auto time) {
+    CHECK(cudaMemset(dC, 0, h.size() * 4));
+    check();
+    CHECK(cudaDeviceSynchronize());
+    bf16C ? fetch16() : fetch32();
+    report(kernel, normwise(h, ref), medianMs(runs(), runs() > 1, time), bytes);
+  };
+  auto *b4 = reinterpret_cast<const float4 *>(dB32);
+  auto *bVec16 = reinterpret_cast<const uint4 *>(dB16);
+  auto *c4 = reinterpret_cast<float4 *>(dC);
+  auto *c16 = reinterpret_cast<uint4 *>(dC);
+  auto gridFor = [&](size_t threadsNeeded) {
+    return int((threadsNeeded + threads - 1) / threads);
+  };
+  // CUDA-core kernels: fp32 with K/4 lanes a row, bf16 with K/8 (row16w:
+  // K/16); each checked with its own C.
+  const int g4 = gridFor(size_t(rows) * (K / 4));
+  const int g8 = gridFor(size_t(rows) * (K / 8));
+  const int g16 = gridFor(size_t(rows) * (K / 16));
+  auto fp32 = [&](const char *kernel, auto f) {
+    auto launch = [&]() {
+      f<<<g4, threads>>>(rows, dRowPtr, dCol, dVal, b4, c4);
+    };
+    measure(kernel, ref32, bytes32, false, launch, launch);
+  };
+  auto bf16 = [&](const char *kernel, int grid, auto f) {
+    auto launch = [&]() {
+      f<<<grid, threads>>>(rows, dRowPtr, dCol, dVal16, bVec16, c16);
+    };
+    measure(kernel, ref16, bytes16, true, launch, launch);
+  };
+  fp32("row32", row32<K>);
+  measure(
+      "row16", ref16, bytes16, false,
+      [&]() {
+        row16<K, true>
+            <<<g8, threads>>>(rows, dRowPtr, dCol, dVal16, bVec16, dC);
+      },
+      [&]() {
+        row16<K, false>
+            <<<g8, threads>>>(rows, dRowPtr, dCol, dVal16, bVec16, dC);
+      });
+  bf16("row16b2", g8, row16b<K, 2, 1>);
+  bf16("row16b2o8", g8, row16b<K, 2, 8>);
+  bf16("row16b4", g8, row16b<K, 4, 1>);
+  bf16("row16b4o8", g8, row16b<K, 4, 8>);
+  bf16("row16b8", g8, row16b<K, 8, 1>);
+  bf16("row16w1", g16, row16w<K, 1>);
+  bf16("row16w2", g16, row16w<K, 2>);
+  bf16("row16w4", g16, row16w<K, 4>);
+  bf16("row16x1", g8, row16x<K, 1>);
+  if constexpr (K == 32) {
+    bf16("row16x2", g8, row16x<K, 2>);
+    bf16("row16x3", g8, row16x<K, 3>);
+  }
+  fp32("row32x1", row32x<K, 1>);
+  // Tensor-core kernels: a warp per window of 8 rows; checked with an fp32
+  // C (the F32Out instance), timed with the bf16 one.
+  const int gWindows = gridFor(size_t((rows + 7) / 8) * 32);
+  auto tc = [&](const char *kernel, auto f32, auto f16, auto b) {
+    measure(
+        kernel, ref16, bytes16, false,
+        [&]() {
+          f32<<<gWindows, threads>>>(rows, dRowPtr, dCol, dVal16, b, dC);
+        },
+        [&]() {
+          f16<<<gWindows, threads>>>(rows, dRowPtr, dCol, dVal16, b, dC);
+        });
+  };
+  tc("mma16", mma16<K, true, false>, mma16<K, false, false>, bVec16);
+  tc("mma16x", mma16<K, true, true>, mma16<K, false, true>, bVec16);
+  tc("mma16p", mma16p<K, true, false, 1>, mma16p<K, false, false, 1>,
+     static_cast<const uint16_t *>(dB16));
+  tc("mma16p2", mma16p<K, true, false, 2>, mma16p<K, false, false, 2>,
+     static_cast<const uint16_t *>(dB16));
+  tc("mma16px", mma16p<K, true, true, 1>, mma16p<K, false, true, 1>,
+     static_cast<const uint16_t *>(dB16));
   {
     // SELL-8 with pairs: chunk t of window w = entries 2t, 2t + 1 of its rows.
     const int windows = (rows + 7) / 8;
@@ -1133,19 +1000,16 @@ template <int K> void run(const std::string &name, const Csr &m) {
     int *dChunk = upload(chunkPtr), *dScol = upload(scol);
     uint16_t *dSval = upload(sval);
     auto *sv = reinterpret_cast<const uint32_t *>(dSval);
-    const int blocks = (windows * 32 + threads - 1) / threads;
-    CHECK(cudaMemset(dC, 0, h.size() * 4));
-    mma16s<K, true><<<blocks, threads>>>(rows, dChunk, dScol, sv, dB16, dC);
-    CHECK(cudaDeviceSynchronize());
-    fetch32();
-    const double err = normwise(h, ref16);
-    report("mma16s", err,
-           medianMs(runs(), runs() > 1,
-                    [&]() {
-                      mma16s<K, false><<<blocks, threads>>>(rows, dChunk, dScol,
-                                                            sv, dB16, dC);
-                    }),
-           bytes16);
+    measure(
+        "mma16s", ref16, bytes16, false,
+        [&]() {
+          mma16s<K, true>
+              <<<gWindows, threads>>>(rows, dChunk, dScol, sv, dB16, dC);
+        },
+        [&]() {
+          mma16s<K, false>
+              <<<gWindows, threads>>>(rows, dChunk, dScol, sv, dB16, dC);
+        });
     CHECK(cudaFree(dChunk));
     CHECK(cudaFree(dScol));
     CHECK(cudaFree(dSval));
@@ -1183,7 +1047,7 @@ int main(int argc, char **argv) {
   Csr m;
   if (argc > 1) {
     for (int i = 1; i < argc; ++i) {
-      if (!readMtx(argv[i], m)) {
+      if (!readMatrix(argv[i], m)) {
         std::fprintf(stderr, "%s: cannot read\n", argv[i]);
         return 1;
       }

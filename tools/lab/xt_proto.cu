@@ -37,37 +37,6 @@
 
 namespace {
 
-/// A Matrix Market coordinate file (pattern or real, general or
-/// symmetric), values from randomValues.
-bool readMtx(const char *path, Csr &m) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  const bool symmetric = line.find("symmetric") != std::string::npos;
-  while (std::getline(in, line) && line[0] == '%') {
-  }
-  long long nnz = 0;
-  std::istringstream(line) >> m.rows >> m.cols >> nnz;
-  std::vector<std::pair<int, int>> e;
-  for (long long i = 0; i < nnz && std::getline(in, line); ++i) {
-    int r, c;
-    std::istringstream(line) >> r >> c;
-    e.push_back({r - 1, c - 1});
-    if (symmetric && r != c)
-      e.push_back({c - 1, r - 1});
-  }
-  std::sort(e.begin(), e.end());
-  m.rowPtr.assign(m.rows + 1, 0);
-  for (auto [r, c] : e) {
-    ++m.rowPtr[r + 1];
-    m.col.push_back(c);
-  }
-  for (int r = 0; r < m.rows; ++r)
-    m.rowPtr[r + 1] += m.rowPtr[r];
-  randomValues(m);
-  return true;
-}
-
 bool readLayer(const std::string &path, Csr &m) {
   std::string plain = path;
   if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {

@@ -234,10 +234,10 @@ if [[ " $PARTS " == *" san "* ]]; then
   san skewed.csr.window.k256 "$STAGE/skewed.mtx" --format csr --strategy lpt --k 256 --row-windows always
   # The selector's choice for K = 32, with the runtime's library check.
   san dlmc.auto.k32 "$dlmc" --format auto --strategy auto --k 32
-  # 16-bit operands, named *.dtype-TYPE (docs/Kernels.md, "Half precision";
-  # values of the same type unless named): the tensor-core kernel on the operands as they are
-  # and bell-tile, both into the fp32 accumulator the row kernel adds and
-  # rounds; split long rows (SpMM and SpMV) and hbp through the
+  # 16-bit operands, named *.dtype-TYPE (docs/Kernels.md, "Half
+  # precision"; values of the same type unless named): the tensor-core
+  # kernel on the operands as they are and bell-tile, both into the fp32
+  # accumulator the row kernel adds and rounds; split long rows (SpMM and SpMV) and hbp through the
   # accumulator and the round kernel; the batch loop of many rows (the
   # batches of 4 of power-law ranges); groups sharing a row, straight-line
   # batches and long rows in CTAs (DLMC, narrow column indices);
