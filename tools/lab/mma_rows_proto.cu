@@ -180,6 +180,24 @@ __device__ __forceinline__ uint32_t pack(float a, float b) {
   return *reinterpret_cast<uint32_t *>(&h);
 }
 
+/// acc[j] += v * (element j of the 8 bf16 in x), j = 0..7.
+__device__ __forceinline__ void fma8(float (&acc)[8], float v, uint4 x) {
+  acc[0] = fmaf(v, lo16(x.x), acc[0]);
+  acc[1] = fmaf(v, hi16(x.x), acc[1]);
+  acc[2] = fmaf(v, lo16(x.y), acc[2]);
+  acc[3] = fmaf(v, hi16(x.y), acc[3]);
+  acc[4] = fmaf(v, lo16(x.z), acc[4]);
+  acc[5] = fmaf(v, hi16(x.z), acc[5]);
+  acc[6] = fmaf(v, lo16(x.w), acc[6]);
+  acc[7] = fmaf(v, hi16(x.w), acc[7]);
+}
+
+/// The 8 sums rounded to bf16, as one 16-byte store.
+__device__ __forceinline__ uint4 pack8(const float (&acc)[8]) {
+  return make_uint4(pack(acc[0], acc[1]), pack(acc[2], acc[3]),
+                    pack(acc[4], acc[5]), pack(acc[6], acc[7]));
+}
+
 template <int G> __device__ __forceinline__ unsigned groupMask() {
   if constexpr (G == 32)
     return 0xffffffffu;
@@ -262,16 +280,7 @@ __global__ void __launch_bounds__(256)
   const unsigned mask = groupMask<G>();
   const int begin = rowPtr[row], end = rowPtr[row + 1];
   float acc[8] = {};
-  auto fma8 = [&](float v, uint4 x) {
-    acc[0] = fmaf(v, lo16(x.x), acc[0]);
-    acc[1] = fmaf(v, hi16(x.x), acc[1]);
-    acc[2] = fmaf(v, lo16(x.y), acc[2]);
-    acc[3] = fmaf(v, hi16(x.y), acc[3]);
-    acc[4] = fmaf(v, lo16(x.z), acc[4]);
-    acc[5] = fmaf(v, hi16(x.z), acc[5]);
-    acc[6] = fmaf(v, lo16(x.w), acc[6]);
-    acc[7] = fmaf(v, hi16(x.w), acc[7]);
-  };
+
   for (int p = begin; p < end; p += G) {
     const int n = min(G, end - p);
     const int cj = l < n ? col[p + l] : 0;
@@ -284,13 +293,13 @@ __global__ void __launch_bounds__(256)
       const float v1 = __shfl_sync(mask, vj, i + 1, G);
       const uint4 x0 = b[size_t(c0) * (K / 8) + l];
       const uint4 x1 = b[size_t(c1) * (K / 8) + l];
-      fma8(v0, x0);
-      fma8(v1, x1);
+      fma8(acc, v0, x0);
+      fma8(acc, v1, x1);
     }
     if (i < n) {
       const int c0 = __shfl_sync(mask, cj, i, G);
       const float v0 = __shfl_sync(mask, vj, i, G);
-      fma8(v0, b[size_t(c0) * (K / 8) + l]);
+      fma8(acc, v0, b[size_t(c0) * (K / 8) + l]);
     }
   }
   store8<F32Out>(c, K, row, 8 * l, acc);
@@ -330,21 +339,11 @@ __global__ void __launch_bounds__(256, MinBlocks)
       for (int e = 0; e < N; ++e)
         x[e] = b[size_t(cc[e]) * (K / 8) + l];
 #pragma unroll
-      for (int e = 0; e < N; ++e) {
-        acc[0] = fmaf(vv[e], lo16(x[e].x), acc[0]);
-        acc[1] = fmaf(vv[e], hi16(x[e].x), acc[1]);
-        acc[2] = fmaf(vv[e], lo16(x[e].y), acc[2]);
-        acc[3] = fmaf(vv[e], hi16(x[e].y), acc[3]);
-        acc[4] = fmaf(vv[e], lo16(x[e].z), acc[4]);
-        acc[5] = fmaf(vv[e], hi16(x[e].z), acc[5]);
-        acc[6] = fmaf(vv[e], lo16(x[e].w), acc[6]);
-        acc[7] = fmaf(vv[e], hi16(x[e].w), acc[7]);
-      }
+      for (int e = 0; e < N; ++e)
+        fma8(acc, vv[e], x[e]);
     }
   }
-  c[size_t(row) * (K / 8) + l] =
-      make_uint4(pack(acc[0], acc[1]), pack(acc[2], acc[3]),
-                 pack(acc[4], acc[5]), pack(acc[6], acc[7]));
+  c[size_t(row) * (K / 8) + l] = pack8(acc);
 }
 
 /// bf16 with 16 columns a lane (two 16-byte loads an entry): K/16 lanes a
@@ -362,14 +361,10 @@ __global__ void __launch_bounds__(256)
     return;
   const unsigned mask = groupMask<G>();
   const int begin = rowPtr[row], end = rowPtr[row + 1];
-  float acc[16] = {};
+  float acc[8] = {}, acc2[8] = {}; // columns 16 l + 0..7 and + 8..15
   auto fma16 = [&](float v, uint4 x, uint4 y) {
-    const uint32_t w[8] = {x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w};
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      acc[2 * j] = fmaf(v, lo16(w[j]), acc[2 * j]);
-      acc[2 * j + 1] = fmaf(v, hi16(w[j]), acc[2 * j + 1]);
-    }
+    fma8(acc, v, x);
+    fma8(acc2, v, y);
   };
   const uint4 *bl = b + 2 * l;
   for (int p = begin; p < end; p += G * E) {
@@ -409,10 +404,8 @@ __global__ void __launch_bounds__(256)
     }
   }
   uint4 *out = c + size_t(row) * (K / 8) + 2 * l;
-  out[0] = make_uint4(pack(acc[0], acc[1]), pack(acc[2], acc[3]),
-                      pack(acc[4], acc[5]), pack(acc[6], acc[7]));
-  out[1] = make_uint4(pack(acc[8], acc[9]), pack(acc[10], acc[11]),
-                      pack(acc[12], acc[13]), pack(acc[14], acc[15]));
+  out[0] = pack8(acc);
+  out[1] = pack8(acc2);
 }
 
 /// bf16, K/8 lanes a row (8 columns a lane), each lane caching E entries
@@ -456,20 +449,10 @@ __global__ void __launch_bounds__(256)
     for (int i = 0; i < N; ++i)
       x[i] = cc[i] >= 0 ? bl[size_t(cc[i]) * (K / 8)] : make_uint4(0, 0, 0, 0);
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
-      acc[0] = fmaf(vv[i], lo16(x[i].x), acc[0]);
-      acc[1] = fmaf(vv[i], hi16(x[i].x), acc[1]);
-      acc[2] = fmaf(vv[i], lo16(x[i].y), acc[2]);
-      acc[3] = fmaf(vv[i], hi16(x[i].y), acc[3]);
-      acc[4] = fmaf(vv[i], lo16(x[i].z), acc[4]);
-      acc[5] = fmaf(vv[i], hi16(x[i].z), acc[5]);
-      acc[6] = fmaf(vv[i], lo16(x[i].w), acc[6]);
-      acc[7] = fmaf(vv[i], hi16(x[i].w), acc[7]);
-    }
+    for (int i = 0; i < N; ++i)
+      fma8(acc, vv[i], x[i]);
   }
-  c[size_t(row) * (K / 8) + l] =
-      make_uint4(pack(acc[0], acc[1]), pack(acc[2], acc[3]),
-                 pack(acc[4], acc[5]), pack(acc[6], acc[7]));
+  c[size_t(row) * (K / 8) + l] = pack8(acc);
 }
 
 /// fp32 counterpart of row16x: K/4 lanes a row, float4 a lane.
