@@ -6,8 +6,9 @@
 //
 // What the standalone CUDA prototypes (panel_proto.cu, tile_proto.cu,
 // xt_proto.cu, mma_rows_proto.cu) share besides timing (BenchTiming.cuh): a
-// CSR read from a plain `.smtx` or Matrix Market file with random values, device uploads, and the float64 reference every
-// variant is checked against.
+// CSR read from a plain `.smtx` or Matrix Market file with random values,
+// device uploads, and the float64 reference every variant is checked
+// against.
 //
 //===----------------------------------------------------------------------===//
 

@@ -15,8 +15,9 @@
 # over every package for K in $KS (default 1,32,128,256,512; timings for
 # BENCH_KS, default 32,128,256,512: BENCHMARK.md's K and 256), then
 # compute-sanitizer memcheck, racecheck, initcheck and synccheck on one
-# package per kernel family (suite/san/*.spp). Writes $OUT/summary.txt (what docs/results/ keeps) and
-# $OUT/verify.log; exits non-zero on any failure.
+# package per kernel family (suite/san/*.spp). Writes $OUT/summary.txt
+# (what docs/results/ keeps) and $OUT/verify.log; exits non-zero on any
+# failure.
 #
 #===------------------------------------------------------------------------===#
 set -uo pipefail
@@ -47,8 +48,8 @@ SETS="${SETS:-main big tc san conc aot}"
 # with 2, 8, 16, 32 lanes (K = 4, 12 or 24, 44 or 48, 96 or 100) and, in
 # 16 bits, vec8 with 4, 8, 16 lanes (K = 24, 48, 96; its 1-lane class
 # takes K = 8 only in packages without that bucket) and vec4 with 2, 8,
-# 16, 32 (K = 4, 12, 44, 100). A package compiled for one K (a name with
-# .k<K>) is checked at that K too.
+# 16, 32 (K = 4, 12, 44, 100). A package compiled for one K (its
+# manifest's `k`) is checked at that K too.
 SAN_KS="${SAN_KS:-1,4,5,8,12,24,32,44,48,64,96,100,128,256,512}"
 # The compute-sanitizer tools those runs take, space-separated.
 SAN_TOOLS="${SAN_TOOLS:-memcheck racecheck initcheck synccheck}"
@@ -309,9 +310,12 @@ elif command -v compute-sanitizer >/dev/null || [[ -x /usr/local/cuda/bin/comput
   # shellcheck disable=SC2086
   for pkg in $(for g in "${san_globs[@]}"; do printf '%s\n' "$S"/san/$g.spp; done | sort -u); do
     [[ -e "$pkg" ]] || continue
+    # A package compiled for one K (its layers' manifest `k`) runs at it too.
     ks=$SAN_KS
-    own=$(basename "$pkg" .spp | grep -o '\.k[0-9][0-9]*' | head -n 1 | tr -d .k)
-    [[ -n "$own" && ",$ks," != *",$own,"* ]] && ks="$ks,$own"
+    for own in $(python3 -c 'import json, sys
+print(" ".join(sorted({str(l["k"]) for l in json.load(open(sys.argv[1] + "/manifest.json"))["layers"] if l.get("k")})))' "$pkg"); do
+      [[ ",$ks," == *",$own,"* ]] || ks="$ks,$own"
+    done
     for tool in $SAN_TOOLS; do
       log="$BUILD/san.$(basename "$pkg" .spp).$tool.log"
       tol=$(san_tolerance "$pkg")
