@@ -5,10 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // What the standalone CUDA prototypes (panel_proto.cu, tile_proto.cu,
-// xt_proto.cu, mma_rows_proto.cu) share besides timing (BenchTiming.cuh): a
-// CSR read from a plain `.smtx` or Matrix Market file with random values,
-// device uploads, and the float64 reference every variant is checked
-// against.
+// xt_proto.cu, xtile_proto.cu, mma_rows_proto.cu, chain.cu) share besides
+// timing (BenchTiming.cuh): a CSR read from a `.smtx` or Matrix Market
+// file (plain or gzip'd) with random values, device uploads, and the
+// float64 reference every variant is checked against.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -95,6 +96,21 @@ static bool readMtx(const char *path, Csr &m) {
     m.rowPtr[r + 1] += m.rowPtr[r];
   randomValues(m);
   return true;
+}
+
+/// Reads `path` — a DLMC `.smtx` or a Matrix Market `.mtx`, plain or
+/// gzip'd (".gz", unpacked with gzip into /tmp) — into `m`.
+static bool readLayer(const std::string &path, Csr &m) {
+  std::string plain = path;
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
+    plain = "/tmp/bench_layer";
+    std::string cmd = "gzip -dc '" + path + "' > " + plain;
+    if (std::system(cmd.c_str()) != 0)
+      return false;
+  }
+  if (path.find(".mtx") != std::string::npos)
+    return readMtx(plain.c_str(), m);
+  return readSmtx(plain.c_str(), m);
 }
 
 template <typename T> static T *upload(const std::vector<T> &v) {

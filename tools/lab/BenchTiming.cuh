@@ -5,10 +5,11 @@
 //===----------------------------------------------------------------------===//
 //
 // Shared by the standalone programs of tools/lab (floor.cu,
-// panel_proto.cu): a CUDA error check and the timing of spperm-verify
+// panel_proto.cu, ...): a CUDA error check, the timing of spperm-verify
 // --bench (docs/Testing.md) — a pair of CUDA events around each launch,
 // median of the runs, the runs queued while the stream waits on a host
-// flag so that the events see the GPU's work, not the host's launch rate.
+// flag so that the events see the GPU's work, not the host's launch rate —
+// and the CUDA-graph timing of bench_sparse_linear.py's graph columns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +74,44 @@ static float medianMs(int runs, bool queued, Launch launch) {
     CHECK(cudaEventDestroy(e));
   std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
   return times[runs / 2];
+}
+
+/// The time in microseconds per call of `launch(stream)`: 20 calls
+/// captured in a CUDA graph, replayed (GPU time, as
+/// bench_sparse_linear.py's graph columns), median of 15 replays.
+template <typename Launch> static float graphUs(Launch launch) {
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < 20; ++i)
+    launch(s);
+  CHECK(cudaStreamEndCapture(s, &graph));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int i = 0; i < 20; ++i)
+    CHECK(cudaGraphLaunch(exec, s));
+  CHECK(cudaStreamSynchronize(s));
+  std::vector<float> t;
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 15; ++i) {
+    CHECK(cudaEventRecord(a, s));
+    CHECK(cudaGraphLaunch(exec, s));
+    CHECK(cudaEventRecord(b, s));
+    CHECK(cudaEventSynchronize(b));
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms * 1e3f / 20);
+  }
+  std::nth_element(t.begin(), t.begin() + 7, t.end());
+  CHECK(cudaEventDestroy(a));
+  CHECK(cudaEventDestroy(b));
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+  CHECK(cudaStreamDestroy(s));
+  return t[7];
 }
 
 #endif // SPPERM_TOOLS_BENCH_BENCHTIMING_CUH

@@ -32,16 +32,6 @@
 
 namespace {
 
-/// Reads `path` (a DLMC .smtx, gzip'd when it ends in .gz) into `m`.
-bool readLayer(const std::string &path, Csr &m) {
-  if (path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0)
-    return readSmtx(path.c_str(), m);
-  std::string tmp = "/tmp/chain_layer.smtx";
-  std::string cmd = "gzip -dc '" + path + "' > " + tmp;
-  if (std::system(cmd.c_str()) != 0)
-    return false;
-  return readSmtx(tmp.c_str(), m);
-}
 
 __global__ void emptyKernel() {}
 

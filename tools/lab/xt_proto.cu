@@ -37,19 +37,6 @@
 
 namespace {
 
-bool readLayer(const std::string &path, Csr &m) {
-  std::string plain = path;
-  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
-    plain = "/tmp/xt_layer";
-    std::string cmd = "gzip -dc '" + path + "' > " + plain;
-    if (std::system(cmd.c_str()) != 0)
-      return false;
-  }
-  if (path.find(".mtx") != std::string::npos)
-    return readMtx(plain.c_str(), m);
-  return readSmtx(plain.c_str(), m);
-}
-
 /// Row-major B: G lanes per row, 4 columns of C a lane, K a multiple of 4.
 template <int G>
 __global__ void rowKernel(int rows, const int *__restrict__ rowPtr,
@@ -315,40 +302,6 @@ Csr permuted(const Csr &m, std::vector<int> &order) {
   return p;
 }
 
-/// Per call: 20 launches captured in a CUDA graph, replayed (GPU time,
-/// as bench_sparse_linear.py's graph columns), median of 15 replays.
-template <typename Launch> float graphUs(Launch launch) {
-  cudaStream_t s;
-  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < 20; ++i)
-    launch(s);
-  CHECK(cudaStreamEndCapture(s, &graph));
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  for (int i = 0; i < 20; ++i)
-    CHECK(cudaGraphLaunch(exec, s));
-  CHECK(cudaStreamSynchronize(s));
-  std::vector<float> t;
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 15; ++i) {
-    CHECK(cudaEventRecord(a, s));
-    CHECK(cudaGraphLaunch(exec, s));
-    CHECK(cudaEventRecord(b, s));
-    CHECK(cudaEventSynchronize(b));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1e3f / 20);
-  }
-  std::nth_element(t.begin(), t.begin() + 7, t.end());
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-  CHECK(cudaStreamDestroy(s));
-  return t[7];
-}
 
 } // namespace
 
