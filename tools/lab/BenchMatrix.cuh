@@ -113,12 +113,51 @@ static bool readLayer(const std::string &path, Csr &m) {
   return readSmtx(plain.c_str(), m);
 }
 
+/// The rows by length, longest first (a load-balancing order): the
+/// permuted CSR and order[i] = the original row of permuted row i.
+static Csr permuted(const Csr &m, std::vector<int> &order) {
+  order.resize(m.rows);
+  for (int r = 0; r < m.rows; ++r)
+    order[r] = r;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return m.rowPtr[a + 1] - m.rowPtr[a] > m.rowPtr[b + 1] - m.rowPtr[b];
+  });
+  Csr p;
+  p.rows = m.rows;
+  p.cols = m.cols;
+  p.rowPtr.push_back(0);
+  for (int r : order) {
+    for (int e = m.rowPtr[r]; e < m.rowPtr[r + 1]; ++e) {
+      p.col.push_back(m.col[e]);
+      p.val.push_back(m.val[e]);
+    }
+    p.rowPtr.push_back(int(p.col.size()));
+  }
+  return p;
+}
+
 template <typename T> static T *upload(const std::vector<T> &v) {
   T *p = nullptr;
   CHECK(cudaMalloc(&p, std::max<size_t>(1, v.size()) * sizeof(T)));
   if (!v.empty())
     CHECK(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
   return p;
+}
+
+/// B = Xᵀ: X is k x cols row-major, B cols x k row-major, tiled 32 x 32
+/// through shared memory (launch: grid (cols / 32, k / 32) rounded up,
+/// block (32, 8)). What a transposing copy costs at best.
+__global__ void transpose(const float *__restrict__ x, float *__restrict__ b,
+                          int k, int cols) {
+  __shared__ float tile[32][33];
+  const int c0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
+  for (int i = threadIdx.y; i < 32; i += 8)
+    if (k0 + i < k && c0 + threadIdx.x < cols)
+      tile[i][threadIdx.x] = x[size_t(k0 + i) * cols + c0 + threadIdx.x];
+  __syncthreads();
+  for (int i = threadIdx.y; i < 32; i += 8)
+    if (c0 + i < cols && k0 + threadIdx.x < k)
+      b[size_t(c0 + i) * k + k0 + threadIdx.x] = tile[threadIdx.x][i];
 }
 
 /// A random cols x K B (seeded) and C = A * B in float64.

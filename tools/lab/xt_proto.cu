@@ -78,20 +78,6 @@ __global__ void rowKernel(int rows, const int *__restrict__ rowPtr,
   }
 }
 
-/// B = Xᵀ: X is k x cols row-major, B cols x k row-major.
-__global__ void transpose(const float *__restrict__ x, float *__restrict__ b,
-                          int k, int cols) {
-  __shared__ float tile[32][33];
-  const int c0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
-  for (int i = threadIdx.y; i < 32; i += 8)
-    if (k0 + i < k && c0 + threadIdx.x < cols)
-      tile[i][threadIdx.x] = x[size_t(k0 + i) * cols + c0 + threadIdx.x];
-  __syncthreads();
-  for (int i = threadIdx.y; i < 32; i += 8)
-    if (c0 + i < cols && k0 + threadIdx.x < k)
-      b[size_t(c0 + i) * k + k0 + threadIdx.x] = tile[threadIdx.x][i];
-}
-
 /// X in place from global memory: G lanes per row over a tile of G
 /// samples (blockIdx.y).
 template <int G>
@@ -279,28 +265,6 @@ void staged(const Csr &m, const Device &perm, const int *order,
                                          k);
 }
 
-/// The rows by length, longest first (a load-balancing order): the
-/// permuted CSR and order[i] = the original row of permuted row i.
-Csr permuted(const Csr &m, std::vector<int> &order) {
-  order.resize(m.rows);
-  for (int r = 0; r < m.rows; ++r)
-    order[r] = r;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return m.rowPtr[a + 1] - m.rowPtr[a] > m.rowPtr[b + 1] - m.rowPtr[b];
-  });
-  Csr p;
-  p.rows = m.rows;
-  p.cols = m.cols;
-  p.rowPtr.push_back(0);
-  for (int r : order) {
-    for (int e = m.rowPtr[r]; e < m.rowPtr[r + 1]; ++e) {
-      p.col.push_back(m.col[e]);
-      p.val.push_back(m.val[e]);
-    }
-    p.rowPtr.push_back(int(p.col.size()));
-  }
-  return p;
-}
 
 
 } // namespace

@@ -209,6 +209,21 @@ __device__ void stage(float *xs, const float *__restrict__ x, int cols,
     hook();
 }
 
+/// A CTA's share of the rows and its groups of G lanes: rows
+/// blockIdx.x + i * gridDim.x, i < rows (rowsPerCta at most).
+template <int G, int NT> struct CtaGroups {
+  static constexpr int groups = NT / G;
+  int rows, lane, group;
+  unsigned mask;
+  __device__ CtaGroups(int allRows, int rowsPerCta)
+      : rows(min(rowsPerCta,
+                 (allRows - int(blockIdx.x) + int(gridDim.x) - 1) /
+                     int(gridDim.x))),
+        lane(threadIdx.x % G), group(threadIdx.x / G),
+        mask(G == 32 ? 0xffffffffu
+                     : (((1u << G) - 1) << (threadIdx.x % 32 / G * G))) {}
+};
+
 /// The byte offset in the tile of column j's chunk 0, with the swizzle in
 /// bits 4 .. log2(T) + 1: a lane reading chunk c XORs in 16 c (T / 4
 /// chunks of 16 bytes a row, so the XOR stays inside the row).
@@ -239,11 +254,10 @@ __global__ void __launch_bounds__(NT)
   const char *xb = reinterpret_cast<const char *>(xs);
   const int n0 = blockIdx.y * T;
   const int nb = gridDim.x;
-  const int myRows = min(rowsPerCta, (rows - int(blockIdx.x) + nb - 1) / nb);
-  const int lane = threadIdx.x % G, group = threadIdx.x / G;
-  constexpr int groups = NT / G;
-  const unsigned mask =
-      G == 32 ? 0xffffffffu : (((1u << G) - 1) << (threadIdx.x % 32 / G * G));
+  const CtaGroups<G, NT> cta(rows, rowsPerCta);
+  const int myRows = cta.rows, lane = cta.lane, group = cta.group;
+  constexpr int groups = CtaGroups<G, NT>::groups;
+  const unsigned mask = cta.mask;
   // Lane's samples: V consecutive ones at byte 16 chunk + 4 word of a row
   // (V = 8: chunks 2 lane and 2 lane + 1).
   const unsigned chunkBytes = 16u * (lane * V / 4);
@@ -364,11 +378,10 @@ __global__ void __launch_bounds__(NT)
   float *cs = reinterpret_cast<float *>(smem4);
   const int n0 = blockIdx.y * T;
   const int nb = gridDim.x;
-  const int myRows = min(rowsPerCta, (rows - int(blockIdx.x) + nb - 1) / nb);
-  const int lane = threadIdx.x % G, group = threadIdx.x / G;
-  constexpr int groups = NT / G;
-  const unsigned mask =
-      G == 32 ? 0xffffffffu : (((1u << G) - 1) << (threadIdx.x % 32 / G * G));
+  const CtaGroups<G, NT> cta(rows, rowsPerCta);
+  const int myRows = cta.rows, lane = cta.lane, group = cta.group;
+  constexpr int groups = CtaGroups<G, NT>::groups;
+  const unsigned mask = cta.mask;
   const int n = n0 + lane;
   const float *xn = x + size_t(n < k ? n : 0) * cols;
   int *dstS = reinterpret_cast<int *>(cs + (parts > 1 ? myRows * T : 0));
@@ -423,21 +436,6 @@ __global__ void __launch_bounds__(NT)
         c[size_t(dstS[i / T]) * k + m] = cs[i];
     }
   }
-}
-
-/// B = Xᵀ: X is k x cols row-major, B cols x k row-major (tiled through
-/// shared memory): SparseLinear's copy, for comparison.
-__global__ void transpose(const float *__restrict__ x, float *__restrict__ b,
-                          int k, int cols) {
-  __shared__ float tile[32][33];
-  const int c0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
-  for (int i = threadIdx.y; i < 32; i += 8)
-    if (k0 + i < k && c0 + threadIdx.x < cols)
-      tile[i][threadIdx.x] = x[size_t(k0 + i) * cols + c0 + threadIdx.x];
-  __syncthreads();
-  for (int i = threadIdx.y; i < 32; i += 8)
-    if (c0 + i < cols && k0 + threadIdx.x < k)
-      b[size_t(c0 + i) * k + k0 + threadIdx.x] = tile[threadIdx.x][i];
 }
 
 struct Device {
@@ -597,24 +595,13 @@ int main(int argc, char **argv) {
     }
     std::string name = path.substr(path.find_last_of('/') + 1);
     // Rows longest first (XTILE_ORDER=0: as stored): the CSR permuted.
-    std::vector<int> order(m.rows);
-    for (int r = 0; r < m.rows; ++r)
-      order[r] = r;
+    std::vector<int> order;
     const char *orderEnv = std::getenv("XTILE_ORDER");
-    if (!orderEnv || std::string(orderEnv) != "0")
-      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        return m.rowPtr[a + 1] - m.rowPtr[a] > m.rowPtr[b + 1] - m.rowPtr[b];
-      });
-    Csr pm;
-    pm.rows = m.rows;
-    pm.cols = m.cols;
-    pm.rowPtr.push_back(0);
-    for (int r : order) {
-      for (int e = m.rowPtr[r]; e < m.rowPtr[r + 1]; ++e) {
-        pm.col.push_back(m.col[e]);
-        pm.val.push_back(m.val[e]);
-      }
-      pm.rowPtr.push_back(int(pm.col.size()));
+    Csr pm = permuted(m, order);
+    if (orderEnv && std::string(orderEnv) == "0") {
+      pm = m;
+      for (int r = 0; r < m.rows; ++r)
+        order[r] = r;
     }
     Device d{upload(order), upload(pm.rowPtr), upload(pm.col), upload(pm.val)};
     for (int k : ks) {
