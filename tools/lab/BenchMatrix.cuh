@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <unistd.h>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -99,11 +100,12 @@ static bool readMtx(const char *path, Csr &m) {
 }
 
 /// Reads `path` — a DLMC `.smtx` or a Matrix Market `.mtx`, plain or
-/// gzip'd (".gz", unpacked with gzip into /tmp) — into `m`.
-static bool readLayer(const std::string &path, Csr &m) {
+/// gzip'd (".gz", unpacked with gzip into a file of this process in /tmp)
+/// — into `m`.
+inline bool readLayer(const std::string &path, Csr &m) {
   std::string plain = path;
   if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
-    plain = "/tmp/bench_layer";
+    plain = "/tmp/bench_layer." + std::to_string(getpid());
     std::string cmd = "gzip -dc '" + path + "' > " + plain;
     if (std::system(cmd.c_str()) != 0)
       return false;
@@ -115,7 +117,7 @@ static bool readLayer(const std::string &path, Csr &m) {
 
 /// The rows by length, longest first (a load-balancing order): the
 /// permuted CSR and order[i] = the original row of permuted row i.
-static Csr permuted(const Csr &m, std::vector<int> &order) {
+inline Csr permuted(const Csr &m, std::vector<int> &order) {
   order.resize(m.rows);
   for (int r = 0; r < m.rows; ++r)
     order[r] = r;

@@ -32,7 +32,6 @@
 
 namespace {
 
-
 __global__ void emptyKernel() {}
 
 template <int VEC> struct Vec;

@@ -265,8 +265,6 @@ void staged(const Csr &m, const Device &perm, const int *order,
                                          k);
 }
 
-
-
 } // namespace
 
 int main(int argc, char **argv) {

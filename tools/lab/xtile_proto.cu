@@ -1,4 +1,4 @@
-//===- xtile_proto.cu - SpMM reading a row-major X in place (B = Xᵀ) -----===//
+//===- xtile_proto.cu - SpMM reading a row-major X in place (B = Xᵀ) ----===//
 //
 // Part of the spperm project.
 //
@@ -16,13 +16,14 @@
 // B — with float4 loads of X and 4 x 4 register transposes, the 16-byte
 // chunks of each row XOR-swizzled (and the store order rotated for T < 32)
 // so that the stores are free of bank conflicts. Then G lanes per row (V =
-// T / G consecutive samples a lane) walk the row's entries in batches of G
-// (loaded coalesced, the next batch prefetched, broadcast by shuffle) and
-// read their B values from shared memory: one float4 (float2, float) per
-// entry and lane, a whole 128-byte tile row per group of lanes. Rows with
-// P > 1 parts (CTAs with fewer rows than groups) add their partial sums
-// into a shared C tile. C is written row-major (SparseLinear returns Y as
-// the transposed view of C).
+// T / G consecutive samples a lane) walk the row's entries in batches of
+// slices of G entries (loaded coalesced, the next batch prefetched,
+// broadcast by shuffle) and read their B values from shared memory: one
+// float4 (float2, float; two float4 for V = 8) per entry and lane, a whole
+// tile row (4 T bytes) per group of lanes. When the groups outnumber the
+// CTA's rows twice or more, P > 1 parts share a row and add their partial
+// sums into a shared C tile. C is written row-major (SparseLinear returns
+// Y as the transposed view of C).
 //
 // Every configuration is checked against a float64 reference (normwise
 // 1e-5) and timed per call from a CUDA graph of 20 launches (`graph_us`,
@@ -59,9 +60,14 @@ __device__ __forceinline__ float pick(float4 v, int i) {
 }
 
 /// The swizzle of tile row j (T floats, T / 4 chunks of 16 bytes) and the
-/// rotation of the staging stores of the thread staging column quad `jq`:
-/// the pair makes a quarter warp's 16-byte stores land in 8 distinct bank
-/// groups for every T (xtile's comment).
+/// rotation of the staging stores of the thread staging column quad `jq`.
+/// A quarter warp (8 threads, consecutive column quads) stores one 16-byte
+/// chunk each, to 8 different tile rows; they are free of bank conflicts
+/// when the chunks fall in the 8 different 16-byte slots of a 128-byte
+/// bank line. For T >= 32 a row spans the whole line and the swizzle alone
+/// spreads them; a shorter row (4 T bytes) fills only part of a line, so
+/// the rotation, which makes the 8 threads store different columns j mod 4
+/// at each step, picks the part and the swizzle the slot within it.
 template <int T> __device__ __forceinline__ int swizzle(int j) {
   if constexpr (T == 64)
     return (j >> 2) & 15;
@@ -236,9 +242,9 @@ template <int T> __device__ __forceinline__ unsigned packedOffset(int j) {
 /// takes permuted rows blockIdx.x + i * gridDim.x, i < rowsPerCta (so that
 /// CTAs get alike work and their groups take the longest rows first);
 /// blockIdx.y: samples [n0, n0 + T). `parts` groups share a row when the
-/// CTA has fewer rows than groups (part p takes the row's slices of G
-/// entries p, p + parts, ...). A group loads E slices a batch (32 entries
-/// a group, at most 8 a lane), the next batch while it multiplies; the first batch of
+/// CTA has half as many rows as groups or fewer (part p takes the row's
+/// slices of G entries p, p + parts, ...). A group loads E = min(32 / G, 8)
+/// slices a batch, the next batch while it multiplies; the first batch of
 /// its first row while X is staged.
 template <int T, int V, int NT, int MODE>
 __global__ void __launch_bounds__(NT)
@@ -344,7 +350,8 @@ __global__ void __launch_bounds__(NT)
       P::add(cs + (item / parts) * T + lane * V, acc);
     } else {
       float *out = c + size_t(dst) * k + n;
-      if (n + V <= k)
+      // A vector store needs (dst * k + n) % min(V, 4) == 0.
+      if (n + V <= k && k % (V < 4 ? V : 4) == 0)
         *reinterpret_cast<typename P::T *>(out) = acc;
       else
         for (int i = 0; i < V && n + i < k; ++i)
@@ -465,9 +472,9 @@ void launchXtile(const Csr &m, const Device &d, const float *x, float *c,
     configured = true;
   }
   dim3 grid((m.rows + rowsPerCta - 1) / rowsPerCta, (k + T - 1) / T);
-  xtile<T, V, NT, MODE><<<grid, NT, shared, st>>>(m.rows, m.cols, rowsPerCta, parts,
-                                            d.order, d.rowPtr, d.col, d.val, x,
-                                            c, k);
+  xtile<T, V, NT, MODE><<<grid, NT, shared, st>>>(
+      m.rows, m.cols, rowsPerCta, parts, d.order, d.rowPtr, d.col, d.val, x, c,
+      k);
 }
 
 template <int T, int V>
@@ -548,10 +555,10 @@ std::vector<Config> configs(const Csr &m, int k) {
         for (int rpc : {8, 16, 32, 64, 128, 256, 1024, 4096}) {
           if (rpc / 2 >= m.rows)
             continue;
-          const int groups = threads / (t / v);
+          // Parts (and the shared C tile) as launchXtile decides them.
+          const bool parts = threads / (t / v) / rpc > 1;
           const size_t shared =
-              (size_t(m.cols) * t + (groups > rpc ? size_t(rpc) * (t + 1) : 0)) *
-              4;
+              (size_t(m.cols) * t + (parts ? size_t(rpc) * (t + 1) : 0)) * 4;
           if (shared <= 227 * 1024)
             out.push_back({t, v, threads, rpc});
         }
@@ -623,7 +630,8 @@ int main(int argc, char **argv) {
         const bool wrong = check && !(err <= 1e-5);
         if (once) {
           std::printf("xtile layer=%s k=%d kernel=%s err=%.1e%s\n",
-                      name.c_str(), k, label.c_str(), err, wrong ? " WRONG" : "");
+                      name.c_str(), k, label.c_str(), err,
+                      wrong ? " WRONG" : "");
           status |= wrong;
           return;
         }
@@ -675,8 +683,9 @@ int main(int argc, char **argv) {
                    [&](cudaStream_t st) { launch(m, d, x, c, k, half, st); });
           }
       }
-      std::printf("best layer=%s k=%d kernel=%s graph_us=%.2f\n", name.c_str(),
-                  k, bestLabel.c_str(), best);
+      if (!once)
+        std::printf("best layer=%s k=%d kernel=%s graph_us=%.2f\n",
+                    name.c_str(), k, bestLabel.c_str(), best);
       std::fflush(stdout);
       CHECK(cudaFree(x));
       CHECK(cudaFree(bt));
