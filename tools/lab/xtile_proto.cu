@@ -45,6 +45,7 @@
 #include "BenchMatrix.cuh"
 
 #include <cstdio>
+#include <numeric>
 #include <sstream>
 #include <string>
 
@@ -167,17 +168,19 @@ __device__ void stage(float *xs, const float *__restrict__ x, int cols,
   const bool aligned = cols % 4 == 0;
   constexpr int SQ = T / 4;
   const int items = (quads + 31) / 32 * 32 * SQ;
-  bool first = true;
+  // hook() runs once: after the thread's first loads, or without any.
+  bool hooked = false;
+  auto hookOnce = [&] {
+    if (!hooked)
+      hook();
+    hooked = true;
+  };
   for (int item = threadIdx.x; item < items; item += NT) {
     // Warps sweep 32 column quads of one sample quad.
     const int sq = (item / 32) % SQ;
     const int jq = (item / (32 * SQ)) * 32 + item % 32;
-    if (jq >= quads) {
-      if (first)
-        hook();
-      first = false;
+    if (jq >= quads)
       continue;
-    }
     float4 r[4];
 #pragma unroll
     for (int s = 0; s < 4; ++s) {
@@ -195,9 +198,7 @@ __device__ void stage(float *xs, const float *__restrict__ x, int cols,
         r[s].w = left > 3 ? __ldg(p + 3) : 0.f;
       }
     }
-    if (first)
-      hook(); // while the loads above are in flight
-    first = false;
+    hookOnce(); // while the loads above are in flight
     const int rot = rotation<T>(jq);
 #pragma unroll
     for (int t = 0; t < 4; ++t) {
@@ -211,8 +212,7 @@ __device__ void stage(float *xs, const float *__restrict__ x, int cols,
           chunk;
     }
   }
-  if (first)
-    hook();
+  hookOnce();
 }
 
 /// A CTA's share of the rows and its groups of G lanes: rows
@@ -221,14 +221,34 @@ template <int G, int NT> struct CtaGroups {
   static constexpr int groups = NT / G;
   int rows, lane, group;
   unsigned mask;
-  __device__ CtaGroups(int allRows, int rowsPerCta)
+  __device__ CtaGroups(int allRows, int rowsPerCta);
+};
+template <int G, int NT>
+__device__ CtaGroups<G, NT>::CtaGroups(int allRows, int rowsPerCta)
       : rows(min(rowsPerCta,
                  (allRows - int(blockIdx.x) + int(gridDim.x) - 1) /
                      int(gridDim.x))),
         lane(threadIdx.x % G), group(threadIdx.x / G),
         mask(G == 32 ? 0xffffffffu
                      : (((1u << G) - 1) << (threadIdx.x % 32 / G * G))) {}
-};
+
+/// How many groups share a row: as many as the CTA has groups per row, at
+/// most 8 (1: none share).
+__host__ __device__ inline int partsFor(int groups, int rowsPerCta) {
+  return max(1, min(8, groups / rowsPerCta));
+}
+
+/// With parts: the shared C tile `cs` (rows x T) is complete; stores it to
+/// C's rows dst[0 .. rows), samples n0 .. n0 + T (those below k).
+template <int T, int NT>
+__device__ void storeTile(const float *cs, const int *dst, int rows, int n0,
+                          int k, float *__restrict__ c) {
+  for (int i = threadIdx.x; i < rows * T; i += NT) {
+    const int n = n0 + i % T;
+    if (n < k)
+      c[size_t(dst[i / T]) * k + n] = cs[i];
+  }
+}
 
 /// The byte offset in the tile of column j's chunk 0, with the swizzle in
 /// bits 4 .. log2(T) + 1: a lane reading chunk c XORs in 16 c (T / 4
@@ -262,8 +282,8 @@ __global__ void __launch_bounds__(NT)
   const int nb = gridDim.x;
   const CtaGroups<G, NT> cta(rows, rowsPerCta);
   const int myRows = cta.rows, lane = cta.lane, group = cta.group;
-  constexpr int groups = CtaGroups<G, NT>::groups;
   const unsigned mask = cta.mask;
+  constexpr int groups = CtaGroups<G, NT>::groups;
   // Lane's samples: V consecutive ones at byte 16 chunk + 4 word of a row
   // (V = 8: chunks 2 lane and 2 lane + 1).
   const unsigned chunkBytes = 16u * (lane * V / 4);
@@ -363,11 +383,7 @@ __global__ void __launch_bounds__(NT)
   }
   if (MODE != 1 && parts > 1) {
     __syncthreads();
-    for (int i = threadIdx.x; i < myRows * T; i += NT) {
-      const int n = n0 + i % T;
-      if (n < k)
-        c[size_t(dstS[i / T]) * k + n] = cs[i];
-    }
+    storeTile<T, NT>(cs, dstS, myRows, n0, k, c);
   }
 }
 
@@ -387,8 +403,8 @@ __global__ void __launch_bounds__(NT)
   const int nb = gridDim.x;
   const CtaGroups<G, NT> cta(rows, rowsPerCta);
   const int myRows = cta.rows, lane = cta.lane, group = cta.group;
-  constexpr int groups = CtaGroups<G, NT>::groups;
   const unsigned mask = cta.mask;
+  constexpr int groups = CtaGroups<G, NT>::groups;
   const int n = n0 + lane;
   const float *xn = x + size_t(n < k ? n : 0) * cols;
   int *dstS = reinterpret_cast<int *>(cs + (parts > 1 ? myRows * T : 0));
@@ -437,11 +453,7 @@ __global__ void __launch_bounds__(NT)
   }
   if (parts > 1) {
     __syncthreads();
-    for (int i = threadIdx.x; i < myRows * T; i += NT) {
-      const int m = n0 + i % T;
-      if (m < k)
-        c[size_t(dstS[i / T]) * k + m] = cs[i];
-    }
+    storeTile<T, NT>(cs, dstS, myRows, n0, k, c);
   }
 }
 
@@ -459,8 +471,7 @@ struct Config {
 template <int T, int V, int NT, int MODE>
 void launchXtile(const Csr &m, const Device &d, const float *x, float *c,
                  int k, int rowsPerCta, cudaStream_t st) {
-  constexpr int G = T / V, groups = NT / G;
-  const int parts = std::max(1, std::min(8, groups / rowsPerCta));
+  const int parts = partsFor(NT / (T / V), rowsPerCta);
   const size_t shared =
       (size_t(m.cols) * T + (parts > 1 ? size_t(rowsPerCta) * (T + 1) : 0)) *
       sizeof(float);
@@ -478,7 +489,7 @@ void launchXtile(const Csr &m, const Device &d, const float *x, float *c,
 }
 
 template <int T, int V>
-void byThreads(const Csr &m, const Device &d, const float *x, float *c, int k,
+void byMode(const Csr &m, const Device &d, const float *x, float *c, int k,
                const Config &cfg, cudaStream_t st) {
   if (cfg.mode == 1)
     launchXtile<T, V, 512, 1>(m, d, x, c, k, cfg.rowsPerCta, st);
@@ -493,23 +504,23 @@ void byV(const Csr &m, const Device &d, const float *x, float *c, int k,
          const Config &cfg, cudaStream_t st) {
   if constexpr (T == 64) {
     if (cfg.v == 8)
-      byThreads<T, 8>(m, d, x, c, k, cfg, st);
+      byMode<T, 8>(m, d, x, c, k, cfg, st);
     else
-      byThreads<T, 4>(m, d, x, c, k, cfg, st);
+      byMode<T, 4>(m, d, x, c, k, cfg, st);
   } else if (cfg.v == 4) {
-    byThreads<T, 4>(m, d, x, c, k, cfg, st);
+    byMode<T, 4>(m, d, x, c, k, cfg, st);
   } else if (cfg.v == 2) {
-    byThreads<T, 2>(m, d, x, c, k, cfg, st);
+    byMode<T, 2>(m, d, x, c, k, cfg, st);
   } else {
-    byThreads<T, 1>(m, d, x, c, k, cfg, st);
+    byMode<T, 1>(m, d, x, c, k, cfg, st);
   }
 }
 
 template <int T>
 void launchGather(const Csr &m, const Device &d, const float *x, float *c,
                   int k, int rowsPerCta, cudaStream_t st) {
-  constexpr int NT = 512, groups = NT / T;
-  const int parts = std::max(1, std::min(8, groups / rowsPerCta));
+  constexpr int NT = 512;
+  const int parts = partsFor(NT / T, rowsPerCta);
   const size_t shared =
       parts > 1 ? size_t(rowsPerCta) * (T + 1) * sizeof(float) : 0;
   dim3 grid((m.rows + rowsPerCta - 1) / rowsPerCta, (k + T - 1) / T);
@@ -555,8 +566,8 @@ std::vector<Config> configs(const Csr &m, int k) {
         for (int rpc : {8, 16, 32, 64, 128, 256, 1024, 4096}) {
           if (rpc / 2 >= m.rows)
             continue;
-          // Parts (and the shared C tile) as launchXtile decides them.
-          const bool parts = threads / (t / v) / rpc > 1;
+          // The shared C tile, as launchXtile sizes it.
+          const bool parts = partsFor(threads / (t / v), rpc) > 1;
           const size_t shared =
               (size_t(m.cols) * t + (parts ? size_t(rpc) * (t + 1) : 0)) * 4;
           if (shared <= 227 * 1024)
@@ -602,13 +613,14 @@ int main(int argc, char **argv) {
     }
     std::string name = path.substr(path.find_last_of('/') + 1);
     // Rows longest first (XTILE_ORDER=0: as stored): the CSR permuted.
-    std::vector<int> order;
+    std::vector<int> order(m.rows);
     const char *orderEnv = std::getenv("XTILE_ORDER");
-    Csr pm = permuted(m, order);
+    Csr pm;
     if (orderEnv && std::string(orderEnv) == "0") {
       pm = m;
-      for (int r = 0; r < m.rows; ++r)
-        order[r] = r;
+      std::iota(order.begin(), order.end(), 0);
+    } else {
+      pm = permuted(m, order);
     }
     Device d{upload(order), upload(pm.rowPtr), upload(pm.col), upload(pm.val)};
     for (int k : ks) {
@@ -653,9 +665,9 @@ int main(int argc, char **argv) {
       };
       if (!once)
         report("tr", false, [&](cudaStream_t st) {
-        transpose<<<dim3((m.cols + 31) / 32, (k + 31) / 32), dim3(32, 8), 0,
-                    st>>>(x, bt, k, m.cols);
-      });
+          transpose<<<dim3((m.cols + 31) / 32, (k + 31) / 32), dim3(32, 8), 0,
+                      st>>>(x, bt, k, m.cols);
+        });
       for (const Config &cfg : configs(m, k)) {
         char label[64];
         if (cfg.v == 0)
@@ -672,12 +684,10 @@ int main(int argc, char **argv) {
           continue;
         report(label, true,
                [&](cudaStream_t st) { launch(m, d, x, c, k, cfg, st); });
-        if (!chosen.empty())
+        if (!chosen.empty() && cfg.v != 0) // xgather has no halves
           for (int mode : {1, 2}) {
             Config half = cfg;
             half.mode = mode;
-            if (cfg.v == 0)
-              break;
             report(std::string(mode == 1 ? "stage:" : "multiply:") + label,
                    false,
                    [&](cudaStream_t st) { launch(m, d, x, c, k, half, st); });

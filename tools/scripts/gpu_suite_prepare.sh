@@ -239,8 +239,9 @@ if [[ " $PARTS " == *" san "* ]]; then
   # kernel on the operands as they are and bell-tile, both into the fp32
   # accumulator the row kernel adds and rounds; split long rows (SpMM and
   # SpMV) and hbp through the accumulator and the round kernel; the batch
-  # loop of many rows (the batches of 4 of power-law ranges); groups sharing a row, straight-line
-  # batches and long rows in CTAs (DLMC, narrow column indices);
+  # loop of many rows (the batches of 4 of power-law ranges); groups
+  # sharing a row, straight-line batches and long rows in CTAs (DLMC,
+  # narrow column indices);
   # csr-window (16-bit K tiles of 256: one column range, and column
   # ranges added into the accumulator); a package for one K; fp32 values;
   # the selector's choice with the 16-bit library check.
