@@ -148,6 +148,7 @@ class Layer:
         self.format: str = info["format"]
         self.strategy: str = info["strategy"]
         self.dtype: str = info.get("dtype", "float32")
+        self._column_major: Dict[str, bool] = {}
         self.shards: List[Dict[str, int]] = shards or [
             {"index": 0, "count": 1, "row_begin": 0, "row_end": self.rows,
              "rows": self.rows}]
@@ -182,9 +183,10 @@ class Layer:
         """Returns C = A · B (rows x K, of the layer's ``dtype``, rows in A's
         original order).
 
-        ``b`` is a C-contiguous cols x K array of the layer's ``dtype``
-        (float32 unless compiled with ``dtype=``): a torch tensor, a CuPy or
-        NumPy array, or any DLPack tensor. CUDA arrays run the package's
+        ``b`` is a cols x K array of the layer's ``dtype`` (float32 unless
+        compiled with ``dtype=``), C-contiguous or F-contiguous (such as
+        ``x.t()`` of a row-major x; docs/Python.md, "Column-major B"): a
+        torch tensor, a CuPy or NumPy array, or any DLPack tensor. CUDA arrays run the package's
         GPU kernels on the caller's current stream (torch's or CuPy's, or
         ``stream=``) and return without waiting; host arrays run the CPU
         executor. ``out=`` writes into an existing rows x K array of the same
@@ -203,16 +205,33 @@ class Layer:
         import torch
 
         if (b.dtype != getattr(torch, self.dtype) or b.dim() != 2
-                or b.shape[0] != self.cols or not b.is_contiguous()
+                or b.shape[0] != self.cols
+                or not (b.is_contiguous() or b.t().is_contiguous())
                 or b.layout != torch.strided
                 or b.device.type not in ("cpu", "cuda")):
             return self._slow(b)  # the general path says what is wrong
         return self._run_torch(b)
 
+    def reads_column_major(self, device: str = "gpu") -> bool:
+        """Whether this layer takes an F-contiguous (column-major) B on
+        ``device`` without a copy: always on the CPU; on the GPU when its
+        package has the layer's transposing kernel (packages made before
+        spperm had them do not; ``sprt_layer_accepts_order``)."""
+        cached = self._column_major.get(device)
+        if cached is None:
+            cached = self._package._runtime(device).accepts_column_major(
+                self.index)
+            self._column_major[device] = cached
+        return cached
+
     def _run_torch(self, b: Any) -> Any:
-        """C = A · B for a C-contiguous cols x K torch tensor B of the
-        layer's dtype on the CPU or a CUDA device (the caller checked), into
-        a new tensor on B's device and stream."""
+        """C = A · B for a cols x K torch tensor B of the layer's dtype,
+        C-contiguous or F-contiguous, on the CPU or a CUDA device (the
+        caller checked), into a new tensor on B's device and stream. An
+        F-contiguous B runs through the layer's transposing kernel, into a
+        workspace from torch's allocator on the same stream (so that CUDA
+        graphs capture it), or is copied where the package has no such
+        kernel."""
         import torch
 
         k = b.shape[1]
@@ -220,6 +239,8 @@ class Layer:
         if k == 0:
             return torch.empty((self.rows, 0), dtype=dtype, device=b.device)
         c = torch.empty((self.rows, k), dtype=dtype, device=b.device)
+        order, workspace, workspace_bytes = 0, 0, 0
+        column_major = not b.is_contiguous()
         if b.is_cuda:
             device = b.get_device()
             runtime = self._package._loaded.get("gpu") or \
@@ -227,12 +248,20 @@ class Layer:
             if device != runtime.ordinal:
                 return self._slow(b)
             stream = torch._C._cuda_getCurrentRawStream(device)
+            if column_major and not self.reads_column_major("gpu"):
+                b = b.contiguous()  # an older package: one transposing copy
+            elif column_major:
+                scratch = torch.empty(b.numel(), dtype=dtype, device=b.device)
+                order, workspace = 1, scratch.data_ptr()
+                workspace_bytes = scratch.numel() * scratch.element_size()
         else:
             runtime = self._package._loaded.get("cpu") or \
                 self._package._runtime("cpu")
             stream = 0
+            order = 1 if column_major else 0
         runtime.spmm_addresses(self.index, b.data_ptr(), k, c.data_ptr(),
-                               stream, _SPRT_DTYPE[self.dtype])
+                               stream, _SPRT_DTYPE[self.dtype], order,
+                               workspace, workspace_bytes)
         return c
 
     def _slow(self, b: Any) -> Any:

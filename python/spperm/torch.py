@@ -5,8 +5,11 @@ weight is a fixed sparse matrix (docs/Python.md, "PyTorch").
 as the package's C = A · B with A = W, B = Xᵀ and C = Yᵀ. Y is returned as
 the transposed view of C (``Y.t()`` is contiguous, like a column-major
 matrix); a SparseLinear whose input is such a view (directly, or through
-elementwise ops, which keep the layout) reads it as B without a copy, so
-only the first layer of a chain transposes its input.
+elementwise ops, which keep the layout) reads it as B without a copy. A
+row-major X (the first layer of a chain) is B column-major: the layer's
+transposing kernel makes it row-major in a workspace before the product,
+on the same stream (docs/Python.md, "Column-major B"); packages made
+before spperm had that kernel take a torch copy instead.
 The product is the custom op ``spperm::linear`` (``torch.library``), so the
 module works under ``torch.no_grad``, inside ``torch.compile`` graphs, and in
 CUDA graphs once its first call for a K bucket has chosen the variant (that
@@ -63,9 +66,11 @@ def _linear(layer: Layer, x: torch.Tensor, bias: Optional[torch.Tensor],
         return out if bias is None else out + bias
     flat = x.dim() == 2
     b = (x if flat else x.reshape(-1, layer.cols)).t()  # B = Xᵀ
-    if not b.is_contiguous():
-        b = b.contiguous()  # X row-major: one transposing copy
-    c = layer._run_torch(b)  # C = Yᵀ, on torch's current stream
+    if not (b.is_contiguous() or b.t().is_contiguous()):
+        b = b.contiguous()  # neither layout (a strided view): one copy
+    # C = Yᵀ, on torch's current stream; a column-major B (X row-major)
+    # through the layer's transposing kernel.
+    c = layer._run_torch(b)
     if bias is not None:
         c.add_(bias.unsqueeze(1))
     return c.t() if flat else c.t().reshape(*x.shape[:-1], out_features)

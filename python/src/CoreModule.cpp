@@ -80,7 +80,8 @@ const char *dtypeName(sprt_dtype dtype) {
 /// runs on. The runtime checks shapes, alignment and overlap itself.
 template <typename Array>
 void checkOperand(const Array &a, const char *name, sprt_device device,
-                  int32_t ordinal, sprt_dtype dtype) {
+                  int32_t ordinal, sprt_dtype dtype,
+                  bool *columnMajor = nullptr) {
   auto fail = [&](const std::string &message) {
     return Error(SPRT_ERROR_INVALID_ARGUMENT,
                  std::string(name) + " " + message);
@@ -93,10 +94,23 @@ void checkOperand(const Array &a, const char *name, sprt_device device,
                           std::string(dtype == SPRT_DTYPE_F16 ? "f16"
                                                               : "bf16") +
                           ")"));
-  if (a.shape(1) > 1 && a.stride(1) != 1)
-    throw fail("must be row-major with contiguous rows (a C-contiguous "
-               "array; use .contiguous() / np.ascontiguousarray)");
-  if (a.shape(0) > 1 && a.stride(0) != static_cast<int64_t>(a.shape(1)))
+  // B may also be column-major (F-contiguous, e.g. X.t() of a row-major
+  // X): sprt_spmm_ordered with SPRT_ORDER_COL.
+  const bool rowMajor =
+      (a.shape(1) <= 1 || a.stride(1) == 1) &&
+      (a.shape(0) <= 1 || a.stride(0) == static_cast<int64_t>(a.shape(1)));
+  if (columnMajor)
+    *columnMajor =
+        !rowMajor && (a.shape(0) <= 1 || a.stride(0) == 1) &&
+        (a.shape(1) <= 1 || a.stride(1) == static_cast<int64_t>(a.shape(0)));
+  if (columnMajor && *columnMajor)
+    ; // Checked: contiguous columns.
+  else if (a.shape(1) > 1 && a.stride(1) != 1)
+    throw fail(std::string("must be row-major with contiguous rows (a "
+                           "C-contiguous array") +
+               (columnMajor ? " or an F-contiguous one" : "") +
+               "; use .contiguous() / np.ascontiguousarray)");
+  else if (a.shape(0) > 1 && a.stride(0) != static_cast<int64_t>(a.shape(1)))
     throw fail("must be C-contiguous (its rows are " +
                std::to_string(a.stride(0)) + " elements apart, not " +
                std::to_string(a.shape(1)) + ")");
@@ -190,6 +204,14 @@ public:
     return info;
   }
 
+  /// Whether layer `index` takes a column-major B on this device
+  /// (sprt_layer_accepts_order).
+  bool acceptsColumnMajor(int64_t index) const {
+    int32_t accepted = 0;
+    check(sprt_layer_accepts_order(package, index, SPRT_ORDER_COL, &accepted));
+    return accepted != 0;
+  }
+
   /// The element type of layer `index`'s B and C.
   sprt_dtype layerDtype(int64_t index) const {
     sprt_dtype dtype = SPRT_DTYPE_F32;
@@ -208,7 +230,8 @@ public:
   void spmm(int64_t layer, const DenseInput &b, DenseArray c,
             uintptr_t stream) {
     const sprt_dtype dtype = layerDtype(layer);
-    checkOperand(b, "B", device, ordinal, dtype);
+    bool columnMajor = false;
+    checkOperand(b, "B", device, ordinal, dtype, &columnMajor);
     checkOperand(c, "C", device, ordinal, dtype);
     const int64_t k = static_cast<int64_t>(b.shape(1));
     if (static_cast<int64_t>(c.shape(1)) != k)
@@ -219,25 +242,31 @@ public:
     sprt_status status;
     {
       nb::gil_scoped_release release;
-      status = sprt_spmm_typed(package, layer, b.data(), dtype, k, c.data(),
-                               dtype, reinterpret_cast<void *>(stream));
+      status = sprt_spmm_ordered(
+          package, layer, b.data(), dtype,
+          columnMajor ? SPRT_ORDER_COL : SPRT_ORDER_ROW, k, c.data(), dtype,
+          /*workspace=*/nullptr, 0, reinterpret_cast<void *>(stream));
     }
     check(status);
   }
 
-  /// sprt_spmm_typed on raw addresses, for callers that checked the
-  /// operands themselves (spperm's torch fast path): B is cols x k and C
-  /// rows x k, row-major, of the layer's dtype (`dtype`, an sprt_dtype), on
-  /// this package's device.
+  /// sprt_spmm_ordered on raw addresses, for callers that checked the
+  /// operands themselves (spperm's torch fast path): B is cols x k in
+  /// `order` (an sprt_order) and C rows x k row-major, of the layer's dtype
+  /// (`dtype`, an sprt_dtype), on this package's device; `workspace` (0:
+  /// the runtime's) of `workspaceBytes` for a column-major B on the GPU.
   void spmmAddresses(int64_t layer, uintptr_t b, int64_t k, uintptr_t c,
-                     uintptr_t stream, int dtype) {
+                     uintptr_t stream, int dtype, int order,
+                     uintptr_t workspace, size_t workspaceBytes) {
     sprt_status status;
     {
       nb::gil_scoped_release release;
-      status = sprt_spmm_typed(
+      status = sprt_spmm_ordered(
           package, layer, reinterpret_cast<const void *>(b),
-          static_cast<sprt_dtype>(dtype), k, reinterpret_cast<void *>(c),
-          static_cast<sprt_dtype>(dtype), reinterpret_cast<void *>(stream));
+          static_cast<sprt_dtype>(dtype), static_cast<sprt_order>(order), k,
+          reinterpret_cast<void *>(c), static_cast<sprt_dtype>(dtype),
+          reinterpret_cast<void *>(workspace), workspaceBytes,
+          reinterpret_cast<void *>(stream));
     }
     check(status);
   }
@@ -385,11 +414,14 @@ NB_MODULE(_core, m) {
       .def("layer_count", &LoadedPackage::layerCount)
       .def("layer_info", &LoadedPackage::layerInfo, nb::arg("index"))
       .def("find", &LoadedPackage::find, nb::arg("name"))
+      .def("accepts_column_major", &LoadedPackage::acceptsColumnMajor,
+           nb::arg("index"))
       .def("spmm", &LoadedPackage::spmm, nb::arg("layer"), nb::arg("b"),
            nb::arg("c").noconvert(), nb::arg("stream"))
       .def("spmm_addresses", &LoadedPackage::spmmAddresses, nb::arg("layer"),
            nb::arg("b"), nb::arg("k"), nb::arg("c"), nb::arg("stream"),
-           nb::arg("dtype") = 0)
+           nb::arg("dtype") = 0, nb::arg("order") = 0,
+           nb::arg("workspace") = 0, nb::arg("workspace_bytes") = 0)
       .def("time", &LoadedPackage::time, nb::arg("layer"), nb::arg("variant").none(),
            nb::arg("b"), nb::arg("c").noconvert(), nb::arg("stream"),
            nb::arg("warmup"), nb::arg("runs"));

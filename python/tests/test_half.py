@@ -101,6 +101,11 @@ def test_cuda_against_rounded_reference(torch_cuda, name, dtype):
         torch.cuda.synchronize()
         assert c.is_cuda
         check(c, rounded_reference(a, b, dtype, True), dtype)
+        # Column-major B (x.t()): the same C, through the transposing
+        # kernel.
+        col = pkg(b.t().contiguous().t())
+        torch.cuda.synchronize()
+        check(col, rounded_reference(a, b, dtype, True), dtype)
     # A misaligned B (one element in) is refused before anything runs.
     wide = torch.empty(a.shape[1] * 8 + 1, device="cuda", dtype=dtype)
     with pytest.raises(spperm.InvalidArgumentError, match="aligned"):

@@ -45,7 +45,7 @@ def test_operand_errors(small_package):
     cases = [
         (np.ones((cols + 1, 4), dtype=np.float32), "B has"),
         (np.ones((cols, 4), dtype=np.float64), "float32"),
-        (np.ones((4, cols), dtype=np.float32).T, "row-major"),
+        (np.ones((cols, 8), dtype=np.float32)[:, ::2], "row-major"),
         (np.ones((cols, 4, 1), dtype=np.float32), "2-D"),
         ("not an array", "must be an array"),
     ]
@@ -122,6 +122,51 @@ def test_gpu_torch(torch_cuda):
                           reference(a, bh.numpy())) < 1e-5
 
 
+def test_column_major_b(small_package):
+    """An F-contiguous B (x.t() of a row-major x) gives what its
+    C-contiguous copy gives, on the CPU, through DLPack and torch."""
+    pkg = spperm.load(small_package)
+    rows, cols = pkg[0].shape
+    assert pkg[0].reads_column_major("cpu")
+    rng = np.random.default_rng(3)
+    for k in (1, 3, 32):
+        x = rng.standard_normal((k, cols)).astype(np.float32)
+        want = pkg(np.ascontiguousarray(x.T))
+        np.testing.assert_array_equal(pkg(x.T), want)
+        out = np.empty((rows, k), dtype=np.float32)
+        pkg(x.T, out=out)
+        np.testing.assert_array_equal(out, want)
+        torch = pytest.importorskip("torch")
+        np.testing.assert_array_equal(pkg(torch.from_numpy(x).t()).numpy(),
+                                      want)
+
+
+def test_gpu_column_major(torch_cuda):
+    """A column-major B on the GPU: the layer's transposing kernel into a
+    torch workspace (torch tensors) or the runtime's own (DLPack), for K
+    and column counts that are not multiples of the 32 x 32 tile, and on a
+    side stream."""
+    torch = torch_cuda
+    pkg, a = compiled("gpu_torch")
+    layer = pkg[0]
+    assert layer.reads_column_major("gpu")
+    for k in (1, 5, 32, 100, 512):
+        x = torch.randn(k, a.shape[1], device="cuda")
+        ref = reference(a, x.t().cpu().numpy())
+        for c in (pkg(x.t()), layer._slow(x.t())):
+            assert c.is_cuda and c.shape == (a.shape[0], k)
+            assert normwise_error(c.cpu().numpy(), ref) < 1e-5
+    side = torch.cuda.Stream()
+    x = torch.randn(64, a.shape[1], device="cuda")
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        c = pkg(x.t())
+        c.mul_(2)
+    side.synchronize()
+    assert normwise_error(c.cpu().numpy() / 2,
+                          reference(a, x.t().cpu().numpy())) < 1e-5
+
+
 def test_gpu_errors(torch_cuda):
     torch = torch_cuda
     pkg, _ = compiled("gpu_errors")
@@ -131,7 +176,7 @@ def test_gpu_errors(torch_cuda):
     with pytest.raises(spperm.InvalidArgumentError, match="float32"):
         pkg(b.double())
     with pytest.raises(spperm.InvalidArgumentError, match="row-major"):
-        pkg(torch.randn(8, 80, device="cuda").t())
+        pkg(torch.randn(80, 16, device="cuda")[:, ::2])
     misaligned = torch.randn(80 * 8 + 1, device="cuda")[1:].view(80, 8)
     with pytest.raises(spperm.InvalidArgumentError, match="align"):
         pkg(misaligned)

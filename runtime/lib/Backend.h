@@ -40,6 +40,19 @@ public:
                            const void *b, int64_t k, void *c,
                            void *stream) = 0;
 
+  /// C = A * B for layer `index` with B column-major (B(i, j) at
+  /// b[i + j * cols]; sprt_spmm_ordered). `workspace` is the caller's
+  /// (cols * k elements, 16-byte aligned) or null.
+  virtual sprt_status spmmColumnMajor(int64_t index, const PackageLayer &layer,
+                                      const void *b, int64_t k, void *c,
+                                      void *workspace, void *stream) = 0;
+
+  /// Whether spmmColumnMajor runs layer `index`.
+  virtual bool acceptsColumnMajor(int64_t /*index*/,
+                                  const PackageLayer & /*layer*/) {
+    return true;
+  }
+
   /// Runs `variant` of layer `index` `warmup` times untimed, then `runs`
   /// times, each timed on its own, and stores the times in milliseconds in
   /// timesMs[0 .. runs). C holds the result of the last run. `variant` is

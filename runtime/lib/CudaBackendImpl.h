@@ -58,6 +58,14 @@ public:
   sprt_status accepts(int64_t index, const PackageLayer &layer,
                       int64_t k) override;
 
+  /// The transposing kernel into `workspace` (or the stream's own), then
+  /// what spmm runs, reading that (CudaLaunch.cpp).
+  sprt_status spmmColumnMajor(int64_t index, const PackageLayer &layer,
+                              const void *b, int64_t k, void *c,
+                              void *workspace, void *stream) override;
+
+  bool acceptsColumnMajor(int64_t index, const PackageLayer &layer) override;
+
   /// The 1.5-D algorithm (CudaDistributed.cpp).
   sprt_status spmmAllgather(int64_t index, const PackageLayer &layer,
                             CommState &comm, const void *bLocal, int64_t k,
@@ -85,6 +93,12 @@ private:
   /// Uploads the arrays the generated kernels of `layer` take, looks the
   /// kernels up in the module and checks each against its manifest entry.
   sprt_status prepareKernels(const PackageLayer &layer, DeviceLayer &device);
+
+  /// Sets `out` to `kernel` of `layer` in the module, checked against its
+  /// manifest entry (checkParams) and its shared memory against the
+  /// device's.
+  sprt_status lookUpKernel(const PackageLayer &layer, const KernelInfo &kernel,
+                           CUfunction &out);
 
   /// Uploads the arrays the generated kernels of `layer` take into
   /// `device` (arrays, spans), unless they are there.
@@ -133,6 +147,16 @@ private:
   /// Sets `out` to the fp32 accumulator of the stream of key `key`, at
   /// least `floats` long (grown at twice the size it had, at least).
   sprt_status accumulatorFor(uint64_t key, size_t floats, DeviceSpan &out);
+
+  /// Sets `out` to the row-major B of the stream of key `key`, at least
+  /// `bytes` long (grown as accumulatorFor).
+  sprt_status rowMajorBFor(uint64_t key, size_t bytes, DeviceSpan &out);
+
+  /// Enqueues layer `index`'s transposing kernel on `stream`: column-major
+  /// `b` (cols x k) into row-major `out`.
+  sprt_status launchTranspose(const DeviceLayer &device,
+                              const PackageLayer &layer, const void *b,
+                              int64_t k, DeviceSpan out, CUstream stream);
 
   /// What C = A * B is for an empty matrix: nothing, or C = 0.
   std::function<sprt_status()> trivialLaunch(const DeviceLayer &layer,
@@ -356,6 +380,10 @@ private:
     std::vector<DeviceBuffer> outgrown;
   };
   std::map<uint64_t, Accumulator> accumulators;
+  /// The row-major B of column-major calls without a workspace of the
+  /// caller's, per stream (streamKey), kept as the accumulators are (their
+  /// `floats` counts 4-byte words).
+  std::map<uint64_t, Accumulator> rowMajorBs;
   /// The tuning cache ($SPRT_TUNING_CACHE, ...; disabled when the GPU's
   /// identity cannot be read), and the fields of its keys that are the
   /// same for every layer (the package, the GPU, the driver, cuSPARSE, the

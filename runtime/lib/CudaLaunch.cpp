@@ -100,6 +100,104 @@ sprt_status CudaBackend::accumulatorFor(uint64_t key, size_t floats,
   return SPRT_OK;
 }
 
+sprt_status CudaBackend::rowMajorBFor(uint64_t key, size_t bytes,
+                                      DeviceSpan &out) {
+  Accumulator &scratch = rowMajorBs[key];
+  const size_t words = (bytes + 3) / 4;
+  if (scratch.floats < words) {
+    const size_t grown = std::max(words, 2 * scratch.floats);
+    DeviceBuffer fresh;
+    SPRT_RETURN_IF_ERROR(fresh.allocate(d, grown * 4));
+    if (scratch.buffer.get())
+      scratch.outgrown.push_back(std::move(scratch.buffer));
+    scratch.buffer = std::move(fresh);
+    scratch.floats = grown;
+  }
+  out = {scratch.buffer.get(), static_cast<int64_t>(words)};
+  return SPRT_OK;
+}
+
+sprt_status CudaBackend::launchTranspose(const DeviceLayer &device,
+                                         const PackageLayer &layer,
+                                         const void *b, int64_t k,
+                                         DeviceSpan out, CUstream stream) {
+  const KernelInfo &kernel = *layer.transposeB;
+  const int64_t count = device.cols * k;
+  KernelParams params;
+  for (const std::string &arg : kernel.args) {
+    if (arg == call_arg::kBColumnMajor)
+      params.addMemref({b, count});
+    else if (arg == call_arg::kB)
+      params.addMemref({out.data, count});
+    else
+      params.addInt64(k);
+  }
+  // One CTA per 32 x 32 tile, up to the manifest's grid (docs/Kernels.md,
+  // "Column-major B").
+  const int64_t tiles = ((device.cols + 31) / 32) * ((k + 31) / 32);
+  const auto grid =
+      static_cast<unsigned>(std::max<int64_t>(1, std::min(tiles, kernel.gridX)));
+  if (CUresult r = d.api.cuLaunchKernel(
+          device.transposeB, grid, 1, 1, static_cast<unsigned>(kernel.blockX),
+          static_cast<unsigned>(kernel.blockY),
+          static_cast<unsigned>(kernel.blockZ),
+          static_cast<unsigned>(kernel.sharedBytes), stream, params.pointers(),
+          nullptr);
+      r != CUDA_SUCCESS)
+    return cuFailureIn(d.api, r,
+                       "cuLaunchKernel of kernel '" + kernel.name +
+                           "' of layer '" + layer.name + "'",
+                       __FILE__, __LINE__);
+  return SPRT_OK;
+}
+
+bool CudaBackend::acceptsColumnMajor(int64_t index,
+                                     const PackageLayer & /*layer*/) {
+  return layers[index].transposeB != nullptr;
+}
+
+sprt_status CudaBackend::spmmColumnMajor(int64_t index,
+                                         const PackageLayer &layer,
+                                         const void *b, int64_t k, void *c,
+                                         void *workspace, void *streamArg) {
+  std::lock_guard<std::mutex> lock(mutex);
+  SPRT_SCOPED_CONTEXT(d);
+  auto stream = static_cast<CUstream>(streamArg);
+  const DeviceLayer &device = layers[index];
+  assert(device.transposeB && "the C API checked acceptsColumnMajor");
+  // A K no variant takes fails before anything is enqueued.
+  SPRT_RETURN_IF_ERROR(accepts(index, layer, k));
+  const size_t bytes = static_cast<size_t>(device.cols * k) *
+                       static_cast<size_t>(valueTypeBytes(device.operandType));
+  DeviceSpan rowMajor{workspace, device.cols * k};
+  if (!workspace && bytes > 0 && device.nnz > 0)
+    SPRT_RETURN_IF_ERROR(rowMajorBFor(streamKey(stream), bytes, rowMajor));
+  // An empty matrix's C is zero whatever B is.
+  const bool transpose = bytes > 0 && device.rows > 0 && device.nnz > 0;
+  std::function<sprt_status()> launch;
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  const bool captured =
+      d.api.cuStreamIsCapturing &&
+      d.api.cuStreamIsCapturing(stream, &capture) == CUDA_SUCCESS &&
+      capture != CU_STREAM_CAPTURE_STATUS_NONE;
+  if (captured) {
+    // Chosen before the transposing kernel is captured: a first call is
+    // refused before it touches the stream (RuntimeABI.md, "CUDA graphs").
+    SPRT_RETURN_IF_ERROR(
+        packageLaunch(index, layer, rowMajor.data, k, c, stream, launch));
+    if (transpose)
+      SPRT_RETURN_IF_ERROR(
+          launchTranspose(device, layer, b, k, rowMajor, stream));
+    return launch();
+  }
+  // A first call times the candidates on B as they will read it.
+  if (transpose)
+    SPRT_RETURN_IF_ERROR(launchTranspose(device, layer, b, k, rowMajor, stream));
+  SPRT_RETURN_IF_ERROR(
+      packageLaunch(index, layer, rowMajor.data, k, c, stream, launch));
+  return launch();
+}
+
 std::function<sprt_status()>
 CudaBackend::trivialLaunch(const DeviceLayer &layer, int64_t k, void *c,
                            CUstream stream) {

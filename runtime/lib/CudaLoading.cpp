@@ -78,7 +78,7 @@ sprt_status CudaBackend::uploadCsr(const PackageLayer &layer,
 sprt_status CudaBackend::loadModule(const Package &package) {
   const PackageLayer *user = nullptr;
   for (const PackageLayer &layer : package.layers)
-    if (hasGeneratedKernels(layer)) {
+    if (hasGeneratedKernels(layer) || layer.transposeB) {
       user = &layer;
       break;
     }
@@ -230,41 +230,11 @@ sprt_status CudaBackend::prepareKernels(const PackageLayer &layer,
     const KernelInfo &kernel = layer.kernels[i];
     if (!isGenerated(kernel))
       continue;
-    const std::string where =
-        "layer '" + layer.name + "': kernel '" + kernel.name + "'";
     // Every argument names an array that is now on the device.
     KernelParams params;
     SPRT_RETURN_IF_ERROR(
         bindKernelParams(layer.name, kernel, device.spans, {}, params));
-    CUfunction function = nullptr;
-    CUresult r =
-        d.api.cuModuleGetFunction(&function, module, kernel.name.c_str());
-    if (r == CUDA_ERROR_NOT_FOUND)
-      return failWith(SPRT_ERROR_CORRUPT_PACKAGE,
-                      where + " (variant '" + kernel.variant + "') is not in " +
-                          moduleFile);
-    if (r != CUDA_SUCCESS)
-      return cuFailureIn(d.api, r, "cuModuleGetFunction for " + where, __FILE__,
-                         __LINE__);
-    SPRT_RETURN_IF_ERROR(checkParams(function, kernel, where));
-    if (kernel.sharedBytes > kDefaultSharedBytes) {
-      int optIn = 0;
-      SPRT_CU_RETURN_IF_ERROR(
-          d.api,
-          d.api.cuDeviceGetAttribute(
-              &optIn, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-              d.device));
-      if (kernel.sharedBytes > optIn)
-        return failWith(SPRT_ERROR_UNSUPPORTED,
-                        where + " needs " + std::to_string(kernel.sharedBytes) +
-                            " bytes of shared memory; this GPU allows " +
-                            std::to_string(optIn) + " per block");
-      SPRT_CU_RETURN_IF_ERROR(
-          d.api, d.api.cuFuncSetAttribute(
-                     function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                     static_cast<int>(kernel.sharedBytes)));
-    }
-    device.functions[i] = function;
+    SPRT_RETURN_IF_ERROR(lookUpKernel(layer, kernel, device.functions[i]));
   }
   // hbp kernels with competitive blocks that do not take "tickets" keep
   // their counters in the module (packages made before the parameter):
@@ -282,6 +252,43 @@ sprt_status CudaBackend::prepareKernels(const PackageLayer &layer,
                             d.api.cuEventCreate(&device.crossStreamOrder->event,
                                                 CU_EVENT_DISABLE_TIMING));
   }
+  return SPRT_OK;
+}
+
+sprt_status CudaBackend::lookUpKernel(const PackageLayer &layer,
+                                      const KernelInfo &kernel,
+                                      CUfunction &out) {
+  const std::string where =
+      "layer '" + layer.name + "': kernel '" + kernel.name + "'";
+  CUfunction function = nullptr;
+  CUresult r =
+      d.api.cuModuleGetFunction(&function, module, kernel.name.c_str());
+  if (r == CUDA_ERROR_NOT_FOUND)
+    return failWith(SPRT_ERROR_CORRUPT_PACKAGE,
+                    where + " (variant '" + kernel.variant + "') is not in " +
+                        moduleFile);
+  if (r != CUDA_SUCCESS)
+    return cuFailureIn(d.api, r, "cuModuleGetFunction for " + where, __FILE__,
+                       __LINE__);
+  SPRT_RETURN_IF_ERROR(checkParams(function, kernel, where));
+  if (kernel.sharedBytes > kDefaultSharedBytes) {
+    int optIn = 0;
+    SPRT_CU_RETURN_IF_ERROR(
+        d.api,
+        d.api.cuDeviceGetAttribute(
+            &optIn, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            d.device));
+    if (kernel.sharedBytes > optIn)
+      return failWith(SPRT_ERROR_UNSUPPORTED,
+                      where + " needs " + std::to_string(kernel.sharedBytes) +
+                          " bytes of shared memory; this GPU allows " +
+                          std::to_string(optIn) + " per block");
+    SPRT_CU_RETURN_IF_ERROR(
+        d.api, d.api.cuFuncSetAttribute(
+                   function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                   static_cast<int>(kernel.sharedBytes)));
+  }
+  out = function;
   return SPRT_OK;
 }
 

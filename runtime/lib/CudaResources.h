@@ -150,6 +150,9 @@ struct DeviceLayer {
   /// The function of each of the layer's kernels (parallel to
   /// PackageLayer::kernels; null for the "cusparse" variant).
   std::vector<CUfunction> functions;
+  /// The layer's transposing kernel (PackageLayer::transposeB; null when it
+  /// has none).
+  CUfunction transposeB = nullptr;
   /// The layer's alternatives (parallel to PackageLayer::alternatives):
   /// their arrays and kernels.
   std::vector<DeviceLayer> alternatives;

@@ -70,6 +70,27 @@ public:
     return SPRT_OK;
   }
 
+  sprt_status spmmColumnMajor(int64_t /*index*/, const PackageLayer &layer,
+                              const void *b, int64_t k, void *c,
+                              void * /*workspace*/,
+                              void * /*stream*/) override {
+    // B row-major on the host first, then the executor as for sprt_spmm.
+    const size_t rows = static_cast<size_t>(layer.matrix.cols);
+    const size_t cols = static_cast<size_t>(k);
+    if (layer.operandType == ValueType::F32) {
+      std::vector<float> rowMajor(rows * cols);
+      transposeInto(static_cast<const float *>(b), rows, cols,
+                    rowMajor.data());
+      run(layer, rowMajor.data(), k, c);
+    } else {
+      std::vector<uint16_t> rowMajor(rows * cols);
+      transposeInto(static_cast<const uint16_t *>(b), rows, cols,
+                    rowMajor.data());
+      run(layer, rowMajor.data(), k, c);
+    }
+    return SPRT_OK;
+  }
+
   sprt_status time(int64_t /*index*/, const PackageLayer &layer,
                    const std::string &variant, const void *b, int64_t k,
                    void *c, void * /*stream*/, int32_t warmup, int32_t runs,
@@ -92,6 +113,15 @@ public:
   }
 
 private:
+  /// Writes the rows x cols matrix whose element (i, j) is at
+  /// from[i + j * rows] into `to`, row-major.
+  template <typename T>
+  static void transposeInto(const T *from, size_t rows, size_t cols, T *to) {
+    for (size_t j = 0; j < cols; ++j)
+      for (size_t i = 0; i < rows; ++i)
+        to[i * cols + j] = from[i + j * rows];
+  }
+
   /// The executor for the layer's element type.
   static void run(const PackageLayer &layer, const void *b, int64_t k,
                   void *c) {
@@ -429,7 +459,8 @@ sprt_dtype toDtype(ValueType type) {
 sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
                                int64_t layerIndex, const void *b,
                                DtypeBits bType, int64_t k, const void *c,
-                               DtypeBits cType, bool checkB = true) {
+                               DtypeBits cType, bool checkB = true,
+                               bool bColumnMajor = false) {
   auto invalid = [what](const std::string &message) {
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     std::string(what) + ": " + message);
@@ -494,7 +525,11 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
   for (auto [name, p, count] :
        {std::tuple<const char *, const void *, int64_t>{"B", b, bCount},
         std::tuple<const char *, const void *, int64_t>{"C", c, cCount}})
-    if (p && count > 0 && misaligned(p))
+    // A column-major B is read an element at a time (on the GPU by the
+    // transposing kernel).
+    if (p && count > 0 && misaligned(p) &&
+        !(bColumnMajor && p == b &&
+          reinterpret_cast<uintptr_t>(p) % elementBytes == 0))
       return invalid(std::string(name) + " is not " +
                      std::to_string(alignment) + "-byte aligned" +
                      (vector > 1 ? " (K = " + std::to_string(k) +
@@ -618,6 +653,108 @@ sprt_status sprt_layer_dtype(const sprt_package *package, int64_t index,
       s != SPRT_OK)
     return s;
   *dtype = toDtype(package->first(index).operandType);
+  return SPRT_OK;
+}
+
+sprt_status sprt_layer_accepts_order(const sprt_package *package,
+                                     int64_t index, sprt_order order,
+                                     int32_t *accepted) {
+  const char *what = "sprt_layer_accepts_order";
+  if (!package || !accepted)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    std::string(what) +
+                        ": the package or the output pointer is NULL");
+  if (sprt_status s = checkLayerIndex(what, package, index); s != SPRT_OK)
+    return s;
+  const auto raw = bitsOf(order);
+  if (raw != SPRT_ORDER_ROW && raw != SPRT_ORDER_COL)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    std::string(what) + ": order " + std::to_string(raw) +
+                        " is not an sprt_order (SPRT_ORDER_ROW, _COL)");
+  *accepted = 1;
+  if (raw == SPRT_ORDER_COL) {
+    const LayerGroup &g = package->groups[index];
+    for (size_t i = 0; i < g.count; ++i)
+      if (!package->backend->acceptsColumnMajor(
+              static_cast<int64_t>(g.first + i),
+              package->package.layers[g.first + i]))
+        *accepted = 0;
+  }
+  return SPRT_OK;
+}
+
+sprt_status sprt_spmm_ordered(sprt_package *package, int64_t layerIndex,
+                              const void *b, sprt_dtype b_dtype,
+                              sprt_order b_order, int64_t k, void *c,
+                              sprt_dtype c_dtype, void *workspace,
+                              size_t workspace_bytes, void *stream) {
+  const char *what = "sprt_spmm_ordered";
+  const auto order = bitsOf(b_order);
+  if (order != SPRT_ORDER_ROW && order != SPRT_ORDER_COL)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    std::string(what) + ": b_order " + std::to_string(order) +
+                        " is not an sprt_order (SPRT_ORDER_ROW, _COL)");
+  if (order == SPRT_ORDER_ROW)
+    return spmmTyped(what, package, layerIndex, b, bitsOf(b_dtype), k, c,
+                     bitsOf(c_dtype), stream);
+  if (sprt_status s = checkSpmmArguments(what, package, layerIndex, b,
+                                         bitsOf(b_dtype), k, c,
+                                         bitsOf(c_dtype), /*checkB=*/true,
+                                         /*bColumnMajor=*/true);
+      s != SPRT_OK)
+    return s;
+  const PackageLayer &layer = package->first(layerIndex);
+  auto invalid = [what](const std::string &message) {
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    std::string(what) + ": " + message);
+  };
+  // The workspace, where the GPU uses it: large enough, aligned, apart
+  // from B and C (checkSpmmArguments bounded these products).
+  const uint64_t elementBytes =
+      static_cast<uint64_t>(valueTypeBytes(layer.operandType));
+  const uint64_t bBytes =
+      static_cast<uint64_t>(layer.matrix.cols) * static_cast<uint64_t>(k) *
+      elementBytes;
+  const uint64_t cBytes = static_cast<uint64_t>(package->rows(layerIndex)) *
+                          static_cast<uint64_t>(k) * elementBytes;
+  if (workspace && package->device == SPRT_DEVICE_GPU && bBytes > 0) {
+    if (workspace_bytes < bBytes)
+      return invalid("the workspace holds " + std::to_string(workspace_bytes) +
+                     " bytes; B row-major needs " + std::to_string(bBytes) +
+                     " (cols x k x " + std::to_string(elementBytes) + ")");
+    auto w = reinterpret_cast<uintptr_t>(workspace);
+    if (w % 16 != 0)
+      return invalid("the workspace is not 16-byte aligned");
+    for (auto [name, p, bytes] :
+         {std::tuple<const char *, const void *, uint64_t>{"B", b, bBytes},
+          std::tuple<const char *, const void *, uint64_t>{"C", c, cBytes}}) {
+      auto at = reinterpret_cast<uintptr_t>(p);
+      if (p && bytes > 0 && w < at + bytes && at < w + bBytes)
+        return invalid(std::string("the workspace overlaps ") + name);
+    }
+  }
+  const LayerGroup &g = package->groups[layerIndex];
+  for (size_t i = 0; i < g.count; ++i) {
+    const auto index = static_cast<int64_t>(g.first + i);
+    const PackageLayer &shard = package->package.layers[g.first + i];
+    if (!package->backend->acceptsColumnMajor(index, shard))
+      return failWith(SPRT_ERROR_UNSUPPORTED,
+                      std::string(what) + ": layer '" + shard.name +
+                          "' has no transposing kernel for a column-major B "
+                          "(its package was made before spperm had them: "
+                          "compile it again, or pass B row-major)");
+    if (g.count > 1)
+      if (sprt_status s = package->backend->accepts(index, shard, k);
+          s != SPRT_OK)
+        return s;
+  }
+  for (size_t i = 0; i < g.count; ++i)
+    if (sprt_status s = package->backend->spmmColumnMajor(
+            static_cast<int64_t>(g.first + i),
+            package->package.layers[g.first + i], b, k,
+            shardOutput(package, g, i, k, c), workspace, stream);
+        s != SPRT_OK)
+      return s;
   return SPRT_OK;
 }
 

@@ -605,6 +605,143 @@ TEST(GeneratedKernelGpuTest, MatchesSpmmCpu) {
   sprt_package_release(p);
 }
 
+/// `b` (rows x k, row-major) laid out column-major: element (i, j) at
+/// i + j * rows.
+std::vector<float> columnMajor(const std::vector<float> &b, int64_t rows,
+                               int64_t k) {
+  std::vector<float> out(b.size());
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < k; ++j)
+      out[static_cast<size_t>(i + j * rows)] =
+          b[static_cast<size_t>(i * k + j)];
+  return out;
+}
+
+// sprt_spmm_ordered with a column-major B: the layer's transposing kernel
+// (here Inputs/test_kernels.cu's transpose_b) writes B row-major into the
+// caller's workspace or the stream's own, then the layer runs as for
+// sprt_spmm; a layer without one is refused (SPRT_ERROR_UNSUPPORTED), and
+// so are workspaces too small, misaligned or overlapping an operand.
+TEST(GeneratedKernelGpuTest, ColumnMajorB) {
+  sprt_device_props props;
+  REQUIRE_GPU(props);
+  ScratchDir dir;
+  KernelInfo transpose;
+  transpose.name = "transpose_b";
+  transpose.family = transpose.variant = "transpose";
+  transpose.args = {"B_col", "B", "K"};
+  transpose.gridX = 16;
+  transpose.blockX = 128;
+  const std::vector<CsrMatrix> matrices = {generateUniform(70, 50, 0.08, 1),
+                                           generateSkewed(300, 120, 2)};
+  std::vector<PackageLayer> layers;
+  for (size_t i = 0; i < matrices.size(); ++i)
+    for (FormatKind kind :
+         {FormatKind::Csr, FormatKind::Bell, FormatKind::Hbp}) {
+      layers.push_back(
+          makeLayer(std::string(formatName(kind)) + "." + std::to_string(i),
+                    matrices[i], Strategy::Lpt, kind));
+      layers.back().kernels = testKernels();
+      layers.back().transposeB = transpose;
+    }
+  // cuSPARSE for K = 1: the library reads the transposed B too.
+  layers.push_back(
+      makeLayer("mixed", matrices[1], Strategy::Bsa, FormatKind::Csr));
+  layers.back().kernels = testKernels();
+  layers.back().kernels.insert(layers.back().kernels.begin(),
+                               kernel("cusparse", "cusparse", 1, 1));
+  layers.back().transposeB = transpose;
+  // A package made before transposing kernels.
+  layers.push_back(makeLayer("old", matrices[0], Strategy::Lpt,
+                             FormatKind::Csr));
+  layers.back().kernels = testKernels();
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(dir.path("col.spp"), layers, options));
+
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("col.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  const int64_t old = static_cast<int64_t>(layers.size()) - 1;
+  for (int64_t i = 0; i < old; ++i) {
+    SCOPED_TRACE(layers[i].name);
+    int32_t accepted = 0;
+    ASSERT_EQ(sprt_layer_accepts_order(p, i, SPRT_ORDER_COL, &accepted),
+              SPRT_OK);
+    EXPECT_EQ(accepted, 1);
+    const FormattedMatrix &m = layers[i].matrix;
+    for (int64_t k : {1, 3, 32, 40}) {
+      SCOPED_TRACE("K = " + std::to_string(k));
+      const std::vector<float> b = randomDense(m.cols * k, 11 + k);
+      std::vector<float> want(static_cast<size_t>(m.rows * k));
+      spmmCpu(m, b.data(), k, want.data());
+      const std::vector<float> bCol = columnMajor(b, m.cols, k);
+      const int64_t bBytes = m.cols * k * 4, cBytes = m.rows * k * 4;
+      DeviceArray db(bBytes), dc(cBytes), dw(bBytes);
+      ASSERT_EQ(sprt_memcpy_htod(db.get(), bCol.data(), bBytes), SPRT_OK);
+      // The stream's workspace, then the caller's.
+      for (void *workspace :
+           std::vector<void *>{nullptr, static_cast<void *>(dw.get())}) {
+        std::vector<float> c(static_cast<size_t>(m.rows * k), NAN);
+        ASSERT_EQ(sprt_memcpy_htod(dc.get(), c.data(), cBytes), SPRT_OK);
+        ASSERT_EQ(sprt_spmm_ordered(p, i, db.get(), SPRT_DTYPE_F32,
+                                    SPRT_ORDER_COL, k, dc.get(),
+                                    SPRT_DTYPE_F32, workspace,
+                                    static_cast<size_t>(bBytes), nullptr),
+                  SPRT_OK)
+            << sprt_last_error();
+        ASSERT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), cBytes), SPRT_OK);
+        EXPECT_LE(relativeError(c, want), 1e-5)
+            << (workspace ? "caller's workspace" : "stream's workspace");
+      }
+    }
+  }
+
+  // Refusals, before anything runs.
+  const FormattedMatrix &m = layers[0].matrix;
+  const int64_t k = 8, bBytes = m.cols * k * 4;
+  DeviceArray db(bBytes), dc(m.rows * k * 4), dw(bBytes + 16);
+  auto call = [&](int64_t layer, void *workspace, size_t bytes,
+                  int order = SPRT_ORDER_COL) {
+    return sprt_spmm_ordered(p, layer, db.get(), SPRT_DTYPE_F32,
+                             static_cast<sprt_order>(order), k, dc.get(),
+                             SPRT_DTYPE_F32, workspace, bytes, nullptr);
+  };
+  EXPECT_EQ(call(0, dw.get(), static_cast<size_t>(bBytes - 4)),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(sprt_last_error()).find("the workspace holds"),
+            std::string::npos)
+      << sprt_last_error();
+  EXPECT_EQ(call(0, reinterpret_cast<char *>(dw.get()) + 4,
+                 static_cast<size_t>(bBytes)),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(sprt_last_error()).find("16-byte aligned"),
+            std::string::npos);
+  EXPECT_EQ(call(0, db.get(), static_cast<size_t>(bBytes)),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(sprt_last_error()).find("overlaps B"),
+            std::string::npos);
+  EXPECT_EQ(call(0, nullptr, 0, 7), SPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(sprt_last_error()).find("not an sprt_order"),
+            std::string::npos);
+  int32_t accepted = 1;
+  ASSERT_EQ(sprt_layer_accepts_order(p, old, SPRT_ORDER_COL, &accepted),
+            SPRT_OK);
+  EXPECT_EQ(accepted, 0);
+  EXPECT_EQ(call(old, nullptr, 0), SPRT_ERROR_UNSUPPORTED);
+  EXPECT_NE(std::string(sprt_last_error()).find("no transposing kernel"),
+            std::string::npos)
+      << sprt_last_error();
+  // Row-major B is sprt_spmm_typed's, for every layer.
+  ASSERT_EQ(sprt_layer_accepts_order(p, old, SPRT_ORDER_ROW, &accepted),
+            SPRT_OK);
+  EXPECT_EQ(accepted, 1);
+  EXPECT_EQ(call(old, nullptr, 0, SPRT_ORDER_ROW), SPRT_OK)
+      << sprt_last_error();
+  sprt_package_release(p);
+}
+
 // A kernel that takes "csr.col_idx.u16" gets the column indices narrowed
 // to 16 bits at upload (docs/Package.md, "Narrow column indices"), beside
 // the int32 array for a kernel that takes it by its plain name. 65,536

@@ -412,6 +412,57 @@ TEST(PackageTest, WriterRefusesBadInput) {
   EXPECT_TRUE(std::filesystem::is_empty(dir.root()));
 }
 
+// A layer's transposing kernel ("transpose_b") is written and read back
+// as it was; the writer and the reader refuse one whose arguments are not
+// B_col, B and K, and a package without it reads as one that has none.
+TEST(PackageTest, TransposingKernelRoundTrips) {
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(30, 20, 0.2, 9);
+  PackageLayer layer = makeLayer("a", m, Strategy::Lpt, FormatKind::Csr);
+  KernelInfo t;
+  t.name = "l0_transpose_b";
+  t.family = t.variant = "transpose";
+  t.args = {"B_col", "B", "K"};
+  t.gridX = 1056;
+  t.blockX = 256;
+  layer.transposeB = t;
+  PackageLayer plain = makeLayer("b", m, Strategy::Lpt, FormatKind::Csr);
+  ASSERT_TRUE(writePackage(dir.path("t.spp"), {layer, plain},
+                           PackageOptions()));
+  StatusOr<Package> read = readPackage(dir.path("t.spp"));
+  ASSERT_TRUE(read) << read.message();
+  ASSERT_TRUE(read->layers[0].transposeB.has_value());
+  const KernelInfo &back = *read->layers[0].transposeB;
+  EXPECT_EQ(back.name, t.name);
+  EXPECT_EQ(back.family, "transpose");
+  EXPECT_EQ(back.args, t.args);
+  EXPECT_EQ(back.gridX, 1056);
+  EXPECT_EQ(back.blockX, 256);
+  EXPECT_FALSE(read->layers[1].transposeB.has_value());
+
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"B", "B_col", "C"},
+        std::vector<std::string>{"B_col", "K"},
+        std::vector<std::string>{"B_col", "B", "B", "K"}}) {
+    PackageLayer bad = layer;
+    bad.transposeB->args = args;
+    Status s = writePackage(dir.path("bad.spp"), {bad}, PackageOptions());
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("transposing kernel must take B_col, B"),
+              std::string::npos)
+        << s.message();
+  }
+  copyPackage(dir.path("t.spp"), dir.path("edited.spp"));
+  rewriteManifest(dir.path("edited.spp"), [](json &j) {
+    j["layers"][0]["transpose_b"]["args"] = {"B_col", "C", "K"};
+  });
+  StatusOr<Package> edited = readPackage(dir.path("edited.spp"));
+  ASSERT_FALSE(edited);
+  EXPECT_NE(edited.message().find("transpose_b.args must be B_col, B"),
+            std::string::npos)
+      << edited.message();
+}
+
 TEST(PackageTest, NarrowColumnIndicesWhereTheyFit) {
   // A kernel may take a csr or residual column-index array as 16 bits
   // (`<buffer>.u16`, docs/Package.md) on a layer of at most 65,536 columns.

@@ -337,6 +337,8 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
                                             "run)";
     for (Attribute launch : launches)
       layer.kernels.push_back(getKernelInfo(cast<LaunchAttr>(launch)));
+    if (auto transpose = spmm->getAttrOfType<LaunchAttr>(kTransposeAttrName))
+      layer.transposeB = getKernelInfo(transpose);
     if (parent) {
       if (runsOnLibrary(spmm))
         return func.emitError() << "is an alternative of @" << parent->name

@@ -251,6 +251,27 @@ struct RoundKernelSpec {
 std::vector<std::string> emitRoundKernel(gpu::GPUModuleOp module,
                                          const RoundKernelSpec &spec);
 
+/// The tile of a transposing kernel (32 x 32 elements) and its CTA.
+inline constexpr int64_t kTransposeTile = 32;
+inline constexpr int64_t kTransposeThreads = 256;
+
+/// A layer's transposing kernel (TransposeKernels.cpp): the caller's
+/// column-major B (call_arg::kBColumnMajor) copied into a row-major B
+/// (call_arg::kB) for the layer's variants, tile by tile, a grid-stride
+/// loop over the tiles.
+struct TransposeKernelSpec {
+  std::string name;
+  /// The rows of B (the layer's columns).
+  int64_t rows = 0;
+  /// K baked in; 0 reads it from the K parameter.
+  int64_t k = 0;
+  ::spperm::ValueType operandType = ::spperm::ValueType::F32;
+};
+
+/// Emits a transposing kernel; returns its parameter names in order.
+std::vector<std::string> emitTransposeKernel(gpu::GPUModuleOp module,
+                                             const TransposeKernelSpec &spec);
+
 /// The element type the tensor-core path feeds the MMA units.
 /// TF32x3: fp32-accurate, each operand split into a TF32 high part and a
 /// TF32 low part (the rest), three products per fragment (hi*lo, lo*hi,

@@ -116,7 +116,8 @@ struct SpPermLowerToGPU
       auto of = func ? func->getAttrOfType<FlatSymbolRefAttr>(
                            kAlternativeOfAttrName)
                      : FlatSymbolRefAttr();
-      if (of && layerPrefix.count(of.getValue())) {
+      const bool alternative = of && layerPrefix.count(of.getValue());
+      if (alternative) {
         prefix = layerPrefix[of.getValue()] + "a" +
                  std::to_string(++alternativeCount[of.getValue()]);
       } else {
@@ -160,6 +161,21 @@ struct SpPermLowerToGPU
           launches.push_back(getLaunchAttr(ctx, info));
       }
       spmm->setAttr(kKernelsAttrName, ArrayAttr::get(ctx, launches));
+      // A layer's transposing kernel, for a caller's column-major B; its
+      // alternatives share their layer's.
+      if (!alternative) {
+        KernelGenOptions transpose = base;
+        transpose.operandType = operandType;
+        int64_t k =
+            cast<ShapedType>(spmm.getDense().getType()).getDimSize(1);
+        transpose.k = ShapedType::isDynamic(k) ? 0 : k;
+        transpose.prefix = prefix;
+        spmm->setAttr(kTransposeAttrName,
+                      getLaunchAttr(ctx, generateTransposeKernel(
+                                             kernels,
+                                             spmm.getMatrix().getType().getCols(),
+                                             transpose)));
+      }
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

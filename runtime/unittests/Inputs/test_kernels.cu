@@ -146,3 +146,15 @@ extern "C" __global__ void acc_odd(MEMREF(const int, order),
     c[at] = sum;
   }
 }
+
+/// A layer's transposing kernel ("transpose_b": B_col, B, K): the
+/// column-major B (element (i, j) at bCol[i + j * rows]) written row-major
+/// into B, one thread per element in a grid-stride loop.
+extern "C" __global__ void transpose_b(MEMREF(const float, bCol),
+                                       MEMREF(float, b), long long k) {
+  const long long count = bSize, rows = bSize / k;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       t < count; t += stride)
+    b[t] = bCol[t / k + (t % k) * rows];
+}

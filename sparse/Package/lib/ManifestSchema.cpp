@@ -38,6 +38,35 @@ using namespace spperm::detail;
 
 namespace {
 
+/// Parses the kernel launch `kj`, which messages call `kCtx`
+/// ("layers[0].kernels[2]").
+bool parseKernel(ManifestReader &r, const json &kj, const std::string &kCtx,
+                 KernelInfo &k) {
+  if (!kj.is_object())
+    return r.fail(kCtx + " must be an object");
+  if (!r.onlyKeys(kj, kCtx,
+                  {"name", "family", "variant", "k_min", "k_max", "k_align",
+                   "zero_output", "dependent_launch", "args", "grid",
+                   "block", "shared_bytes"}) ||
+      !r.string(kj, kCtx, "name", k.name) ||
+      !r.string(kj, kCtx, "family", k.family) ||
+      !r.string(kj, kCtx, "variant", k.variant) ||
+      !r.integer(kj, kCtx, "k_min", 1, kMaxIndex, k.kMin) ||
+      !r.integer(kj, kCtx, "k_max", 0, kMaxIndex, k.kMax) ||
+      !r.integer(kj, kCtx, "k_align", 1, kMaxIndex, k.kAlign) ||
+      !r.boolean(kj, kCtx, "zero_output", k.zeroOutput) ||
+      !r.stringList(kj, kCtx, "args", k.args) ||
+      !r.dims(kj, kCtx, "grid", kMaxIndex, k.gridX, k.gridY, k.gridZ) ||
+      !r.dims(kj, kCtx, "block", 1024, k.blockX, k.blockY, k.blockZ) ||
+      !r.integer(kj, kCtx, "shared_bytes", 0, kMaxIndex, k.sharedBytes) ||
+      (kj.contains("dependent_launch") &&
+       !r.boolean(kj, kCtx, "dependent_launch", k.dependentLaunch)))
+    return false;
+  if (!isValidName(k.name))
+    return r.fail(kCtx + ".name must be 1 to 1024 bytes");
+  return true;
+}
+
 /// Parses the layer `l` (structure, types, ranges, the buffer list against
 /// the format's arrays), which messages call `where` ("layers[3]"); the
 /// arrays themselves are not touched.
@@ -52,7 +81,8 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
   if (!r.onlyKeys(l, ctx,
                   {"name", "rows", "cols", "nnz", "k", "dtype", "values_dtype", "strategy",
                    "strategy_params", "format", "format_params", "source",
-                   "kernels", "buffers", "library_check", "shard"}))
+                   "kernels", "transpose_b", "buffers", "library_check",
+                   "shard"}))
     return false;
   PackageLayer &layer = out.layer;
   FormattedMatrix &f = layer.matrix;
@@ -256,32 +286,22 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
   if (!kernels)
     return false;
   for (size_t i = 0; i < kernels->size(); ++i) {
-    const json &kj = (*kernels)[i];
-    std::string kCtx = ctx + ".kernels[" + std::to_string(i) + "]";
-    if (!kj.is_object())
-      return r.fail(kCtx + " must be an object");
     KernelInfo k;
-    if (!r.onlyKeys(kj, kCtx,
-                    {"name", "family", "variant", "k_min", "k_max", "k_align",
-                     "zero_output", "dependent_launch", "args", "grid",
-                     "block", "shared_bytes"}) ||
-        !r.string(kj, kCtx, "name", k.name) ||
-        !r.string(kj, kCtx, "family", k.family) ||
-        !r.string(kj, kCtx, "variant", k.variant) ||
-        !r.integer(kj, kCtx, "k_min", 1, kMaxIndex, k.kMin) ||
-        !r.integer(kj, kCtx, "k_max", 0, kMaxIndex, k.kMax) ||
-        !r.integer(kj, kCtx, "k_align", 1, kMaxIndex, k.kAlign) ||
-        !r.boolean(kj, kCtx, "zero_output", k.zeroOutput) ||
-        !r.stringList(kj, kCtx, "args", k.args) ||
-        !r.dims(kj, kCtx, "grid", kMaxIndex, k.gridX, k.gridY, k.gridZ) ||
-        !r.dims(kj, kCtx, "block", 1024, k.blockX, k.blockY, k.blockZ) ||
-        !r.integer(kj, kCtx, "shared_bytes", 0, kMaxIndex, k.sharedBytes) ||
-        (kj.contains("dependent_launch") &&
-         !r.boolean(kj, kCtx, "dependent_launch", k.dependentLaunch)))
+    if (!parseKernel(r, (*kernels)[i],
+                     ctx + ".kernels[" + std::to_string(i) + "]", k))
       return false;
-    if (!isValidName(k.name))
-      return r.fail(kCtx + ".name must be 1 to 1024 bytes");
     layer.kernels.push_back(std::move(k));
+  }
+  if (l.contains("transpose_b")) {
+    KernelInfo k;
+    if (!parseKernel(r, l["transpose_b"], ctx + ".transpose_b", k))
+      return false;
+    if (!isTransposeArgs(k.args))
+      return r.fail(ctx + ".transpose_b.args must be " +
+                    std::string(call_arg::kBColumnMajor) + ", " +
+                    std::string(call_arg::kB) + " and optionally " +
+                    std::string(call_arg::kK));
+    layer.transposeB = std::move(k);
   }
   // Buffers: the list must be exactly the format's arrays (the csr.* group
   // is optional for bell and hbp), with the right types and sizes, inside

@@ -206,6 +206,46 @@ Status writeWholeFile(const std::string &path, const std::string &bytes) {
 }
 
 /// Checks a layer before anything is written.
+/// Checks one kernel launch of `layer` (names, launch dimensions, K
+/// condition, and the arguments of a variant's kernel); `where` starts the
+/// messages.
+Status validateKernel(const PackageLayer &layer, const KernelInfo &k,
+                      const std::string &where, bool variantKernel = true) {
+  if (!isValidName(k.name) || !isCleanUtf8(k.family))
+    return Status::error(where + "kernel name " + inQuotes(k.name) +
+                         " or family is not valid text");
+  for (int64_t d : {k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ})
+    if (d < 1 || d > kMaxIndex)
+      return Status::error(where + "kernel " + inQuotes(k.name) +
+                           " has a launch dimension out of range");
+  if (k.sharedBytes < 0 || k.sharedBytes > kMaxIndex)
+    return Status::error(where + "kernel " + inQuotes(k.name) +
+                         " has a shared-memory size out of range");
+  if (!isValidName(k.variant))
+    return Status::error(where + "kernel " + inQuotes(k.name) +
+                         " needs a variant name");
+  if (k.kMin < 1 || k.kMax < 0 || (k.kMax != 0 && k.kMax < k.kMin) ||
+      k.kAlign < 1 || k.kMin > kMaxIndex || k.kMax > kMaxIndex ||
+      k.kAlign > kMaxIndex)
+    return Status::error(where + "kernel " + inQuotes(k.name) +
+                         " has an invalid K condition");
+  for (const std::string &arg : k.args) {
+    if (!variantKernel)
+      break;
+    if (std::string why = narrowIndexProblem(arg, layer.matrix.cols);
+        !why.empty())
+      return Status::error(where + "kernel " + inQuotes(k.name) +
+                           " takes " + inQuotes(arg) + ", which " + why);
+    if (!isKernelArgName(layer, arg))
+      return Status::error(where + "kernel " + inQuotes(k.name) +
+                           " takes " + inQuotes(arg) +
+                           ", which is not a buffer of the layer, B, C, K, " +
+                           std::string(call_arg::kTickets) + " or " +
+                           std::string(call_arg::kAccumulator));
+  }
+  return Status::ok();
+}
+
 Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
   const FormattedMatrix &f = layer.matrix;
   if (!isValidName(layer.name))
@@ -237,37 +277,19 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
   if (externalData && (layer.sourcePath.empty() || layer.sourceSha256.empty()))
     return Status::error(where + "external data needs the source path and its "
                                  "sha256");
-  for (const KernelInfo &k : layer.kernels) {
-    if (!isValidName(k.name) || !isCleanUtf8(k.family))
-      return Status::error(where + "kernel name " + inQuotes(k.name) +
-                           " or family is not valid text");
-    for (int64_t d : {k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ})
-      if (d < 1 || d > kMaxIndex)
-        return Status::error(where + "kernel " + inQuotes(k.name) +
-                             " has a launch dimension out of range");
-    if (k.sharedBytes < 0 || k.sharedBytes > kMaxIndex)
-      return Status::error(where + "kernel " + inQuotes(k.name) +
-                           " has a shared-memory size out of range");
-    if (!isValidName(k.variant))
-      return Status::error(where + "kernel " + inQuotes(k.name) +
-                           " needs a variant name");
-    if (k.kMin < 1 || k.kMax < 0 || (k.kMax != 0 && k.kMax < k.kMin) ||
-        k.kAlign < 1 || k.kMin > kMaxIndex || k.kMax > kMaxIndex ||
-        k.kAlign > kMaxIndex)
-      return Status::error(where + "kernel " + inQuotes(k.name) +
-                           " has an invalid K condition");
-    for (const std::string &arg : k.args) {
-      if (std::string why = narrowIndexProblem(arg, layer.matrix.cols);
-          !why.empty())
-        return Status::error(where + "kernel " + inQuotes(k.name) +
-                             " takes " + inQuotes(arg) + ", which " + why);
-      if (!isKernelArgName(layer, arg))
-        return Status::error(where + "kernel " + inQuotes(k.name) +
-                             " takes " + inQuotes(arg) +
-                             ", which is not a buffer of the layer, B, C, K, " +
-                             std::string(call_arg::kTickets) + " or " +
-                             std::string(call_arg::kAccumulator));
-    }
+  for (const KernelInfo &k : layer.kernels)
+    if (Status s = validateKernel(layer, k, where); !s)
+      return s;
+  if (layer.transposeB) {
+    if (Status s = validateKernel(layer, *layer.transposeB, where,
+                                  /*variantKernel=*/false);
+        !s)
+      return s;
+    if (!isTransposeArgs(layer.transposeB->args))
+      return Status::error(where + "the transposing kernel must take " +
+                           std::string(call_arg::kBColumnMajor) + ", " +
+                           std::string(call_arg::kB) +
+                           " and optionally " + std::string(call_arg::kK));
   }
   return Status::ok();
 }
@@ -298,9 +320,11 @@ Status checkAlternativesForWriting(const PackageLayer &layer,
         !alt.libraryCheck)
       return Status::error(at + "not the layer's matrix (name, shape, nnz, "
                                 "K, source and library check must match)");
-    if (!hasGeneratedKernelsOf(alt) || !alt.alternatives.empty())
-      return Status::error(at + "needs generated kernels and no "
-                                "alternatives of its own");
+    if (!hasGeneratedKernelsOf(alt) || !alt.alternatives.empty() ||
+        alt.transposeB)
+      return Status::error(at + "needs generated kernels, and no "
+                                "alternatives or transposing kernel of its "
+                                "own");
   }
   return Status::ok();
 }
@@ -416,6 +440,8 @@ Status writePackageFiles(const std::string &tmp,
     for (const KernelInfo &k : layer.kernels)
       kernels.push_back(kernelJson(k));
     l["kernels"] = kernels;
+    if (layer.transposeB)
+      l["transpose_b"] = kernelJson(*layer.transposeB);
     if (layer.libraryCheck)
       l["library_check"] = true;
     if (layer.isShard()) {

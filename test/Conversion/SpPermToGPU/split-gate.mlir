@@ -20,6 +20,8 @@
 // CHECK-NOT:     csr-split
 // CHECK:         gpu.func @l0_csr_k32_0
 // CHECK-NOT:       arith.cmpi sgt
+// CHECK-NOT:     gpu.func @l0_csr
+// CHECK:         gpu.func @l0_transpose_b
 // CHECK-NOT:     gpu.func
 // SPLIT-LABEL: func.func @walk5
 // SPLIT-NOT:     csr-split
@@ -47,6 +49,8 @@ func.func @walk5(%b: tensor<256x32xf32>) -> tensor<64x32xf32> {
 // SPLIT-NOT:     chunks
 // SPLIT:         gpu.func @l0_csr_k32_0
 // SPLIT-NOT:       arith.cmpi sgt
+// SPLIT-NOT:     gpu.func @l0_csr
+// SPLIT:         gpu.func @l0_transpose_b
 // SPLIT-NOT:     gpu.func
 func.func @short(%b: tensor<256x32xf32>) -> tensor<64x32xf32> {
   %a = spperm.load "short.smtx" : !spperm.matrix<64x256xf32, #spperm.csr>

@@ -75,6 +75,8 @@ func.func @long(%b: tensor<1024x32xf32>) -> tensor<64x32xf32> {
 // AUTO:             arith.xori %[[LONG]], %true
 // AUTO-NOT:         red.global
 // AUTO:             vector.store %{{.*}}, %arg5
+// AUTO-NOT:     gpu.func @l0_csr
+// AUTO:         gpu.func @l0_transpose_b
 // AUTO-NOT:     gpu.func
 
 // long-rows=split: the same threshold, the row in 16 chunks of 64 of a
@@ -97,6 +99,8 @@ func.func @long(%b: tensor<1024x32xf32>) -> tensor<64x32xf32> {
 // NONE-NOT:     csr-split
 // NONE-NOT:     chunks
 // NONE:         gpu.func @l0_csr_k32_0
+// NONE-NOT:     gpu.func @l0_csr
+// NONE:         gpu.func @l0_transpose_b
 // NONE-NOT:     gpu.func
 
 // BAD: spperm-lower-to-gpu: split-rows must be an integer in [0, 2147483647], got -1

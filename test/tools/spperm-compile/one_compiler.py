@@ -8,7 +8,8 @@
   one_compiler.py kernels PKG OPT_OUTPUT
       the package's kernels.ptx is the PTX of the gpu.binary spperm-opt
       printed, and its layers' launches (kernel names, grids, blocks) are the
-      #spperm.launch attributes of the lowered spperm.spmm ops, in order.
+      #spperm.launch attributes of the lowered spperm.spmm ops, in order
+      (each layer's transposing kernel after its own kernels).
 """
 import json
 import re
@@ -70,8 +71,13 @@ def kernels(pkg, opt_output):
     manifest = json.load(open(f"{pkg}/manifest.json"))
     packaged = []
     for layer in manifest["layers"]:
-        for variant in [layer] + layer.get("alternatives", []):
-            for k in variant["kernels"]:
+        # The layer's kernels, its transposing kernel (the spperm.spmm's
+        # next attribute), then its alternatives'.
+        own = layer["kernels"] + ([layer["transpose_b"]]
+                                  if "transpose_b" in layer else [])
+        for variant_kernels in [own] + [a["kernels"] for a in
+                                        layer.get("alternatives", [])]:
+            for k in variant_kernels:
                 packaged.append((k["name"], ", ".join(map(str, k["grid"])),
                                  ", ".join(map(str, k["block"]))))
     # The package keeps one of the variants that would run the same

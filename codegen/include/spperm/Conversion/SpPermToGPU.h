@@ -246,6 +246,20 @@ generateLayerKernels(gpu::GPUModuleOp kernels,
                      const ::spperm::FormattedMatrix &matrix,
                      const KernelGenOptions &options);
 
+/// Emits the transposing kernel of a layer whose B has `rows` rows (the
+/// matrix's columns), of the options' operand type, K (0: any) and prefix
+/// (the kernel is `<prefix>_transpose_b`), and returns its launch: what the
+/// runtime runs first when the caller's B is column-major
+/// (docs/Kernels.md, "Column-major B").
+::spperm::KernelInfo generateTransposeKernel(gpu::GPUModuleOp kernels,
+                                             int64_t rows,
+                                             const KernelGenOptions &options);
+
+/// The name of the attribute of each lowered `spperm.spmm` of a layer (not
+/// an alternative) that holds its transposing kernel's launch
+/// (#spperm.launch).
+constexpr const char *kTransposeAttrName = "spperm.transpose_b";
+
 /// The launch as the IR records it (spperm-lower-to-gpu's
 /// `spperm.kernels`).
 LaunchAttr getLaunchAttr(MLIRContext *ctx, const ::spperm::KernelInfo &info);

@@ -28,6 +28,7 @@
 #define SPPERM_RUNTIME_SPPERMRUNTIME_H
 
 #include <stdint.h>
+#include <stddef.h>
 
 #if defined(_WIN32)
 #define SPRT_EXPORT __declspec(dllexport)
@@ -82,6 +83,16 @@ typedef enum sprt_dtype {
   /** bfloat16 (torch.bfloat16), as 16-bit patterns. */
   SPRT_DTYPE_BF16 = 2
 } sprt_dtype;
+
+/** How B's elements lie in memory (sprt_spmm_ordered; docs/RuntimeABI.md,
+ *  "Column-major B"). The values are stable across versions. */
+typedef enum sprt_order {
+  /** Row-major: B(i, j) at b[i * k + j], as sprt_spmm takes it. */
+  SPRT_ORDER_ROW = 0,
+  /** Column-major: B(i, j) at b[i + j * cols], i.e. Xᵀ for a row-major X
+   *  of k x cols (torch.nn.Linear's input). */
+  SPRT_ORDER_COL = 1
+} sprt_order;
 
 /** A loaded package (opaque). */
 typedef struct sprt_package sprt_package;
@@ -233,6 +244,39 @@ SPRT_EXPORT sprt_status sprt_spmm_typed(sprt_package *package, int64_t layer,
                                         const void *b, sprt_dtype b_dtype,
                                         int64_t k, void *c, sprt_dtype c_dtype,
                                         void *stream);
+
+/** sprt_spmm_typed with B in the order `b_order` (C is row-major as
+ *  always). SPRT_ORDER_ROW is sprt_spmm_typed. SPRT_ORDER_COL: B(i, j) at
+ *  b[i + j * cols]; b is aligned to its element size. On the CPU the
+ *  executor reads it as it is (`workspace` is ignored). On the GPU the
+ *  layer's transposing kernel first writes B row-major into a workspace of
+ *  cols * k elements, which the variant chosen for K then reads, all on
+ *  `stream`: the caller's `workspace` (a device pointer to at least
+ *  `workspace_bytes` = cols * k * element size bytes, aligned to 16 bytes,
+ *  that no other call uses until this one is complete on `stream`), or,
+ *  when it is NULL, one the runtime keeps per stream (allocated at a
+ *  stream's first call that needs a larger one, so inside a CUDA graph
+ *  capture only in the relaxed mode). SPRT_ERROR_UNSUPPORTED on the GPU
+ *  for a layer without a transposing kernel (a package made before it;
+ *  sprt_layer_accepts_order tells). Other arguments and the first call's
+ *  choice as sprt_spmm_typed: the choice for (layer, K bucket) is shared
+ *  by both orders. */
+SPRT_EXPORT sprt_status sprt_spmm_ordered(sprt_package *package, int64_t layer,
+                                          const void *b, sprt_dtype b_dtype,
+                                          sprt_order b_order, int64_t k,
+                                          void *c, sprt_dtype c_dtype,
+                                          void *workspace,
+                                          size_t workspace_bytes,
+                                          void *stream);
+
+/** Sets *accepted to 1 when sprt_spmm_ordered takes B of `order` for
+ *  layer `index` on the package's device, else 0: row-major always;
+ *  column-major on the CPU always, on the GPU when the layer (every shard)
+ *  has its transposing kernel. */
+SPRT_EXPORT sprt_status sprt_layer_accepts_order(const sprt_package *package,
+                                                 int64_t index,
+                                                 sprt_order order,
+                                                 int32_t *accepted);
 
 /** Benchmarking: runs `variant` of sprt_spmm's computation `warmup` times
  *  untimed, then `runs` times, each timed on its own (CUDA events on the

@@ -153,6 +153,15 @@ public:
     return Status::lastError(sprt_spmm(handle, layer, b, k, c, stream));
   }
 
+  /// C = A * B for layer `layer` with B in `order` (see sprt_spmm_ordered;
+  /// fp32 B and C, the runtime's workspace).
+  Status spmm(int64_t layer, const float *b, sprt_order order, int64_t k,
+              float *c, void *stream = nullptr) {
+    return Status::lastError(sprt_spmm_ordered(
+        handle, layer, b, SPRT_DTYPE_F32, order, k, c, SPRT_DTYPE_F32,
+        /*workspace=*/nullptr, 0, stream));
+  }
+
 private:
   explicit Package(sprt_package *raw) : handle(raw) {}
 

@@ -17,7 +17,9 @@
 #define SPPERM_SPARSE_NAMES_H
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace spperm {
 
@@ -135,6 +137,11 @@ inline constexpr std::string_view kTickets = "tickets";
 /// A kernel that takes it and not C writes it: its zero_output clears it,
 /// not C.
 inline constexpr std::string_view kAccumulator = "acc";
+/// The caller's B when it is column-major (B(i, j) at i + j * rows, i.e.
+/// Xᵀ for a row-major X of K x rows): what a layer's transposing kernel
+/// reads, writing the row-major B that the layer's variants then read
+/// (docs/RuntimeABI.md, "Column-major B").
+inline constexpr std::string_view kBColumnMajor = "B_col";
 } // namespace call_arg
 
 /// Whether kernel parameter `name` is bound by the call rather than to an
@@ -143,6 +150,19 @@ inline bool isCallArg(std::string_view name) {
   return name == call_arg::kB || name == call_arg::kC ||
          name == call_arg::kK || name == call_arg::kTickets ||
          name == call_arg::kAccumulator;
+}
+
+/// Whether `args` are what a layer's transposing kernel takes: B_col and B,
+/// each once, and K at most once, nothing else.
+inline bool isTransposeArgs(const std::vector<std::string> &args) {
+  int col = 0, row = 0, k = 0;
+  for (const std::string &a : args) {
+    col += a == call_arg::kBColumnMajor;
+    row += a == call_arg::kB;
+    k += a == call_arg::kK;
+  }
+  return col == 1 && row == 1 && k <= 1 &&
+         args.size() == static_cast<size_t>(col + row + k);
 }
 
 /// Kernel families (informational in the manifest; docs/Kernels.md). A row
@@ -161,6 +181,8 @@ inline constexpr std::string_view kBell3xTf32 = "bell-3xtf32";
 inline constexpr std::string_view kHbp = "hbp";
 /// The fp32 accumulator of a 16-bit layer rounded into C.
 inline constexpr std::string_view kRound = "round";
+/// A column-major B made row-major (a layer's transposing kernel).
+inline constexpr std::string_view kTranspose = "transpose";
 } // namespace family
 
 } // namespace spperm

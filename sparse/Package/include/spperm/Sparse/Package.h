@@ -33,6 +33,7 @@
 #include "spperm/Sparse/Status.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -117,6 +118,11 @@ struct PackageLayer {
   std::string sourceSha256;
   ValuesSpec values;
   std::vector<KernelInfo> kernels;
+  /// The kernel that makes a caller's column-major B row-major before the
+  /// variant chosen runs ("transpose_b" in the manifest; args B_col, B and
+  /// K; docs/RuntimeABI.md, "Column-major B"). Absent in packages made
+  /// before it and in alternatives (they share their layer's).
+  std::optional<KernelInfo> transposeB;
   /// The runtime checks the generated kernels against cuSPARSE at the first
   /// call for each K and keeps them only when at least 2 % faster ("library_check": true in the
   /// manifest; set by spperm-compile for variants the selector chose).
