@@ -6,7 +6,11 @@ dense paths (docs/Python.md, "Speed"; BENCHMARK.md's queued timing).
 
 For every one-layer package (its matrix W is out x in) and K, on the GPU:
   * sparse_linear: spperm.torch.SparseLinear on a row-major X (K x in):
-    Y = X · Wᵀ, including the copy of X into B = Xᵀ;
+    Y = X · Wᵀ, B = Xᵀ column-major, through the layer's transposing
+    kernel (docs/Python.md, "Column-major B");
+  * sparse_linear_copy: the same product with torch's transposing copy of
+    X into a row-major B first (what SparseLinear does for packages without
+    transposing kernels);
   * sparse_linear_chained: SparseLinear on X given as the transposed view
     a SparseLinear returns (X.t() contiguous: the layers after the first
     of a chain), no copy;
@@ -105,7 +109,8 @@ def main():
           "(GPU time); microseconds per call")
     print(f"{'package':72s} {'K':>4s} {'SpLin':>7s} {'chain':>7s} "
           f"{'rowmaj':>7s} {'sp.mm':>7s} {'lin_csr':>7s} {'dense':>7s} | "
-          f"{'gSpLin':>7s} {'gchain':>7s} {'growmaj':>7s} {'gsp.mm':>7s} "
+          f"{'gSpLin':>7s} {'gcopy':>7s} {'gchain':>7s} {'growmaj':>7s} "
+          f"{'gsp.mm':>7s} "
           f"{'gdense':>7s} "
           f"{'err':>8s}")
     for path in args.packages:
@@ -130,8 +135,12 @@ def main():
                 err = max(err, float((y2.double().cpu() - ref2).norm() /
                                      ref2.norm()))
                 failed += err > TOLERANCE[layer.dtype]
+                def by_copy():
+                    return layer._run_torch(x.t().contiguous()).t()
+
                 times = {
                     "sparse_linear": queued_ms(lambda: module(x)),
+                    "sparse_linear_copy": queued_ms(by_copy),
                     "sparse_linear_chained": queued_ms(
                         lambda: module(x_chained)),
                     "spperm_rowmajor": queued_ms(lambda: layer(b)),
@@ -147,6 +156,7 @@ def main():
                     times["torch_linear_csr"] = float("nan")
                 # GPU time alone, where the runtime allows capture.
                 for key, fn in (("sparse_linear", lambda: module(x)),
+                                ("sparse_linear_copy", by_copy),
                                 ("sparse_linear_chained",
                                  lambda: module(x_chained)),
                                 ("spperm_rowmajor", lambda: layer(b)),
@@ -175,12 +185,25 @@ def main():
                   f"{us['torch_linear_csr']:7.1f} "
                   f"{us['torch_linear_dense']:7.1f} | "
                   f"{us['sparse_linear_graph']:7.1f} "
+                  f"{us['sparse_linear_copy_graph']:7.1f} "
                   f"{us['sparse_linear_chained_graph']:7.1f} "
                   f"{us['spperm_rowmajor_graph']:7.1f} "
                   f"{us['torch_sparse_mm_graph']:7.1f} "
                   f"{us['torch_linear_dense_graph']:7.1f} "
                   f"{err:8.1e}", flush=True)
     print("(times in microseconds per call)")
+    # SparseLinear on a row-major X over the row-major product (GPU time),
+    # geomean per K: the transposing kernel, and torch's copy.
+    for key in ("sparse_linear_graph", "sparse_linear_copy_graph"):
+        for k in ks:
+            ratios = [r["ms"][key] / r["ms"]["spperm_rowmajor_graph"]
+                      for r in records if r["k"] == k
+                      and r["ms"][key] == r["ms"][key]]
+            if ratios:
+                geomean = float(np.exp(np.mean(np.log(ratios))))
+                print(f"{key} / spperm_rowmajor_graph, K = {k}: geomean "
+                      f"{geomean:.3f} over {len(ratios)} layers, max "
+                      f"{max(ratios):.3f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": spperm.device_properties()["name"],

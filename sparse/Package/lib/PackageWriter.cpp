@@ -320,11 +320,12 @@ Status checkAlternativesForWriting(const PackageLayer &layer,
         !alt.libraryCheck)
       return Status::error(at + "not the layer's matrix (name, shape, nnz, "
                                 "K, source and library check must match)");
-    if (!hasGeneratedKernelsOf(alt) || !alt.alternatives.empty() ||
-        alt.transposeB)
-      return Status::error(at + "needs generated kernels, and no "
-                                "alternatives or transposing kernel of its "
-                                "own");
+    if (!hasGeneratedKernelsOf(alt) || !alt.alternatives.empty())
+      return Status::error(at + "needs generated kernels and no "
+                                "alternatives of its own");
+    if (alt.transposeB)
+      return Status::error(at + "has a transposing kernel (an alternative "
+                                "uses its layer's)");
   }
   return Status::ok();
 }
