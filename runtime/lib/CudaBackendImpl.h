@@ -59,7 +59,9 @@ public:
                       int64_t k) override;
 
   /// The transposing kernel into `workspace` (or the stream's own), then
-  /// what spmm runs, reading that (CudaLaunch.cpp).
+  /// what spmm runs, reading that; or, where the library call chosen reads
+  /// a column-major B itself (dense SGEMM), that call alone
+  /// (CudaLaunch.cpp).
   sprt_status spmmColumnMajor(int64_t index, const PackageLayer &layer,
                               const void *b, int64_t k, void *c,
                               void *workspace, void *stream) override;
@@ -171,7 +173,12 @@ private:
   sprt_status packageLaunch(int64_t index, const PackageLayer &layer,
                             const void *b, int64_t k, void *c,
                             CUstream stream,
-                            std::function<sprt_status()> &launch);
+                            std::function<sprt_status()> &launch,
+                            LibraryPlan **library = nullptr);
+
+  /// Whether packageLaunch for layer `index` and K runs without a first-call
+  /// decision (made already, or none needed).
+  bool decided(int64_t index, const PackageLayer &layer, int64_t k);
 
   /// Sets `launch` to variant `which` of layer `index` (its generated
   /// kernels for K, or only C's clearing for an empty matrix), unchecked;

@@ -167,6 +167,13 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
   assert(device.transposeB && "the C API checked acceptsColumnMajor");
   // A K no variant takes fails before anything is enqueued.
   SPRT_RETURN_IF_ERROR(accepts(index, layer, k));
+  // One column is the same in either order (and K = 1 reads single
+  // elements: B needs no more alignment than a column-major B has).
+  if (k == 1) {
+    std::function<sprt_status()> launch;
+    SPRT_RETURN_IF_ERROR(packageLaunch(index, layer, b, k, c, stream, launch));
+    return launch();
+  }
   const size_t bytes = static_cast<size_t>(device.cols * k) *
                        static_cast<size_t>(valueTypeBytes(device.operandType));
   DeviceSpan rowMajor{workspace, device.cols * k};
@@ -180,11 +187,15 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
       d.api.cuStreamIsCapturing &&
       d.api.cuStreamIsCapturing(stream, &capture) == CUDA_SUCCESS &&
       capture != CU_STREAM_CAPTURE_STATUS_NONE;
-  if (captured) {
-    // Chosen before the transposing kernel is captured: a first call is
-    // refused before it touches the stream (RuntimeABI.md, "CUDA graphs").
-    SPRT_RETURN_IF_ERROR(
-        packageLaunch(index, layer, rowMajor.data, k, c, stream, launch));
+  if (captured || decided(index, layer, k)) {
+    // What runs is known first (during a capture, a first call is refused
+    // before it touches the stream; RuntimeABI.md, "CUDA graphs"): a
+    // library call that reads B column-major needs no transposing kernel.
+    LibraryPlan *library = nullptr;
+    SPRT_RETURN_IF_ERROR(packageLaunch(index, layer, rowMajor.data, k, c,
+                                       stream, launch, &library));
+    if (library && library->readsColumnMajor())
+      return library->runColumnMajor(b, c);
     if (transpose)
       SPRT_RETURN_IF_ERROR(
           launchTranspose(device, layer, b, k, rowMajor, stream));
@@ -196,6 +207,20 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
   SPRT_RETURN_IF_ERROR(
       packageLaunch(index, layer, rowMajor.data, k, c, stream, launch));
   return launch();
+}
+
+bool CudaBackend::decided(int64_t index, const PackageLayer &layer,
+                          int64_t k) {
+  LaunchChoice choice;
+  if (chooseLaunch(layer, k, choice) != SPRT_OK)
+    return true; // packageLaunch fails the same way, deciding nothing
+  const DeviceLayer &device = layers[index];
+  if (device.rows == 0 || device.nnz == 0 ||
+      (!choice.cusparse && !layer.libraryCheck))
+    return true;
+  return decisions.count(DecisionKey(index,
+                                     choice.cusparse ? "" : choice.variant,
+                                     kBucket(layer, k))) > 0;
 }
 
 std::function<sprt_status()>
@@ -212,7 +237,8 @@ CudaBackend::trivialLaunch(const DeviceLayer &layer, int64_t k, void *c,
 sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
                                        const void *b, int64_t k, void *c,
                                        CUstream stream,
-                                       std::function<sprt_status()> &launch) {
+                                       std::function<sprt_status()> &launch,
+                                       LibraryPlan **library) {
   // Chosen first, so that a K no kernel accepts fails for empty layers
   // too.
   LaunchChoice choice;
@@ -285,6 +311,8 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
         libraryPlan(device, chosen.library, b, k, c, stream, plan));
   LibraryPlan *p = plan.get();
   launch = [p, b, c] { return p->run(b, c); };
+  if (library)
+    *library = p;
   return SPRT_OK;
 }
 

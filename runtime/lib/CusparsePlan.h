@@ -45,6 +45,16 @@ public:
   /// Enqueues C = A * B on the plan's stream.
   virtual sprt_status run(const void *b, void *c) = 0;
 
+  /// Whether runColumnMajor reads a column-major B itself (no transposing
+  /// kernel first).
+  virtual bool readsColumnMajor() const { return false; }
+
+  /// run() for a column-major B (element (i, j) at b[i + j * cols]), where
+  /// readsColumnMajor.
+  virtual sprt_status runColumnMajor(const void * /*b*/, void * /*c*/) {
+    return SPRT_ERROR_UNSUPPORTED;
+  }
+
   /// The variant name sprt_spmm_time knows it by.
   virtual const char *variant() const = 0;
 };

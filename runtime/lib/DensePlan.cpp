@@ -7,6 +7,7 @@
 #include "DensePlan.h"
 #include "KernelLaunch.h"
 
+#include <cassert>
 #include <climits>
 #include <string>
 #include <utility>
@@ -140,6 +141,22 @@ sprt_status DensePlan::run(const void *b, void *c) {
                               &zero, c, layoutC, c, layoutC, &algorithm,
                               workspace.get(), workspaceBytes,
                               reinterpret_cast<cudaStream_t>(stream)));
+  return SPRT_OK;
+}
+
+sprt_status DensePlan::runColumnMajor(const void *b, void *c) {
+  assert(type == ValueType::F32 && "readsColumnMajor: fp32 only");
+  const CublasApi &api = blas.api;
+  SPRT_CUBLAS_RETURN_IF_ERROR(
+      api, api.cublasSetStream(handle, reinterpret_cast<cudaStream_t>(stream)));
+  // Column-major C^T (k x rows) = B^T * A^T: B^T is the column-major B
+  // read as a cols x k column-major matrix (leading dimension cols),
+  // transposed.
+  SPRT_CUBLAS_RETURN_IF_ERROR(
+      api, api.cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, k, rows, cols,
+                           &one, static_cast<const float *>(b), cols,
+                           static_cast<const float *>(a), cols, &zero,
+                           static_cast<float *>(c), k));
   return SPRT_OK;
 }
 

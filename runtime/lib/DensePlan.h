@@ -68,6 +68,10 @@ public:
   /// cuBLAS's column-major terms C^T = B^T * A^T.
   sprt_status run(const void *b, void *c) override;
 
+  /// fp32: SGEMM takes B transposed as it is (op(B) = T), no copy.
+  bool readsColumnMajor() const override { return type == ValueType::F32; }
+  sprt_status runColumnMajor(const void *b, void *c) override;
+
   const char *variant() const override { return denseVariantOf(type); }
 
 private:

@@ -509,6 +509,77 @@ TEST(GpuDecisionTest, TuningCacheSkipsTimingAtTheNextLoad) {
   std::printf("%s---\n%s", first.c_str(), second.c_str());
 }
 
+// A column-major B where the choice for the bucket is dense SGEMM: cuBLAS
+// reads B transposed as it is, so the transposing kernel does not run (the
+// caller's workspace stays as it was), and C is right. The choice comes
+// from the tuning cache, edited to name cublas-sgemm.
+TEST(GpuDecisionTest, DenseChoiceReadsColumnMajorB) {
+  ScratchDir dir;
+  const CsrMatrix a = generateUniform(96, 80, 0.3, 4);
+  PackageLayer layer = makeLayer("dense", a, Strategy::Identity,
+                                 FormatKind::Csr);
+  KernelInfo transpose;
+  transpose.name = "transpose_b";
+  transpose.family = transpose.variant = "transpose";
+  transpose.args = {"B_col", "B", "K"};
+  transpose.gridX = 16;
+  transpose.blockX = 128;
+  layer.transposeB = transpose;
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(dir.path("d.spp"), {layer}, options));
+  const std::string cachePath = dir.path("tuning.json");
+  ScopedEnv cache("SPRT_TUNING_CACHE", cachePath.c_str());
+  const int64_t k = 32, bBytes = a.cols * k * 4, cBytes = a.rows * k * 4;
+  const std::vector<float> b = randomDense(a.cols * k, 5);
+  const std::vector<double> want = reference(a, b, k);
+  std::vector<float> bCol(b.size());
+  for (int64_t i = 0; i < a.cols; ++i)
+    for (int64_t j = 0; j < k; ++j)
+      bCol[static_cast<size_t>(i + j * a.cols)] =
+          b[static_cast<size_t>(i * k + j)];
+  DeviceArray db(bBytes), dcol(bBytes), dc(cBytes), dw(bBytes);
+  ASSERT_EQ(sprt_memcpy_htod(db.get(), b.data(), bBytes), SPRT_OK);
+  ASSERT_EQ(sprt_memcpy_htod(dcol.get(), bCol.data(), bBytes), SPRT_OK);
+  sprt_package *p = nullptr;
+  LOAD_GPU_OR_SKIP(dir.path("d.spp"), p);
+  ASSERT_EQ(sprt_spmm(p, 0, db.get(), k, dc.get(), nullptr), SPRT_OK)
+      << sprt_last_error();
+  sprt_package_release(p);
+  nlohmann::json root =
+      nlohmann::json::parse(readWholeFile(cachePath), nullptr, false);
+  ASSERT_FALSE(root.is_discarded());
+  ASSERT_EQ(root["entries"].size(), 1u);
+  if (!root["entries"][0]["key"]["dense"].get<bool>())
+    GTEST_SKIP() << "no dense candidate here (cuBLAS did not load)";
+  root["entries"][0]["choice"]["library"] = "cublas-sgemm";
+  writeBytes(cachePath, root.dump());
+
+  ASSERT_EQ(sprt_package_load(dir.path("d.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  const std::vector<float> sentinel(static_cast<size_t>(a.cols * k), 7.0f);
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_EQ(sprt_memcpy_htod(dw.get(), sentinel.data(), bBytes), SPRT_OK);
+    std::vector<float> c(static_cast<size_t>(a.rows * k), NAN);
+    ASSERT_EQ(sprt_memcpy_htod(dc.get(), c.data(), cBytes), SPRT_OK);
+    ASSERT_EQ(sprt_spmm_ordered(p, 0, dcol.get(), SPRT_DTYPE_F32,
+                                SPRT_ORDER_COL, k, dc.get(), SPRT_DTYPE_F32,
+                                dw.get(), static_cast<size_t>(bBytes), nullptr),
+              SPRT_OK)
+        << sprt_last_error();
+    ASSERT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), cBytes), SPRT_OK);
+    EXPECT_LE(relativeError(c, want), 1e-5) << "round " << round;
+    std::vector<float> w(sentinel.size());
+    ASSERT_EQ(sprt_memcpy_dtoh(w.data(), dw.get(), bBytes), SPRT_OK);
+    // The first call decides (from the cache) after the transposing
+    // kernel ran; later ones know the choice first.
+    if (round == 1)
+      EXPECT_EQ(w, sentinel) << "the transposing kernel ran";
+  }
+  sprt_package_release(p);
+}
+
 // A corrupt cache file, and then entries that name what the package lacks,
 // are ignored with a warning; the layers are timed again, their results
 // are right, and the file is rewritten with valid entries.

@@ -121,16 +121,17 @@ mlir::spperm::generateTransposeKernel(gpu::GPUModuleOp kernels,
   info.kMin = options.k > 0 ? options.k : 1;
   info.kMax = options.k;
   info.args = emitTransposeKernel(kernels, spec);
-  // The most CTAs: one per tile of a baked-in K, at most 16 per
-  // multiprocessor (8 for any K); the runtime launches no more than there
-  // are tiles (docs/RuntimeABI.md, "Column-major B").
+  // The most CTAs: one per tile (a CTA's loop then runs once), up to 32 a
+  // multiprocessor, four times what are resident at once; the runtime
+  // launches no more than there are tiles of its K (docs/RuntimeABI.md,
+  // "Column-major B").
   const int64_t rowTiles = (spec.rows + kTransposeTile - 1) / kTransposeTile;
-  info.gridX =
-      options.k > 0
-          ? std::min(rowTiles * ((options.k + kTransposeTile - 1) /
-                                 kTransposeTile),
-                     options.multiprocessors * 16)
-          : options.multiprocessors * 8;
+  const int64_t most = options.multiprocessors * 32;
+  info.gridX = options.k > 0
+                   ? std::min(rowTiles * ((options.k + kTransposeTile - 1) /
+                                          kTransposeTile),
+                              most)
+                   : most;
   info.blockX = kTransposeThreads;
   return info;
 }

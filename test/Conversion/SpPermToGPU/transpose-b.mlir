@@ -4,11 +4,11 @@
 // B"): B_col (the caller's column-major B, element (i, j) at i + j * 64) to
 // the row-major B, 32 x 32 tiles through a padded shared tile (32 x 33),
 // a grid-stride loop over the tiles. Any K: K is the kernel's parameter,
-// the grid 8 CTAs per multiprocessor (the runtime launches no more than
+// the grid 32 CTAs per multiprocessor (the runtime launches no more than
 // there are tiles).
 
 // CHECK-LABEL: func.func @any
-// CHECK:         spperm.transpose_b = #spperm.launch<name = "l0_transpose_b", family = "transpose", variant = "transpose", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = ["B_col", "B", "K"], grid = [1056, 1, 1], block = [256, 1, 1], shared_bytes = 0>
+// CHECK:         spperm.transpose_b = #spperm.launch<name = "l0_transpose_b", family = "transpose", variant = "transpose", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = ["B_col", "B", "K"], grid = [4224, 1, 1], block = [256, 1, 1], shared_bytes = 0>
 // CHECK:       gpu.func @l0_transpose_b(%[[COL:.*]]: memref<?xf32>, %[[ROW:.*]]: memref<?xf32>, %[[K:.*]]: index) workgroup(%[[TILE:.*]] : memref<1056xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-COUNT-4:   memref.load %[[COL]][%{{.*}}] : memref<?xf32>
