@@ -206,11 +206,14 @@ class Layer:
 
         if (b.dtype != getattr(torch, self.dtype) or b.dim() != 2
                 or b.shape[0] != self.cols
-                or not (b.is_contiguous() or b.t().is_contiguous())
                 or b.layout != torch.strided
                 or b.device.type not in ("cpu", "cuda")):
             return self._slow(b)  # the general path says what is wrong
-        return self._run_torch(b)
+        if b.is_contiguous():
+            return self._run_torch(b)
+        if b.t().is_contiguous():
+            return self._run_torch(b, column_major=True)
+        return self._slow(b)
 
     def reads_column_major(self, device: str = "gpu") -> bool:
         """Whether this layer takes an F-contiguous (column-major) B on
@@ -224,14 +227,14 @@ class Layer:
             self._column_major[device] = cached
         return cached
 
-    def _run_torch(self, b: Any) -> Any:
+    def _run_torch(self, b: Any, column_major: bool = False) -> Any:
         """C = A · B for a cols x K torch tensor B of the layer's dtype,
-        C-contiguous or F-contiguous, on the CPU or a CUDA device (the
-        caller checked), into a new tensor on B's device and stream. An
-        F-contiguous B runs through the layer's transposing kernel, into a
-        workspace from torch's allocator on the same stream (so that CUDA
-        graphs capture it), or is copied where the package has no such
-        kernel."""
+        C-contiguous or (``column_major``) F-contiguous, on the CPU or a
+        CUDA device (the caller checked), into a new tensor on B's device
+        and stream. On the GPU an F-contiguous B runs through the layer's
+        transposing kernel, into the runtime's workspace for the stream (a
+        stream-ordered allocation of the graph's own while a CUDA graph is
+        captured), or is copied where the package has no such kernel."""
         import torch
 
         k = b.shape[1]
@@ -239,8 +242,6 @@ class Layer:
         if k == 0:
             return torch.empty((self.rows, 0), dtype=dtype, device=b.device)
         c = torch.empty((self.rows, k), dtype=dtype, device=b.device)
-        order, workspace, workspace_bytes = 0, 0, 0
-        column_major = not b.is_contiguous()
         if b.is_cuda:
             device = b.get_device()
             runtime = self._package._loaded.get("gpu") or \
@@ -250,18 +251,14 @@ class Layer:
             stream = torch._C._cuda_getCurrentRawStream(device)
             if column_major and not self.reads_column_major("gpu"):
                 b = b.contiguous()  # an older package: one transposing copy
-            elif column_major:
-                scratch = torch.empty(b.numel(), dtype=dtype, device=b.device)
-                order, workspace = 1, scratch.data_ptr()
-                workspace_bytes = scratch.numel() * scratch.element_size()
+                column_major = False
         else:
             runtime = self._package._loaded.get("cpu") or \
                 self._package._runtime("cpu")
             stream = 0
-            order = 1 if column_major else 0
         runtime.spmm_addresses(self.index, b.data_ptr(), k, c.data_ptr(),
-                               stream, _SPRT_DTYPE[self.dtype], order,
-                               workspace, workspace_bytes)
+                               stream, _SPRT_DTYPE[self.dtype],
+                               1 if column_major else 0)
         return c
 
     def _slow(self, b: Any) -> Any:

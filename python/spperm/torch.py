@@ -65,12 +65,16 @@ def _linear(layer: Layer, x: torch.Tensor, bias: Optional[torch.Tensor],
         out = x.new_zeros((*x.shape[:-1], out_features))
         return out if bias is None else out + bias
     flat = x.dim() == 2
-    b = (x if flat else x.reshape(-1, layer.cols)).t()  # B = Xᵀ
-    if not (b.is_contiguous() or b.t().is_contiguous()):
-        b = b.contiguous()  # neither layout (a strided view): one copy
-    # C = Yᵀ, on torch's current stream; a column-major B (X row-major)
-    # through the layer's transposing kernel.
-    c = layer._run_torch(b)
+    x2 = x if flat else x.reshape(-1, layer.cols)
+    # C = Yᵀ, on torch's current stream. B = Xᵀ: column-major for a
+    # row-major X (through the layer's transposing kernel), row-major for
+    # the transposed view a SparseLinear returns; any other layout is
+    # copied row-major first.
+    if x2.is_contiguous():
+        c = layer._run_torch(x2.t(), column_major=True)
+    else:
+        b = x2.t()
+        c = layer._run_torch(b if b.is_contiguous() else b.contiguous())
     if bias is not None:
         c.add_(bias.unsqueeze(1))
     return c.t() if flat else c.t().reshape(*x.shape[:-1], out_features)

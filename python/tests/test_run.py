@@ -142,10 +142,10 @@ def test_column_major_b(small_package):
 
 
 def test_gpu_column_major(torch_cuda):
-    """A column-major B on the GPU: the layer's transposing kernel into a
-    torch workspace (torch tensors) or the runtime's own (DLPack), for K
-    and column counts that are not multiples of the 32 x 32 tile, and on a
-    side stream."""
+    """A column-major B on the GPU: the layer's transposing kernel into the
+    runtime's workspace, through torch's addresses and through DLPack, for
+    K and column counts that are not multiples of the 32 x 32 tile, on a
+    side stream, and captured in a CUDA graph."""
     torch = torch_cuda
     pkg, a = compiled("gpu_torch")
     layer = pkg[0]
@@ -164,6 +164,18 @@ def test_gpu_column_major(torch_cuda):
         c.mul_(2)
     side.synchronize()
     assert normwise_error(c.cpu().numpy() / 2,
+                          reference(a, x.t().cpu().numpy())) < 1e-5
+    # Captured (global mode, torch's default): the row-major copy of B is
+    # the graph's own allocation.
+    x = torch.randn(48, a.shape[1], device="cuda")
+    c = pkg(x.t())  # the first call for this K bucket, outside the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        c = pkg(x.t())
+    x.copy_(torch.randn(48, a.shape[1], device="cuda"))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert normwise_error(c.cpu().numpy(),
                           reference(a, x.t().cpu().numpy())) < 1e-5
 
 

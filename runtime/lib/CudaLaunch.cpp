@@ -167,46 +167,74 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
   assert(device.transposeB && "the C API checked acceptsColumnMajor");
   // A K no variant takes fails before anything is enqueued.
   SPRT_RETURN_IF_ERROR(accepts(index, layer, k));
+  std::function<sprt_status()> launch;
   // One column is the same in either order (and K = 1 reads single
   // elements: B needs no more alignment than a column-major B has).
   if (k == 1) {
-    std::function<sprt_status()> launch;
     SPRT_RETURN_IF_ERROR(packageLaunch(index, layer, b, k, c, stream, launch));
     return launch();
   }
   const size_t bytes = static_cast<size_t>(device.cols * k) *
                        static_cast<size_t>(valueTypeBytes(device.operandType));
-  DeviceSpan rowMajor{workspace, device.cols * k};
-  if (!workspace && bytes > 0 && device.nnz > 0)
-    SPRT_RETURN_IF_ERROR(rowMajorBFor(streamKey(stream), bytes, rowMajor));
   // An empty matrix's C is zero whatever B is.
   const bool transpose = bytes > 0 && device.rows > 0 && device.nnz > 0;
-  std::function<sprt_status()> launch;
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   const bool captured =
       d.api.cuStreamIsCapturing &&
       d.api.cuStreamIsCapturing(stream, &capture) == CUDA_SUCCESS &&
       capture != CU_STREAM_CAPTURE_STATUS_NONE;
-  if (captured || decided(index, layer, k)) {
-    // What runs is known first (during a capture, a first call is refused
-    // before it touches the stream; RuntimeABI.md, "CUDA graphs"): a
-    // library call that reads B column-major needs no transposing kernel.
-    LibraryPlan *library = nullptr;
-    SPRT_RETURN_IF_ERROR(packageLaunch(index, layer, rowMajor.data, k, c,
-                                       stream, launch, &library));
-    if (library && library->readsColumnMajor())
-      return library->runColumnMajor(b, c);
+  // A first call during a capture is refused before it touches the stream
+  // (RuntimeABI.md, "CUDA graphs").
+  if (captured && !decided(index, layer, k)) {
+    const sprt_status refused =
+        packageLaunch(index, layer, b, k, c, stream, launch);
+    assert(refused != SPRT_OK && "a capture cannot decide");
+    return refused;
+  }
+  // Where B goes row-major: the caller's workspace; during a capture a
+  // stream-ordered allocation, freed after the call, which the graph
+  // holds as its own nodes (no allocation outside the graph, in any
+  // capture mode); else the stream's own buffer.
+  DeviceSpan rowMajor{workspace, device.cols * k};
+  CUdeviceptr graphOwned = 0;
+  if (!workspace && transpose) {
+    if (captured && d.api.cuMemAllocAsync && d.api.cuMemFreeAsync) {
+      SPRT_CU_RETURN_IF_ERROR(
+          d.api, d.api.cuMemAllocAsync(&graphOwned, bytes, stream));
+      rowMajor.data = reinterpret_cast<const void *>(graphOwned);
+    } else {
+      SPRT_RETURN_IF_ERROR(rowMajorBFor(streamKey(stream), bytes, rowMajor));
+    }
+  }
+  auto run = [&]() -> sprt_status {
+    if (captured || decided(index, layer, k)) {
+      // What runs is known first: a library call that reads B
+      // column-major needs no transposing kernel.
+      LibraryPlan *library = nullptr;
+      SPRT_RETURN_IF_ERROR(packageLaunch(index, layer, rowMajor.data, k, c,
+                                         stream, launch, &library));
+      if (library && library->readsColumnMajor())
+        return library->runColumnMajor(b, c);
+      if (transpose)
+        SPRT_RETURN_IF_ERROR(
+            launchTranspose(device, layer, b, k, rowMajor, stream));
+      return launch();
+    }
+    // A first call times the candidates on B as they will read it.
     if (transpose)
       SPRT_RETURN_IF_ERROR(
           launchTranspose(device, layer, b, k, rowMajor, stream));
+    SPRT_RETURN_IF_ERROR(
+        packageLaunch(index, layer, rowMajor.data, k, c, stream, launch));
     return launch();
-  }
-  // A first call times the candidates on B as they will read it.
-  if (transpose)
-    SPRT_RETURN_IF_ERROR(launchTranspose(device, layer, b, k, rowMajor, stream));
-  SPRT_RETURN_IF_ERROR(
-      packageLaunch(index, layer, rowMajor.data, k, c, stream, launch));
-  return launch();
+  };
+  sprt_status status = run();
+  if (graphOwned)
+    if (CUresult r = d.api.cuMemFreeAsync(graphOwned, stream);
+        r != CUDA_SUCCESS && status == SPRT_OK)
+      status = cuFailure(d.api, r, "cuMemFreeAsync of the row-major B",
+                         __FILE__, __LINE__);
+  return status;
 }
 
 bool CudaBackend::decided(int64_t index, const PackageLayer &layer,
