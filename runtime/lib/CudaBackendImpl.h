@@ -169,12 +169,14 @@ private:
   /// and `stream`: the generated kernels of the variant chosen for K's
   /// bucket, or the library call chosen for it, prepared for (index, k,
   /// stream); the choice is made first (makeDecision) when the bucket has
-  /// none.
+  /// none. `library`, when given, is set to the library call when one is
+  /// the launch; `afterTranspose` as generatedLaunch's.
   sprt_status packageLaunch(int64_t index, const PackageLayer &layer,
                             const void *b, int64_t k, void *c,
                             CUstream stream,
                             std::function<sprt_status()> &launch,
-                            LibraryPlan **library = nullptr);
+                            LibraryPlan **library = nullptr,
+                            bool afterTranspose = false);
 
   /// Whether packageLaunch for layer `index` and K runs without a first-call
   /// decision (made already, or none needed).
@@ -187,28 +189,33 @@ private:
   sprt_status variantLaunch(int64_t index, const PackageLayer &layer,
                             size_t which, const void *b, int64_t k, void *c,
                             CUstream stream,
-                            std::function<sprt_status()> &launch);
+                            std::function<sprt_status()> &launch,
+                            bool afterTranspose = false);
 
   /// One kernel launch of a variant, its parameters bound.
   struct Step {
     CUfunction function;
     const KernelInfo *kernel;
     KernelParams params;
-    /// Launched as the programmatic dependent of the step before: the
-    /// kernel is marked dependent_launch (it waits for that step itself,
-    /// griddepcontrol.wait, before it touches C), is not the variant's
-    /// first, and the driver allows it.
+    /// Launched as the programmatic dependent of the kernel before, where
+    /// the driver allows it: a kernel after the variant's first that is
+    /// marked dependent_launch (it waits for the one before itself,
+    /// griddepcontrol.wait, before it touches C); or the variant's first
+    /// right after the layer's transposing kernel, when that is marked
+    /// dependent_launch (every first kernel waits at its start).
     bool dependent = false;
   };
 
   /// Sets `launch` to the kernels of `choice` for B, C and `stream`: C
   /// cleared first when the variant needs it, then each kernel in manifest
-  /// order.
+  /// order. `afterTranspose`: the launch follows the layer's transposing
+  /// kernel, whose dependent the first kernel may be (Step::dependent).
   sprt_status generatedLaunch(const DeviceLayer &device,
                               const PackageLayer &layer,
                               const LaunchChoice &choice, const void *b,
                               int64_t k, void *c, CUstream stream,
-                              std::function<sprt_status()> &launch);
+                              std::function<sprt_status()> &launch,
+                              bool afterTranspose = false);
 
   //===--------------------------------------------------------------------===//
   // Choosing at the first call (CudaDecisions.cpp)

@@ -211,8 +211,9 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
       // What runs is known first: a library call that reads B
       // column-major needs no transposing kernel.
       LibraryPlan *library = nullptr;
-      SPRT_RETURN_IF_ERROR(packageLaunch(index, layer, rowMajor.data, k, c,
-                                         stream, launch, &library));
+      SPRT_RETURN_IF_ERROR(packageLaunch(
+          index, layer, rowMajor.data, k, c, stream, launch, &library,
+          /*afterTranspose=*/transpose && layer.transposeB->dependentLaunch));
       if (library && library->readsColumnMajor())
         return library->runColumnMajor(b, c);
       if (transpose)
@@ -266,7 +267,8 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
                                        const void *b, int64_t k, void *c,
                                        CUstream stream,
                                        std::function<sprt_status()> &launch,
-                                       LibraryPlan **library) {
+                                       LibraryPlan **library,
+                                       bool afterTranspose) {
   // Chosen first, so that a K no kernel accepts fails for empty layers
   // too.
   LaunchChoice choice;
@@ -279,7 +281,8 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
   const DecisionKey bucket(index, choice.cusparse ? "" : choice.variant,
                            kBucket(layer, k));
   if (!choice.cusparse && !layer.libraryCheck)
-    return generatedLaunch(device, layer, choice, b, k, c, stream, launch);
+    return generatedLaunch(device, layer, choice, b, k, c, stream, launch,
+                           afterTranspose);
   // A library layer, or a checked one: decided at the first call for
   // (layer, K bucket), on whichever stream that is.
   // The stream's key only where a library call is kept for it (a driver
@@ -328,8 +331,9 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
     SPRT_RETURN_IF_ERROR(ensureResident(index, layer, chosen.variant));
     if (chosen.variant != 0)
       return variantLaunch(index, layer, chosen.variant, b, k, c, stream,
-                           launch);
-    return generatedLaunch(device, layer, choice, b, k, c, stream, launch);
+                           launch, afterTranspose);
+    return generatedLaunch(device, layer, choice, b, k, c, stream, launch,
+                           afterTranspose);
   }
   // The bucket's library call, prepared for this K and stream at their
   // first call (without timing).
@@ -356,7 +360,8 @@ int64_t CudaBackend::kBucket(const PackageLayer &layer, int64_t k) {
 sprt_status CudaBackend::variantLaunch(int64_t index, const PackageLayer &layer,
                                        size_t which, const void *b, int64_t k,
                                        void *c, CUstream stream,
-                                       std::function<sprt_status()> &launch) {
+                                       std::function<sprt_status()> &launch,
+                                       bool afterTranspose) {
   const PackageLayer &variant = layer.variant(which);
   const DeviceLayer &device = layers[index].variant(which);
   LaunchChoice choice;
@@ -369,7 +374,8 @@ sprt_status CudaBackend::variantLaunch(int64_t index, const PackageLayer &layer,
     launch = trivialLaunch(device, k, c, stream);
     return SPRT_OK;
   }
-  return generatedLaunch(device, variant, choice, b, k, c, stream, launch);
+  return generatedLaunch(device, variant, choice, b, k, c, stream, launch,
+                         afterTranspose);
 }
 
 sprt_status CudaBackend::generatedLaunch(const DeviceLayer &device,
@@ -377,7 +383,8 @@ sprt_status CudaBackend::generatedLaunch(const DeviceLayer &device,
                                          const LaunchChoice &choice,
                                          const void *b, int64_t k, void *c,
                                          CUstream stream,
-                                         std::function<sprt_status()> &launch) {
+                                         std::function<sprt_status()> &launch,
+                                         bool afterTranspose) {
   // The stream's id, only where per-stream state is needed: its ticket
   // counters, or the order of module-level ones across streams.
   CrossStreamOrder *order = device.crossStreamOrder.get();
@@ -398,11 +405,17 @@ sprt_status CudaBackend::generatedLaunch(const DeviceLayer &device,
   const bool zero = choice.zeroOutput;
   const bool zeroAccumulator = choice.zeroAccumulator;
   void *accumulator = const_cast<void *>(operands.accumulator.data);
+  // The first kernel follows the transposing kernel as its programmatic
+  // dependent only where nothing is enqueued between them (no clear, no
+  // wait for another stream).
+  const bool firstDependent = afterTranspose && d.dependentLaunch && !zero &&
+                              !zeroAccumulator && !order;
   auto steps = std::make_shared<std::vector<Step>>();
   for (size_t i : choice.kernels) {
     Step step{device.functions[i], &layer.kernels[i], KernelParams(),
-              !steps->empty() && layer.kernels[i].dependentLaunch &&
-                  d.dependentLaunch};
+              steps->empty() ? firstDependent
+                             : layer.kernels[i].dependentLaunch &&
+                                   d.dependentLaunch};
     assert(step.function && "a generated kernel was not looked up");
     SPRT_RETURN_IF_ERROR(bindKernelParams(layer.name, layer.kernels[i],
                                           device.spans, operands, step.params));

@@ -266,6 +266,9 @@ struct TransposeKernelSpec {
   /// K baked in; 0 reads it from the K parameter.
   int64_t k = 0;
   ::spperm::ValueType operandType = ::spperm::ValueType::F32;
+  /// griddepcontrol.launch_dependents at its start (sm_90 and later), so
+  /// that the variant's first kernel may launch while it runs.
+  bool gridDependencies = false;
 };
 
 /// Emits a transposing kernel; returns its parameter names in order.

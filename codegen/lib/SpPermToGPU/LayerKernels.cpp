@@ -28,6 +28,7 @@
 #include "Kernels.h"
 #include "RowPlan.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -259,8 +260,22 @@ public:
     // while they run.
     if (options.gridDependencies) {
       std::set<std::string> started;
-      for (KernelInfo &k : kernels)
+      for (KernelInfo &k : kernels) {
         k.dependentLaunch = !started.insert(k.variant).second;
+        // A variant's first kernel waits at its start, before anything
+        // else (its launch_dependents included), so that it may be
+        // launched as the programmatic dependent of the layer's
+        // transposing kernel, which writes its B (docs/Kernels.md,
+        // "Column-major B"). Launched in plain stream order, the wait
+        // returns at once.
+        if (!k.dependentLaunch)
+          if (auto func = module.lookupSymbol<gpu::GPUFuncOp>(k.name)) {
+            OpBuilder b(func.getContext());
+            b.setInsertionPointToStart(&func.getBody().front());
+            NVVM::GriddepcontrolOp::create(b, func.getLoc(),
+                                           NVVM::GridDepActionKind::wait);
+          }
+      }
     }
     return kernels;
   }

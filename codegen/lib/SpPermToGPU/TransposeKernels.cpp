@@ -55,7 +55,8 @@ mlir::spperm::codegen::emitTransposeKernel(gpu::GPUModuleOp module,
   addSharedBuffer(func, tile * (tile + 1), element);
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
-  KernelBuilder kb(b, /*vectorReductions=*/false, /*gridDependencies=*/false);
+  KernelBuilder kb(b, /*vectorReductions=*/false, spec.gridDependencies);
+  kb.launchDependents();
   Value in = func.getArgument(0), out = func.getArgument(1);
   Value shared = func.getWorkgroupAttributions().front();
   Value k = spec.k > 0 ? kb.idx(spec.k) : func.getArgument(2);
@@ -115,6 +116,7 @@ mlir::spperm::generateTransposeKernel(gpu::GPUModuleOp kernels,
   spec.rows = std::max<int64_t>(rows, 1);
   spec.k = options.k;
   spec.operandType = options.operandType;
+  spec.gridDependencies = options.gridDependencies;
   ::spperm::KernelInfo info;
   info.name = spec.name;
   info.family = info.variant = std::string(::spperm::family::kTranspose);
@@ -133,5 +135,9 @@ mlir::spperm::generateTransposeKernel(gpu::GPUModuleOp kernels,
                               most)
                    : most;
   info.blockX = kTransposeThreads;
+  // With grid dependencies every variant's first kernel waits at its start
+  // (LayerKernels.cpp), so the runtime may launch it as this kernel's
+  // programmatic dependent; this kernel lets it launch at once.
+  info.dependentLaunch = options.gridDependencies;
   return info;
 }

@@ -215,7 +215,10 @@ struct KernelGenOptions {
   /// it (`griddepcontrol.wait`) only where it first touches C; the kernels
   /// after the first of a variant are marked `dependentLaunch`, so that the
   /// runtime launches them while the ones before still run (programmatic
-  /// dependent launch, docs/Kernels.md "Launch overlap").
+  /// dependent launch, docs/Kernels.md "Launch overlap"). A variant's
+  /// first kernel waits at its very start instead, so that it may follow
+  /// the layer's transposing kernel that way (marked `dependentLaunch`,
+  /// docs/Kernels.md "Column-major B").
   bool gridDependencies = true;
   /// The element type of B and C (accumulation is fp32 whatever it is).
   /// For f16 and bf16 each element of C is rounded once: kernels that add
