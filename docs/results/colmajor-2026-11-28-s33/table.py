@@ -3,9 +3,8 @@
 layer and K, SparseLinear on a row-major X through the transposing kernel
 and through torch's copy, over the row-major call (GPU time in CUDA
 graphs), and the geomeans. A pair whose row-major time is more than twice
-that of the same layer's next K is left out of the geomeans (the one
-outlier of bench.json, rn50 at K = 32: 16.97 µs, against 2.89 in
-bench-first.json)."""
+that of the same layer at a larger K is marked an outlier and left out of
+the geomeans (none in this record's files)."""
 
 import json
 import math
