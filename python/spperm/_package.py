@@ -185,7 +185,7 @@ class Layer:
 
         ``b`` is a cols x K array of the layer's ``dtype`` (float32 unless
         compiled with ``dtype=``), C-contiguous or F-contiguous (such as
-        ``x.t()`` of a row-major x; docs/Python.md, "Column-major B"): a
+        ``x.t()`` of a row-major x; docs/RuntimeABI.md, "Column-major B"): a
         torch tensor, a CuPy or NumPy array, or any DLPack tensor. CUDA arrays run the package's
         GPU kernels on the caller's current stream (torch's or CuPy's, or
         ``stream=``) and return without waiting; host arrays run the CPU

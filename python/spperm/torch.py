@@ -8,7 +8,7 @@ matrix); a SparseLinear whose input is such a view (directly, or through
 elementwise ops, which keep the layout) reads it as B without a copy. A
 row-major X (the first layer of a chain) is B column-major: the layer's
 transposing kernel makes it row-major in a workspace before the product,
-on the same stream (docs/Python.md, "Column-major B"); packages made
+on the same stream (docs/RuntimeABI.md, "Column-major B"); packages made
 before spperm had that kernel take a torch copy instead.
 The product is the custom op ``spperm::linear`` (``torch.library``), so the
 module works under ``torch.no_grad``, inside ``torch.compile`` graphs, and in

@@ -133,7 +133,7 @@ sprt_status CudaBackend::init(const Package &package) {
       SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
     if (hasGeneratedKernels(layer))
       SPRT_RETURN_IF_ERROR(prepareKernels(layer, device));
-    if (layer.transposeB)
+    if (layer.transposeB && module)
       SPRT_RETURN_IF_ERROR(
           lookUpKernel(layer, *layer.transposeB, device.transposeB));
     for (const PackageLayer &alternative : layer.alternatives) {

@@ -87,10 +87,15 @@ private:
   /// Uploads `layer` as the CSR of its matrix in the original row order.
   sprt_status uploadCsr(const PackageLayer &layer, DeviceLayer &device);
 
-  /// Loads the package's module, when some layer has generated kernels: the
-  /// cubin when the package's target is this device's compute capability,
-  /// else kernels.ptx through the driver's JIT.
+  /// Loads the package's module, when some layer has generated kernels or
+  /// a transposing kernel (loadModuleCode). A package whose layers all run
+  /// through the library loads without it where it cannot be loaded.
   sprt_status loadModule(const Package &package);
+
+  /// Loads the package's code: the cubin when the package's target is this
+  /// device's compute capability, else kernels.ptx through the driver's
+  /// JIT.
+  sprt_status loadModuleCode(const Package &package);
 
   /// Uploads the arrays the generated kernels of `layer` take, looks the
   /// kernels up in the module and checks each against its manifest entry.

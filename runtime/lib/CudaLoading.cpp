@@ -76,14 +76,32 @@ sprt_status CudaBackend::uploadCsr(const PackageLayer &layer,
 }
 
 sprt_status CudaBackend::loadModule(const Package &package) {
-  const PackageLayer *user = nullptr;
+  bool generated = false, transposing = false;
+  for (const PackageLayer &layer : package.layers) {
+    generated = generated || hasGeneratedKernels(layer);
+    transposing = transposing || layer.transposeB.has_value();
+  }
+  if (!generated && !transposing)
+    return SPRT_OK;
+  const sprt_status status = loadModuleCode(package);
+  // A package of library layers needs its code only for a column-major B:
+  // where the code cannot load (a target this GPU cannot run), it runs
+  // without it, and a column-major B is refused (acceptsColumnMajor).
+  if (status != SPRT_OK && !generated) {
+    module = nullptr;
+    return SPRT_OK;
+  }
+  return status;
+}
+
+sprt_status CudaBackend::loadModuleCode(const Package &package) {
+  // The layer a missing file is reported for.
+  const PackageLayer *user = &package.layers.front();
   for (const PackageLayer &layer : package.layers)
     if (hasGeneratedKernels(layer) || layer.transposeB) {
       user = &layer;
       break;
     }
-  if (!user)
-    return SPRT_OK;
   int major = 0, minor = 0;
   SPRT_CU_RETURN_IF_ERROR(
       d.api,

@@ -523,7 +523,7 @@ TEST(GpuDecisionTest, DenseChoiceReadsColumnMajorB) {
   transpose.family = transpose.variant = "transpose";
   transpose.args = {"B_col", "B", "K"};
   transpose.gridX = 16;
-  transpose.blockX = 128;
+  transpose.blockX = 256;
   layer.transposeB = transpose;
   PackageOptions options;
   options.ptx = testPtx();
@@ -538,11 +538,11 @@ TEST(GpuDecisionTest, DenseChoiceReadsColumnMajorB) {
     for (int64_t j = 0; j < k; ++j)
       bCol[static_cast<size_t>(i + j * a.cols)] =
           b[static_cast<size_t>(i * k + j)];
+  sprt_package *p = nullptr;
+  LOAD_GPU_OR_SKIP(dir.path("d.spp"), p);
   DeviceArray db(bBytes), dcol(bBytes), dc(cBytes), dw(bBytes);
   ASSERT_EQ(sprt_memcpy_htod(db.get(), b.data(), bBytes), SPRT_OK);
   ASSERT_EQ(sprt_memcpy_htod(dcol.get(), bCol.data(), bBytes), SPRT_OK);
-  sprt_package *p = nullptr;
-  LOAD_GPU_OR_SKIP(dir.path("d.spp"), p);
   ASSERT_EQ(sprt_spmm(p, 0, db.get(), k, dc.get(), nullptr), SPRT_OK)
       << sprt_last_error();
   sprt_package_release(p);

@@ -631,7 +631,7 @@ TEST(GeneratedKernelGpuTest, ColumnMajorB) {
   transpose.family = transpose.variant = "transpose";
   transpose.args = {"B_col", "B", "K"};
   transpose.gridX = 16;
-  transpose.blockX = 128;
+  transpose.blockX = 256;
   const std::vector<CsrMatrix> matrices = {generateUniform(70, 50, 0.08, 1),
                                            generateSkewed(300, 120, 2)};
   std::vector<PackageLayer> layers;

@@ -452,6 +452,15 @@ TEST(PackageTest, TransposingKernelRoundTrips) {
               std::string::npos)
         << s.message();
   }
+  // Its code assumes 256 threads a CTA.
+  PackageLayer wrongBlock = layer;
+  wrongBlock.transposeB->blockX = 128;
+  Status block = writePackage(dir.path("bad.spp"), {wrongBlock},
+                              PackageOptions());
+  ASSERT_FALSE(block);
+  EXPECT_NE(block.message().find("block must be 256 x 1 x 1"),
+            std::string::npos)
+      << block.message();
   copyPackage(dir.path("t.spp"), dir.path("edited.spp"));
   rewriteManifest(dir.path("edited.spp"), [](json &j) {
     j["layers"][0]["transpose_b"]["args"] = {"B_col", "C", "K"};
@@ -459,6 +468,15 @@ TEST(PackageTest, TransposingKernelRoundTrips) {
   StatusOr<Package> edited = readPackage(dir.path("edited.spp"));
   ASSERT_FALSE(edited);
   EXPECT_NE(edited.message().find("transpose_b.args must be B_col, B"),
+            std::string::npos)
+      << edited.message();
+  rewriteManifest(dir.path("edited.spp"), [](json &j) {
+    j["layers"][0]["transpose_b"]["args"] = {"B_col", "B", "K"};
+    j["layers"][0]["transpose_b"]["block"] = {128, 1, 1};
+  });
+  edited = readPackage(dir.path("edited.spp"));
+  ASSERT_FALSE(edited);
+  EXPECT_NE(edited.message().find("transpose_b.block must be [256, 1, 1]"),
             std::string::npos)
       << edited.message();
 }

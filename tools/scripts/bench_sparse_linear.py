@@ -7,7 +7,7 @@ dense paths (docs/Python.md, "Speed"; BENCHMARK.md's queued timing).
 For every one-layer package (its matrix W is out x in) and K, on the GPU:
   * sparse_linear: spperm.torch.SparseLinear on a row-major X (K x in):
     Y = X · Wᵀ, B = Xᵀ column-major, through the layer's transposing
-    kernel (docs/Python.md, "Column-major B");
+    kernel (docs/RuntimeABI.md, "Column-major B");
   * sparse_linear_copy: the same product with torch's transposing copy of
     X into a row-major B first (what SparseLinear does for packages without
     transposing kernels);

@@ -253,7 +253,7 @@ std::vector<std::string> emitRoundKernel(gpu::GPUModuleOp module,
 
 /// The tile of a transposing kernel (32 x 32 elements) and its CTA.
 inline constexpr int64_t kTransposeTile = 32;
-inline constexpr int64_t kTransposeThreads = 256;
+inline constexpr int64_t kTransposeThreads = ::spperm::kTransposeThreads;
 
 /// A layer's transposing kernel (TransposeKernels.cpp): the caller's
 /// column-major B (call_arg::kBColumnMajor) copied into a row-major B

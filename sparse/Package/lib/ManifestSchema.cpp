@@ -301,6 +301,9 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
                     std::string(call_arg::kBColumnMajor) + ", " +
                     std::string(call_arg::kB) + " and optionally " +
                     std::string(call_arg::kK));
+    if (k.blockX != kTransposeThreads || k.blockY != 1 || k.blockZ != 1)
+      return r.fail(ctx + ".transpose_b.block must be [" +
+                    std::to_string(kTransposeThreads) + ", 1, 1]");
     layer.transposeB = std::move(k);
   }
   // Buffers: the list must be exactly the format's arrays (the csr.* group
@@ -564,6 +567,8 @@ bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
       desc.layer.rebuilt = rebuilt;
       if (!parseLayer(r, merged, jctx, out.externalData, out.data.size, desc))
         return false;
+      // The layer's transposing kernel serves its alternatives.
+      desc.layer.transposeB.reset();
       if (!hasGeneratedKernelsOf(desc.layer))
         return r.fail(jctx + " needs generated kernels (an alternative is a "
                              "variant the runtime times)");

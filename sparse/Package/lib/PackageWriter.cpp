@@ -290,6 +290,10 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
                            std::string(call_arg::kBColumnMajor) + ", " +
                            std::string(call_arg::kB) +
                            " and optionally " + std::string(call_arg::kK));
+    const KernelInfo &t = *layer.transposeB;
+    if (t.blockX != kTransposeThreads || t.blockY != 1 || t.blockZ != 1)
+      return Status::error(where + "the transposing kernel's block must be " +
+                           std::to_string(kTransposeThreads) + " x 1 x 1");
   }
   return Status::ok();
 }

@@ -246,21 +246,28 @@ SPRT_EXPORT sprt_status sprt_spmm_typed(sprt_package *package, int64_t layer,
                                         void *stream);
 
 /** sprt_spmm_typed with B in the order `b_order` (C is row-major as
- *  always). SPRT_ORDER_ROW is sprt_spmm_typed. SPRT_ORDER_COL: B(i, j) at
- *  b[i + j * cols]; b is aligned to its element size. On the CPU the
- *  executor reads it as it is (`workspace` is ignored). On the GPU the
- *  layer's transposing kernel first writes B row-major into a workspace of
- *  cols * k elements, which the variant chosen for K then reads, all on
- *  `stream`: the caller's `workspace` (a device pointer to at least
- *  `workspace_bytes` = cols * k * element size bytes, aligned to 16 bytes,
- *  that no other call uses until this one is complete on `stream`), or,
- *  when it is NULL, one the runtime keeps per stream (allocated at a
- *  stream's first call that needs a larger one, so inside a CUDA graph
- *  capture only in the relaxed mode). SPRT_ERROR_UNSUPPORTED on the GPU
- *  for a layer without a transposing kernel (a package made before it;
- *  sprt_layer_accepts_order tells). Other arguments and the first call's
- *  choice as sprt_spmm_typed: the choice for (layer, K bucket) is shared
- *  by both orders. */
+ *  always; docs/RuntimeABI.md, "Column-major B"). SPRT_ORDER_ROW is
+ *  sprt_spmm_typed. SPRT_ORDER_COL: B(i, j) at b[i + j * cols]; b is
+ *  aligned to its element size. On the CPU the executor copies B row-major
+ *  on the host first (`workspace` is ignored). On the GPU the layer's
+ *  transposing kernel first writes B row-major into a workspace of cols * k
+ *  elements, which the variant chosen for K then reads, all on `stream`
+ *  (dense SGEMM reads the column-major B itself, and K = 1 needs no copy).
+ *  The workspace is the caller's `workspace` when not NULL (a device
+ *  pointer to at least `workspace_bytes` = cols * k * element size bytes,
+ *  aligned to 16 bytes, that no other call uses until this one is complete
+ *  on `stream`); with NULL, the runtime's: one buffer per stream (grown at
+ *  a call that needs more), or, while the stream is captured into a CUDA
+ *  graph, a stream-ordered allocation the graph holds as its own
+ *  allocation and free nodes (cuMemAllocAsync; with a driver without it,
+ *  the stream's buffer, which a capture may only allocate in the relaxed
+ *  mode). A graph with such nodes has the driver's limits on memory nodes
+ *  (e.g. one instance at a time, not a child graph): pass a workspace to
+ *  avoid them. SPRT_ERROR_UNSUPPORTED on the GPU for a layer without a
+ *  transposing kernel (a package made before them, or whose code this GPU
+ *  cannot load; sprt_layer_accepts_order tells). Other arguments and the
+ *  first call's choice as sprt_spmm_typed: the choice for (layer, K
+ *  bucket) is shared by both orders. */
 SPRT_EXPORT sprt_status sprt_spmm_ordered(sprt_package *package, int64_t layer,
                                           const void *b, sprt_dtype b_dtype,
                                           sprt_order b_order, int64_t k,

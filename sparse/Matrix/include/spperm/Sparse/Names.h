@@ -152,6 +152,11 @@ inline bool isCallArg(std::string_view name) {
          name == call_arg::kAccumulator;
 }
 
+/// The threads of a layer's transposing kernel's CTA (8 warps over a
+/// 32 x 32 tile), which its code assumes: the manifest's block must be
+/// this x 1 x 1.
+inline constexpr int64_t kTransposeThreads = 256;
+
 /// Whether `args` are what a layer's transposing kernel takes: B_col and B,
 /// each once, and K at most once, nothing else.
 inline bool isTransposeArgs(const std::vector<std::string> &args) {
