@@ -155,8 +155,8 @@ private:
   /// least `floats` long (grown at twice the size it had, at least).
   sprt_status accumulatorFor(uint64_t key, size_t floats, DeviceSpan &out);
 
-  /// Sets `out` to the row-major B of the stream of key `key`, at least
-  /// `bytes` long (grown as accumulatorFor).
+  /// Sets `out.data` to the row-major B of the stream of key `key`, at
+  /// least `bytes` long (grown as accumulatorFor).
   sprt_status rowMajorBFor(uint64_t key, size_t bytes, DeviceSpan &out);
 
   /// Enqueues layer `index`'s transposing kernel on `stream`: column-major
@@ -399,6 +399,11 @@ private:
     std::vector<DeviceBuffer> outgrown;
   };
   std::map<uint64_t, Accumulator> accumulators;
+  /// Sets `out` to `scratch`'s buffer, grown first (to twice its size, at
+  /// least) when it holds fewer than `bytes`; an outgrown buffer is kept
+  /// with it.
+  static sprt_status growScratch(const Driver &d, Accumulator &scratch,
+                                 size_t bytes, void *&out);
   /// The row-major B of column-major calls without a workspace of the
   /// caller's, per stream (streamKey), kept as the accumulators are (their
   /// `floats` counts 4-byte words).

@@ -84,25 +84,8 @@ sprt_status CudaBackend::ticketsFor(CUstream stream, uint64_t key,
   return SPRT_OK;
 }
 
-sprt_status CudaBackend::accumulatorFor(uint64_t key, size_t floats,
-                                        DeviceSpan &out) {
-  Accumulator &acc = accumulators[key];
-  if (acc.floats < floats) {
-    const size_t grown = std::max(floats, 2 * acc.floats);
-    DeviceBuffer fresh;
-    SPRT_RETURN_IF_ERROR(fresh.allocate(d, grown * sizeof(float)));
-    if (acc.buffer.get())
-      acc.outgrown.push_back(std::move(acc.buffer));
-    acc.buffer = std::move(fresh);
-    acc.floats = grown;
-  }
-  out = {acc.buffer.get(), static_cast<int64_t>(floats)};
-  return SPRT_OK;
-}
-
-sprt_status CudaBackend::rowMajorBFor(uint64_t key, size_t bytes,
-                                      DeviceSpan &out) {
-  Accumulator &scratch = rowMajorBs[key];
+sprt_status CudaBackend::growScratch(const Driver &d, Accumulator &scratch,
+                                     size_t bytes, void *&out) {
   const size_t words = (bytes + 3) / 4;
   if (scratch.floats < words) {
     const size_t grown = std::max(words, 2 * scratch.floats);
@@ -113,7 +96,24 @@ sprt_status CudaBackend::rowMajorBFor(uint64_t key, size_t bytes,
     scratch.buffer = std::move(fresh);
     scratch.floats = grown;
   }
-  out = {scratch.buffer.get(), static_cast<int64_t>(words)};
+  out = scratch.buffer.get();
+  return SPRT_OK;
+}
+
+sprt_status CudaBackend::accumulatorFor(uint64_t key, size_t floats,
+                                        DeviceSpan &out) {
+  void *buffer = nullptr;
+  SPRT_RETURN_IF_ERROR(
+      growScratch(d, accumulators[key], floats * sizeof(float), buffer));
+  out = {buffer, static_cast<int64_t>(floats)};
+  return SPRT_OK;
+}
+
+sprt_status CudaBackend::rowMajorBFor(uint64_t key, size_t bytes,
+                                      DeviceSpan &out) {
+  void *buffer = nullptr;
+  SPRT_RETURN_IF_ERROR(growScratch(d, rowMajorBs[key], bytes, buffer));
+  out.data = buffer;
   return SPRT_OK;
 }
 

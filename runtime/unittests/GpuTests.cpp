@@ -518,12 +518,7 @@ TEST(GpuDecisionTest, DenseChoiceReadsColumnMajorB) {
   const CsrMatrix a = generateUniform(96, 80, 0.3, 4);
   PackageLayer layer = makeLayer("dense", a, Strategy::Identity,
                                  FormatKind::Csr);
-  KernelInfo transpose;
-  transpose.name = "transpose_b";
-  transpose.family = transpose.variant = "transpose";
-  transpose.args = {"B_col", "B", "K"};
-  transpose.gridX = 16;
-  transpose.blockX = 256;
+  const KernelInfo transpose = testTransposeKernel();
   layer.transposeB = transpose;
   PackageOptions options;
   options.ptx = testPtx();

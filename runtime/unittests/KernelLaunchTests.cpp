@@ -56,6 +56,7 @@ namespace {
 using ::spperm::test::ScratchDir;
 using ::spperm::test::readWholeFile;
 using ::spperm::test::testKernel;
+using ::spperm::test::testTransposeKernel;
 using ::spperm::test::testKernels;
 using ::spperm::test::testPtx;
 
@@ -626,12 +627,7 @@ TEST(GeneratedKernelGpuTest, ColumnMajorB) {
   sprt_device_props props;
   REQUIRE_GPU(props);
   ScratchDir dir;
-  KernelInfo transpose;
-  transpose.name = "transpose_b";
-  transpose.family = transpose.variant = "transpose";
-  transpose.args = {"B_col", "B", "K"};
-  transpose.gridX = 16;
-  transpose.blockX = 256;
+  const KernelInfo transpose = testTransposeKernel();
   const std::vector<CsrMatrix> matrices = {generateUniform(70, 50, 0.08, 1),
                                            generateSkewed(300, 120, 2)};
   std::vector<PackageLayer> layers;

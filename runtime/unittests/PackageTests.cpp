@@ -419,12 +419,7 @@ TEST(PackageTest, TransposingKernelRoundTrips) {
   ScratchDir dir;
   CsrMatrix m = generateUniform(30, 20, 0.2, 9);
   PackageLayer layer = makeLayer("a", m, Strategy::Lpt, FormatKind::Csr);
-  KernelInfo t;
-  t.name = "l0_transpose_b";
-  t.family = t.variant = "transpose";
-  t.args = {"B_col", "B", "K"};
-  t.gridX = 1056;
-  t.blockX = 256;
+  const KernelInfo t = testTransposeKernel("l0_transpose_b", 1056);
   layer.transposeB = t;
   PackageLayer plain = makeLayer("b", m, Strategy::Lpt, FormatKind::Csr);
   ASSERT_TRUE(writePackage(dir.path("t.spp"), {layer, plain},

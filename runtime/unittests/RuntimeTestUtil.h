@@ -298,6 +298,19 @@ inline KernelInfo testKernel(const std::string &name,
   return k;
 }
 
+/// A layer's transposing kernel (`transpose_b`): Inputs/test_kernels.cu's
+/// grid-stride `transpose_b`, or any generated kernel's name.
+inline KernelInfo testTransposeKernel(const std::string &name = "transpose_b",
+                                      int64_t gridX = 16) {
+  KernelInfo k;
+  k.name = name;
+  k.family = k.variant = "transpose";
+  k.args = {"B_col", "B", "K"};
+  k.gridX = gridX;
+  k.blockX = kTransposeThreads;
+  return k;
+}
+
 /// The test kernels as a layer's: for K % 32 == 0, the two-launch "atomic"
 /// variant (adds into C, so it needs C cleared); for any other K, "rows".
 inline std::vector<KernelInfo> testKernels() {
