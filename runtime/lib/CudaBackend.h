@@ -48,6 +48,11 @@ DecisionCounts gpuDecisionCounts();
 /// on the device now (for tests and diagnostics: releaseUnchosen).
 uint64_t gpuResidentArrayBytes();
 
+/// The per-stream scratch buffers (accumulators, row-major Bs) the GPU
+/// backends of this process have allocated so far (for tests and
+/// diagnostics).
+uint64_t gpuScratchAllocations();
+
 /// The C API's device helpers (sprt_device_properties, sprt_device_malloc,
 /// ...), arguments already checked.
 sprt_status gpuProperties(sprt_device_props &props);

@@ -183,9 +183,16 @@ private:
                             LibraryPlan **library = nullptr,
                             bool afterTranspose = false);
 
-  /// Whether packageLaunch for layer `index` and K runs without a first-call
-  /// decision (made already, or none needed).
-  bool decided(int64_t index, const PackageLayer &layer, int64_t k);
+  /// What is known of packageLaunch for layer `index` and K before it runs.
+  struct KnownLaunch {
+    /// It runs without a first-call decision (made already, or none
+    /// needed).
+    bool decided = true;
+    /// The decided call is a library call that reads B column-major in
+    /// place (LibraryPlan::readsColumnMajor).
+    bool readsColumnMajor = false;
+  };
+  KnownLaunch knownLaunch(int64_t index, const PackageLayer &layer, int64_t k);
 
   /// Sets `launch` to variant `which` of layer `index` (its generated
   /// kernels for K, or only C's clearing for an empty matrix), unchecked;

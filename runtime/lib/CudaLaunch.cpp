@@ -16,6 +16,7 @@
 #include "CudaBackendImpl.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <functional>
 #include <memory>
@@ -28,6 +29,9 @@ using namespace spperm;
 using namespace spperm::runtime_detail;
 
 namespace {
+
+/// gpuScratchAllocations's count.
+std::atomic<uint64_t> scratchAllocations{0};
 
 /// Enqueues C = 0 for `count` elements of `type` at `c`.
 sprt_status clearOutput(const Driver &d, void *c, size_t count,
@@ -45,6 +49,10 @@ sprt_status clearOutput(const Driver &d, void *c, size_t count,
 }
 
 } // namespace
+
+uint64_t spperm::runtime_detail::gpuScratchAllocations() {
+  return scratchAllocations.load();
+}
 
 uint64_t CudaBackend::streamKey(CUstream stream) const {
   // The stream's id (a handle can be reused by a later stream), except
@@ -91,6 +99,7 @@ sprt_status CudaBackend::growScratch(const Driver &d, Accumulator &scratch,
     const size_t grown = std::max(words, 2 * scratch.floats);
     DeviceBuffer fresh;
     SPRT_RETURN_IF_ERROR(fresh.allocate(d, grown * 4));
+    ++scratchAllocations;
     if (scratch.buffer.get())
       scratch.outgrown.push_back(std::move(scratch.buffer));
     scratch.buffer = std::move(fresh);
@@ -132,9 +141,10 @@ sprt_status CudaBackend::launchTranspose(const DeviceLayer &device,
     else
       params.addInt64(k);
   }
-  // One CTA per 32 x 32 tile, up to the manifest's grid (docs/Kernels.md,
+  // One CTA per tile, up to the manifest's grid (docs/Kernels.md,
   // "Column-major B").
-  const int64_t tiles = ((device.cols + 31) / 32) * ((k + 31) / 32);
+  const int64_t tiles = ((device.cols + kTransposeTile - 1) / kTransposeTile) *
+                        ((k + kTransposeTile - 1) / kTransposeTile);
   const auto grid =
       static_cast<unsigned>(std::max<int64_t>(1, std::min(tiles, kernel.gridX)));
   if (CUresult r = d.api.cuLaunchKernel(
@@ -183,13 +193,25 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
       d.api.cuStreamIsCapturing &&
       d.api.cuStreamIsCapturing(stream, &capture) == CUDA_SUCCESS &&
       capture != CU_STREAM_CAPTURE_STATUS_NONE;
+  const KnownLaunch known = knownLaunch(index, layer, k);
   // A first call during a capture is refused before it touches the stream
   // (RuntimeABI.md, "CUDA graphs").
-  if (captured && !decided(index, layer, k)) {
+  if (captured && !known.decided) {
     const sprt_status refused =
         packageLaunch(index, layer, b, k, c, stream, launch);
     assert(refused != SPRT_OK && "a capture cannot decide");
     return refused;
+  }
+  // A decided library call that reads B column-major needs neither the
+  // transposing kernel nor a row-major B.
+  if (known.readsColumnMajor) {
+    LibraryPlan *library = nullptr;
+    SPRT_RETURN_IF_ERROR(
+        packageLaunch(index, layer, b, k, c, stream, launch, &library));
+    assert(library && library->readsColumnMajor() &&
+           "knownLaunch and the plan agree");
+    if (library && library->readsColumnMajor())
+      return library->runColumnMajor(b, c);
   }
   // Where B goes row-major: the caller's workspace; during a capture a
   // stream-ordered allocation, freed after the call, which the graph
@@ -207,15 +229,13 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
     }
   }
   auto run = [&]() -> sprt_status {
-    if (captured || decided(index, layer, k)) {
-      // What runs is known first: a library call that reads B
-      // column-major needs no transposing kernel.
-      LibraryPlan *library = nullptr;
+    if (known.decided) {
+      // The variant's first kernel follows the transposing kernel as its
+      // programmatic dependent where the manifest allows it.
       SPRT_RETURN_IF_ERROR(packageLaunch(
-          index, layer, rowMajor.data, k, c, stream, launch, &library,
+          index, layer, rowMajor.data, k, c, stream, launch,
+          /*library=*/nullptr,
           /*afterTranspose=*/transpose && layer.transposeB->dependentLaunch));
-      if (library && library->readsColumnMajor())
-        return library->runColumnMajor(b, c);
       if (transpose)
         SPRT_RETURN_IF_ERROR(
             launchTranspose(device, layer, b, k, rowMajor, stream));
@@ -238,18 +258,24 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
   return status;
 }
 
-bool CudaBackend::decided(int64_t index, const PackageLayer &layer,
-                          int64_t k) {
+CudaBackend::KnownLaunch CudaBackend::knownLaunch(int64_t index,
+                                                  const PackageLayer &layer,
+                                                  int64_t k) {
   LaunchChoice choice;
   if (chooseLaunch(layer, k, choice) != SPRT_OK)
-    return true; // packageLaunch fails the same way, deciding nothing
+    return {}; // packageLaunch fails the same way, deciding nothing
   const DeviceLayer &device = layers[index];
   if (device.rows == 0 || device.nnz == 0 ||
       (!choice.cusparse && !layer.libraryCheck))
-    return true;
-  return decisions.count(DecisionKey(index,
-                                     choice.cusparse ? "" : choice.variant,
-                                     kBucket(layer, k))) > 0;
+    return {};
+  auto found = decisions.find(DecisionKey(
+      index, choice.cusparse ? "" : choice.variant, kBucket(layer, k)));
+  if (found == decisions.end())
+    return {/*decided=*/false};
+  const ValueType type = device.operandType;
+  return {/*decided=*/true,
+          /*readsColumnMajor=*/found->second.library == denseVariantOf(type) &&
+              DensePlan::readsColumnMajor(type)};
 }
 
 std::function<sprt_status()>

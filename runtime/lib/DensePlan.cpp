@@ -123,19 +123,27 @@ sprt_status DensePlan::prepareLt() {
   return status;
 }
 
-sprt_status DensePlan::run(const void *b, void *c) {
+sprt_status DensePlan::sgemm(const void *b, bool columnMajorB, void *c) {
   const CublasApi &api = blas.api;
-  if (type == ValueType::F32) {
-    SPRT_CUBLAS_RETURN_IF_ERROR(
-        api,
-        api.cublasSetStream(handle, reinterpret_cast<cudaStream_t>(stream)));
-    SPRT_CUBLAS_RETURN_IF_ERROR(
-        api, api.cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, k, rows, cols,
-                             &one, static_cast<const float *>(b), k,
-                             static_cast<const float *>(a), cols, &zero,
-                             static_cast<float *>(c), k));
-    return SPRT_OK;
-  }
+  SPRT_CUBLAS_RETURN_IF_ERROR(
+      api, api.cublasSetStream(handle, reinterpret_cast<cudaStream_t>(stream)));
+  // Column-major C^T (k x rows) = B^T * A^T. A row-major B is B^T
+  // column-major (leading dimension k); a column-major B is read as a
+  // cols x k column-major matrix (leading dimension cols), transposed.
+  SPRT_CUBLAS_RETURN_IF_ERROR(
+      api, api.cublasSgemm(handle, columnMajorB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                           CUBLAS_OP_N, k, rows, cols, &one,
+                           static_cast<const float *>(b),
+                           columnMajorB ? cols : k,
+                           static_cast<const float *>(a), cols, &zero,
+                           static_cast<float *>(c), k));
+  return SPRT_OK;
+}
+
+sprt_status DensePlan::run(const void *b, void *c) {
+  if (type == ValueType::F32)
+    return sgemm(b, /*columnMajorB=*/false, c);
+  const CublasApi &api = blas.api;
   SPRT_CUBLAS_RETURN_IF_ERROR(
       api, api.cublasLtMatmul(lt, operation, &one, b, layoutB, a, layoutA,
                               &zero, c, layoutC, c, layoutC, &algorithm,
@@ -146,18 +154,7 @@ sprt_status DensePlan::run(const void *b, void *c) {
 
 sprt_status DensePlan::runColumnMajor(const void *b, void *c) {
   assert(type == ValueType::F32 && "readsColumnMajor: fp32 only");
-  const CublasApi &api = blas.api;
-  SPRT_CUBLAS_RETURN_IF_ERROR(
-      api, api.cublasSetStream(handle, reinterpret_cast<cudaStream_t>(stream)));
-  // Column-major C^T (k x rows) = B^T * A^T: B^T is the column-major B
-  // read as a cols x k column-major matrix (leading dimension cols),
-  // transposed.
-  SPRT_CUBLAS_RETURN_IF_ERROR(
-      api, api.cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, k, rows, cols,
-                           &one, static_cast<const float *>(b), cols,
-                           static_cast<const float *>(a), cols, &zero,
-                           static_cast<float *>(c), k));
-  return SPRT_OK;
+  return sgemm(b, /*columnMajorB=*/true, c);
 }
 
 sprt_status spperm::runtime_detail::densify(const Driver &d,

@@ -69,12 +69,18 @@ public:
   sprt_status run(const void *b, void *c) override;
 
   /// fp32: SGEMM takes B transposed as it is (op(B) = T), no copy.
-  bool readsColumnMajor() const override { return type == ValueType::F32; }
+  static bool readsColumnMajor(ValueType type) {
+    return type == ValueType::F32;
+  }
+  bool readsColumnMajor() const override { return readsColumnMajor(type); }
   sprt_status runColumnMajor(const void *b, void *c) override;
 
   const char *variant() const override { return denseVariantOf(type); }
 
 private:
+  /// fp32: cublasSgemm on the plan's stream, B row-major or column-major.
+  sprt_status sgemm(const void *b, bool columnMajorB, void *c);
+
   /// The cuBLASLt descriptors and algorithm of a 16-bit type.
   sprt_status prepareLt();
 

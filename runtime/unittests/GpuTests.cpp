@@ -311,6 +311,7 @@ TEST(GpuTest, ModuleTicketsAreOrderedAcrossStreams) {
 using runtime_detail::DecisionCounts;
 using runtime_detail::gpuDecisionCounts;
 using runtime_detail::gpuResidentArrayBytes;
+using runtime_detail::gpuScratchAllocations;
 
 /// The Ks of the decision tests and their distinct K buckets per layer: for
 /// the checked layer (the test kernels' variant for K, the power of two at
@@ -572,6 +573,18 @@ TEST(GpuDecisionTest, DenseChoiceReadsColumnMajorB) {
     if (round == 1)
       EXPECT_EQ(w, sentinel) << "the transposing kernel ran";
   }
+  // Decided, without a workspace: the runtime allocates no row-major B.
+  const uint64_t scratch = gpuScratchAllocations();
+  std::vector<float> c(static_cast<size_t>(a.rows * k), NAN);
+  ASSERT_EQ(sprt_memcpy_htod(dc.get(), c.data(), cBytes), SPRT_OK);
+  ASSERT_EQ(sprt_spmm_ordered(p, 0, dcol.get(), SPRT_DTYPE_F32, SPRT_ORDER_COL,
+                              k, dc.get(), SPRT_DTYPE_F32, nullptr, 0, nullptr),
+            SPRT_OK)
+      << sprt_last_error();
+  ASSERT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), cBytes), SPRT_OK);
+  EXPECT_LE(relativeError(c, want), 1e-5);
+  EXPECT_EQ(gpuScratchAllocations(), scratch)
+      << "a row-major B was allocated for a call that reads B in place";
   sprt_package_release(p);
 }
 

@@ -252,7 +252,7 @@ std::vector<std::string> emitRoundKernel(gpu::GPUModuleOp module,
                                          const RoundKernelSpec &spec);
 
 /// The tile of a transposing kernel (32 x 32 elements) and its CTA.
-inline constexpr int64_t kTransposeTile = 32;
+inline constexpr int64_t kTransposeTile = ::spperm::kTransposeTile;
 inline constexpr int64_t kTransposeThreads = ::spperm::kTransposeThreads;
 
 /// A layer's transposing kernel (TransposeKernels.cpp): the caller's

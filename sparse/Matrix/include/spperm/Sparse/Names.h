@@ -152,9 +152,12 @@ inline bool isCallArg(std::string_view name) {
          name == call_arg::kAccumulator;
 }
 
+/// The tile of a layer's transposing kernel (kTransposeTile x
+/// kTransposeTile elements; the runtime launches one CTA per tile at most).
+inline constexpr int64_t kTransposeTile = 32;
+
 /// The threads of a layer's transposing kernel's CTA (8 warps over a
-/// 32 x 32 tile), which its code assumes: the manifest's block must be
-/// this x 1 x 1.
+/// tile), which its code assumes: the manifest's block must be this x 1 x 1.
 inline constexpr int64_t kTransposeThreads = 256;
 
 /// Whether `args` are what a layer's transposing kernel takes: B_col and B,
