@@ -22,6 +22,12 @@
 //  * row16xE, row32xE: every entry of a step (G E of them, E cached a
 //            lane) broadcast, then all loaded (predicated past the row's
 //            end), then all multiplied: one B round trip a step;
+//  * row16pa: pairs of entries with columns 2p, 2p + 1 (one index, padded
+//            with a zero value where one is absent): 2 K/8 lanes a row,
+//            half h loading entry h, so at K = 32 a warp's load reads the
+//            pair's two B rows as one 128-byte line;
+//  * row16ph: the same lanes on any two consecutive entries of a row (two
+//            indices): row16pa's lanes without its shared lines;
 //  * mma16:  a warp per window of 8 consecutive rows. The window's entries
 //            (contiguous in CSR) are taken 16 at a time as the MMA's k
 //            dimension; each entry ("slot") belongs to one of the 8 rows,
@@ -344,6 +350,75 @@ __global__ void __launch_bounds__(256, MinBlocks)
     }
   }
   c[size_t(row) * (K / 8) + l] = pack8(acc);
+}
+
+/// bf16 on pairs of entries: 2 K/8 lanes a row, half h of the group
+/// loading entry h of each pair (16 bytes, 8 columns a lane), pairs in
+/// batches of 2 (shuffles, then loads, then multiply-adds); the halves'
+/// sums are added by one shuffle each at the end. Aligned: a pair is
+/// columns 2p and 2p + 1 of one index `pcol[i]` = 2p, whose two B rows
+/// share a 128-byte line at K = 32 (one request for two entries); else a
+/// pair is any two entries, columns pcol[2i], pcol[2i + 1]. `pval[i]`
+/// holds the pair's values (bf16, entry 0 in the low half); a zero value
+/// is padding, and its lane loads nothing.
+template <int K, bool Aligned, bool F32Out>
+__global__ void __launch_bounds__(256)
+    row16pair(int rows, const int *__restrict__ pairPtr,
+              const int *__restrict__ pcol, const uint32_t *__restrict__ pval,
+              const uint4 *__restrict__ b, void *__restrict__ c) {
+  constexpr int G = K / 8, P = 2 * G;
+  const int tid = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = tid / P, l = tid % P, h = l / G, q = l % G;
+  if (row >= rows)
+    return;
+  const unsigned mask = groupMask<P>();
+  const int begin = pairPtr[row], end = pairPtr[row + 1];
+  float acc[8] = {};
+  for (int p = begin; p < end; p += P) {
+    const int n = min(P, end - p);
+    // Lane j caches pair p + j: its columns (Aligned: the first) and its
+    // two values.
+    const int cj = l < n ? (Aligned ? pcol[p + l] : pcol[2 * (p + l)]) : 0;
+    const int cj1 = !Aligned && l < n ? pcol[2 * (p + l) + 1] : 0;
+    const uint32_t wj = l < n ? pval[p + l] : 0u;
+    // Aligned: one shuffle gives both halves' columns; else two.
+    auto column = [&](int i) {
+      if constexpr (Aligned) {
+        return __shfl_sync(mask, cj, i, P) + h;
+      } else {
+        const int c0 = __shfl_sync(mask, cj, i, P);
+        const int c1 = __shfl_sync(mask, cj1, i, P);
+        return h ? c1 : c0;
+      }
+    };
+    auto value = [&](int i) {
+      const uint32_t w = __shfl_sync(mask, wj, i, P);
+      return h ? hi16(w) : lo16(w);
+    };
+    int i = 0;
+    for (; i + 1 < n; i += 2) {
+      const int c0 = column(i), c1 = column(i + 1);
+      const float v0 = value(i), v1 = value(i + 1);
+      uint4 x0 = make_uint4(0, 0, 0, 0), x1 = x0;
+      if (v0 != 0.f)
+        x0 = b[size_t(c0) * G + q];
+      if (v1 != 0.f)
+        x1 = b[size_t(c1) * G + q];
+      fma8(acc, v0, x0);
+      fma8(acc, v1, x1);
+    }
+    if (i < n) {
+      const int c0 = column(i);
+      const float v0 = value(i);
+      if (v0 != 0.f)
+        fma8(acc, v0, b[size_t(c0) * G + q]);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+    acc[j] += __shfl_xor_sync(mask, acc[j], G, P);
+  if (h == 0)
+    store8<F32Out>(c, K, row, 8 * q, acc);
 }
 
 /// bf16 with 16 columns a lane (two 16-byte loads an entry): K/16 lanes a
@@ -927,6 +1002,63 @@ template <int K> void run(const std::string &name, const Csr &m) {
     bf16("row16x3", g8, row16x<K, 3>);
   }
   fp32("row32x1", row32x<K, 1>);
+  // Pairs of entries (row16pair): aligned (columns 2p and 2p + 1 under
+  // one index) and any two consecutive entries of a row.
+  for (const bool aligned : {true, false}) {
+    std::vector<int> pairPtr(rows + 1, 0), pcol;
+    std::vector<uint32_t> pval;
+    for (int r = 0; r < rows; ++r) {
+      const int end = m.rowPtr[r + 1];
+      for (int e = m.rowPtr[r]; e < end;) {
+        const int c0 = m.col[e];
+        if (aligned) {
+          const int base = c0 & ~1;
+          uint32_t lo = 0, hi = 0;
+          if (c0 == base) {
+            lo = v16[e++];
+            if (e < end && m.col[e] == base + 1)
+              hi = v16[e++];
+          } else {
+            hi = v16[e++];
+          }
+          pcol.push_back(base);
+          pval.push_back(lo | hi << 16);
+        } else {
+          const bool two = e + 1 < end;
+          pcol.push_back(c0);
+          pcol.push_back(two ? m.col[e + 1] : c0);
+          pval.push_back(v16[e] | (two ? uint32_t(v16[e + 1]) << 16 : 0u));
+          e += two ? 2 : 1;
+        }
+      }
+      pairPtr[r + 1] = int(pval.size());
+    }
+    std::printf("pairs %s K=%d aligned=%d pairs=%zu nnz=%zu\n", name.c_str(),
+                K, int(aligned), pval.size(), nnz);
+    pcol.resize(pcol.size() + 64, 0);
+    pval.resize(pval.size() + 32, 0);
+    int *dPairPtr = upload(pairPtr), *dPcol = upload(pcol);
+    uint32_t *dPval = upload(pval);
+    const double bytesP = double(pairPtr[rows]) * (aligned ? 8 : 12) +
+                          (double(m.cols) + rows) * K * 2;
+    const int gP = gridFor(size_t(rows) * (K / 4));
+    auto launch = [&](auto f) {
+      f<<<gP, threads>>>(rows, dPairPtr, dPcol, dPval, bVec16, dC);
+    };
+    if (aligned)
+      measure(
+          "row16pa", ref16, bytesP, false,
+          [&] { launch(row16pair<K, true, true>); },
+          [&] { launch(row16pair<K, true, false>); });
+    else
+      measure(
+          "row16ph", ref16, bytesP, false,
+          [&] { launch(row16pair<K, false, true>); },
+          [&] { launch(row16pair<K, false, false>); });
+    CHECK(cudaFree(dPairPtr));
+    CHECK(cudaFree(dPcol));
+    CHECK(cudaFree(dPval));
+  }
   // Tensor-core kernels: a warp per window of 8 rows; checked with an fp32
   // C (the F32Out instance), timed with the bf16 one.
   const int gWindows = gridFor(size_t((rows + 7) / 8) * 32);
