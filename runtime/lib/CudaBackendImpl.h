@@ -189,7 +189,7 @@ private:
     /// needed).
     bool decided = true;
     /// The decided call is a library call that reads B column-major in
-    /// place (LibraryPlan::readsColumnMajor).
+    /// place (libraryReadsColumnMajor).
     bool readsColumnMajor = false;
   };
   KnownLaunch knownLaunch(int64_t index, const PackageLayer &layer, int64_t k);

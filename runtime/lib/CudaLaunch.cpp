@@ -272,10 +272,9 @@ CudaBackend::KnownLaunch CudaBackend::knownLaunch(int64_t index,
       index, choice.cusparse ? "" : choice.variant, kBucket(layer, k)));
   if (found == decisions.end())
     return {/*decided=*/false};
-  const ValueType type = device.operandType;
   return {/*decided=*/true,
-          /*readsColumnMajor=*/found->second.library == denseVariantOf(type) &&
-              DensePlan::readsColumnMajor(type)};
+          /*readsColumnMajor=*/libraryReadsColumnMajor(found->second.library,
+                                                      device.operandType)};
 }
 
 std::function<sprt_status()>

@@ -46,7 +46,8 @@ public:
   virtual sprt_status run(const void *b, void *c) = 0;
 
   /// Whether runColumnMajor reads a column-major B itself (no transposing
-  /// kernel first).
+  /// kernel first); libraryReadsColumnMajor (DensePlan.h) says it from the
+  /// library's name, before a plan is made.
   virtual bool readsColumnMajor() const { return false; }
 
   /// run() for a column-major B (element (i, j) at b[i + j * cols]), where

@@ -24,6 +24,7 @@
 #include "CusparsePlan.h"
 
 #include <cstdint>
+#include <string_view>
 
 namespace spperm::runtime_detail {
 
@@ -36,6 +37,14 @@ inline constexpr const char *kDenseHalfVariant = "cublaslt-gemm";
 /// The dense variant's name for layers of `type`.
 inline const char *denseVariantOf(ValueType type) {
   return type == ValueType::F32 ? kDenseVariant : kDenseHalfVariant;
+}
+
+/// Whether the plan CudaBackend::libraryPlan makes for the library call
+/// named `library` on a layer of `type` reads B column-major in place
+/// (LibraryPlan::readsColumnMajor): the dense fp32 GEMM does; no cuSPARSE
+/// plan does.
+inline bool libraryReadsColumnMajor(std::string_view library, ValueType type) {
+  return type == ValueType::F32 && library == kDenseVariant;
 }
 
 /// The default budget of a densified matrix, in MiB.
@@ -69,10 +78,9 @@ public:
   sprt_status run(const void *b, void *c) override;
 
   /// fp32: SGEMM takes B transposed as it is (op(B) = T), no copy.
-  static bool readsColumnMajor(ValueType type) {
-    return type == ValueType::F32;
+  bool readsColumnMajor() const override {
+    return libraryReadsColumnMajor(variant(), type);
   }
-  bool readsColumnMajor() const override { return readsColumnMajor(type); }
   sprt_status runColumnMajor(const void *b, void *c) override;
 
   const char *variant() const override { return denseVariantOf(type); }

@@ -44,6 +44,7 @@ mlir::spperm::codegen::emitTransposeKernel(gpu::GPUModuleOp module,
   constexpr int64_t tile = kTransposeTile;
   constexpr int64_t warps = kTransposeThreads / kWarpSize;
   static_assert(tile % warps == 0, "each warp moves whole tile rows");
+  static_assert(tile == kWarpSize, "a lane indexes a tile row");
   MLIRContext *ctx = module.getContext();
   Type element = mlir::spperm::getElementType(ctx, spec.operandType);
   SmallVector<KernelArg> args = {{::spperm::call_arg::kBColumnMajor, element},
