@@ -32,7 +32,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
@@ -40,7 +39,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <set>
 #include <tuple>
 
@@ -245,58 +243,6 @@ constexpr int64_t kWindowAutoMinK = 512;
 constexpr int64_t kWindowAutoMinCols = 2048;
 constexpr double kWindowAutoMinDensity = 0.25;
 
-/// Whether `op` and everything nested in it neither use `b` nor may write,
-/// allocate or free memory (unknown effects count as writes).
-static bool readsOnlyOtherThan(Operation *op, Value b) {
-  WalkResult result = op->walk([&](Operation *nested) {
-    if (llvm::is_contained(nested->getOperands(), b))
-      return WalkResult::interrupt();
-    const bool recursiveOnly =
-        nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
-        !isa<MemoryEffectOpInterface>(nested);
-    if (!recursiveOnly && (mightHaveEffect<MemoryEffects::Write>(nested) ||
-                           hasEffect<MemoryEffects::Allocate>(nested) ||
-                           hasEffect<MemoryEffects::Free>(nested)))
-      return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return !result.wasInterrupted();
-}
-
-/// Inserts the griddepcontrol.wait of a variant's first kernel, so that the
-/// runtime may launch it as the programmatic dependent of the layer's
-/// transposing kernel, which writes its B (docs/Kernels.md, "Column-major
-/// B"); launched in plain stream order, the wait returns at once. With
-/// other kernels after it (`alone` false), it waits at its very start,
-/// before its launch_dependents lets them start (they may read B before
-/// their own wait). Alone, it waits before the first operation of its body
-/// that reads B or may write memory: what comes before (the row range, the
-/// row order) is read while the transposing kernel runs.
-static void insertFirstKernelWait(gpu::GPUFuncOp func, const KernelInfo &kernel,
-                                  bool alone) {
-  Block &body = func.getBody().front();
-  Operation *before = &body.front();
-  auto bArg = llvm::find(kernel.args, ::spperm::call_arg::kB);
-  if (alone && bArg != kernel.args.end() &&
-      static_cast<unsigned>(bArg - kernel.args.begin()) <
-          func.getNumArguments()) {
-    Value b = func.getArgument(bArg - kernel.args.begin());
-    before = body.getTerminator();
-    for (Operation &op : body) {
-      // Its own launch_dependents lets no kernel of the variant start.
-      if (isa<NVVM::GriddepcontrolOp>(op))
-        continue;
-      if (!readsOnlyOtherThan(&op, b)) {
-        before = &op;
-        break;
-      }
-    }
-  }
-  OpBuilder builder(before);
-  NVVM::GriddepcontrolOp::create(builder, func.getLoc(),
-                                 NVVM::GridDepActionKind::wait);
-}
-
 class LayerPlanner {
 public:
   LayerPlanner(gpu::GPUModuleOp module, const FormattedMatrix &m,
@@ -313,15 +259,22 @@ public:
     // it (griddepcontrol.wait) before it touches C, so it may be launched
     // while they run.
     if (options.gridDependencies) {
-      std::map<std::string, int> perVariant;
-      for (const KernelInfo &k : kernels)
-        ++perVariant[k.variant];
       std::set<std::string> started;
       for (KernelInfo &k : kernels) {
         k.dependentLaunch = !started.insert(k.variant).second;
+        // A variant's first kernel waits at its start, before anything
+        // else (its launch_dependents included), so that it may be
+        // launched as the programmatic dependent of the layer's
+        // transposing kernel, which writes its B (docs/Kernels.md,
+        // "Column-major B"). Launched in plain stream order, the wait
+        // returns at once.
         if (!k.dependentLaunch)
-          if (auto func = module.lookupSymbol<gpu::GPUFuncOp>(k.name))
-            insertFirstKernelWait(func, k, perVariant[k.variant] == 1);
+          if (auto func = module.lookupSymbol<gpu::GPUFuncOp>(k.name)) {
+            OpBuilder b(func.getContext());
+            b.setInsertionPointToStart(&func.getBody().front());
+            NVVM::GriddepcontrolOp::create(b, func.getLoc(),
+                                           NVVM::GridDepActionKind::wait);
+          }
       }
     }
     return kernels;

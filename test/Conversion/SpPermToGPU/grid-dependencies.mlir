@@ -10,13 +10,11 @@
 // (the slot loop) before its wait, so that work overlaps the row kernel;
 // only the additions into C come after it. The row kernel's wait (a no-op:
 // it is the variant's first kernel, launched in stream order) sits before
-// its store. A variant's first kernel followed by others (as here) also
-// waits at its very start, before it lets its dependents launch, so that
-// the runtime may launch it as the programmatic dependent of the layer's
-// transposing kernel (marked dependent_launch, which lets it launch at its
-// own start) when B is column-major; in stream order both waits return at
-// once. (A first kernel alone in its variant waits just before it first
-// reads B: transpose-b.mlir.)
+// its store. A variant's first kernel also waits at its very start, before
+// it lets its dependents launch, so that the runtime may launch it as the
+// programmatic dependent of the layer's transposing kernel (marked
+// dependent_launch, which lets it launch at its own start) when B is
+// column-major; in stream order both waits return at once.
 
 // CHECK-LABEL: func.func @k32
 // CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "bell", {{.*}}dependent_launch = false, {{.*}}>, #spperm.launch<{{.*}}family = "bell-tile", {{.*}}dependent_launch = true, {{.*}}>]

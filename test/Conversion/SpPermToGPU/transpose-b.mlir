@@ -7,21 +7,13 @@
 // the grid 32 CTAs per multiprocessor (the runtime launches no more than
 // there are tiles). On sm_90 (the default target) it lets its dependents
 // launch at its start and is marked dependent_launch: every variant's
-// first kernel waits for it, so the runtime may launch it as this
-// kernel's programmatic dependent. A variant of one kernel (here each
-// variant of this csr layer) waits just before it first reads B: its row
-// range and row order are read while the transposing kernel runs.
+// first kernel waits at its start, so the runtime may launch it as this
+// kernel's programmatic dependent.
 
 // CHECK-LABEL: func.func @any
 // CHECK:         spperm.transpose_b = #spperm.launch<name = "l0_transpose_b", family = "transpose", variant = "transpose", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = true, args = ["B_col", "B", "K"], grid = [4224, 1, 1], block = [256, 1, 1], shared_bytes = 0>
-// CHECK:       gpu.func @l0_csr_spmv_spmv_0(%[[PTR:[^:]*]]: memref<?xi32>, %{{[^:]*}}: memref<?xi32>, %{{[^:]*}}: memref<?xi16>, %{{[^:]*}}: memref<?xf32>, %[[B:[^:]*]]: memref<?xf32>,
-// CHECK-NEXT:    nvvm.griddepcontrol launch_dependents
-// CHECK-NOT:     %[[B]]
-// CHECK:         memref.load %[[PTR]]
-// CHECK-NOT:     %[[B]]
-// CHECK:         nvvm.griddepcontrol wait
-// CHECK-NEXT:    scf.for
-// CHECK:           memref.load %[[B]]
+// CHECK:       gpu.func @l0_csr_spmv_spmv_0
+// CHECK-NEXT:    nvvm.griddepcontrol wait
 // CHECK:       gpu.func @l0_transpose_b(%[[COL:.*]]: memref<?xf32>, %[[ROW:.*]]: memref<?xf32>, %[[K:.*]]: index) workgroup(%[[TILE:.*]] : memref<1056xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
 // CHECK-NEXT:    nvvm.griddepcontrol launch_dependents
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
