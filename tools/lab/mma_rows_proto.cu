@@ -22,6 +22,10 @@
 //  * row16xE, row32xE: every entry of a step (G E of them, E cached a
 //            lane) broadcast, then all loaded (predicated past the row's
 //            end), then all multiplied: one B round trip a step;
+//  * row16dN: row16's lanes with 32 registers (8 CTAs of 256 a
+//            multiprocessor): each lane reads the entry's column and value
+//            itself (broadcast loads, no shuffles), N B loads in flight;
+//  * row32dN: the same in fp32;
 //  * row16pa: pairs of entries with columns 2p, 2p + 1 (one index, padded
 //            with a zero value where one is absent): 2 K/8 lanes a row,
 //            half h loading entry h, so at K = 32 a warp's load reads the
@@ -350,6 +354,80 @@ __global__ void __launch_bounds__(256, MinBlocks)
     }
   }
   c[size_t(row) * (K / 8) + l] = pack8(acc);
+}
+
+/// bf16 with few registers, for full occupancy (8 CTAs of 256 a
+/// multiprocessor, 32 registers): K/8 lanes a row as row16, but every lane
+/// of a group reads the entry's column and value itself (one broadcast
+/// load each, no cached entries, no shuffles), N entries' B loads in
+/// flight.
+template <int K, int N>
+__global__ void __launch_bounds__(256, 8)
+    row16d(int rows, const int *__restrict__ rowPtr,
+           const int *__restrict__ col, const uint16_t *__restrict__ val,
+           const uint4 *__restrict__ b, uint4 *__restrict__ c) {
+  constexpr int G = K / 8;
+  const int tid = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = tid / G;
+  if (row >= rows)
+    return;
+  const int begin = rowPtr[row], end = rowPtr[row + 1];
+  const uint4 *bl = b + tid % G;
+  float acc[8] = {};
+  int e = begin;
+  for (; e + N <= end; e += N) {
+    uint4 x[N];
+    float v[N];
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      x[j] = bl[size_t(__ldg(col + e + j)) * G];
+      v[j] = lo16(__ldg(val + e + j));
+    }
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      fma8(acc, v[j], x[j]);
+  }
+  for (; e < end; ++e)
+    fma8(acc, lo16(__ldg(val + e)), bl[size_t(__ldg(col + e)) * G]);
+  c[size_t(tid)] = pack8(acc);
+}
+
+/// row16d's scheme in fp32 (K/4 lanes a row, a float4 of B a lane).
+template <int K, int N>
+__global__ void __launch_bounds__(256, 8)
+    row32d(int rows, const int *__restrict__ rowPtr,
+           const int *__restrict__ col, const float *__restrict__ val,
+           const float4 *__restrict__ b, float4 *__restrict__ c) {
+  constexpr int G = K / 4;
+  const int tid = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = tid / G;
+  if (row >= rows)
+    return;
+  const int begin = rowPtr[row], end = rowPtr[row + 1];
+  const float4 *bl = b + tid % G;
+  float4 acc = {0, 0, 0, 0};
+  auto fma4 = [&](float v, float4 x) {
+    acc.x = fmaf(v, x.x, acc.x);
+    acc.y = fmaf(v, x.y, acc.y);
+    acc.z = fmaf(v, x.z, acc.z);
+    acc.w = fmaf(v, x.w, acc.w);
+  };
+  int e = begin;
+  for (; e + N <= end; e += N) {
+    float4 x[N];
+    float v[N];
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+      x[j] = bl[size_t(__ldg(col + e + j)) * G];
+      v[j] = __ldg(val + e + j);
+    }
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      fma4(v[j], x[j]);
+  }
+  for (; e < end; ++e)
+    fma4(__ldg(val + e), bl[size_t(__ldg(col + e)) * G]);
+  c[size_t(tid)] = acc;
 }
 
 /// bf16 on pairs of entries: 2 K/8 lanes a row, half h of the group
@@ -997,6 +1075,11 @@ template <int K> void run(const std::string &name, const Csr &m) {
   bf16("row16w2", g16, row16w<K, 2>);
   bf16("row16w4", g16, row16w<K, 4>);
   bf16("row16x1", g8, row16x<K, 1>);
+  bf16("row16d1", g8, row16d<K, 1>);
+  bf16("row16d2", g8, row16d<K, 2>);
+  bf16("row16d4", g8, row16d<K, 4>);
+  fp32("row32d2", row32d<K, 2>);
+  fp32("row32d4", row32d<K, 4>);
   if constexpr (K == 32) {
     bf16("row16x2", g8, row16x<K, 2>);
     bf16("row16x3", g8, row16x<K, 3>);
