@@ -4,7 +4,8 @@ column-major, through torch.mm with TF32 off: cuBLAS SGEMM with op(B) = N
 against op(B) = T in its column-major terms, what the runtime's dense
 candidate runs for sprt_spmm and for a column-major B (DensePlan.cpp).
 Each is timed per call from 20 calls captured in a CUDA graph and replayed
-(median of 15 replays), as bench_sparse_linear.py's graph columns.
+(median of 15 replays): transpose_bench.py's graph_us, as
+bench_sparse_linear.py's graph columns.
 
     gemm_order_bench.py [ROWS:COLS ...]     (default 2048:512 512:2048)
 
@@ -12,34 +13,11 @@ Prints one `gemm` line per shape and K (32, 128, 512). Needs PyTorch with
 CUDA.
 """
 
-import statistics
 import sys
 
 import torch
 
-
-def graph_us(fn, reps=20, trials=15):
-    stream = torch.cuda.Stream()
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            fn()
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph, stream=stream):
-        for _ in range(reps):
-            fn()
-    for _ in range(3):
-        graph.replay()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(trials):
-        start, end = torch.cuda.Event(True), torch.cuda.Event(True)
-        start.record()
-        graph.replay()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / reps)
-    return statistics.median(times)
+from transpose_bench import graph_us
 
 
 def main():
