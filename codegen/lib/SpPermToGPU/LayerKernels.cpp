@@ -712,6 +712,12 @@ private:
                                                   range.maxLength, items,
                                                   options.multiprocessors));
       spec.dynamicBatches = options.batch > 0 || !fewRows;
+      // Many short, even rows of 16-bit operands: no cached entries, no
+      // shuffles (fewer registers, more resident warps).
+      spec.directEntries =
+          !fewRows && !kc.spmv && spec.lanes > 1 &&
+          directEntriesPay(options.operandType, range.rows(), rangeMean,
+                           range.maxLength);
       // Rows shorter on average than the group: skip its empty batches.
       spec.skipEmptyBatches =
           !kc.spmv && rangeMean < static_cast<double>(spec.lanes);
@@ -740,6 +746,7 @@ private:
       // batches of 8 loads, whatever the other rows' groups use.
       longSpec.batch = options.batch > 0 ? options.batch : 8;
       longSpec.dynamicBatches = options.batch > 0;
+      longSpec.directEntries = false;
       longSpec.source = RowSource();
       std::tie(longSpec.source.rowTable, longSpec.source.tableRows) =
           rowTable(rowPtr, threshold);
@@ -759,6 +766,7 @@ private:
       split.rowsPerGroup = 1;
       split.batch = options.batch > 0 ? options.batch : 8;
       split.dynamicBatches = options.batch > 0;
+      split.directEntries = false;
       split.skipEmptyBatches = false;
       // A chunk is long by construction: several groups share it too.
       split.parts = kc.spmv ? 1

@@ -341,6 +341,8 @@ private:
                   Value v = kb.loadF32(values, p, 1);
                   return {multiplyAdd(v, c, kcol, active, a[0])};
                 })[0];
+          } else if (spec.directEntries) {
+            acc = directEntries(s, kcolSafe, acc);
           } else {
             // Part p of the row takes steps p, p + parts, ...
             acc = kb.forLoop(
@@ -396,6 +398,48 @@ private:
           });
           return {};
         });
+  }
+
+  /// acc + row `s`'s entries times their rows of B (columns `kcol` ..
+  /// kcol + vec; every lane reads a valid column, and an inactive lane's
+  /// sum is never stored), each lane loading every entry's column and
+  /// value itself (RowKernelSpec::directEntries): `batch` entries' loads
+  /// issued before their multiply-adds, then the last count % batch
+  /// entries one at a time.
+  Value directEntries(const RowState &s, Value kcol, Value acc) {
+    Value colIdx = param(spec.colIdx), values = param(spec.values);
+    Value B = param(::spperm::call_arg::kB);
+    const int64_t n = spec.batch;
+    auto load = [&](Value q, SmallVector<Value> &vals,
+                    SmallVector<Value> &rows) {
+      Value c = kb.loadIndex(colIdx, q);
+      rows.push_back(
+          kb.loadF32(B, kb.add(kb.mul(c, K), kcol), spec.vec));
+      vals.push_back(kb.loadF32(values, q, 1));
+    };
+    auto multiplyAll = [&](ArrayRef<Value> vals, ArrayRef<Value> rows,
+                           Value sum) {
+      for (auto [v, row] : llvm::zip(vals, rows))
+        sum = kb.fma(v, row, sum);
+      return sum;
+    };
+    Value fullEnd = kb.sub(s.end, kb.rem(kb.sub(s.end, s.start), n));
+    acc = kb.forLoop(
+        s.start, fullEnd, kb.idx(n), acc,
+        [&](Value p, ValueRange a) -> SmallVector<Value> {
+          SmallVector<Value> vals, rows;
+          for (int64_t t = 0; t < n; ++t)
+            load(t == 0 ? p : kb.add(p, kb.idx(t)), vals, rows);
+          return {multiplyAll(vals, rows, a[0])};
+        })[0];
+    if (n == 1)
+      return acc;
+    return kb.forLoop(fullEnd, s.end, kb.idx(1), acc,
+                      [&](Value q, ValueRange a) -> SmallVector<Value> {
+                        SmallVector<Value> vals, rows;
+                        load(q, vals, rows);
+                        return {multiplyAll(vals, rows, a[0])};
+                      })[0];
   }
 
   /// The sum of the row's `parts` partial sums, valid in part 0's lanes.
@@ -622,6 +666,10 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
          "16-bit C is stored once per element, never added atomically");
   assert(!(spec.accumulator && spec.outputAccumulator) &&
          "a kernel reads the accumulator or writes it");
+  assert((!spec.directEntries ||
+          (!spec.spmv && spec.dynamicBatches && spec.parts == 1 &&
+           spec.lanes > 1)) &&
+         "direct entries replace the dynamic batches of one group a row");
   assert(spec.threads % (spec.lanes * spec.parts) == 0 &&
          "a CTA must hold whole rows");
   assert((spec.kSlices == 1 ||

@@ -65,6 +65,14 @@ int64_t manyRowsBatch(int64_t lanes, double meanLength, int64_t maxLength,
   return uneven ? kUnevenRowsBatch : 2;
 }
 
+bool directEntriesPay(::spperm::ValueType operandType, int64_t rows,
+                      double meanLength, int64_t maxLength) {
+  return operandType != ::spperm::ValueType::F32 &&
+         rows >= kDirectEntriesMinRows && meanLength > 0.0 &&
+         meanLength <= kDirectEntriesMaxMean &&
+         static_cast<double>(maxLength) < kUnevenRowsRatio * meanLength;
+}
+
 int64_t kChunkGroups(const KClass &kc, int64_t chunkCols) {
   const int64_t k = kc.k > 0 ? kc.k : (kc.kMax > 0 ? kc.kMax : 128);
   return (k + chunkCols - 1) / chunkCols;

@@ -169,6 +169,20 @@ constexpr int64_t kUnevenRowsMaxItemsPerSM = 1024;
 int64_t manyRowsBatch(int64_t lanes, double meanLength, int64_t maxLength,
                       int64_t items, int64_t multiprocessors);
 
+/// Direct entries (RowKernelSpec::directEntries) pay where the shuffle
+/// loop's registers cost occupancy that the layer needs: 16-bit operands
+/// (the fp32 row kernel has full occupancy already) over at least this
+/// many rows (fewer leave resident warps to spare) ...
+constexpr int64_t kDirectEntriesMinRows = 32768;
+/// ... of at most this many entries on average (longer rows take more
+/// round trips through the entries' loads) ...
+constexpr double kDirectEntriesMaxMean = 24.0;
+/// ... none kUnevenRowsRatio times the mean or longer (the longest rows'
+/// chains of loads set a power-law layer's time). docs/Kernels.md,
+/// "Direct entries", has the measurements behind each bound.
+bool directEntriesPay(::spperm::ValueType operandType, int64_t rows,
+                      double meanLength, int64_t maxLength);
+
 /// The K slices of `lanes` x `vec` columns that cover `k` columns.
 int64_t sliceCount(int64_t k, int64_t lanes, int64_t vec);
 

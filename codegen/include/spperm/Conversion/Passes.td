@@ -86,10 +86,12 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "GPU architecture (sm_XY): from sm_90 on, atomic additions of "
            "16-byte accumulators are one red.global.add.v4.f32">,
     Option<"batch", "batch", "int64_t", /*default=*/"0",
-           "Row kernels: entries broadcast per batch, 1 to 8 (0: 8 in "
-           "straight-line batches for layers with too few rows to fill "
-           "the GPU, else a loop over batches of 2, or in SpMM of 4 for "
-           "rows of very uneven length)">,
+           "Row kernels: entries whose B loads are issued together, 1 to "
+           "8 (0: 8 in straight-line batches for layers with too few rows "
+           "to fill the GPU, else a loop over batches of 2, or in SpMM of "
+           "4 for rows of very uneven length; the loop loads the entries "
+           "directly, with no shuffles, for 16-bit operands over many "
+           "short, even rows)">,
     ListOption<"kBuckets", "k-buckets", "int64_t",
                "Without a static K: the K values (2 to 65536) that get a "
                "variant of their own, generated as for that K, ahead of the "

@@ -168,8 +168,8 @@ struct SpPermPipelineOptions
                                          "multiple of 32, at most 1024; default 256)"),
                           llvm::cl::init(256)};
   Option<int64_t> batch{*this, "batch",
-                        llvm::cl::desc("Row kernels: entries broadcast per "
-                                       "batch, 1 to 8 (0, the default: chosen per layer)"),
+                        llvm::cl::desc("Row kernels: entries whose B loads are issued "
+                                       "together, 1 to 8 (0, the default: chosen per layer)"),
                         llvm::cl::init(0)};
   ListOption<int64_t> kBuckets{
       *this, "k-buckets",
