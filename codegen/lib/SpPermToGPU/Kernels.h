@@ -145,12 +145,12 @@ struct RowKernelSpec {
   /// for one batch, no work past the row's end) instead of straight-line
   /// batches over all `lanes` cached entries (more loads in flight).
   bool dynamicBatches = false;
-  /// SpMM with dynamicBatches and one part: every lane of a group loads
-  /// each entry's column and value itself (the group's lanes read one
-  /// address) instead of caching `lanes` entries and broadcasting them by
-  /// shuffle; `batch` entries' B loads in flight, then the row's last
-  /// entries one at a time. Fewer registers (docs/Kernels.md, "Direct
-  /// entries").
+  /// SpMM with dynamicBatches, one part and K baked in: every lane of a
+  /// group loads each entry's column and value itself (the group's lanes
+  /// read one address) instead of caching `lanes` entries and
+  /// broadcasting them by shuffle; `batch` entries' B loads in flight, then
+  /// the row's last entries one at a time. Fewer registers
+  /// (docs/Kernels.md, "Direct entries").
   bool directEntries = false;
   /// SpMM, straight-line batches: skip the batches a chunk does not reach
   /// (worth it when rows are shorter than the group; a branch per batch

@@ -712,10 +712,12 @@ private:
                                                   range.maxLength, items,
                                                   options.multiprocessors));
       spec.dynamicBatches = options.batch > 0 || !fewRows;
-      // Many short, even rows of 16-bit operands: no cached entries, no
-      // shuffles (fewer registers, more resident warps).
+      // Many short, even rows of 16-bit operands, K baked in (a --k
+      // package or a K bucket): no cached entries, no shuffles (fewer
+      // registers, more resident warps). The variants for any K keep the
+      // shuffle loop, which needs fewer registers there.
       spec.directEntries =
-          !fewRows && !kc.spmv && spec.lanes > 1 &&
+          !fewRows && !kc.spmv && spec.lanes > 1 && kc.k > 0 &&
           directEntriesPay(options.operandType, range.rows(), rangeMean,
                            range.maxLength);
       // Rows shorter on average than the group: skip its empty batches.

@@ -668,8 +668,10 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
          "a kernel reads the accumulator or writes it");
   assert((!spec.directEntries ||
           (!spec.spmv && spec.dynamicBatches && spec.parts == 1 &&
-           spec.lanes > 1)) &&
-         "direct entries replace the dynamic batches of one group a row");
+           spec.lanes > 1 && spec.k > 0)) &&
+         (!longRows || !longRows->directEntries) &&
+         "direct entries replace the dynamic batches of one group a row "
+         "with K baked in");
   assert(spec.threads % (spec.lanes * spec.parts) == 0 &&
          "a CTA must hold whole rows");
   assert((spec.kSlices == 1 ||
