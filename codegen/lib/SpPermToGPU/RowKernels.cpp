@@ -410,35 +410,30 @@ private:
     Value colIdx = param(spec.colIdx), values = param(spec.values);
     Value B = param(::spperm::call_arg::kB);
     const int64_t n = spec.batch;
-    auto load = [&](Value q, SmallVector<Value> &vals,
-                    SmallVector<Value> &rows) {
-      Value c = kb.loadIndex(colIdx, q);
-      rows.push_back(
-          kb.loadF32(B, kb.add(kb.mul(c, K), kcol), spec.vec));
-      vals.push_back(kb.loadF32(values, q, 1));
-    };
-    auto multiplyAll = [&](ArrayRef<Value> vals, ArrayRef<Value> rows,
-                           Value sum) {
+    // acc + entries first .. first + count: every column, B row and value
+    // loaded, then the multiply-adds.
+    auto batch = [&](Value first, int64_t count, Value sum) -> Value {
+      SmallVector<Value> vals, rows;
+      for (int64_t t = 0; t < count; ++t) {
+        Value q = t == 0 ? first : kb.add(first, kb.idx(t));
+        Value c = kb.loadIndex(colIdx, q);
+        rows.push_back(kb.loadF32(B, kb.add(kb.mul(c, K), kcol), spec.vec));
+        vals.push_back(kb.loadF32(values, q, 1));
+      }
       for (auto [v, row] : llvm::zip(vals, rows))
         sum = kb.fma(v, row, sum);
       return sum;
     };
     Value fullEnd = kb.sub(s.end, kb.rem(kb.sub(s.end, s.start), n));
-    acc = kb.forLoop(
-        s.start, fullEnd, kb.idx(n), acc,
-        [&](Value p, ValueRange a) -> SmallVector<Value> {
-          SmallVector<Value> vals, rows;
-          for (int64_t t = 0; t < n; ++t)
-            load(t == 0 ? p : kb.add(p, kb.idx(t)), vals, rows);
-          return {multiplyAll(vals, rows, a[0])};
-        })[0];
+    acc = kb.forLoop(s.start, fullEnd, kb.idx(n), acc,
+                     [&](Value p, ValueRange a) -> SmallVector<Value> {
+                       return {batch(p, n, a[0])};
+                     })[0];
     if (n == 1)
       return acc;
     return kb.forLoop(fullEnd, s.end, kb.idx(1), acc,
                       [&](Value q, ValueRange a) -> SmallVector<Value> {
-                        SmallVector<Value> vals, rows;
-                        load(q, vals, rows);
-                        return {multiplyAll(vals, rows, a[0])};
+                        return {batch(q, 1, a[0])};
                       })[0];
   }
 

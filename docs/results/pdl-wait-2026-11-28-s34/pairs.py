@@ -22,7 +22,7 @@ def load(path):
             continue
         f = line.split()
         kv = dict(t.split("=", 1) for t in f[3:] if "=" in t)
-        name = re.sub(r"\.(old|new|bf16old|bf16new)(k\d+)?\.spp$", "",
+        name = re.sub(r"\.[a-z0-9]*?(old|new)(k\d+)?\.spp$", "",
                       f[1].rsplit("/", 1)[-1])
         key = (name, f[2], int(kv["K"]))
         variants = dict(zip(kv.get("variants", "").split(","),
