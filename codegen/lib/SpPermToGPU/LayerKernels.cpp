@@ -714,12 +714,15 @@ private:
       spec.dynamicBatches = options.batch > 0 || !fewRows;
       // Many short, even rows of 16-bit operands, K baked in (a --k
       // package or a K bucket): no cached entries, no shuffles (fewer
-      // registers, more resident warps). The variants for any K keep the
-      // shuffle loop, which needs fewer registers there.
+      // registers, more resident warps), in batches of 4 over rows long
+      // enough that their chains of loads count. The variants for any K
+      // keep the shuffle loop, which needs fewer registers there.
       spec.directEntries =
           !fewRows && !kc.spmv && spec.lanes > 1 && kc.k > 0 &&
           directEntriesPay(options.operandType, range.rows(), rangeMean,
                            range.maxLength);
+      if (spec.directEntries && options.batch == 0)
+        spec.batch = directEntriesBatch(rangeMean);
       // Rows shorter on average than the group: skip its empty batches.
       spec.skipEmptyBatches =
           !kc.spmv && rangeMean < static_cast<double>(spec.lanes);

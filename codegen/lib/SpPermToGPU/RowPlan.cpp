@@ -73,6 +73,10 @@ bool directEntriesPay(::spperm::ValueType operandType, int64_t rows,
          static_cast<double>(maxLength) < kUnevenRowsRatio * meanLength;
 }
 
+int64_t directEntriesBatch(double meanLength) {
+  return meanLength > kDirectEntriesShortMean ? kDirectEntriesLongBatch : 2;
+}
+
 int64_t kChunkGroups(const KClass &kc, int64_t chunkCols) {
   const int64_t k = kc.k > 0 ? kc.k : (kc.kMax > 0 ? kc.kMax : 128);
   return (k + chunkCols - 1) / chunkCols;

@@ -176,12 +176,22 @@ int64_t manyRowsBatch(int64_t lanes, double meanLength, int64_t maxLength,
 constexpr int64_t kDirectEntriesMinRows = 32768;
 /// ... of at most this many entries on average (longer rows take more
 /// round trips through the entries' loads) ...
-constexpr double kDirectEntriesMaxMean = 24.0;
+constexpr double kDirectEntriesMaxMean = 64.0;
 /// ... none kUnevenRowsRatio times the mean or longer (the longest rows'
 /// chains of loads set a power-law layer's time). docs/Kernels.md,
 /// "Direct entries", has the measurements behind each bound.
 bool directEntriesPay(::spperm::ValueType operandType, int64_t rows,
                       double meanLength, int64_t maxLength);
+
+/// The loop's batch with direct entries: 2 over rows of at most this many
+/// entries on average, where occupancy hides the loads' latency ...
+constexpr double kDirectEntriesShortMean = 24.0;
+/// ... else this many, which halves a longer row's chain of round trips.
+constexpr int64_t kDirectEntriesLongBatch = 4;
+
+/// The batch of a direct-entries row kernel over rows of `meanLength`
+/// entries on average (docs/Kernels.md, "Direct entries").
+int64_t directEntriesBatch(double meanLength);
 
 /// The K slices of `lanes` x `vec` columns that cover `k` columns.
 int64_t sliceCount(int64_t k, int64_t lanes, int64_t vec);

@@ -2,17 +2,19 @@
 // RUN: spperm-gen banded --rows 65536 --half-width 4 -o %t/banded.mtx
 // RUN: spperm-gen banded --rows 16384 --half-width 4 -o %t/banded16k.mtx
 // RUN: spperm-gen banded --rows 65536 --half-width 16 -o %t/wide.mtx
+// RUN: spperm-gen banded --rows 32768 --half-width 32 -o %t/wider.mtx
 // RUN: spperm-gen rmat --scale 16 --edge-factor 4 --seed 1 -o %t/rmat.mtx
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu=base-dir=%t | FileCheck %s
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="base-dir=%t k-buckets=32" | FileCheck %s --check-prefix=ANYK
 
 // Direct entries in the SpMM row kernel (docs/Kernels.md, "Direct
 // entries"): with 16-bit operands and K baked in, over at least 32,768 rows
-// of at most 24 entries on average, none 4 times the mean or longer (and
+// of at most 64 entries on average, none 4 times the mean or longer (and
 // rows enough to fill the GPU without parts), every lane loads
 // each entry's column and value itself -- no shuffles -- in a loop over
 // batches of 2 (the column, B row and value of both entries before their
-// multiply-adds), then the row's last odd entry in a loop of one.
+// multiply-adds; of 4 over rows of more than 24 entries on average), then
+// the row's last entries in a loop of one.
 
 // CHECK-LABEL: func.func @direct
 // CHECK:       gpu.func @l0_csr_k32_0
@@ -98,15 +100,37 @@ func.func @few(%b: tensor<16384x128xbf16>) -> tensor<16384x128xbf16> {
 
 // -----
 
-// 33 entries a row: too long.
+// 33 entries a row: batches of 4 (all four entries' loads before their
+// multiply-adds), then the last entries one at a time.
 // CHECK-LABEL: func.func @long
 // CHECK:       gpu.func @l0_csr_k32_0
-// CHECK:           nvvm.shfl.sync  idx
+// CHECK-NOT:       nvvm.shfl.sync
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (vector<8xf32>) {
+// CHECK-COUNT-4:     vector.load %{{.*}} : memref<?xbf16>, vector<8xbf16>
+// CHECK:             memref.load %{{.*}} : memref<?xbf16>
+// CHECK-NOT:         {{memref.load|vector.load}}
+// CHECK-COUNT-4:     vector.fma
+// CHECK-NEXT:        scf.yield
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (vector<8xf32>) {
+// CHECK-NOT:       nvvm.shfl.sync
 // CHECK:       gpu.return
 func.func @long(%b: tensor<65536x32xbf16>) -> tensor<65536x32xbf16> {
   %a = spperm.load "wide.mtx" : !spperm.matrix<65536x65536xbf16, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<65536x65536xbf16, #spperm.csr>, tensor<65536x32xbf16> -> tensor<65536x32xbf16>
   return %c : tensor<65536x32xbf16>
+}
+
+// -----
+
+// 65 entries a row: too long.
+// CHECK-LABEL: func.func @longer
+// CHECK:       gpu.func @l0_csr_k32_0
+// CHECK:           nvvm.shfl.sync  idx
+// CHECK:       gpu.return
+func.func @longer(%b: tensor<32768x32xbf16>) -> tensor<32768x32xbf16> {
+  %a = spperm.load "wider.mtx" : !spperm.matrix<32768x32768xbf16, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<32768x32768xbf16, #spperm.csr>, tensor<32768x32xbf16> -> tensor<32768x32xbf16>
+  return %c : tensor<32768x32xbf16>
 }
 
 // -----
