@@ -699,7 +699,8 @@ private:
       // Few rows (shared by parts, or too few groups for the GPU): every
       // load in flight counts, straight-line batches of 8. Many rows: the
       // warps hide latency, registers (occupancy) count, a loop over
-      // batches of 2 -- of 4 where the longest rows' chains set the time.
+      // batches of 2 -- of 4 where the longest rows' chains set the time,
+      // or over longer rows with direct entries (below).
       const bool fewRows = spec.parts > 1 ||
                            items < options.multiprocessors * 32 *
                                        (kWarpSize / std::min(kWarpSize,
@@ -713,10 +714,11 @@ private:
                                                   options.multiprocessors));
       spec.dynamicBatches = options.batch > 0 || !fewRows;
       // Many short, even rows of 16-bit operands, K baked in (a --k
-      // package or a K bucket): no cached entries, no shuffles (fewer
-      // registers, more resident warps), in batches of 4 over rows long
-      // enough that their chains of loads count. The variants for any K
-      // keep the shuffle loop, which needs fewer registers there.
+      // package or a K bucket): no cached entries, no shuffles. Batches of
+      // 2 over the shortest rows (32 registers: more resident warps), of
+      // 4 over longer ones (their chains of loads count more), unless the
+      // batch option fixes it. The variants for any K keep the shuffle
+      // loop, which needs fewer registers there.
       spec.directEntries =
           !fewRows && !kc.spmv && spec.lanes > 1 && kc.k > 0 &&
           directEntriesPay(options.operandType, range.rows(), rangeMean,

@@ -74,7 +74,8 @@ bool directEntriesPay(::spperm::ValueType operandType, int64_t rows,
 }
 
 int64_t directEntriesBatch(double meanLength) {
-  return meanLength > kDirectEntriesShortMean ? kDirectEntriesLongBatch : 2;
+  return meanLength > kDirectEntriesShortMean ? kDirectEntriesLongBatch
+                                               : kDirectEntriesShortBatch;
 }
 
 int64_t kChunkGroups(const KClass &kc, int64_t chunkCols) {

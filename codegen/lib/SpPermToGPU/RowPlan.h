@@ -170,27 +170,32 @@ int64_t manyRowsBatch(int64_t lanes, double meanLength, int64_t maxLength,
                       int64_t items, int64_t multiprocessors);
 
 /// Direct entries (RowKernelSpec::directEntries) pay where the shuffle
-/// loop's registers cost occupancy that the layer needs: 16-bit operands
+/// loop's registers (38-40 in 16 bits) and shuffles cost what the layer
+/// needs: occupancy, or issue slots on longer rows. 16-bit operands
 /// (the fp32 row kernel has full occupancy already) over at least this
 /// many rows (fewer leave resident warps to spare) ...
 constexpr int64_t kDirectEntriesMinRows = 32768;
 /// ... of at most this many entries on average (longer rows take more
 /// round trips through the entries' loads) ...
-constexpr double kDirectEntriesMaxMean = 64.0;
+constexpr double kDirectEntriesMaxMean = 48.0;
 /// ... none kUnevenRowsRatio times the mean or longer (the longest rows'
 /// chains of loads set a power-law layer's time). docs/Kernels.md,
 /// "Direct entries", has the measurements behind each bound.
 bool directEntriesPay(::spperm::ValueType operandType, int64_t rows,
                       double meanLength, int64_t maxLength);
 
-/// The loop's batch with direct entries: 2 over rows of at most this many
-/// entries on average, where occupancy hides the loads' latency ...
+/// The loop's batch with direct entries: this many (32 registers, full
+/// occupancy) over rows of at most ...
+constexpr int64_t kDirectEntriesShortBatch = 2;
+/// ... this many entries on average ...
 constexpr double kDirectEntriesShortMean = 24.0;
-/// ... else this many, which halves a longer row's chain of round trips.
+/// ... else this many: 4 loads in flight halve a longer row's chain of
+/// round trips, for 40 registers.
 constexpr int64_t kDirectEntriesLongBatch = 4;
 
 /// The batch of a direct-entries row kernel over rows of `meanLength`
-/// entries on average (docs/Kernels.md, "Direct entries").
+/// entries on average (docs/Kernels.md, "Direct entries"); an explicit
+/// batch option takes its place.
 int64_t directEntriesBatch(double meanLength);
 
 /// The K slices of `lanes` x `vec` columns that cover `k` columns.

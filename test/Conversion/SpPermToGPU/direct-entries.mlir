@@ -2,14 +2,16 @@
 // RUN: spperm-gen banded --rows 65536 --half-width 4 -o %t/banded.mtx
 // RUN: spperm-gen banded --rows 16384 --half-width 4 -o %t/banded16k.mtx
 // RUN: spperm-gen banded --rows 65536 --half-width 16 -o %t/wide.mtx
-// RUN: spperm-gen banded --rows 32768 --half-width 32 -o %t/wider.mtx
+// RUN: spperm-gen banded --rows 65536 --half-width 11 -o %t/b23.mtx
+// RUN: spperm-gen banded --rows 65536 --half-width 12 -o %t/b25.mtx
+// RUN: spperm-gen banded --rows 65536 --half-width 24 -o %t/wider.mtx
 // RUN: spperm-gen rmat --scale 16 --edge-factor 4 --seed 1 -o %t/rmat.mtx
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu=base-dir=%t | FileCheck %s
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="base-dir=%t k-buckets=32" | FileCheck %s --check-prefix=ANYK
 
 // Direct entries in the SpMM row kernel (docs/Kernels.md, "Direct
 // entries"): with 16-bit operands and K baked in, over at least 32,768 rows
-// of at most 64 entries on average, none 4 times the mean or longer (and
+// of at most 48 entries on average, none 4 times the mean or longer (and
 // rows enough to fill the GPU without parts), every lane loads
 // each entry's column and value itself -- no shuffles -- in a loop over
 // batches of 2 (the column, B row and value of both entries before their
@@ -100,18 +102,69 @@ func.func @few(%b: tensor<16384x128xbf16>) -> tensor<16384x128xbf16> {
 
 // -----
 
-// 33 entries a row: batches of 4 (all four entries' loads before their
-// multiply-adds), then the last entries one at a time.
-// CHECK-LABEL: func.func @long
+// 23 entries a row: batches of 2.
+// CHECK-LABEL: func.func @mean23
+// CHECK:       gpu.func @l0_csr_k32_0
+// CHECK-NOT:       nvvm.shfl.sync
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (vector<8xf32>) {
+// CHECK:       gpu.return
+func.func @mean23(%b: tensor<65536x32xbf16>) -> tensor<65536x32xbf16> {
+  %a = spperm.load "b23.mtx" : !spperm.matrix<65536x65536xbf16, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<65536x65536xbf16, #spperm.csr>, tensor<65536x32xbf16> -> tensor<65536x32xbf16>
+  return %c : tensor<65536x32xbf16>
+}
+
+// -----
+
+// 25 entries a row: batches of 4 (all four entries' columns, B rows and
+// values before their multiply-adds), then the last entries one at a time.
+// CHECK-LABEL: func.func @mean25
 // CHECK:       gpu.func @l0_csr_k32_0
 // CHECK-NOT:       nvvm.shfl.sync
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (vector<8xf32>) {
-// CHECK-COUNT-4:     vector.load %{{.*}} : memref<?xbf16>, vector<8xbf16>
+// CHECK-NOT:         vector.fma
+// CHECK:             memref.load %{{.*}} : memref<?xi16>
+// CHECK-NOT:         vector.fma
+// CHECK:             vector.load %{{.*}} : memref<?xbf16>, vector<8xbf16>
+// CHECK-NOT:         vector.fma
+// CHECK:             memref.load %{{.*}} : memref<?xbf16>
+// CHECK-NOT:         vector.fma
+// CHECK:             memref.load %{{.*}} : memref<?xi16>
+// CHECK-NOT:         vector.fma
+// CHECK:             vector.load %{{.*}} : memref<?xbf16>, vector<8xbf16>
+// CHECK-NOT:         vector.fma
+// CHECK:             memref.load %{{.*}} : memref<?xbf16>
+// CHECK-NOT:         vector.fma
+// CHECK:             memref.load %{{.*}} : memref<?xi16>
+// CHECK-NOT:         vector.fma
+// CHECK:             vector.load %{{.*}} : memref<?xbf16>, vector<8xbf16>
+// CHECK-NOT:         vector.fma
+// CHECK:             memref.load %{{.*}} : memref<?xbf16>
+// CHECK-NOT:         vector.fma
+// CHECK:             memref.load %{{.*}} : memref<?xi16>
+// CHECK-NOT:         vector.fma
+// CHECK:             vector.load %{{.*}} : memref<?xbf16>, vector<8xbf16>
+// CHECK-NOT:         vector.fma
 // CHECK:             memref.load %{{.*}} : memref<?xbf16>
 // CHECK-NOT:         {{memref.load|vector.load}}
 // CHECK-COUNT-4:     vector.fma
 // CHECK-NEXT:        scf.yield
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (vector<8xf32>) {
+// CHECK-NOT:       nvvm.shfl.sync
+// CHECK:       gpu.return
+func.func @mean25(%b: tensor<65536x32xbf16>) -> tensor<65536x32xbf16> {
+  %a = spperm.load "b25.mtx" : !spperm.matrix<65536x65536xbf16, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<65536x65536xbf16, #spperm.csr>, tensor<65536x32xbf16> -> tensor<65536x32xbf16>
+  return %c : tensor<65536x32xbf16>
+}
+
+// -----
+
+// 33 entries a row: batches of 4 too.
+// CHECK-LABEL: func.func @long
+// CHECK:       gpu.func @l0_csr_k32_0
+// CHECK-NOT:       nvvm.shfl.sync
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (vector<8xf32>) {
 // CHECK-NOT:       nvvm.shfl.sync
 // CHECK:       gpu.return
 func.func @long(%b: tensor<65536x32xbf16>) -> tensor<65536x32xbf16> {
@@ -122,15 +175,16 @@ func.func @long(%b: tensor<65536x32xbf16>) -> tensor<65536x32xbf16> {
 
 // -----
 
-// 65 entries a row: too long.
+// 49 entries a row: too long (65,536 rows, enough for direct entries
+// otherwise).
 // CHECK-LABEL: func.func @longer
 // CHECK:       gpu.func @l0_csr_k32_0
 // CHECK:           nvvm.shfl.sync  idx
 // CHECK:       gpu.return
-func.func @longer(%b: tensor<32768x32xbf16>) -> tensor<32768x32xbf16> {
-  %a = spperm.load "wider.mtx" : !spperm.matrix<32768x32768xbf16, #spperm.csr>
-  %c = spperm.spmm %a, %b : !spperm.matrix<32768x32768xbf16, #spperm.csr>, tensor<32768x32xbf16> -> tensor<32768x32xbf16>
-  return %c : tensor<32768x32xbf16>
+func.func @longer(%b: tensor<65536x32xbf16>) -> tensor<65536x32xbf16> {
+  %a = spperm.load "wider.mtx" : !spperm.matrix<65536x65536xbf16, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<65536x65536xbf16, #spperm.csr>, tensor<65536x32xbf16> -> tensor<65536x32xbf16>
+  return %c : tensor<65536x32xbf16>
 }
 
 // -----
