@@ -705,14 +705,6 @@ private:
                            items < options.multiprocessors * 32 *
                                        (kWarpSize / std::min(kWarpSize,
                                                              spec.lanes));
-      // (SpMV kernels take no broadcast batches.)
-      spec.batch = options.batch > 0
-                       ? options.batch
-                       : (fewRows ? 8
-                                  : manyRowsBatch(spec.lanes, rangeMean,
-                                                  range.maxLength, items,
-                                                  options.multiprocessors));
-      spec.dynamicBatches = options.batch > 0 || !fewRows;
       // Many short, even rows of 16-bit operands, K baked in (a --k
       // package or a K bucket): no cached entries, no shuffles. Batches of
       // 2 over the shortest rows (32 registers: more resident warps), of
@@ -723,8 +715,17 @@ private:
           !fewRows && !kc.spmv && spec.lanes > 1 && kc.k > 0 &&
           directEntriesPay(options.operandType, range.rows(), rangeMean,
                            range.maxLength);
-      if (spec.directEntries && options.batch == 0)
+      // (SpMV kernels take no broadcast batches.)
+      if (options.batch > 0)
+        spec.batch = options.batch;
+      else if (fewRows)
+        spec.batch = 8;
+      else if (spec.directEntries)
         spec.batch = directEntriesBatch(rangeMean);
+      else
+        spec.batch = manyRowsBatch(spec.lanes, rangeMean, range.maxLength,
+                                   items, options.multiprocessors);
+      spec.dynamicBatches = options.batch > 0 || !fewRows;
       // Rows shorter on average than the group: skip its empty batches.
       spec.skipEmptyBatches =
           !kc.spmv && rangeMean < static_cast<double>(spec.lanes);
@@ -780,6 +781,15 @@ private:
                             : partsFor(chunks, static_cast<double>(chunk),
                                        split.lanes, split.threads,
                                        options.multiprocessors);
+      // 16-bit operands take 8 columns a lane, so a group of one K has
+      // half the lanes of fp32's and walks a chunk in twice the steps:
+      // where the warp has room, fp32's lanes at 4 columns each.
+      if (half() && !kc.spmv &&
+          widenSplitGroups(split.lanes, split.vec, split.parts,
+                           split.threads)) {
+        split.lanes *= 2;
+        split.vec /= 2;
+      }
       split.outputAccumulator = spmvAccumulates || spmmAccumulates;
       split.longRowsToAccumulator = false;
       split.source = RowSource();

@@ -78,6 +78,12 @@ int64_t directEntriesBatch(double meanLength) {
                                                : kDirectEntriesShortBatch;
 }
 
+bool widenSplitGroups(int64_t lanes, int64_t vec, int64_t parts,
+                      int64_t threads) {
+  return vec == 8 && lanes >= 8 && 2 * lanes <= kWarpSize &&
+         2 * lanes * parts <= threads;
+}
+
 int64_t kChunkGroups(const KClass &kc, int64_t chunkCols) {
   const int64_t k = kc.k > 0 ? kc.k : (kc.kMax > 0 ? kc.kMax : 128);
   return (k + chunkCols - 1) / chunkCols;
