@@ -782,10 +782,11 @@ private:
                                        split.lanes, split.threads,
                                        options.multiprocessors);
       // 16-bit operands take 8 columns a lane, so a group of one K has
-      // half the lanes of fp32's and walks a chunk in twice the steps:
-      // where the warp has room, fp32's lanes at 4 columns each.
+      // half the lanes of fp32's: where the warp and the CTA have room,
+      // twice the lanes at 4 columns each (docs/Kernels.md, "Half
+      // precision").
       if (half() && !kc.spmv &&
-          widenSplitGroups(split.lanes, split.vec, split.parts,
+          widenSplitGroups(kc.k, split.lanes, split.vec, split.parts,
                            split.threads)) {
         split.lanes *= 2;
         split.vec /= 2;

@@ -78,10 +78,10 @@ int64_t directEntriesBatch(double meanLength) {
                                                : kDirectEntriesShortBatch;
 }
 
-bool widenSplitGroups(int64_t lanes, int64_t vec, int64_t parts,
+bool widenSplitGroups(int64_t k, int64_t lanes, int64_t vec, int64_t parts,
                       int64_t threads) {
-  return vec == 8 && lanes >= 8 && 2 * lanes <= kWarpSize &&
-         2 * lanes * parts <= threads;
+  return k > 0 && vec == 8 && lanes >= 8 && 2 * lanes <= kWarpSize &&
+         threads % (2 * lanes * parts) == 0;
 }
 
 int64_t kChunkGroups(const KClass &kc, int64_t chunkCols) {

@@ -198,14 +198,15 @@ constexpr int64_t kDirectEntriesLongBatch = 4;
 /// batch option takes its place.
 int64_t directEntriesBatch(double meanLength);
 
-/// Whether a 16-bit split kernel whose groups of `lanes` lanes take `vec`
-/// columns each, `parts` groups a chunk in CTAs of `threads`, should take
-/// twice the lanes at half the columns instead, `parts` kept: twice the
-/// threads, each group walking its share of a chunk in half the steps
-/// (8-byte B loads instead of 16). Where 8 columns a lane leave a group
-/// of 8 or 16 lanes (K of 64 to 128), which is where it was measured to
-/// gain (docs/Kernels.md, "Half precision").
-bool widenSplitGroups(int64_t lanes, int64_t vec, int64_t parts,
+/// Whether a 16-bit split kernel of K `k` baked in (0: read at run time)
+/// whose groups of `lanes` lanes take `vec` columns each, `parts` groups a
+/// chunk in CTAs of `threads`, should take twice the lanes at half the
+/// columns instead, `parts` kept: twice the threads, each lane with half
+/// the columns (8-byte B loads instead of 16). Where K is baked in and 8
+/// columns a lane leave a group of 8 or 16 lanes (K of 40 to 128), and a
+/// CTA holds whole chunks of the wider groups (docs/Kernels.md, "Half
+/// precision", says where it was measured).
+bool widenSplitGroups(int64_t k, int64_t lanes, int64_t vec, int64_t parts,
                       int64_t threads);
 
 /// The K slices of `lanes` x `vec` columns that cover `k` columns.

@@ -1,5 +1,6 @@
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="split-rows=512 long-rows=split" | FileCheck %s
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="split-rows=512 long-rows=split threads=1024" | FileCheck %s --check-prefix=WIDE
+// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="split-rows=512 long-rows=split threads=192" | FileCheck %s --check-prefix=NARROW
 
 // test/Inputs/longrow.mtx: row 5 has 1000 entries, the others at most 3.
 // fp32 C takes the long row's chunks atomically (split.mlir); 16-bit C is
@@ -50,10 +51,11 @@
 // lanes at 8 columns each, as the row kernel's, whatever the CTA holds.
 // WIDE-LABEL: func.func @bf16(
 // WIDE:         gpu.func @l0_csr_split_k32
-// WIDE:           arith.shrui %thread_id_x, %c2 : index
-// WIDE-NEXT:      arith.constant 3 : index
-// WIDE-NEXT:      arith.andi %thread_id_x, %c3 : index
+// WIDE:           arith.andi %thread_id_x, %c3 : index
+// WIDE-NOT:       vector<4xbf16>
 // WIDE:           vector.load %{{.*}} {alignment = 16 : i64} : memref<?xbf16>, vector<8xbf16>
+// WIDE-NOT:       vector<4xbf16>
+// WIDE:         gpu.return
 func.func @bf16(%b: tensor<1024x32xbf16>) -> tensor<64x32xbf16> {
   %a = spperm.load "../../Inputs/longrow.mtx" : !spperm.matrix<64x1024xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x32xbf16> -> tensor<64x32xbf16>
@@ -87,22 +89,28 @@ func.func @f16_spmv(%b: tensor<1024x1xf16>) -> tensor<64x1xf16> {
 // At K = 64, with CTAs of 1024 threads (room for twice the lanes of the
 // chunk's 32 groups), the split kernel's groups take 16 lanes at 4 columns
 // each (8-byte B loads, one 4-wide reduction a lane) where the row kernel
-// takes 8 lanes at 8 columns; 4 chunks, 2 a CTA.
+// takes 8 lanes at 8 columns; 4 chunks, 2 a CTA. CTAs of 192 threads
+// would not hold whole chunks of the wider groups: 8 lanes stay.
 // WIDE-LABEL: func.func @bf16_k64
 // WIDE:         #spperm.launch<name = "l0_csr_split_k64_{{[0-9]+}}", family = "csr-split"{{.*}}grid = [2, 1, 1], block = [1024, 1, 1]
 // WIDE:         gpu.func @l0_csr_k64
 // WIDE:           arith.andi %thread_id_x, %c7 : index
 // WIDE:           vector.load %{{.*}} : memref<?xbf16>, vector<8xbf16>
 // WIDE:         gpu.func @l0_csr_split_k64
-// WIDE:           arith.shrui %thread_id_x, %c4 : index
-// WIDE-NEXT:      arith.constant 15 : index
-// WIDE-NEXT:      arith.andi %thread_id_x, %c15 : index
+// WIDE:           arith.andi %thread_id_x, %c15 : index
 // WIDE-NOT:       vector<8xbf16>
 // WIDE:           vector.load %{{.*}} {alignment = 8 : i64} : memref<?xbf16>, vector<4xbf16>
 // WIDE-NOT:       vector<8xbf16>
 // WIDE:           red.global.add.v4.f32
 // WIDE-NOT:       red.global.add
 // WIDE:         gpu.return
+// NARROW-LABEL: func.func @bf16_k64
+// NARROW:         gpu.func @l0_csr_split_k64
+// NARROW:           arith.andi %thread_id_x, %c7 : index
+// NARROW-NOT:       vector<4xbf16>
+// NARROW:           vector.load %{{.*}} {alignment = 16 : i64} : memref<?xbf16>, vector<8xbf16>
+// NARROW-NOT:       vector<4xbf16>
+// NARROW:         gpu.return
 func.func @bf16_k64(%b: tensor<1024x64xbf16>) -> tensor<64x64xbf16> {
   %a = spperm.load "../../Inputs/longrow.mtx" : !spperm.matrix<64x1024xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x64xbf16> -> tensor<64x64xbf16>
