@@ -6,21 +6,19 @@ For every layer (spperm-verify's matrix name) and K: the runtime's
 choice's time (spperm_ms) of each log in µs, with OTHER / BASE in brackets,
 and per K the geomean of each OTHER / BASE.
 """
-import lzma
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "pdl-wait-2026-11-28-s34"))
+import pairs  # noqa: E402  (the record's shared bench-line parser)
 
 
 def load(path):
-    opener = lzma.open if path.endswith(".xz") else open
-    out = {}
-    for line in opener(path, "rt"):
-        if not line.startswith("bench "):
-            continue
-        f = line.split()
-        kv = dict(t.split("=", 1) for t in f[3:] if "=" in t)
-        out[(f[2], int(kv["K"]))] = float(kv["spperm_ms"]) * 1000
-    return out
+    """(matrix, K) -> the runtime's choice's time in µs."""
+    return {(key[1], key[2]): v[0] * 1000
+            for key, v in pairs.load(path).items()}
 
 
 logs = [load(p) for p in sys.argv[1:]]
