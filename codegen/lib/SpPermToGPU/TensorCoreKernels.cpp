@@ -22,12 +22,16 @@
 // are too few to fill the GPU share a slice's blocks among `parts` warps,
 // which add atomically.
 //
-// With 16-bit operands (f16 or bf16 B and values, m16n8k16 of that type:
-// the staged values are exact in fp32 and convert back exactly) the kernel
-// runs before the row kernel and writes the fp32 accumulator instead of
-// adding into C, and each stored block is summed from zero as for 3xTF32;
-// bf16 fragments go to `nvvm.mma.sync` as packed pairs (nvgpu.mma.sync
-// takes f16, tf32 and integers only).
+// With 16-bit operands (f16 or bf16 B and values, m16n8k16 of that type)
+// nothing is widened: the warp's stored blocks are software-pipelined, the
+// next block's B rows copied in their own type into the other of two
+// shared-memory buffers by `cp.async` and its A fragments loaded straight
+// from the block values while this block is multiplied, with B fragments
+// read by `ldmatrix.trans`. The kernel runs before the row kernel and
+// writes the fp32 accumulator instead of adding into C, and each stored
+// block is summed from zero as for 3xTF32; bf16 fragments go to
+// `nvvm.mma.sync` as packed pairs (nvgpu.mma.sync takes f16, tf32 and
+// integers only).
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +62,16 @@ int64_t warpTileFloats(int64_t tau) {
   return 16 * strideA(tau) + tau * kStrideB;
 }
 
+/// 16-bit operands: the staged B rows' stride in elements (32 columns plus
+/// 8: 80 bytes, so that the 8 rows an `ldmatrix` 8 x 8 matrix reads start
+/// in distinct 16-byte bank groups, and every row 16-byte aligned for
+/// `cp.async`).
+constexpr int64_t kStrideH = 8 * kTiles + 8;
+
+/// 16-bit elements of shared memory one warp stages B in: two buffers of a
+/// block's tau rows.
+int64_t warpTileHalves(int64_t tau) { return 2 * tau * kStrideH; }
+
 class MmaKernelEmitter {
 public:
   MmaKernelEmitter(const MmaKernelSpec &spec, gpu::GPUFuncOp func,
@@ -77,9 +91,13 @@ public:
     Value lane = kb.rem(tid, mlir::spperm::codegen::kWarpSize);
     laneId = lane;
     tile = func.getWorkgroupAttributions()[0];
-    tileA = kb.mul(kb.div(tid, mlir::spperm::codegen::kWarpSize),
-                   warpTileFloats(spec.tau));
-    tileB = kb.add(tileA, kb.idx(16 * strideA(spec.tau)));
+    Value warpInCta = kb.div(tid, mlir::spperm::codegen::kWarpSize);
+    if (accumulator()) {
+      tileB = kb.mul(warpInCta, warpTileHalves(spec.tau));
+    } else {
+      tileA = kb.mul(warpInCta, warpTileFloats(spec.tau));
+      tileB = kb.add(tileA, kb.idx(16 * strideA(spec.tau)));
+    }
     gid = kb.div(lane, 4);
     tig = kb.rem(lane, 4);
     const int64_t slices = spec.tau / 16;
@@ -266,7 +284,8 @@ private:
     SmallVector<Value> inits(kTiles, kb.zero(accType));
     Value blockCol = params.at(::spperm::buffer::kBellBlockCol);
     SmallVector<Type> types(kTiles, accType);
-    SmallVector<Value> acc = kb.forLoop(
+    SmallVector<Value> acc =
+        accumulator() ? emitHalfBlocks(kBase, inits) : kb.forLoop(
         part, kb.idx(spec.width), kb.idx(spec.parts), inits,
         [&](Value w, ValueRange it) -> SmallVector<Value> {
           Value slot = kb.add(kb.mul(blockRow, spec.width), w);
@@ -317,6 +336,178 @@ private:
           }
         });
       }
+  }
+
+  /// 16-bit operands: the warp's stored blocks of its block row (slots
+  /// part, part + parts, ...) multiplied into `inits`, software-pipelined:
+  /// while one block is multiplied, the next one's B rows are copied into
+  /// the other of the warp's two buffers by `cp.async` and its A fragments
+  /// loaded. B fragments come from the staged rows through `ldmatrix`
+  /// (transposed), A fragments straight from the block values (a lane's
+  /// two adjacent values are one 4-byte load); nothing is widened.
+  SmallVector<Value> emitHalfBlocks(Value kBase, ValueRange inits) {
+    Value blockCol = params.at(::spperm::buffer::kBellBlockCol);
+    Value rowSlots = kb.mul(blockRow, spec.width);
+    Value firstSlot = kb.add(rowSlots, part);
+    Value firstCol = kb.loadIndex(blockCol, firstSlot);
+    copyHalfBlock(firstSlot, firstCol, kBase, kb.idx(0));
+    Value firstGroup = group;
+    SmallVector<Value> firstA = loadHalfA(firstSlot);
+    const size_t numA = firstA.size();
+    SmallVector<Value> iter(inits.begin(), inits.end());
+    iter.append(firstA);
+    iter.push_back(firstCol);
+    Value all = kb.i32(-1);
+    SmallVector<Value> out = kb.forLoop(
+        part, kb.idx(spec.width), kb.idx(spec.parts), iter,
+        [&](Value w, ValueRange it) -> SmallVector<Value> {
+          SmallVector<Value> sums(it.take_front(kTiles));
+          SmallVector<Value> a(it.slice(kTiles, numA));
+          Value bc = it.back();
+          Value which = kb.rem(kb.div(kb.sub(w, part), spec.parts), 2);
+          // The next block, its slot clamped into the block row (past the
+          // row: its copies zeros, its fragments unused).
+          Value next = kb.add(w, kb.idx(spec.parts));
+          Value nextSlot =
+              kb.add(rowSlots, kb.min(next, kb.idx(spec.width - 1)));
+          Value nextCol = kb.select(kb.lt(next, kb.idx(spec.width)),
+                                    kb.loadIndex(blockCol, nextSlot),
+                                    kb.idx(-1));
+          copyHalfBlock(nextSlot, nextCol, kBase, kb.sub(kb.idx(1), which));
+          SmallVector<Value> nextA = loadHalfA(nextSlot);
+          nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(1));
+          NVVM::SyncWarpOp::create(b, all);
+          SmallVector<Type> types(kTiles, sums.front().getType());
+          Value staged = kb.add(tileB, kb.mul(which, spec.tau * kStrideH));
+          SmallVector<Value> result = kb.ifThenElse(
+              kb.ge(bc, kb.idx(0)), types,
+              [&]() -> SmallVector<Value> {
+                return halfBlockProducts(a, staged, sums);
+              },
+              [&]() -> SmallVector<Value> { return sums; });
+          // Every lane's reads of the buffer are done before the next
+          // iteration copies into it.
+          NVVM::SyncWarpOp::create(b, all);
+          result.append(nextA);
+          result.push_back(nextCol);
+          return result;
+        });
+    // The last iteration's copies (zeros) are not left in flight: the next
+    // chunk reuses the buffers.
+    nvgpu::DeviceAsyncWaitOp::create(b, firstGroup, b.getI32IntegerAttr(0));
+    NVVM::SyncWarpOp::create(b, all);
+    return SmallVector<Value>(out.begin(), out.begin() + kTiles);
+  }
+
+  /// Copies the tau rows of B of stored block `slot` (block column bc, -1
+  /// for padding: zeros) at columns kBase .. kBase + 31 into the warp's
+  /// buffer `which` by `cp.async`, 8 elements (16 bytes) a copy, zeros past
+  /// N, past K and for a condensed tile's -1 rows; the copies' group in
+  /// `group`. K is a multiple of 8, so a copy lies wholly inside or outside
+  /// K.
+  void copyHalfBlock(Value slot, Value bc, Value kBase, Value which) {
+    const int64_t tau = spec.tau;
+    Value B = params.at(::spperm::call_arg::kB);
+    Value col0 = kb.mul(bc, tau);
+    Value base = kb.add(tileB, kb.mul(which, tau * kStrideH));
+    Value stored = kb.ge(bc, kb.idx(0));
+    SmallVector<Value> tokens;
+    for (int64_t i = 0; i < tau * 4 / mlir::spperm::codegen::kWarpSize; ++i) {
+      Value e = kb.add(laneId, kb.idx(mlir::spperm::codegen::kWarpSize * i));
+      Value c = kb.div(e, 4), q = kb.rem(e, 4);
+      Value col = kb.add(kBase, kb.mul(q, 8));
+      Value row = bRowOf(slot, col0, c);
+      Value ok = kb.andI(stored,
+                         kb.andI(kb.lt(row, spec.cols), kb.lt(col, K)));
+      if (spec.condensed)
+        ok = kb.andI(ok, kb.ge(row, kb.idx(0)));
+      Value src = kb.select(ok, kb.add(kb.mul(row, K), col), kb.idx(0));
+      Value dst = kb.add(base, kb.add(kb.mul(c, kStrideH), kb.mul(q, 8)));
+      tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+          b, tile, ValueRange{dst}, B, ValueRange{src}, b.getIndexAttr(8),
+          kb.select(ok, kb.idx(8), kb.idx(0)), b.getUnitAttr()));
+    }
+    group = nvgpu::DeviceAsyncCreateGroupOp::create(
+        b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+  }
+
+  /// The warp's A fragments of stored block `slot` for its tau / 16
+  /// k-slices, four pairs each (m16n8k16's a0a1, a2a3, a4a5, a6a7: rows
+  /// gid and gid + 8 of the slice, columns 2 tig and 2 tig + 8), loaded
+  /// from the block values as they are.
+  SmallVector<Value> loadHalfA(Value slot) {
+    const int64_t tau = spec.tau;
+    Value values = params.at(::spperm::buffer::kBellBlockValues);
+    Value r0 = kb.add(kb.add(kb.mul(slot, tau * tau),
+                             kb.mul(kb.add(rowInBlock, gid), tau)),
+                      kb.mul(tig, 2));
+    Value r1 = kb.add(r0, kb.idx(8 * tau));
+    auto pair = VectorType::get({2}, halfType());
+    SmallVector<Value> out;
+    for (int64_t k0 = 0; k0 < tau; k0 += 16)
+      for (Value at : {kb.add(r0, k0), kb.add(r1, k0), kb.add(r0, k0 + 8),
+                       kb.add(r1, k0 + 8)})
+        out.push_back(vector::LoadOp::create(b, pair, values, ValueRange{at},
+                                             /*nontemporal=*/false,
+                                             llvm::MaybeAlign(4)));
+    return out;
+  }
+
+  /// sums + the products of one stored block on the tensor cores, from its
+  /// A fragments `a` (loadHalfA) and its B rows staged at `staged`: per
+  /// k-slice, two `ldmatrix.x4.trans` give the B fragments of the 4 tiles.
+  /// The block is summed from zero and added to the running sums in fp32.
+  SmallVector<Value> halfBlockProducts(ArrayRef<Value> a, Value staged,
+                                       ValueRange sums) {
+    auto accType = VectorType::get({2, 2}, b.getF32Type());
+    SmallVector<Value> block(kTiles, kb.zero(accType));
+    auto scalars = [&](ArrayRef<Value> pairs) {
+      SmallVector<Value> out;
+      for (Value p : pairs)
+        for (int64_t e = 0; e < 2; ++e)
+          out.push_back(vector::ExtractOp::create(b, p, ArrayRef<int64_t>{e}));
+      return out;
+    };
+    // ldmatrix's lanes 0-15 address k rows 0-15 of a 16-column pair of
+    // tiles' first tile, lanes 16-31 the same rows of the second.
+    Value laneRow = kb.rem(laneId, 16);
+    Value laneCol = kb.mul(kb.div(laneId, 16), 8);
+    auto fourTiles = VectorType::get({4, 2}, halfType());
+    for (int64_t s = 0; s < spec.tau / 16; ++s) {
+      SmallVector<Value> aElems = scalars(a.slice(4 * s, 4));
+      for (int64_t p = 0; p < kTiles / 2; ++p) {
+        Value at = kb.add(
+            staged, kb.add(kb.mul(kb.add(laneRow, kb.idx(16 * s)), kStrideH),
+                           kb.add(laneCol, kb.idx(16 * p))));
+        Value frags = nvgpu::LdMatrixOp::create(b, fourTiles, tile,
+                                                ValueRange{at},
+                                                /*transpose=*/true,
+                                                /*numTiles=*/4);
+        for (int64_t h = 0; h < 2; ++h) {
+          const int64_t t = 2 * p + h;
+          SmallVector<Value> bElems;
+          for (int64_t r = 0; r < 2; ++r)
+            for (int64_t e = 0; e < 2; ++e)
+              bElems.push_back(vector::ExtractOp::create(
+                  b, frags, ArrayRef<int64_t>{2 * h + r, e}));
+          if (spec.precision == MmaPrecision::BF16) {
+            block[t] = mmaBf16(aElems, bElems, block[t]);
+            continue;
+          }
+          Value av = vector::FromElementsOp::create(
+              b, VectorType::get({4, 2}, b.getF16Type()), aElems);
+          Value bv = vector::FromElementsOp::create(
+              b, VectorType::get({2, 2}, b.getF16Type()), bElems);
+          block[t] = nvgpu::MmaSyncOp::create(b, b.getLoc(), av, bv, block[t],
+                                              ArrayRef<int64_t>{16, 8, 16},
+                                              /*tf32Enabled=*/false);
+        }
+      }
+    }
+    SmallVector<Value> out;
+    for (auto [sum, part] : llvm::zip(sums, block))
+      out.push_back(arith::AddFOp::create(b, sum, part));
+    return out;
   }
 
   /// One stored block (`slot`, first column col0): its tau / kStep k-slices.
@@ -413,6 +604,8 @@ private:
   /// The lane, the workgroup buffer, the warp's A and B regions in it, and
   /// the first column of C the staged B rows hold.
   Value laneId, tile, tileA, tileB, chunkBase;
+  /// 16-bit operands: the last group of B copies issued (copyHalfBlock).
+  Value group;
 };
 
 } // namespace
@@ -430,8 +623,14 @@ mlir::spperm::codegen::emitMmaKernel(gpu::GPUModuleOp module,
   SmallVector<KernelArg> args = bellBlockArgs(
       ctx, spec.condensed, spec.valueType, spec.operandType, half);
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
-  addSharedF32Buffer(func,
-                     spec.threads / kWarpSize * warpTileFloats(spec.tau));
+  if (half)
+    addSharedBuffer(func, spec.threads / kWarpSize * warpTileHalves(spec.tau),
+                    spec.operandType == ::spperm::ValueType::BF16
+                        ? Type(BFloat16Type::get(ctx))
+                        : Type(Float16Type::get(ctx)));
+  else
+    addSharedF32Buffer(func,
+                       spec.threads / kWarpSize * warpTileFloats(spec.tau));
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   MmaKernelEmitter(spec, func, b).emit(args);

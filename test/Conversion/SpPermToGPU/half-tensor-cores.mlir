@@ -3,10 +3,13 @@
 // A bf16 bell layer with 16 x 16 blocks and a tensor-core precision: the
 // tensor-core variant multiplies the operands as they are (bell-bf16,
 // whatever the precision names). Its kernel runs first and writes the fp32
-// accumulator (cleared: its parts add into it), B and the values staged
-// widened and converted back exactly, the fragments packed in pairs into
-// 32-bit registers for nvvm.mma.sync m16n8k16 bf16 (nvgpu.mma.sync has no
-// bf16); the row kernel after it adds the accumulator and rounds C once.
+// accumulator (cleared: its parts add into it). Nothing is widened: each
+// warp's stored blocks are pipelined, the next block's B rows copied into
+// one of two shared-memory buffers by cp.async and its A fragments loaded
+// (pairs of values, 4 bytes) while this block's B fragments are read by
+// ldmatrix (transposed), packed in pairs into 32-bit registers for
+// nvvm.mma.sync m16n8k16 bf16 (nvgpu.mma.sync has no bf16); the row kernel
+// after it adds the accumulator and rounds C once.
 
 // CHECK-LABEL: func.func @bf16
 // CHECK:         spperm.kernels = [#spperm.launch<name = "[[MMA:l0_bell_mma_k32_bf16_[0-9]+]]", family = "bell-bf16", variant = "k32.bf16", k_min = 32, k_max = 32, k_align = 8
@@ -16,16 +19,18 @@
 // CHECK:       gpu.func @[[ROW]](
 // CHECK:           vector.load %{{.*}} : memref<?xf32>, vector<8xf32>
 // CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
-// CHECK:       gpu.func @[[MMA]](%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: index)
-// CHECK:           vector.load %{{.*}} {alignment = 8 : i64} : memref<?xbf16>, vector<4xbf16>
-// CHECK:           %[[W4:.*]] = vector.bitcast %{{.*}} : vector<4xbf16> to vector<2xi32>
-// CHECK:           %[[LO4:.*]] = arith.shli %[[W4]], %{{.*}} : vector<2xi32>
-// CHECK:           %[[LOF4:.*]] = arith.bitcast %[[LO4]] : vector<2xi32> to vector<2xf32>
-// CHECK:           %[[HI4:.*]] = arith.andi %[[W4]], %{{.*}} : vector<2xi32>
-// CHECK:           %[[HIF4:.*]] = arith.bitcast %[[HI4]] : vector<2xi32> to vector<2xf32>
-// CHECK:           vector.shuffle %[[LOF4]], %[[HIF4]] [0, 2, 1, 3] : vector<2xf32>, vector<2xf32>
-// CHECK:           arith.truncf %{{.*}} : f32 to bf16
-// CHECK:           vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK:       gpu.func @[[MMA]](%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: index) workgroup(%[[SMEM:.*]] : memref<5120xbf16, #gpu.address_space<workgroup>>
+// CHECK-NOT:       arith.truncf
+// CHECK:           nvgpu.device_async_copy %{{.*}}, %[[SMEM]][%{{.*}}], 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<5120xbf16, #gpu.address_space<workgroup>>
+// CHECK:           nvgpu.device_async_create_group
+// CHECK:           vector.load %{{.*}} {alignment = 4 : i64} : memref<?xbf16>, vector<2xbf16>
+// CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, index)
+// CHECK:             nvgpu.device_async_copy
+// CHECK:             vector.load %{{.*}} {alignment = 4 : i64} : memref<?xbf16>, vector<2xbf16>
+// CHECK:             nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
+// CHECK:             nvvm.bar.warp.sync
+// CHECK:             nvgpu.ldmatrix %[[SMEM]][%{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<5120xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK:             vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
 // CHECK:           nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // CHECK:           red.global.add.v2.f32
 // CHECK-NOT:   nvgpu.mma.sync
@@ -46,6 +51,7 @@ func.func @bf16(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
 // CHECK:         spperm.kernels = [#spperm.launch<name = "[[MMA:l0_bell_mma_k32_f16_[0-9]+]]", family = "bell-f16", variant = "k32.f16"
 // CHECK-SAME:      zero_output = false, dependent_launch = false, args = ["order", "bell.block_col", "bell.block_values", "B", "acc", "K"]
 // CHECK:       gpu.func @[[MMA]](
+// CHECK:           nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<5120xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK:           nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK:           arith.addf %{{.*}} : vector<2x2xf32>
 // CHECK-NOT:       red.global
