@@ -346,57 +346,95 @@ private:
   /// (transposed), A fragments straight from the block values (a lane's
   /// two adjacent values are one 4-byte load); nothing is widened.
   SmallVector<Value> emitHalfBlocks(Value kBase, ValueRange inits) {
-    Value blockCol = params.at(::spperm::buffer::kBellBlockCol);
     Value rowSlots = kb.mul(blockRow, spec.width);
     Value firstSlot = kb.add(rowSlots, part);
-    Value firstCol = kb.loadIndex(blockCol, firstSlot);
+    Value firstCol = blockColAt(rowSlots, part);
+    // The block columns are loaded two blocks ahead, so that a block's
+    // copies never wait for its column's load.
+    Value secondCol = blockColAt(rowSlots, kb.add(part, kb.idx(spec.parts)));
     copyHalfBlock(firstSlot, firstCol, kBase, kb.idx(0));
     Value firstGroup = group;
-    SmallVector<Value> firstA = loadHalfA(firstSlot);
+    // A block row of padding only (the warp's first slot padding) loads
+    // no values.
+    SmallVector<Type> aTypes(4 * (spec.tau / 16),
+                             VectorType::get({2}, halfType()));
+    SmallVector<Value> firstA = kb.ifThenElse(
+        kb.ge(firstCol, kb.idx(0)), aTypes,
+        [&]() -> SmallVector<Value> { return loadHalfA(firstSlot); },
+        [&]() -> SmallVector<Value> {
+          return SmallVector<Value>(aTypes.size(), kb.zero(aTypes.front()));
+        });
     const size_t numA = firstA.size();
     SmallVector<Value> iter(inits.begin(), inits.end());
     iter.append(firstA);
-    iter.push_back(firstCol);
+    iter.append({firstCol, secondCol});
     Value all = kb.i32(-1);
+    SmallVector<Type> iterTypes;
+    for (Value v : iter)
+      iterTypes.push_back(v.getType());
+    // Padding is trailing (docs/Formats.md, "bell"; the package reader
+    // checks it), so once a slot is padding the rest of the warp's are too
+    // and their iterations do nothing.
     SmallVector<Value> out = kb.forLoop(
         part, kb.idx(spec.width), kb.idx(spec.parts), iter,
         [&](Value w, ValueRange it) -> SmallVector<Value> {
-          SmallVector<Value> sums(it.take_front(kTiles));
-          SmallVector<Value> a(it.slice(kTiles, numA));
-          Value bc = it.back();
-          Value which = kb.rem(kb.div(kb.sub(w, part), spec.parts), 2);
-          // The next block, its slot clamped into the block row (past the
-          // row: its copies zeros, its fragments unused).
-          Value next = kb.add(w, kb.idx(spec.parts));
-          Value nextSlot =
-              kb.add(rowSlots, kb.min(next, kb.idx(spec.width - 1)));
-          Value nextCol = kb.select(kb.lt(next, kb.idx(spec.width)),
-                                    kb.loadIndex(blockCol, nextSlot),
-                                    kb.idx(-1));
-          copyHalfBlock(nextSlot, nextCol, kBase, kb.sub(kb.idx(1), which));
-          SmallVector<Value> nextA = loadHalfA(nextSlot);
-          nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(1));
-          NVVM::SyncWarpOp::create(b, all);
-          SmallVector<Type> types(kTiles, sums.front().getType());
-          Value staged = kb.add(tileB, kb.mul(which, spec.tau * kStrideH));
-          SmallVector<Value> result = kb.ifThenElse(
-              kb.ge(bc, kb.idx(0)), types,
+          Value bc = it[kTiles + numA], nextCol = it[kTiles + numA + 1];
+          return kb.ifThenElse(
+              kb.ge(bc, kb.idx(0)), iterTypes,
               [&]() -> SmallVector<Value> {
-                return halfBlockProducts(a, staged, sums);
+                return halfBlockStep(w, it, rowSlots, kBase, numA, nextCol);
               },
-              [&]() -> SmallVector<Value> { return sums; });
-          // Every lane's reads of the buffer are done before the next
-          // iteration copies into it.
-          NVVM::SyncWarpOp::create(b, all);
-          result.append(nextA);
-          result.push_back(nextCol);
-          return result;
+              [&]() -> SmallVector<Value> { return SmallVector<Value>(it); });
         });
     // The last iteration's copies (zeros) are not left in flight: the next
     // chunk reuses the buffers.
     nvgpu::DeviceAsyncWaitOp::create(b, firstGroup, b.getI32IntegerAttr(0));
     NVVM::SyncWarpOp::create(b, all);
     return SmallVector<Value>(out.begin(), out.begin() + kTiles);
+  }
+
+  /// One stored block of emitHalfBlocks (slot w, its state `it`: the
+  /// running sums, its A fragments, its column and the next slot's): copies
+  /// the next block's B rows (zeros past the stored blocks) and loads its A
+  /// fragments, then multiplies this block from the buffer its copies
+  /// filled. Returns the state of the next slot.
+  SmallVector<Value> halfBlockStep(Value w, ValueRange it, Value rowSlots,
+                                   Value kBase, size_t numA, Value nextCol) {
+    SmallVector<Value> sums(it.take_front(kTiles));
+    SmallVector<Value> a(it.slice(kTiles, numA));
+    Value which = kb.rem(kb.div(kb.sub(w, part), spec.parts), 2);
+    // The next slot, clamped into the block row.
+    Value next = kb.add(w, kb.idx(spec.parts));
+    Value nextSlot = kb.add(rowSlots, kb.min(next, kb.idx(spec.width - 1)));
+    copyHalfBlock(nextSlot, nextCol, kBase, kb.sub(kb.idx(1), which));
+    SmallVector<Type> aTypes;
+    for (Value v : a)
+      aTypes.push_back(v.getType());
+    SmallVector<Value> nextA = kb.ifThenElse(
+        kb.ge(nextCol, kb.idx(0)), aTypes,
+        [&]() -> SmallVector<Value> { return loadHalfA(nextSlot); },
+        [&]() -> SmallVector<Value> { return a; });
+    Value afterCol = blockColAt(rowSlots, kb.add(next, kb.idx(spec.parts)));
+    Value all = kb.i32(-1);
+    nvgpu::DeviceAsyncWaitOp::create(b, group, b.getI32IntegerAttr(1));
+    NVVM::SyncWarpOp::create(b, all);
+    SmallVector<Value> result = halfBlockProducts(
+        a, kb.add(tileB, kb.mul(which, spec.tau * kStrideH)), sums);
+    // Every lane's reads of the buffer are done before the next iteration
+    // copies into it.
+    NVVM::SyncWarpOp::create(b, all);
+    result.append(nextA);
+    result.append({nextCol, afterCol});
+    return result;
+  }
+
+  /// The block column of slot w of the block row whose first slot is
+  /// rowSlots, -1 (padding) for w past the row.
+  Value blockColAt(Value rowSlots, Value w) {
+    Value blockCol = params.at(::spperm::buffer::kBellBlockCol);
+    Value slot = kb.add(rowSlots, kb.min(w, kb.idx(spec.width - 1)));
+    return kb.select(kb.lt(w, kb.idx(spec.width)),
+                     kb.loadIndex(blockCol, slot), kb.idx(-1));
   }
 
   /// Copies the tau rows of B of stored block `slot` (block column bc, -1
@@ -425,7 +463,7 @@ private:
       Value dst = kb.add(base, kb.add(kb.mul(c, kStrideH), kb.mul(q, 8)));
       tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
           b, tile, ValueRange{dst}, B, ValueRange{src}, b.getIndexAttr(8),
-          kb.select(ok, kb.idx(8), kb.idx(0)), b.getUnitAttr()));
+          kb.select(ok, kb.idx(8), kb.idx(0)), UnitAttr()));
     }
     group = nvgpu::DeviceAsyncCreateGroupOp::create(
         b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);

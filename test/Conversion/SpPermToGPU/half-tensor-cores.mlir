@@ -6,7 +6,8 @@
 // accumulator (cleared: its parts add into it). Nothing is widened: each
 // warp's stored blocks are pipelined, the next block's B rows copied into
 // one of two shared-memory buffers by cp.async and its A fragments loaded
-// (pairs of values, 4 bytes) while this block's B fragments are read by
+// (pairs of values, 4 bytes; none for padding slots, which are trailing)
+// while this block's B fragments are read by
 // ldmatrix (transposed), packed in pairs into 32-bit registers for
 // nvvm.mma.sync m16n8k16 bf16 (nvgpu.mma.sync has no bf16); the row kernel
 // after it adds the accumulator and rounds C once.
@@ -21,11 +22,13 @@
 // CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 // CHECK:       gpu.func @[[MMA]](%{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xbf16>, %{{.*}}: memref<?xf32>, %{{.*}}: index) workgroup(%[[SMEM:.*]] : memref<5120xbf16, #gpu.address_space<workgroup>>
 // CHECK-NOT:       arith.truncf
-// CHECK:           nvgpu.device_async_copy %{{.*}}, %[[SMEM]][%{{.*}}], 8, %{{.*}} {bypassL1} : memref<?xbf16> to memref<5120xbf16, #gpu.address_space<workgroup>>
+// CHECK:           nvgpu.device_async_copy %{{.*}}, %[[SMEM]][%{{.*}}], 8, %{{.*}} : memref<?xbf16> to memref<5120xbf16, #gpu.address_space<workgroup>>
 // CHECK:           nvgpu.device_async_create_group
 // CHECK:           vector.load %{{.*}} {alignment = 4 : i64} : memref<?xbf16>, vector<2xbf16>
-// CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, index)
+// CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, index, index)
+// CHECK:             scf.if
 // CHECK:             nvgpu.device_async_copy
+// CHECK:             scf.if
 // CHECK:             vector.load %{{.*}} {alignment = 4 : i64} : memref<?xbf16>, vector<2xbf16>
 // CHECK:             nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
 // CHECK:             nvvm.bar.warp.sync
