@@ -658,6 +658,10 @@ mlir::spperm::codegen::emitMmaKernel(gpu::GPUModuleOp module,
                          ? MmaPrecision::BF16
                          : MmaPrecision::F16))) &&
          "16-bit operands are multiplied in their own type");
+  // A warp's first slot (part < parts) lies inside its block row: the
+  // 16-bit path reads its column and tiles unclamped.
+  assert(spec.parts <= std::max<int64_t>(spec.width, 1) &&
+         "parts share a block row's slots");
   SmallVector<KernelArg> args = bellBlockArgs(
       ctx, spec.condensed, spec.valueType, spec.operandType, half);
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);

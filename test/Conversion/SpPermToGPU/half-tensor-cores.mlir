@@ -1,4 +1,5 @@
 // RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu="precision=tf32" | FileCheck %s
+// RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=32 delta=0.5" -spperm-lower-to-gpu="precision=tf32" | FileCheck %s --check-prefix=TAU32
 
 // A bf16 bell layer with 16 x 16 blocks and a tensor-core precision: the
 // tensor-core variant multiplies the operands as they are (bell-bf16,
@@ -37,6 +38,13 @@
 // CHECK:           nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
 // CHECK:           red.global.add.v2.f32
 // CHECK-NOT:   nvgpu.mma.sync
+// With 32 x 32 blocks: two k-slices a block, so eight A pairs carried
+// and four ldmatrix.x4.trans (two per slice), and twice the staged rows.
+// TAU32-LABEL: func.func @bf16
+// TAU32:       gpu.func @l0_bell_mma_k32_bf16_{{[0-9]+}}({{.*}}) workgroup(%[[SMEM:.*]] : memref<10240xbf16, #gpu.address_space<workgroup>>
+// TAU32:         scf.for {{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, vector<2xbf16>, index, index)
+// TAU32-COUNT-4: nvgpu.ldmatrix %[[SMEM]]
+// TAU32:         gpu.return
 func.func @bf16(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xbf16, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xbf16, #spperm.csr>, tensor<64x32xbf16> -> tensor<64x32xbf16>
