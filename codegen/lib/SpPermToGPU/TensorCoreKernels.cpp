@@ -219,7 +219,8 @@ private:
                         kb.add(kb.mul(slot, spec.tau), c));
   }
 
-  /// Stages the warp's slice of stored block `slot` (first column col0):
+  /// fp32 operands: stages the warp's slice of stored block `slot` (first
+  /// column col0):
   /// its 16 x tau values, and the block's tau rows of B at columns kBase ..
   /// kBase + 31 (zeros past N, past K and for a condensed tile's -1 rows),
   /// with 16-byte loads, all issued before the stores, between two warp
@@ -259,8 +260,8 @@ private:
     NVVM::SyncWarpOp::create(b, all);
   }
 
-  /// B[row of block column c, col] from the staged rows, as f32 (f16 or
-  /// bf16 for m16n8k16).
+  /// B[row of block column c, col] from the staged rows, as f32 (rounded to
+  /// f16 for `--precision f16`, m16n8k16).
   Value loadB(Value c, Value col) {
     Value v = kb.load(tile, kb.add(tileB, kb.add(kb.mul(c, kStrideB),
                                                 kb.sub(col, chunkBase))));
@@ -282,21 +283,8 @@ private:
   void emitChunk(Value kBase) {
     auto accType = VectorType::get({2, 2}, b.getF32Type());
     SmallVector<Value> inits(kTiles, kb.zero(accType));
-    Value blockCol = params.at(::spperm::buffer::kBellBlockCol);
-    SmallVector<Type> types(kTiles, accType);
-    SmallVector<Value> acc =
-        accumulator() ? emitHalfBlocks(kBase, inits) : kb.forLoop(
-        part, kb.idx(spec.width), kb.idx(spec.parts), inits,
-        [&](Value w, ValueRange it) -> SmallVector<Value> {
-          Value slot = kb.add(kb.mul(blockRow, spec.width), w);
-          Value bc = kb.loadIndex(blockCol, slot);
-          return kb.ifThenElse(
-              kb.ge(bc, kb.idx(0)), types,
-              [&]() -> SmallVector<Value> {
-                return emitBlock(slot, kb.mul(bc, spec.tau), kBase, it);
-              },
-              [&]() -> SmallVector<Value> { return SmallVector<Value>(it); });
-        });
+    SmallVector<Value> acc = accumulator() ? emitHalfBlocks(kBase, inits)
+                                           : emitStagedBlocks(kBase, inits);
     // Epilogue: C[order[r]] += acc for the rows of this slice below M; with
     // 16-bit operands the fp32 accumulator instead of C, stored by one part.
     Value order = params.at(::spperm::buffer::kOrder);
@@ -336,6 +324,46 @@ private:
           }
         });
       }
+  }
+
+  /// fp32 operands: the warp's stored blocks of its block row (slots part,
+  /// part + parts, ...) multiplied into `inits`, each staged and waited
+  /// for in turn (emitBlock); padding slots skipped.
+  SmallVector<Value> emitStagedBlocks(Value kBase, ValueRange inits) {
+    Value blockCol = params.at(::spperm::buffer::kBellBlockCol);
+    SmallVector<Type> types;
+    for (Value v : inits)
+      types.push_back(v.getType());
+    return kb.forLoop(
+        part, kb.idx(spec.width), kb.idx(spec.parts), inits,
+        [&](Value w, ValueRange it) -> SmallVector<Value> {
+          Value slot = kb.add(kb.mul(blockRow, spec.width), w);
+          Value bc = kb.loadIndex(blockCol, slot);
+          return kb.ifThenElse(
+              kb.ge(bc, kb.idx(0)), types,
+              [&]() -> SmallVector<Value> {
+                return emitBlock(slot, kb.mul(bc, spec.tau), kBase, it);
+              },
+              [&]() -> SmallVector<Value> { return SmallVector<Value>(it); });
+        });
+  }
+
+  /// sums + one block's products, the products summed from zero by
+  /// `products` (given zeros) and added to `sums` with fp32 additions,
+  /// rounded to nearest: the tensor cores add with truncation, which over a
+  /// long chain of MMAs into one accumulator drifts past fp32 accuracy
+  /// (normwise 1.3e-5 over 2,048 columns of A on the H200).
+  SmallVector<Value>
+  sumFromZero(ValueRange sums,
+              llvm::function_ref<SmallVector<Value>(ValueRange)> products) {
+    SmallVector<Value> zeros;
+    for (Value v : sums)
+      zeros.push_back(kb.zero(v.getType()));
+    SmallVector<Value> block = products(zeros);
+    SmallVector<Value> out;
+    for (auto [sum, part] : llvm::zip(sums, block))
+      out.push_back(arith::AddFOp::create(b, sum, part));
+    return out;
   }
 
   /// 16-bit operands: the warp's stored blocks of its block row (slots
@@ -497,8 +525,15 @@ private:
   /// The block is summed from zero and added to the running sums in fp32.
   SmallVector<Value> halfBlockProducts(ArrayRef<Value> a, Value staged,
                                        ValueRange sums) {
-    auto accType = VectorType::get({2, 2}, b.getF32Type());
-    SmallVector<Value> block(kTiles, kb.zero(accType));
+    return sumFromZero(sums, [&](ValueRange zeros) {
+      return halfProducts(a, staged, zeros);
+    });
+  }
+
+  /// accIn + one block's products (halfBlockProducts).
+  SmallVector<Value> halfProducts(ArrayRef<Value> a, Value staged,
+                                  ValueRange accIn) {
+    SmallVector<Value> block(accIn);
     auto scalars = [&](ArrayRef<Value> pairs) {
       SmallVector<Value> out;
       for (Value p : pairs)
@@ -542,30 +577,18 @@ private:
         }
       }
     }
-    SmallVector<Value> out;
-    for (auto [sum, part] : llvm::zip(sums, block))
-      out.push_back(arith::AddFOp::create(b, sum, part));
-    return out;
+    return block;
   }
 
-  /// One stored block (`slot`, first column col0): its tau / kStep k-slices.
+  /// One stored block (`slot`, first column col0): its tau / kStep
+  /// k-slices, for 3xTF32 summed from zero (sumFromZero).
   SmallVector<Value> emitBlock(Value slot, Value col0, Value kBase,
                                ValueRange accIn) {
-    if (!split() && !accumulator())
+    if (!split())
       return emitBlockProducts(slot, col0, kBase, accIn);
-    // 3xTF32 and 16-bit operands: the tensor cores add with truncation,
-    // which over a long chain of MMAs into one accumulator drifts past fp32
-    // accuracy (normwise 1.3e-5 over 2,048 columns of A on the H200). So
-    // each block is summed from zero (its MMAs) and added to the running
-    // sums with fp32 additions, rounded to nearest.
-    SmallVector<Value> zeros;
-    for (Value v : accIn)
-      zeros.push_back(kb.zero(v.getType()));
-    SmallVector<Value> block = emitBlockProducts(slot, col0, kBase, zeros);
-    SmallVector<Value> out;
-    for (auto [sum, part] : llvm::zip(accIn, block))
-      out.push_back(arith::AddFOp::create(b, sum, part));
-    return out;
+    return sumFromZero(accIn, [&](ValueRange zeros) {
+      return emitBlockProducts(slot, col0, kBase, zeros);
+    });
   }
 
   /// accIn + the products of stored block `slot` (first column col0), on
@@ -580,17 +603,15 @@ private:
         [&](Value k0, ValueRange acc) -> SmallVector<Value> {
           Value r0 = kb.add(rowInBlock, gid), r1 = kb.add(r0, kb.idx(8));
           Value a;
-          SmallVector<Value> aElems;
           if (k16()) {
             Value c0 = kb.add(k0, kb.mul(tig, 2));
             Value c8 = kb.add(c0, kb.idx(8));
-            aElems = {loadA(r0, c0), loadA(r0, kb.add(c0, 1)),
-                      loadA(r1, c0), loadA(r1, kb.add(c0, 1)),
-                      loadA(r0, c8), loadA(r0, kb.add(c8, 1)),
-                      loadA(r1, c8), loadA(r1, kb.add(c8, 1))};
-            if (spec.precision == MmaPrecision::F16)
-              a = vector::FromElementsOp::create(
-                  b, VectorType::get({4, 2}, b.getF16Type()), aElems);
+            SmallVector<Value> e = {loadA(r0, c0), loadA(r0, kb.add(c0, 1)),
+                                    loadA(r1, c0), loadA(r1, kb.add(c0, 1)),
+                                    loadA(r0, c8), loadA(r0, kb.add(c8, 1)),
+                                    loadA(r1, c8), loadA(r1, kb.add(c8, 1))};
+            a = vector::FromElementsOp::create(
+                b, VectorType::get({4, 2}, b.getF16Type()), e);
           } else {
             Value c0 = kb.add(k0, tig), c4 = kb.add(c0, kb.idx(4));
             SmallVector<Value> e = {loadA(r0, c0), loadA(r1, c0),
@@ -610,10 +631,6 @@ private:
                   loadB(kb.add(c, 1), col),
                   loadB(c8, col),
                   loadB(kb.add(c8, 1), col)};
-              if (spec.precision == MmaPrecision::BF16) {
-                out.push_back(mmaBf16(aElems, e, acc[t]));
-                continue;
-              }
               bm = vector::FromElementsOp::create(
                   b, VectorType::get({2, 2}, b.getF16Type()), e);
             } else {
