@@ -187,10 +187,10 @@ sprt_status CudaBackend::uploadArrays(const PackageLayer &layer,
     const LayerBuffer &buffer = wanted.buffer;
     DeviceBuffer array;
     if (!wanted.twoBytes) {
-      SPRT_RETURN_IF_ERROR(array.upload(d, buffer.data, buffer.bytes()));
+      SPRT_RETURN_IF_ERROR(array.upload(d, buffer.data, buffer.hostBytes()));
     } else {
       std::vector<uint16_t> narrow(buffer.count);
-      if (buffer.dtype == "f32") {
+      if (buffer.isHalf()) {
         narrowArray(static_cast<const float *>(buffer.data), narrow.size(),
                     layer.valueType, narrow.data());
       } else {

@@ -361,8 +361,18 @@ TEST(TypedTest, ManifestDtype) {
   ASSERT_TRUE(read) << read.message();
   EXPECT_EQ(read->layers[0].operandType, ValueType::F16);
 
-  // values_dtype: f32 or the layer's dtype.
+  // values_dtype: f32 or the layer's dtype. The values must be exact in it
+  // (data.bin stores them in it).
   layer.valueType = ValueType::F16;
+  Status inexact = writePackage(dir.path("v.spp"), {layer}, PackageOptions());
+  EXPECT_FALSE(inexact);
+  EXPECT_NE(inexact.message().find("layer 'fc': the buffer 'csr.values' "
+                                   "holds a value that f16 (the layer's "
+                                   "values_dtype) cannot hold exactly"),
+            std::string::npos)
+      << inexact.message();
+  for (float &v : layer.matrix.csr.values)
+    v = roundToValueType(v, ValueType::F16);
   ASSERT_TRUE(writePackage(dir.path("v.spp"), {layer}, PackageOptions()));
   manifest = json::parse(readWholeFile(dir.path("v.spp/manifest.json")));
   EXPECT_EQ(manifest["layers"][0]["values_dtype"], "f16");
@@ -386,6 +396,115 @@ TEST(TypedTest, ManifestDtype) {
   std::string message;
   tryLoad(dir.path("bad.spp"), message);
   EXPECT_NE(message.find(".dtype 'f64' is not f32, f16 or bf16"),
+            std::string::npos)
+      << message;
+}
+
+// A layer whose values are 16-bit stores them in data.bin in their type:
+// 2 bytes a value, the checksums over those bytes, stored and rebuilt
+// alternatives alike; the reader widens them back exactly. Packages from
+// before (f32 values in a 16-bit layer) still load; any other dtype is
+// refused.
+TEST(TypedTest, SixteenBitValuesAreStoredInTheirType) {
+  CsrMatrix m = generateBlockSparse(64, 48, 4, 0.3, 3);
+  for (float &v : m.values)
+    v = roundToValueType(v, ValueType::BF16);
+  std::vector<PackageLayer> layers = layersWithAlternatives(m);
+  for (PackageLayer &layer : layers) {
+    layer.operandType = layer.valueType = ValueType::BF16;
+    for (PackageLayer &alt : layer.alternatives)
+      alt.operandType = alt.valueType = ValueType::BF16;
+  }
+  PackageOptions options;
+  options.ptx = ".version 8.0\n";
+  for (bool rebuild : {false, true}) {
+    SCOPED_TRACE(rebuild ? "rebuilt alternatives" : "stored alternatives");
+    ScratchDir dir;
+    options.rebuildAlternatives = rebuild;
+    ASSERT_TRUE(writePackage(dir.path("h.spp"), layers, options));
+    json manifest = json::parse(readWholeFile(dir.path("h.spp/manifest.json")));
+    int halves = 0;
+    for (const json &l : manifest["layers"])
+      for (const json &b : l["buffers"]) {
+        const std::string name = b["name"];
+        const bool values = name.find("values") != std::string::npos;
+        EXPECT_EQ(b["dtype"], values ? "bf16" : "i32") << name;
+        EXPECT_EQ(b["size"].get<uint64_t>(),
+                  b["count"].get<uint64_t>() * (values ? 2 : 4))
+            << name;
+        halves += values;
+      }
+    EXPECT_GE(halves, 2);
+    // data.bin: the own arrays with 2-byte values (and, stored, the
+    // alternatives' too).
+    uint64_t own = 0, f32 = 0;
+    for (const PackageLayer &layer : layers)
+      for (const LayerBuffer &b : layerBuffers(layer)) {
+        own += b.bytes();
+        f32 += b.hostBytes();
+        EXPECT_EQ(b.isHalf(), b.dtype == "bf16");
+      }
+    EXPECT_LT(own, f32);
+    EXPECT_EQ(arrayBytes(layers[1]),
+              uint64_t(4 * 64 + 4 * 65) + 6 * uint64_t(m.nnz()));
+    const uint64_t data = readWholeFile(dir.path("h.spp/data.bin")).size();
+    if (rebuild)
+      EXPECT_LT(data, own + 4096);
+    StatusOr<Package> read = readPackage(dir.path("h.spp"));
+    ASSERT_TRUE(read) << read.message();
+    ASSERT_EQ(read->layers.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(read->layers[i].valueType, ValueType::BF16);
+      expectSameMatrix(read->layers[i].matrix, layers[i].matrix);
+    }
+    ASSERT_EQ(read->layers[0].alternatives.size(), 2u);
+    for (size_t i = 0; i < 2; ++i)
+      expectSameMatrix(read->layers[0].alternatives[i].matrix,
+                       layers[0].alternatives[i].matrix);
+    // An f16 buffer in a bf16 layer is refused.
+    copyPackage(dir.path("h.spp"), dir.path("f16.spp"));
+    rewriteManifest(dir.path("f16.spp"), [](json &j) {
+      j["layers"][1]["buffers"][3]["dtype"] = "f16";
+    });
+    std::string message;
+    tryLoad(dir.path("f16.spp"), message);
+    EXPECT_NE(message.find("'csr.values' must have dtype bf16, got f16"),
+              std::string::npos)
+        << message;
+  }
+
+  // A package from before: the same layers with f32 values, values_dtype
+  // bf16 in the manifest. It loads, rebuilt alternatives included.
+  ScratchDir dir;
+  for (PackageLayer &layer : layers) {
+    layer.valueType = ValueType::F32;
+    for (PackageLayer &alt : layer.alternatives)
+      alt.valueType = ValueType::F32;
+  }
+  options.rebuildAlternatives = true;
+  ASSERT_TRUE(writePackage(dir.path("old.spp"), layers, options));
+  rewriteManifest(dir.path("old.spp"), [](json &j) {
+    for (json &l : j["layers"])
+      l["values_dtype"] = "bf16";
+  });
+  StatusOr<Package> old = readPackage(dir.path("old.spp"));
+  ASSERT_TRUE(old) << old.message();
+  EXPECT_EQ(old->layers[0].valueType, ValueType::BF16);
+  expectSameMatrix(old->layers[0].matrix, layers[0].matrix);
+  ASSERT_EQ(old->layers[0].alternatives.size(), 2u);
+  expectSameMatrix(old->layers[0].alternatives[0].matrix,
+                   layers[0].alternatives[0].matrix);
+  // In an f32 layer, 16-bit values are refused.
+  copyPackage(dir.path("old.spp"), dir.path("f32.spp"));
+  rewriteManifest(dir.path("f32.spp"), [](json &j) {
+    json &b = j["layers"][1]["buffers"][3];
+    j["layers"][1].erase("values_dtype");
+    b["dtype"] = "bf16";
+    b["size"] = b["count"].get<uint64_t>() * 2;
+  });
+  std::string message;
+  tryLoad(dir.path("f32.spp"), message);
+  EXPECT_NE(message.find("'csr.values' must have dtype f32, got bf16"),
             std::string::npos)
       << message;
 }

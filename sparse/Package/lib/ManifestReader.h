@@ -47,11 +47,7 @@ inline std::string shortNumber(double x) {
 
 /// The bytes of one element of `dtype` (0: not a dtype of the format).
 inline uint64_t dtypeSize(std::string_view dtype) {
-  if (dtype == "i32" || dtype == "f32")
-    return 4;
-  if (dtype == "i64")
-    return 8;
-  return 0;
+  return LayerBuffer::elementBytes(dtype);
 }
 
 /// Whether `name` is one of the csr.* buffers.

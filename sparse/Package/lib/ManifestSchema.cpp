@@ -339,7 +339,7 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
     const uint64_t elem = dtypeSize(b.dtype);
     if (elem == 0)
       return r.fail(bCtx + ".dtype " + inQuotes(b.dtype) +
-                    " is not one of i32, i64, f32");
+                    " is not one of i32, i64, f32, f16, bf16");
     if (b.count > b.size / elem || b.count * elem != b.size)
       return r.fail(bCtx + ": size " + std::to_string(b.size) +
                     " does not match count " + std::to_string(b.count) +
@@ -375,17 +375,23 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
                   " format needs a buffer " + inQuotes(name));
       return;
     }
-    if (it->dtype != DType<T>::name) {
+    // Values are stored in the layer's values_dtype; a 16-bit layer's may
+    // also be f32 (packages written before 16-bit storage).
+    const std::string_view want = storedDtype<T>(out.layer.valueType);
+    if (it->dtype != want && it->dtype != DType<T>::name) {
       ok = r.fail(ctx + ".buffers: " + inQuotes(name) + " must have dtype " +
-                  DType<T>::name + ", got " + it->dtype);
+                  std::string(want) + ", got " + it->dtype);
       return;
     }
-    if constexpr (std::is_same_v<T, int32_t>)
+    if constexpr (std::is_same_v<T, int32_t>) {
       it->i32 = &vec;
-    else if constexpr (std::is_same_v<T, int64_t>)
+    } else if constexpr (std::is_same_v<T, int64_t>) {
       it->i64 = &vec;
-    else
+    } else {
       it->f32 = &vec;
+      if (it->dtype != DType<T>::name)
+        it->halfType = out.layer.valueType;
+    }
     ++bound;
   });
   if (!ok)

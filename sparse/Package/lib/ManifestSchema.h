@@ -34,8 +34,14 @@ struct BufferDesc {
   std::vector<int32_t> *i32 = nullptr;
   std::vector<int64_t> *i64 = nullptr;
   std::vector<float> *f32 = nullptr;
+  /// For values stored as 16-bit (dtype "f16" / "bf16"; f32 is the
+  /// destination): their type. F32 otherwise.
+  ValueType halfType = ValueType::F32;
+  /// The 16-bit bit patterns while they are read.
+  std::vector<uint16_t> bits;
 
-  /// Sizes the destination vector and returns its bytes.
+  /// Sizes the destination (for 16-bit values, the bit patterns) and
+  /// returns where its `size` bytes go.
   char *allocate() {
     if (i32) {
       i32->assign(count, 0);
@@ -45,8 +51,21 @@ struct BufferDesc {
       i64->assign(count, 0);
       return reinterpret_cast<char *>(i64->data());
     }
+    if (halfType != ValueType::F32) {
+      bits.assign(count, 0);
+      return reinterpret_cast<char *>(bits.data());
+    }
     f32->assign(count, 0.0f);
     return reinterpret_cast<char *>(f32->data());
+  }
+
+  /// After the read: widens 16-bit values into the destination.
+  void finish() {
+    if (halfType == ValueType::F32)
+      return;
+    f32->resize(count);
+    widenArray(bits.data(), bits.size(), halfType, f32->data());
+    bits = {};
   }
 };
 

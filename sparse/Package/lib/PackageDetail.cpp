@@ -132,7 +132,8 @@ std::vector<LayerBuffer> spperm::layerBuffers(const PackageLayer &layer) {
   forEachBuffer(layer.matrix, carriesCsr(layer.matrix),
                 [&](std::string_view name, const auto &v) {
                   using T = typename std::decay_t<decltype(v)>::value_type;
-                  buffers.push_back({name, DType<T>::name, v.data(), v.size()});
+                  buffers.push_back({name, storedDtype<T>(layer.valueType),
+                                     v.data(), v.size()});
                 });
   return buffers;
 }
@@ -158,10 +159,8 @@ std::vector<UploadedArray> spperm::uploadedArrays(const PackageLayer &variant) {
         arrays.push_back({std::move(narrow), buffer, /*twoBytes=*/true});
     }
     if (wanted.count(buffer.name))
-      // Every f32 array of a csr or bell layer is values.
-      arrays.push_back({std::string(buffer.name), buffer,
-                        variant.valueType != ValueType::F32 &&
-                            buffer.dtype == "f32"});
+      // 16-bit values go up as they are stored.
+      arrays.push_back({std::string(buffer.name), buffer, buffer.isHalf()});
   }
   return arrays;
 }

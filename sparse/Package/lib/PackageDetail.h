@@ -20,7 +20,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 // data.bin holds the arrays in host order; the format says little-endian.
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -91,6 +93,29 @@ template <> struct DType<int64_t> {
   static constexpr const char *name = "i64";
 };
 template <> struct DType<float> { static constexpr const char *name = "f32"; };
+
+/// The dtype data.bin stores an array of T in, for a layer whose values are
+/// `values`: a float array (values) in that type, the rest as they are.
+template <typename T> std::string_view storedDtype(ValueType values) {
+  if constexpr (std::is_same_v<T, float>)
+    return valueTypeName(values);
+  else
+    return DType<T>::name;
+}
+
+/// The SHA-256 of `v` stored as `dtype` (LayerBuffer::dtype): a float array
+/// stored as "f16" or "bf16" hashes its 16-bit bit patterns.
+template <typename T>
+std::string storedSha256(const std::vector<T> &v, std::string_view dtype) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (std::optional<ValueType> type = parseValueType(dtype);
+        type && *type != ValueType::F32) {
+      std::vector<uint16_t> bits = narrowArray(v, *type);
+      return sha256Hex(bits.data(), bits.size() * sizeof(uint16_t));
+    }
+  }
+  return sha256Hex(v.data(), v.size() * sizeof(T));
+}
 
 /// True when a non-CSR format also carries the permuted CSR (then written as
 /// the csr.* buffers too).

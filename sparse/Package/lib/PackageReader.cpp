@@ -139,6 +139,7 @@ Status readData(const std::string &path, const ManifestDesc &m,
         !readInto(dst, b.size, &hasher))
       return Status::error(path + ": cannot read: " + why);
     digests[i] = hasher.hexDigest();
+    b.finish();
   }
   if (!readInto(nullptr, m.data.size - pos, nullptr))
     return Status::error(path + ": cannot read: " + why);
@@ -229,13 +230,11 @@ Status checkRebuilt(const std::string &where, const LayerDesc &desc,
                                  "the recorded ones");
   std::string mismatch;
   forEachBuffer(f, desc.withCsr, [&](std::string_view name, const auto &vec) {
-    using T = typename std::decay_t<decltype(vec)>::value_type;
     if (!mismatch.empty())
       return;
     for (const BufferDesc &b : desc.buffers)
-      if (b.name == name &&
-          (b.count != vec.size() ||
-           sha256Hex(vec.data(), vec.size() * sizeof(T)) != b.sha256))
+      if (b.name == name && (b.count != vec.size() ||
+                             storedSha256(vec, b.dtype) != b.sha256))
         mismatch = name;
   });
   if (!mismatch.empty())

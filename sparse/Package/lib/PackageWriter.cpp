@@ -277,6 +277,23 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
   if (externalData && (layer.sourcePath.empty() || layer.sourceSha256.empty()))
     return Status::error(where + "external data needs the source path and its "
                                  "sha256");
+  // 16-bit values are stored in their type: they must be exact in it.
+  if (layer.valueType != ValueType::F32) {
+    std::string_view inexact;
+    forEachBuffer(f, carriesCsr(f), [&](std::string_view name, const auto &v) {
+      using T = typename std::decay_t<decltype(v)>::value_type;
+      if constexpr (std::is_same_v<T, float>)
+        for (float x : v)
+          if (inexact.empty() && x == x &&
+              roundToValueType(x, layer.valueType) != x)
+            inexact = name;
+    });
+    if (!inexact.empty())
+      return Status::error(where + "the buffer " + inQuotes(inexact) +
+                           " holds a value that " +
+                           std::string(valueTypeName(layer.valueType)) +
+                           " (the layer's values_dtype) cannot hold exactly");
+  }
   for (const KernelInfo &k : layer.kernels)
     if (Status s = validateKernel(layer, k, where); !s)
       return s;
@@ -386,7 +403,7 @@ bool reproducible(const CsrMatrix &original, const PackageLayer &alternative) {
   if (x.size() != y.size())
     return false;
   for (size_t i = 0; i < x.size(); ++i) {
-    const uint64_t bytes = x[i].bytes();
+    const uint64_t bytes = x[i].hostBytes();
     // (An empty array's data may be null, which memcmp must not get.)
     if (x[i].name != y[i].name || x[i].count != y[i].count ||
         (bytes != 0 && std::memcmp(x[i].data, y[i].data, bytes) != 0))
@@ -462,23 +479,34 @@ Status writePackageFiles(const std::string &tmp,
     json buffers = json::array();
     forEachBuffer(f, carriesCsr(f), [&](std::string_view name, const auto &vec) {
       using T = typename std::decay_t<decltype(vec)>::value_type;
-      const uint64_t bytes = vec.size() * sizeof(T);
+      // 16-bit values are written as their bit patterns.
+      const std::string_view dtype = storedDtype<T>(layer.valueType);
+      std::vector<uint16_t> bits;
+      const void *stored = vec.data();
+      uint64_t bytes = vec.size() * sizeof(T);
+      if constexpr (std::is_same_v<T, float>) {
+        if (layer.valueType != ValueType::F32) {
+          bits = narrowArray(vec, layer.valueType);
+          stored = bits.data();
+          bytes = bits.size() * sizeof(uint16_t);
+        }
+      }
       json b;
       b["name"] = name;
-      b["dtype"] = DType<T>::name;
+      b["dtype"] = dtype;
       b["count"] = vec.size();
       if (data && !rebuilt) {
         const uint64_t offset = alignUp(end);
         data->writeZeros(offset - end);
         static const char kZeros[kAlignment] = {};
         wholeData.update(kZeros, offset - end);
-        data->write(vec.data(), bytes);
-        wholeData.update(vec.data(), bytes);
+        data->write(stored, bytes);
+        wholeData.update(stored, bytes);
         end = offset + bytes;
         b["offset"] = offset;
       }
       b["size"] = bytes;
-      b["sha256"] = sha256Hex(vec.data(), bytes);
+      b["sha256"] = sha256Hex(stored, bytes);
       buffers.push_back(b);
     });
     l["buffers"] = buffers;

@@ -231,23 +231,43 @@ Status rebuildAlternative(const CsrMatrix &original,
 struct LayerBuffer {
   /// The buffer's name in the manifest ("order", "csr.row_ptr", ...).
   std::string_view name;
-  /// Its element type: "i32", "i64" or "f32".
+  /// Its element type in data.bin: "i32", "i64", "f32", or for the values
+  /// of a layer whose values are 16-bit, "f16" / "bf16"
+  /// (docs/Package.md, "Buffers").
   std::string_view dtype;
-  /// The first element (the layer's own storage).
+  /// The first element (the layer's own storage): int32, int64, or float
+  /// for "f32", "f16" and "bf16" (each value exactly representable in the
+  /// stored type).
   const void *data;
   /// The number of elements.
   uint64_t count;
 
-  /// Its size in bytes.
-  uint64_t bytes() const { return count * (dtype == "i64" ? 8 : 4); }
+  /// Its size in data.bin, in bytes.
+  uint64_t bytes() const { return count * elementBytes(dtype); }
+  /// Its size in host memory (at `data`), in bytes.
+  uint64_t hostBytes() const { return count * (dtype == "i64" ? 8 : 4); }
+  /// Whether data.bin stores it as 16-bit values.
+  bool isHalf() const { return elementBytes(dtype) == 2; }
+
+  /// The bytes of one element of a buffer dtype (0 for a name that is
+  /// none).
+  static uint64_t elementBytes(std::string_view dtype) {
+    if (dtype == "i32" || dtype == "f32")
+      return 4;
+    if (dtype == "i64")
+      return 8;
+    if (dtype == "f16" || dtype == "bf16")
+      return 2;
+    return 0;
+  }
 };
 
 /// The arrays of `layer` in data.bin order (the same list the writer uses).
 /// The names and types are static strings; `data` points into `layer`.
 std::vector<LayerBuffer> layerBuffers(const PackageLayer &layer);
 
-/// The bytes of a variant's arrays (layerBuffers): what data.bin stores
-/// for it.
+/// The bytes of a variant's arrays (layerBuffers) as data.bin stores them
+/// (16-bit values at 2 bytes).
 uint64_t arrayBytes(const PackageLayer &variant);
 
 /// One array the GPU runtime uploads for a variant's generated kernels
@@ -263,7 +283,9 @@ struct UploadedArray {
   bool twoBytes = false;
 
   /// Its size on the device.
-  uint64_t bytes() const { return twoBytes ? buffer.count * 2 : buffer.bytes(); }
+  uint64_t bytes() const {
+    return twoBytes ? buffer.count * 2 : buffer.hostBytes();
+  }
 };
 
 /// The arrays the GPU runtime uploads for `variant`: those its generated
