@@ -570,8 +570,9 @@ TEST(GpuDecisionTest, DenseChoiceReadsColumnMajorB) {
     ASSERT_EQ(sprt_memcpy_dtoh(w.data(), dw.get(), bBytes), SPRT_OK);
     // The first call decides (from the cache) after the transposing
     // kernel ran; later ones know the choice first.
-    if (round == 1)
+    if (round == 1) {
       EXPECT_EQ(w, sentinel) << "the transposing kernel ran";
+    }
   }
   // Decided, without a workspace: the runtime allocates no row-major B.
   const uint64_t scratch = gpuScratchAllocations();

@@ -29,6 +29,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -41,6 +42,7 @@
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -377,6 +379,43 @@ struct CollectLayers
   std::vector<::spperm::PackageLayer> &layers;
 };
 
+/// After CollectLayers: erases the kernels of the kernel module that no
+/// packaged variant launches (those of the variants dropRepeatedVariants
+/// and the size budget left out), so that neither kernels.ptx nor the
+/// cubin carries them (docs/Package.md, "What makes a package large").
+struct EraseUnlaunchedKernels
+    : public PassWrapper<EraseUnlaunchedKernels, OperationPass<ModuleOp>> {
+  explicit EraseUnlaunchedKernels(
+      const std::vector<::spperm::PackageLayer> &layers)
+      : layers(layers) {}
+  StringRef getArgument() const final {
+    return "spperm-compile-erase-unlaunched";
+  }
+  void runOnOperation() override {
+    llvm::StringSet<> launched;
+    auto addKernels = [&](const ::spperm::PackageLayer &v) {
+      for (const ::spperm::KernelInfo &k : v.kernels)
+        launched.insert(k.name);
+      if (v.transposeB)
+        launched.insert(v.transposeB->name);
+    };
+    for (const ::spperm::PackageLayer &layer : layers) {
+      addKernels(layer);
+      for (const ::spperm::PackageLayer &alternative : layer.alternatives)
+        addKernels(alternative);
+    }
+    for (auto module : getOperation().getOps<gpu::GPUModuleOp>()) {
+      if (module.getName() != kKernelModuleName)
+        continue;
+      for (auto func :
+           llvm::make_early_inc_range(module.getOps<gpu::GPUFuncOp>()))
+        if (func.isKernel() && !launched.contains(func.getName()))
+          func.erase();
+    }
+  }
+  const std::vector<::spperm::PackageLayer> &layers;
+};
+
 /// Times the pipeline's passes as compile stages and announces them: the
 /// matrix cache's permutation and format builds are their own stages,
 /// whichever pass asked for them.
@@ -405,7 +444,8 @@ struct StageTimer : public PassInstrumentation {
       return {"codegen", "generating kernels"};
     if (arg == "spperm-compile-collect")
       return {"hash", "collecting the layers (sha256 of the sources)"};
-    if (arg == "spperm-compile-seed")
+    if (arg == "spperm-compile-seed" ||
+        arg == "spperm-compile-erase-unlaunched")
       return {"", ""};
     return {"ptx", "lowering the kernels to PTX"};
   }
@@ -673,12 +713,14 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
       std::make_unique<StageTimer>(times, *module, !mlirInput, cache));
   pm.addPass(std::make_unique<SeedMatrixCache>(matrixPath, request.values,
                                                matrix, cache));
-  buildSpPermPipeline(pm, pipeline);
+  buildSpPermKernelPipeline(pm, pipeline);
   CollectOptions collect;
   collect.baseDir = pipeline.baseDir;
   collect.libraryCheck = !pipeline.noLibraryCheck;
   collect.sizeBudget = request.sizeBudget;
   pm.addPass(std::make_unique<CollectLayers>(collect, layers));
+  pm.addPass(std::make_unique<EraseUnlaunchedKernels>(layers));
+  buildGpuToBinaryPipeline(pm, pipeline.target);
   if (failed(pm.run(*module)))
     return errors.empty() ? fail(inputName + ": compilation failed") : false;
 

@@ -52,6 +52,12 @@ mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
 
 void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
                                        const SpPermPipelineOptions &o) {
+  buildSpPermKernelPipeline(pm, o);
+  buildGpuToBinaryPipeline(pm, o.target);
+}
+
+void mlir::spperm::buildSpPermKernelPipeline(OpPassManager &pm,
+                                             const SpPermPipelineOptions &o) {
   std::optional<::spperm::Strategy> fixedStrategy =
       getFixedStrategy(o.strategy);
   const bool fixedFormat = o.format != FormatOption::Keep &&
@@ -134,7 +140,6 @@ void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
   lower.rowWindows = o.rowWindows;
   lower.narrowIndices = o.narrowIndices;
   pm.addPass(createSpPermLowerToGPU(lower));
-  buildGpuToBinaryPipeline(pm, o.target);
 }
 
 void mlir::spperm::registerSpPermPipeline() {

@@ -58,13 +58,29 @@ def unescape(s):
     return re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), s)
 
 
+def entries(ptx):
+    """Each `.entry` of `ptx` by name: its text from the `.entry` line to its
+    closing brace, block labels numbered from the entry (LLVM numbers them
+    by the function's place in the module)."""
+    out = {}
+    for m in re.finditer(r"^\.visible \.entry (\w+)\(.*?^\}$", ptx, re.M | re.S):
+        out[m.group(1)] = re.sub(r"\$L__BB\d+_", "$L__BB_", m.group(0))
+    return out
+
+
 def kernels(pkg, opt_output):
     text = open(opt_output).read()
     m = re.search(r'assembly = "((?:[^"\\]|\\.)*)"', text)
     if not m:
         sys.exit("no gpu.binary assembly in the spperm-opt output")
-    if unescape(m.group(1)) != open(f"{pkg}/kernels.ptx").read():
-        sys.exit("kernels.ptx differs from spperm-pipeline's PTX")
+    # The package's PTX holds the pipeline's kernels that its variants
+    # launch, each as the pipeline made it (spperm-compile leaves out those
+    # of the variants it does not package).
+    pipeline_entries = entries(unescape(m.group(1)))
+    package_entries = entries(open(f"{pkg}/kernels.ptx").read())
+    for name, body in package_entries.items():
+        if pipeline_entries.get(name) != body:
+            sys.exit(f"kernels.ptx's {name} differs from spperm-pipeline's")
     launches = re.findall(
         r'#spperm\.launch<name = "([^"]+)".*?grid = \[([^\]]*)\], '
         r'block = \[([^\]]*)\]', text)
@@ -90,7 +106,13 @@ def kernels(pkg, opt_output):
            if "a" not in name.split("_")[0]}
     if packaged != expected or not own <= kept:
         sys.exit(f"launches differ:\n package  {packaged}\n pipeline {launches}")
-    print(f"{len(packaged)} launches and {len(m.group(1))} bytes of PTX agree")
+    launched = {name for name, _, _ in packaged if name != "cusparse"}
+    if set(package_entries) != launched:
+        sys.exit(f"kernels.ptx's entries are not the launched kernels:\n"
+                 f" not launched {sorted(set(package_entries) - launched)}\n"
+                 f" missing {sorted(launched - set(package_entries))}")
+    size = sum(len(b) for b in package_entries.values())
+    print(f"{len(packaged)} launches and {size} bytes of PTX agree")
 
 
 if __name__ == "__main__":

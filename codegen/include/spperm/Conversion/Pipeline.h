@@ -232,6 +232,13 @@ std::string verifyPipelineOptions(const SpPermPipelineOptions &options);
 void buildSpPermPipeline(OpPassManager &pm,
                          const SpPermPipelineOptions &options);
 
+/// buildSpPermPipeline without the upstream lowering to a gpu.binary: up
+/// to spperm-lower-to-gpu, whose gpu.module a caller may still edit (as
+/// spperm-compile does, removing the kernels no packaged variant launches)
+/// before buildGpuToBinaryPipeline.
+void buildSpPermKernelPipeline(OpPassManager &pm,
+                               const SpPermPipelineOptions &options);
+
 /// Registers `spperm-pipeline` (options checked by verifyPipelineOptions).
 void registerSpPermPipeline();
 
