@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -410,6 +411,7 @@ TEST(TypedTest, SixteenBitValuesAreStoredInTheirType) {
   for (float &v : m.values)
     v = roundToValueType(v, ValueType::BF16);
   std::vector<PackageLayer> layers = layersWithAlternatives(m);
+  layers.push_back(makeLayer("hbp", m, Strategy::Lpt, FormatKind::Hbp));
   for (PackageLayer &layer : layers) {
     layer.operandType = layer.valueType = ValueType::BF16;
     for (PackageLayer &alt : layer.alternatives)
@@ -423,28 +425,38 @@ TEST(TypedTest, SixteenBitValuesAreStoredInTheirType) {
     options.rebuildAlternatives = rebuild;
     ASSERT_TRUE(writePackage(dir.path("h.spp"), layers, options));
     json manifest = json::parse(readWholeFile(dir.path("h.spp/manifest.json")));
-    int halves = 0;
-    for (const json &l : manifest["layers"])
-      for (const json &b : l["buffers"]) {
+    // Every value buffer, the layers' and the alternatives', is bf16.
+    const std::set<std::string> valueNames = {
+        "csr.values", "bell.block_values", "bell.residual.values", "hbp.data"};
+    std::set<std::string> halves;
+    auto expectStored = [&](const json &buffers) {
+      for (const json &b : buffers) {
         const std::string name = b["name"];
-        const bool values = name.find("values") != std::string::npos;
-        EXPECT_EQ(b["dtype"], values ? "bf16" : "i32") << name;
+        const bool values = valueNames.count(name) != 0;
+        const bool wide = name == "hbp.begin_nnz";
+        EXPECT_EQ(b["dtype"], values ? "bf16" : wide ? "i64" : "i32") << name;
         EXPECT_EQ(b["size"].get<uint64_t>(),
-                  b["count"].get<uint64_t>() * (values ? 2 : 4))
+                  b["count"].get<uint64_t>() * (values ? 2 : wide ? 8 : 4))
             << name;
-        halves += values;
+        if (values)
+          halves.insert(name);
       }
-    EXPECT_GE(halves, 2);
+    };
+    for (const json &l : manifest["layers"]) {
+      expectStored(l["buffers"]);
+      for (const json &a : l.value("alternatives", json::array()))
+        expectStored(a["buffers"]);
+    }
+    EXPECT_EQ(halves, valueNames);
     // data.bin: the own arrays with 2-byte values (and, stored, the
     // alternatives' too).
-    uint64_t own = 0, f32 = 0;
+    uint64_t own = 0;
     for (const PackageLayer &layer : layers)
       for (const LayerBuffer &b : layerBuffers(layer)) {
         own += b.bytes();
-        f32 += b.hostBytes();
-        EXPECT_EQ(b.isHalf(), b.dtype == "bf16");
+        EXPECT_EQ(b.isHalf(), valueNames.count(std::string(b.name)) != 0);
+        EXPECT_EQ(b.bytes() * (b.isHalf() ? 2 : 1), b.hostBytes());
       }
-    EXPECT_LT(own, f32);
     EXPECT_EQ(arrayBytes(layers[1]),
               uint64_t(4 * 64 + 4 * 65) + 6 * uint64_t(m.nnz()));
     const uint64_t data = readWholeFile(dir.path("h.spp/data.bin")).size();
@@ -452,8 +464,8 @@ TEST(TypedTest, SixteenBitValuesAreStoredInTheirType) {
       EXPECT_LT(data, own + 4096);
     StatusOr<Package> read = readPackage(dir.path("h.spp"));
     ASSERT_TRUE(read) << read.message();
-    ASSERT_EQ(read->layers.size(), 2u);
-    for (size_t i = 0; i < 2; ++i) {
+    ASSERT_EQ(read->layers.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) {
       EXPECT_EQ(read->layers[i].valueType, ValueType::BF16);
       expectSameMatrix(read->layers[i].matrix, layers[i].matrix);
     }
@@ -471,6 +483,13 @@ TEST(TypedTest, SixteenBitValuesAreStoredInTheirType) {
     EXPECT_NE(message.find("'csr.values' must have dtype bf16, got f16"),
               std::string::npos)
         << message;
+    // A 16-bit buffer's size is 2 bytes a value.
+    copyPackage(dir.path("h.spp"), dir.path("size.spp"));
+    rewriteManifest(dir.path("size.spp"), [](json &j) {
+      json &b = j["layers"][1]["buffers"][3];
+      b["size"] = b["count"].get<uint64_t>() * 4;
+    });
+    expectRefused(dir.path("size.spp"), "a bf16 buffer of 4 bytes a value");
   }
 
   // A package from before: the same layers with f32 values, values_dtype
@@ -505,6 +524,18 @@ TEST(TypedTest, SixteenBitValuesAreStoredInTheirType) {
   std::string message;
   tryLoad(dir.path("f32.spp"), message);
   EXPECT_NE(message.find("'csr.values' must have dtype f32, got bf16"),
+            std::string::npos)
+      << message;
+  // An older package whose f32 values are not exact in its values_dtype
+  // is refused (the GPU would round them, the CPU not).
+  layers[1].matrix.csr.values[0] = 1.0f + 1.0f / 1024.0f;
+  ASSERT_TRUE(writePackage(dir.path("inexact.spp"), {layers[1]}, options));
+  rewriteManifest(dir.path("inexact.spp"),
+                  [](json &j) { j["layers"][0]["values_dtype"] = "bf16"; });
+  message.clear();
+  tryLoad(dir.path("inexact.spp"), message);
+  EXPECT_NE(message.find("buffer 'csr.values' holds a value that bf16 (the "
+                         "layer's values_dtype) cannot hold exactly"),
             std::string::npos)
       << message;
 }

@@ -444,8 +444,7 @@ struct StageTimer : public PassInstrumentation {
       return {"codegen", "generating kernels"};
     if (arg == "spperm-compile-collect")
       return {"hash", "collecting the layers (sha256 of the sources)"};
-    if (arg == "spperm-compile-seed" ||
-        arg == "spperm-compile-erase-unlaunched")
+    if (arg == "spperm-compile-seed")
       return {"", ""};
     return {"ptx", "lowering the kernels to PTX"};
   }

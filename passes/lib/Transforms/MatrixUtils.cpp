@@ -171,8 +171,8 @@ const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op, StringRef baseDir) {
     return nullptr;
   }
   // 16-bit values: the file's fp32 values rounded to the type (to nearest
-  // even), kept beside them; the arrays stay f32, each value exactly
-  // representable in the type.
+  // even), kept beside them; in memory the arrays stay f32, each value
+  // exactly representable in the type (the package stores them in it).
   Type element = type.getElementType();
   if (element.isF32())
     return m;

@@ -391,6 +391,8 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
       it->f32 = &vec;
       if (it->dtype != DType<T>::name)
         it->halfType = out.layer.valueType;
+      else
+        it->exactIn = out.layer.valueType;
     }
     ++bound;
   });

@@ -37,6 +37,9 @@ struct BufferDesc {
   /// For values stored as 16-bit (dtype "f16" / "bf16"; f32 is the
   /// destination): their type. F32 otherwise.
   ValueType halfType = ValueType::F32;
+  /// For values of a 16-bit layer stored as f32 (packages written before
+  /// 16-bit storage): the layer's type, which each must be exact in.
+  ValueType exactIn = ValueType::F32;
   /// The 16-bit bit patterns while they are read.
   std::vector<uint16_t> bits;
 

@@ -277,7 +277,8 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
   if (externalData && (layer.sourcePath.empty() || layer.sourceSha256.empty()))
     return Status::error(where + "external data needs the source path and its "
                                  "sha256");
-  // 16-bit values are stored in their type: they must be exact in it.
+  // 16-bit values are stored in their type: they must be exact in it (a
+  // NaN is stored as the type's NaN of the same sign, quiet).
   if (layer.valueType != ValueType::F32) {
     std::string_view inexact;
     forEachBuffer(f, carriesCsr(f), [&](std::string_view name, const auto &v) {

@@ -6,8 +6,11 @@
       of spperm-pipeline in spperm-opt's help, with the same description, and
       the other way round.
   one_compiler.py kernels PKG OPT_OUTPUT
-      the package's kernels.ptx is the PTX of the gpu.binary spperm-opt
-      printed, and its layers' launches (kernel names, grids, blocks) are the
+      the package's kernels.ptx holds exactly the kernels its layers launch,
+      each as in the PTX of the gpu.binary spperm-opt printed (which also
+      has those of the variants the package leaves out; block labels and
+      local depots renumbered), with the same .version / .target; and its
+      layers' launches (kernel names, grids, blocks) are the
       #spperm.launch attributes of the lowered spperm.spmm ops, in order
       (each layer's transposing kernel after its own kernels).
 """
@@ -64,7 +67,8 @@ def entries(ptx):
     by the function's place in the module)."""
     out = {}
     for m in re.finditer(r"^\.visible \.entry (\w+)\(.*?^\}$", ptx, re.M | re.S):
-        out[m.group(1)] = re.sub(r"\$L__BB\d+_", "$L__BB_", m.group(0))
+        body = re.sub(r"\$L__BB\d+_", "$L__BB_", m.group(0))
+        out[m.group(1)] = re.sub(r"__local_depot\d+", "__local_depot", body)
     return out
 
 
@@ -76,8 +80,13 @@ def kernels(pkg, opt_output):
     # The package's PTX holds the pipeline's kernels that its variants
     # launch, each as the pipeline made it (spperm-compile leaves out those
     # of the variants it does not package).
-    pipeline_entries = entries(unescape(m.group(1)))
-    package_entries = entries(open(f"{pkg}/kernels.ptx").read())
+    pipeline_ptx = unescape(m.group(1))
+    package_ptx = open(f"{pkg}/kernels.ptx").read()
+    header = lambda ptx: re.findall(r"^\.(?:version|target|address_size) .*$", ptx, re.M)
+    if header(pipeline_ptx) != header(package_ptx):
+        sys.exit("kernels.ptx's .version / .target differ from spperm-pipeline's")
+    pipeline_entries = entries(pipeline_ptx)
+    package_entries = entries(package_ptx)
     for name, body in package_entries.items():
         if pipeline_entries.get(name) != body:
             sys.exit(f"kernels.ptx's {name} differs from spperm-pipeline's")
