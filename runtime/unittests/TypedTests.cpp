@@ -534,8 +534,9 @@ TEST(TypedTest, SixteenBitValuesAreStoredInTheirType) {
                   [](json &j) { j["layers"][0]["values_dtype"] = "bf16"; });
   message.clear();
   tryLoad(dir.path("inexact.spp"), message);
-  EXPECT_NE(message.find("buffer 'csr.values' holds a value that bf16 (the "
-                         "layer's values_dtype) cannot hold exactly"),
+  EXPECT_NE(message.find("data.bin: the buffer 'csr.values' holds a value "
+                         "that bf16 (the layer's values_dtype) cannot hold "
+                         "exactly"),
             std::string::npos)
       << message;
 }

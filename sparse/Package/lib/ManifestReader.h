@@ -45,11 +45,6 @@ inline std::string shortNumber(double x) {
   return text;
 }
 
-/// The bytes of one element of `dtype` (0: not a dtype of the format).
-inline uint64_t dtypeSize(std::string_view dtype) {
-  return LayerBuffer::elementBytes(dtype);
-}
-
 /// Whether `name` is one of the csr.* buffers.
 inline bool isCsrGroupName(std::string_view name) {
   return name == buffer::kCsrRowPtr || name == buffer::kCsrColIdx ||

@@ -336,7 +336,7 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
     b.size = static_cast<uint64_t>(size);
     b.offset = static_cast<uint64_t>(offset);
     bCtx += " (" + inQuotes(b.name) + ")";
-    const uint64_t elem = dtypeSize(b.dtype);
+    const uint64_t elem = LayerBuffer::elementBytes(b.dtype);
     if (elem == 0)
       return r.fail(bCtx + ".dtype " + inQuotes(b.dtype) +
                     " is not one of i32, i64, f32, f16, bf16");

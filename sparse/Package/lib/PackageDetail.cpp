@@ -116,6 +116,17 @@ bool hasGeneratedKernelsOf(const PackageLayer &layer) {
   return !layer.kernels.empty() && layer.kernels.front().variant != kCusparse;
 }
 
+std::string inexactValuesProblem(std::string_view name,
+                                 const std::vector<float> &values,
+                                 ValueType type) {
+  for (float x : values)
+    if (x == x && roundToValueType(x, type) != x)
+      return "the buffer " + inQuotes(name) + " holds a value that " +
+             std::string(valueTypeName(type)) +
+             " (the layer's values_dtype) cannot hold exactly";
+  return {};
+}
+
 std::string narrowIndexProblem(std::string_view arg, int64_t cols) {
   if (narrowedBuffer(arg).empty() || cols <= kMaxNarrowColumns)
     return {};

@@ -117,6 +117,14 @@ std::string storedSha256(const std::vector<T> &v, std::string_view dtype) {
   return sha256Hex(v.data(), v.size() * sizeof(T));
 }
 
+/// Why the values of buffer `name` cannot be stored as `type`, the layer's
+/// values_dtype: "holds a value that bf16 (the layer's values_dtype) cannot
+/// hold exactly"; empty when each is exact in it (a NaN counts as exact: it
+/// is stored as the type's quiet NaN of the same sign).
+std::string inexactValuesProblem(std::string_view name,
+                                 const std::vector<float> &values,
+                                 ValueType type);
+
 /// True when a non-CSR format also carries the permuted CSR (then written as
 /// the csr.* buffers too).
 bool carriesCsr(const FormattedMatrix &f);

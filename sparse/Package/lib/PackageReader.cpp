@@ -143,12 +143,9 @@ Status readData(const std::string &path, const ManifestDesc &m,
     // f32 values of a 16-bit layer (an older package) must be exact in its
     // type, or the GPU (which uploads them in it) and the CPU would differ.
     if (b.exactIn != ValueType::F32)
-      for (float x : *b.f32)
-        if (x == x && roundToValueType(x, b.exactIn) != x)
-          return Status::error(
-              path + ": buffer " + inQuotes(b.name) + " holds a value that " +
-              std::string(valueTypeName(b.exactIn)) +
-              " (the layer's values_dtype) cannot hold exactly");
+      if (std::string why = inexactValuesProblem(b.name, *b.f32, b.exactIn);
+          !why.empty())
+        return Status::error(path + ": " + why);
   }
   if (!readInto(nullptr, m.data.size - pos, nullptr))
     return Status::error(path + ": cannot read: " + why);

@@ -280,20 +280,15 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
   // 16-bit values are stored in their type: they must be exact in it (a
   // NaN is stored as the type's NaN of the same sign, quiet).
   if (layer.valueType != ValueType::F32) {
-    std::string_view inexact;
+    std::string inexact;
     forEachBuffer(f, carriesCsr(f), [&](std::string_view name, const auto &v) {
       using T = typename std::decay_t<decltype(v)>::value_type;
       if constexpr (std::is_same_v<T, float>)
-        for (float x : v)
-          if (inexact.empty() && x == x &&
-              roundToValueType(x, layer.valueType) != x)
-            inexact = name;
+        if (inexact.empty())
+          inexact = inexactValuesProblem(name, v, layer.valueType);
     });
     if (!inexact.empty())
-      return Status::error(where + "the buffer " + inQuotes(inexact) +
-                           " holds a value that " +
-                           std::string(valueTypeName(layer.valueType)) +
-                           " (the layer's values_dtype) cannot hold exactly");
+      return Status::error(where + inexact);
   }
   for (const KernelInfo &k : layer.kernels)
     if (Status s = validateKernel(layer, k, where); !s)
