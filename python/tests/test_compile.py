@@ -213,8 +213,11 @@ def test_packages_hold_no_repeated_variant(tmp_path):
         plain = [v["strategy"] for v in variants
                  if v["format"] == "csr" or "width 0," in v["format"]]
         assert len(plain) == len(set(plain)), variants
-        assert info["layers"][0]["gpu_array_bytes"] == sum(
-            v["gpu_bytes"] for v in variants)
+        # Arrays several variants take alike (a row order's "order") are
+        # uploaded once: at most the variants' sum, at least the largest.
+        gpu = info["layers"][0]["gpu_array_bytes"]
+        assert gpu <= sum(v["gpu_bytes"] for v in variants), info
+        assert gpu >= max(v["gpu_bytes"] for v in variants), info
         # 400 columns: the kernels take 16-bit column indices, 2 bytes less
         # per csr entry on the GPU than stored (bell: per residual entry).
         for v in variants:

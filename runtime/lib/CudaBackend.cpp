@@ -75,7 +75,6 @@ CudaBackend::~CudaBackend() {
   libraryPlans.clear();
   tickets.clear();
   accumulators.clear();
-  forgetResidentArrays();
   layers.clear();
   if (module)
     d.api.cuModuleUnload(module);
@@ -132,7 +131,7 @@ sprt_status CudaBackend::init(const Package &package) {
     if (mayRunLibrary(layer))
       SPRT_RETURN_IF_ERROR(uploadCsr(layer, device));
     if (hasGeneratedKernels(layer))
-      SPRT_RETURN_IF_ERROR(prepareKernels(layer, device));
+      SPRT_RETURN_IF_ERROR(prepareKernels(layer, device, device));
     if (layer.transposeB && module)
       SPRT_RETURN_IF_ERROR(
           lookUpKernel(layer, *layer.transposeB, device.transposeB));
@@ -141,7 +140,7 @@ sprt_status CudaBackend::init(const Package &package) {
       alt.rows = device.rows;
       alt.cols = device.cols;
       alt.nnz = device.nnz;
-      SPRT_RETURN_IF_ERROR(prepareKernels(alternative, alt));
+      SPRT_RETURN_IF_ERROR(prepareKernels(alternative, alt, device));
     }
   }
   return SPRT_OK;

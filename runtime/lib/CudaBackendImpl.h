@@ -99,7 +99,9 @@ private:
 
   /// Uploads the arrays the generated kernels of `layer` take, looks the
   /// kernels up in the module and checks each against its manifest entry.
-  sprt_status prepareKernels(const PackageLayer &layer, DeviceLayer &device);
+  /// `family` is the device layer whose variant `device` is (uploadArrays).
+  sprt_status prepareKernels(const PackageLayer &layer, DeviceLayer &device,
+                             const DeviceLayer &family);
 
   /// Sets `out` to `kernel` of `layer` in the module, checked against its
   /// manifest entry (checkParams) and its shared memory against the
@@ -107,9 +109,12 @@ private:
   sprt_status lookUpKernel(const PackageLayer &layer, const KernelInfo &kernel,
                            CUfunction &out);
 
-  /// Uploads the arrays the generated kernels of `layer` take into
-  /// `device` (arrays, spans), unless they are there.
-  sprt_status uploadArrays(const PackageLayer &layer, DeviceLayer &device);
+  /// Puts the arrays the generated kernels of `layer` take into `device`
+  /// (arrays, spans), unless they are there: an array that a resident
+  /// variant of `family` (the device layer whose variant `device` is) holds
+  /// already is shared, the others are uploaded.
+  sprt_status uploadArrays(const PackageLayer &layer, DeviceLayer &device,
+                           const DeviceLayer &family);
 
   /// Makes variant `which` of layer `index` resident (uploadArrays).
   sprt_status ensureResident(int64_t index, const PackageLayer &layer,
@@ -118,10 +123,6 @@ private:
   /// After a decision of layer `index`: releases the arrays of its variants
   /// that no decided K bucket runs, unless SPRT_KEEP_VARIANTS=1.
   void releaseUnchosen(int64_t index, const PackageLayer &layer);
-
-  /// Takes this backend's resident arrays out of gpuResidentArrayBytes
-  /// (before they are freed with the backend).
-  void forgetResidentArrays();
 
   /// Checks that `function` takes the parameters `kernel`'s args make (5
   /// per array, 1 for K, each of 8 bytes), where the driver can tell

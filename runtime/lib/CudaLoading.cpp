@@ -161,62 +161,79 @@ uint64_t spperm::runtime_detail::gpuResidentArrayBytes() {
   return residentBytes.load();
 }
 
-void CudaBackend::forgetResidentArrays() {
-  for (DeviceLayer &layer : layers) {
-    if (layer.resident)
-      residentBytes -= layer.arrayBytes;
-    for (DeviceLayer &alternative : layer.alternatives)
-      if (alternative.resident)
-        residentBytes -= alternative.arrayBytes;
+ResidentArray::~ResidentArray() { residentBytes -= counted; }
+
+sprt_status ResidentArray::upload(const Driver &d, const UploadedArray &from,
+                                  ValueType valueType) {
+  source = from;
+  const LayerBuffer &stored = from.buffer;
+  if (!from.twoBytes) {
+    SPRT_RETURN_IF_ERROR(buffer.upload(d, stored.data, stored.hostBytes()));
+  } else {
+    // 16-bit values uploaded in their type, which holds them exactly;
+    // column indices narrowed to 16 bits where a kernel takes them so
+    // (docs/Package.md, "Narrow column indices": the reader checked that
+    // the layer's columns fit, and the format's verifier that every index
+    // is below them).
+    std::vector<uint16_t> narrow(stored.count);
+    if (stored.isHalf()) {
+      narrowArray(static_cast<const float *>(stored.data), narrow.size(),
+                  valueType, narrow.data());
+    } else {
+      const auto *indices = static_cast<const int32_t *>(stored.data);
+      for (size_t i = 0; i < narrow.size(); ++i)
+        narrow[i] = static_cast<uint16_t>(indices[i]);
+    }
+    SPRT_RETURN_IF_ERROR(
+        buffer.upload(d, narrow.data(), narrow.size() * sizeof(uint16_t)));
   }
+  counted = from.bytes();
+  residentBytes += counted;
+  return SPRT_OK;
 }
 
 sprt_status CudaBackend::uploadArrays(const PackageLayer &layer,
-                                      DeviceLayer &device) {
+                                      DeviceLayer &device,
+                                      const DeviceLayer &family) {
   if (device.resident)
     return SPRT_OK;
   device.arrays.clear();
   device.spans.clear();
-  device.arrayBytes = 0;
-  // What the kernels take (uploadedArrays): 16-bit values uploaded in their
-  // type, which holds them exactly; column indices narrowed to 16 bits
-  // where a kernel takes them so (docs/Package.md, "Narrow column
-  // indices": the reader checked that the layer's columns fit, and the
-  // format's verifier that every index is below them).
   for (const UploadedArray &wanted : uploadedArrays(layer)) {
-    const LayerBuffer &buffer = wanted.buffer;
-    DeviceBuffer array;
-    if (!wanted.twoBytes) {
-      SPRT_RETURN_IF_ERROR(array.upload(d, buffer.data, buffer.hostBytes()));
-    } else {
-      std::vector<uint16_t> narrow(buffer.count);
-      if (buffer.isHalf()) {
-        narrowArray(static_cast<const float *>(buffer.data), narrow.size(),
-                    layer.valueType, narrow.data());
-      } else {
-        const auto *indices = static_cast<const int32_t *>(buffer.data);
-        for (size_t i = 0; i < narrow.size(); ++i)
-          narrow[i] = static_cast<uint16_t>(indices[i]);
-      }
-      SPRT_RETURN_IF_ERROR(
-          array.upload(d, narrow.data(), narrow.size() * sizeof(uint16_t)));
+    // An array a resident variant of the layer holds already is shared
+    // (docs/RuntimeABI.md, "Device memory").
+    std::shared_ptr<const ResidentArray> array;
+    for (size_t v = 0; v <= family.alternatives.size() && !array; ++v) {
+      const DeviceLayer &sibling = family.variant(v);
+      if (&sibling == &device || !sibling.resident)
+        continue;
+      for (const std::shared_ptr<const ResidentArray> &candidate :
+           sibling.arrays)
+        if (sameUpload(candidate->source, wanted)) {
+          array = candidate;
+          break;
+        }
     }
-    device.spans[wanted.name] = {array.get(),
-                                 static_cast<int64_t>(buffer.count)};
+    if (!array) {
+      auto uploaded = std::make_shared<ResidentArray>();
+      SPRT_RETURN_IF_ERROR(uploaded->upload(d, wanted, layer.valueType));
+      array = std::move(uploaded);
+    }
+    device.spans[wanted.name] = {array->buffer.get(),
+                                 static_cast<int64_t>(wanted.buffer.count)};
     device.arrays.push_back(std::move(array));
-    device.arrayBytes += wanted.bytes();
   }
   device.resident = true;
-  residentBytes += device.arrayBytes;
   return SPRT_OK;
 }
 
 sprt_status CudaBackend::ensureResident(int64_t index,
                                         const PackageLayer &layer,
                                         size_t which) {
-  DeviceLayer &device = which == 0 ? layers[index]
-                                   : layers[index].alternatives[which - 1];
-  return uploadArrays(layer.variant(which), device);
+  DeviceLayer &family = layers[index];
+  DeviceLayer &device =
+      which == 0 ? family : family.alternatives[which - 1];
+  return uploadArrays(layer.variant(which), device, family);
 }
 
 void CudaBackend::releaseUnchosen(int64_t index, const PackageLayer &layer) {
@@ -231,18 +248,19 @@ void CudaBackend::releaseUnchosen(int64_t index, const PackageLayer &layer) {
         v == 0 ? layers[index] : layers[index].alternatives[v - 1];
     if (chosen[v] || !device.resident)
       continue;
-    // The arrays go (cuMemFree waits for the device's work that may still
-    // read them); the kernels and the CSR for cuSPARSE stay.
+    // The arrays go unless a chosen variant shares them (cuMemFree waits
+    // for the device's work that may still read them); the kernels and
+    // the CSR for cuSPARSE stay.
     device.arrays.clear();
     device.spans.clear();
     device.resident = false;
-    residentBytes -= device.arrayBytes;
   }
 }
 
 sprt_status CudaBackend::prepareKernels(const PackageLayer &layer,
-                                        DeviceLayer &device) {
-  SPRT_RETURN_IF_ERROR(uploadArrays(layer, device));
+                                        DeviceLayer &device,
+                                        const DeviceLayer &family) {
+  SPRT_RETURN_IF_ERROR(uploadArrays(layer, device, family));
   device.functions.assign(layer.kernels.size(), nullptr);
   for (size_t i = 0; i < layer.kernels.size(); ++i) {
     const KernelInfo &kernel = layer.kernels[i];

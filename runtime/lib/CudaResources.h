@@ -106,6 +106,31 @@ private:
   CUdeviceptr ptr = 0;
 };
 
+/// A layer array on the device (one of uploadedArrays), held by every
+/// variant of the layer whose kernels take the same bytes (sameUpload: a
+/// bell variant and its tensor-core twin, variants of one row order's
+/// "order"), and freed with the last of them. Counted in
+/// gpuResidentArrayBytes while it lives.
+struct ResidentArray {
+  ResidentArray() = default;
+  ResidentArray(const ResidentArray &) = delete;
+  ResidentArray &operator=(const ResidentArray &) = delete;
+  ~ResidentArray();
+
+  /// Allocates and fills `buffer` from `source` (narrowed to 16 bits where
+  /// it is twoBytes; 16-bit values of type `valueType`) and counts it.
+  sprt_status upload(const Driver &d, const UploadedArray &from,
+                     ValueType valueType);
+
+  /// What it was made from (for sameUpload).
+  UploadedArray source;
+  DeviceBuffer buffer;
+
+private:
+  /// The bytes counted in gpuResidentArrayBytes (0 until uploaded).
+  uint64_t counted = 0;
+};
+
 /// The order a variant's launches keep across streams when its kernels use
 /// module-level ticket counters (hbp kernels of packages made before the
 /// counters became the kernels' "tickets" parameter): each launch waits for
@@ -136,17 +161,15 @@ struct DeviceLayer {
   bool hasCsr = false;
   int64_t csrNnz = 0;
   DeviceBuffer rowPtr, colIdx, values;
-  /// The layer arrays the generated kernels take, and where each is, by
-  /// name.
-  std::vector<DeviceBuffer> arrays;
+  /// The layer arrays the generated kernels take (shared with the layer's
+  /// other variants that take the same ones), and where each is, by name.
+  std::vector<std::shared_ptr<const ResidentArray>> arrays;
   std::map<std::string, DeviceSpan, std::less<>> spans;
   /// Whether `arrays` are on the device: a checked layer's variants that no
   /// decided K bucket runs are released after each decision and uploaded
   /// again when a later first call times them (RuntimeABI.md, "Device
   /// memory").
   bool resident = false;
-  /// The bytes of `arrays`.
-  uint64_t arrayBytes = 0;
   /// The function of each of the layer's kernels (parallel to
   /// PackageLayer::kernels; null for the "cusparse" variant).
   std::vector<CUfunction> functions;

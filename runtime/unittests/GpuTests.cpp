@@ -694,6 +694,74 @@ TEST(GpuDecisionTest, LosingVariantsAreReleased) {
   }
 }
 
+// Variants that take the same arrays (a bell variant and its tensor-core
+// twin; here a copy of the layer's own variant) hold one upload of them:
+// at load, after the decisions release the losers (the arrays stay while a
+// chosen variant shares them) and until the package goes.
+TEST(GpuDecisionTest, VariantsHoldingTheSameArraysShareThem) {
+  ScratchDir dir;
+  const CsrMatrix a = generateSkewed(300, 120, 2);
+  PackageLayer checked = makeLayer("checked", a, Strategy::Lpt,
+                                   FormatKind::Csr);
+  checked.kernels = testKernels();
+  checked.libraryCheck = true;
+  const PackageLayer twin = checked;
+  PackageLayer other = makeLayer("checked", a, Strategy::Identity,
+                                 FormatKind::Csr);
+  other.kernels = testKernels();
+  other.libraryCheck = true;
+  checked.alternatives = {twin, other};
+  PackageLayer library = makeLayer("library", a, Strategy::Identity,
+                                   FormatKind::Csr);
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(dir.path("t.spp"), {checked, library}, options));
+  const uint64_t own = uploadedArrayBytes(checked);
+  const uint64_t otherBytes = uploadedArrayBytes(other);
+  ASSERT_EQ(layerUploadedBytes(checked), own + otherBytes);
+
+  ScopedEnv keepEnv("SPRT_KEEP_VARIANTS", "0");
+  ScopedEnv log("SPPERM_LOG_CHOICES", "1");
+  const uint64_t before = gpuResidentArrayBytes();
+  sprt_package *p = nullptr;
+  LOAD_GPU_OR_SKIP(dir.path("t.spp"), p);
+  EXPECT_EQ(gpuResidentArrayBytes() - before, own + otherBytes);
+  const DecisionOperands operands(a);
+  // Every K of both layers, each C checked, whichever variant each first
+  // call takes (the twins take turns with their shared arrays).
+  const std::string choices = runDecisionLayers(p, a, operands);
+  bool ownArrays = false, otherArrays = false;
+  for (const auto &[layer, what] : decisionsIn(choices))
+    if (layer.find("'checked'") != std::string::npos) {
+      ownArrays = ownArrays || what == "variant 0" || what == "variant 1";
+      otherArrays = otherArrays || what == "variant 2";
+    }
+  EXPECT_EQ(gpuResidentArrayBytes() - before,
+            (ownArrays ? own : 0) + (otherArrays ? otherBytes : 0))
+      << choices;
+  // Each twin alone on the shared arrays: the time entry points make a
+  // released variant resident again, next to its resident twin.
+  const size_t k32 = 4;
+  ASSERT_EQ(kDecisionKs[k32], 32);
+  for (const char *variant : {"spperm:0", "spperm:1"}) {
+    SCOPED_TRACE(variant);
+    DeviceArray dc(a.rows * 32 * 4);
+    std::vector<float> c(static_cast<size_t>(a.rows * 32), NAN);
+    EXPECT_EQ(sprt_memcpy_htod(dc.get(), c.data(), a.rows * 32 * 4), SPRT_OK);
+    float ms = 0;
+    EXPECT_EQ(sprt_spmm_time(p, 0, variant, operands.b[k32]->get(), 32,
+                             dc.get(), nullptr, 1, 1, &ms),
+              SPRT_OK)
+        << sprt_last_error();
+    EXPECT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), a.rows * 32 * 4), SPRT_OK);
+    EXPECT_LE(relativeError(c, operands.want[k32]), 1e-5);
+  }
+  EXPECT_LE(gpuResidentArrayBytes() - before, own + otherBytes);
+  EXPECT_GE(gpuResidentArrayBytes() - before, own);
+  sprt_package_release(p);
+  EXPECT_EQ(gpuResidentArrayBytes(), before);
+}
+
 #else
 
 TEST(GpuDecisionTest, DecisionsAreSharedByEveryStream) {

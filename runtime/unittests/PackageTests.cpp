@@ -227,6 +227,64 @@ TEST(PackageTest, TensorCoreFamilyNamesTheTwin) {
   EXPECT_EQ(tensorCoreFamily(v), "bell-bf16");
 }
 
+// A bell variant and its tensor-core twin take the same arrays: the GPU
+// runtime uploads them once (sameUpload), and spperm-inspect counts them
+// once (layerUploadedBytes).
+TEST(PackageTest, VariantsShareTheArraysTheyHoldAlike) {
+  const CsrMatrix m = generateUniform(96, 80, 0.1, 5);
+  // A kernel of `family` taking every array of `variant`.
+  auto takingAll = [](PackageLayer &variant, std::string family) {
+    KernelInfo kernel;
+    kernel.name = "k" + family;
+    kernel.family = std::move(family);
+    kernel.variant = "any";
+    for (const LayerBuffer &b : layerBuffers(variant))
+      kernel.args.emplace_back(b.name);
+    kernel.args.insert(kernel.args.end(), {"B", "C", "K"});
+    kernel.blockX = 32;
+    variant.kernels = {kernel};
+  };
+  PackageLayer layer = makeLayer("a", m, Strategy::Bsa, FormatKind::Bell);
+  takingAll(layer, "bell");
+  PackageLayer twin = layer;
+  takingAll(twin, "bell-3xtf32");
+  PackageLayer csr = makeLayer("a", m, Strategy::Lpt, FormatKind::Csr);
+  takingAll(csr, "csr");
+  const uint64_t own = uploadedArrayBytes(layer);
+  EXPECT_EQ(layerUploadedBytes(layer), own);
+  layer.alternatives = {twin};
+  EXPECT_EQ(layerUploadedBytes(layer), own);
+  // Another row order shares none of its arrays here.
+  layer.alternatives.push_back(csr);
+  EXPECT_EQ(layerUploadedBytes(layer), own + uploadedArrayBytes(csr));
+  // Equal contents share whatever the name; another width, type or length
+  // does not.
+  const std::vector<UploadedArray> arrays = uploadedArrays(layer);
+  ASSERT_FALSE(arrays.empty());
+  UploadedArray renamed = arrays[0];
+  renamed.name = "elsewhere";
+  EXPECT_TRUE(sameUpload(arrays[0], renamed));
+  UploadedArray narrow = arrays[0];
+  narrow.twoBytes = true;
+  EXPECT_FALSE(sameUpload(arrays[0], narrow));
+  UploadedArray retyped = arrays[0];
+  retyped.buffer.dtype = retyped.buffer.dtype == "i32" ? "f32" : "i32";
+  EXPECT_FALSE(sameUpload(arrays[0], retyped));
+  ASSERT_EQ(arrays[0].buffer.dtype, "i32");
+  UploadedArray shorter = arrays[0];
+  ASSERT_GT(shorter.buffer.count, 1u);
+  --shorter.buffer.count;
+  EXPECT_FALSE(sameUpload(arrays[0], shorter));
+  std::vector<int32_t> changed(
+      static_cast<const int32_t *>(arrays[0].buffer.data),
+      static_cast<const int32_t *>(arrays[0].buffer.data) +
+          arrays[0].buffer.count);
+  changed.back() ^= 1;
+  UploadedArray other = arrays[0];
+  other.buffer.data = changed.data();
+  EXPECT_FALSE(sameUpload(arrays[0], other));
+}
+
 // The manifest's checksum identifies the package's content (the runtime's
 // tuning cache keys on it): it is that of manifest.json's bytes, and another
 // package has another.

@@ -460,8 +460,9 @@ TEST(TypedTest, SixteenBitValuesAreStoredInTheirType) {
     EXPECT_EQ(arrayBytes(layers[1]),
               uint64_t(4 * 64 + 4 * 65) + 6 * uint64_t(m.nnz()));
     const uint64_t data = readWholeFile(dir.path("h.spp/data.bin")).size();
-    if (rebuild)
+    if (rebuild) {
       EXPECT_LT(data, own + 4096);
+    }
     StatusOr<Package> read = readPackage(dir.path("h.spp"));
     ASSERT_TRUE(read) << read.message();
     ASSERT_EQ(read->layers.size(), 3u);

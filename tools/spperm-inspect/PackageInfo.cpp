@@ -82,12 +82,10 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
   nlohmann::json layers = nlohmann::json::array();
   for (const PackageLayer &layer : package->layers) {
     nlohmann::json variants = nlohmann::json::array();
-    uint64_t device = 0;
     for (size_t i = 0; i <= layer.alternatives.size(); ++i) {
       const PackageLayer &v = layer.variant(i);
       const uint64_t bytes = arrayBytes(v);
       const uint64_t gpuBytes = uploadedArrayBytes(v);
-      device += gpuBytes;
       variants.push_back({{"variant", i},
                           {"strategy", std::string(strategyCliName(
                                            v.permutation.strategy))},
@@ -104,7 +102,9 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
                             {"k", layer.k},
                             {"library_check", layer.libraryCheck},
                             {"csr_bytes", csrBytes(layer.matrix)},
-                            {"gpu_array_bytes", device},
+                            // Arrays several variants take alike are
+                            // uploaded once (docs/Package.md).
+                            {"gpu_array_bytes", layerUploadedBytes(layer)},
                             {"variants", variants}};
     // A shard of a sharded layer (docs/Package.md, "Shards").
     if (layer.isShard())

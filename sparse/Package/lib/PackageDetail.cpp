@@ -183,6 +183,30 @@ uint64_t spperm::uploadedArrayBytes(const PackageLayer &variant) {
   return bytes;
 }
 
+bool spperm::sameUpload(const UploadedArray &a, const UploadedArray &b) {
+  if (a.twoBytes != b.twoBytes || a.buffer.dtype != b.buffer.dtype ||
+      a.buffer.count != b.buffer.count)
+    return false;
+  return a.buffer.data == b.buffer.data ||
+         std::memcmp(a.buffer.data, b.buffer.data, a.buffer.hostBytes()) == 0;
+}
+
+uint64_t spperm::layerUploadedBytes(const PackageLayer &layer) {
+  std::vector<UploadedArray> distinct;
+  uint64_t bytes = 0;
+  for (size_t v = 0; v <= layer.alternatives.size(); ++v)
+    for (UploadedArray &array : uploadedArrays(layer.variant(v))) {
+      if (std::any_of(distinct.begin(), distinct.end(),
+                      [&](const UploadedArray &seen) {
+                        return sameUpload(seen, array);
+                      }))
+        continue;
+      bytes += array.bytes();
+      distinct.push_back(std::move(array));
+    }
+  return bytes;
+}
+
 std::string_view spperm::tensorCoreFamily(const PackageLayer &variant) {
   for (const KernelInfo &k : variant.kernels)
     for (std::string_view f :

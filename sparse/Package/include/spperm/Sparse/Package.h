@@ -297,6 +297,19 @@ std::vector<UploadedArray> uploadedArrays(const PackageLayer &variant);
 /// The device bytes of uploadedArrays(variant).
 uint64_t uploadedArrayBytes(const PackageLayer &variant);
 
+/// Whether `a` and `b` put the same bytes on the device: the same stored
+/// type, the same width on the device and equal contents, whatever their
+/// names. The GPU runtime uploads such arrays once for all the variants of
+/// a layer that take them (a bell variant and its tensor-core twin hold the
+/// same arrays; docs/Package.md, "What a package costs").
+bool sameUpload(const UploadedArray &a, const UploadedArray &b);
+
+/// The device bytes of every variant of `layer` (its own and its
+/// alternatives) with the arrays that are the same (sameUpload) counted
+/// once: what the GPU runtime allocates for the layer's generated kernels
+/// at load.
+uint64_t layerUploadedBytes(const PackageLayer &layer);
+
 /// The family of a variant's tensor-core kernel (`bell-tf32`, `bell-f16`,
 /// `bell-3xtf32`, or `bell-bf16` for bf16 operands: how its dense blocks
 /// are multiplied where K allows),
