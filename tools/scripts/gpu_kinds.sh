@@ -22,7 +22,9 @@
 #
 # Environment: VERIFY (default build-gpu/bin/spperm-verify), DEVICE (gpu),
 # JOBS (14), MAX_BENCH_MS (50), SPPERM_LOG_CHOICES (1: the runtime's
-# first-call choices in the log).
+# first-call choices in the log), LIMIT (seconds per kind, default none:
+# spperm-verify is stopped there, its log keeping the packages it finished,
+# and the kind counts as failed).
 #
 #===------------------------------------------------------------------------===#
 set -uo pipefail
@@ -72,9 +74,13 @@ for spec in "$@"; do
   [[ -n "$bench" ]] &&
     args+=(--bench "$bench" --max-bench-ms "$MAX_BENCH_MS")
   START=$SECONDS
-  "$VERIFY" "${args[@]}" >"$log" 2>&1
+  if [[ -n "${LIMIT:-}" ]]; then
+    timeout "$LIMIT" "$VERIFY" "${args[@]}" >"$log" 2>&1
+  else
+    "$VERIFY" "${args[@]}" >"$log" 2>&1
+  fi
   rc=$?
-  echo "== $kind: $count packages, K $ks${bench:+, timed at $bench}, $((SECONDS - START)) s: $(grep '^summary' "$log" | tail -1)"
+  echo "== $kind: $count packages, K $ks${bench:+, timed at $bench}, $((SECONDS - START)) s${LIMIT:+ (limit $LIMIT s, rc $rc)}: $(grep '^summary' "$log" | tail -1)"
   [[ $rc == 0 ]] || failed=$((failed + 1))
 done
 exit "$failed"

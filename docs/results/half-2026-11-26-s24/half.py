@@ -3,7 +3,8 @@
 
 Reads spperm-verify `bench` lines of packages NAME.auto.auto.spp (fp32),
 NAME.f16.spp and NAME.bf16.spp (compiled with --dtype; values of that type),
-NAME.bf16v32.spp (--values-dtype f32), NAME.bf16kN.spp (--k N) and
+NAME.bf16v32.spp (--values-dtype f32), NAME.bf16kN.spp and NAME.f32kN.spp
+(--k N) and
 NAME.f32wide.spp / NAME.bf16wide.spp (--narrow-indices never) and prints, per K and package kind, geomeans (min, count below 1) of:
   - speedup over the best cuSPARSE algorithm at the same dtype (A, B and C
     of that type, fp32 compute), paired (timed right after the package);
@@ -44,7 +45,7 @@ def main():
             f = line.split()
             pkg = f[1].rsplit("/", 1)[-1]
             kv = dict(t.split("=", 1) for t in f[3:] if "=" in t)
-            m = re.match(r"(.*)\.(auto\.auto|f16|bf16|bf16v32|bf16k\d+|f32wide|bf16wide)\.spp$",
+            m = re.match(r"(.*)\.(auto\.auto|f16|bf16|bf16v32|bf16k\d+|f32k\d+|f32wide|bf16wide)\.spp$",
                          pkg)
             if not m:
                 continue
