@@ -15,7 +15,10 @@
 
 #include "CudaBackendImpl.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cassert>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -165,6 +168,7 @@ ResidentArray::~ResidentArray() { residentBytes -= counted; }
 
 sprt_status ResidentArray::upload(const Driver &d, const UploadedArray &from,
                                   ValueType valueType) {
+  assert(counted == 0 && "a resident array is uploaded once");
   source = from;
   const LayerBuffer &stored = from.buffer;
   if (!from.twoBytes) {
@@ -197,32 +201,43 @@ sprt_status CudaBackend::uploadArrays(const PackageLayer &layer,
                                       const DeviceLayer &family) {
   if (device.resident)
     return SPRT_OK;
-  device.arrays.clear();
-  device.spans.clear();
-  for (const UploadedArray &wanted : uploadedArrays(layer)) {
-    // An array a resident variant of the layer holds already is shared
-    // (docs/RuntimeABI.md, "Device memory").
-    std::shared_ptr<const ResidentArray> array;
-    for (size_t v = 0; v <= family.alternatives.size() && !array; ++v) {
+  // Built aside, so that a failed upload leaves the variant holding nothing.
+  std::vector<std::shared_ptr<const ResidentArray>> arrays;
+  std::map<std::string, DeviceSpan, std::less<>> spans;
+  // An array that this variant takes twice, or that a resident variant of
+  // the layer holds already, is shared (docs/RuntimeABI.md, "Device
+  // memory").
+  auto heldAlready = [&](const UploadedArray &wanted) {
+    auto same = [&](const std::shared_ptr<const ResidentArray> &array) {
+      return sameUpload(array->source, wanted);
+    };
+    if (auto it = std::find_if(arrays.begin(), arrays.end(), same);
+        it != arrays.end())
+      return *it;
+    for (size_t v = 0; v <= family.alternatives.size(); ++v) {
       const DeviceLayer &sibling = family.variant(v);
       if (&sibling == &device || !sibling.resident)
         continue;
-      for (const std::shared_ptr<const ResidentArray> &candidate :
-           sibling.arrays)
-        if (sameUpload(candidate->source, wanted)) {
-          array = candidate;
-          break;
-        }
+      if (auto it =
+              std::find_if(sibling.arrays.begin(), sibling.arrays.end(), same);
+          it != sibling.arrays.end())
+        return *it;
     }
+    return std::shared_ptr<const ResidentArray>();
+  };
+  for (const UploadedArray &wanted : uploadedArrays(layer)) {
+    std::shared_ptr<const ResidentArray> array = heldAlready(wanted);
     if (!array) {
       auto uploaded = std::make_shared<ResidentArray>();
       SPRT_RETURN_IF_ERROR(uploaded->upload(d, wanted, layer.valueType));
       array = std::move(uploaded);
     }
-    device.spans[wanted.name] = {array->buffer.get(),
-                                 static_cast<int64_t>(wanted.buffer.count)};
-    device.arrays.push_back(std::move(array));
+    spans[wanted.name] = {array->buffer.get(),
+                          static_cast<int64_t>(wanted.buffer.count)};
+    arrays.push_back(std::move(array));
   }
+  device.arrays = std::move(arrays);
+  device.spans = std::move(spans);
   device.resident = true;
   return SPRT_OK;
 }
@@ -231,8 +246,7 @@ sprt_status CudaBackend::ensureResident(int64_t index,
                                         const PackageLayer &layer,
                                         size_t which) {
   DeviceLayer &family = layers[index];
-  DeviceLayer &device =
-      which == 0 ? family : family.alternatives[which - 1];
+  DeviceLayer &device = which == 0 ? family : family.alternatives[which - 1];
   return uploadArrays(layer.variant(which), device, family);
 }
 

@@ -111,7 +111,8 @@ private:
 /// bell variant and its tensor-core twin, variants of one row order's
 /// "order"), and freed with the last of them. Counted in
 /// gpuResidentArrayBytes while it lives.
-struct ResidentArray {
+class ResidentArray {
+public:
   ResidentArray() = default;
   ResidentArray(const ResidentArray &) = delete;
   ResidentArray &operator=(const ResidentArray &) = delete;
@@ -122,7 +123,8 @@ struct ResidentArray {
   sprt_status upload(const Driver &d, const UploadedArray &from,
                      ValueType valueType);
 
-  /// What it was made from (for sameUpload).
+  /// What it was made from (for sameUpload). Its buffer points into the
+  /// package's host storage, which outlives the backend (sprt_package).
   UploadedArray source;
   DeviceBuffer buffer;
 

@@ -701,18 +701,18 @@ TEST(GpuDecisionTest, LosingVariantsAreReleased) {
 TEST(GpuDecisionTest, VariantsHoldingTheSameArraysShareThem) {
   ScratchDir dir;
   const CsrMatrix a = generateSkewed(300, 120, 2);
-  PackageLayer checked = makeLayer("checked", a, Strategy::Lpt,
-                                   FormatKind::Csr);
+  PackageLayer checked =
+      makeLayer("checked", a, Strategy::Lpt, FormatKind::Csr);
   checked.kernels = testKernels();
   checked.libraryCheck = true;
   const PackageLayer twin = checked;
-  PackageLayer other = makeLayer("checked", a, Strategy::Identity,
-                                 FormatKind::Csr);
+  PackageLayer other =
+      makeLayer("checked", a, Strategy::Identity, FormatKind::Csr);
   other.kernels = testKernels();
   other.libraryCheck = true;
   checked.alternatives = {twin, other};
-  PackageLayer library = makeLayer("library", a, Strategy::Identity,
-                                   FormatKind::Csr);
+  PackageLayer library =
+      makeLayer("library", a, Strategy::Identity, FormatKind::Csr);
   PackageOptions options;
   options.ptx = testPtx();
   ASSERT_TRUE(writePackage(dir.path("t.spp"), {checked, library}, options));

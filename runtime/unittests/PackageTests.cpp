@@ -261,6 +261,7 @@ TEST(PackageTest, VariantsShareTheArraysTheyHoldAlike) {
   // does not.
   const std::vector<UploadedArray> arrays = uploadedArrays(layer);
   ASSERT_FALSE(arrays.empty());
+  ASSERT_EQ(arrays[0].buffer.dtype, "i32");
   UploadedArray renamed = arrays[0];
   renamed.name = "elsewhere";
   EXPECT_TRUE(sameUpload(arrays[0], renamed));
@@ -270,7 +271,6 @@ TEST(PackageTest, VariantsShareTheArraysTheyHoldAlike) {
   UploadedArray retyped = arrays[0];
   retyped.buffer.dtype = retyped.buffer.dtype == "i32" ? "f32" : "i32";
   EXPECT_FALSE(sameUpload(arrays[0], retyped));
-  ASSERT_EQ(arrays[0].buffer.dtype, "i32");
   UploadedArray shorter = arrays[0];
   ASSERT_GT(shorter.buffer.count, 1u);
   --shorter.buffer.count;
@@ -283,6 +283,21 @@ TEST(PackageTest, VariantsShareTheArraysTheyHoldAlike) {
   UploadedArray other = arrays[0];
   other.buffer.data = changed.data();
   EXPECT_FALSE(sameUpload(arrays[0], other));
+  // The same floats as f16 and as bf16 values are other bytes on the
+  // device.
+  const std::vector<float> halves = {0.5f, -2.0f, 1.0f};
+  UploadedArray f16{"csr.values",
+                    {"csr.values", "f16", halves.data(), 3},
+                    /*twoBytes=*/true};
+  UploadedArray bf16 = f16;
+  bf16.buffer.dtype = "bf16";
+  EXPECT_TRUE(sameUpload(f16, f16));
+  EXPECT_FALSE(sameUpload(f16, bf16));
+  // Empty arrays are all the same, wherever (or whether) they point.
+  UploadedArray empty = f16, none = f16;
+  empty.buffer.count = none.buffer.count = 0;
+  none.buffer.data = nullptr;
+  EXPECT_TRUE(sameUpload(empty, none));
 }
 
 // The manifest's checksum identifies the package's content (the runtime's

@@ -176,35 +176,37 @@ std::vector<UploadedArray> spperm::uploadedArrays(const PackageLayer &variant) {
   return arrays;
 }
 
-uint64_t spperm::uploadedArrayBytes(const PackageLayer &variant) {
-  uint64_t bytes = 0;
-  for (const UploadedArray &array : uploadedArrays(variant))
-    bytes += array.bytes();
-  return bytes;
-}
-
 bool spperm::sameUpload(const UploadedArray &a, const UploadedArray &b) {
   if (a.twoBytes != b.twoBytes || a.buffer.dtype != b.buffer.dtype ||
       a.buffer.count != b.buffer.count)
     return false;
-  return a.buffer.data == b.buffer.data ||
+  return a.buffer.count == 0 || a.buffer.data == b.buffer.data ||
          std::memcmp(a.buffer.data, b.buffer.data, a.buffer.hostBytes()) == 0;
 }
 
-uint64_t spperm::layerUploadedBytes(const PackageLayer &layer) {
-  std::vector<UploadedArray> distinct;
+namespace {
+/// The device bytes of `arrays`, those that are the same counted once.
+uint64_t distinctBytes(const std::vector<UploadedArray> &arrays) {
   uint64_t bytes = 0;
-  for (size_t v = 0; v <= layer.alternatives.size(); ++v)
-    for (UploadedArray &array : uploadedArrays(layer.variant(v))) {
-      if (std::any_of(distinct.begin(), distinct.end(),
-                      [&](const UploadedArray &seen) {
-                        return sameUpload(seen, array);
-                      }))
-        continue;
-      bytes += array.bytes();
-      distinct.push_back(std::move(array));
-    }
+  for (auto it = arrays.begin(); it != arrays.end(); ++it)
+    if (std::none_of(arrays.begin(), it, [&](const UploadedArray &seen) {
+          return sameUpload(seen, *it);
+        }))
+      bytes += it->bytes();
   return bytes;
+}
+} // namespace
+
+uint64_t spperm::uploadedArrayBytes(const PackageLayer &variant) {
+  return distinctBytes(uploadedArrays(variant));
+}
+
+uint64_t spperm::layerUploadedBytes(const PackageLayer &layer) {
+  std::vector<UploadedArray> arrays;
+  for (size_t v = 0; v <= layer.alternatives.size(); ++v)
+    for (UploadedArray &array : uploadedArrays(layer.variant(v)))
+      arrays.push_back(std::move(array));
+  return distinctBytes(arrays);
 }
 
 std::string_view spperm::tensorCoreFamily(const PackageLayer &variant) {

@@ -294,7 +294,8 @@ struct UploadedArray {
 /// both.
 std::vector<UploadedArray> uploadedArrays(const PackageLayer &variant);
 
-/// The device bytes of uploadedArrays(variant).
+/// The device bytes of uploadedArrays(variant), the arrays that are the
+/// same (sameUpload) counted once, as the GPU runtime uploads them.
 uint64_t uploadedArrayBytes(const PackageLayer &variant);
 
 /// Whether `a` and `b` put the same bytes on the device: the same stored
