@@ -110,9 +110,10 @@ private:
                            CUfunction &out);
 
   /// Puts the arrays the generated kernels of `layer` take into `device`
-  /// (arrays, spans), unless they are there: an array that a resident
-  /// variant of `family` (the device layer whose variant `device` is) holds
-  /// already is shared, the others are uploaded.
+  /// (arrays, spans), unless they are there: an array that `layer` takes
+  /// twice, or that a resident variant of `family` (the device layer whose
+  /// variant `device` is) holds already, is shared (sameUpload); the
+  /// others are uploaded. On failure `device` holds nothing.
   sprt_status uploadArrays(const PackageLayer &layer, DeviceLayer &device,
                            const DeviceLayer &family);
 

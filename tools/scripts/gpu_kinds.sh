@@ -74,11 +74,9 @@ for spec in "$@"; do
   [[ -n "$bench" ]] &&
     args+=(--bench "$bench" --max-bench-ms "$MAX_BENCH_MS")
   START=$SECONDS
-  if [[ -n "${LIMIT:-}" ]]; then
-    timeout "$LIMIT" "$VERIFY" "${args[@]}" >"$log" 2>&1
-  else
-    "$VERIFY" "${args[@]}" >"$log" 2>&1
-  fi
+  limit=()
+  [[ -n "${LIMIT:-}" ]] && limit=(timeout "$LIMIT")
+  ${limit[@]+"${limit[@]}"} "$VERIFY" "${args[@]}" >"$log" 2>&1
   rc=$?
   echo "== $kind: $count packages, K $ks${bench:+, timed at $bench}, $((SECONDS - START)) s${LIMIT:+ (limit $LIMIT s, rc $rc)}: $(grep '^summary' "$log" | tail -1)"
   [[ $rc == 0 ]] || failed=$((failed + 1))
