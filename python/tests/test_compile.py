@@ -227,6 +227,26 @@ def test_packages_hold_no_repeated_variant(tmp_path):
                 assert v["gpu_bytes"] <= v["array_bytes"], v
 
 
+def test_twin_variants_share_their_gpu_arrays(tmp_path):
+    """A bell variant and its tensor-core twin take the same arrays: the GPU
+    holds them once (docs/RuntimeABI.md, "Device memory"), and
+    spperm-inspect PKG counts them once."""
+    rng = np.random.default_rng(3)
+    blocks = rng.random((32, 32)) < 0.15
+    dense = np.kron(blocks, np.ones((16, 16))) * rng.standard_normal((512, 512))
+    out = tmp_path / "twins.spp"
+    spperm.compile(sp.csr_matrix(dense.astype(np.float32)), output=out,
+                   format="bell")
+    info = json.loads(subprocess.run(
+        [str(ROOT / "build" / "bin" / "spperm-inspect"), str(out), "--json"],
+        check=True, capture_output=True, text=True).stdout)
+    layer = info["layers"][0]
+    base, twin = layer["variants"]
+    assert (base["tensor_cores"], twin["tensor_cores"]) == ("", "bell-3xtf32")
+    assert base["gpu_bytes"] == twin["gpu_bytes"] > 0, layer
+    assert layer["gpu_array_bytes"] == base["gpu_bytes"], layer
+
+
 def test_rebuilt_alternatives_keep_the_package_small(tmp_path):
     """Alternatives the layer's matrix reproduces are rebuilt at load, not
     stored (docs/Package.md, "Rebuilt alternatives"); both packages compute

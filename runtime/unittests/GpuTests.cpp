@@ -694,6 +694,51 @@ TEST(GpuDecisionTest, LosingVariantsAreReleased) {
   }
 }
 
+/// Writes a package whose layer "checked" has three variants: its own
+/// (csr/lpt), a twin taking the same arrays (a copy of it: variant 1) and
+/// csr/identity (variant 2); and a layer "library" (cuSPARSE only).
+/// `own` / `other`: the bytes of the own variant's and variant 2's arrays
+/// on the GPU.
+void writeTwinPackage(const std::string &path, const CsrMatrix &a,
+                      uint64_t &own, uint64_t &other) {
+  PackageLayer checked =
+      makeLayer("checked", a, Strategy::Lpt, FormatKind::Csr);
+  checked.kernels = testKernels();
+  checked.libraryCheck = true;
+  const PackageLayer twin = checked;
+  PackageLayer identity =
+      makeLayer("checked", a, Strategy::Identity, FormatKind::Csr);
+  identity.kernels = testKernels();
+  identity.libraryCheck = true;
+  checked.alternatives = {twin, identity};
+  PackageLayer library =
+      makeLayer("library", a, Strategy::Identity, FormatKind::Csr);
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(path, {checked, library}, options));
+  own = uploadedArrayBytes(checked);
+  other = uploadedArrayBytes(identity);
+  ASSERT_EQ(layerUploadedBytes(checked), own + other);
+}
+
+/// Times `variant` ("spperm:N") of layer 0 at K = 32 with C checked.
+void timeVariantChecked(sprt_package *p, const char *variant,
+                        const CsrMatrix &a, const DecisionOperands &operands) {
+  SCOPED_TRACE(variant);
+  const size_t k32 = 4;
+  ASSERT_EQ(kDecisionKs[k32], 32);
+  DeviceArray dc(a.rows * 32 * 4);
+  std::vector<float> c(static_cast<size_t>(a.rows * 32), NAN);
+  EXPECT_EQ(sprt_memcpy_htod(dc.get(), c.data(), a.rows * 32 * 4), SPRT_OK);
+  float ms = 0;
+  EXPECT_EQ(sprt_spmm_time(p, 0, variant, operands.b[k32]->get(), 32,
+                           dc.get(), nullptr, 1, 1, &ms),
+            SPRT_OK)
+      << sprt_last_error();
+  EXPECT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), a.rows * 32 * 4), SPRT_OK);
+  EXPECT_LE(relativeError(c, operands.want[k32]), 1e-5);
+}
+
 // Variants that take the same arrays (a bell variant and its tensor-core
 // twin; here a copy of the layer's own variant) hold one upload of them:
 // at load, after the decisions release the losers (the arrays stay while a
@@ -701,24 +746,10 @@ TEST(GpuDecisionTest, LosingVariantsAreReleased) {
 TEST(GpuDecisionTest, VariantsHoldingTheSameArraysShareThem) {
   ScratchDir dir;
   const CsrMatrix a = generateSkewed(300, 120, 2);
-  PackageLayer checked =
-      makeLayer("checked", a, Strategy::Lpt, FormatKind::Csr);
-  checked.kernels = testKernels();
-  checked.libraryCheck = true;
-  const PackageLayer twin = checked;
-  PackageLayer other =
-      makeLayer("checked", a, Strategy::Identity, FormatKind::Csr);
-  other.kernels = testKernels();
-  other.libraryCheck = true;
-  checked.alternatives = {twin, other};
-  PackageLayer library =
-      makeLayer("library", a, Strategy::Identity, FormatKind::Csr);
-  PackageOptions options;
-  options.ptx = testPtx();
-  ASSERT_TRUE(writePackage(dir.path("t.spp"), {checked, library}, options));
-  const uint64_t own = uploadedArrayBytes(checked);
-  const uint64_t otherBytes = uploadedArrayBytes(other);
-  ASSERT_EQ(layerUploadedBytes(checked), own + otherBytes);
+  uint64_t own = 0, otherBytes = 0;
+  writeTwinPackage(dir.path("t.spp"), a, own, otherBytes);
+  if (HasFatalFailure())
+    return;
 
   ScopedEnv keepEnv("SPRT_KEEP_VARIANTS", "0");
   ScopedEnv log("SPPERM_LOG_CHOICES", "1");
@@ -741,23 +772,69 @@ TEST(GpuDecisionTest, VariantsHoldingTheSameArraysShareThem) {
       << choices;
   // Each twin alone on the shared arrays: the time entry points make a
   // released variant resident again, next to its resident twin.
-  const size_t k32 = 4;
-  ASSERT_EQ(kDecisionKs[k32], 32);
-  for (const char *variant : {"spperm:0", "spperm:1"}) {
-    SCOPED_TRACE(variant);
-    DeviceArray dc(a.rows * 32 * 4);
-    std::vector<float> c(static_cast<size_t>(a.rows * 32), NAN);
-    EXPECT_EQ(sprt_memcpy_htod(dc.get(), c.data(), a.rows * 32 * 4), SPRT_OK);
-    float ms = 0;
-    EXPECT_EQ(sprt_spmm_time(p, 0, variant, operands.b[k32]->get(), 32,
-                             dc.get(), nullptr, 1, 1, &ms),
-              SPRT_OK)
-        << sprt_last_error();
-    EXPECT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), a.rows * 32 * 4), SPRT_OK);
-    EXPECT_LE(relativeError(c, operands.want[k32]), 1e-5);
-  }
+  for (const char *variant : {"spperm:0", "spperm:1"})
+    timeVariantChecked(p, variant, a, operands);
   EXPECT_LE(gpuResidentArrayBytes() - before, own + otherBytes);
   EXPECT_GE(gpuResidentArrayBytes() - before, own);
+  sprt_package_release(p);
+  EXPECT_EQ(gpuResidentArrayBytes(), before);
+}
+
+// The twin alone after its base was released: a tuning cache that names
+// the twin (variant 1) for every K makes the decisions release the layer's
+// own variant and csr/identity; the twin keeps the shared arrays, and the
+// base, timed again, comes back on them.
+TEST(GpuDecisionTest, ATwinAloneKeepsTheSharedArrays) {
+  ScratchDir dir;
+  const CsrMatrix a = generateSkewed(300, 120, 2);
+  uint64_t own = 0, otherBytes = 0;
+  writeTwinPackage(dir.path("t.spp"), a, own, otherBytes);
+  if (HasFatalFailure())
+    return;
+  const std::string cachePath = dir.path("cache.json");
+  ScopedEnv cache("SPRT_TUNING_CACHE", cachePath.c_str());
+  ScopedEnv keepEnv("SPRT_KEEP_VARIANTS", "0");
+  ScopedEnv log("SPPERM_LOG_CHOICES", "1");
+  sprt_package *p = nullptr;
+  LOAD_GPU_OR_SKIP(dir.path("t.spp"), p);
+  const DecisionOperands operands(a);
+  runDecisionLayers(p, a, operands);
+  sprt_package_release(p);
+
+  nlohmann::json root =
+      nlohmann::json::parse(readWholeFile(cachePath), nullptr, false);
+  ASSERT_FALSE(root.is_discarded());
+  ASSERT_EQ(root["entries"].size(), kDecisionBuckets);
+  for (nlohmann::json &entry : root["entries"])
+    if (entry["key"]["layer"] == "checked") {
+      entry["choice"]["variant"] = 1;
+      entry["choice"]["variant_name"] = "csr/lpt";
+      entry["choice"]["library"] = "";
+    }
+  writeBytes(cachePath, root.dump());
+
+  const uint64_t before = gpuResidentArrayBytes();
+  p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("t.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  EXPECT_EQ(gpuResidentArrayBytes() - before, own + otherBytes);
+  const DecisionCounts counted = gpuDecisionCounts();
+  const std::string choices = runDecisionLayers(p, a, operands);
+  EXPECT_EQ(gpuDecisionCounts().cached - counted.cached, kDecisionBuckets)
+      << choices;
+  size_t twins = 0;
+  for (const auto &[layer, what] : decisionsIn(choices))
+    if (layer.find("'checked'") != std::string::npos) {
+      EXPECT_EQ(what, "variant 1") << layer;
+      ++twins;
+    }
+  EXPECT_EQ(twins, kDecisionBuckets / 2) << choices;
+  // Only the twin runs: it alone holds the arrays it shared with the base.
+  EXPECT_EQ(gpuResidentArrayBytes() - before, own) << choices;
+  // The base, timed, is resident again on the twin's arrays.
+  timeVariantChecked(p, "spperm:0", a, operands);
+  EXPECT_EQ(gpuResidentArrayBytes() - before, own);
   sprt_package_release(p);
   EXPECT_EQ(gpuResidentArrayBytes(), before);
 }
