@@ -27,7 +27,10 @@
 //     SparseLinear returns today as Yᵀ's transposed view;
 //   * `y` output: Y = Cᵀ row-major (K x rows), contiguous as torch makes it.
 // The loop over a CTA's rows is warp-uniform, so the butterfly's shuffles
-// take the full mask.
+// take the full mask. Other forms, for comparison: `xsp`, xs with its entry
+// loads one batch ahead; `xs-b`, xs on a row-major B (its [cols][T] slice
+// staged); `xsl`, lanes over samples (a group of T lanes a row, no
+// reduction), on X or on B.
 //
 // Every configuration is checked against a float64 reference (normwise
 // 1e-5) and timed per call from a CUDA graph of 20 launches (`graph_us`,
@@ -38,9 +41,10 @@
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o xs_proto xs_proto.cu
 //   ./xs_proto FILE.smtx[.gz]|FILE.mtx[.gz] ...
 // Prints one `xs` line per layer, K and configuration, then one `best`
-// line per layer, K and output. XS_KS (default "32,128,512") picks the K
-// values, XS_ONLY=LABEL runs one configuration once, checked and untimed
-// (for Nsight Compute).
+// line per layer, K and class. XS_KS (default "32,128,512") picks the K
+// values, XS_KINDS the forms (see configs()), XS_Y=1 adds xs with Y out,
+// XS_ONLY=LABEL runs one configuration once, checked and untimed (for
+// Nsight Compute).
 //
 //===----------------------------------------------------------------------===//
 
@@ -539,8 +543,8 @@ std::vector<Config> configs(const Csr &m, int k) {
   std::vector<Config> out;
   // Kinds: X with C out, X with Y out, B row-major (xs); lanes over
   // samples (xsl) on X and on B.
-  // XS_Y=1 adds xs with Y out (within 2 % of C out in session 41's first
-  // run).
+  // XS_Y=1 adds xs with Y out (0.98-1.05x of C out's time in session 41's
+  // first run).
   const bool withY = std::getenv("XS_Y") && std::string(std::getenv("XS_Y")) == "1";
   // XS_KINDS (default "0,1,2,3,4,5"; 1 also needs XS_Y=1): 0 xs on X, 1
   // xs with Y out, 2 xs on B, 3 xsl on X, 4 xsl on B, 5 xsp.
