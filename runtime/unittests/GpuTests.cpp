@@ -780,10 +780,10 @@ TEST(GpuDecisionTest, VariantsHoldingTheSameArraysShareThem) {
   EXPECT_EQ(gpuResidentArrayBytes(), before);
 }
 
-// The twin alone after its base was released: a tuning cache that names
-// the twin (variant 1) for every K makes the decisions release the layer's
-// own variant and csr/identity; the twin keeps the shared arrays, and the
-// base, timed again, comes back on them.
+// The twin alone: a tuning cache that names the twin (variant 1) for every
+// K makes the decisions release csr/identity (its bytes go) and the layer's
+// own variant; the arrays the base shared stay while the twin holds them,
+// and the base, timed again, comes back on them (no second upload).
 TEST(GpuDecisionTest, ATwinAloneKeepsTheSharedArrays) {
   ScratchDir dir;
   const CsrMatrix a = generateSkewed(300, 120, 2);
@@ -830,7 +830,8 @@ TEST(GpuDecisionTest, ATwinAloneKeepsTheSharedArrays) {
       ++twins;
     }
   EXPECT_EQ(twins, kDecisionBuckets / 2) << choices;
-  // Only the twin runs: it alone holds the arrays it shared with the base.
+  // Only the twin runs: csr/identity's arrays are gone, the shared ones
+  // stay.
   EXPECT_EQ(gpuResidentArrayBytes() - before, own) << choices;
   // The base, timed, is resident again on the twin's arrays.
   timeVariantChecked(p, "spperm:0", a, operands);

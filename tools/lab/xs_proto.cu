@@ -330,8 +330,9 @@ __global__ void __launch_bounds__(NT)
 /// Lanes over samples: a group of T lanes per row, lane j owning sample j,
 /// every lane of a group loading the row's entries (one address a group),
 /// eight at a time, and reading its sample of each from the staged tile:
-/// conflict-free ([T][stride] with an odd stride, or [cols][T]), no
-/// reduction. C row-major.
+/// conflict-free within a group ([T][stride] with an odd stride, or
+/// [cols][T]; groups of one warp read other columns), no reduction. C
+/// row-major.
 template <int T, int NT, bool BROW>
 __global__ void __launch_bounds__(NT)
     xsl(int rows, int cols, int stride, int rowsPerCta,
@@ -561,6 +562,9 @@ std::vector<Config> configs(const Csr &m, int k) {
         continue;
       if ((lanes || brow) && t < 8 && !(brow && !lanes && t == 4))
         continue;
+      // B's rows are staged 16 bytes a copy: K a multiple of 4.
+      if (brow && k % 4 != 0)
+        continue;
       for (int g = lanes ? 0 : 1; g <= 32; g = g ? 2 * g : 33) {
         if (!lanes && (g > gHigh || 8 * g < gHigh))
           continue;
@@ -633,18 +637,19 @@ int main(int argc, char **argv) {
       float *out = nullptr;
       CHECK(cudaMalloc(&out, size_t(m.rows) * k * sizeof(float)));
       // Best per class: xs on X (C out), xs on X (Y out), xs on B, xsl on
-      // X, xsl on B.
+      // X, xsl on B, xsp.
       float best[6] = {1e30f, 1e30f, 1e30f, 1e30f, 1e30f, 1e30f};
       std::string bestLabel[6];
       auto report = [&](const std::string &lab, int check, int cls, auto run) {
         CHECK(cudaMemset(out, 0xff, size_t(m.rows) * k * sizeof(float)));
         run(cudaStream_t(0));
+        CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
         const double err =
             check == 1 ? ref.error(out) : check == 2 ? errorY(ref, out) : 0.0;
         const bool wrong = check && !(err <= 1e-5);
         status |= wrong;
-        if (!only.empty()) {
+        if (!only.empty() || wrong) {
           std::printf("xs layer=%s k=%d kernel=%s err=%.1e%s\n", name.c_str(),
                       k, lab.c_str(), err, wrong ? " WRONG" : "");
           return;
