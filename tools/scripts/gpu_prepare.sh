@@ -5,8 +5,9 @@
 #
 #===------------------------------------------------------------------------===#
 #
-# Run here (the development machine, after tools/scripts/setup.sh): fills
-# .gpu/ (ignore it in .git/info/exclude) with
+# Run here (the development machine, after tools/scripts/setup.sh): empties
+# .gpu/ (whatever else is there goes; run it before the other *_prepare.sh
+# scripts) and fills it (ignore it in .git/info/exclude) with
 #   deps/   the build dependencies the GPU machine lacks, copied from this
 #           machine's Debian packages: nlohmann-json (headers + CMake
 #           config), GoogleTest (static libraries + CMake config), zlib and
