@@ -162,6 +162,19 @@ __global__ void transpose(const float *__restrict__ x, float *__restrict__ b,
       b[size_t(c0 + i) * k + k0 + threadIdx.x] = tile[threadIdx.x][i];
 }
 
+/// The comma-separated integers of environment variable `name`, or
+/// `fallback` when it is unset (the K lists of the prototypes).
+inline std::vector<int> envInts(const char *name, std::vector<int> fallback) {
+  const char *env = std::getenv(name);
+  if (!env)
+    return fallback;
+  std::vector<int> out;
+  std::stringstream in(env);
+  for (std::string tok; std::getline(in, tok, ',');)
+    out.push_back(std::stoi(tok));
+  return out;
+}
+
 /// A random cols x K B (seeded) and C = A * B in float64.
 struct Reference {
   int rows = 0, k = 0;
@@ -183,6 +196,16 @@ struct Reference {
     for (double x : C)
       norm += x * x;
     norm = std::sqrt(norm);
+  }
+
+  /// X = Bᵀ (k x cols, row-major): torch.nn.Linear's input whose B this is.
+  std::vector<float> x() const {
+    const size_t cols = B.size() / k;
+    std::vector<float> out(B.size());
+    for (size_t i = 0; i < cols; ++i)
+      for (int j = 0; j < k; ++j)
+        out[size_t(j) * cols + i] = B[i * k + j];
+    return out;
   }
 
   /// The normwise relative error of the device's C (rows x k floats).

@@ -144,6 +144,26 @@ __device__ __forceinline__ float at(const float *sx, int stride, int c,
   return BROW ? sx[c * T + j] : sx[j * stride + c];
 }
 
+/// Stores a row's sums after reduce<T, G>: the lane's T / G samples (or
+/// its one, lane % T, when G > T; lanes past T store nothing), those below
+/// `tc`, into C (rows x k) or, with YOUT, into Y = Cᵀ (k x rows).
+template <int T, int G, bool YOUT>
+__device__ __forceinline__ void storeRow(float *__restrict__ out,
+                                         const float *acc, int lane, int row,
+                                         int rows, int k, int k0, int tc) {
+  constexpr int per = T >= G ? T / G : 1;
+#pragma unroll
+  for (int i = 0; i < per; ++i) {
+    const int j = T >= G ? lane * per + i : lane;
+    if (j < tc) {
+      if constexpr (YOUT)
+        out[size_t(k0 + j) * rows + row] = acc[i];
+      else
+        out[size_t(row) * k + k0 + j] = acc[i];
+    }
+  }
+}
+
 template <int T, int G, int NT, bool YOUT, bool BROW>
 __global__ void __launch_bounds__(NT)
     xs(int rows, int cols, int rowsPerCta, const int *__restrict__ rowPtr,
@@ -204,29 +224,8 @@ __global__ void __launch_bounds__(NT)
       start = end = 0;
     }
     reduce<T, G>(acc, lane);
-    if (row >= r1)
-      continue;
-    if constexpr (T >= G) {
-      constexpr int per = T / G;
-#pragma unroll
-      for (int i = 0; i < per; ++i) {
-        const int j = lane * per + i;
-        if (j < tc) {
-          if constexpr (YOUT)
-            out[size_t(k0 + j) * rows + row] = acc[i];
-          else
-            out[size_t(row) * k + k0 + j] = acc[i];
-        }
-      }
-    } else {
-      const int j = lane;
-      if (j < tc) {
-        if constexpr (YOUT)
-          out[size_t(k0 + j) * rows + row] = acc[0];
-        else
-          out[size_t(row) * k + k0 + j] = acc[0];
-      }
-    }
+    if (row < r1)
+      storeRow<T, G, YOUT>(out, acc, lane, row, rows, k, k0, tc);
   }
 }
 
@@ -311,19 +310,8 @@ __global__ void __launch_bounds__(NT)
     e = start + lane;
     loadBatch<G>(c, v, col, val, e, end);
     reduce<T, G>(acc, lane);
-    if (row >= r1)
-      continue;
-    if constexpr (T >= G) {
-      constexpr int per = T / G;
-#pragma unroll
-      for (int i = 0; i < per; ++i) {
-        const int j = lane * per + i;
-        if (j < tc)
-          out[size_t(row) * k + k0 + j] = acc[i];
-      }
-    } else if (lane < tc) {
-      out[size_t(row) * k + k0 + lane] = acc[0];
-    }
+    if (row < r1)
+      storeRow<T, G, false>(out, acc, lane, row, rows, k, k0, tc);
   }
 }
 
@@ -608,13 +596,7 @@ const char *const kClasses[] = {"xs-c",  "xs-y",  "xs-b",
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<int> ks = {32, 128, 512};
-  if (const char *env = std::getenv("XS_KS")) {
-    ks.clear();
-    std::stringstream in(env);
-    for (std::string tok; std::getline(in, tok, ',');)
-      ks.push_back(std::stoi(tok));
-  }
+  const std::vector<int> ks = envInts("XS_KS", {32, 128, 512});
   const char *onlyEnv = std::getenv("XS_ONLY");
   const std::string only = onlyEnv ? onlyEnv : "";
   int status = 0;
@@ -629,10 +611,7 @@ int main(int argc, char **argv) {
     Device d{upload(m.rowPtr), upload(m.col), upload(m.val)};
     for (int k : ks) {
       Reference ref(m, k);
-      std::vector<float> xh(size_t(k) * m.cols);
-      for (int i = 0; i < m.cols; ++i)
-        for (int j = 0; j < k; ++j)
-          xh[size_t(j) * m.cols + i] = ref.B[size_t(i) * k + j];
+      const std::vector<float> xh = ref.x();
       float *x = upload(xh), *bt = upload(ref.B);
       float *out = nullptr;
       CHECK(cudaMalloc(&out, size_t(m.rows) * k * sizeof(float)));

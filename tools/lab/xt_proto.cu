@@ -284,10 +284,7 @@ int main(int argc, char **argv) {
     int *order = upload(orderHost);
     for (int k : ks) {
       Reference ref(m, k);
-      std::vector<float> xh(size_t(k) * m.cols);
-      for (int i = 0; i < m.cols; ++i)
-        for (int j = 0; j < k; ++j)
-          xh[size_t(j) * m.cols + i] = ref.B[size_t(i) * k + j];
+      const std::vector<float> xh = ref.x();
       float *b = upload(ref.B), *x = upload(xh), *bt = upload(ref.B);
       float *c = nullptr;
       CHECK(cudaMalloc(&c, size_t(m.rows) * k * sizeof(float)));

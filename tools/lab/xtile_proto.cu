@@ -587,13 +587,7 @@ std::vector<Config> configs(const Csr &m, int k) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<int> ks = {32, 128, 512};
-  if (const char *env = std::getenv("XTILE_KS")) {
-    ks.clear();
-    std::stringstream in(env);
-    for (std::string tok; std::getline(in, tok, ',');)
-      ks.push_back(std::stoi(tok));
-  }
+  const std::vector<int> ks = envInts("XTILE_KS", {32, 128, 512});
   // XTILE_ONLY=LABEL: that configuration alone, run once and checked (for
   // profilers), no timing.
   const char *onlyEnv = std::getenv("XTILE_ONLY");
@@ -625,10 +619,7 @@ int main(int argc, char **argv) {
     Device d{upload(order), upload(pm.rowPtr), upload(pm.col), upload(pm.val)};
     for (int k : ks) {
       Reference ref(m, k);
-      std::vector<float> xh(size_t(k) * m.cols);
-      for (int i = 0; i < m.cols; ++i)
-        for (int j = 0; j < k; ++j)
-          xh[size_t(j) * m.cols + i] = ref.B[size_t(i) * k + j];
+      const std::vector<float> xh = ref.x();
       float *x = upload(xh), *bt = upload(ref.B);
       float *c = nullptr;
       CHECK(cudaMalloc(&c, size_t(m.rows) * k * sizeof(float)));
