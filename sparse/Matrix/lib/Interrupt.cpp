@@ -46,15 +46,16 @@ sigset_t interruptSignals() {
 }
 
 void cleanUpAndDie(int sig) {
-  {
-    Registry &r = registry();
-    std::lock_guard<std::mutex> guard(r.lock);
-    for (int pid : r.children)
-      ::kill(pid, SIGKILL);
-    for (const std::string &path : r.paths) {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
+  // The lock is taken for good: a thread that sees its child die (killed
+  // below) unregisters it next and so waits here instead of reporting the
+  // child's death as its own error and exiting first with another status.
+  Registry &r = registry();
+  r.lock.lock();
+  for (int pid : r.children)
+    ::kill(pid, SIGKILL);
+  for (const std::string &path : r.paths) {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
   }
   // Die of the signal itself, so that the parent sees how the tool ended.
   std::signal(sig, SIG_DFL);
