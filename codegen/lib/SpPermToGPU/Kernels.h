@@ -282,6 +282,32 @@ struct TransposeKernelSpec {
 std::vector<std::string> emitTransposeKernel(gpu::GPUModuleOp module,
                                              const TransposeKernelSpec &spec);
 
+/// A layer's in-place kernel (InPlaceKernels.cpp): C = A · B over the csr
+/// arrays with B the caller's column-major B (call_arg::kBColumnMajor,
+/// X = Bᵀ row-major, K x cols), read where it is. A CTA owns a chunk of
+/// `samples` consecutive columns of C (rows of X) and a block of rows; it
+/// stages the chunk's rows of X in dynamic shared memory, and groups of
+/// `lanes` lanes walk its rows.
+struct InPlaceKernelSpec {
+  std::string name;
+  int64_t rows = 0, cols = 0;
+  /// K, baked in.
+  int64_t k = 0;
+  int64_t samples = 0, lanes = 0, threads = 0, rowBlocks = 0;
+  /// Buffer names: order, row pointers, column indices, values.
+  std::string order, rowPtr, colIdx, values;
+  /// Wait for the kernels before at the start, let dependents launch.
+  bool gridDependencies = false;
+};
+
+/// The dynamic shared memory an in-place kernel stages: its chunk of X in
+/// 16-byte vectors (samples x cols floats, rounded up to a vector).
+int64_t inPlaceSharedBytes(const InPlaceKernelSpec &spec);
+
+/// Emits an in-place kernel; returns its parameter names in order.
+std::vector<std::string> emitInPlaceKernel(gpu::GPUModuleOp module,
+                                           const InPlaceKernelSpec &spec);
+
 /// The element type the tensor-core path feeds the MMA units.
 /// TF32x3: fp32-accurate, each operand split into a TF32 high part and a
 /// TF32 low part (the rest), three products per fragment (hi*lo, lo*hi,

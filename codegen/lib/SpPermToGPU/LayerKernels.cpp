@@ -109,6 +109,16 @@ StringRef mlir::spperm::getNarrowIndexModeName(NarrowIndexMode mode) {
   llvm_unreachable("unknown narrow-index mode");
 }
 
+StringRef mlir::spperm::getInPlaceBModeName(InPlaceBMode mode) {
+  switch (mode) {
+  case InPlaceBMode::Auto:
+    return "auto";
+  case InPlaceBMode::Never:
+    return "never";
+  }
+  llvm_unreachable("unknown in-place-b mode");
+}
+
 std::optional<LongRowMode> mlir::spperm::parseLongRowMode(StringRef name) {
   if (name == "auto")
     return LongRowMode::Auto;

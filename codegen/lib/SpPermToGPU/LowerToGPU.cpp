@@ -10,6 +10,7 @@
 #include "spperm/Transforms/MatrixUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringSet.h"
 
 
 namespace mlir::spperm {
@@ -90,6 +91,7 @@ struct SpPermLowerToGPU
     base.longRows = longRows;
     base.rowWindows = rowWindows;
     base.narrowIndices = narrowIndices;
+    base.inPlaceB = inPlaceB;
 
     MatrixCache &matrices = getAnalysis<MatrixCache>();
     gpu::GPUModuleOp kernels;
@@ -99,6 +101,8 @@ struct SpPermLowerToGPU
     // function spperm-expand-alternatives made), as in the package.
     llvm::StringMap<std::string> layerPrefix;
     llvm::StringMap<int> alternativeCount;
+    // The layers (by their prefix) whose in-place kernels are made.
+    llvm::StringSet<> inPlaceLayers;
     int layerCount = 0;
     WalkResult result = module.walk([&](SpMMOp spmm) -> WalkResult {
       // B and C may be f32, f16 or bf16; A's values f32 or B's type (the
@@ -159,6 +163,20 @@ struct SpPermLowerToGPU
         for (const ::spperm::KernelInfo &info :
              generateLayerKernels(kernels, *formatted, options))
           launches.push_back(getLaunchAttr(ctx, info));
+        // In-place kernels over the first csr variant of the layer that
+        // gets them.
+        StringRef layer = alternative ? StringRef(layerPrefix[of.getValue()])
+                                      : StringRef(prefix);
+        if (!inPlaceLayers.contains(layer)) {
+          SmallVector<Attribute> inPlace;
+          for (const ::spperm::KernelInfo &info :
+               generateInPlaceKernels(kernels, *formatted, options))
+            inPlace.push_back(getLaunchAttr(ctx, info));
+          if (!inPlace.empty()) {
+            inPlaceLayers.insert(layer);
+            spmm->setAttr(kInPlaceAttrName, ArrayAttr::get(ctx, inPlace));
+          }
+        }
       }
       spmm->setAttr(kKernelsAttrName, ArrayAttr::get(ctx, launches));
       // A layer's transposing kernel, for a caller's column-major B; its

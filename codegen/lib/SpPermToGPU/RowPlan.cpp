@@ -331,4 +331,32 @@ std::vector<RowRange> spmmRanges(const std::vector<int32_t> &rowPtr,
   return ranges.size() > 1 && hi >= 4 * lo ? ranges : single;
 }
 
+
+std::vector<InPlaceShape> inPlaceShapes(int64_t rows, int64_t cols,
+                                        int64_t nnz, int64_t k,
+                                        int64_t multiprocessors) {
+  if (k < kInPlaceMinK || k > kInPlaceMaxK || rows < 1 || cols < 1)
+    return {};
+  const double mean = static_cast<double>(nnz) / static_cast<double>(rows);
+  const int64_t lanes = std::clamp<int64_t>(
+      pow2Ceil(static_cast<int64_t>(std::ceil(mean / 4.0))), 8, 32);
+  const int64_t ctas = static_cast<int64_t>(
+      llvm::bit_floor(static_cast<uint64_t>(std::max<int64_t>(
+          multiprocessors, 1))));
+  std::vector<InPlaceShape> shapes;
+  for (int64_t samples : {8, 16, 32}) {
+    if (samples > k || samples * cols * 4 > kInPlaceMaxSharedBytes)
+      continue;
+    InPlaceShape s;
+    s.samples = samples;
+    s.lanes = lanes;
+    const int64_t chunks = ceilDiv(k, samples);
+    s.rowBlocks = std::min(pow2Ceil(ceilDiv(ctas, chunks)), rows);
+    const int64_t blockRows = ceilDiv(rows, s.rowBlocks);
+    s.threads = std::clamp<int64_t>(pow2Ceil(blockRows * lanes), 128, 512);
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
 } // namespace mlir::spperm::codegen

@@ -319,6 +319,39 @@ std::vector<RowRange> spmmRanges(const std::vector<int32_t> &rowPtr,
                                  int64_t longThreshold, int64_t lanes,
                                  int64_t threads);
 
+
+/// The shape of an in-place kernel (InPlaceKernelSpec, docs/Kernels.md,
+/// "In-place column-major B"): samples of X a CTA stages, lanes a row,
+/// threads a CTA, and the blocks the rows are cut into (CTAs: row blocks
+/// times K / samples, rounded up).
+struct InPlaceShape {
+  int64_t samples = 0, lanes = 0, threads = 0, rowBlocks = 0;
+};
+
+/// The K an in-place kernel may be generated for: K baked in, at least ...
+constexpr int64_t kInPlaceMinK = 8;
+/// ... and at most this: at larger K every multiply-add's shared-memory
+/// read costs more than the transposing copy saves.
+constexpr int64_t kInPlaceMaxK = 128;
+/// The shared memory one CTA may stage (the H100's and H200's 227 KiB of
+/// opt-in shared memory a block).
+constexpr int64_t kInPlaceMaxSharedBytes = 227 * 1024;
+
+/// The in-place candidates for an fp32 layer of `rows` rows, `cols`
+/// columns and `nnz` entries at K = `k`, for the runtime to time at the
+/// first column-major call (empty outside the bounds above): one for each
+/// of 8, 16 and 32 samples a CTA (at most K, staging within
+/// kInPlaceMaxSharedBytes); lanes a row the mean row over 4, rounded up to
+/// a power of 2, within [8, 32]; row blocks enough that the CTAs are about
+/// as many as the largest power of 2 within `multiprocessors`; threads
+/// what a block's rows need of groups, within [128, 512]. On the layers of
+/// docs/results/xs-2026-12-02-s41 the best of these came within 1.4 % of
+/// the best of 15 to 203 shapes swept per layer and K (geomean at K = 32
+/// and at K = 128; 5 % at most).
+std::vector<InPlaceShape> inPlaceShapes(int64_t rows, int64_t cols,
+                                        int64_t nnz, int64_t k,
+                                        int64_t multiprocessors);
+
 } // namespace mlir::spperm::codegen
 
 #endif // SPPERM_CODEGEN_ROWPLAN_H

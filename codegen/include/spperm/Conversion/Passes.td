@@ -134,6 +134,14 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "when it uploads them (docs/Kernels.md): auto (layers of at most "
            "65536 columns) or never",
            "::mlir::spperm::NarrowIndexModeValues()">,
+    Option<"inPlaceB", "in-place-b", "::mlir::spperm::InPlaceBMode",
+           /*default=*/"::mlir::spperm::InPlaceBMode::Never",
+           "fp32 csr layers with a static K of 8 to 128: kernels that read "
+           "a column-major B in place, up to three candidate shapes each, "
+           "recorded in spperm.in_place_b (docs/Kernels.md, \"In-place "
+           "column-major B\"): auto or never (the default; packages do not "
+           "carry them yet)",
+           "::mlir::spperm::InPlaceBModeValues()">,
   ];
 }
 

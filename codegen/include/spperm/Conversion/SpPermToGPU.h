@@ -154,6 +154,34 @@ struct NarrowIndexModeValues {
   }
 };
 
+/// Whether fp32 csr layers with a static K get in-place kernels for a
+/// column-major B (docs/Kernels.md, "In-place column-major B"): kernels
+/// that read the caller's B = Xᵀ where it is, staging a chunk of X's rows
+/// in shared memory, instead of the transposing kernel's row-major copy.
+enum class InPlaceBMode {
+  /// Layers with 8 <= K <= 128 whose staged chunk fits in shared memory
+  /// (up to three candidate shapes each).
+  Auto,
+  /// None (the default until the runtime times them).
+  Never,
+};
+
+/// The option value of `mode`: `auto` or `never`.
+StringRef getInPlaceBModeName(InPlaceBMode mode);
+
+/// An llvm::cl modifier giving an InPlaceBMode option its values.
+struct InPlaceBModeValues {
+  template <typename Opt>
+  void apply(Opt &option) const {
+    static constexpr std::pair<InPlaceBMode, const char *> kValues[] = {
+        {InPlaceBMode::Auto, "fp32 csr layers with 8 <= K <= 128"},
+        {InPlaceBMode::Never, "never"}};
+    for (auto [value, help] : kValues)
+      option.getParser().addLiteralOption(getInPlaceBModeName(value), value,
+                                          help);
+  }
+};
+
 /// The K buckets of a package compiled without --k: 8, 32, 64, 128, 256,
 /// 512.
 std::vector<int64_t> defaultKBuckets();
@@ -195,6 +223,8 @@ struct KernelGenOptions {
   RowWindowMode rowWindows = RowWindowMode::Auto;
   /// Whether row and window kernels read 16-bit column indices.
   NarrowIndexMode narrowIndices = NarrowIndexMode::Auto;
+  /// Whether csr layers get in-place kernels for a column-major B.
+  InPlaceBMode inPlaceB = InPlaceBMode::Never;
   /// Streaming multiprocessors of the target: rows are shared by several
   /// groups when too few rows would fill them. The H100 SXM's 132 for
   /// every target until the target description carries it (no pass option
@@ -262,6 +292,23 @@ generateLayerKernels(gpu::GPUModuleOp kernels,
 /// an alternative) that holds its transposing kernel's launch
 /// (#spperm.launch).
 constexpr const char *kTransposeAttrName = "spperm.transpose_b";
+
+/// Emits the in-place kernels of a layer (docs/Kernels.md, "In-place
+/// column-major B"): for an fp32 csr matrix with a static K in [8, 128]
+/// (options.k) and options.inPlaceB auto, one kernel per candidate shape
+/// (`<prefix>_in_place_<i>`) that computes C from the caller's
+/// column-major B (call_arg::kBColumnMajor) over the csr arrays, for the
+/// runtime to time against the transposing kernel and the row-major
+/// variants; none otherwise.
+std::vector<::spperm::KernelInfo>
+generateInPlaceKernels(gpu::GPUModuleOp kernels,
+                       const ::spperm::FormattedMatrix &matrix,
+                       const KernelGenOptions &options);
+
+/// The name of the attribute of the lowered `spperm.spmm` whose csr arrays
+/// the layer's in-place kernels read (the first such of a layer and its
+/// alternatives): an array of #spperm.launch, one per candidate.
+constexpr const char *kInPlaceAttrName = "spperm.in_place_b";
 
 /// The launch as the IR records it (spperm-lower-to-gpu's
 /// `spperm.kernels`).

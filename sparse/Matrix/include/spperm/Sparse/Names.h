@@ -191,6 +191,8 @@ inline constexpr std::string_view kHbp = "hbp";
 inline constexpr std::string_view kRound = "round";
 /// A column-major B made row-major (a layer's transposing kernel).
 inline constexpr std::string_view kTranspose = "transpose";
+/// A layer's kernel that reads a column-major B in place.
+inline constexpr std::string_view kInPlace = "in-place";
 } // namespace family
 
 } // namespace spperm
