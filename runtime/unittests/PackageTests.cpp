@@ -549,6 +549,115 @@ TEST(PackageTest, TransposingKernelRoundTrips) {
       << edited.message();
 }
 
+// In-place kernels ("in_place_b", on the layer or on one alternative) are
+// written and read back as they were; an alternative does not inherit its
+// layer's; the writer and the reader refuse one that does not take B_col
+// and C, or that takes B or an array the variant does not have.
+TEST(PackageTest, InPlaceKernelsRoundTrip) {
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(30, 20, 0.2, 9);
+  PackageLayer layer = makeLayer("a", m, Strategy::Lpt, FormatKind::Csr);
+  layer.kernels = testKernels();
+  layer.inPlaceB = {testInPlaceKernel("l0_in_place_0", 32),
+                    testInPlaceKernel("l0_in_place_1", 32)};
+  layer.inPlaceB[1].args[2] = "csr.col_idx.u16";
+  layer.inPlaceB[1].sharedBytes = 81920;
+  PackageLayer plain = makeLayer("b", m, Strategy::Lpt, FormatKind::Csr);
+  ASSERT_TRUE(writePackage(dir.path("t.spp"), {layer, plain},
+                           PackageOptions()));
+  StatusOr<Package> read = readPackage(dir.path("t.spp"));
+  ASSERT_TRUE(read) << read.message();
+  ASSERT_EQ(read->layers[0].inPlaceB.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const KernelInfo &back = read->layers[0].inPlaceB[i];
+    EXPECT_EQ(back.name, layer.inPlaceB[i].name);
+    EXPECT_EQ(back.family, "in-place");
+    EXPECT_EQ(back.args, layer.inPlaceB[i].args);
+    EXPECT_EQ(back.kMin, 32);
+    EXPECT_EQ(back.kMax, 32);
+    EXPECT_EQ(back.sharedBytes, layer.inPlaceB[i].sharedBytes);
+  }
+  EXPECT_TRUE(read->layers[1].inPlaceB.empty());
+  // Their arrays are uploaded with the variant's (the narrowed indices
+  // too).
+  std::vector<std::string> uploaded;
+  for (const UploadedArray &a : uploadedArrays(read->layers[0]))
+    uploaded.push_back(a.name);
+  EXPECT_NE(std::find(uploaded.begin(), uploaded.end(), "csr.col_idx.u16"),
+            uploaded.end());
+
+  // On a layer or on one of its alternatives: each keeps its own, an
+  // alternative does not inherit the layer's.
+  PackageLayer withAlt = makeLayer("c", m, Strategy::Lpt, FormatKind::Csr);
+  withAlt.kernels = testKernels();
+  withAlt.libraryCheck = true;
+  PackageLayer alt = makeLayer("c", m, Strategy::Identity, FormatKind::Csr);
+  alt.kernels = testKernels();
+  alt.libraryCheck = true;
+  withAlt.alternatives = {alt};
+  PackageLayer onAlt = withAlt;
+  withAlt.inPlaceB = {testInPlaceKernel("l0_in_place_0", 32)};
+  onAlt.name = onAlt.alternatives[0].name = "d";
+  onAlt.alternatives[0].inPlaceB = {testInPlaceKernel("l1a1_in_place_0", 32)};
+  ASSERT_TRUE(writePackage(dir.path("alt.spp"), {withAlt, onAlt},
+                           PackageOptions()));
+  StatusOr<Package> alts = readPackage(dir.path("alt.spp"));
+  ASSERT_TRUE(alts) << alts.message();
+  ASSERT_EQ(alts->layers[0].inPlaceB.size(), 1u);
+  EXPECT_TRUE(alts->layers[0].alternatives.at(0).inPlaceB.empty());
+  EXPECT_TRUE(alts->layers[1].inPlaceB.empty());
+  ASSERT_EQ(alts->layers[1].alternatives.at(0).inPlaceB.size(), 1u);
+  EXPECT_EQ(alts->layers[1].alternatives[0].inPlaceB[0].name,
+            "l1a1_in_place_0");
+
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"order", "csr.values", "B", "C", "K"},
+        std::vector<std::string>{"csr.values", "B_col", "K"},
+        std::vector<std::string>{"csr.values", "B_col", "B_col", "C"},
+        std::vector<std::string>{"csr.values", "B_col", "C", "tickets"}}) {
+    PackageLayer bad = layer;
+    bad.inPlaceB[0].args = args;
+    Status s = writePackage(dir.path("bad.spp"), {bad}, PackageOptions());
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("must take B_col and C once, and not B"),
+              std::string::npos)
+        << s.message();
+  }
+  PackageLayer unknown = layer;
+  unknown.inPlaceB[0].args[0] = "bell.block_col";
+  Status s = writePackage(dir.path("bad.spp"), {unknown}, PackageOptions());
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("bell.block_col"), std::string::npos)
+      << s.message();
+
+  copyPackage(dir.path("t.spp"), dir.path("edited.spp"));
+  rewriteManifest(dir.path("edited.spp"), [](json &j) {
+    j["layers"][0]["in_place_b"][0]["args"] = {"csr.values", "B", "C"};
+  });
+  StatusOr<Package> edited = readPackage(dir.path("edited.spp"));
+  ASSERT_FALSE(edited);
+  EXPECT_NE(edited.message().find("in_place_b[0].args must take B_col and C"),
+            std::string::npos)
+      << edited.message();
+  rewriteManifest(dir.path("edited.spp"), [](json &j) {
+    j["layers"][0]["in_place_b"][0]["args"] = {"hbp.col", "B_col", "C"};
+  });
+  edited = readPackage(dir.path("edited.spp"));
+  ASSERT_FALSE(edited);
+  EXPECT_NE(edited.message().find("in_place_b[0].args: 'hbp.col' is not "
+                                  "a buffer"),
+            std::string::npos)
+      << edited.message();
+  rewriteManifest(dir.path("edited.spp"), [](json &j) {
+    j["layers"][0]["in_place_b"] = json::object();
+  });
+  edited = readPackage(dir.path("edited.spp"));
+  ASSERT_FALSE(edited);
+  EXPECT_NE(edited.message().find("in_place_b must be an array"),
+            std::string::npos)
+      << edited.message();
+}
+
 TEST(PackageTest, NarrowColumnIndicesWhereTheyFit) {
   // A kernel may take a csr or residual column-index array as 16 bits
   // (`<buffer>.u16`, docs/Package.md) on a layer of at most 65,536 columns.

@@ -311,6 +311,25 @@ inline KernelInfo testTransposeKernel(const std::string &name = "transpose_b",
   return k;
 }
 
+/// An in-place kernel over a csr layer's arrays (`in_place_b`):
+/// Inputs/test_kernels.cu's `spmm_in_place` (one thread per element of C,
+/// reading the column-major B where it is), or any name, for K = `k` (0:
+/// any).
+inline KernelInfo testInPlaceKernel(const std::string &name = "spmm_in_place",
+                                    int64_t k = 0) {
+  KernelInfo kernel;
+  kernel.name = name;
+  kernel.family = "in-place";
+  kernel.variant = "in-place.test";
+  kernel.kMin = k > 0 ? k : 1;
+  kernel.kMax = k;
+  kernel.args = {"order", "csr.row_ptr", "csr.col_idx", "csr.values",
+                 "B_col", "C", "K"};
+  kernel.gridX = 64;
+  kernel.blockX = 128;
+  return kernel;
+}
+
 /// The test kernels as a layer's: for K % 32 == 0, the two-launch "atomic"
 /// variant (adds into C, so it needs C cleared); for any other K, "rows".
 inline std::vector<KernelInfo> testKernels() {

@@ -35,7 +35,7 @@ def load(path):
             ptr = np.array(f.readline().split(), dtype=np.int64)
             idx = np.array(f.readline().split(), dtype=np.int64)
         return sp.csr_matrix((np.ones(nnz), idx, ptr), shape=(rows, cols))
-    return sp.csr_matrix(scipy.io.mmread(path))
+    return sp.csr_matrix(scipy.io.mmread(path).tocsr())
 
 
 def memref(array):
@@ -74,8 +74,10 @@ def main():
             shared = launch["shared_bytes"]
             kernel.max_dynamic_shared_size_bytes = shared
             for offset in (0, 1):
-                buffer = cp.zeros(k * cols + 4, dtype=cp.float32)
-                b = buffer[offset:offset + k * cols]
+                # Exactly B's elements past the offset, so that a read
+                # past its end leaves the allocation.
+                buffer = cp.zeros(k * cols + offset, dtype=cp.float32)
+                b = buffer[offset:]
                 b[:] = cp.asarray(x.reshape(-1))
                 c = cp.full(rows * k, cp.nan, dtype=cp.float32)
                 args = []

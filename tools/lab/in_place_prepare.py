@@ -3,9 +3,11 @@
 
 For each matrix and K, runs spperm-opt's spperm-lower-to-gpu with
 in-place-b=auto (docs/Kernels.md, "In-place column-major B") and the
-upstream lowering to PTX on a one-layer csr module (identity order) and writes, under OUT/<n>/: kernels.ptx (the gpu.binary's
-PTX) and case.json (the matrix's path relative to MATS, its shape, K and the
-launches of spperm.in_place_b). The GPU machine has no MLIR: this runs here.
+upstream lowering to PTX on a one-layer csr module (identity order) and
+writes, under OUT/<n>/: kernels.ptx (the gpu.binary's PTX) and case.json
+(the matrix's file name, to be found under in_place_check.py's MATS, its
+shape, K and the launches of spperm.in_place_b). The GPU machine has no
+MLIR: this runs here.
 
     python3 tools/lab/in_place_prepare.py --opt build/bin/spperm-opt \
         --out .gpu/inplace --ks 8,32,36,128 MATRIX...
@@ -62,8 +64,8 @@ def launches(text):
         fields = {}
         for key in ("name", "variant"):
             fields[key] = re.search(key + r' = "([^"]*)"', body).group(1)
-        fields["args"] = re.findall(r'"([^"]*)"',
-                                    re.search(r"args = \[(.*?)\]", body).group(1))
+        args = re.search(r"args = \[(.*?)\]", body).group(1)
+        fields["args"] = re.findall(r'"([^"]*)"', args)
         for key in ("grid", "block"):
             fields[key] = [int(v) for v in re.search(
                 key + r" = \[(.*?)\]", body).group(1).split(",")]

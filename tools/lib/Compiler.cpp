@@ -341,6 +341,9 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
       layer.kernels.push_back(getKernelInfo(cast<LaunchAttr>(launch)));
     if (auto transpose = spmm->getAttrOfType<LaunchAttr>(kTransposeAttrName))
       layer.transposeB = getKernelInfo(transpose);
+    if (auto inPlace = spmm->getAttrOfType<ArrayAttr>(kInPlaceAttrName))
+      for (Attribute launch : inPlace)
+        layer.inPlaceB.push_back(getKernelInfo(cast<LaunchAttr>(launch)));
     if (parent) {
       if (runsOnLibrary(spmm))
         return func.emitError() << "is an alternative of @" << parent->name
@@ -398,6 +401,8 @@ struct EraseUnlaunchedKernels
         launched.insert(k.name);
       if (v.transposeB)
         launched.insert(v.transposeB->name);
+      for (const ::spperm::KernelInfo &k : v.inPlaceB)
+        launched.insert(k.name);
     };
     for (const ::spperm::PackageLayer &layer : layers) {
       addKernels(layer);

@@ -30,18 +30,20 @@
 // The loop over a CTA's rows is uniform across the CTA (every group runs
 // the same number of rows, past the block's end as empty rows), so the
 // butterfly's shuffles take the full mask. K, the shape and the matrix's
-// rows and columns are baked in.
+// rows and columns are baked in; the K parameter stays, unread, so that
+// every kernel of a package binds its parameters alike.
 //
 //===----------------------------------------------------------------------===//
 
-#include "spperm/Conversion/SpPermToGPU.h"
 #include "KernelBuilder.h"
 #include "Kernels.h"
 #include "RowPlan.h"
 
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "spperm/Conversion/SpPermToGPU.h"
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 #include "spperm/Sparse/Formats.h"
+
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 using namespace mlir;
 using namespace mlir::spperm::codegen;
@@ -62,6 +64,8 @@ struct Batch {
   SmallVector<Value> cols, values;
 };
 
+/// Emits the body of one in-place kernel (InPlaceKernelSpec) into its
+/// gpu.func.
 class InPlaceKernelEmitter {
 public:
   InPlaceKernelEmitter(const InPlaceKernelSpec &spec, gpu::GPUFuncOp func,
@@ -221,6 +225,7 @@ private:
     return batch;
   }
 
+  /// The batch held in `values`: kBatch columns, then kBatch values.
   Batch unpackBatch(ValueRange values) {
     Batch batch;
     batch.cols.assign(values.begin(), values.begin() + kBatch);

@@ -139,6 +139,7 @@ void mlir::spperm::buildSpPermKernelPipeline(OpPassManager &pm,
   lower.longRows = o.longRows;
   lower.rowWindows = o.rowWindows;
   lower.narrowIndices = o.narrowIndices;
+  lower.inPlaceB = o.inPlaceB;
   pm.addPass(createSpPermLowerToGPU(lower));
 }
 

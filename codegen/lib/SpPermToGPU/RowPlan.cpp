@@ -331,7 +331,6 @@ std::vector<RowRange> spmmRanges(const std::vector<int32_t> &rowPtr,
   return ranges.size() > 1 && hi >= 4 * lo ? ranges : single;
 }
 
-
 std::vector<InPlaceShape> inPlaceShapes(int64_t rows, int64_t cols,
                                         int64_t nnz, int64_t k,
                                         int64_t multiprocessors) {

@@ -6,8 +6,9 @@
 //
 // The planning arithmetic behind LayerKernels.cpp (docs/Kernels.md): the
 // classes of K a layer gets variants for, row ranges of similar length and
-// their group sizes, groups per row, K slices, and where long rows go.
-// Pure functions of the matrix's row pointer and the options.
+// their group sizes, groups per row, K slices, and where long rows go; and
+// the shapes of InPlaceKernels.cpp's kernels. Pure functions of the
+// matrix's row pointer (or its shape) and the options.
 //
 //===----------------------------------------------------------------------===//
 
@@ -319,7 +320,6 @@ std::vector<RowRange> spmmRanges(const std::vector<int32_t> &rowPtr,
                                  int64_t longThreshold, int64_t lanes,
                                  int64_t threads);
 
-
 /// The shape of an in-place kernel (InPlaceKernelSpec, docs/Kernels.md,
 /// "In-place column-major B"): samples of X a CTA stages, lanes a row,
 /// threads a CTA, and the blocks the rows are cut into (CTAs: row blocks
@@ -334,7 +334,8 @@ constexpr int64_t kInPlaceMinK = 8;
 /// read costs more than the transposing copy saves.
 constexpr int64_t kInPlaceMaxK = 128;
 /// The shared memory one CTA may stage (the H100's and H200's 227 KiB of
-/// opt-in shared memory a block).
+/// opt-in shared memory a block). A GPU that allows less skips the
+/// candidates that need more (docs/RuntimeABI.md, "Column-major B").
 constexpr int64_t kInPlaceMaxSharedBytes = 227 * 1024;
 
 /// The in-place candidates for an fp32 layer of `rows` rows, `cols`
@@ -347,7 +348,7 @@ constexpr int64_t kInPlaceMaxSharedBytes = 227 * 1024;
 /// what a block's rows need of groups, within [128, 512]. On the layers of
 /// docs/results/xs-2026-12-02-s41 the best of these came within 1.4 % of
 /// the best of 15 to 203 shapes swept per layer and K (geomean at K = 32
-/// and at K = 128; 5 % at most).
+/// and at K = 128; 5.1 % at most).
 std::vector<InPlaceShape> inPlaceShapes(int64_t rows, int64_t cols,
                                         int64_t nnz, int64_t k,
                                         int64_t multiprocessors);

@@ -81,8 +81,8 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
   if (!r.onlyKeys(l, ctx,
                   {"name", "rows", "cols", "nnz", "k", "dtype", "values_dtype", "strategy",
                    "strategy_params", "format", "format_params", "source",
-                   "kernels", "transpose_b", "buffers", "library_check",
-                   "shard"}))
+                   "kernels", "transpose_b", kInPlaceKey, "buffers",
+                   "library_check", "shard"}))
     return false;
   PackageLayer &layer = out.layer;
   FormattedMatrix &f = layer.matrix;
@@ -306,6 +306,24 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
                     std::to_string(kTransposeThreads) + ", 1, 1]");
     layer.transposeB = std::move(k);
   }
+  if (l.contains(kInPlaceKey)) {
+    const json *inPlace = r.array(l, ctx, kInPlaceKey);
+    if (!inPlace)
+      return false;
+    for (size_t i = 0; i < inPlace->size(); ++i) {
+      const std::string kctx =
+          ctx + "." + kInPlaceKey + "[" + std::to_string(i) + "]";
+      KernelInfo k;
+      if (!parseKernel(r, (*inPlace)[i], kctx, k))
+        return false;
+      if (!isInPlaceCallArgs(k.args))
+        return r.fail(kctx + ".args must take " +
+                      std::string(call_arg::kBColumnMajor) + " and " +
+                      std::string(call_arg::kC) + " once, and not " +
+                      std::string(call_arg::kB));
+      layer.inPlaceB.push_back(std::move(k));
+    }
+  }
   // Buffers: the list must be exactly the format's arrays (the csr.* group
   // is optional for bell and hbp), with the right types and sizes, inside
   // data.bin and aligned.
@@ -405,22 +423,32 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
                       " is not an array of the " +
                       std::string(formatName(f.kind)) + " format");
   }
-  for (size_t i = 0; i < out.layer.kernels.size(); ++i)
-    for (const std::string &arg : out.layer.kernels[i].args) {
-      bool known = isCallArg(arg);
+  // The kernels' arguments (and the in-place kernels', with B_col).
+  const size_t kernelCount = out.layer.kernels.size();
+  for (size_t i = 0; i < kernelCount + out.layer.inPlaceB.size(); ++i) {
+    const bool inPlace = i >= kernelCount;
+    const KernelInfo &kernel = inPlace ? out.layer.inPlaceB[i - kernelCount]
+                                       : out.layer.kernels[i];
+    const std::string kctx =
+        inPlace ? ctx + "." + kInPlaceKey + "[" +
+                      std::to_string(i - kernelCount) + "]"
+                : ctx + ".kernels[" + std::to_string(i) + "]";
+    for (const std::string &arg : kernel.args) {
+      bool known =
+          isCallArg(arg) || (inPlace && arg == call_arg::kBColumnMajor);
       std::string_view base = narrowedBuffer(arg);
       if (std::string why = narrowIndexProblem(arg, out.layer.matrix.cols);
           !why.empty())
-        return r.fail(ctx + ".kernels[" + std::to_string(i) + "].args: " +
-                      inQuotes(arg) + " " + why);
+        return r.fail(kctx + ".args: " + inQuotes(arg) + " " + why);
       for (const BufferDesc &b : out.buffers)
         known = known || b.name == arg || (!base.empty() && b.name == base);
       if (!known)
-        return r.fail(ctx + ".kernels[" + std::to_string(i) + "].args: " +
-                      inQuotes(arg) + " is not a buffer of the layer, B, C, " +
-                      "K, " + std::string(call_arg::kTickets) + " or " +
+        return r.fail(kctx + ".args: " + inQuotes(arg) +
+                      " is not a buffer of the layer, B, C, " + "K, " +
+                      std::string(call_arg::kTickets) + " or " +
                       std::string(call_arg::kAccumulator));
     }
+  }
 
   // The counts that follow from the shape (verifyFormat checks the rest).
   auto expectCount = [&](std::string_view name, uint64_t want) {
@@ -553,7 +581,7 @@ bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
                       {kAlternativeKeys[0], kAlternativeKeys[1],
                        kAlternativeKeys[2], kAlternativeKeys[3],
                        kAlternativeKeys[4], kAlternativeKeys[5],
-                       kRebuiltKey}))
+                       kInPlaceKey, kRebuiltKey}))
         return false;
       for (const char *key : kAlternativeKeys)
         if (!alt.contains(key))
@@ -566,6 +594,7 @@ bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
         return r.fail(jctx + ".rebuilt: with external data every layer is "
                              "rebuilt from its source");
       json merged = plain;
+      merged.erase(kInPlaceKey); // the alternative's own, if any
       for (auto it = alt.begin(); it != alt.end(); ++it)
         if (it.key() != kRebuiltKey)
           merged[it.key()] = it.value();

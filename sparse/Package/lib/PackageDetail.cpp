@@ -161,6 +161,8 @@ std::vector<UploadedArray> spperm::uploadedArrays(const PackageLayer &variant) {
   for (const KernelInfo &kernel : variant.kernels)
     if (kernel.variant != kCusparse)
       wanted.insert(kernel.args.begin(), kernel.args.end());
+  for (const KernelInfo &kernel : variant.inPlaceB)
+    wanted.insert(kernel.args.begin(), kernel.args.end());
   std::vector<UploadedArray> arrays;
   for (const LayerBuffer &buffer : layerBuffers(variant)) {
     if (isNarrowableIndex(buffer.name)) {

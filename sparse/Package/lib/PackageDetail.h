@@ -44,6 +44,9 @@ constexpr uint64_t kAlignment = 256;
 constexpr const char *kAlternativeKeys[] = {
     "strategy", "strategy_params", "format", "format_params", "kernels",
     "buffers"};
+/// The optional key of a layer or an alternative with in-place kernels
+/// (PackageLayer::inPlaceB); an alternative does not inherit its layer's.
+constexpr const char *kInPlaceKey = "in_place_b";
 /// The optional key of an alternative whose arrays are rebuilt at load.
 constexpr const char *kRebuiltKey = "rebuilt";
 /// Manifests larger than this are refused before they are read.

@@ -308,6 +308,21 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
       return Status::error(where + "the transposing kernel's block must be " +
                            std::to_string(kTransposeThreads) + " x 1 x 1");
   }
+  for (const KernelInfo &k : layer.inPlaceB) {
+    if (!isInPlaceCallArgs(k.args))
+      return Status::error(where + "in-place kernel " + inQuotes(k.name) +
+                           " must take " +
+                           std::string(call_arg::kBColumnMajor) + " and " +
+                           std::string(call_arg::kC) + " once, and not " +
+                           std::string(call_arg::kB));
+    // The rest are the variant's arrays, checked as a kernel's.
+    KernelInfo arrays = k;
+    arrays.args.erase(std::remove(arrays.args.begin(), arrays.args.end(),
+                                  std::string(call_arg::kBColumnMajor)),
+                      arrays.args.end());
+    if (Status s = validateKernel(layer, arrays, where); !s)
+      return s;
+  }
   return Status::ok();
 }
 
@@ -460,6 +475,12 @@ Status writePackageFiles(const std::string &tmp,
     l["kernels"] = kernels;
     if (layer.transposeB)
       l["transpose_b"] = kernelJson(*layer.transposeB);
+    if (!layer.inPlaceB.empty()) {
+      json inPlace = json::array();
+      for (const KernelInfo &k : layer.inPlaceB)
+        inPlace.push_back(kernelJson(k));
+      l[kInPlaceKey] = inPlace;
+    }
     if (layer.libraryCheck)
       l["library_check"] = true;
     if (layer.isShard()) {
@@ -525,6 +546,8 @@ Status writePackageFiles(const std::string &tmp,
         json a;
         for (const char *key : kAlternativeKeys)
           a[key] = full[key];
+        if (full.contains(kInPlaceKey))
+          a[kInPlaceKey] = full[kInPlaceKey];
         if (rebuilt)
           a[kRebuiltKey] = true;
         alternatives.push_back(a);

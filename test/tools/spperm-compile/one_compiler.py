@@ -12,7 +12,8 @@
       local depots renumbered), with the same .version / .target; and its
       layers' launches (kernel names, grids, blocks) are the
       #spperm.launch attributes of the lowered spperm.spmm ops, in order
-      (each layer's transposing kernel after its own kernels).
+      (each layer's in-place kernels before its own kernels, its
+      transposing kernel after them).
 """
 import json
 import re
@@ -96,12 +97,14 @@ def kernels(pkg, opt_output):
     manifest = json.load(open(f"{pkg}/manifest.json"))
     packaged = []
     for layer in manifest["layers"]:
-        # The layer's kernels, its transposing kernel (the spperm.spmm's
-        # next attribute), then its alternatives'.
-        own = layer["kernels"] + ([layer["transpose_b"]]
-                                  if "transpose_b" in layer else [])
-        for variant_kernels in [own] + [a["kernels"] for a in
-                                        layer.get("alternatives", [])]:
+        # In the order of the spperm.spmm's attributes: the in-place
+        # kernels (spperm.in_place_b), the layer's kernels, its
+        # transposing kernel; then its alternatives' in-place kernels and
+        # kernels.
+        own = (layer.get("in_place_b", []) + layer["kernels"] +
+               ([layer["transpose_b"]] if "transpose_b" in layer else []))
+        for variant_kernels in [own] + [a.get("in_place_b", []) + a["kernels"]
+                                        for a in layer.get("alternatives", [])]:
             for k in variant_kernels:
                 packaged.append((k["name"], ", ".join(map(str, k["grid"])),
                                  ", ".join(map(str, k["block"]))))

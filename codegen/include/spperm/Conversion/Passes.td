@@ -139,8 +139,7 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "fp32 csr layers with a static K of 8 to 128: kernels that read "
            "a column-major B in place, up to three candidate shapes each, "
            "recorded in spperm.in_place_b (docs/Kernels.md, \"In-place "
-           "column-major B\"): auto or never (the default; packages do not "
-           "carry them yet)",
+           "column-major B\"): auto or never (the default)",
            "::mlir::spperm::InPlaceBModeValues()">,
   ];
 }

@@ -211,6 +211,13 @@ struct SpPermPipelineOptions
                      "(narrowed by the runtime at upload): auto (default: "
                      "layers of at most 65536 columns) or never"),
       llvm::cl::init(NarrowIndexMode::Auto), NarrowIndexModeValues()};
+  Option<InPlaceBMode> inPlaceB{
+      *this, "in-place-b",
+      llvm::cl::desc("fp32 csr layers with a static K of 8 to 128: kernels "
+                     "that read a column-major B in place, which the runtime "
+                     "times against the transposing kernel at the first "
+                     "column-major call: auto or never (default)"),
+      llvm::cl::init(InPlaceBMode::Never), InPlaceBModeValues()};
 
   Option<std::string> baseDir{
       *this, "base-dir",

@@ -159,8 +159,8 @@ struct NarrowIndexModeValues {
 /// that read the caller's B = Xᵀ where it is, staging a chunk of X's rows
 /// in shared memory, instead of the transposing kernel's row-major copy.
 enum class InPlaceBMode {
-  /// Layers with 8 <= K <= 128 whose staged chunk fits in shared memory
-  /// (up to three candidate shapes each).
+  /// Layers with entries and 8 <= K <= 128 whose staged chunk fits in
+  /// shared memory (up to three candidate shapes each).
   Auto,
   /// None (the default until the runtime times them).
   Never,
@@ -294,9 +294,9 @@ generateLayerKernels(gpu::GPUModuleOp kernels,
 constexpr const char *kTransposeAttrName = "spperm.transpose_b";
 
 /// Emits the in-place kernels of a layer (docs/Kernels.md, "In-place
-/// column-major B"): for an fp32 csr matrix with a static K in [8, 128]
-/// (options.k) and options.inPlaceB auto, one kernel per candidate shape
-/// (`<prefix>_in_place_<i>`) that computes C from the caller's
+/// column-major B"): for an fp32 csr matrix with entries and a static K in
+/// [8, 128] (options.k) and options.inPlaceB auto, one kernel per candidate
+/// shape (`<prefix>_in_place_<i>`) that computes C from the caller's
 /// column-major B (call_arg::kBColumnMajor) over the csr arrays, for the
 /// runtime to time against the transposing kernel and the row-major
 /// variants; none otherwise.

@@ -152,6 +152,23 @@ inline bool isCallArg(std::string_view name) {
          name == call_arg::kAccumulator;
 }
 
+/// Whether `args` bind the call as an in-place kernel's must (a layer's
+/// kernel that reads a column-major B where it is): B_col and C once each,
+/// K at most once, and neither B nor the per-stream scratch; the other
+/// arguments are the variant's arrays, which the caller checks.
+inline bool isInPlaceCallArgs(const std::vector<std::string> &args) {
+  int col = 0, c = 0, k = 0;
+  for (const std::string &a : args) {
+    if (a == call_arg::kB || a == call_arg::kTickets ||
+        a == call_arg::kAccumulator)
+      return false;
+    col += a == call_arg::kBColumnMajor;
+    c += a == call_arg::kC;
+    k += a == call_arg::kK;
+  }
+  return col == 1 && c == 1 && k <= 1;
+}
+
 /// The tile of a layer's transposing kernel (kTransposeTile x
 /// kTransposeTile elements; the runtime launches one CTA per tile at most).
 inline constexpr int64_t kTransposeTile = 32;

@@ -123,6 +123,14 @@ struct PackageLayer {
   /// K; docs/RuntimeABI.md, "Column-major B"). Absent in packages made
   /// before it and in alternatives (they share their layer's).
   std::optional<KernelInfo> transposeB;
+  /// Kernels that compute C from a caller's column-major B in place, over
+  /// this variant's arrays ("in_place_b" in the manifest; args: arrays of
+  /// the variant, B_col, C and optionally K; docs/Kernels.md, "In-place
+  /// column-major B"): candidates the runtime times against the
+  /// transposing kernel and the variant chosen for K at the first
+  /// column-major call. At most one variant of a layer has them; empty in
+  /// packages made without them.
+  std::vector<KernelInfo> inPlaceB;
   /// The runtime checks the generated kernels against cuSPARSE at the first
   /// call for each K and keeps them only when at least 2 % faster ("library_check": true in the
   /// manifest; set by spperm-compile for variants the selector chose).
