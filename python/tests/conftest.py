@@ -105,6 +105,11 @@ GPU_PACKAGES = {
                 {"dtype": "float16"}),
     "gpu_bf16": (lambda: random_csr(2000, 1500, 0.01, seed=15, skew=True),
                  {"dtype": "bfloat16"}),
+    # 700 columns: the in-place kernels stage chunks whose last 16-byte
+    # copy is partly past the end of B at K = 36.
+    "gpu_in_place": (lambda: random_csr(600, 700, 0.05, seed=16),
+                     {"k": 36, "strategy": "lpt", "format": "csr",
+                      "in_place_b": "auto", "no_library_check": True}),
 }
 
 

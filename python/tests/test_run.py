@@ -179,6 +179,40 @@ def test_gpu_column_major(torch_cuda):
                           reference(a, x.t().cpu().numpy())) < 1e-5
 
 
+def test_gpu_in_place(torch_cuda, monkeypatch, capfd):
+    """A package with in-place kernels (in_place_b="auto"): with
+    SPRT_IN_PLACE_B=always a column-major B runs the fastest of them once
+    the first call has timed them (SPPERM_LOG_CHOICES says so), on a B
+    16-byte aligned and on one that is not (4-byte staging), and captured
+    in a CUDA graph; with never, the transposing kernel; the same C
+    within 1e-5 of float64 every way."""
+    torch = torch_cuda
+    monkeypatch.setenv("SPPERM_LOG_CHOICES", "1")
+    for mode in ("always", "never"):
+        monkeypatch.setenv("SPRT_IN_PLACE_B", mode)
+        pkg, a = compiled("gpu_in_place")
+        k, cols = 36, a.shape[1]
+        for offset in (0, 1):
+            x = torch.randn(k * cols + offset, device="cuda")[offset:]
+            x = x.view(k, cols)
+            c = pkg(x.t())
+            assert normwise_error(c.cpu().numpy(),
+                                  reference(a, x.t().cpu().numpy())) < 1e-5
+        # The first call's decision (never: none to make).
+        log = capfd.readouterr().err
+        assert ("column-major B" in log) == (mode == "always"), log
+        assert ("runs in place" in log) == (mode == "always"), log
+        c = pkg(x.t())
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            c = pkg(x.t())
+        x.copy_(torch.randn(k, cols, device="cuda"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert normwise_error(c.cpu().numpy(),
+                              reference(a, x.t().cpu().numpy())) < 1e-5
+
+
 def test_gpu_errors(torch_cuda):
     torch = torch_cuda
     pkg, _ = compiled("gpu_errors")

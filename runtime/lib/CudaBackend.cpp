@@ -98,6 +98,7 @@ sprt_status CudaBackend::init(const Package &package) {
                           std::string(keep) + "'");
     keepVariants = true;
   }
+  SPRT_RETURN_IF_ERROR(inPlaceModeFromEnvironment(inPlaceMode));
   SPRT_CUSPARSE_RETURN_IF_ERROR(sp.api, sp.api.cusparseCreate(&handle));
   // The tuning cache's keys name the GPU; where it cannot be told, the
   // backend times at every first call, as without a cache.
@@ -142,6 +143,10 @@ sprt_status CudaBackend::init(const Package &package) {
       alt.nnz = device.nnz;
       SPRT_RETURN_IF_ERROR(prepareKernels(alternative, alt, device));
     }
+    if (module)
+      for (size_t v = 0; v <= layer.alternatives.size(); ++v)
+        SPRT_RETURN_IF_ERROR(lookUpInPlaceKernels(
+            layer.variant(v), v == 0 ? device : device.alternatives[v - 1]));
   }
   return SPRT_OK;
 }

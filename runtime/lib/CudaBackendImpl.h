@@ -61,7 +61,9 @@ public:
   /// The transposing kernel into `workspace` (or the stream's own), then
   /// what spmm runs, reading that; or, where the library call chosen reads
   /// a column-major B itself (dense SGEMM), that call alone
-  /// (CudaLaunch.cpp).
+  /// (CudaLaunch.cpp); or, where the layer has in-place kernels for K and
+  /// one of them was timed faster at the bucket's first column-major call,
+  /// that kernel alone (CudaInPlace.cpp).
   sprt_status spmmColumnMajor(int64_t index, const PackageLayer &layer,
                               const void *b, int64_t k, void *c,
                               void *workspace, void *stream) override;
@@ -108,6 +110,13 @@ private:
   /// device's.
   sprt_status lookUpKernel(const PackageLayer &layer, const KernelInfo &kernel,
                            CUfunction &out);
+
+  /// Looks up the in-place kernels of variant `layer` (PackageLayer::inPlaceB)
+  /// into `device.inPlace`, each checked against its manifest entry; one
+  /// whose shared memory exceeds what this GPU allows a block is left null
+  /// (no candidate) instead of failing the load.
+  sprt_status lookUpInPlaceKernels(const PackageLayer &layer,
+                                   DeviceLayer &device);
 
   /// Puts the arrays the generated kernels of `layer` take into `device`
   /// (arrays, spans), unless they are there: an array that `layer` takes
@@ -196,6 +205,15 @@ private:
   };
   KnownLaunch knownLaunch(int64_t index, const PackageLayer &layer, int64_t k);
 
+  /// The column-major call without in-place kernels: the transposing kernel
+  /// into `workspace` (or a buffer of the stream's, or of the graph's while
+  /// `captured`), then the row-major launch; or the library call that
+  /// reads B column-major itself (`known`, knownLaunch's).
+  sprt_status transposingLaunch(int64_t index, const PackageLayer &layer,
+                                const void *b, int64_t k, void *c,
+                                void *workspace, CUstream stream,
+                                bool captured, const KnownLaunch &known);
+
   /// Sets `launch` to variant `which` of layer `index` (its generated
   /// kernels for K, or only C's clearing for an empty matrix), unchecked;
   /// SPRT_ERROR_UNSUPPORTED when the variant has no generated kernels for
@@ -230,6 +248,51 @@ private:
                               int64_t k, void *c, CUstream stream,
                               std::function<sprt_status()> &launch,
                               bool afterTranspose = false);
+
+  //===--------------------------------------------------------------------===//
+  // In-place kernels for a column-major B (CudaInPlace.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// SPRT_IN_PLACE_B (read by init): whether column-major calls time the
+  /// layers' in-place kernels against the transposing path (auto, the
+  /// default), never run them, or always run the fastest of them where a
+  /// layer has one for K (for tests and A/B measurements).
+  enum class InPlaceMode { Auto, Never, Always };
+  static sprt_status inPlaceModeFromEnvironment(InPlaceMode &mode);
+
+  /// One in-place kernel of layer `index`: its variant and its place in
+  /// that variant's PackageLayer::inPlaceB; kernel -1: none (the
+  /// transposing path).
+  struct InPlaceChoice {
+    size_t variant = 0;
+    int64_t kernel = -1;
+  };
+
+  /// The in-place kernels of layer `index` that take K and that this GPU
+  /// can run (their shared memory within its limit).
+  std::vector<InPlaceChoice> inPlaceCandidates(int64_t index,
+                                               const PackageLayer &layer,
+                                               int64_t k) const;
+
+  /// Enqueues in-place kernel `choice` of layer `index` on `stream`, its
+  /// variant's arrays made resident first.
+  sprt_status launchInPlace(int64_t index, const PackageLayer &layer,
+                            const InPlaceChoice &choice, const void *b,
+                            int64_t k, void *c, CUstream stream);
+
+  /// The first column-major call of layer `index` for K's bucket: runs the
+  /// transposing path once (which makes the row-major decision when there
+  /// is none), then times it and each of `candidates` (1 warm-up and
+  /// kCheckRuns runs each, then kCheckRuns more in the reverse order;
+  /// medians), keeps the fastest in-place kernel where its median is at
+  /// most kCheckTieRatio of the transposing path's (mode auto; the fastest
+  /// whatever the transposing path takes in mode always), records it in
+  /// inPlaceDecisions and enqueues what it chose once more, so that C is
+  /// its result. SPPERM_LOG_CHOICES=1 prints the times.
+  sprt_status decideInPlace(int64_t index, const PackageLayer &layer,
+                            const std::vector<InPlaceChoice> &candidates,
+                            const void *b, int64_t k, void *c,
+                            void *workspace, CUstream stream);
 
   //===--------------------------------------------------------------------===//
   // Choosing at the first call (CudaDecisions.cpp)
@@ -428,6 +491,13 @@ private:
   /// SPRT_KEEP_VARIANTS=1 (read by init): keep every variant's arrays on
   /// the device after the decisions (releaseUnchosen).
   bool keepVariants = false;
+  /// SPRT_IN_PLACE_B (read by init).
+  InPlaceMode inPlaceMode = InPlaceMode::Auto;
+  /// What column-major calls run per (layer, K bucket) where the layer has
+  /// in-place kernels for K, whatever the stream; made at the bucket's
+  /// first column-major call (decideInPlace) and not stored in the tuning
+  /// cache.
+  std::map<std::pair<int64_t, int64_t>, InPlaceChoice> inPlaceDecisions;
   /// cuBLAS's and cuBLASLt's handles (created at the first dense
   /// candidate) and each layer's densified matrix (by its DeviceLayer,
   /// which never moves after init).

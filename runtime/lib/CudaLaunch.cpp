@@ -202,6 +202,44 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
     assert(refused != SPRT_OK && "a capture cannot decide");
     return refused;
   }
+  // The layer's in-place kernels for K, where it has some: what the
+  // bucket's first column-major call chose (CudaInPlace.cpp).
+  if (transpose && inPlaceMode != InPlaceMode::Never) {
+    const std::vector<InPlaceChoice> candidates =
+        inPlaceCandidates(index, layer, k);
+    if (!candidates.empty()) {
+      auto found = inPlaceDecisions.find({index, kBucket(layer, k)});
+      if (found == inPlaceDecisions.end()) {
+        if (captured)
+          return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                          "layer '" + layer.name +
+                              "': the first column-major call for K = " +
+                              std::to_string(k) + " (K bucket " +
+                              std::to_string(kBucket(layer, k)) +
+                              ") is being captured into a CUDA graph; make "
+                              "it before the capture, which it must time");
+        return decideInPlace(index, layer, candidates, b, k, c, workspace,
+                             stream);
+      }
+      if (found->second.kernel >= 0)
+        return launchInPlace(index, layer, found->second, b, k, c, stream);
+    }
+  }
+  return transposingLaunch(index, layer, b, k, c, workspace, stream, captured,
+                           known);
+}
+
+sprt_status CudaBackend::transposingLaunch(int64_t index,
+                                           const PackageLayer &layer,
+                                           const void *b, int64_t k, void *c,
+                                           void *workspace, CUstream stream,
+                                           bool captured,
+                                           const KnownLaunch &known) {
+  const DeviceLayer &device = layers[index];
+  const size_t bytes = static_cast<size_t>(device.cols * k) *
+                       static_cast<size_t>(valueTypeBytes(device.operandType));
+  const bool transpose = bytes > 0 && device.rows > 0 && device.nnz > 0;
+  std::function<sprt_status()> launch;
   // A decided library call that reads B column-major needs neither the
   // transposing kernel nor a row-major B.
   if (known.readsColumnMajor) {

@@ -257,6 +257,9 @@ void CudaBackend::releaseUnchosen(int64_t index, const PackageLayer &layer) {
   for (const auto &[key, decision] : decisions)
     if (std::get<0>(key) == index && decision.library.empty())
       chosen[decision.variant] = true;
+  for (const auto &[key, decision] : inPlaceDecisions)
+    if (key.first == index && decision.kernel >= 0)
+      chosen[decision.variant] = true;
   for (size_t v = 0; v < chosen.size(); ++v) {
     DeviceLayer &device =
         v == 0 ? layers[index] : layers[index].alternatives[v - 1];
@@ -301,6 +304,25 @@ sprt_status CudaBackend::prepareKernels(const PackageLayer &layer,
     SPRT_CU_RETURN_IF_ERROR(d.api,
                             d.api.cuEventCreate(&device.crossStreamOrder->event,
                                                 CU_EVENT_DISABLE_TIMING));
+  }
+  return SPRT_OK;
+}
+
+sprt_status CudaBackend::lookUpInPlaceKernels(const PackageLayer &layer,
+                                              DeviceLayer &device) {
+  device.inPlace.assign(layer.inPlaceB.size(), nullptr);
+  if (layer.inPlaceB.empty())
+    return SPRT_OK;
+  int optIn = 0;
+  SPRT_CU_RETURN_IF_ERROR(
+      d.api, d.api.cuDeviceGetAttribute(
+                 &optIn, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                 d.device));
+  for (size_t i = 0; i < layer.inPlaceB.size(); ++i) {
+    const KernelInfo &kernel = layer.inPlaceB[i];
+    if (kernel.sharedBytes > std::max<int64_t>(optIn, kDefaultSharedBytes))
+      continue;
+    SPRT_RETURN_IF_ERROR(lookUpKernel(layer, kernel, device.inPlace[i]));
   }
   return SPRT_OK;
 }

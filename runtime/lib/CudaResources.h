@@ -178,6 +178,10 @@ struct DeviceLayer {
   /// The layer's transposing kernel (PackageLayer::transposeB; null when it
   /// has none).
   CUfunction transposeB = nullptr;
+  /// The function of each of the variant's in-place kernels (parallel to
+  /// PackageLayer::inPlaceB; null for one whose shared memory exceeds what
+  /// this GPU allows a block, which is then no candidate).
+  std::vector<CUfunction> inPlace;
   /// The layer's alternatives (parallel to PackageLayer::alternatives):
   /// their arrays and kernels.
   std::vector<DeviceLayer> alternatives;

@@ -150,7 +150,8 @@ sprt_status spperm::runtime_detail::bindKernelParams(
   for (const std::string &arg : kernel.args) {
     if (arg == call_arg::kK) {
       params.addInt64(operands.k);
-    } else if (arg == call_arg::kB) {
+    } else if (arg == call_arg::kB || arg == call_arg::kBColumnMajor) {
+      // An in-place kernel's B_col is the call's B, column-major.
       params.addMemref(operands.b);
     } else if (arg == call_arg::kC) {
       params.addMemref(operands.c);

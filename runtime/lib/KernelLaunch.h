@@ -195,10 +195,11 @@ bool takesAccumulator(const KernelInfo &kernel);
 bool writesAccumulator(const KernelInfo &kernel);
 
 /// Sets `out` to the parameters of `kernel` of layer `layerName`, in the
-/// order of its args: a layer array from `arrays` (by name), "B", "C",
+/// order of its args: a layer array from `arrays` (by name), "B" (or an
+/// in-place kernel's "B_col", the same operand read column-major), "C",
 /// call_arg::kTickets or call_arg::kAccumulator from `operands` (each a
-/// memref descriptor), "K" as a 64-bit integer. An array that `arrays` lacks is SPRT_ERROR_CORRUPT_PACKAGE
-/// naming it.
+/// memref descriptor), "K" as a 64-bit integer. An array that `arrays`
+/// lacks is SPRT_ERROR_CORRUPT_PACKAGE naming it.
 sprt_status
 bindKernelParams(const std::string &layerName, const KernelInfo &kernel,
                  const std::map<std::string, DeviceSpan, std::less<>> &arrays,

@@ -55,6 +55,8 @@ namespace {
 /// hand-written kernels (Inputs/test_kernels.cu) from the runtime's.
 using ::spperm::test::ScratchDir;
 using ::spperm::test::readWholeFile;
+using ::spperm::test::ScopedEnv;
+using ::spperm::test::testInPlaceKernel;
 using ::spperm::test::testKernel;
 using ::spperm::test::testTransposeKernel;
 using ::spperm::test::testKernels;
@@ -736,6 +738,101 @@ TEST(GeneratedKernelGpuTest, ColumnMajorB) {
   EXPECT_EQ(call(old, nullptr, 0, SPRT_ORDER_ROW), SPRT_OK)
       << sprt_last_error();
   sprt_package_release(p);
+}
+
+// In-place kernels (`in_place_b`, here Inputs/test_kernels.cu's
+// spmm_in_place): with SPRT_IN_PLACE_B=always a column-major call runs the
+// layer's in-place kernel once the bucket's first call has timed it, and
+// leaves the workspace alone; with never it runs the transposing path,
+// which writes the workspace; with auto (the default) whichever was
+// faster, correct either way. A candidate whose shared memory this GPU
+// cannot give is no candidate; a bad SPRT_IN_PLACE_B fails the load.
+TEST(GeneratedKernelGpuTest, InPlaceColumnMajorB) {
+  sprt_device_props props;
+  REQUIRE_GPU(props);
+  ScratchDir dir;
+  const std::vector<CsrMatrix> matrices = {generateUniform(70, 50, 0.08, 1),
+                                           generateSkewed(300, 120, 2)};
+  std::vector<PackageLayer> layers;
+  for (size_t i = 0; i < matrices.size(); ++i) {
+    layers.push_back(makeLayer("csr." + std::to_string(i), matrices[i],
+                               Strategy::Lpt, FormatKind::Csr));
+    layers.back().kernels = testKernels();
+    layers.back().transposeB = testTransposeKernel();
+    layers.back().inPlaceB = {testInPlaceKernel()};
+  }
+  // An in-place kernel that needs more shared memory than any GPU gives.
+  layers.push_back(layers[0]);
+  layers.back().name = "too-large";
+  layers.back().inPlaceB[0].sharedBytes = int64_t(1) << 30;
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(dir.path("inplace.spp"), layers, options));
+
+  {
+    ScopedEnv bad("SPRT_IN_PLACE_B", "sometimes");
+    sprt_package *p = nullptr;
+    EXPECT_EQ(
+        sprt_package_load(dir.path("inplace.spp").c_str(), SPRT_DEVICE_GPU, &p),
+        SPRT_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(sprt_last_error()).find(
+                  "SPRT_IN_PLACE_B must be auto, never or always"),
+              std::string::npos)
+        << sprt_last_error();
+    sprt_package_release(p);
+  }
+  constexpr uint8_t kSentinel = 0x5a;
+  for (const char *mode : {"always", "never", "auto"}) {
+    SCOPED_TRACE(std::string("SPRT_IN_PLACE_B=") + mode);
+    ScopedEnv env("SPRT_IN_PLACE_B", mode);
+    sprt_package *p = nullptr;
+    ASSERT_EQ(
+        sprt_package_load(dir.path("inplace.spp").c_str(), SPRT_DEVICE_GPU, &p),
+        SPRT_OK)
+        << sprt_last_error();
+    for (int64_t i = 0; i < static_cast<int64_t>(layers.size()); ++i) {
+      SCOPED_TRACE(layers[i].name);
+      const FormattedMatrix &m = layers[i].matrix;
+      for (int64_t k : {3, 32, 40}) {
+        SCOPED_TRACE("K = " + std::to_string(k));
+        const std::vector<float> b = randomDense(m.cols * k, 5 + k);
+        std::vector<float> want(static_cast<size_t>(m.rows * k));
+        spmmCpu(m, b.data(), k, want.data());
+        const std::vector<float> bCol = columnMajor(b, m.cols, k);
+        const int64_t bBytes = m.cols * k * 4, cBytes = m.rows * k * 4;
+        DeviceArray db(bBytes), dc(cBytes), dw(bBytes);
+        ASSERT_EQ(sprt_memcpy_htod(db.get(), bCol.data(), bBytes), SPRT_OK);
+        const std::vector<uint8_t> sentinel(static_cast<size_t>(bBytes),
+                                            kSentinel);
+        // The first call decides; the second runs what it decided.
+        for (int call = 0; call < 2; ++call) {
+          std::vector<float> c(static_cast<size_t>(m.rows * k), NAN);
+          ASSERT_EQ(sprt_memcpy_htod(dc.get(), c.data(), cBytes), SPRT_OK);
+          ASSERT_EQ(sprt_memcpy_htod(dw.get(), sentinel.data(), bBytes),
+                    SPRT_OK);
+          ASSERT_EQ(sprt_spmm_ordered(p, i, db.get(), SPRT_DTYPE_F32,
+                                      SPRT_ORDER_COL, k, dc.get(),
+                                      SPRT_DTYPE_F32, dw.get(),
+                                      static_cast<size_t>(bBytes), nullptr),
+                    SPRT_OK)
+              << sprt_last_error();
+          ASSERT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), cBytes), SPRT_OK);
+          EXPECT_LE(relativeError(c, want), 1e-5) << "call " << call;
+          if (call == 0 || std::string_view(mode) == "auto")
+            continue;
+          std::vector<uint8_t> w(static_cast<size_t>(bBytes));
+          ASSERT_EQ(sprt_memcpy_dtoh(w.data(), dw.get(), bBytes), SPRT_OK);
+          const bool untouched = w == sentinel;
+          const bool inPlace =
+              std::string_view(mode) == "always" && layers[i].name != "too-large";
+          EXPECT_EQ(untouched, inPlace)
+              << (inPlace ? "the in-place kernel should have run"
+                          : "the transposing kernel should have run");
+        }
+      }
+    }
+    sprt_package_release(p);
+  }
 }
 
 // A kernel that takes "csr.col_idx.u16" gets the column indices narrowed

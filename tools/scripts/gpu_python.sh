@@ -15,7 +15,9 @@
 # .gpu/deps/nanobind (nanobind's source), .gpu/deps/pylib (pytest, when the
 # machine's python3 lacks it), .gpu/pypk.tar.xz (the GPU tests' packages,
 # conftest.save_gpu_packages) and .gpu/pybench.tar.xz (packages to time).
-# Logs and bench.json go to $OUT.
+# Logs and bench.json go to $OUT. PYTEST=0 skips the tests, PYTEST_ARGS adds
+# to pytest's arguments (e.g. "-k in_place"), BENCH_ARGS to the
+# benchmark's (e.g. "--ks 32" for packages compiled with --k 32).
 #
 #===-----------------------------------------------------------------------===#
 set -uo pipefail
@@ -51,11 +53,15 @@ export SPPERM_PY_PACKAGES="$work/pypk"
 
 if [[ "${PYTEST:-1}" != 0 ]]; then
   echo "== pytest"
+  # shellcheck disable=SC2086
   "$PY" -m pytest "$ROOT/python/tests" -q -rs -p no:cacheprovider \
-    -W ignore::UserWarning 2>&1 | tee "$OUTDIR/pytest.log" || status=1
+    -W ignore::UserWarning ${PYTEST_ARGS:-} 2>&1 | tee "$OUTDIR/pytest.log" ||
+    status=1
 fi
 echo "== SparseLinear benchmark"
+# shellcheck disable=SC2086
 "$PY" "$ROOT/tools/scripts/bench_sparse_linear.py" "$work"/pybench/*.spp \
-  --json "$OUTDIR/bench.json" 2>&1 | tee "$OUTDIR/bench.log" || status=1
+  --json "$OUTDIR/bench.json" ${BENCH_ARGS:-} 2>&1 |
+  tee "$OUTDIR/bench.log" || status=1
 rm -rf "$work"
 exit "$status"

@@ -158,3 +158,23 @@ extern "C" __global__ void transpose_b(MEMREF(const float, bCol),
        t < count; t += stride)
     b[t] = bCol[t / k + (t % k) * rows];
 }
+
+/// An in-place kernel ("in_place_b": order, csr.row_ptr, csr.col_idx,
+/// csr.values, B_col, C, K): C[order[i], j] = the sum over row position i
+/// with B read column-major where it is (element (r, j) at
+/// bCol[r + j * cols]), one thread per (i, j) in a grid-stride loop.
+extern "C" __global__ void spmm_in_place(
+    MEMREF(const int, order), MEMREF(const int, rowPtr),
+    MEMREF(const int, colIdx), MEMREF(const float, values),
+    MEMREF(const float, bCol), MEMREF(float, c), long long k) {
+  const long long rows = orderSize, cols = bColSize / k;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       t < rows * k; t += stride) {
+    const long long i = t / k, j = t % k;
+    float acc = 0.0f;
+    for (int p = rowPtr[i]; p < rowPtr[i + 1]; ++p)
+      acc += values[p] * bCol[colIdx[p] + j * cols];
+    c[(long long)order[i] * k + j] = acc;
+  }
+}
