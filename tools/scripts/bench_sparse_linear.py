@@ -28,6 +28,7 @@ at that dtype), checked within the type's unit roundoff.
 
 import argparse
 import json
+import re
 import statistics
 import sys
 
@@ -88,7 +89,20 @@ def weight_of(pkg):
     the identity on the CPU executor (exact: one term per element)."""
     layer = pkg[0]
     eye = torch.eye(layer.cols, dtype=getattr(torch, layer.dtype))
-    return layer(eye).contiguous()
+    try:
+        return layer(eye).contiguous()
+    except spperm.InvalidArgumentError as e:
+        # A package compiled for one K (--k): the identity's columns in
+        # blocks of that K (zero-padded at the end).
+        m = re.search(r"compiled for K = (\d+)", str(e))
+        if not m:
+            raise
+        k = int(m.group(1))
+        pad = torch.zeros(layer.cols, -layer.cols % k, dtype=eye.dtype)
+        wide = torch.cat([eye, pad], dim=1)
+        parts = [layer(wide[:, j:j + k].contiguous())
+                 for j in range(0, wide.shape[1], k)]
+        return torch.cat(parts, dim=1)[:, :layer.cols].contiguous()
 
 
 #: The largest normwise error of SparseLinear per dtype: fp32 accumulation
