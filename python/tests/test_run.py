@@ -180,14 +180,30 @@ def test_gpu_column_major(torch_cuda):
 
 
 def test_gpu_in_place(torch_cuda, monkeypatch, capfd):
-    """A package with in-place kernels (in_place_b="auto"): with
-    SPRT_IN_PLACE_B=always a column-major B runs the fastest of them once
-    the first call has timed them (SPPERM_LOG_CHOICES says so), on a B
-    16-byte aligned and on one that is not (4-byte staging), and captured
-    in a CUDA graph; with never, the transposing kernel; the same C
-    within 1e-5 of float64 every way."""
+    """A package with in-place kernels (in_place_b="auto"): its first
+    column-major call is refused under capture; with SPRT_IN_PLACE_B=always
+    a column-major B runs the fastest of them once the first call has timed
+    them (SPPERM_LOG_CHOICES says so), on a B 16-byte aligned and on one
+    that is not (4-byte staging), and captured in a CUDA graph; with
+    never, the transposing kernel; the same C within 1e-5 of float64 every
+    way."""
     torch = torch_cuda
     monkeypatch.setenv("SPPERM_LOG_CHOICES", "1")
+    # Its first column-major call times: refused under capture, even
+    # after row-major calls for the same K.
+    monkeypatch.setenv("SPRT_IN_PLACE_B", "auto")
+    pkg, a = compiled("gpu_in_place")
+    pkg = spperm.load(pkg.path, device="gpu")
+    x = torch.randn(36, a.shape[1], device="cuda")
+    pkg(x.t().contiguous())
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        with pytest.raises(spperm.InvalidArgumentError,
+                           match="first column-major call for K = 36"):
+            pkg(x.t())
+    graph.replay()
+    torch.cuda.synchronize()
+    capfd.readouterr()
     for mode in ("always", "never"):
         monkeypatch.setenv("SPRT_IN_PLACE_B", mode)
         pkg, a = compiled("gpu_in_place")

@@ -280,7 +280,7 @@ private:
                             const InPlaceChoice &choice, const void *b,
                             int64_t k, void *c, CUstream stream);
 
-  /// The first column-major call of layer `index` for K's bucket: runs the
+  /// The first column-major call of layer `index` for K: runs the
   /// transposing path once (which makes the row-major decision when there
   /// is none), then times it and each of `candidates` (1 warm-up and
   /// kCheckRuns runs each, then kCheckRuns more in the reverse order;
@@ -493,10 +493,10 @@ private:
   bool keepVariants = false;
   /// SPRT_IN_PLACE_B (read by init).
   InPlaceMode inPlaceMode = InPlaceMode::Auto;
-  /// What column-major calls run per (layer, K bucket) where the layer has
-  /// in-place kernels for K, whatever the stream; made at the bucket's
-  /// first column-major call (decideInPlace) and not stored in the tuning
-  /// cache.
+  /// What column-major calls run per (layer, K) where the layer has
+  /// in-place kernels for K (each is compiled for one K), whatever the
+  /// stream; made at the first column-major call for K (decideInPlace)
+  /// and not stored in the tuning cache.
   std::map<std::pair<int64_t, int64_t>, InPlaceChoice> inPlaceDecisions;
   /// cuBLAS's and cuBLASLt's handles (created at the first dense
   /// candidate) and each layer's densified matrix (by its DeviceLayer,

@@ -7,10 +7,10 @@
 // A layer's in-place kernels (the manifest's `in_place_b`; docs/Kernels.md,
 // "In-place column-major B") compute C from a caller's column-major B where
 // it is, without the transposing kernel's row-major copy. At the first
-// column-major call per (layer, K bucket) the backend times them against
-// the transposing path and keeps the fastest (docs/RuntimeABI.md,
-// "Column-major B"); later column-major calls of the bucket run what it
-// kept, on any stream.
+// column-major call per (layer, K) the backend times them against the
+// transposing path and keeps the fastest where it pays (docs/RuntimeABI.md,
+// "Column-major B"); later column-major calls for that K run what it kept,
+// on any stream.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,8 +123,15 @@ sprt_status CudaBackend::decideInPlace(
   for (int pass = 0; pass < 2; ++pass)
     for (size_t i = 0; i < count; ++i) {
       const size_t at = pass == 0 ? i : count - 1 - i;
-      SPRT_RETURN_IF_ERROR(timeLaunches(d, stream, pass == 0 ? 1 : 0,
-                                        kCheckRuns, ms, launches[at]));
+      if (sprt_status s = timeLaunches(d, stream, pass == 0 ? 1 : 0,
+                                       kCheckRuns, ms, launches[at]);
+          s != SPRT_OK) {
+        // K's later calls take the transposing path, which ran above,
+        // instead of timing again; this call reports the failure.
+        inPlaceDecisions[{index, k}] = InPlaceChoice();
+        releaseUnchosen(index, layer);
+        return s;
+      }
       times[at].insert(times[at].end(), ms, ms + kCheckRuns);
     }
   std::vector<float> medians(count);
@@ -139,7 +146,7 @@ sprt_status CudaBackend::decideInPlace(
   InPlaceChoice decision;
   if (inPlace)
     decision = candidates[fastest - 1];
-  inPlaceDecisions[{index, kBucket(layer, k)}] = decision;
+  inPlaceDecisions[{index, k}] = decision;
   // The variants neither decision runs may go now.
   releaseUnchosen(index, layer);
   if (logChoices()) {

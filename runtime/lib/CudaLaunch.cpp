@@ -208,15 +208,14 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
     const std::vector<InPlaceChoice> candidates =
         inPlaceCandidates(index, layer, k);
     if (!candidates.empty()) {
-      auto found = inPlaceDecisions.find({index, kBucket(layer, k)});
+      auto found = inPlaceDecisions.find({index, k});
       if (found == inPlaceDecisions.end()) {
         if (captured)
           return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                           "layer '" + layer.name +
                               "': the first column-major call for K = " +
-                              std::to_string(k) + " (K bucket " +
-                              std::to_string(kBucket(layer, k)) +
-                              ") is being captured into a CUDA graph; make "
+                              std::to_string(k) +
+                              " is being captured into a CUDA graph; make "
                               "it before the capture, which it must time");
         return decideInPlace(index, layer, candidates, b, k, c, workspace,
                              stream);

@@ -619,10 +619,18 @@ TEST(PackageTest, InPlaceKernelsRoundTrip) {
     bad.inPlaceB[0].args = args;
     Status s = writePackage(dir.path("bad.spp"), {bad}, PackageOptions());
     ASSERT_FALSE(s);
-    EXPECT_NE(s.message().find("must take B_col and C once, and not B"),
+    EXPECT_NE(s.message().find("must take B_col and C once each, K at most "
+                               "once, and none of B, tickets or acc"),
               std::string::npos)
         << s.message();
   }
+  PackageLayer clears = layer;
+  clears.inPlaceB[0].zeroOutput = true;
+  Status zero = writePackage(dir.path("bad.spp"), {clears}, PackageOptions());
+  ASSERT_FALSE(zero);
+  EXPECT_NE(zero.message().find("cannot have zero_output or dependent_launch"),
+            std::string::npos)
+      << zero.message();
   PackageLayer unknown = layer;
   unknown.inPlaceB[0].args[0] = "bell.block_col";
   Status s = writePackage(dir.path("bad.spp"), {unknown}, PackageOptions());
@@ -640,7 +648,18 @@ TEST(PackageTest, InPlaceKernelsRoundTrip) {
             std::string::npos)
       << edited.message();
   rewriteManifest(dir.path("edited.spp"), [](json &j) {
+    j["layers"][0]["in_place_b"][0]["args"] = {"csr.values", "B_col", "C"};
+    j["layers"][0]["in_place_b"][0]["dependent_launch"] = true;
+  });
+  edited = readPackage(dir.path("edited.spp"));
+  ASSERT_FALSE(edited);
+  EXPECT_NE(edited.message().find(
+                "in_place_b[0] cannot have zero_output or dependent_launch"),
+            std::string::npos)
+      << edited.message();
+  rewriteManifest(dir.path("edited.spp"), [](json &j) {
     j["layers"][0]["in_place_b"][0]["args"] = {"hbp.col", "B_col", "C"};
+    j["layers"][0]["in_place_b"][0]["dependent_launch"] = false;
   });
   edited = readPackage(dir.path("edited.spp"));
   ASSERT_FALSE(edited);

@@ -223,6 +223,8 @@ void applySizeBudget(::spperm::PackageLayer &layer, double budget) {
     std::swap(layer.format, chosen.format);
     std::swap(layer.matrix, chosen.matrix);
     std::swap(layer.kernels, chosen.kernels);
+    // In-place kernels read their variant's arrays: they go with it.
+    std::swap(layer.inPlaceB, chosen.inPlaceB);
   }
   layer.alternatives.erase(std::remove_if(layer.alternatives.begin(),
                                           layer.alternatives.end(),

@@ -317,10 +317,10 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
       if (!parseKernel(r, (*inPlace)[i], kctx, k))
         return false;
       if (!isInPlaceCallArgs(k.args))
-        return r.fail(kctx + ".args must take " +
-                      std::string(call_arg::kBColumnMajor) + " and " +
-                      std::string(call_arg::kC) + " once, and not " +
-                      std::string(call_arg::kB));
+        return r.fail(kctx + ".args must take " + kInPlaceArgsRule);
+      // It runs alone: nothing clears C before it or overlaps it.
+      if (k.zeroOutput || k.dependentLaunch)
+        return r.fail(kctx + " cannot have zero_output or dependent_launch");
       layer.inPlaceB.push_back(std::move(k));
     }
   }

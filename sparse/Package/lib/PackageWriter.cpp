@@ -311,10 +311,11 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
   for (const KernelInfo &k : layer.inPlaceB) {
     if (!isInPlaceCallArgs(k.args))
       return Status::error(where + "in-place kernel " + inQuotes(k.name) +
-                           " must take " +
-                           std::string(call_arg::kBColumnMajor) + " and " +
-                           std::string(call_arg::kC) + " once, and not " +
-                           std::string(call_arg::kB));
+                           " must take " + kInPlaceArgsRule);
+    // It runs alone: nothing clears C before it or overlaps it.
+    if (k.zeroOutput || k.dependentLaunch)
+      return Status::error(where + "in-place kernel " + inQuotes(k.name) +
+                           " cannot have zero_output or dependent_launch");
     // The rest are the variant's arrays, checked as a kernel's.
     KernelInfo arrays = k;
     arrays.args.erase(std::remove(arrays.args.begin(), arrays.args.end(),

@@ -152,6 +152,10 @@ inline bool isCallArg(std::string_view name) {
          name == call_arg::kAccumulator;
 }
 
+/// What isInPlaceCallArgs asks, for messages.
+inline constexpr const char *kInPlaceArgsRule =
+    "B_col and C once each, K at most once, and none of B, tickets or acc";
+
 /// Whether `args` bind the call as an in-place kernel's must (a layer's
 /// kernel that reads a column-major B where it is): B_col and C once each,
 /// K at most once, and neither B nor the per-stream scratch; the other
