@@ -141,6 +141,9 @@ sprt_status CudaBackend::init(const Package &package) {
       alt.rows = device.rows;
       alt.cols = device.cols;
       alt.nnz = device.nnz;
+      // Its B and C are the layer's (C's clear is sized by their type).
+      alt.operandType = device.operandType;
+      alt.valueType = device.valueType;
       SPRT_RETURN_IF_ERROR(prepareKernels(alternative, alt, device));
     }
     if (module)
