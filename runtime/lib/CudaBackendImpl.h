@@ -19,6 +19,7 @@
 #include "KernelLaunch.h"
 #include "TuningCache.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -169,6 +170,13 @@ private:
   /// Sets `out.data` to the row-major B of the stream of key `key`, at
   /// least `bytes` long (grown as accumulatorFor).
   sprt_status rowMajorBFor(uint64_t key, size_t bytes, DeviceSpan &out);
+
+  /// Enqueues one launch of `function` (`kernel` of `layer`, in plain
+  /// stream order) on `grid` with the manifest's block and shared memory;
+  /// a failure names the kernel and the layer.
+  sprt_status launchKernel(CUfunction function, const KernelInfo &kernel,
+                           std::array<int64_t, 3> grid, KernelParams &params,
+                           const PackageLayer &layer, CUstream stream);
 
   /// Enqueues layer `index`'s transposing kernel on `stream`: column-major
   /// `b` (cols x k) into row-major `out`.

@@ -79,22 +79,9 @@ sprt_status CudaBackend::launchInPlace(int64_t index,
   KernelParams params;
   SPRT_RETURN_IF_ERROR(
       bindKernelParams(layer.name, kernel, device.spans, operands, params));
-  if (CUresult r = d.api.cuLaunchKernel(
-          device.inPlace[static_cast<size_t>(choice.kernel)],
-          static_cast<unsigned>(kernel.gridX),
-          static_cast<unsigned>(kernel.gridY),
-          static_cast<unsigned>(kernel.gridZ),
-          static_cast<unsigned>(kernel.blockX),
-          static_cast<unsigned>(kernel.blockY),
-          static_cast<unsigned>(kernel.blockZ),
-          static_cast<unsigned>(kernel.sharedBytes), stream,
-          params.pointers(), nullptr);
-      r != CUDA_SUCCESS)
-    return cuFailureIn(d.api, r,
-                       "cuLaunchKernel of kernel '" + kernel.name +
-                           "' of layer '" + layer.name + "'",
-                       __FILE__, __LINE__);
-  return SPRT_OK;
+  return launchKernel(device.inPlace[static_cast<size_t>(choice.kernel)],
+                      kernel, {kernel.gridX, kernel.gridY, kernel.gridZ},
+                      params, layer, stream);
 }
 
 sprt_status CudaBackend::decideInPlace(

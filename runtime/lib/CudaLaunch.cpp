@@ -16,6 +16,7 @@
 #include "CudaBackendImpl.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cassert>
 #include <functional>
@@ -145,10 +146,22 @@ sprt_status CudaBackend::launchTranspose(const DeviceLayer &device,
   // "Column-major B").
   const int64_t tiles = ((device.cols + kTransposeTile - 1) / kTransposeTile) *
                         ((k + kTransposeTile - 1) / kTransposeTile);
-  const auto grid =
-      static_cast<unsigned>(std::max<int64_t>(1, std::min(tiles, kernel.gridX)));
+  return launchKernel(device.transposeB, kernel,
+                      {std::max<int64_t>(1, std::min(tiles, kernel.gridX)), 1,
+                       1},
+                      params, layer, stream);
+}
+
+sprt_status CudaBackend::launchKernel(CUfunction function,
+                                      const KernelInfo &kernel,
+                                      std::array<int64_t, 3> grid,
+                                      KernelParams &params,
+                                      const PackageLayer &layer,
+                                      CUstream stream) {
   if (CUresult r = d.api.cuLaunchKernel(
-          device.transposeB, grid, 1, 1, static_cast<unsigned>(kernel.blockX),
+          function, static_cast<unsigned>(grid[0]),
+          static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
+          static_cast<unsigned>(kernel.blockX),
           static_cast<unsigned>(kernel.blockY),
           static_cast<unsigned>(kernel.blockZ),
           static_cast<unsigned>(kernel.sharedBytes), stream, params.pointers(),
@@ -184,10 +197,6 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
     SPRT_RETURN_IF_ERROR(packageLaunch(index, layer, b, k, c, stream, launch));
     return launch();
   }
-  const size_t bytes = static_cast<size_t>(device.cols * k) *
-                       static_cast<size_t>(valueTypeBytes(device.operandType));
-  // An empty matrix's C is zero whatever B is.
-  const bool transpose = bytes > 0 && device.rows > 0 && device.nnz > 0;
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   const bool captured =
       d.api.cuStreamIsCapturing &&
@@ -202,26 +211,26 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
     assert(refused != SPRT_OK && "a capture cannot decide");
     return refused;
   }
-  // The layer's in-place kernels for K, where it has some: what the
-  // bucket's first column-major call chose (CudaInPlace.cpp).
-  if (transpose && inPlaceMode != InPlaceMode::Never) {
-    const std::vector<InPlaceChoice> candidates =
-        inPlaceCandidates(index, layer, k);
-    if (!candidates.empty()) {
-      auto found = inPlaceDecisions.find({index, k});
-      if (found == inPlaceDecisions.end()) {
-        if (captured)
-          return failWith(SPRT_ERROR_INVALID_ARGUMENT,
-                          "layer '" + layer.name +
-                              "': the first column-major call for K = " +
-                              std::to_string(k) +
-                              " is being captured into a CUDA graph; make "
-                              "it before the capture, which it must time");
-        return decideInPlace(index, layer, candidates, b, k, c, workspace,
-                             stream);
-      }
+  // The layer's in-place kernels for K, where it has some: what the first
+  // column-major call for K chose (CudaInPlace.cpp). An empty matrix's C
+  // is zero whatever B is: the transposing path clears it.
+  if (device.nnz > 0 && inPlaceMode != InPlaceMode::Never) {
+    if (auto found = inPlaceDecisions.find({index, k});
+        found != inPlaceDecisions.end()) {
       if (found->second.kernel >= 0)
         return launchInPlace(index, layer, found->second, b, k, c, stream);
+    } else if (const std::vector<InPlaceChoice> candidates =
+                   inPlaceCandidates(index, layer, k);
+               !candidates.empty()) {
+      if (captured)
+        return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                        "layer '" + layer.name +
+                            "': the first column-major call for K = " +
+                            std::to_string(k) +
+                            " is being captured into a CUDA graph; make it "
+                            "before the capture, which it must time");
+      return decideInPlace(index, layer, candidates, b, k, c, workspace,
+                           stream);
     }
   }
   return transposingLaunch(index, layer, b, k, c, workspace, stream, captured,

@@ -1,6 +1,12 @@
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-buckets=0 in-place-b=auto" | FileCheck %s
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-buckets=0" | FileCheck %s --check-prefix=NEVER
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-buckets=0 in-place-b=auto narrow-indices=never" | FileCheck %s --check-prefix=WIDE
+// RUN: not spperm-opt %s -split-input-file -spperm-lower-to-gpu="in-place-b=sometimes" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: rm -rf %t.spp && not spperm-compile %S/../../Inputs/blocks64.mtx -o %t.spp --k 32 --in-place-b sometimes 2>&1 | FileCheck %s --check-prefix=BADFLAG
+// RUN: not ls %t.spp
+
+// BAD: for the --in-place-b option: Cannot find option named 'sometimes'!
+// BADFLAG: spperm-compile: error: --in-place-b: unknown value 'sometimes'
 
 // In-place kernels (docs/Kernels.md, "In-place column-major B"): with
 // in-place-b=auto an fp32 csr layer with a static K of 8 to 128 gets up to
