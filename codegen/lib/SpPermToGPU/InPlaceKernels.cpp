@@ -405,8 +405,8 @@ mlir::spperm::generateInPlaceKernels(gpu::GPUModuleOp kernels,
     spec.rowBlocks = shape.rowBlocks;
     spec.order = ::spperm::buffer::kOrder;
     spec.rowPtr = ::spperm::buffer::kCsrRowPtr;
-    spec.colIdx = options.narrowIndices == NarrowIndexMode::Auto &&
-                          matrix.cols <= ::spperm::kMaxNarrowColumns
+    // The same column indices as the layer's row kernels read.
+    spec.colIdx = narrowsColumnIndices(options.narrowIndices, matrix.cols)
                       ? ::spperm::buffer::kCsrColIdxU16
                       : ::spperm::buffer::kCsrColIdx;
     spec.values = ::spperm::buffer::kCsrValues;

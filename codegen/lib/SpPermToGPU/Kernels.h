@@ -14,6 +14,7 @@
 #ifndef SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELS_H
 #define SPPERM_CODEGEN_LIB_SPPERMTOGPU_KERNELS_H
 
+#include "spperm/Conversion/SpPermToGPU.h"
 #include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Names.h"
 
@@ -49,6 +50,11 @@ std::vector<std::string> argNames(ArrayRef<KernelArg> args);
 /// the 16-bit suffix (Names.h, kNarrowIndexSuffix) the same indices as the
 /// runtime narrows them (i16, read zero-extended).
 KernelArg columnIndexArg(MLIRContext *ctx, std::string_view name);
+
+/// Whether the kernels of a layer of `cols` columns read 16-bit column
+/// indices (KernelGenOptions::narrowIndices auto, and every index fits:
+/// docs/Kernels.md, "Narrow column indices").
+bool narrowsColumnIndices(NarrowIndexMode mode, int64_t cols);
 
 /// The result parameter of a kernel: C, of `operandType`, or with
 /// `accumulator` the fp32 accumulator (call_arg::kAccumulator) that 16-bit

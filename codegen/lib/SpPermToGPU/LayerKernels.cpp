@@ -319,8 +319,7 @@ private:
     // Column indices as 16 bits where every one fits: 2 bytes less per
     // entry, a quarter of a memory-bound fp32 layer's traffic and a third
     // of a 16-bit one's.
-    if (options.narrowIndices == NarrowIndexMode::Auto &&
-        m.cols <= ::spperm::kMaxNarrowColumns)
+    if (narrowsColumnIndices(options.narrowIndices, m.cols))
       rm.colIdxName = m.kind == FormatKind::Csr
                           ? ::spperm::buffer::kCsrColIdxU16
                           : ::spperm::buffer::kBellResidualColIdxU16;

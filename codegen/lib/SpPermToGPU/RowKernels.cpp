@@ -49,6 +49,11 @@ mlir::spperm::codegen::argNames(ArrayRef<KernelArg> args) {
   return names;
 }
 
+bool mlir::spperm::codegen::narrowsColumnIndices(NarrowIndexMode mode,
+                                                 int64_t cols) {
+  return mode == NarrowIndexMode::Auto && cols <= ::spperm::kMaxNarrowColumns;
+}
+
 KernelArg mlir::spperm::codegen::columnIndexArg(MLIRContext *ctx,
                                                 std::string_view name) {
   const bool narrow = !::spperm::narrowedBuffer(name).empty();
