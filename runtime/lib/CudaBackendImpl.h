@@ -210,6 +210,9 @@ private:
     /// The decided call is a library call that reads B column-major in
     /// place (libraryReadsColumnMajor).
     bool readsColumnMajor = false;
+    /// The decided call is a library call (cuSPARSE or the dense
+    /// candidate).
+    bool library = false;
   };
   KnownLaunch knownLaunch(int64_t index, const PackageLayer &layer, int64_t k);
 
@@ -288,15 +291,28 @@ private:
                             const InPlaceChoice &choice, const void *b,
                             int64_t k, void *c, CUstream stream);
 
+  /// The tuning cache's column-major choice for layer `index` and K, if
+  /// it names the transposing path or one of `candidates` (the others are
+  /// rejected, to be timed again). Mode auto only.
+  std::optional<InPlaceChoice>
+  recallInPlace(int64_t index, const PackageLayer &layer,
+                const std::vector<InPlaceChoice> &candidates, int64_t k);
+
+  /// The tuning key of layer `index`'s column-major choice for K.
+  TuningKey inPlaceTuningKey(int64_t index, const PackageLayer &layer,
+                             int64_t k);
+
   /// The first column-major call of layer `index` for K: runs the
   /// transposing path once (which makes the row-major decision when there
-  /// is none), then times it and each of `candidates` (1 warm-up and
-  /// kCheckRuns runs each, then kCheckRuns more in the reverse order;
-  /// medians), keeps the fastest in-place kernel where its median is at
+  /// is none), then times it and each of `candidates` as CUDA graphs run
+  /// them (medianTimes, TimingMode::Graph; queued when the row-major call
+  /// is the library's), keeps the fastest in-place kernel where its median is at
   /// most kCheckTieRatio of the transposing path's (mode auto; the fastest
   /// whatever the transposing path takes in mode always), records it in
-  /// inPlaceDecisions and enqueues what it chose once more, so that C is
-  /// its result. SPPERM_LOG_CHOICES=1 prints the times.
+  /// inPlaceDecisions and the tuning cache, and enqueues what it chose
+  /// once more, so that C is its result; a choice in the tuning cache
+  /// (recallInPlace) is taken without timing. SPPERM_LOG_CHOICES=1 prints
+  /// the times.
   sprt_status decideInPlace(int64_t index, const PackageLayer &layer,
                             const std::vector<InPlaceChoice> &candidates,
                             const void *b, int64_t k, void *c,
@@ -503,8 +519,8 @@ private:
   InPlaceMode inPlaceMode = InPlaceMode::Auto;
   /// What column-major calls run per (layer, K) where the layer has
   /// in-place kernels for K (each is compiled for one K), whatever the
-  /// stream; made at the first column-major call for K (decideInPlace)
-  /// and not stored in the tuning cache.
+  /// stream; made at the first column-major call for K (decideInPlace),
+  /// or taken from the tuning cache there.
   std::map<std::pair<int64_t, int64_t>, InPlaceChoice> inPlaceDecisions;
   /// cuBLAS's and cuBLASLt's handles (created at the first dense
   /// candidate) and each layer's densified matrix (by its DeviceLayer,

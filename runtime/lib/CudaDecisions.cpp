@@ -165,8 +165,12 @@ TuningLayer CudaBackend::tuningLayer(const PackageLayer &layer) {
   shape.rows = layer.matrix.rows;
   shape.cols = layer.matrix.cols;
   shape.nnz = layer.matrix.nnz;
-  for (size_t v = 0; v <= layer.alternatives.size(); ++v)
+  for (size_t v = 0; v <= layer.alternatives.size(); ++v) {
     shape.variants.push_back(variantName(layer.variant(v)));
+    std::vector<std::string> &kernels = shape.inPlaceKernels.emplace_back();
+    for (const KernelInfo &kernel : layer.variant(v).inPlaceB)
+      kernels.push_back(kernel.name);
+  }
   if (cusparseComputes(layer.operandType, layer.valueType))
     for (const Algorithm &algorithm : kAlgorithms)
       if (cusparseRoundsOnce(algorithm.variant, layer.operandType))
@@ -261,28 +265,19 @@ sprt_status CudaBackend::decide(int64_t index, const PackageLayer &layer,
     SPRT_RETURN_IF_ERROR(generatedLaunch(device.variant(v), layer.variant(v),
                                          choice, b, k, c, stream, launches[v]));
   }
-  std::vector<std::vector<float>> times(count);
-  if (count > 1) {
-    float ms[kCheckRuns];
-    for (int pass = 0; pass < 2; ++pass)
-      for (size_t i = 0; i < count; ++i) {
-        const size_t v = pass == 0 ? i : count - 1 - i;
-        if (!launches[v])
-          continue;
-        SPRT_RETURN_IF_ERROR(timeLaunches(d, stream, pass == 0 ? 1 : 0,
-                                          kCheckRuns, ms, launches[v]));
-        times[v].insert(times[v].end(), ms, ms + kCheckRuns);
-      }
-  }
   std::vector<float> medians(count, -1.0f);
-  for (size_t v = 0; v < count; ++v) {
-    if (times[v].empty())
-      continue;
-    std::sort(times[v].begin(), times[v].end());
-    medians[v] = 0.5f * (times[v][kCheckRuns - 1] + times[v][kCheckRuns]);
-    if (medians[v] < medians[out.variant])
-      out.variant = v;
+  if (count > 1) {
+    // The variants' launches are bound to the call's stream already.
+    std::vector<StreamLaunch> timed(count);
+    for (size_t v = 0; v < count; ++v)
+      if (launches[v])
+        timed[v] = [&launch = launches[v]](CUstream) { return launch(); };
+    SPRT_RETURN_IF_ERROR(medianTimes(d, stream, TimingMode::Queued,
+                                     kCheckRuns, timed, medians));
   }
+  for (size_t v = 0; v < count; ++v)
+    if (medians[v] >= 0 && medians[v] < medians[out.variant])
+      out.variant = v;
   launch = launches[out.variant];
   float generatedMs = 0.0f, libraryMs = 0.0f;
   std::string libraryName = "the library";

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,47 +85,108 @@ sprt_status CudaBackend::launchInPlace(int64_t index,
                       params, layer, stream);
 }
 
+TuningKey CudaBackend::inPlaceTuningKey(int64_t index,
+                                        const PackageLayer &layer, int64_t k) {
+  LaunchChoice choice;
+  const std::string savedError = sprt_last_error();
+  // The layer's own launch for K (a candidate exists, so there is one).
+  if (chooseLaunch(layer, k, choice) != SPRT_OK)
+    failWith(SPRT_OK, savedError);
+  TuningKey key = tuningKey(index, layer, choice, k);
+  // An in-place kernel is for one K, not for a bucket.
+  key.k = k;
+  key.columnMajorB = true;
+  return key;
+}
+
+std::optional<CudaBackend::InPlaceChoice>
+CudaBackend::recallInPlace(int64_t index, const PackageLayer &layer,
+                           const std::vector<InPlaceChoice> &candidates,
+                           int64_t k) {
+  if (inPlaceMode != InPlaceMode::Auto || !tuning->enabled())
+    return std::nullopt;
+  const TuningKey key = inPlaceTuningKey(index, layer, k);
+  const std::optional<TuningChoice> cached =
+      tuning->lookup(key, tuningLayer(layer));
+  if (!cached)
+    return std::nullopt;
+  if (cached->inPlace.empty())
+    return InPlaceChoice();
+  for (const InPlaceChoice &choice : candidates)
+    if (choice.variant == cached->variant &&
+        layer.variant(choice.variant)
+                .inPlaceB[static_cast<size_t>(choice.kernel)]
+                .name == cached->inPlace)
+      return choice;
+  // Named by the package, but not a candidate here (not for this K, or
+  // more shared memory than this GPU gives).
+  tuning->reject(key, "the in-place kernel '" + cached->inPlace +
+                          "' cannot run k = " + std::to_string(k) + " here");
+  return std::nullopt;
+}
+
 sprt_status CudaBackend::decideInPlace(
     int64_t index, const PackageLayer &layer,
     const std::vector<InPlaceChoice> &candidates, const void *b, int64_t k,
     void *c, void *workspace, CUstream stream) {
+  if (std::optional<InPlaceChoice> cached =
+          recallInPlace(index, layer, candidates, k)) {
+    inPlaceDecisions[{index, k}] = *cached;
+    if (logChoices()) {
+      const std::string runs =
+          cached->kernel >= 0
+              ? "runs " + layer.variant(cached->variant)
+                              .inPlaceB[static_cast<size_t>(cached->kernel)]
+                              .name
+              : std::string("runs the transposing kernel first");
+      std::fprintf(stderr,
+                   "spperm: layer '%s', k = %lld, column-major B: from the "
+                   "tuning cache: %s\n",
+                   layer.name.c_str(), static_cast<long long>(k),
+                   runs.c_str());
+    }
+    if (cached->kernel >= 0)
+      return launchInPlace(index, layer, *cached, b, k, c, stream);
+    return transposingLaunch(index, layer, b, k, c, workspace, stream,
+                             /*captured=*/false, knownLaunch(index, layer, k));
+  }
   // The transposing path first, as a call without in-place kernels runs
   // it: it makes the row-major decision for the bucket if there is none.
   SPRT_RETURN_IF_ERROR(transposingLaunch(index, layer, b, k, c, workspace,
                                          stream, /*captured=*/false,
                                          knownLaunch(index, layer, k)));
   const KnownLaunch known = knownLaunch(index, layer, k);
-  // Launch 0 is the transposing path, launch i the candidate i - 1.
-  std::vector<std::function<sprt_status()>> launches;
-  launches.push_back([&] {
-    return transposingLaunch(index, layer, b, k, c, workspace, stream,
-                             /*captured=*/false, known);
+  // Every candidate's arrays on the device before anything is timed (a
+  // capture cannot upload them).
+  for (const InPlaceChoice &choice : candidates)
+    SPRT_RETURN_IF_ERROR(ensureResident(index, layer, choice.variant));
+  // Launch 0 is the transposing path, launch i the candidate i - 1; each
+  // onto the stream it is given (a capture's, when timed as a graph).
+  std::vector<StreamLaunch> launches;
+  launches.push_back([&, known](CUstream s) {
+    return transposingLaunch(index, layer, b, k, c, workspace, s,
+                             /*captured=*/s != stream, known);
   });
   for (const InPlaceChoice &choice : candidates)
-    launches.push_back([this, index, &layer, choice, b, k, c, stream] {
-      return launchInPlace(index, layer, choice, b, k, c, stream);
+    launches.push_back([this, index, &layer, choice, b, k, c](CUstream s) {
+      return launchInPlace(index, layer, choice, b, k, c, s);
     });
+  // Timed as a graph runs them: the transposing path is two launches, the
+  // in-place one, and the gaps between stream launches would otherwise
+  // decide (docs/RuntimeABI.md, "Column-major B"). A decided library call
+  // is timed queued: it is not captured on a stream of the backend's.
   const size_t count = launches.size();
-  std::vector<std::vector<float>> times(count);
-  float ms[kCheckRuns];
-  for (int pass = 0; pass < 2; ++pass)
-    for (size_t i = 0; i < count; ++i) {
-      const size_t at = pass == 0 ? i : count - 1 - i;
-      if (sprt_status s = timeLaunches(d, stream, pass == 0 ? 1 : 0,
-                                       kCheckRuns, ms, launches[at]);
-          s != SPRT_OK) {
-        // K's later calls take the transposing path, which ran above,
-        // instead of timing again; this call reports the failure.
-        inPlaceDecisions[{index, k}] = InPlaceChoice();
-        releaseUnchosen(index, layer);
-        return s;
-      }
-      times[at].insert(times[at].end(), ms, ms + kCheckRuns);
-    }
-  std::vector<float> medians(count);
-  for (size_t i = 0; i < count; ++i) {
-    std::sort(times[i].begin(), times[i].end());
-    medians[i] = 0.5f * (times[i][kCheckRuns - 1] + times[i][kCheckRuns]);
+  std::vector<float> medians;
+  TimingMode mode = TimingMode::Queued;
+  if (sprt_status s = medianTimes(
+          d, stream, known.library ? TimingMode::Queued : TimingMode::Graph,
+          kCheckRuns, launches, medians, &mode);
+      s != SPRT_OK) {
+    // K's later calls take the transposing path, which ran above, instead
+    // of timing again; this call reports the failure.
+    inPlaceDecisions[{index, k}] = InPlaceChoice();
+    releaseUnchosen(index, layer);
+    return s;
   }
   const size_t fastest = static_cast<size_t>(
       std::min_element(medians.begin() + 1, medians.end()) - medians.begin());
@@ -134,12 +196,25 @@ sprt_status CudaBackend::decideInPlace(
   if (inPlace)
     decision = candidates[fastest - 1];
   inPlaceDecisions[{index, k}] = decision;
+  if (inPlaceMode == InPlaceMode::Auto) {
+    TuningChoice stored;
+    if (inPlace) {
+      stored.variant = decision.variant;
+      stored.inPlace = layer.variant(decision.variant)
+                           .inPlaceB[static_cast<size_t>(decision.kernel)]
+                           .name;
+    }
+    tuning->store(inPlaceTuningKey(index, layer, k), tuningLayer(layer),
+                  stored);
+  }
   // The variants neither decision runs may go now.
   releaseUnchosen(index, layer);
   if (logChoices()) {
     std::string line = "spperm: layer '" + layer.name +
                        "', k = " + std::to_string(k) +
-                       ", column-major B: transposing " +
+                       ", column-major B (" +
+                       (mode == TimingMode::Graph ? "graph" : "queued") +
+                       "): transposing " +
                        std::to_string(medians[0]) + " ms;";
     for (size_t i = 1; i < count; ++i) {
       const InPlaceChoice &choice = candidates[i - 1];
@@ -153,5 +228,5 @@ sprt_status CudaBackend::decideInPlace(
                     : " runs the transposing kernel first";
     std::fprintf(stderr, "%s\n", line.c_str());
   }
-  return launches[inPlace ? fastest : 0]();
+  return launches[inPlace ? fastest : 0](stream);
 }

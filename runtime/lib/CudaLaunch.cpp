@@ -320,7 +320,8 @@ CudaBackend::KnownLaunch CudaBackend::knownLaunch(int64_t index,
     return {/*decided=*/false};
   return {/*decided=*/true,
           /*readsColumnMajor=*/libraryReadsColumnMajor(found->second.library,
-                                                      device.operandType)};
+                                                      device.operandType),
+          /*library=*/!found->second.library.empty()};
 }
 
 std::function<sprt_status()>

@@ -6,7 +6,9 @@
 //
 // timeLaunches: the runs of a launch between pairs of events, queued while
 // the stream waits on a host flag (HostFlag) so that the events time the
-// GPU's work rather than the rate of the host's launches.
+// GPU's work rather than the rate of the host's launches. medianTimes:
+// several launches timed alike, by timeLaunches or as CUDA graphs
+// (CapturedGraph) replay them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -153,5 +156,140 @@ sprt_status spperm::runtime_detail::timeLaunches(
     SPRT_CU_RETURN_IF_ERROR(api, api.cuEventElapsedTime(&timesMs[i],
                                                         events[2 * i],
                                                         events[2 * i + 1]));
+  return SPRT_OK;
+}
+
+namespace {
+
+/// A launch captured `kGraphLaunches` times into an instantiated CUDA
+/// graph, on a private stream in relaxed mode (a launch may allocate, as a
+/// first call's residency does). Destroys the graph with itself.
+class CapturedGraph {
+public:
+  explicit CapturedGraph(const DriverApi &api) : api(api) {}
+  ~CapturedGraph() {
+    if (exec)
+      api.cuGraphExecDestroy(exec);
+    if (graph)
+      api.cuGraphDestroy(graph);
+  }
+  CapturedGraph(const CapturedGraph &) = delete;
+  CapturedGraph &operator=(const CapturedGraph &) = delete;
+
+  /// Whether the driver has what capturing needs.
+  static bool supported(const DriverApi &api) {
+    return api.cuStreamBeginCapture && api.cuStreamEndCapture &&
+           api.cuGraphInstantiateWithFlags && api.cuGraphLaunch &&
+           api.cuGraphExecDestroy && api.cuGraphDestroy;
+  }
+
+  /// Captures `launch` on `capture` (a stream no one else uses) and
+  /// instantiates the graph. The stream is out of capture mode on return,
+  /// whatever happened.
+  sprt_status capture(CUstream capture, const StreamLaunch &launch) {
+    SPRT_CU_RETURN_IF_ERROR(
+        api, api.cuStreamBeginCapture(capture, CU_STREAM_CAPTURE_MODE_RELAXED));
+    sprt_status status = SPRT_OK;
+    for (int32_t i = 0; i < kGraphLaunches && status == SPRT_OK; ++i)
+      status = launch(capture);
+    const CUresult ended = api.cuStreamEndCapture(capture, &graph);
+    SPRT_RETURN_IF_ERROR(status);
+    SPRT_CU_RETURN_IF_ERROR(api, ended);
+    SPRT_CU_RETURN_IF_ERROR(api,
+                            api.cuGraphInstantiateWithFlags(&exec, graph, 0));
+    return SPRT_OK;
+  }
+
+  sprt_status launch(CUstream stream) const {
+    SPRT_CU_RETURN_IF_ERROR(api, api.cuGraphLaunch(exec, stream));
+    return SPRT_OK;
+  }
+
+private:
+  const DriverApi &api;
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+};
+
+/// A stream of the backend's own, destroyed with this object.
+struct OwnStream {
+  explicit OwnStream(const DriverApi &api) : api(api) {}
+  ~OwnStream() {
+    if (stream)
+      api.cuStreamDestroy(stream);
+  }
+  OwnStream(const OwnStream &) = delete;
+  OwnStream &operator=(const OwnStream &) = delete;
+  const DriverApi &api;
+  CUstream stream = nullptr;
+};
+
+} // namespace
+
+sprt_status spperm::runtime_detail::medianTimes(
+    const Driver &d, CUstream stream, TimingMode mode, int32_t runs,
+    const std::vector<StreamLaunch> &launches, std::vector<float> &medians,
+    TimingMode *usedMode) {
+  const DriverApi &api = d.api;
+  const size_t count = launches.size();
+  // What one timed run enqueues on `stream`, and what it is divided by.
+  std::vector<std::function<sprt_status()>> timed(count);
+  std::vector<std::unique_ptr<CapturedGraph>> graphs;
+  int32_t perRun = 1, timedRuns = runs;
+  if (mode == TimingMode::Graph && CapturedGraph::supported(api)) {
+    OwnStream capture(api);
+    bool captured = api.cuStreamCreate(&capture.stream,
+                                       CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS;
+    for (size_t i = 0; i < count && captured; ++i) {
+      graphs.push_back(std::make_unique<CapturedGraph>(api));
+      if (!launches[i])
+        continue;
+      // Run once on the caller's stream first: whatever a launch does the
+      // first time (residency, module loading) stays out of the graph.
+      SPRT_RETURN_IF_ERROR(launches[i](stream));
+      captured = graphs[i]->capture(capture.stream, launches[i]) == SPRT_OK;
+    }
+    if (captured) {
+      SPRT_CU_RETURN_IF_ERROR(api, api.cuStreamSynchronize(capture.stream));
+      for (size_t i = 0; i < count; ++i)
+        if (launches[i])
+          timed[i] = [&graph = *graphs[i], stream] {
+            return graph.launch(stream);
+          };
+      perRun = kGraphLaunches;
+      timedRuns = kGraphReplays;
+    } else {
+      graphs.clear();
+      mode = TimingMode::Queued;
+    }
+  } else {
+    mode = TimingMode::Queued;
+  }
+  if (mode == TimingMode::Queued)
+    for (size_t i = 0; i < count; ++i)
+      if (launches[i])
+        timed[i] = [&launch = launches[i], stream] { return launch(stream); };
+  if (usedMode)
+    *usedMode = mode;
+
+  std::vector<std::vector<float>> times(count);
+  std::vector<float> ms(static_cast<size_t>(timedRuns));
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < count; ++i) {
+      const size_t at = pass == 0 ? i : count - 1 - i;
+      if (!timed[at])
+        continue;
+      SPRT_RETURN_IF_ERROR(timeLaunches(d, stream, pass == 0 ? 1 : 0,
+                                        timedRuns, ms.data(), timed[at]));
+      for (float t : ms)
+        times[at].push_back(t / static_cast<float>(perRun));
+    }
+  medians.assign(count, -1.0f);
+  for (size_t i = 0; i < count; ++i) {
+    if (times[i].empty())
+      continue;
+    std::sort(times[i].begin(), times[i].end());
+    medians[i] = 0.5f * (times[i][timedRuns - 1] + times[i][timedRuns]);
+  }
   return SPRT_OK;
 }

@@ -7,12 +7,13 @@
 // The tuning cache's file (TuningCache.h; docs/RuntimeABI.md, "Tuning
 // cache"):
 //
-//   {"schema": "spperm-tuning-cache", "version": 2, "entries": [
-//   {"key": {"abi": 1, "compute_capability": 90, "cusparse": 12600,
-//            "dense": true, "driver": 13000, "gpu": NAME, "k": K,
-//            "layer": NAME, "package": SHA256, "variant": NAME},
+//   {"schema": "spperm-tuning-cache", "version": 3, "entries": [
+//   {"key": {"abi": 1, "column_major_b": false, "compute_capability": 90,
+//            "cusparse": 12600, "dense": true, "driver": 13000, "gpu": NAME,
+//            "k": K, "layer": NAME, "package": SHA256, "variant": NAME},
 //    "layer": {"cols": N, "nnz": NNZ, "rows": M},
-//    "choice": {"library": "" or "cusparse-spmm-csr-alg2" ...,
+//    "choice": {"in_place": "" or "l0_in_place_1" (column-major B),
+//               "library": "" or "cusparse-spmm-csr-alg2" ...,
 //               "variant": 1, "variant_name": "bell/bsa"},
 //    "stored": SECONDS_SINCE_EPOCH},
 //   ...]}
@@ -77,6 +78,7 @@ json keyJson(const TuningKey &key) {
   j["cusparse"] = key.cusparseVersion;
   j["abi"] = key.abiVersion;
   j["dense"] = key.denseCandidate;
+  j["column_major_b"] = key.columnMajorB;
   return j;
 }
 
@@ -91,7 +93,7 @@ std::string canonicalKey(const TuningKey &key) {
   for (int64_t number :
        {key.k, int64_t{key.computeCapability}, int64_t{key.driverVersion},
         int64_t{key.cusparseVersion}, int64_t{key.abiVersion},
-        int64_t{key.denseCandidate}})
+        int64_t{key.denseCandidate}, int64_t{key.columnMajorB}})
     id += std::to_string(number) + ";";
   return id;
 }
@@ -169,12 +171,14 @@ bool parseEntry(const json &j, TuningCacheEntry &out) {
       !readInt32(*key, "cusparse", k.cusparseVersion) ||
       !readInt32(*key, "abi", k.abiVersion) ||
       !readBool(*key, "dense", k.denseCandidate) ||
+      !readBool(*key, "column_major_b", k.columnMajorB) ||
       !readInt(*layer, "rows", 0, kMax, out.rows) ||
       !readInt(*layer, "cols", 0, kMax, out.cols) ||
       !readInt(*layer, "nnz", 0, kMax, out.nnz) ||
       !readInt(*choice, "variant", 0, kMax, variant) ||
       !readString(*choice, "variant_name", out.variantName) ||
       !readString(*choice, "library", out.choice.library) ||
+      !readString(*choice, "in_place", out.choice.inPlace) ||
       !readInt(j, "stored", 0, kMax, out.stored))
     return false;
   out.choice.variant = static_cast<size_t>(variant);
@@ -187,7 +191,8 @@ json entryJson(const TuningCacheEntry &e) {
   j["layer"] = {{"rows", e.rows}, {"cols", e.cols}, {"nnz", e.nnz}};
   j["choice"] = {{"variant", e.choice.variant},
                  {"variant_name", e.variantName},
-                 {"library", e.choice.library}};
+                 {"library", e.choice.library},
+                 {"in_place", e.choice.inPlace}};
   j["stored"] = e.stored;
   return j;
 }
@@ -211,6 +216,21 @@ std::string mismatch(const TuningCacheEntry &e, const TuningLayer &layer) {
                 e.choice.library) == layer.libraries.end())
     return "it names the library call '" + e.choice.library +
            "', which is not a candidate for this layer here";
+  if (e.key.columnMajorB && !e.choice.library.empty())
+    return "it names a library call for a column-major B";
+  if (!e.key.columnMajorB && !e.choice.inPlace.empty())
+    return "it names an in-place kernel for a row-major B";
+  if (!e.choice.inPlace.empty()) {
+    const std::vector<std::string> *kernels =
+        e.choice.variant < layer.inPlaceKernels.size()
+            ? &layer.inPlaceKernels[e.choice.variant]
+            : nullptr;
+    if (!kernels || std::find(kernels->begin(), kernels->end(),
+                              e.choice.inPlace) == kernels->end())
+      return "it names the in-place kernel '" + e.choice.inPlace +
+             "', which variant " + std::to_string(e.choice.variant) +
+             " lacks";
+  }
   return "";
 }
 

@@ -40,9 +40,10 @@ namespace spperm::runtime_detail {
 /// The schema version of the cache file ("version"). Incremented when the
 /// file's layout or the meaning of a choice changes, or when a layer's
 /// candidates do (2: 16-bit layers time the dense candidate,
-/// `cublaslt-gemm`); a file of another version is ignored (with a warning)
-/// and replaced at the next store.
-inline constexpr int kTuningCacheVersion = 2;
+/// `cublaslt-gemm`; 3: entries for a column-major B, which choose between
+/// the transposing path and an in-place kernel); a file of another version
+/// is ignored (with a warning) and replaced at the next store.
+inline constexpr int kTuningCacheVersion = 3;
 
 /// The most entries a cache file keeps; past it, the oldest stored go.
 inline constexpr size_t kTuningCacheMaxEntries = 4096;
@@ -62,8 +63,12 @@ struct TuningKey {
   /// layer that runs through the library).
   std::string variant;
   /// The K bucket: the power of two at least K, or K itself for a layer
-  /// compiled for one K.
+  /// compiled for one K; K itself for a column-major B's choice.
   int64_t k = 0;
+  /// Whether the choice is the one for a column-major B (the transposing
+  /// path or an in-place kernel; docs/RuntimeABI.md, "Column-major B")
+  /// rather than the row-major call's.
+  bool columnMajorB = false;
   /// The GPU: cuDeviceGetName and 10 * major + minor of the compute
   /// capability.
   std::string gpu;
@@ -89,6 +94,9 @@ struct TuningLayer {
   /// The library calls the runtime knows (cuSPARSE algorithms, the dense
   /// candidate), by their sprt_spmm_time variant names.
   std::vector<std::string> libraries;
+  /// Each variant's in-place kernels for a column-major B (the manifest's
+  /// `in_place_b` names; index as `variants`).
+  std::vector<std::vector<std::string>> inPlaceKernels;
 };
 
 /// What runs the layer for the key's K bucket.
@@ -98,6 +106,9 @@ struct TuningChoice {
   /// The library call that runs instead (a TuningLayer::libraries name),
   /// or "" when the generated kernels do.
   std::string library;
+  /// For a column-major B: the in-place kernel of `variant` that runs (a
+  /// TuningLayer::inPlaceKernels name), or "" for the transposing path.
+  std::string inPlace;
 };
 
 /// One entry of the cache file.
@@ -142,7 +153,8 @@ public:
 
   /// The choice stored for `key`, if there is one that `layer` allows:
   /// same shape, a variant the layer has (index and format/strategy), a
-  /// library call it knows. An entry that does not is ignored with a
+  /// library call it knows, an in-place kernel of that variant (and none
+  /// in a row-major choice, no library call in a column-major one). An entry that does not is ignored with a
   /// warning.
   std::optional<TuningChoice> lookup(const TuningKey &key,
                                      const TuningLayer &layer);

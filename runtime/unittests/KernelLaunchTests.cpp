@@ -34,6 +34,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -833,6 +834,118 @@ TEST(GeneratedKernelGpuTest, InPlaceColumnMajorB) {
     }
     sprt_package_release(p);
   }
+}
+
+// The column-major choice goes in the tuning cache (docs/RuntimeABI.md,
+// "Tuning cache"): an entry with "column_major_b" for the exact K. A later
+// load takes an entry naming the in-place kernel without timing (the
+// workspace stays untouched), and one naming a kernel this GPU cannot run
+// or the layer lacks is rejected with a warning and timed again.
+TEST(GeneratedKernelGpuTest, InPlaceChoiceInTheTuningCache) {
+  sprt_device_props props;
+  REQUIRE_GPU(props);
+  ScratchDir dir;
+  const CsrMatrix matrix = generateUniform(70, 50, 0.08, 1);
+  std::vector<PackageLayer> layers = {
+      makeLayer("csr", matrix, Strategy::Lpt, FormatKind::Csr)};
+  layers[0].kernels = testKernels();
+  layers[0].transposeB = testTransposeKernel();
+  layers[0].inPlaceB = {testInPlaceKernel()};
+  // The same, with an in-place kernel no GPU can run.
+  layers.push_back(layers[0]);
+  layers.back().name = "too-large";
+  layers.back().inPlaceB[0].sharedBytes = int64_t(1) << 30;
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(dir.path("inplace.spp"), layers, options));
+  const std::string cachePath = dir.path("tuning.json");
+  ScopedEnv cache("SPRT_TUNING_CACHE", cachePath.c_str());
+  ScopedEnv mode("SPRT_IN_PLACE_B", "auto");
+  ScopedEnv log("SPPERM_LOG_CHOICES", "1");
+  const FormattedMatrix &m = layers[0].matrix;
+  constexpr int64_t k = 32;
+  const std::vector<float> b = randomDense(m.cols * k, 9);
+  std::vector<float> want(static_cast<size_t>(m.rows * k));
+  spmmCpu(m, b.data(), k, want.data());
+  const std::vector<float> bCol = columnMajor(b, m.cols, k);
+  const int64_t bBytes = m.cols * k * 4, cBytes = m.rows * k * 4;
+  DeviceArray db(bBytes), dc(cBytes), dw(bBytes);
+  ASSERT_EQ(sprt_memcpy_htod(db.get(), bCol.data(), bBytes), SPRT_OK);
+  const std::vector<uint8_t> sentinel(static_cast<size_t>(bBytes), 0x5a);
+  // Loads the package, calls layer `index` once with a column-major B and
+  // checks C; returns stderr, and whether the workspace stayed untouched.
+  auto callOnce = [&](int64_t index, bool &untouched) {
+    testing::internal::CaptureStderr();
+    sprt_package *p = nullptr;
+    EXPECT_EQ(
+        sprt_package_load(dir.path("inplace.spp").c_str(), SPRT_DEVICE_GPU, &p),
+        SPRT_OK)
+        << sprt_last_error();
+    std::vector<float> c(static_cast<size_t>(m.rows * k), NAN);
+    EXPECT_EQ(sprt_memcpy_htod(dc.get(), c.data(), cBytes), SPRT_OK);
+    EXPECT_EQ(sprt_memcpy_htod(dw.get(), sentinel.data(), bBytes), SPRT_OK);
+    EXPECT_EQ(sprt_spmm_ordered(p, index, db.get(), SPRT_DTYPE_F32,
+                                SPRT_ORDER_COL, k, dc.get(), SPRT_DTYPE_F32,
+                                dw.get(), static_cast<size_t>(bBytes), nullptr),
+              SPRT_OK)
+        << sprt_last_error();
+    EXPECT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), cBytes), SPRT_OK);
+    EXPECT_LE(relativeError(c, want), 1e-5);
+    std::vector<uint8_t> w(static_cast<size_t>(bBytes));
+    EXPECT_EQ(sprt_memcpy_dtoh(w.data(), dw.get(), bBytes), SPRT_OK);
+    untouched = w == sentinel;
+    sprt_package_release(p);
+    return testing::internal::GetCapturedStderr();
+  };
+  // The column-major entry of `layer`, which the test edits.
+  auto editEntry = [&](const std::string &layer,
+                       const std::function<void(nlohmann::json &)> &edit) {
+    nlohmann::json root = nlohmann::json::parse(readWholeFile(cachePath));
+    bool found = false;
+    for (nlohmann::json &e : root["entries"])
+      if (e["key"]["layer"] == layer && e["key"]["column_major_b"] == true) {
+        EXPECT_EQ(e["key"]["k"], k);
+        edit(e);
+        found = true;
+      }
+    ASSERT_TRUE(found) << layer;
+    std::ofstream(cachePath) << root.dump();
+  };
+  bool untouched = false;
+  // Timed, and stored (whichever it chose).
+  std::string err = callOnce(0, untouched);
+  EXPECT_NE(err.find("column-major B (graph)"), std::string::npos) << err;
+  editEntry("csr", [](nlohmann::json &e) {
+    e["choice"]["in_place"] = "spmm_in_place";
+    e["choice"]["variant"] = 0;
+  });
+  // Recalled: the in-place kernel runs without timing.
+  err = callOnce(0, untouched);
+  EXPECT_NE(err.find("column-major B: from the tuning cache: runs "
+                     "spmm_in_place"),
+            std::string::npos)
+      << err;
+  EXPECT_TRUE(untouched) << "the in-place kernel should have run";
+  // Recalled: the transposing path.
+  editEntry("csr", [](nlohmann::json &e) { e["choice"]["in_place"] = ""; });
+  err = callOnce(0, untouched);
+  EXPECT_NE(err.find("from the tuning cache: runs the transposing kernel"),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(untouched) << "the transposing kernel should have run";
+  // A kernel the layer lacks: rejected by the cache, timed again.
+  editEntry("csr",
+            [](nlohmann::json &e) { e["choice"]["in_place"] = "elsewhere"; });
+  err = callOnce(0, untouched);
+  EXPECT_NE(err.find("'elsewhere', which variant 0 lacks"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("column-major B (graph)"), std::string::npos) << err;
+  // A kernel this GPU cannot run: no candidates, so no entry is stored for
+  // it; one written by hand is not consulted either (the transposing path
+  // runs, untimed).
+  err = callOnce(1, untouched);
+  EXPECT_FALSE(untouched);
+  EXPECT_EQ(err.find("column-major B"), std::string::npos) << err;
 }
 
 // A kernel that takes "csr.col_idx.u16" gets the column indices narrowed

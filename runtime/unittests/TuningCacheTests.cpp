@@ -76,7 +76,24 @@ TuningLayer layer() {
   l.variants = {"csr/lpt", "bell/bsa", "csr/identity"};
   l.libraries = {"cusparse-spmm-default", "cusparse-spmm-csr-alg2",
                  "cublas-sgemm"};
+  l.inPlaceKernels = {{"l0_in_place_0", "l0_in_place_1"}, {}, {"l2_in_place_0"}};
   return l;
+}
+
+/// key(), for a column-major B's choice.
+TuningKey columnMajorKey(const std::string &layer = "fc1", int64_t k = 32) {
+  TuningKey k_ = key(layer, k);
+  k_.columnMajorB = true;
+  return k_;
+}
+
+/// A column-major B's choice: in-place kernel `kernel` of `variant`, or the
+/// transposing path ("").
+TuningChoice inPlaceChoice(size_t variant, const std::string &kernel) {
+  TuningChoice c;
+  c.variant = variant;
+  c.inPlace = kernel;
+  return c;
 }
 
 TuningChoice choice(size_t variant, const std::string &library = "") {
@@ -220,6 +237,69 @@ TEST(TuningCacheTest, RoundTripThroughTheFile) {
   EXPECT_TRUE(warnings.empty());
 }
 
+TEST(TuningCacheTest, ColumnMajorChoicesRoundTripBesideRowMajorOnes) {
+  ScratchDir dir;
+  const std::string path = dir.path("tuning.json");
+  {
+    TuningCache writer(path);
+    // The same layer and K: row-major and column-major entries apart.
+    writer.store(key("fc1", 32), layer(), choice(1));
+    writer.store(columnMajorKey("fc1", 32), layer(),
+                 inPlaceChoice(0, "l0_in_place_1"));
+    writer.store(columnMajorKey("fc1", 36), layer(), inPlaceChoice(0, ""));
+  }
+  EXPECT_EQ(entriesOf(path).size(), 3u);
+  TuningCache reader(path);
+  std::vector<std::string> warnings = warningsOf([&] {
+    std::optional<TuningChoice> c = reader.lookup(key("fc1", 32), layer());
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->variant, 1u);
+    EXPECT_EQ(c->inPlace, "");
+    c = reader.lookup(columnMajorKey("fc1", 32), layer());
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->variant, 0u);
+    EXPECT_EQ(c->inPlace, "l0_in_place_1");
+    c = reader.lookup(columnMajorKey("fc1", 36), layer());
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->inPlace, "");
+    EXPECT_FALSE(reader.lookup(columnMajorKey("fc1", 64), layer()));
+  });
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST(TuningCacheTest, ColumnMajorEntryTheLayerDoesNotAllowIsRejected) {
+  struct Case {
+    const char *what;
+    TuningKey key;
+    TuningChoice choice;
+    const char *says;
+  };
+  const std::vector<Case> cases = {
+      {"a kernel the variant lacks", columnMajorKey(),
+       inPlaceChoice(1, "l0_in_place_0"),
+       "'l0_in_place_0', which variant 1 lacks"},
+      {"a kernel of a variant the layer lacks", columnMajorKey(),
+       inPlaceChoice(3, "l0_in_place_0"), "variant 3, the layer has 3"},
+      {"an in-place kernel for a row-major B", key(),
+       inPlaceChoice(0, "l0_in_place_0"),
+       "an in-place kernel for a row-major B"},
+      {"a library call for a column-major B", columnMajorKey(),
+       choice(0, "cusparse-spmm-default"),
+       "a library call for a column-major B"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.what);
+    ScratchDir dir;
+    const std::string path = dir.path("tuning.json");
+    TuningCache(path).store(c.key, layer(), c.choice);
+    TuningCache cache(path);
+    std::vector<std::string> warnings = warningsOf(
+        [&] { EXPECT_FALSE(cache.lookup(c.key, layer()).has_value()); });
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find(c.says), std::string::npos) << warnings[0];
+  }
+}
+
 TEST(TuningCacheTest, KeyThatDiffersInAnyFieldIsNotUsed) {
   ScratchDir dir;
   const std::string path = dir.path("tuning.json");
@@ -235,6 +315,7 @@ TEST(TuningCacheTest, KeyThatDiffersInAnyFieldIsNotUsed) {
       [](TuningKey &k) { k.cusparseVersion = 12601; },
       [](TuningKey &k) { k.abiVersion = 2; },
       [](TuningKey &k) { k.denseCandidate = false; },
+      [](TuningKey &k) { k.columnMajorB = true; },
   };
   TuningCache reader(path);
   std::vector<std::string> warnings = warningsOf([&] {
@@ -319,6 +400,15 @@ TEST(TuningCacheTest, MalformedEntriesAreDroppedAndTheRestKept) {
   bad.push_back(e);
   e = good;
   e["key"]["dense"] = 1;
+  bad.push_back(e);
+  e = good;
+  e["key"].erase("column_major_b");
+  bad.push_back(e);
+  e = good;
+  e["choice"].erase("in_place");
+  bad.push_back(e);
+  e = good;
+  e["choice"]["in_place"] = 0;
   bad.push_back(e);
   e = good;
   e["choice"]["variant"] = -1;

@@ -15,7 +15,9 @@
 # .gpu/deps/nanobind (nanobind's source), .gpu/deps/pylib (pytest, when the
 # machine's python3 lacks it), .gpu/pypk.tar.xz (the GPU tests' packages,
 # conftest.save_gpu_packages) and .gpu/pybench.tar.xz (packages to time).
-# Logs and bench.json go to $OUT. PYTEST=0 skips the tests, PYTEST_ARGS adds
+# PYBENCH names another tarball of packages to time (one of several
+# gpu_python_prepare.sh runs, renamed). Logs and bench.json go to $OUT.
+# PYTEST=0 skips the tests, BENCH=0 the benchmark, PYTEST_ARGS adds
 # to pytest's arguments (e.g. "-k in_place"), BENCH_ARGS to the
 # benchmark's (e.g. "--ks 32" for packages compiled with --k 32).
 #
@@ -48,7 +50,7 @@ export PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}"
   export PYTHONPATH="$PYTHONPATH:$ROOT/.gpu/deps/pylib"
 work=$(mktemp -d)
 tar xJf "$ROOT/.gpu/pypk.tar.xz" -C "$work"
-tar xJf "$ROOT/.gpu/pybench.tar.xz" -C "$work"
+[[ "${BENCH:-1}" == 0 ]] || tar xJf "${PYBENCH:-$ROOT/.gpu/pybench.tar.xz}" -C "$work"
 export SPPERM_PY_PACKAGES="$work/pypk"
 
 if [[ "${PYTEST:-1}" != 0 ]]; then
@@ -58,10 +60,12 @@ if [[ "${PYTEST:-1}" != 0 ]]; then
     -W ignore::UserWarning ${PYTEST_ARGS:-} 2>&1 | tee "$OUTDIR/pytest.log" ||
     status=1
 fi
-echo "== SparseLinear benchmark"
-# shellcheck disable=SC2086
-"$PY" "$ROOT/tools/scripts/bench_sparse_linear.py" "$work"/pybench/*.spp \
-  --json "$OUTDIR/bench.json" ${BENCH_ARGS:-} 2>&1 |
-  tee "$OUTDIR/bench.log" || status=1
+if [[ "${BENCH:-1}" != 0 ]]; then
+  echo "== SparseLinear benchmark"
+  # shellcheck disable=SC2086
+  "$PY" "$ROOT/tools/scripts/bench_sparse_linear.py" "$work"/pybench/*.spp \
+    --json "$OUTDIR/bench.json" ${BENCH_ARGS:-} 2>&1 |
+    tee "$OUTDIR/bench.log" || status=1
+fi
 rm -rf "$work"
 exit "$status"
