@@ -110,6 +110,11 @@ GPU_PACKAGES = {
     "gpu_in_place": (lambda: random_csr(600, 700, 0.05, seed=16),
                      {"k": 36, "strategy": "lpt", "format": "csr",
                       "in_place_b": "auto", "no_library_check": True}),
+    # The same for any K: one in-place kernel per range of K, K read at run
+    # time.
+    "gpu_in_place_any": (lambda: random_csr(600, 700, 0.05, seed=16),
+                         {"strategy": "lpt", "format": "csr",
+                          "in_place_b": "auto", "no_library_check": True}),
 }
 
 

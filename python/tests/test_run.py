@@ -229,6 +229,32 @@ def test_gpu_in_place(torch_cuda, monkeypatch, capfd):
                               reference(a, x.t().cpu().numpy())) < 1e-5
 
 
+def test_gpu_in_place_any_k(torch_cuda, monkeypatch, capfd):
+    """A package for any K with in-place kernels: with
+    SPRT_IN_PLACE_B=always, every K of 8 to 128 runs an in-place kernel
+    (the one of K's range, which reads K: whole and partial chunks, CTAs
+    past K idle, B aligned and not), K = 1 and K above 128 the transposing
+    path; C within 1e-5 of float64 each time."""
+    torch = torch_cuda
+    monkeypatch.setenv("SPPERM_LOG_CHOICES", "1")
+    monkeypatch.setenv("SPRT_IN_PLACE_B", "always")
+    pkg, a = compiled("gpu_in_place_any")
+    cols = a.shape[1]
+    for k in (1, 8, 9, 13, 20, 32, 36, 64, 100, 128, 200):
+        for offset in (0, 1):
+            x = torch.randn(k * cols + offset, device="cuda")[offset:]
+            x = x.view(k, cols)
+            for _ in range(2):  # the first call decides, the second runs
+                c = pkg(x.t())
+                assert normwise_error(c.cpu().numpy(),
+                                      reference(a, x.t().cpu().numpy())) \
+                    < 1e-5, (k, offset)
+        log = capfd.readouterr().err
+        in_place = 8 <= k <= 128
+        assert ("runs in place" in log) == in_place, (k, log)
+        assert (f"k = {k}, column-major B" in log) == in_place, (k, log)
+
+
 def test_gpu_errors(torch_cuda):
     torch = torch_cuda
     pkg, _ = compiled("gpu_errors")

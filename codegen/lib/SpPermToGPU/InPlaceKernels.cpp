@@ -29,9 +29,13 @@
 //
 // The loop over a CTA's rows is uniform across the CTA (every group runs
 // the same number of rows, past the block's end as empty rows), so the
-// butterfly's shuffles take the full mask. K, the shape and the matrix's
-// rows and columns are baked in; the K parameter stays, unread, so that
-// every kernel of a package binds its parameters alike.
+// butterfly's shuffles take the full mask. The shape and the matrix's
+// rows and columns are baked in, and so is K in a package compiled for one
+// K (the K parameter stays, unread, so that every kernel of a package
+// binds its parameters alike). A package for any K has one kernel per
+// range of K ((2^(j-1), 2^j] for 2^j from 16 to 128, and 8), which reads K
+// from its parameter: its grid covers the range's largest K, and a CTA
+// whose chunk starts at or past K returns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,6 +89,18 @@ public:
     Value cta = kb.blockIdX();
     Value rowBlock = kb.rem(cta, spec.rowBlocks);
     k0 = kb.mul(kb.div(cta, spec.rowBlocks), spec.samples);
+    k = spec.dynamicK ? params.at(::spperm::call_arg::kK) : kb.idx(spec.k);
+    if (spec.dynamicK)
+      kb.ifThen(kb.lt(k0, k), [&] { emitChunk(rowBlock); });
+    else
+      emitChunk(rowBlock);
+    gpu::ReturnOp::create(b);
+  }
+
+private:
+  /// The CTA's work: its chunk of samples (from k0) over block `rowBlock`
+  /// of rows.
+  void emitChunk(Value rowBlock) {
     Value tid = kb.threadIdX();
     lane = kb.rem(tid, spec.lanes);
     Value group = kb.div(tid, spec.lanes);
@@ -123,10 +139,8 @@ public:
                  llvm::append_range(out, nextBatch.values);
                  return out;
                });
-    gpu::ReturnOp::create(b);
   }
 
-private:
   /// The chunk of X as a static memref over the dynamic shared memory.
   Value sharedStage() {
     auto workgroup = gpu::AddressSpaceAttr::get(
@@ -146,14 +160,12 @@ private:
   void stageChunk(Value tid) {
     Value B = params.at(::spperm::call_arg::kBColumnMajor);
     Value first = kb.mul(k0, spec.cols);
-    Value count = kb.mul(kb.min(kb.idx(spec.samples),
-                                kb.sub(kb.idx(spec.k), k0)),
-                         spec.cols);
+    Value count =
+        kb.mul(kb.min(kb.idx(spec.samples), kb.sub(k, k0)), spec.cols);
     // 16-byte copies need the chunk's first element 16-byte aligned: k0 is
     // a multiple of T (of 4), so the caller's pointer decides.
-    Value address = kb.add(
-        memref::ExtractAlignedPointerAsIndexOp::create(b, B),
-        kb.mul(first, 4));
+    Value address = kb.add(memref::ExtractAlignedPointerAsIndexOp::create(b, B),
+                           kb.mul(first, 4));
     Value aligned = kb.eq(kb.rem(address, 16), kb.idx(0));
     const int64_t elements = spec.samples * spec.cols;
     const int64_t vectors = ceilDiv(elements, kVector);
@@ -166,8 +178,7 @@ private:
               Value at = kb.mul(v, kVector);
               // The elements of this vector that lie in the chunk (0 to 4).
               Value present =
-                  kb.max(kb.min(kb.sub(count, at), kb.idx(kVector)),
-                         kb.idx(0));
+                  kb.max(kb.min(kb.sub(count, at), kb.idx(kVector)), kb.idx(0));
               Value src = kb.select(kb.lt(kb.idx(0), present),
                                     kb.add(first, at), kb.idx(0));
               nvgpu::DeviceAsyncCopyOp::create(
@@ -183,8 +194,8 @@ private:
         [&] {
           kb.forLoop(tid, kb.idx(elements), kb.idx(spec.threads), {},
                      [&](Value at, ValueRange) -> SmallVector<Value> {
-                       Value present = kb.select(kb.lt(at, count), kb.idx(1),
-                                                 kb.idx(0));
+                       Value present =
+                           kb.select(kb.lt(at, count), kb.idx(1), kb.idx(0));
                        Value src = kb.select(kb.lt(at, count),
                                              kb.add(first, at), kb.idx(0));
                        nvgpu::DeviceAsyncCopyOp::create(
@@ -201,8 +212,8 @@ private:
     Value rowPtr = params.at(spec.rowPtr);
     Value in = kb.lt(r, r1);
     Value zero = kb.idx(0);
-    Value start =
-        kb.guarded(in, [&] { return kb.loadIndex(rowPtr, r); }, zero);
+    Value start = kb.guarded(
+        in, [&] { return kb.loadIndex(rowPtr, r); }, zero);
     Value end = kb.guarded(
         in, [&] { return kb.loadIndex(rowPtr, kb.add(r, 1)); }, zero);
     return {kb.add(start, lane), end};
@@ -262,8 +273,7 @@ private:
                   SmallVector<Value> sums;
                   for (int64_t j = 0; j < spec.samples; ++j) {
                     Value x = kb.load(
-                        stage,
-                        kb.add(current.cols[u], kb.idx(j * spec.cols)));
+                        stage, kb.add(current.cols[u], kb.idx(j * spec.cols)));
                     sums.push_back(kb.fma(current.values[u], x, acc[j]));
                   }
                   return sums;
@@ -307,36 +317,46 @@ private:
   /// space) into C's row order[row], those below K.
   void storeRow(Value row, ArrayRef<Value> acc) {
     Value C = params.at(::spperm::call_arg::kC);
-    Value base = kb.add(kb.mul(kb.loadIndex(params.at(spec.order), row),
-                               spec.k),
-                        k0);
+    Value base =
+        kb.add(kb.mul(kb.loadIndex(params.at(spec.order), row), k), k0);
     const int64_t T = spec.samples, G = spec.lanes;
     if (T < G) {
-      kb.ifThen(kb.andI(kb.lt(lane, T), kb.lt(kb.add(k0, lane), spec.k)),
-                [&] {
-                  memref::StoreOp::create(b, acc[0], C,
-                                          ValueRange{kb.add(base, lane)});
-                });
+      kb.ifThen(kb.andI(kb.lt(lane, T), kb.lt(kb.add(k0, lane), k)), [&] {
+        memref::StoreOp::create(b, acc[0], C, ValueRange{kb.add(base, lane)});
+      });
       return;
     }
     const int64_t per = T / G;
     Value first = kb.mul(lane, per);
-    // Whole chunks (K a multiple of T) in 16-byte vectors.
-    if (per % kVector == 0 && spec.k % T == 0) {
+    auto vectors = [&] {
       auto type = VectorType::get({kVector}, b.getF32Type());
       for (int64_t q = 0; q < per; q += kVector) {
         Value v = vector::FromElementsOp::create(
             b, type, ValueRange(acc.slice(q, kVector)));
         kb.storeF32(v, C, kb.add(base, kb.add(first, q)));
       }
-      return;
+    };
+    auto scalars = [&] {
+      for (int64_t i = 0; i < per; ++i) {
+        Value j = kb.add(first, i);
+        kb.ifThen(kb.lt(kb.add(k0, j), k), [&] {
+          memref::StoreOp::create(b, acc[i], C, ValueRange{kb.add(base, j)});
+        });
+      }
+    };
+    if (per % kVector != 0)
+      return scalars();
+    // Whole chunks of a row whose start is 16-byte aligned (K a multiple
+    // of 4) in 16-byte vectors: a baked-in K that is a multiple of T, or
+    // checked per CTA when K is read.
+    if (!spec.dynamicK) {
+      if (spec.k % T == 0)
+        return vectors();
+      return scalars();
     }
-    for (int64_t i = 0; i < per; ++i) {
-      Value j = kb.add(first, i);
-      kb.ifThen(kb.lt(kb.add(k0, j), spec.k), [&] {
-        memref::StoreOp::create(b, acc[i], C, ValueRange{kb.add(base, j)});
-      });
-    }
+    Value whole =
+        kb.andI(kb.eq(kb.rem(k, kVector), kb.idx(0)), kb.ge(k, kb.add(k0, T)));
+    kb.ifThenElse(whole, vectors, scalars);
   }
 
   const InPlaceKernelSpec &spec;
@@ -345,7 +365,8 @@ private:
   KernelBuilder kb;
   const int64_t groups, blockRows;
   llvm::StringMap<Value> params;
-  Value full, lane, k0, r1, stage;
+  /// K (the constant, or the K parameter).
+  Value full, lane, k0, k, r1, stage;
 };
 
 } // namespace
@@ -366,14 +387,13 @@ mlir::spperm::codegen::emitInPlaceKernel(gpu::GPUModuleOp module,
          spec.rowBlocks >= 1 && "an in-place shape out of range");
   MLIRContext *ctx = module.getContext();
   Type f32 = Float32Type::get(ctx);
-  SmallVector<KernelArg> args = {
-      {spec.order, IntegerType::get(ctx, 32)},
-      {spec.rowPtr, IntegerType::get(ctx, 32)},
-      columnIndexArg(ctx, spec.colIdx),
-      {spec.values, f32},
-      {::spperm::call_arg::kBColumnMajor, f32},
-      {::spperm::call_arg::kC, f32},
-      {::spperm::call_arg::kK, IndexType::get(ctx)}};
+  SmallVector<KernelArg> args = {{spec.order, IntegerType::get(ctx, 32)},
+                                 {spec.rowPtr, IntegerType::get(ctx, 32)},
+                                 columnIndexArg(ctx, spec.colIdx),
+                                 {spec.values, f32},
+                                 {::spperm::call_arg::kBColumnMajor, f32},
+                                 {::spperm::call_arg::kC, f32},
+                                 {::spperm::call_arg::kK, IndexType::get(ctx)}};
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
@@ -390,38 +410,63 @@ mlir::spperm::generateInPlaceKernels(gpu::GPUModuleOp kernels,
       options.operandType != ::spperm::ValueType::F32 ||
       options.valueType != ::spperm::ValueType::F32 || matrix.nnz == 0)
     return {};
-  std::vector<::spperm::KernelInfo> infos;
-  for (const InPlaceShape &shape :
-       inPlaceShapes(matrix.rows, matrix.cols, matrix.nnz, options.k,
-                     options.multiprocessors)) {
-    InPlaceKernelSpec spec;
-    spec.name = options.prefix + "_in_place_" + std::to_string(infos.size());
-    spec.rows = matrix.rows;
-    spec.cols = matrix.cols;
-    spec.k = options.k;
-    spec.samples = shape.samples;
-    spec.lanes = shape.lanes;
-    spec.threads = shape.threads;
-    spec.rowBlocks = shape.rowBlocks;
-    spec.order = ::spperm::buffer::kOrder;
-    spec.rowPtr = ::spperm::buffer::kCsrRowPtr;
-    // The same column indices as the layer's row kernels read.
-    spec.colIdx = narrowsColumnIndices(options.narrowIndices, matrix.cols)
-                      ? ::spperm::buffer::kCsrColIdxU16
-                      : ::spperm::buffer::kCsrColIdx;
-    spec.values = ::spperm::buffer::kCsrValues;
-    spec.gridDependencies = options.gridDependencies;
-    ::spperm::KernelInfo info;
-    info.name = spec.name;
-    info.family = std::string(::spperm::family::kInPlace);
-    info.variant = info.family + ".t" + std::to_string(spec.samples) + ".g" +
-                   std::to_string(spec.lanes);
-    info.kMin = info.kMax = options.k;
-    info.args = emitInPlaceKernel(kernels, spec);
-    info.gridX = spec.rowBlocks * ceilDiv(spec.k, spec.samples);
-    info.blockX = spec.threads;
-    info.sharedBytes = inPlaceSharedBytes(spec);
-    infos.push_back(std::move(info));
+  // What each kernel takes: K baked in, or (a package for any K) ranges of
+  // K read from the parameter, each by the first shape of its largest K
+  // (the fewest samples a CTA, which the runtime's timings keep where an
+  // in-place kernel wins at all).
+  struct Range {
+    int64_t kMin, kMax;
+    std::vector<InPlaceShape> shapes;
+  };
+  std::vector<Range> ranges;
+  if (options.k > 0) {
+    ranges.push_back({options.k, options.k,
+                      inPlaceShapes(matrix.rows, matrix.cols, matrix.nnz,
+                                    options.k, options.multiprocessors)});
+  } else {
+    for (int64_t top = kInPlaceMinK; top <= kInPlaceMaxK; top *= 2) {
+      std::vector<InPlaceShape> shapes = inPlaceShapes(
+          matrix.rows, matrix.cols, matrix.nnz, top, options.multiprocessors);
+      if (shapes.empty())
+        continue;
+      shapes.resize(1);
+      ranges.push_back(
+          {top == kInPlaceMinK ? top : top / 2 + 1, top, std::move(shapes)});
+    }
   }
+  std::vector<::spperm::KernelInfo> infos;
+  for (const Range &range : ranges)
+    for (const InPlaceShape &shape : range.shapes) {
+      InPlaceKernelSpec spec;
+      spec.name = options.prefix + "_in_place_" + std::to_string(infos.size());
+      spec.rows = matrix.rows;
+      spec.cols = matrix.cols;
+      spec.k = range.kMax;
+      spec.dynamicK = options.k == 0;
+      spec.samples = shape.samples;
+      spec.lanes = shape.lanes;
+      spec.threads = shape.threads;
+      spec.rowBlocks = shape.rowBlocks;
+      spec.order = ::spperm::buffer::kOrder;
+      spec.rowPtr = ::spperm::buffer::kCsrRowPtr;
+      // The same column indices as the layer's row kernels read.
+      spec.colIdx = narrowsColumnIndices(options.narrowIndices, matrix.cols)
+                        ? ::spperm::buffer::kCsrColIdxU16
+                        : ::spperm::buffer::kCsrColIdx;
+      spec.values = ::spperm::buffer::kCsrValues;
+      spec.gridDependencies = options.gridDependencies;
+      ::spperm::KernelInfo info;
+      info.name = spec.name;
+      info.family = std::string(::spperm::family::kInPlace);
+      info.variant = info.family + ".t" + std::to_string(spec.samples) + ".g" +
+                     std::to_string(spec.lanes);
+      info.kMin = range.kMin;
+      info.kMax = range.kMax;
+      info.args = emitInPlaceKernel(kernels, spec);
+      info.gridX = spec.rowBlocks * ceilDiv(spec.k, spec.samples);
+      info.blockX = spec.threads;
+      info.sharedBytes = inPlaceSharedBytes(spec);
+      infos.push_back(std::move(info));
+    }
   return infos;
 }

@@ -297,8 +297,12 @@ std::vector<std::string> emitTransposeKernel(gpu::GPUModuleOp module,
 struct InPlaceKernelSpec {
   std::string name;
   int64_t rows = 0, cols = 0;
-  /// K, baked in.
+  /// K, baked in; with `dynamicK`, the largest K the kernel takes (its
+  /// grid covers that many samples).
   int64_t k = 0;
+  /// K read from the kernel's K parameter (a package without --k): the
+  /// CTAs whose chunk starts at or past it return at once.
+  bool dynamicK = false;
   int64_t samples = 0, lanes = 0, threads = 0, rowBlocks = 0;
   /// Buffer names: order, row pointers, column indices, values.
   std::string order, rowPtr, colIdx, values;

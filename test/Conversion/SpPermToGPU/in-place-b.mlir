@@ -98,11 +98,11 @@ func.func @k32(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
 // CHECK-SAME:    #spperm.launch<name = "l0_in_place_1", {{.*}}grid = [192, 1, 1]
 // CHECK-SAME:    #spperm.launch<name = "l0_in_place_2", {{.*}}grid = [128, 1, 1]
 // CHECK:       gpu.func @l0_in_place_2(%[[ORDER36:[^:]*]]: memref<?xi32>
+// CHECK:         %[[K36:.*]] = arith.constant 36 : index
 // CHECK-NOT:     vector.store
 // CHECK:         memref.load %[[ORDER36]]
-// CHECK:         arith.constant 36 : index
-// CHECK:         %[[K36:.*]] = arith.constant 36 : index
-// CHECK-NEXT:    arith.cmpi slt, %{{.*}}, %[[K36]] : index
+// CHECK:         arith.muli %{{.*}}, %[[K36]] : index
+// CHECK:         arith.cmpi slt, %{{.*}}, %[[K36]] : index
 // CHECK-NEXT:    scf.if
 // CHECK:           memref.store
 // CHECK:         gpu.return
@@ -154,11 +154,38 @@ func.func @long_rows(%b: tensor<64x32xf32>) -> tensor<8x32xf32> {
 
 // -----
 
-// None outside the bounds: K not static, K below 8 or above 128, 16-bit
-// operands, a library layer, a bell layer, a matrix without entries.
+// K not static (a package for any K): one kernel per range of K, of the
+// first shape (8 samples) of the range's largest K, reading K from its
+// parameter; a CTA whose chunk starts at or past K returns at once.
 
 // CHECK-LABEL: func.func @any
-// CHECK-NOT:     spperm.in_place_b
+// CHECK:         spperm.in_place_b = [#spperm.launch<name = "l0_in_place_0", family = "in-place", variant = "in-place.t8.g8", k_min = 8, k_max = 8, {{[^>]*}}grid = [64, 1, 1]
+// CHECK-SAME:    #spperm.launch<name = "l0_in_place_1", {{[^>]*}}variant = "in-place.t8.g8", k_min = 9, k_max = 16, {{[^>]*}}grid = [128, 1, 1]
+// CHECK-SAME:    #spperm.launch<name = "l0_in_place_2", {{[^>]*}}k_min = 17, k_max = 32, {{[^>]*}}grid = [128, 1, 1]
+// CHECK-SAME:    #spperm.launch<name = "l0_in_place_3", {{[^>]*}}k_min = 33, k_max = 64, {{[^>]*}}grid = [128, 1, 1]
+// CHECK-SAME:    #spperm.launch<name = "l0_in_place_4", {{[^>]*}}k_min = 65, k_max = 128, {{[^>]*}}grid = [128, 1, 1]
+// CHECK-NOT:     l0_in_place_5
+// CHECK:       gpu.func @l0_in_place_2({{.*}}, %[[K:[^:]*]]: index)
+// CHECK:         %[[K0:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    %[[LIVE:.*]] = arith.cmpi slt, %[[K0]], %[[K]] : index
+// CHECK-NEXT:    scf.if %[[LIVE]] {
+// CHECK:           arith.subi %[[K]], %[[K0]] : index
+// CHECK:           arith.muli %{{.*}}, %[[K]] : index
+// CHECK:           arith.cmpi slt, %{{.*}}, %[[K]] : index
+// CHECK-NEXT:      scf.if
+// CHECK:             memref.store
+// CHECK:         gpu.return
+func.func @any(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x?xf32> -> tensor<64x?xf32>
+  return %c : tensor<64x?xf32>
+}
+
+// -----
+
+// None outside the bounds: K below 8 or above 128, 16-bit operands, a
+// library layer, a bell layer, a matrix without entries.
+
 // CHECK-LABEL: func.func @k4
 // CHECK-NOT:     spperm.in_place_b
 // CHECK-LABEL: func.func @k256
@@ -173,11 +200,6 @@ func.func @long_rows(%b: tensor<64x32xf32>) -> tensor<8x32xf32> {
 // CHECK-NOT:     spperm.in_place_b
 // CHECK:       gpu.module
 // CHECK-NOT:     _in_place_
-func.func @any(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
-  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
-  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x?xf32> -> tensor<64x?xf32>
-  return %c : tensor<64x?xf32>
-}
 func.func @k4(%b: tensor<64x4xf32>) -> tensor<64x4xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x4xf32> -> tensor<64x4xf32>
