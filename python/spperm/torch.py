@@ -142,8 +142,13 @@ class SparseLinear(nn.Module):
         (or a torch sparse weight's pattern) are the pattern. ``options`` go
         to :func:`spperm.compile` (``k=``, ``strategy=``, ...); ``dtype``
         defaults to the weight's (a float16 or bfloat16 layer runs its
-        inputs and outputs in that type, its values too). The module is put
-        on ``linear``'s device."""
+        inputs and outputs in that type, its values too), and
+        ``in_place_b`` to ``"auto"``: the module's inputs are X row-major,
+        which the layer reads as a column-major B, so the package carries
+        the kernels that read it in place, and the runtime's first call per
+        K picks them or the transposing kernel, whichever is faster
+        (docs/Python.md, "SparseLinear"). The module is put on ``linear``'s
+        device."""
         weight = linear.weight.detach()
         if weight.dtype in (torch.float16, torch.bfloat16):
             options.setdefault("dtype", weight.dtype)
@@ -166,6 +171,7 @@ class SparseLinear(nn.Module):
                 keep[ties[excess:, 0]] = True
                 weight = weight * keep.reshape(weight.shape)
         options.setdefault("name", "weight")
+        options.setdefault("in_place_b", "auto")
         package = _compile(weight.cpu(), **options)
         module = cls(package[0], linear.bias, package)
         return module.to(linear.weight.device)
