@@ -110,6 +110,12 @@ GPU_PACKAGES = {
     "gpu_in_place": (lambda: random_csr(600, 700, 0.05, seed=16),
                      {"k": 36, "strategy": "lpt", "format": "csr",
                       "in_place_b": "auto", "no_library_check": True}),
+    # Layers whose calls keep per-stream state: a cuSPARSE plan, ticket
+    # counters.
+    "gpu_cusparse": (lambda: random_csr(1500, 1200, 0.01, seed=17),
+                     {"format": "cusparse"}),
+    "gpu_hbp": (lambda: random_csr(1500, 1200, 0.01, seed=18, skew=True),
+                {"format": "hbp"}),
     # The same for any K: one in-place kernel per range of K, K read at run
     # time.
     "gpu_in_place_any": (lambda: random_csr(600, 700, 0.05, seed=16),

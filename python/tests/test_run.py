@@ -255,6 +255,33 @@ def test_gpu_in_place_any_k(torch_cuda, monkeypatch, capfd):
         assert (f"k = {k}, column-major B" in log) == in_place, (k, log)
 
 
+def test_gpu_capture_per_stream_state(torch_cuda):
+    """Layers whose calls keep state per stream, made the first time a
+    stream is seen — a cuSPARSE layer (its plan: descriptors, workspace,
+    preprocessing) and an hbp layer (ticket counters) — are captured under
+    torch.cuda.graph in its default (global) capture mode once their first
+    call is made, with B row-major and column-major; each replay matches
+    float64."""
+    torch = torch_cuda
+    for name in ("gpu_cusparse", "gpu_hbp"):
+        pkg, a = compiled(name)
+        for order in ("row", "col"):
+            x = torch.randn(32, a.shape[1], device="cuda")
+            b = x.t().contiguous() if order == "row" else x.t()
+            pkg(b)
+            torch.cuda.synchronize()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                c = pkg(b)
+            for _ in range(2):
+                b.copy_(torch.randn(b.shape, device="cuda"))
+                graph.replay()
+                torch.cuda.synchronize()
+                assert normwise_error(c.cpu().numpy(),
+                                      reference(a, b.cpu().numpy())) \
+                    < 1e-5, (name, order)
+
+
 def test_gpu_errors(torch_cuda):
     torch = torch_cuda
     pkg, _ = compiled("gpu_errors")

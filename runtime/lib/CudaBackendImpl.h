@@ -408,6 +408,14 @@ private:
   /// Sets `out` to the library call `name` (a cuSPARSE algorithm or
   /// denseVariantOf the layer's type) prepared for `layer`, K and
   /// `stream`: a candidate or a baseline (sprt_spmm_time).
+  /// libraryPlan for a call on `stream`; while `stream` is being captured
+  /// into a CUDA graph (any capture mode), prepared on a stream of the
+  /// backend's outside the graph and bound to `stream` after.
+  sprt_status streamLibraryPlan(const DeviceLayer &layer,
+                                const std::string &name, const void *b,
+                                int64_t k, void *c, CUstream stream,
+                                std::unique_ptr<LibraryPlan> &out);
+
   sprt_status libraryPlan(const DeviceLayer &layer, const std::string &name,
                           const void *b, int64_t k, void *c,
                           CUstream stream, std::unique_ptr<LibraryPlan> &out);

@@ -73,6 +73,39 @@ uint64_t CudaBackend::streamKey(CUstream stream) const {
   return handle;
 }
 
+sprt_status CudaBackend::streamLibraryPlan(const DeviceLayer &device,
+                                           const std::string &name,
+                                           const void *b, int64_t k, void *c,
+                                           CUstream stream,
+                                           std::unique_ptr<LibraryPlan> &out) {
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (!d.api.cuStreamIsCapturing ||
+      d.api.cuStreamIsCapturing(stream, &capture) != CUDA_SUCCESS ||
+      capture == CU_STREAM_CAPTURE_STATUS_NONE)
+    return libraryPlan(device, name, b, k, c, stream, out);
+  // During a capture: prepared (descriptors, workspace, preprocessing) on a
+  // stream of the backend's, outside the graph, with this thread's capture
+  // mode relaxed so that its allocations do not invalidate a global-mode
+  // capture; then bound to the capturing stream, where only its calls are
+  // captured.
+  RelaxedCaptureMode relaxed(d.api);
+  CUstream side = nullptr;
+  SPRT_CU_RETURN_IF_ERROR(d.api,
+                          d.api.cuStreamCreate(&side, CU_STREAM_NON_BLOCKING));
+  sprt_status status = libraryPlan(device, name, b, k, c, side, out);
+  if (status == SPRT_OK)
+    if (CUresult r = d.api.cuStreamSynchronize(side); r != CUDA_SUCCESS)
+      status = cuFailure(d.api, r, "cuStreamSynchronize of a library plan",
+                         __FILE__, __LINE__);
+  d.api.cuStreamDestroy(side);
+  if (status != SPRT_OK) {
+    out.reset();
+    return status;
+  }
+  out->bindStream(stream);
+  return SPRT_OK;
+}
+
 sprt_status CudaBackend::ticketsFor(CUstream stream, uint64_t key,
                                     DeviceSpan &out) {
   auto [it, fresh] = tickets.try_emplace(key);
@@ -412,7 +445,7 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
   std::unique_ptr<LibraryPlan> &plan = libraryPlans[planKey()];
   if (!plan)
     SPRT_RETURN_IF_ERROR(
-        libraryPlan(device, chosen.library, b, k, c, stream, plan));
+        streamLibraryPlan(device, chosen.library, b, k, c, stream, plan));
   LibraryPlan *p = plan.get();
   launch = [p, b, c] { return p->run(b, c); };
   if (library)

@@ -63,6 +63,33 @@ namespace spperm::runtime_detail {
 
 /// Device memory, freed on destruction (with the primary context current,
 /// which the owners ensure).
+/// This thread's stream-capture interaction mode set to relaxed for the
+/// object's lifetime, then restored: a caller capturing a stream in the
+/// global mode (torch.cuda.graph's default) would have the capture
+/// invalidated by a cuMemAlloc of ours, the per-stream state a call makes
+/// the first time a captured stream is seen (RuntimeABI.md, "CUDA
+/// graphs"). PyTorch's caching allocator does the same around cudaMalloc.
+/// A driver without cuThreadExchangeStreamCaptureMode leaves it as it is.
+class RelaxedCaptureMode {
+public:
+  explicit RelaxedCaptureMode(const DriverApi &api) : api(api) {
+    if (api.cuThreadExchangeStreamCaptureMode)
+      exchanged = api.cuThreadExchangeStreamCaptureMode(&mode) ==
+                  CUDA_SUCCESS;
+  }
+  ~RelaxedCaptureMode() {
+    if (exchanged)
+      api.cuThreadExchangeStreamCaptureMode(&mode);
+  }
+  RelaxedCaptureMode(const RelaxedCaptureMode &) = delete;
+  RelaxedCaptureMode &operator=(const RelaxedCaptureMode &) = delete;
+
+private:
+  const DriverApi &api;
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  bool exchanged = false;
+};
+
 class DeviceBuffer {
 public:
   DeviceBuffer() = default;
@@ -84,6 +111,8 @@ public:
     d = &driver;
     if (bytes == 0)
       return SPRT_OK;
+    // Legal during a caller's global-mode capture (RelaxedCaptureMode).
+    RelaxedCaptureMode relaxed(d->api);
     SPRT_CU_RETURN_IF_ERROR(d->api, d->api.cuMemAlloc(&ptr, bytes));
     return SPRT_OK;
   }

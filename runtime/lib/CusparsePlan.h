@@ -58,6 +58,10 @@ public:
 
   /// The variant name sprt_spmm_time knows it by.
   virtual const char *variant() const = 0;
+
+  /// Makes run() enqueue on `stream` from now on (a plan prepared on
+  /// another stream, CudaBackend::streamLibraryPlan).
+  virtual void bindStream(CUstream stream) = 0;
 };
 
 /// One cuSPARSE call made ready for a layer, K and stream: descriptors,
@@ -79,6 +83,8 @@ public:
   sprt_status run(const void *b, void *c) override;
 
   const char *variant() const override { return algorithm.variant; }
+
+  void bindStream(CUstream s) override { stream = s; }
 
   const Algorithm &getAlgorithm() const { return algorithm; }
 

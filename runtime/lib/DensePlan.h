@@ -85,6 +85,8 @@ public:
 
   const char *variant() const override { return denseVariantOf(type); }
 
+  void bindStream(CUstream s) override { stream = s; }
+
 private:
   /// fp32: cublasSgemm on the plan's stream, B row-major or column-major.
   sprt_status sgemm(const void *b, bool columnMajorB, void *c);
