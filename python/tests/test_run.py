@@ -1,6 +1,7 @@
 """Running packages from Python: the CPU executor on NumPy and torch CPU
 arrays, the GPU on torch CUDA tensors and CuPy arrays, and the errors."""
 
+import os
 import threading
 
 import numpy as np
@@ -253,6 +254,47 @@ def test_gpu_in_place_any_k(torch_cuda, monkeypatch, capfd):
         in_place = 8 <= k <= 128
         assert ("runs in place" in log) == in_place, (k, log)
         assert (f"k = {k}, column-major B" in log) == in_place, (k, log)
+
+
+def test_gpu_in_place_from_the_tuning_cache(torch_cuda, monkeypatch, capfd,
+                                            tmp_path):
+    """The first column-major call's in-place choice goes in the tuning
+    cache; a new load takes an entry naming an in-place kernel without
+    timing, and then captures that K under torch.cuda.graph although the
+    layer (a checked one) has made no row-major decision for it."""
+    import json
+    torch = torch_cuda
+    cache = tmp_path / "tuning.json"
+    monkeypatch.setenv("SPRT_TUNING_CACHE", str(cache))
+    monkeypatch.setenv("SPRT_IN_PLACE_B", "auto")
+    monkeypatch.setenv("SPPERM_LOG_CHOICES", "1")
+    pkg, a = compiled("gpu_in_place_checked")
+    path = pkg.path
+    x = torch.randn(32, a.shape[1], device="cuda")
+    spperm.load(path, device="gpu")(x.t())
+    torch.cuda.synchronize()
+    with open(os.path.join(path, "manifest.json")) as f:
+        manifest = json.load(f)
+    kernel = manifest["layers"][0]["in_place_b"][0]["name"]
+    root = json.loads(cache.read_text())
+    entries = [e for e in root["entries"] if e["key"]["column_major_b"]]
+    assert len(entries) == 1 and entries[0]["key"]["k"] == 32, root
+    entries[0]["choice"].update(in_place=kernel, variant=0)
+    cache.write_text(json.dumps(root))
+    capfd.readouterr()
+    fresh = spperm.load(path, device="gpu")
+    fresh(x.t())
+    torch.cuda.synchronize()
+    log = capfd.readouterr().err
+    assert f"column-major B: from the tuning cache: runs {kernel}" in log, log
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        c = fresh(x.t())
+    x.copy_(torch.randn_like(x))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert normwise_error(c.cpu().numpy(),
+                          reference(a, x.t().cpu().numpy())) < 1e-5
 
 
 def test_gpu_capture_per_stream_state(torch_cuda):

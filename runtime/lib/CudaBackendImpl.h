@@ -526,7 +526,7 @@ private:
   /// SPRT_IN_PLACE_B (read by init).
   InPlaceMode inPlaceMode = InPlaceMode::Auto;
   /// What column-major calls run per (layer, K) where the layer has
-  /// in-place kernels for K (each is compiled for one K), whatever the
+  /// in-place kernels for K (chosen per exact K), whatever the
   /// stream; made at the first column-major call for K (decideInPlace),
   /// or taken from the tuning cache there.
   std::map<std::pair<int64_t, int64_t>, InPlaceChoice> inPlaceDecisions;

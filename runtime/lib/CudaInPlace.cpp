@@ -93,7 +93,7 @@ TuningKey CudaBackend::inPlaceTuningKey(int64_t index,
   if (chooseLaunch(layer, k, choice) != SPRT_OK)
     failWith(SPRT_OK, savedError);
   TuningKey key = tuningKey(index, layer, choice, k);
-  // An in-place kernel is for one K, not for a bucket.
+  // The choice is made per exact K, not per bucket.
   key.k = k;
   key.columnMajorB = true;
   return key;
@@ -156,10 +156,33 @@ sprt_status CudaBackend::decideInPlace(
                                          stream, /*captured=*/false,
                                          knownLaunch(index, layer, k)));
   const KnownLaunch known = knownLaunch(index, layer, k);
+  // K's later calls take the transposing path, which ran above, instead of
+  // timing again; this call reports the failure.
+  auto failed = [&](sprt_status s) {
+    inPlaceDecisions[{index, k}] = InPlaceChoice();
+    releaseUnchosen(index, layer);
+    return s;
+  };
   // Every candidate's arrays on the device before anything is timed (a
-  // capture cannot upload them).
-  for (const InPlaceChoice &choice : candidates)
-    SPRT_RETURN_IF_ERROR(ensureResident(index, layer, choice.variant));
+  // capture cannot upload them); one that does not fit (the device is
+  // full) is no candidate.
+  const std::string savedError = sprt_last_error();
+  std::vector<InPlaceChoice> resident;
+  for (const InPlaceChoice &choice : candidates) {
+    if (sprt_status s = ensureResident(index, layer, choice.variant);
+        s != SPRT_OK) {
+      if (s != SPRT_ERROR_OUT_OF_MEMORY)
+        return failed(s);
+      failWith(SPRT_OK, savedError);
+      continue;
+    }
+    resident.push_back(choice);
+  }
+  if (resident.empty()) {
+    inPlaceDecisions[{index, k}] = InPlaceChoice();
+    releaseUnchosen(index, layer);
+    return SPRT_OK; // C is the transposing path's, above
+  }
   // Launch 0 is the transposing path, launch i the candidate i - 1; each
   // onto the stream it is given (a capture's, when timed as a graph).
   std::vector<StreamLaunch> launches;
@@ -167,7 +190,7 @@ sprt_status CudaBackend::decideInPlace(
     return transposingLaunch(index, layer, b, k, c, workspace, s,
                              /*captured=*/s != stream, known);
   });
-  for (const InPlaceChoice &choice : candidates)
+  for (const InPlaceChoice &choice : resident)
     launches.push_back([this, index, &layer, choice, b, k, c](CUstream s) {
       return launchInPlace(index, layer, choice, b, k, c, s);
     });
@@ -181,20 +204,15 @@ sprt_status CudaBackend::decideInPlace(
   if (sprt_status s = medianTimes(
           d, stream, known.library ? TimingMode::Queued : TimingMode::Graph,
           kCheckRuns, launches, medians, &mode);
-      s != SPRT_OK) {
-    // K's later calls take the transposing path, which ran above, instead
-    // of timing again; this call reports the failure.
-    inPlaceDecisions[{index, k}] = InPlaceChoice();
-    releaseUnchosen(index, layer);
-    return s;
-  }
+      s != SPRT_OK)
+    return failed(s);
   const size_t fastest = static_cast<size_t>(
       std::min_element(medians.begin() + 1, medians.end()) - medians.begin());
   const bool inPlace = inPlaceMode == InPlaceMode::Always ||
                        medians[fastest] <= kCheckTieRatio * medians[0];
   InPlaceChoice decision;
   if (inPlace)
-    decision = candidates[fastest - 1];
+    decision = resident[fastest - 1];
   inPlaceDecisions[{index, k}] = decision;
   if (inPlaceMode == InPlaceMode::Auto) {
     TuningChoice stored;
@@ -217,7 +235,7 @@ sprt_status CudaBackend::decideInPlace(
                        "): transposing " +
                        std::to_string(medians[0]) + " ms;";
     for (size_t i = 1; i < count; ++i) {
-      const InPlaceChoice &choice = candidates[i - 1];
+      const InPlaceChoice &choice = resident[i - 1];
       line += " " +
               layer.variant(choice.variant)
                   .inPlaceB[static_cast<size_t>(choice.kernel)]

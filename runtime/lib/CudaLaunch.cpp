@@ -21,6 +21,7 @@
 #include <cassert>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -111,12 +112,32 @@ sprt_status CudaBackend::ticketsFor(CUstream stream, uint64_t key,
   auto [it, fresh] = tickets.try_emplace(key);
   if (fresh) {
     sprt_status s = it->second.allocate(d, 2 * sizeof(int32_t));
+    // Zeroed on the stream; while it is being captured, on a stream of the
+    // backend's and waited for (outside the graph, the thread's capture
+    // mode relaxed), so that they are zero whether or not the capture
+    // completes.
+    const bool captured = (key & kCapturedStreamKey) != 0;
+    std::optional<RelaxedCaptureMode> relaxed;
+    CUstream on = stream, side = nullptr;
+    if (s == SPRT_OK && captured) {
+      relaxed.emplace(d.api);
+      if (CUresult r = d.api.cuStreamCreate(&side, CU_STREAM_NON_BLOCKING);
+          r != CUDA_SUCCESS)
+        s = cuFailure(d.api, r, "cuStreamCreate", __FILE__, __LINE__);
+      on = side;
+    }
     if (s == SPRT_OK)
       if (CUresult r = d.api.cuMemsetD32Async(
-              reinterpret_cast<CUdeviceptr>(it->second.get()), 0, 2, stream);
+              reinterpret_cast<CUdeviceptr>(it->second.get()), 0, 2, on);
           r != CUDA_SUCCESS)
         s = cuFailure(d.api, r, "cuMemsetD32Async of the ticket counters",
                       __FILE__, __LINE__);
+    if (side) {
+      if (CUresult r = d.api.cuStreamSynchronize(side);
+          r != CUDA_SUCCESS && s == SPRT_OK)
+        s = cuFailure(d.api, r, "cuStreamSynchronize", __FILE__, __LINE__);
+      d.api.cuStreamDestroy(side);
+    }
     if (s != SPRT_OK) {
       tickets.erase(it);
       return s;
@@ -235,6 +256,13 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
       d.api.cuStreamIsCapturing &&
       d.api.cuStreamIsCapturing(stream, &capture) == CUDA_SUCCESS &&
       capture != CU_STREAM_CAPTURE_STATUS_NONE;
+  // An in-place kernel chosen for K runs alone: it needs no row-major
+  // decision (one taken from the tuning cache is made without it).
+  const bool inPlaceOn = device.nnz > 0 && inPlaceMode != InPlaceMode::Never;
+  if (inPlaceOn)
+    if (auto found = inPlaceDecisions.find({index, k});
+        found != inPlaceDecisions.end() && found->second.kernel >= 0)
+      return launchInPlace(index, layer, found->second, b, k, c, stream);
   const KnownLaunch known = knownLaunch(index, layer, k);
   // A first call during a capture is refused before it touches the stream
   // (RuntimeABI.md, "CUDA graphs").
@@ -247,14 +275,10 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
   // The layer's in-place kernels for K, where it has some: what the first
   // column-major call for K chose (CudaInPlace.cpp). An empty matrix's C
   // is zero whatever B is: the transposing path clears it.
-  if (device.nnz > 0 && inPlaceMode != InPlaceMode::Never) {
-    if (auto found = inPlaceDecisions.find({index, k});
-        found != inPlaceDecisions.end()) {
-      if (found->second.kernel >= 0)
-        return launchInPlace(index, layer, found->second, b, k, c, stream);
-    } else if (const std::vector<InPlaceChoice> candidates =
-                   inPlaceCandidates(index, layer, k);
-               !candidates.empty()) {
+  if (inPlaceOn && !inPlaceDecisions.count({index, k})) {
+    if (const std::vector<InPlaceChoice> candidates =
+            inPlaceCandidates(index, layer, k);
+        !candidates.empty()) {
       if (captured)
         return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                         "layer '" + layer.name +

@@ -15,11 +15,14 @@
 #include "CudaTiming.h"
 #include "CudaStatus.h"
 
+#include "spperm/Runtime/SpPermRuntime.h"
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -237,6 +240,7 @@ sprt_status spperm::runtime_detail::medianTimes(
   std::vector<std::unique_ptr<CapturedGraph>> graphs;
   int32_t perRun = 1, timedRuns = runs;
   if (mode == TimingMode::Graph && CapturedGraph::supported(api)) {
+    const std::string savedError = sprt_last_error();
     OwnStream capture(api);
     bool captured = api.cuStreamCreate(&capture.stream,
                                        CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS;
@@ -250,7 +254,6 @@ sprt_status spperm::runtime_detail::medianTimes(
       captured = graphs[i]->capture(capture.stream, launches[i]) == SPRT_OK;
     }
     if (captured) {
-      SPRT_CU_RETURN_IF_ERROR(api, api.cuStreamSynchronize(capture.stream));
       for (size_t i = 0; i < count; ++i)
         if (launches[i])
           timed[i] = [&graph = *graphs[i], stream] {
@@ -259,7 +262,9 @@ sprt_status spperm::runtime_detail::medianTimes(
       perRun = kGraphLaunches;
       timedRuns = kGraphReplays;
     } else {
+      // Timed queued instead; the capture's failure is not the caller's.
       graphs.clear();
+      failWith(SPRT_OK, savedError);
       mode = TimingMode::Queued;
     }
   } else {

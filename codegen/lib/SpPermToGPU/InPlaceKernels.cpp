@@ -344,19 +344,12 @@ private:
         });
       }
     };
-    if (per % kVector != 0)
-      return scalars();
-    // Whole chunks of a row whose start is 16-byte aligned (K a multiple
-    // of 4) in 16-byte vectors: a baked-in K that is a multiple of T, or
-    // checked per CTA when K is read.
-    if (!spec.dynamicK) {
-      if (spec.k % T == 0)
-        return vectors();
-      return scalars();
-    }
-    Value whole =
-        kb.andI(kb.eq(kb.rem(k, kVector), kb.idx(0)), kb.ge(k, kb.add(k0, T)));
-    kb.ifThenElse(whole, vectors, scalars);
+    // Whole chunks (a baked-in K that is a multiple of T) in 16-byte
+    // vectors. A kernel that reads K (8 samples, at least 8 lanes: one
+    // sample a lane at most) never has 4 samples a lane.
+    if (per % kVector == 0 && !spec.dynamicK && spec.k % T == 0)
+      return vectors();
+    scalars();
   }
 
   const InPlaceKernelSpec &spec;

@@ -10,7 +10,7 @@
 
 // In-place kernels (docs/Kernels.md, "In-place column-major B"): with
 // in-place-b=auto an fp32 csr layer with a static K of 8 to 128 gets up to
-// three kernels that read the caller's column-major B (B_col) where it is,
+// three kernels (K not static: one per range of K, @any below) that read the caller's column-major B (B_col) where it is,
 // one per shape (samples T = 8, 16, 32 a CTA; lanes a row: the mean row
 // over 4 as a power of 2 in [8, 32]; row blocks enough for about 128 CTAs;
 // threads what a block's rows need, in [128, 512]), in spperm.in_place_b.

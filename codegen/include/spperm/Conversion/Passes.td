@@ -136,8 +136,9 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "::mlir::spperm::NarrowIndexModeValues()">,
     Option<"inPlaceB", "in-place-b", "::mlir::spperm::InPlaceBMode",
            /*default=*/"::mlir::spperm::InPlaceBMode::Never",
-           "fp32 csr layers with a static K of 8 to 128: kernels that read "
-           "a column-major B in place, up to three candidate shapes each, "
+           "fp32 csr layers: kernels that read a column-major B in place, "
+           "up to three candidate shapes for a static K of 8 to 128, else "
+           "one per range of K from 8 to 128 reading K at run time, "
            "recorded in spperm.in_place_b (docs/Kernels.md, \"In-place "
            "column-major B\"): auto or never (the default)",
            "::mlir::spperm::InPlaceBModeValues()">,

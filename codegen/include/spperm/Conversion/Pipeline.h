@@ -213,10 +213,11 @@ struct SpPermPipelineOptions
       llvm::cl::init(NarrowIndexMode::Auto), NarrowIndexModeValues()};
   Option<InPlaceBMode> inPlaceB{
       *this, "in-place-b",
-      llvm::cl::desc("fp32 csr layers with a static K of 8 to 128: kernels "
-                     "that read a column-major B in place, which the runtime "
-                     "times against the transposing kernel at the first "
-                     "column-major call: auto or never (default)"),
+      llvm::cl::desc("fp32 csr layers: kernels that read a column-major B "
+                     "in place (for a static K of 8 to 128, else one per "
+                     "range of K up to 128), which the runtime times "
+                     "against the transposing kernel at the first "
+                     "column-major call per K: auto or never (default)"),
       llvm::cl::init(InPlaceBMode::Never), InPlaceBModeValues()};
 
   Option<std::string> baseDir{

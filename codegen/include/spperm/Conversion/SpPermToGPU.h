@@ -154,15 +154,15 @@ struct NarrowIndexModeValues {
   }
 };
 
-/// Whether fp32 csr layers with a static K get in-place kernels for a
-/// column-major B (docs/Kernels.md, "In-place column-major B"): kernels
+/// Whether fp32 csr layers get in-place kernels for a column-major B (docs/Kernels.md, "In-place column-major B"): kernels
 /// that read the caller's B = Xᵀ where it is, staging a chunk of X's rows
 /// in shared memory, instead of the transposing kernel's row-major copy.
 enum class InPlaceBMode {
-  /// Layers with entries and 8 <= K <= 128 whose staged chunk fits in
-  /// shared memory (up to three candidate shapes each).
+  /// Layers with entries whose staged chunk fits in shared memory: up to
+  /// three candidate shapes for a static K of 8 to 128, else one per range
+  /// of K up to 128.
   Auto,
-  /// None (the default until the runtime times them).
+  /// None (the default: most callers pass B row-major).
   Never,
 };
 
@@ -294,9 +294,11 @@ generateLayerKernels(gpu::GPUModuleOp kernels,
 constexpr const char *kTransposeAttrName = "spperm.transpose_b";
 
 /// Emits the in-place kernels of a layer (docs/Kernels.md, "In-place
-/// column-major B"): for an fp32 csr matrix with entries and a static K in
-/// [8, 128] (options.k) and options.inPlaceB auto, one kernel per candidate
-/// shape (`<prefix>_in_place_<i>`) that computes C from the caller's
+/// column-major B"): for an fp32 csr matrix with entries and
+/// options.inPlaceB auto, one kernel per candidate shape of a static K in
+/// [8, 128] (options.k), or, K not static (options.k 0), one per range of
+/// K up to 128 that reads K at run time (`<prefix>_in_place_<i>`), each
+/// computing C from the caller's
 /// column-major B (call_arg::kBColumnMajor) over the csr arrays, for the
 /// runtime to time against the transposing kernel and the row-major
 /// variants; none otherwise.
