@@ -198,8 +198,19 @@ def shortlisted(t, lists, cus):
     return run
 
 
+def log2(a):
+    """Elementwise log2 through the C library, not numpy's SIMD loops: numpy
+    picks its transcendental kernels by CPU (its AVX-512 ones round
+    differently), and the shipped model must retrain byte for byte on any
+    x86-64 machine (test/tools/selector/reproduce.test)."""
+    a = np.asarray(a, dtype=float)
+    return np.array([math.log2(v) if v > 0 else (-math.inf if v == 0 else math.nan)
+                     for v in a.ravel()]).reshape(a.shape)
+
+
 def gm(v):
-    return float(np.exp(np.mean(np.log(v))))
+    v = np.asarray(v, dtype=float).ravel()
+    return math.exp(math.fsum(math.log(e) for e in v) / len(v))
 
 
 def score(t, pick, cus):
@@ -264,7 +275,7 @@ def main():
     cands = cands if "cusparse" in cands else cands + ["cusparse"]
     cus = cands.index("cusparse")
     best = np.nanmin(t, axis=1)
-    y = np.log2(t / best[:, None])
+    y = log2(t / best[:, None])
 
     # Leave-one-group-out: the choices on each group come from a model that
     # never saw it. The margin is picked on these held-out choices (fewest
