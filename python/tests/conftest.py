@@ -116,11 +116,11 @@ GPU_PACKAGES = {
                      {"format": "cusparse"}),
     "gpu_hbp": (lambda: random_csr(1500, 1200, 0.01, seed=18, skew=True),
                 {"format": "hbp"}),
-    # A checked layer (its row-major decision times cuSPARSE too) with
-    # in-place kernels, for the tuning cache's in-place choice.
+    # A checked layer (the selector's choice, whose row-major decision times
+    # cuSPARSE too: csr/hybrid-1 with 3 in-place kernels, and two
+    # alternatives) for the tuning cache's in-place choice.
     "gpu_in_place_checked": (lambda: random_csr(600, 700, 0.05, seed=19),
-                             {"k": 32, "strategy": "lpt", "format": "csr",
-                              "in_place_b": "auto"}),
+                             {"k": 32, "in_place_b": "auto"}),
     # The same for any K: one in-place kernel per range of K, K read at run
     # time.
     "gpu_in_place_any": (lambda: random_csr(600, 700, 0.05, seed=16),

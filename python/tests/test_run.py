@@ -241,7 +241,7 @@ def test_gpu_in_place_any_k(torch_cuda, monkeypatch, capfd):
     monkeypatch.setenv("SPRT_IN_PLACE_B", "always")
     pkg, a = compiled("gpu_in_place_any")
     cols = a.shape[1]
-    for k in (1, 8, 9, 13, 20, 32, 36, 64, 100, 128, 200):
+    for k in (1, 8, 9, 13, 20, 32, 36, 64, 100, 128, 200, 256, 300, 512, 600):
         for offset in (0, 1):
             x = torch.randn(k * cols + offset, device="cuda")[offset:]
             x = x.view(k, cols)
@@ -295,6 +295,52 @@ def test_gpu_in_place_from_the_tuning_cache(torch_cuda, monkeypatch, capfd,
     torch.cuda.synchronize()
     assert normwise_error(c.cpu().numpy(),
                           reference(a, x.t().cpu().numpy())) < 1e-5
+
+
+def test_gpu_in_place_timed_as_graph_after_a_library_decision(
+        torch_cuda, monkeypatch, capfd, tmp_path):
+    """Where the layer's row-major decision for K is a cuSPARSE call, the
+    in-place choice still times the transposing path and the in-place
+    kernels as CUDA graphs (the library call captured on the timing's own
+    stream); C matches float64 on that call, the next, and in a graph of
+    the caller's."""
+    import json
+    torch = torch_cuda
+    cache = tmp_path / "tuning.json"
+    monkeypatch.setenv("SPRT_TUNING_CACHE", str(cache))
+    monkeypatch.setenv("SPRT_IN_PLACE_B", "auto")
+    monkeypatch.setenv("SPPERM_LOG_CHOICES", "1")
+    pkg, a = compiled("gpu_in_place_checked")
+    path = pkg.path
+    x = torch.randn(32, a.shape[1], device="cuda")
+    # The row-major decision for K = 32, then made cuSPARSE's in the cache.
+    spperm.load(path, device="gpu")(x.t().contiguous())
+    torch.cuda.synchronize()
+    root = json.loads(cache.read_text())
+    rows = [e for e in root["entries"] if not e["key"]["column_major_b"]]
+    assert len(rows) == 1 and rows[0]["key"]["k"] == 32, root
+    rows[0]["choice"].update(library="cusparse-spmm-csr-alg2", variant=0)
+    root["entries"] = rows
+    cache.write_text(json.dumps(root))
+    capfd.readouterr()
+    fresh = spperm.load(path, device="gpu")
+    for _ in range(2):  # the first call decides, the second runs
+        c = fresh(x.t())
+        torch.cuda.synchronize()
+        assert normwise_error(c.cpu().numpy(),
+                              reference(a, x.t().cpu().numpy())) < 1e-5
+    log = capfd.readouterr().err
+    assert "runs cusparse-spmm-csr-alg2" in log, log
+    assert "k = 32, column-major B (graph): transposing" in log, log
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        c = fresh(x.t())
+    for _ in range(2):
+        x.copy_(torch.randn_like(x))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert normwise_error(c.cpu().numpy(),
+                              reference(a, x.t().cpu().numpy())) < 1e-5
 
 
 def test_gpu_capture_per_stream_state(torch_cuda):

@@ -481,12 +481,12 @@ private:
   /// call of a library layer; for a layer with the library check, the
   /// variant that won, or the library's call if that was faster.
   std::map<DecisionKey, Decision> decisions;
+  /// A library plan's key: the layer's index, K and the stream (streamKey).
+  using PlanKey = std::tuple<int64_t, int64_t, uint64_t>;
   /// The library calls prepared per (layer, K, stream), for the decisions
   /// that run the library (descriptors and workspace depend on K, and a
   /// stream's calls must not share a workspace with another's).
-  std::map<std::tuple<int64_t, int64_t, uint64_t>,
-           std::unique_ptr<LibraryPlan>>
-      libraryPlans;
+  std::map<PlanKey, std::unique_ptr<LibraryPlan>> libraryPlans;
   /// The ticket counters (call_arg::kTickets) per stream (streamKey): launches on
   /// one stream run one after the other and leave them at zero, so one pair
   /// serves every kernel of the package on that stream.

@@ -20,7 +20,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -197,15 +199,23 @@ sprt_status CudaBackend::decideInPlace(
   // Timed as a graph runs them: the transposing path is two launches, the
   // in-place one, and the gaps between stream launches would otherwise
   // decide (docs/RuntimeABI.md, "Column-major B"). A decided library call
-  // is timed queued: it is not captured on a stream of the backend's.
+  // is captured too, with a plan of its own for the capturing stream
+  // (streamLibraryPlan); those plans go with the timing's stream.
   const size_t count = launches.size();
   std::vector<float> medians;
   TimingMode mode = TimingMode::Queued;
-  if (sprt_status s = medianTimes(
-          d, stream, known.library ? TimingMode::Queued : TimingMode::Graph,
-          kCheckRuns, launches, medians, &mode);
-      s != SPRT_OK)
-    return failed(s);
+  std::set<PlanKey> plansBefore;
+  for (const auto &entry : libraryPlans)
+    plansBefore.insert(entry.first);
+  const sprt_status timed = medianTimes(d, stream, TimingMode::Graph,
+                                        kCheckRuns, launches, medians, &mode);
+  for (auto it = libraryPlans.begin(); it != libraryPlans.end();)
+    it = (std::get<2>(it->first) & kCapturedStreamKey) &&
+                 !plansBefore.count(it->first)
+             ? libraryPlans.erase(it)
+             : std::next(it);
+  if (timed != SPRT_OK)
+    return failed(timed);
   const size_t fastest = static_cast<size_t>(
       std::min_element(medians.begin() + 1, medians.end()) - medians.begin());
   const bool inPlace = inPlaceMode == InPlaceMode::Always ||

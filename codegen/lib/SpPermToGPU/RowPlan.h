@@ -331,7 +331,8 @@ struct InPlaceShape {
 /// The K an in-place kernel may be generated for: K baked in, at least ...
 constexpr int64_t kInPlaceMinK = 8;
 /// ... and at most this: at larger K every multiply-add's shared-memory
-/// read costs more than the transposing copy saves.
+/// read costs more than the transposing copy saves (at K = 256 and 512 the
+/// copy was faster on every layer of docs/results/inplace-2026-12-03-s44).
 constexpr int64_t kInPlaceMaxK = 128;
 /// The shared memory one CTA may stage (the H100's and H200's 227 KiB of
 /// opt-in shared memory a block). A GPU that allows less skips the
