@@ -21,8 +21,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
+#include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -200,20 +200,31 @@ sprt_status CudaBackend::decideInPlace(
   // in-place one, and the gaps between stream launches would otherwise
   // decide (docs/RuntimeABI.md, "Column-major B"). A decided library call
   // is captured too, with a plan of its own for the capturing stream
-  // (streamLibraryPlan); those plans go with the timing's stream.
+  // (streamLibraryPlan). The plans of streams captured before are set
+  // aside meanwhile (the timing's stream may get the handle of one, whose
+  // graph may still replay its plan), and the timing's own go with it.
   const size_t count = launches.size();
   std::vector<float> medians;
   TimingMode mode = TimingMode::Queued;
-  std::set<PlanKey> plansBefore;
-  for (const auto &entry : libraryPlans)
-    plansBefore.insert(entry.first);
+  auto captured = [](const PlanKey &key) {
+    return (std::get<2>(key) & kCapturedStreamKey) != 0;
+  };
+  std::map<PlanKey, std::unique_ptr<LibraryPlan>> asideCaptured;
+  for (auto it = libraryPlans.begin(); it != libraryPlans.end();)
+    if (captured(it->first)) {
+      asideCaptured.insert(libraryPlans.extract(it++));
+    } else {
+      ++it;
+    }
   const sprt_status timed = medianTimes(d, stream, TimingMode::Graph,
                                         kCheckRuns, launches, medians, &mode);
+  // A failed timing may leave replays queued on the stream that use the
+  // plans freed below.
+  if (timed != SPRT_OK && d.api.cuStreamSynchronize)
+    d.api.cuStreamSynchronize(stream);
   for (auto it = libraryPlans.begin(); it != libraryPlans.end();)
-    it = (std::get<2>(it->first) & kCapturedStreamKey) &&
-                 !plansBefore.count(it->first)
-             ? libraryPlans.erase(it)
-             : std::next(it);
+    it = captured(it->first) ? libraryPlans.erase(it) : std::next(it);
+  libraryPlans.merge(asideCaptured);
   if (timed != SPRT_OK)
     return failed(timed);
   const size_t fastest = static_cast<size_t>(
