@@ -256,6 +256,18 @@ def test_gpu_in_place_any_k(torch_cuda, monkeypatch, capfd):
         assert (f"k = {k}, column-major B" in log) == in_place, (k, log)
 
 
+def checked_in_place_layer(torch, monkeypatch, tmp_path):
+    """The gpu_in_place_checked package with a tuning cache of the test's
+    own, SPRT_IN_PLACE_B=auto and the choices logged: (the cache's path,
+    the package's, its matrix, a row-major X of K = 32 samples on CUDA)."""
+    cache = tmp_path / "tuning.json"
+    monkeypatch.setenv("SPRT_TUNING_CACHE", str(cache))
+    monkeypatch.setenv("SPRT_IN_PLACE_B", "auto")
+    monkeypatch.setenv("SPPERM_LOG_CHOICES", "1")
+    pkg, a = compiled("gpu_in_place_checked")
+    return cache, pkg.path, a, torch.randn(32, a.shape[1], device="cuda")
+
+
 def test_gpu_in_place_from_the_tuning_cache(torch_cuda, monkeypatch, capfd,
                                             tmp_path):
     """The first column-major call's in-place choice goes in the tuning
@@ -264,13 +276,7 @@ def test_gpu_in_place_from_the_tuning_cache(torch_cuda, monkeypatch, capfd,
     layer (a checked one) has made no row-major decision for it."""
     import json
     torch = torch_cuda
-    cache = tmp_path / "tuning.json"
-    monkeypatch.setenv("SPRT_TUNING_CACHE", str(cache))
-    monkeypatch.setenv("SPRT_IN_PLACE_B", "auto")
-    monkeypatch.setenv("SPPERM_LOG_CHOICES", "1")
-    pkg, a = compiled("gpu_in_place_checked")
-    path = pkg.path
-    x = torch.randn(32, a.shape[1], device="cuda")
+    cache, path, a, x = checked_in_place_layer(torch, monkeypatch, tmp_path)
     spperm.load(path, device="gpu")(x.t())
     torch.cuda.synchronize()
     with open(os.path.join(path, "manifest.json")) as f:
@@ -306,13 +312,7 @@ def test_gpu_in_place_timed_as_graph_after_a_library_decision(
     the caller's."""
     import json
     torch = torch_cuda
-    cache = tmp_path / "tuning.json"
-    monkeypatch.setenv("SPRT_TUNING_CACHE", str(cache))
-    monkeypatch.setenv("SPRT_IN_PLACE_B", "auto")
-    monkeypatch.setenv("SPPERM_LOG_CHOICES", "1")
-    pkg, a = compiled("gpu_in_place_checked")
-    path = pkg.path
-    x = torch.randn(32, a.shape[1], device="cuda")
+    cache, path, a, x = checked_in_place_layer(torch, monkeypatch, tmp_path)
     # The row-major decision for K = 32, then made cuSPARSE's in the cache.
     spperm.load(path, device="gpu")(x.t().contiguous())
     torch.cuda.synchronize()
