@@ -12,8 +12,9 @@
 #     bash tools/scripts/gpu_suite.sh
 # Builds the MLIR-free half, runs RuntimeTests (its GPU tests must run, not
 # skip), unpacks the suite, regenerates the big matrices, runs spperm-verify
-# over every package for K in $KS (default 1,32,128,256,512; timings for
-# BENCH_KS, default 32,128,256,512: BENCHMARK.md's K and 256), then
+# over every package for K in $KS (default 1,32,128,200,256,512: 200 runs
+# the range variants of packages for any K; timings for BENCH_KS, default
+# 32,128,256,512: BENCHMARK.md's K and 256), then
 # compute-sanitizer memcheck, racecheck, initcheck and synccheck on one
 # package per kernel family (suite/san/*.spp). Writes $OUT/summary.txt
 # (what docs/results/ keeps) and $OUT/verify.log; exits non-zero on any
@@ -25,7 +26,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD="$ROOT/build-gpu"
 OUTDIR="${OUT:-$BUILD/gpu-suite}"
-KS="${KS:-1,32,128,256,512}"
+KS="${KS:-1,32,128,200,256,512}"
 BENCH_KS="${BENCH_KS:-32,128,256,512}"
 # Timed runs per measurement (spperm-verify --runs, --max-bench-ms) and
 # packages checked at once for the main set: 1 by default — with 8 threads,
@@ -48,9 +49,14 @@ SETS="${SETS:-main big tc san conc aot}"
 # with 2, 8, 16, 32 lanes (K = 4, 12 or 24, 44 or 48, 96 or 100) and, in
 # 16 bits, vec8 with 4, 8, 16 lanes (K = 24, 48, 96; its 1-lane class
 # takes K = 8 only in packages without that bucket) and vec4 with 2, 8,
-# 16, 32 (K = 4, 12, 44, 100). A package compiled for one K (its
+# 16, 32 (K = 4, 12, 44, 100), and the range variants of K = 100 and 200
+# (docs/Kernels.md, "K buckets"). A package compiled for one K (its
 # manifest's `k`) is checked at that K too.
-SAN_KS="${SAN_KS:-1,4,5,8,12,24,32,44,48,64,96,100,128,256,512}"
+SAN_KS="${SAN_KS:-1,4,5,8,12,24,32,44,48,64,96,100,128,200,256,512}"
+# The K values of the tensor-core packages' checks (TF32/FP16 variants
+# take multiples of 8; 1 and 12 run their fp32 variants; 200 their range
+# variant).
+TC_KS="${TC_KS:-1,8,12,16,32,128,200,512}"
 # The compute-sanitizer tools those runs take, space-separated.
 SAN_TOOLS="${SAN_TOOLS:-memcheck racecheck initcheck synccheck}"
 # The packages of suite/san the sanitizer runs (space-separated globs of
@@ -198,8 +204,8 @@ touch "$OUTDIR/verify.log"
 if [[ " $SETS " == *" tc "* ]] && compgen -G "$S/tc/*.spp" >/dev/null; then
   # Tensor-core variants (opt-in precision): TF32/FP16 inputs carry a
   # relative error of about 2^-11 per product, so the bound is 5e-3.
-  say "tensor-core packages: K in 8,16,32,128,512 (and 1, 12 through the fp32 variants), tolerance 5e-3"
-  "$BUILD/bin/spperm-verify" "$S/tc" --device gpu --k 1,8,12,16,32,128,512 --tolerance 5e-3 \
+  say "tensor-core packages: K in $TC_KS (1 and 12 through the fp32 variants), tolerance 5e-3"
+  "$BUILD/bin/spperm-verify" "$S/tc" --device gpu --k "$TC_KS" --tolerance 5e-3 \
     --bench "$BENCH_KS" --jobs 8 >"$OUTDIR/tc.log" 2>&1 || true
   grep -c '^ok ' "$OUTDIR/tc.log" | sed 's/^/tc checks passed: /' | tee -a "$SUMMARY"
   ntc=$(grep -c '^FAIL' "$OUTDIR/tc.log")

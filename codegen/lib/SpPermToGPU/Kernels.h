@@ -134,11 +134,12 @@ struct RowKernelSpec {
   int64_t threads = 256;
   /// K baked in; 0 reads it from the K parameter.
   int64_t k = 0;
-  /// SpMM with K baked in: the columns of C are cut into this many slices
-  /// of `lanes * vec` (the last one clipped at K), each its own set of
-  /// CTAs (slice-major: CTA c takes slice c / ctasPerSlice), so a layer
-  /// with few rows runs kSlices times as many groups, each with a shorter
-  /// chain of loads. 1: a group covers all of K (looping over K tiles).
+  /// SpMM: the columns of C are cut into this many slices of `lanes * vec`
+  /// (the last one clipped at K), each its own set of CTAs (slice-major:
+  /// CTA c takes slice c / ctasPerSlice), so a layer with few rows runs
+  /// kSlices times as many groups, each with a shorter chain of loads. K
+  /// read at run time (a range class): the slices that start at or past K
+  /// do nothing. 1: a group covers all of K (looping over K tiles).
   int64_t kSlices = 1;
   /// With kSlices > 1: the CTAs of one slice (its rows or chunks over the
   /// rows a CTA holds, rounded up).

@@ -366,12 +366,32 @@ private:
         planWindows(rm, kc);
         continue;
       }
-      planRows(rm, kc,
-               tiles && !kc.spmv && kc.vec >= 4 && tileLanes(kc) >= 8 &&
-                       (!half() || halfTilesPay(kc))
-                   ? DenseKernel::Tiles
-                   : DenseKernel::InRowKernel);
+      const DenseKernel dense =
+          tiles && !kc.spmv && kc.vec >= 4 && tileLanes(kc) >= 8 &&
+                  (!half() || halfTilesPay(kc))
+              ? DenseKernel::Tiles
+              : DenseKernel::InRowKernel;
+      if (kc.isRange() && !rangeClassPays(rm, kc, dense))
+        continue;
+      planRows(rm, kc, dense);
     }
+  }
+
+  /// Whether range class `kc` (KClass::isRange) gives the layer other
+  /// kernels than the variants for every K would run its K with: a row
+  /// range cut into K slices, or a dense-block kernel (its chunk groups
+  /// follow the range's top). Otherwise the class is left out.
+  bool rangeClassPays(const RowMatrix &rm, const KClass &kc,
+                      DenseKernel dense) const {
+    if (dense != DenseKernel::InRowKernel)
+      return true;
+    for (const RowRange &range :
+         spmmRanges(*rm.rowPtr, INT64_MAX, kc.lanes, options.threads))
+      if (kSlicing(kc, range.rows(), range.meanLength(), options.kSlices,
+                   options.threads, options.multiprocessors)
+              .second > 1)
+        return true;
+    return false;
   }
 
   /// Whether a 16-bit bell layer's variant `kc` runs its dense blocks in

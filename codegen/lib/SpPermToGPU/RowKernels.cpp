@@ -320,9 +320,16 @@ private:
                        ? Type(b.getF32Type())
                        : Type(VectorType::get({spec.vec}, b.getF32Type()));
     int64_t kTile = spec.lanes * spec.vec;
-    // One K slice per CTA (kSlices > 1), else every tile of K in turn.
+    // One K slice per CTA (kSlices > 1), else every tile of K in turn. With
+    // K read at run time (a range class) the CTAs of slices past K do
+    // nothing.
     Value kFirst = spec.kSlices > 1 ? kb.mul(slice, kTile) : kb.idx(0);
-    Value kLast = spec.kSlices > 1 ? kb.add(kFirst, kb.idx(kTile)) : K;
+    Value kLast = K;
+    if (spec.kSlices > 1) {
+      kLast = kb.add(kFirst, kb.idx(kTile));
+      if (spec.k <= 0)
+        kLast = kb.min(kLast, K);
+    }
     kb.forLoop(
         kFirst, kLast, kb.idx(kTile), {},
         [&](Value kBase, ValueRange) -> SmallVector<Value> {

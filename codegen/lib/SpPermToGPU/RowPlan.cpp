@@ -38,6 +38,26 @@ std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets,
   for (int64_t bucket : buckets)
     if (bucket > 1)
       out.push_back(kClasses(bucket, {}, maxVec).front());
+  // The range classes, after every bucket (which takes its own K).
+  int64_t below = 0;
+  for (int64_t bucket : buckets) {
+    if (bucket < kRangeMinK) {
+      below = std::max(below, bucket);
+      continue;
+    }
+    KClass range = kClasses(bucket, {}, maxVec).front();
+    const int64_t lo = std::max(below, bucket / 2);
+    below = std::max(below, bucket);
+    if (range.vec < 4)
+      continue;
+    range.variant = "r" + std::to_string(bucket);
+    range.kMin = (lo + range.vec) / range.vec * range.vec;
+    range.kAlign = range.vec;
+    range.k = 0;
+    range.shapeK = bucket;
+    if (range.kMin < bucket)
+      out.push_back(range);
+  }
   out.push_back({"spmv", 1, 1, 1, 0, 1, true, 1});
   // 16-byte columns of 2-byte elements: the same column ranges as vec4's
   // groups, with half the lanes.
@@ -219,15 +239,16 @@ std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
                                      double meanLength, int64_t requested,
                                      int64_t threads, int64_t multiprocessors,
                                      bool l2Panels) {
-  if (kc.spmv || kc.k <= 0 || requested == 1)
+  const int64_t k = kc.planK();
+  if (kc.spmv || k <= 0 || requested == 1)
     return {kc.lanes, 1};
   int64_t lanes = kc.lanes;
   if (requested > 1) {
-    const int64_t width = ceilDiv(kc.k, requested);
+    const int64_t width = ceilDiv(k, requested);
     lanes = std::min(kc.lanes, pow2Ceil(ceilDiv(width, kc.vec)));
-  } else if (l2Panels && kc.vec >= 4 && kc.k > kL2PanelColumns) {
+  } else if (l2Panels && kc.vec >= 4 && k > kL2PanelColumns) {
     lanes = kL2PanelColumns / kc.vec;
-  } else if (kc.vec >= 4 && kc.k > kWideK && rows > 0) {
+  } else if (kc.vec >= 4 && k > kWideK && rows > 0) {
     // Wide K: slices of 128 columns (a warp each of 4-column lanes), or of
     // 32 columns for few rows with many entries, which then get 4x the
     // groups.
@@ -238,13 +259,13 @@ std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
   } else {
     // Slices of 32 columns.
     const int64_t kSliceLanes = 32 / std::max<int64_t>(kc.vec, 1);
-    if (kc.vec < 4 || kc.k < 64 || kc.k > kWideK || rows <= 0)
+    if (kc.vec < 4 || k < 64 || k > kWideK || rows <= 0)
       return {kc.lanes, 1};
     const int64_t parts =
         partsFor(rows, meanLength, kc.lanes, threads, multiprocessors);
     const int64_t warps = rows * parts * kc.lanes / kWarpSize;
     const int64_t slicedParts =
-        partsFor(rows * sliceCount(kc.k, kSliceLanes, kc.vec), meanLength,
+        partsFor(rows * sliceCount(k, kSliceLanes, kc.vec), meanLength,
                  kSliceLanes, threads, multiprocessors);
     // Entries a group walks: meanLength / parts without slices, and
     // meanLength / slicedParts with them.
@@ -252,7 +273,7 @@ std::pair<int64_t, int64_t> kSlicing(const KClass &kc, int64_t rows,
       return {kc.lanes, 1};
     lanes = kSliceLanes;
   }
-  const int64_t slices = sliceCount(kc.k, lanes, kc.vec);
+  const int64_t slices = sliceCount(k, lanes, kc.vec);
   // The launch has at most rows x slices CTAs: keep it a valid grid.
   if (rows > std::numeric_limits<int32_t>::max() / slices)
     return {kc.lanes, 1};

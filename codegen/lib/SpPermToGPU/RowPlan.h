@@ -36,7 +36,22 @@ struct KClass {
   bool spmv;
   /// K baked in (0: read at run time).
   int64_t k;
+  /// For K read at run time, the K the launch is shaped for (K slices,
+  /// chunk groups): the top of a range class's range (0: none, the
+  /// variants for every K).
+  int64_t shapeK = 0;
+
+  /// The K the launch is shaped for: the baked-in K, else shapeK.
+  int64_t planK() const { return k > 0 ? k : shapeK; }
+  /// Whether K is read at run time within a range shaped as its top's
+  /// bucket (kClasses).
+  bool isRange() const { return k == 0 && shapeK > 0; }
 };
+
+/// The smallest bucket that gets a range class: below it no launch is cut
+/// into K slices (kSlicing), so a range class would repeat the variant for
+/// every K.
+constexpr int64_t kRangeMinK = 64;
 
 /// How many chunks of `chunkCols` columns of C variant `kc`'s K has: its
 /// baked-in K's, else its largest K's, 128 when it has no bound. The
@@ -47,7 +62,11 @@ int64_t kChunkGroups(const KClass &kc, int64_t chunkCols);
 int64_t pow2Ceil(int64_t v);
 
 /// The variants a layer gets for K = `k` (0: every class of K, after a
-/// variant of its own for each K of `buckets`, as for that k). With
+/// variant of its own for each K of `buckets`, as for that k, and for each
+/// bucket of at least kRangeMinK a *range class* `r<bucket>` for the K
+/// between the bucket below it (or half the bucket) and it: the bucket's
+/// lanes and vector width, K read at run time, the launch shaped for the
+/// bucket's K; docs/Kernels.md, "K buckets"). With
 /// `maxVec` 8 (16-bit B and C), K that are multiples of 8 get 8 columns a
 /// lane (16-byte loads) and the K-agnostic `vec8` classes come before the
 /// `vec4` ones (which remain for K % 8 == 4).
@@ -269,7 +288,8 @@ bool usesL2Panels(int64_t rows, int64_t cols, int64_t nnz, int64_t k,
 double l2ResidentRows(int64_t k, int64_t l2Bytes);
 
 /// How a range of `rows` rows (of `meanLength` entries on average) of an
-/// SpMM variant with K baked in covers K: lanes per group and K slices
+/// SpMM variant with K baked in, or of a range class (K its planK, the
+/// slices past a call's K idle), covers K: lanes per group and K slices
 /// ({kc.lanes, 1}: one group covers K, looping over its tiles).
 /// `requested` slices become slices of a power-of-2 lanes times vec
 /// columns. Chosen (`requested` 0), from the measurements in

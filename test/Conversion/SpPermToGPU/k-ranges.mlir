@@ -1,0 +1,86 @@
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: spperm-gen banded --rows 65536 --half-width 4 -o %t/banded.mtx
+// RUN: cp %S/../../Inputs/blocks64.mtx %t/blocks64.mtx
+// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu=base-dir=%t | FileCheck %s
+// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="base-dir=%t k-buckets=48,96" | FileCheck %s --check-prefix=LIST
+
+// Range classes (docs/Kernels.md, "K buckets"): a layer compiled for any K
+// gets, after its buckets, a variant `r<B>` for each bucket B >= 64, for
+// the K between the bucket below it (or B / 2) and B: the bucket's lanes
+// and vector width, K read at run time, and the launch shaped as the
+// bucket's (its K slices, so the same grid), the slices past a call's K
+// idle. A class whose launch would not be cut into K slices is left out:
+// the variants for every K already run its K that way.
+
+// A few rows: every range class is sliced like its bucket.
+// CHECK-LABEL: func.func @few_rows
+// CHECK:         variant = "k256", k_min = 256, k_max = 256, k_align = 1, {{[^>]*}} grid = [[[G256:[0-9]+]], 1, 1]
+// CHECK-SAME:    variant = "k512", k_min = 512, k_max = 512, k_align = 1, {{[^>]*}} grid = [[[G512:[0-9]+]], 1, 1]
+// CHECK-SAME:    variant = "r64", k_min = 36, k_max = 64, k_align = 4,
+// CHECK-SAME:    variant = "r128", k_min = 68, k_max = 128, k_align = 4,
+// CHECK-SAME:    variant = "r256", k_min = 132, k_max = 256, k_align = 4, {{[^>]*}} args = [{{[^]]*}}, "K"], grid = [[[G256]], 1, 1]
+// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 512, k_align = 4, {{[^>]*}} grid = [[[G512]], 1, 1]
+// CHECK-SAME:    variant = "spmv"
+// CHECK-SAME:    variant = "vec4.g32", k_min = 68, k_max = 0
+// K is the kernel's last parameter; a slice ends at K.
+// CHECK:         gpu.func @l0_csr_r256_{{[0-9]+}}({{.*}}, %[[K:.*]]: index)
+// CHECK-NOT:     gpu.func
+// CHECK:           arith.minsi %{{[0-9]+}}, %[[K]] : index
+
+// LIST-LABEL: func.func @few_rows
+// LIST:         variant = "k48", k_min = 48, k_max = 48
+// LIST-SAME:    variant = "k96", k_min = 96, k_max = 96
+// LIST-SAME:    variant = "r96", k_min = 52, k_max = 96, k_align = 4
+// LIST-NOT:     variant = "r48"
+// LIST-SAME:    variant = "spmv"
+func.func @few_rows(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
+  %a = spperm.load "blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x?xf32> -> tensor<64x?xf32>
+  return %c : tensor<64x?xf32>
+}
+
+// -----
+
+// Many rows: K of 64 to 128 is not sliced (kSlicing), so r64 and r128 are
+// left out; K > 128 always is.
+// CHECK-LABEL: func.func @many_rows
+// CHECK:         variant = "k512"
+// CHECK-NOT:     variant = "r64"
+// CHECK-NOT:     variant = "r128"
+// CHECK-SAME:    variant = "r256", k_min = 132, k_max = 256
+// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 512
+// CHECK-SAME:    variant = "spmv"
+func.func @many_rows(%b: tensor<65536x?xf32>) -> tensor<65536x?xf32> {
+  %a = spperm.load "banded.mtx" : !spperm.matrix<65536x65536xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<65536x65536xf32, #spperm.csr>, tensor<65536x?xf32> -> tensor<65536x?xf32>
+  return %c : tensor<65536x?xf32>
+}
+
+// -----
+
+// 16-bit B and C: 8 columns a lane, so the range classes take multiples of
+// 8 (K % 8 == 4 runs the vec4 classes).
+// CHECK-LABEL: func.func @bf16
+// CHECK:         variant = "r64", k_min = 40, k_max = 64, k_align = 8,
+// CHECK-SAME:    variant = "r128", k_min = 72, k_max = 128, k_align = 8,
+// CHECK-SAME:    variant = "r256", k_min = 136, k_max = 256, k_align = 8,
+// CHECK-SAME:    variant = "r512", k_min = 264, k_max = 512, k_align = 8,
+// CHECK-SAME:    variant = "vec8.g1"
+func.func @bf16(%b: tensor<64x?xbf16>) -> tensor<64x?xbf16> {
+  %a = spperm.load "blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x?xbf16> -> tensor<64x?xbf16>
+  return %c : tensor<64x?xbf16>
+}
+
+// -----
+
+// A layer compiled for one K has no range classes.
+// CHECK-LABEL: func.func @static_k
+// CHECK:         variant = "k200", k_min = 200, k_max = 200
+// CHECK-NOT:     variant = "r
+// CHECK:         return
+func.func @static_k(%b: tensor<64x200xf32>) -> tensor<64x200xf32> {
+  %a = spperm.load "blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x200xf32> -> tensor<64x200xf32>
+  return %c : tensor<64x200xf32>
+}
