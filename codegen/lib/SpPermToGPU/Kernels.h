@@ -138,8 +138,9 @@ struct RowKernelSpec {
   /// (the last one clipped at K), each its own set of CTAs (slice-major:
   /// CTA c takes slice c / ctasPerSlice), so a layer with few rows runs
   /// kSlices times as many groups, each with a shorter chain of loads. K
-  /// read at run time (a range class): the slices that start at or past K
-  /// do nothing. 1: a group covers all of K (looping over K tiles).
+  /// read at run time (a range variant): slice s takes tiles s, s +
+  /// kSlices, ... of K (none when it starts past K). 1: a group covers all
+  /// of K (looping over K tiles).
   int64_t kSlices = 1;
   /// With kSlices > 1: the CTAs of one slice (its rows or chunks over the
   /// rows a CTA holds, rounded up).

@@ -320,18 +320,19 @@ private:
                        ? Type(b.getF32Type())
                        : Type(VectorType::get({spec.vec}, b.getF32Type()));
     int64_t kTile = spec.lanes * spec.vec;
-    // One K slice per CTA (kSlices > 1), else every tile of K in turn. With
-    // K read at run time (a range class) the CTAs of slices past K do
-    // nothing.
+    // One K slice per CTA (kSlices > 1), else every tile of K in turn.
+    // With K read at run time (a range variant) slice s takes tiles s,
+    // s + kSlices, ... of K: none where it starts past K, several past the
+    // range's top.
     Value kFirst = spec.kSlices > 1 ? kb.mul(slice, kTile) : kb.idx(0);
     Value kLast = K;
-    if (spec.kSlices > 1) {
+    int64_t kStep = kTile;
+    if (spec.kSlices > 1 && spec.k > 0)
       kLast = kb.add(kFirst, kb.idx(kTile));
-      if (spec.k <= 0)
-        kLast = kb.min(kLast, K);
-    }
+    else if (spec.kSlices > 1)
+      kStep = kTile * spec.kSlices;
     kb.forLoop(
-        kFirst, kLast, kb.idx(kTile), {},
+        kFirst, kLast, kb.idx(kStep), {},
         [&](Value kBase, ValueRange) -> SmallVector<Value> {
           Value kcol = kb.add(kBase, kb.mul(lane, spec.vec));
           Value active = spec.k > 0 && spec.k % kTile == 0

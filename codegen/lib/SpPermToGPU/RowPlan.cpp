@@ -8,6 +8,7 @@
 
 #include "KernelBuilder.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -39,8 +40,10 @@ std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets,
     if (bucket > 1)
       out.push_back(kClasses(bucket, {}, maxVec).front());
   // The range classes, after every bucket (which takes its own K).
+  std::vector<int64_t> sorted(buckets.begin(), buckets.end());
+  llvm::sort(sorted);
   int64_t below = 0;
-  for (int64_t bucket : buckets) {
+  for (int64_t bucket : sorted) {
     if (bucket < kRangeMinK) {
       below = std::max(below, bucket);
       continue;
@@ -55,6 +58,8 @@ std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets,
     range.kAlign = range.vec;
     range.k = 0;
     range.shapeK = bucket;
+    // The largest bucket's range has no top: its slices loop over K.
+    range.kMax = bucket == sorted.back() ? 0 : bucket;
     if (range.kMin < bucket)
       out.push_back(range);
   }
@@ -105,7 +110,8 @@ bool widenSplitGroups(int64_t k, int64_t lanes, int64_t vec, int64_t parts,
 }
 
 int64_t kChunkGroups(const KClass &kc, int64_t chunkCols) {
-  const int64_t k = kc.k > 0 ? kc.k : (kc.kMax > 0 ? kc.kMax : 128);
+  const int64_t k =
+      kc.planK() > 0 ? kc.planK() : (kc.kMax > 0 ? kc.kMax : 128);
   return (k + chunkCols - 1) / chunkCols;
 }
 

@@ -54,7 +54,7 @@ struct KClass {
 constexpr int64_t kRangeMinK = 64;
 
 /// How many chunks of `chunkCols` columns of C variant `kc`'s K has: its
-/// baked-in K's, else its largest K's, 128 when it has no bound. The
+/// planK's (KClass::planK), else its largest K's, 128 when it has no bound. The
 /// dense-block kernels deal them over that many chunk groups of units.
 int64_t kChunkGroups(const KClass &kc, int64_t chunkCols);
 
@@ -64,9 +64,10 @@ int64_t pow2Ceil(int64_t v);
 /// The variants a layer gets for K = `k` (0: every class of K, after a
 /// variant of its own for each K of `buckets`, as for that k, and for each
 /// bucket of at least kRangeMinK a *range class* `r<bucket>` for the K
-/// between the bucket below it (or half the bucket) and it: the bucket's
-/// lanes and vector width, K read at run time, the launch shaped for the
-/// bucket's K; docs/Kernels.md, "K buckets"). With
+/// between the bucket below it (or half the bucket) and it, the largest
+/// bucket's with no top: the bucket's lanes and vector width, K read at
+/// run time, the launch shaped for the bucket's K; docs/Kernels.md, "Range
+/// variants"). With
 /// `maxVec` 8 (16-bit B and C), K that are multiples of 8 get 8 columns a
 /// lane (16-byte loads) and the K-agnostic `vec8` classes come before the
 /// `vec4` ones (which remain for K % 8 == 4).

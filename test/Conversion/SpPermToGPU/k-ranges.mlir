@@ -4,13 +4,14 @@
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu=base-dir=%t | FileCheck %s
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="base-dir=%t k-buckets=48,96" | FileCheck %s --check-prefix=LIST
 
-// Range classes (docs/Kernels.md, "K buckets"): a layer compiled for any K
-// gets, after its buckets, a variant `r<B>` for each bucket B >= 64, for
-// the K between the bucket below it (or B / 2) and B: the bucket's lanes
-// and vector width, K read at run time, and the launch shaped as the
-// bucket's (its K slices, so the same grid), the slices past a call's K
-// idle. A class whose launch would not be cut into K slices is left out:
-// the variants for every K already run its K that way.
+// Range variants (docs/Kernels.md, "Range variants"): a layer compiled for
+// any K gets, after its buckets, a variant `r<B>` for each bucket B >= 64,
+// for the K between the bucket below it (or B / 2) and B, the largest
+// bucket's with no top: the bucket's lanes and vector width, K read at run
+// time, and the launch shaped as the bucket's (its K slices, so the same
+// grid), each slice looping over every kSlices-th tile of K. A class whose
+// launch would not be cut into K slices is left out: the variants for
+// every K already run its K that way.
 
 // A few rows: every range class is sliced like its bucket.
 // CHECK-LABEL: func.func @few_rows
@@ -19,18 +20,19 @@
 // CHECK-SAME:    variant = "r64", k_min = 36, k_max = 64, k_align = 4,
 // CHECK-SAME:    variant = "r128", k_min = 68, k_max = 128, k_align = 4,
 // CHECK-SAME:    variant = "r256", k_min = 132, k_max = 256, k_align = 4, {{[^>]*}} args = [{{[^]]*}}, "K"], grid = [[[G256]], 1, 1]
-// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 512, k_align = 4, {{[^>]*}} grid = [[[G512]], 1, 1]
+// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 0, k_align = 4, {{[^>]*}} grid = [[[G512]], 1, 1]
 // CHECK-SAME:    variant = "spmv"
 // CHECK-SAME:    variant = "vec4.g32", k_min = 68, k_max = 0
-// K is the kernel's last parameter; a slice ends at K.
+// K is the kernel's last parameter; slice s of 8 (32 columns each) takes
+// tiles s, s + 8, ... up to K.
 // CHECK:         gpu.func @l0_csr_r256_{{[0-9]+}}({{.*}}, %[[K:.*]]: index)
 // CHECK-NOT:     gpu.func
-// CHECK:           arith.minsi %{{[0-9]+}}, %[[K]] : index
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %[[K]] step %c256
 
 // LIST-LABEL: func.func @few_rows
 // LIST:         variant = "k48", k_min = 48, k_max = 48
 // LIST-SAME:    variant = "k96", k_min = 96, k_max = 96
-// LIST-SAME:    variant = "r96", k_min = 52, k_max = 96, k_align = 4
+// LIST-SAME:    variant = "r96", k_min = 52, k_max = 0, k_align = 4
 // LIST-NOT:     variant = "r48"
 // LIST-SAME:    variant = "spmv"
 func.func @few_rows(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
@@ -48,7 +50,7 @@ func.func @few_rows(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
 // CHECK-NOT:     variant = "r64"
 // CHECK-NOT:     variant = "r128"
 // CHECK-SAME:    variant = "r256", k_min = 132, k_max = 256
-// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 512
+// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 0
 // CHECK-SAME:    variant = "spmv"
 func.func @many_rows(%b: tensor<65536x?xf32>) -> tensor<65536x?xf32> {
   %a = spperm.load "banded.mtx" : !spperm.matrix<65536x65536xf32, #spperm.csr>
@@ -64,7 +66,7 @@ func.func @many_rows(%b: tensor<65536x?xf32>) -> tensor<65536x?xf32> {
 // CHECK:         variant = "r64", k_min = 40, k_max = 64, k_align = 8,
 // CHECK-SAME:    variant = "r128", k_min = 72, k_max = 128, k_align = 8,
 // CHECK-SAME:    variant = "r256", k_min = 136, k_max = 256, k_align = 8,
-// CHECK-SAME:    variant = "r512", k_min = 264, k_max = 512, k_align = 8,
+// CHECK-SAME:    variant = "r512", k_min = 264, k_max = 0, k_align = 8,
 // CHECK-SAME:    variant = "vec8.g1"
 func.func @bf16(%b: tensor<64x?xbf16>) -> tensor<64x?xbf16> {
   %a = spperm.load "blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
