@@ -96,7 +96,8 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
                "Without a static K: the K values (2 to 65536) that get a "
                "variant of their own, generated as for that K, ahead of the "
                "variants for every K, and from 64 up a range variant shaped "
-               "as the bucket for the K just below it, K read at run time "
+               "as the bucket for the K just below it (and above the "
+               "largest), K read at run time "
                "(default 8,32,64,128,256,512; 0 alone: none)">,
     Option<"kSlices", "k-slices", "int64_t", /*default=*/"0",
            "SpMM with a static K: the CTAs cut K into this many slices "

@@ -176,7 +176,8 @@ struct SpPermPipelineOptions
       llvm::cl::desc("Without --k: the K values (2 to 65536) that get a "
                      "variant of their own, generated as for that K, ahead "
                      "of the variants for every K, and from 64 up a range "
-                     "variant shaped as the bucket for the K just below it, "
+                     "variant shaped as the bucket for the K just below it "
+                     "(and above the largest), "
                      "K read at run time (default 8,32,64,128,256,512; 0 "
                      "alone: none)")};
   Option<int64_t> kSlices{
