@@ -683,10 +683,12 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
   assert(spec.threads % (spec.lanes * spec.parts) == 0 &&
          "a CTA must hold whole rows");
   assert((spec.kSlices == 1 ||
-          (spec.k > 0 && !spec.spmv &&
-           (spec.kSlices - 1) * spec.lanes * spec.vec < spec.k &&
-           spec.kSlices * spec.lanes * spec.vec >= spec.k)) &&
-         "K slices need a baked-in K they cover exactly");
+          (!spec.spmv &&
+           (spec.k <= 0 ||
+            ((spec.kSlices - 1) * spec.lanes * spec.vec < spec.k &&
+             spec.kSlices * spec.lanes * spec.vec >= spec.k)))) &&
+         "K slices need SpMM, and cover a baked-in K exactly (K read at "
+         "run time: slices looping over its tiles)");
   assert((!longRows ||
           (!spec.spmv && !longRows->spmv && longRows->source.isTable() &&
            longRows->threads == spec.threads &&
