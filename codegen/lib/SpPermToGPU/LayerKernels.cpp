@@ -380,7 +380,9 @@ private:
   /// Whether range class `kc` (KClass::isRange) gives the layer other
   /// kernels than the variants for every K would run its K with: a row
   /// range cut into K slices, or a dense-block kernel (its chunk groups
-  /// follow the range's top). Otherwise the class is left out.
+  /// follow the range's top). Otherwise the class is left out. The row
+  /// ranges are planRows' without its long-row cut, close enough for this
+  /// yes or no.
   bool rangeClassPays(const RowMatrix &rm, const KClass &kc,
                       DenseKernel dense) const {
     if (dense != DenseKernel::InRowKernel)

@@ -54,8 +54,9 @@ struct KClass {
 constexpr int64_t kRangeMinK = 64;
 
 /// How many chunks of `chunkCols` columns of C variant `kc`'s K has: its
-/// planK's (KClass::planK), else its largest K's, 128 when it has no bound. The
-/// dense-block kernels deal them over that many chunk groups of units.
+/// planK's (KClass::planK), else its largest K's, 128 when it has no
+/// bound. The dense-block kernels deal them over that many chunk groups of
+/// units.
 int64_t kChunkGroups(const KClass &kc, int64_t chunkCols);
 
 /// The smallest power of 2 at least `v` (v >= 1).
@@ -289,8 +290,9 @@ bool usesL2Panels(int64_t rows, int64_t cols, int64_t nnz, int64_t k,
 double l2ResidentRows(int64_t k, int64_t l2Bytes);
 
 /// How a range of `rows` rows (of `meanLength` entries on average) of an
-/// SpMM variant with K baked in, or of a range class (K its planK, the
-/// slices past a call's K idle), covers K: lanes per group and K slices
+/// SpMM variant with K baked in, or of a range class (K its planK; the
+/// kernel's slices loop over a call's K), covers K: lanes per group and K
+/// slices
 /// ({kc.lanes, 1}: one group covers K, looping over its tiles).
 /// `requested` slices become slices of a power-of-2 lanes times vec
 /// columns. Chosen (`requested` 0), from the measurements in
