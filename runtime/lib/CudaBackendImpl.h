@@ -247,6 +247,8 @@ private:
     /// right after the layer's transposing kernel, when that is marked
     /// dependent_launch (every first kernel waits at its start).
     bool dependent = false;
+    /// The CTAs in x at this call's K (KernelInfo::gridXFor).
+    int64_t gridX = 1;
   };
 
   /// Sets `launch` to the kernels of `choice` for B, C and `stream`: C

@@ -544,7 +544,8 @@ sprt_status CudaBackend::generatedLaunch(const DeviceLayer &device,
     Step step{device.functions[i], &layer.kernels[i], KernelParams(),
               steps->empty() ? firstDependent
                              : layer.kernels[i].dependentLaunch &&
-                                   d.dependentLaunch};
+                                   d.dependentLaunch,
+              layer.kernels[i].gridXFor(k)};
     assert(step.function && "a generated kernel was not looked up");
     SPRT_RETURN_IF_ERROR(bindKernelParams(layer.name, layer.kernels[i],
                                           device.spans, operands, step.params));
@@ -574,7 +575,7 @@ sprt_status CudaBackend::generatedLaunch(const DeviceLayer &device,
       // finishes; the variant's first kernel follows whatever came before
       // in the stream, in plain stream order.
       CUlaunchConfig config = {};
-      config.gridDimX = static_cast<unsigned>(kernel.gridX);
+      config.gridDimX = static_cast<unsigned>(step.gridX);
       config.gridDimY = static_cast<unsigned>(kernel.gridY);
       config.gridDimZ = static_cast<unsigned>(kernel.gridZ);
       config.blockDimX = static_cast<unsigned>(kernel.blockX);

@@ -211,6 +211,35 @@ TEST(CorruptionTest, CraftedManifests) {
        }},
       {"block[0] is 2048",
        [](json &m) { m["layers"][0]["kernels"][0]["block"][0] = 2048; }},
+      // A grid that grows with K: whole, positive, consistent with grid,
+      // on a kernel that takes K.
+      {"unexpected key 'layers[0] ('a').kernels[0].grid_k.slices'",
+       [](json &m) {
+         m["layers"][0]["kernels"][0]["grid_k"] = {
+             {"base", 0}, {"ctas", 1}, {"columns", 32}, {"slices", 2}};
+       }},
+      {"missing key 'layers[0] ('a').kernels[0].grid_k.columns'",
+       [](json &m) {
+         m["layers"][0]["kernels"][0]["grid_k"] = {{"base", 0}, {"ctas", 1}};
+       }},
+      {"kernels[0].grid_k.ctas is 0",
+       [](json &m) {
+         m["layers"][0]["kernels"][0]["grid_k"] = {
+             {"base", 0}, {"ctas", 0}, {"columns", 32}};
+       }},
+      {"kernels[0]: grid_k needs a grid of base + a multiple of ctas",
+       [](json &m) {
+         m["layers"][0]["kernels"][0]["grid"] = json::array({5, 1, 1});
+         m["layers"][0]["kernels"][0]["grid_k"] = {
+             {"base", 0}, {"ctas", 2}, {"columns", 32}};
+       }},
+      {"kernels[0]: grid_k needs the kernel to take K",
+       [](json &m) {
+         m["layers"][0]["kernels"][0]["args"] =
+             json::array({"csr.row_ptr", "B", "C"});
+         m["layers"][0]["kernels"][0]["grid_k"] = {
+             {"base", 0}, {"ctas", 1}, {"columns", 32}};
+       }},
       {"kernels[0].dependent_launch must be true or false",
        [](json &m) {
          m["layers"][0]["kernels"][0]["dependent_launch"] = "yes";

@@ -127,6 +127,9 @@ TEST(PackageTest, RoundTripIsExact) {
   kernel.name = "spmm_csr_1";
   kernel.zeroOutput = false;
   kernel.dependentLaunch = true;
+  // Its grid grows with K: 2 CTAs a slice of 128 columns.
+  kernel.gridCtas = 2;
+  kernel.gridColumns = 128;
   layers[0].kernels.push_back(kernel);
   layers[0].sourceSha256 = std::string(64, 'a');
   layers[0].libraryCheck = true;
@@ -174,6 +177,9 @@ TEST(PackageTest, RoundTripIsExact) {
       EXPECT_EQ(got.kernels[k].dependentLaunch,
                 want.kernels[k].dependentLaunch);
       EXPECT_EQ(got.kernels[k].args, want.kernels[k].args);
+      EXPECT_EQ(got.kernels[k].gridBase, want.kernels[k].gridBase);
+      EXPECT_EQ(got.kernels[k].gridCtas, want.kernels[k].gridCtas);
+      EXPECT_EQ(got.kernels[k].gridColumns, want.kernels[k].gridColumns);
     }
     expectSameMatrix(got.matrix, want.matrix);
   }
@@ -475,6 +481,20 @@ TEST(PackageTest, WriterRefusesBadInput) {
   bad = good;
   bad.k = -1;
   refused({bad}, PackageOptions(), "k must be");
+  // A grid that grows with K whose grid is not base + a multiple of ctas.
+  KernelInfo grows;
+  grows.name = "k0";
+  grows.family = "csr";
+  grows.variant = "r512";
+  grows.kMin = 260;
+  grows.args = {"csr.row_ptr", "B", "C", "K"};
+  grows.gridX = 5;
+  grows.gridCtas = 2;
+  grows.gridColumns = 128;
+  bad = good;
+  bad.kernels = {grows};
+  refused({bad}, PackageOptions(),
+          "kernel 'k0': grid_k needs a grid of base + a multiple of ctas");
   PackageOptions o;
   o.target = "../sm_90";
   refused({good}, o, "target");
@@ -483,6 +503,35 @@ TEST(PackageTest, WriterRefusesBadInput) {
   refused({good}, o, "external data needs the source path and its sha256");
   // Nothing is left beside the destination either.
   EXPECT_TRUE(std::filesystem::is_empty(dir.root()));
+}
+
+// A launch's CTAs at K: the manifest's grid, or for a grid that grows with
+// K, base + ctas per slice of columns, at least one slice and at most 2^31
+// - 1 CTAs in all.
+TEST(PackageTest, GridGrowsWithK) {
+  KernelInfo k;
+  k.gridX = 36;
+  EXPECT_EQ(k.gridXFor(1), 36);
+  EXPECT_EQ(k.gridXFor(100000), 36);
+  k.gridBase = 4;
+  k.gridCtas = 8;
+  k.gridColumns = 128;
+  EXPECT_EQ(k.gridXFor(1), 4 + 8);
+  EXPECT_EQ(k.gridXFor(128), 4 + 8);
+  EXPECT_EQ(k.gridXFor(129), 4 + 16);
+  EXPECT_EQ(k.gridXFor(512), 4 + 32);
+  EXPECT_EQ(k.gridXFor(600), 4 + 40);
+  EXPECT_EQ(k.gridXFor(int64_t{1} << 40),
+            4 + 8 * (((int64_t{1} << 31) - 1 - 4) / 8));
+  EXPECT_LE(k.gridXFor(INT64_MAX), (int64_t{1} << 31) - 1);
+  k.args = {"B", "C", "K"};
+  EXPECT_EQ(k.gridKProblem(), "");
+  k.gridX = 35;
+  EXPECT_NE(k.gridKProblem().find("base + a multiple of ctas"),
+            std::string::npos);
+  k.gridX = 36;
+  k.args = {"B", "C"};
+  EXPECT_NE(k.gridKProblem().find("take K"), std::string::npos);
 }
 
 // A layer's transposing kernel ("transpose_b") is written and read back

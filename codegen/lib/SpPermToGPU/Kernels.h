@@ -138,9 +138,11 @@ struct RowKernelSpec {
   /// (the last one clipped at K), each its own set of CTAs (slice-major:
   /// CTA c takes slice c / ctasPerSlice), so a layer with few rows runs
   /// kSlices times as many groups, each with a shorter chain of loads. K
-  /// read at run time (a range variant): slice s takes tiles s, s +
-  /// kSlices, ... of K (none when it starts past K). 1: a group covers all
-  /// of K (looping over K tiles).
+  /// read at run time (a range variant): kSlices is the slices of the K
+  /// the launch is shaped for, and the kernel runs as many slices S as its
+  /// grid holds (growsWithK), slice s taking tiles s, s + S, ... of K (none
+  /// when it starts past K). 1: a group covers all of K (looping over K
+  /// tiles).
   int64_t kSlices = 1;
   /// With kSlices > 1: the CTAs of one slice (its rows or chunks over the
   /// rows a CTA holds, rounded up).
@@ -196,6 +198,11 @@ struct RowKernelSpec {
   /// and a round kernel over the long rows to store: a 16-bit SpMM variant
   /// whose long rows are split. The other rows are stored to C.
   bool longRowsToAccumulator = false;
+
+  /// Whether the launch's grid grows with K (KernelInfo::gridXFor): K read
+  /// at run time and cut into slices, one set of ctasPerSlice CTAs per
+  /// `lanes * vec` columns of K (docs/Kernels.md, "Range variants").
+  bool growsWithK() const { return k <= 0 && kSlices > 1 && !spmv; }
 };
 
 /// Emits a row kernel; returns its parameter names in order. With

@@ -560,6 +560,20 @@ private:
     return k;
   }
 
+  /// `k` with, where the row kernel of `spec` takes its K slices from its
+  /// grid (RowKernelSpec::growsWithK), the grid that grows with K: `base`
+  /// CTAs first (the long rows'), then ctasPerSlice a slice of lanes * vec
+  /// columns.
+  static KernelInfo growWithK(KernelInfo k, const RowKernelSpec &spec,
+                              int64_t base) {
+    if (!spec.growsWithK())
+      return k;
+    k.gridBase = base;
+    k.gridCtas = spec.ctasPerSlice;
+    k.gridColumns = spec.lanes * spec.vec;
+    return k;
+  }
+
   /// The constant table of (row, begin, end) chunks of the rows longer than
   /// `threshold`, `chunk` entries each; returns its symbol and size.
   std::pair<std::string, int64_t> chunkTable(const std::vector<int32_t> &rowPtr,
@@ -769,8 +783,10 @@ private:
       spec.name = symbol(sanitize(family + "_" + kc.variant));
       if (!longInRowKernel) {
         std::vector<std::string> args = emitRowKernel(module, spec);
-        kernels.push_back(launch(spec.name, family, kc, std::move(args),
-                                 spec.ctasPerSlice * spec.kSlices));
+        kernels.push_back(growWithK(
+            launch(spec.name, family, kc, std::move(args),
+                   spec.ctasPerSlice * spec.kSlices),
+            spec, /*base=*/0));
         continue;
       }
       // The long rows first, a CTA each, all its groups on the row (whole
@@ -790,10 +806,12 @@ private:
       std::tie(longSpec.source.rowTable, longSpec.source.tableRows) =
           rowTable(rowPtr, threshold);
       std::vector<std::string> args = emitRowKernel(module, spec, &longSpec);
-      kernels.push_back(launch(spec.name, family + std::string(::spperm::family::kLongSuffix), kc,
-                               std::move(args),
-                               longRowCtas(longSpec) +
-                                   spec.ctasPerSlice * spec.kSlices));
+      kernels.push_back(growWithK(
+          launch(spec.name,
+                 family + std::string(::spperm::family::kLongSuffix), kc,
+                 std::move(args),
+                 longRowCtas(longSpec) + spec.ctasPerSlice * spec.kSlices),
+          spec, longRowCtas(longSpec)));
     }
     if (chunks > 0) {
       // The long rows' chunks, after the row kernel wrote their dense part

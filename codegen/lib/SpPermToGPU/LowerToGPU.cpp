@@ -31,7 +31,10 @@ LaunchAttr mlir::spperm::getLaunchAttr(MLIRContext *ctx,
       ctx, k.name, k.family, k.variant, k.kMin, k.kMax, k.kAlign,
       k.zeroOutput, k.dependentLaunch, b.getArrayAttr(args),
       b.getDenseI64ArrayAttr({k.gridX, k.gridY, k.gridZ}),
-      b.getDenseI64ArrayAttr({k.blockX, k.blockY, k.blockZ}), k.sharedBytes);
+      b.getDenseI64ArrayAttr({k.blockX, k.blockY, k.blockZ}), k.sharedBytes,
+      k.gridCtas > 0 ? b.getDenseI64ArrayAttr(
+                           {k.gridBase, k.gridCtas, k.gridColumns})
+                     : DenseI64ArrayAttr());
 }
 
 ::spperm::KernelInfo mlir::spperm::getKernelInfo(LaunchAttr attr) {
@@ -55,6 +58,11 @@ LaunchAttr mlir::spperm::getLaunchAttr(MLIRContext *ctx,
   k.blockY = block[1];
   k.blockZ = block[2];
   k.sharedBytes = attr.getSharedBytes();
+  if (DenseI64ArrayAttr gridK = attr.getGridK()) {
+    k.gridBase = gridK[0];
+    k.gridCtas = gridK[1];
+    k.gridColumns = gridK[2];
+  }
   return k;
 }
 

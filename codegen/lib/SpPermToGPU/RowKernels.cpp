@@ -133,10 +133,19 @@ public:
     bind(args);
     kb.launchDependents();
     Value cta = kb.blockIdX();
+    const int64_t longCtas = longRows ? longRowCtas(*longRows) : 0;
+    // K read at run time: as many K slices as the runtime launched
+    // (KernelInfo::gridXFor), the CTAs past the long rows' over the
+    // slice's.
+    if (slicesFromGrid()) {
+      Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
+      if (longCtas > 0)
+        grid = kb.sub(grid, kb.idx(longCtas));
+      slices = kb.div(grid, spec.ctasPerSlice);
+    }
     if (!longRows) {
       emitBody(cta);
     } else {
-      const int64_t longCtas = longRowCtas(*longRows);
       kb.ifThenElse(
           kb.lt(cta, longCtas),
           [&] {
@@ -321,18 +330,18 @@ private:
                        : Type(VectorType::get({spec.vec}, b.getF32Type()));
     int64_t kTile = spec.lanes * spec.vec;
     // One K slice per CTA (kSlices > 1), else every tile of K in turn.
-    // With K read at run time (a range variant) slice s takes tiles s,
-    // s + kSlices, ... of K: none where it starts past K, several past the
-    // range's top.
+    // With K read at run time (a range variant) slice s of the S the grid
+    // holds takes tiles s, s + S, ... of K: none where it starts past K,
+    // several where the grid was cut short.
     Value kFirst = spec.kSlices > 1 ? kb.mul(slice, kTile) : kb.idx(0);
     Value kLast = K;
-    int64_t kStep = kTile;
+    Value kStep = kb.idx(kTile);
     if (spec.kSlices > 1 && spec.k > 0)
       kLast = kb.add(kFirst, kb.idx(kTile));
-    else if (spec.kSlices > 1)
-      kStep = kTile * spec.kSlices;
+    else if (slicesFromGrid())
+      kStep = kb.mul(slices, kTile);
     kb.forLoop(
-        kFirst, kLast, kb.idx(kStep), {},
+        kFirst, kLast, kStep, {},
         [&](Value kBase, ValueRange) -> SmallVector<Value> {
           Value kcol = kb.add(kBase, kb.mul(lane, spec.vec));
           Value active = spec.k > 0 && spec.k % kTile == 0
@@ -623,10 +632,14 @@ private:
   ImplicitLocOpBuilder &b;
   KernelBuilder kb;
   llvm::StringMap<Value> params;
+  /// Whether the kernel takes its K slices from its grid
+  /// (RowKernelSpec::growsWithK).
+  bool slicesFromGrid() const { return spec.growsWithK(); }
+
   /// The thread's index in the CTA, its lane in its group, which part of
-  /// its row it takes, its group's shuffle mask, K, and the CTA's K slice
-  /// (kSlices > 1).
-  Value tid, lane, part, mask, K, slice;
+  /// its row it takes, its group's shuffle mask, K, the CTA's K slice
+  /// (kSlices > 1), and the slices of the launch (slicesFromGrid).
+  Value tid, lane, part, mask, K, slice, slices;
 };
 
 } // namespace

@@ -390,7 +390,8 @@ LogicalResult LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef variant, int64_t kMin, int64_t kMax,
                                  int64_t kAlign, bool, bool, ArrayAttr args,
                                  DenseI64ArrayAttr grid,
-                                 DenseI64ArrayAttr block, int64_t sharedBytes) {
+                                 DenseI64ArrayAttr block, int64_t sharedBytes,
+                                 DenseI64ArrayAttr gridK) {
   if (name.empty() || family.empty() || variant.empty())
     return emitError() << "name, family and variant must not be empty";
   if (kMin < 1 || kAlign < 1 || (kMax != 0 && kMax < kMin))
@@ -406,6 +407,24 @@ LogicalResult LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (sharedBytes < 0)
     return emitError() << "shared_bytes must not be negative, got "
                        << sharedBytes;
+  if (!gridK)
+    return success();
+  ArrayRef<int64_t> g = gridK.asArrayRef();
+  if (g.size() != 3 || g[0] < 0 || g[1] < 1 || g[2] < 1)
+    return emitError() << "grid_k must be base >= 0, ctas >= 1 and "
+                          "columns >= 1";
+  if (grid.size() == 3 &&
+      (grid[0] <= g[0] || (grid[0] - g[0]) % g[1] != 0 || grid[1] != 1 ||
+       grid[2] != 1))
+    return emitError() << "grid_k needs a grid of base + a multiple of ctas "
+                          "in x and 1 in y and z, got ["
+                       << grid[0] << ", " << grid[1] << ", " << grid[2]
+                       << "] for base " << g[0] << " and ctas " << g[1];
+  if (!llvm::any_of(args, [](Attribute a) {
+        return cast<StringAttr>(a).getValue() ==
+               StringRef(::spperm::call_arg::kK);
+      }))
+    return emitError() << "grid_k needs the kernel to take K";
   return success();
 }
 

@@ -47,7 +47,7 @@ bool parseKernel(ManifestReader &r, const json &kj, const std::string &kCtx,
   if (!r.onlyKeys(kj, kCtx,
                   {"name", "family", "variant", "k_min", "k_max", "k_align",
                    "zero_output", "dependent_launch", "args", "grid",
-                   "block", "shared_bytes"}) ||
+                   "block", "shared_bytes", "grid_k"}) ||
       !r.string(kj, kCtx, "name", k.name) ||
       !r.string(kj, kCtx, "family", k.family) ||
       !r.string(kj, kCtx, "variant", k.variant) ||
@@ -64,6 +64,17 @@ bool parseKernel(ManifestReader &r, const json &kj, const std::string &kCtx,
     return false;
   if (!isValidName(k.name))
     return r.fail(kCtx + ".name must be 1 to 1024 bytes");
+  if (kj.contains("grid_k")) {
+    const std::string gctx = kCtx + ".grid_k";
+    const json *gj = r.object(kj, kCtx, "grid_k");
+    if (!gj || !r.onlyKeys(*gj, gctx, {"base", "ctas", "columns"}) ||
+        !r.integer(*gj, gctx, "base", 0, kMaxIndex, k.gridBase) ||
+        !r.integer(*gj, gctx, "ctas", 1, kMaxIndex, k.gridCtas) ||
+        !r.integer(*gj, gctx, "columns", 1, kMaxIndex, k.gridColumns))
+      return false;
+    if (std::string why = k.gridKProblem(); !why.empty())
+      return r.fail(kCtx + ": " + why);
+  }
   return true;
 }
 
@@ -296,6 +307,8 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
     KernelInfo k;
     if (!parseKernel(r, l["transpose_b"], ctx + ".transpose_b", k))
       return false;
+    if (k.gridCtas > 0)
+      return r.fail(ctx + ".transpose_b cannot have grid_k");
     if (!isTransposeArgs(k.args))
       return r.fail(ctx + ".transpose_b.args must be " +
                     std::string(call_arg::kBColumnMajor) + ", " +
@@ -321,6 +334,8 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
       // It runs alone: nothing clears C before it or overlaps it.
       if (k.zeroOutput || k.dependentLaunch)
         return r.fail(kctx + " cannot have zero_output or dependent_launch");
+      if (k.gridCtas > 0)
+        return r.fail(kctx + " cannot have grid_k");
       layer.inPlaceB.push_back(std::move(k));
     }
   }

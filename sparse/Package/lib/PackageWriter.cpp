@@ -221,6 +221,11 @@ Status validateKernel(const PackageLayer &layer, const KernelInfo &k,
   if (k.sharedBytes < 0 || k.sharedBytes > kMaxIndex)
     return Status::error(where + "kernel " + inQuotes(k.name) +
                          " has a shared-memory size out of range");
+  if (std::string why = k.gridKProblem(); !why.empty())
+    return Status::error(where + "kernel " + inQuotes(k.name) + ": " + why);
+  if (!variantKernel && k.gridCtas > 0)
+    return Status::error(where + "kernel " + inQuotes(k.name) +
+                         " cannot have grid_k");
   if (!isValidName(k.variant))
     return Status::error(where + "kernel " + inQuotes(k.name) +
                          " needs a variant name");
@@ -316,6 +321,9 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
     if (k.zeroOutput || k.dependentLaunch)
       return Status::error(where + "in-place kernel " + inQuotes(k.name) +
                            " cannot have zero_output or dependent_launch");
+    if (k.gridCtas > 0)
+      return Status::error(where + "in-place kernel " + inQuotes(k.name) +
+                           " cannot have grid_k");
     // The rest are the variant's arrays, checked as a kernel's.
     KernelInfo arrays = k;
     arrays.args.erase(std::remove(arrays.args.begin(), arrays.args.end(),
@@ -378,6 +386,10 @@ json kernelJson(const KernelInfo &k) {
   j["grid"] = json::array({k.gridX, k.gridY, k.gridZ});
   j["block"] = json::array({k.blockX, k.blockY, k.blockZ});
   j["shared_bytes"] = k.sharedBytes;
+  if (k.gridCtas > 0)
+    j["grid_k"] = {{"base", k.gridBase},
+                   {"ctas", k.gridCtas},
+                   {"columns", k.gridColumns}};
   return j;
 }
 

@@ -1,33 +1,40 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: spperm-gen banded --rows 65536 --half-width 4 -o %t/banded.mtx
-// RUN: cp %S/../../Inputs/blocks64.mtx %t/blocks64.mtx
+// RUN: cp %S/../../Inputs/blocks64.mtx %S/../../Inputs/longrow.mtx %t/
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu=base-dir=%t | FileCheck %s
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="base-dir=%t k-buckets=48,96" | FileCheck %s --check-prefix=LIST
+// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="base-dir=%t long-rows=cta" | FileCheck %s --check-prefix=LONG
 
 // Range variants (docs/Kernels.md, "Range variants"): a layer compiled for
 // any K gets, after its buckets, a variant `r<B>` for each bucket B >= 64,
 // for the K between the bucket below it (or B / 2) and B, the largest
 // bucket's with no top: the bucket's lanes and vector width, K read at run
 // time, and the launch shaped as the bucket's (its K slices, so the same
-// grid), each slice looping over every kSlices-th tile of K. A class whose
+// grid at the bucket's K). Its grid grows with K (grid_k: the runtime
+// launches a slice of CTAs per tile of K), and each slice loops over every
+// S-th tile of K, S the slices its grid holds. A class whose
 // launch would not be cut into K slices is left out: the variants for
 // every K already run its K that way.
 
 // A few rows: every range class is sliced like its bucket.
 // CHECK-LABEL: func.func @few_rows
-// CHECK:         variant = "k256", k_min = 256, k_max = 256, k_align = 1, {{[^>]*}} grid = [[[G256:[0-9]+]], 1, 1]
-// CHECK-SAME:    variant = "k512", k_min = 512, k_max = 512, k_align = 1, {{[^>]*}} grid = [[[G512:[0-9]+]], 1, 1]
+// CHECK:         variant = "k256", k_min = 256, k_max = 256, k_align = 1, {{[^>]*}} grid = [[[G256:[0-9]+]], 1, 1], block = [256, 1, 1], shared_bytes = 0>
+// CHECK-SAME:    variant = "k512", k_min = 512, k_max = 512, k_align = 1, {{[^>]*}} grid = [[[G512:[0-9]+]], 1, 1], block = [256, 1, 1], shared_bytes = 0>
 // CHECK-SAME:    variant = "r64", k_min = 36, k_max = 64, k_align = 4,
 // CHECK-SAME:    variant = "r128", k_min = 68, k_max = 128, k_align = 4,
-// CHECK-SAME:    variant = "r256", k_min = 132, k_max = 256, k_align = 4, {{[^>]*}} args = [{{[^]]*}}, "K"], grid = [[[G256]], 1, 1]
-// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 0, k_align = 4, {{[^>]*}} grid = [[[G512]], 1, 1]
+// CHECK-SAME:    variant = "r256", k_min = 132, k_max = 256, k_align = 4, {{[^>]*}} args = [{{[^]]*}}, "K"], grid = [[[G256]], 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [0, 8, 32]>
+// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 0, k_align = 4, {{[^>]*}} grid = [[[G512]], 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [0, 8, 32]>
 // CHECK-SAME:    variant = "spmv"
-// CHECK-SAME:    variant = "vec4.g32", k_min = 68, k_max = 0
-// K is the kernel's last parameter; slice s of 8 (32 columns each) takes
-// tiles s, s + 8, ... up to K.
+// CHECK-SAME:    variant = "vec4.g32", k_min = 68, k_max = 0, {{[^>]*}} shared_bytes = 0>
+// K is the kernel's last parameter; slice s of the S = grid / 8 launched
+// (32 columns each) takes tiles s, s + S, ... up to K.
 // CHECK:         gpu.func @l0_csr_r256_{{[0-9]+}}({{.*}}, %[[K:.*]]: index)
+// CHECK:           %[[GRID:.*]] = gpu.grid_dim x
+// CHECK-NEXT:      %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NEXT:      %[[S:.*]] = arith.shrui %[[GRID]], %[[C3]] : index
 // CHECK-NOT:     gpu.func
-// CHECK:           scf.for %{{.*}} = %{{.*}} to %[[K]] step %c256
+// CHECK:           %[[STEP:.*]] = arith.muli %[[S]], %{{.*}} : index
+// CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %[[K]] step %[[STEP]]
 
 // LIST-LABEL: func.func @few_rows
 // LIST:         variant = "k48", k_min = 48, k_max = 48
@@ -49,8 +56,8 @@ func.func @few_rows(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
 // CHECK:         variant = "k512"
 // CHECK-NOT:     variant = "r64"
 // CHECK-NOT:     variant = "r128"
-// CHECK-SAME:    variant = "r256", k_min = 132, k_max = 256
-// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 0
+// CHECK-SAME:    variant = "r256", k_min = 132, k_max = 256, {{[^>]*}} grid = [16384, 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [0, 8192, 128]>
+// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 0, {{[^>]*}} grid = [32768, 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [0, 8192, 128]>
 // CHECK-SAME:    variant = "spmv"
 func.func @many_rows(%b: tensor<65536x?xf32>) -> tensor<65536x?xf32> {
   %a = spperm.load "banded.mtx" : !spperm.matrix<65536x65536xf32, #spperm.csr>
@@ -80,9 +87,29 @@ func.func @bf16(%b: tensor<64x?xbf16>) -> tensor<64x?xbf16> {
 // CHECK-LABEL: func.func @static_k
 // CHECK:         variant = "k200", k_min = 200, k_max = 200
 // CHECK-NOT:     variant = "r
+// CHECK-NOT:     grid_k
 // CHECK:         return
 func.func @static_k(%b: tensor<64x200xf32>) -> tensor<64x200xf32> {
   %a = spperm.load "blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x200xf32> -> tensor<64x200xf32>
   return %c : tensor<64x200xf32>
+}
+
+// -----
+
+// Long rows in the row kernel's first CTAs (longrow.mtx: row 5 has 1,000
+// entries): the grid that grows with K starts after them (base 1), and the
+// kernel counts its slices in the CTAs past them.
+// LONG-LABEL: func.func @long_rows
+// LONG:         family = "csr+long", variant = "r512", k_min = 260, k_max = 0, {{[^>]*}} grid = [33, 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [1, 8, 128]>
+// LONG:         gpu.func @l0_csr_r512_{{[0-9]+}}({{.*}}, %[[K:.*]]: index)
+// LONG:           %[[GRID:.*]] = gpu.grid_dim x
+// LONG:           %[[ONE:.*]] = arith.constant 1 : index
+// LONG-NEXT:      %[[ROWS:.*]] = arith.subi %[[GRID]], %[[ONE]] : index
+// LONG-NEXT:      %[[C3:.*]] = arith.constant 3 : index
+// LONG-NEXT:      %{{.*}} = arith.shrui %[[ROWS]], %[[C3]] : index
+func.func @long_rows(%b: tensor<1024x?xf32>) -> tensor<64x?xf32> {
+  %a = spperm.load "longrow.mtx" : !spperm.matrix<64x1024xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x?xf32> -> tensor<64x?xf32>
+  return %c : tensor<64x?xf32>
 }

@@ -163,6 +163,14 @@ func.func private @launch() attributes {k = [#spperm.launch<name = "l0_csr_k32_0
 
 // -----
 
+// A launch whose grid grows with K (a range variant's row kernel): 2 CTAs
+// of long rows, then 8 CTAs a slice of 128 columns.
+// CHECK-LABEL: func.func private @launch_grid_k
+// CHECK-SAME: grid = [34, 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [2, 8, 128]>
+func.func private @launch_grid_k() attributes {k = #spperm.launch<name = "l0_csr_r512_0", family = "csr+long", variant = "r512", k_min = 260, k_max = 0, k_align = 4, zero_output = false, dependent_launch = false, args = ["order", "csr.row_ptr", "B", "C", "K"], grid = [34, 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [2, 8, 128]>}
+
+// -----
+
 // A row range of the file's matrix (a shard).
 // CHECK-LABEL: func.func @load_rows
 // CHECK:       spperm.load "a.mtx" {rows = array<i64: 2, 6>} : !spperm.matrix<4x9xf32, #spperm.csr>

@@ -32,6 +32,7 @@
 #include "spperm/Sparse/Permutation.h"
 #include "spperm/Sparse/Status.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -75,6 +76,44 @@ struct KernelInfo {
   int64_t gridX = 1, gridY = 1, gridZ = 1;
   int64_t blockX = 1, blockY = 1, blockZ = 1;
   int64_t sharedBytes = 0;
+  /// A grid that grows with K (gridCtas 0: none, `grid` is the launch's):
+  /// at a call with K, gridBase + gridCtas * ceil(K / gridColumns) CTAs in
+  /// x, one slice of gridCtas CTAs per gridColumns columns of K; the
+  /// kernel derives its slices from its grid (a range variant's row
+  /// kernel, docs/Kernels.md "Range variants").
+  int64_t gridBase = 0, gridCtas = 0, gridColumns = 0;
+
+  /// The CTAs in x of a launch at K = `k` (k >= 1): gridX, or for a grid
+  /// that grows with K its size at k, at most 2^31 - 1 (a kernel whose
+  /// grid is cut short loops over the slices past it).
+  int64_t gridXFor(int64_t k) const {
+    if (gridCtas <= 0 || gridColumns <= 0)
+      return gridX;
+    constexpr int64_t maxGrid = (int64_t{1} << 31) - 1;
+    const int64_t slices = k / gridColumns + (k % gridColumns != 0);
+    const int64_t most = (maxGrid - gridBase) / gridCtas;
+    return gridBase + gridCtas * std::max<int64_t>(1, std::min(slices, most));
+  }
+
+  /// Why the grid that grows with K is not valid ("" when it is, or when
+  /// there is none): it needs gridCtas >= 1, gridColumns >= 1, gridBase >=
+  /// 0, `grid` = gridBase + a positive multiple of gridCtas in x and 1 in y
+  /// and z, and K among the parameters.
+  std::string gridKProblem() const {
+    if (gridBase == 0 && gridCtas == 0 && gridColumns == 0)
+      return "";
+    if (gridBase < 0 || gridCtas < 1 || gridColumns < 1 ||
+        gridBase > (int64_t{1} << 31) - 1 - gridCtas)
+      return "grid_k needs base >= 0, ctas >= 1 and columns >= 1, base + "
+             "ctas below 2^31";
+    if (gridX <= gridBase || (gridX - gridBase) % gridCtas != 0 ||
+        gridY != 1 || gridZ != 1)
+      return "grid_k needs a grid of base + a multiple of ctas in x and 1 "
+             "in y and z";
+    if (std::find(args.begin(), args.end(), call_arg::kK) == args.end())
+      return "grid_k needs the kernel to take K";
+    return "";
+  }
 
   /// Whether the K condition holds for `k`.
   bool acceptsK(int64_t k) const {
