@@ -103,7 +103,9 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
            "SpMM with a static K: the CTAs cut K into this many slices "
            "(0 chooses: slices of 32 columns for 64 <= K <= 128 when the "
            "layer has at most 8 warps per SM without them, slices of 128 "
-           "or 32 columns for K > 128; 1: none)">,
+           "or 32 columns for K > 128; 1: none); K read at run time (range "
+           "variants): slices of their bucket's K over this many wide, as "
+           "many as the call's K needs">,
     Option<"splitRows", "split-rows", "int64_t", /*default=*/"0",
            "Row kernels: rows longer than this many entries are cut into "
            "chunks of half as many that a second kernel adds into C "

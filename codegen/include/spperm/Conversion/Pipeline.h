@@ -186,7 +186,10 @@ struct SpPermPipelineOptions
                      "each its own CTAs, up to 1024 (0 chooses: slices of 32 "
                      "columns for 64 <= K <= 128 when the layer has at most "
                      "8 warps per SM without them, slices of 128 or 32 "
-                     "columns for K > 128, the default; 1: none)"),
+                     "columns for K > 128, the default; 1: none); a package "
+                     "for any K: its range variants' slices are their "
+                     "bucket's K over this many wide, as many as the call's "
+                     "K needs"),
       llvm::cl::init(0)};
   Option<int64_t> splitRows{
       *this, "split-rows",
