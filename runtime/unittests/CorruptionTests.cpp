@@ -233,6 +233,21 @@ TEST(CorruptionTest, CraftedManifests) {
          m["layers"][0]["kernels"][0]["grid_k"] = {
              {"base", 0}, {"ctas", 2}, {"columns", 32}};
        }},
+      {"transpose_b cannot have grid_k",
+       [](json &m) {
+         json t = m["layers"][0]["kernels"][0];
+         t["args"] = json::array({"B_col", "B", "K"});
+         t["grid_k"] = {{"base", 0}, {"ctas", 1}, {"columns", 32}};
+         m["layers"][0]["transpose_b"] = t;
+       }},
+      {"in_place_b[0] cannot have grid_k",
+       [](json &m) {
+         json t = m["layers"][0]["kernels"][0];
+         t["args"] = json::array({"csr.row_ptr", "B_col", "C", "K"});
+         t["zero_output"] = false;
+         t["grid_k"] = {{"base", 0}, {"ctas", 1}, {"columns", 32}};
+         m["layers"][0]["in_place_b"] = json::array({t});
+       }},
       {"kernels[0]: grid_k needs the kernel to take K",
        [](json &m) {
          m["layers"][0]["kernels"][0]["args"] =

@@ -127,7 +127,8 @@ TEST(PackageTest, RoundTripIsExact) {
   kernel.name = "spmm_csr_1";
   kernel.zeroOutput = false;
   kernel.dependentLaunch = true;
-  // Its grid grows with K: 2 CTAs a slice of 128 columns.
+  // Its grid grows with K: 2 CTAs a slice of 128 columns after 2 others.
+  kernel.gridBase = 2;
   kernel.gridCtas = 2;
   kernel.gridColumns = 128;
   layers[0].kernels.push_back(kernel);
@@ -495,6 +496,27 @@ TEST(PackageTest, WriterRefusesBadInput) {
   bad.kernels = {grows};
   refused({bad}, PackageOptions(),
           "kernel 'k0': grid_k needs a grid of base + a multiple of ctas");
+  // Nor on a transposing or an in-place kernel, which the runtime launches
+  // on their own grids.
+  KernelInfo transpose;
+  transpose.name = "t0";
+  transpose.family = transpose.variant = "transpose";
+  transpose.args = {"B_col", "B", "K"};
+  transpose.blockX = kTransposeThreads;
+  transpose.gridX = 4;
+  transpose.gridCtas = 2;
+  transpose.gridColumns = 32;
+  bad = good;
+  bad.transposeB = transpose;
+  refused({bad}, PackageOptions(), "kernel 't0' cannot have grid_k");
+  KernelInfo inPlace = grows;
+  inPlace.name = "i0";
+  inPlace.family = "in-place";
+  inPlace.args = {"csr.row_ptr", "B_col", "C", "K"};
+  inPlace.gridX = 4;
+  bad = good;
+  bad.inPlaceB = {inPlace};
+  refused({bad}, PackageOptions(), "in-place kernel 'i0' cannot have grid_k");
   PackageOptions o;
   o.target = "../sm_90";
   refused({good}, o, "target");
@@ -530,8 +552,15 @@ TEST(PackageTest, GridGrowsWithK) {
   EXPECT_NE(k.gridKProblem().find("base + a multiple of ctas"),
             std::string::npos);
   k.gridX = 36;
+  k.gridY = 2;
+  EXPECT_NE(k.gridKProblem().find("1 in y and z"), std::string::npos);
+  k.gridY = 1;
   k.args = {"B", "C"};
   EXPECT_NE(k.gridKProblem().find("take K"), std::string::npos);
+  k.args = {"K"};
+  k.gridBase = (int64_t{1} << 31) - 8;
+  k.gridX = k.gridBase + 8;
+  EXPECT_NE(k.gridKProblem().find("below 2^31"), std::string::npos);
 }
 
 // A layer's transposing kernel ("transpose_b") is written and read back

@@ -26,7 +26,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD="$ROOT/build-gpu"
 OUTDIR="${OUT:-$BUILD/gpu-suite}"
-KS="${KS:-1,32,128,200,256,512}"
+KS="${KS:-1,32,128,200,256,512,520}"
 BENCH_KS="${BENCH_KS:-32,128,256,512}"
 # Timed runs per measurement (spperm-verify --runs, --max-bench-ms) and
 # packages checked at once for the main set: 1 by default — with 8 threads,
@@ -49,10 +49,11 @@ SETS="${SETS:-main big tc san conc aot}"
 # with 2, 8, 16, 32 lanes (K = 4, 12 or 24, 44 or 48, 96 or 100) and, in
 # 16 bits, vec8 with 4, 8, 16 lanes (K = 24, 48, 96; its 1-lane class
 # takes K = 8 only in packages without that bucket) and vec4 with 2, 8,
-# 16, 32 (K = 4, 12, 44, 100), and the range variants of K = 100 and 200
-# (docs/Kernels.md, "K buckets"). A package compiled for one K (its
+# 16, 32 (K = 4, 12, 44, 100), and the range variants of K = 100, 200
+# and 520 (above the largest bucket: a grid grown by one slice;
+# docs/Kernels.md, "Range variants"). A package compiled for one K (its
 # manifest's `k`) is checked at that K too.
-SAN_KS="${SAN_KS:-1,4,5,8,12,24,32,44,48,64,96,100,128,200,256,512}"
+SAN_KS="${SAN_KS:-1,4,5,8,12,24,32,44,48,64,96,100,128,200,256,512,520}"
 # The K values of the tensor-core packages' checks (TF32/FP16 variants
 # take multiples of 8; 1 and 12 run their fp32 variants; 200 their range
 # variant).

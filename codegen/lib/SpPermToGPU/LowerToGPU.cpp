@@ -59,6 +59,7 @@ LaunchAttr mlir::spperm::getLaunchAttr(MLIRContext *ctx,
   k.blockZ = block[2];
   k.sharedBytes = attr.getSharedBytes();
   if (DenseI64ArrayAttr gridK = attr.getGridK()) {
+    assert(gridK.size() == 3 && "grid_k is base, ctas and columns");
     k.gridBase = gridK[0];
     k.gridCtas = gridK[1];
     k.gridColumns = gridK[2];

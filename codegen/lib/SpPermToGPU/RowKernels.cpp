@@ -134,9 +134,8 @@ public:
     kb.launchDependents();
     Value cta = kb.blockIdX();
     const int64_t longCtas = longRows ? longRowCtas(*longRows) : 0;
-    // K read at run time: as many K slices as the runtime launched
-    // (KernelInfo::gridXFor), the CTAs past the long rows' over the
-    // slice's.
+    // K read at run time: S = (gridDim.x - long-row CTAs) / ctasPerSlice
+    // slices, as many as the runtime launched (KernelInfo::gridXFor).
     if (slicesFromGrid()) {
       Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
       if (longCtas > 0)
@@ -702,6 +701,9 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
              spec.kSlices * spec.lanes * spec.vec >= spec.k)))) &&
          "K slices need SpMM, and cover a baked-in K exactly (K read at "
          "run time: slices looping over its tiles)");
+  assert((!longRows || !longRows->growsWithK()) &&
+         "the long rows' CTAs take all of K; only the other rows' slices "
+         "grow with it");
   assert((!longRows ||
           (!spec.spmv && !longRows->spmv && longRows->source.isTable() &&
            longRows->threads == spec.threads &&

@@ -410,12 +410,13 @@ LogicalResult LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!gridK)
     return success();
   ArrayRef<int64_t> g = gridK.asArrayRef();
-  if (g.size() != 3 || g[0] < 0 || g[1] < 1 || g[2] < 1)
+  if (g.size() != 3 || g[0] < 0 || g[1] < 1 || g[2] < 1 ||
+      g[0] > (int64_t{1} << 31) - 1 - g[1])
     return emitError() << "grid_k must be base >= 0, ctas >= 1 and "
-                          "columns >= 1";
-  if (grid.size() == 3 &&
-      (grid[0] <= g[0] || (grid[0] - g[0]) % g[1] != 0 || grid[1] != 1 ||
-       grid[2] != 1))
+                          "columns >= 1, base + ctas below 2^31";
+  // (grid has three sizes: checked above.)
+  if (grid[0] <= g[0] || (grid[0] - g[0]) % g[1] != 0 || grid[1] != 1 ||
+      grid[2] != 1)
     return emitError() << "grid_k needs a grid of base + a multiple of ctas "
                           "in x and 1 in y and z, got ["
                        << grid[0] << ", " << grid[1] << ", " << grid[2]

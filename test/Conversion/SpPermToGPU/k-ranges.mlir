@@ -68,12 +68,12 @@ func.func @many_rows(%b: tensor<65536x?xf32>) -> tensor<65536x?xf32> {
 // -----
 
 // 16-bit B and C: 8 columns a lane, so the range classes take multiples of
-// 8 (K % 8 == 4 runs the vec4 classes).
+// 8 (K % 8 == 4 runs the vec4 classes); r512's slices are 4 lanes of 8.
 // CHECK-LABEL: func.func @bf16
 // CHECK:         variant = "r64", k_min = 40, k_max = 64, k_align = 8,
 // CHECK-SAME:    variant = "r128", k_min = 72, k_max = 128, k_align = 8,
 // CHECK-SAME:    variant = "r256", k_min = 136, k_max = 256, k_align = 8,
-// CHECK-SAME:    variant = "r512", k_min = 264, k_max = 0, k_align = 8,
+// CHECK-SAME:    variant = "r512", k_min = 264, k_max = 0, k_align = 8, {{[^>]*}} grid_k = [0, 8, 32]>
 // CHECK-SAME:    variant = "vec8.g1"
 func.func @bf16(%b: tensor<64x?xbf16>) -> tensor<64x?xbf16> {
   %a = spperm.load "blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
@@ -107,7 +107,10 @@ func.func @static_k(%b: tensor<64x200xf32>) -> tensor<64x200xf32> {
 // LONG:           %[[ONE:.*]] = arith.constant 1 : index
 // LONG-NEXT:      %[[ROWS:.*]] = arith.subi %[[GRID]], %[[ONE]] : index
 // LONG-NEXT:      %[[C3:.*]] = arith.constant 3 : index
-// LONG-NEXT:      %{{.*}} = arith.shrui %[[ROWS]], %[[C3]] : index
+// LONG-NEXT:      %[[S:.*]] = arith.shrui %[[ROWS]], %[[C3]] : index
+// LONG-NOT:     gpu.func
+// LONG:           %[[STEP:.*]] = arith.muli %[[S]], %{{.*}} : index
+// LONG-NEXT:      scf.for %{{.*}} = %{{.*}} to %[[K]] step %[[STEP]]
 func.func @long_rows(%b: tensor<1024x?xf32>) -> tensor<64x?xf32> {
   %a = spperm.load "longrow.mtx" : !spperm.matrix<64x1024xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x?xf32> -> tensor<64x?xf32>

@@ -555,6 +555,21 @@ func.func private @launch_grid_k_size() attributes {k = #spperm.launch<name = "k
 
 // -----
 
+// expected-error@+1 {{grid_k needs a grid of base + a multiple of ctas in x and 1 in y and z, got [8, 2, 1] for base 0 and ctas 4}}
+func.func private @launch_grid_k_y() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "r512", k_min = 260, k_max = 0, k_align = 4, zero_output = false, dependent_launch = false, args = ["K"], grid = [8, 2, 1], block = [32, 1, 1], shared_bytes = 0, grid_k = [0, 4, 128]>}
+
+// -----
+
+// expected-error@+1 {{grid_k must be base >= 0, ctas >= 1 and columns >= 1, base + ctas below 2^31}}
+func.func private @launch_grid_k_base() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "r512", k_min = 260, k_max = 0, k_align = 4, zero_output = false, dependent_launch = false, args = ["K"], grid = [8, 1, 1], block = [32, 1, 1], shared_bytes = 0, grid_k = [-1, 4, 128]>}
+
+// -----
+
+// expected-error@+1 {{grid_k must be base >= 0, ctas >= 1 and columns >= 1, base + ctas below 2^31}}
+func.func private @launch_grid_k_big() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "r512", k_min = 260, k_max = 0, k_align = 4, zero_output = false, dependent_launch = false, args = ["K"], grid = [2147483650, 1, 1], block = [32, 1, 1], shared_bytes = 0, grid_k = [2147483646, 4, 128]>}
+
+// -----
+
 // expected-error@+1 {{shared_bytes must not be negative, got -4}}
 func.func private @launch_shared() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = -4>}
 

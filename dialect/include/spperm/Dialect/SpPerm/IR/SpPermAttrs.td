@@ -183,12 +183,12 @@ def SpPerm_LaunchAttr : SpPerm_Attr<"Launch", "launch"> {
     before it, whether it may launch while the kernels before it in its
     variant still run, its parameters in order (buffer names of the layer,
     `B`, `C`, `tickets`, `K`), grid and block sizes and dynamic shared
-    memory. An optional `grid_k = [base, ctas, columns]` says
-    that the grid's x grows with K: at a call with K the runtime launches
-    `base + ctas * ceil(K / columns)` CTAs, one slice of `ctas` CTAs per
-    `columns` columns of K (a range variant's row kernel, which derives
-    its K slices from its grid; `grid` is then the grid of the K the
-    launch was shaped for).
+    memory. An optional `grid_k = [base, ctas, columns]` says that the
+    grid's x grows with K: at a call with K the runtime launches `base +
+    ctas * ceil(K / columns)` CTAs, one slice of `ctas` CTAs per `columns`
+    columns of K after `base` CTAs (the row kernel of a range variant cut
+    into K slices, which derives its slice count from its grid; `grid` is
+    then the grid of the K the launch was shaped for).
 
     ```mlir
     #spperm.launch<name = "l0_csr_k16_0", family = "csr", variant = "k16",
@@ -214,8 +214,8 @@ def SpPerm_LaunchAttr : SpPerm_Attr<"Launch", "launch"> {
                                       "grid size (x, y, z)">:$grid,
                         AttrParameter<"::mlir::DenseI64ArrayAttr",
                                       "block size (x, y, z)">:$block,
-                        AttrParameter<"int64_t",
-                                      "dynamic shared memory bytes">:$shared_bytes,
+                        AttrParameter<"int64_t", "dynamic shared memory "
+                                      "bytes">:$shared_bytes,
                         OptionalParameter<"::mlir::DenseI64ArrayAttr",
                                           "grid x from K: base, CTAs a "
                                           "slice, columns a slice">:$grid_k);
