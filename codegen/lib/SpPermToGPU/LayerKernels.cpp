@@ -806,12 +806,12 @@ private:
       std::tie(longSpec.source.rowTable, longSpec.source.tableRows) =
           rowTable(rowPtr, threshold);
       std::vector<std::string> args = emitRowKernel(module, spec, &longSpec);
+      const int64_t longCtas = longRowCtas(longSpec);
       kernels.push_back(growWithK(
           launch(spec.name,
                  family + std::string(::spperm::family::kLongSuffix), kc,
-                 std::move(args),
-                 longRowCtas(longSpec) + spec.ctasPerSlice * spec.kSlices),
-          spec, longRowCtas(longSpec)));
+                 std::move(args), longCtas + spec.ctasPerSlice * spec.kSlices),
+          spec, longCtas));
     }
     if (chunks > 0) {
       // The long rows' chunks, after the row kernel wrote their dense part

@@ -136,7 +136,7 @@ public:
     const int64_t longCtas = longRows ? longRowCtas(*longRows) : 0;
     // K read at run time: S = (gridDim.x - long-row CTAs) / ctasPerSlice
     // slices, as many as the runtime launched (KernelInfo::gridXFor).
-    if (slicesFromGrid()) {
+    if (spec.growsWithK()) {
       Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
       if (longCtas > 0)
         grid = kb.sub(grid, kb.idx(longCtas));
@@ -337,7 +337,7 @@ private:
     Value kStep = kb.idx(kTile);
     if (spec.kSlices > 1 && spec.k > 0)
       kLast = kb.add(kFirst, kb.idx(kTile));
-    else if (slicesFromGrid())
+    else if (spec.growsWithK())
       kStep = kb.mul(slices, kTile);
     kb.forLoop(
         kFirst, kLast, kStep, {},
@@ -631,13 +631,9 @@ private:
   ImplicitLocOpBuilder &b;
   KernelBuilder kb;
   llvm::StringMap<Value> params;
-  /// Whether the kernel takes its K slices from its grid
-  /// (RowKernelSpec::growsWithK).
-  bool slicesFromGrid() const { return spec.growsWithK(); }
-
   /// The thread's index in the CTA, its lane in its group, which part of
   /// its row it takes, its group's shuffle mask, K, the CTA's K slice
-  /// (kSlices > 1), and the slices of the launch (slicesFromGrid).
+  /// (kSlices > 1), and the slices of the launch (RowKernelSpec::growsWithK).
   Value tid, lane, part, mask, K, slice, slices;
 };
 

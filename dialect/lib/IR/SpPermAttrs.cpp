@@ -410,22 +410,16 @@ LogicalResult LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!gridK)
     return success();
   ArrayRef<int64_t> g = gridK.asArrayRef();
-  if (g.size() != 3 || g[0] < 0 || g[1] < 1 || g[2] < 1 ||
-      g[0] > (int64_t{1} << 31) - 1 - g[1])
-    return emitError() << "grid_k must be base >= 0, ctas >= 1 and "
-                          "columns >= 1, base + ctas below 2^31";
-  // (grid has three sizes: checked above.)
-  if (grid[0] <= g[0] || (grid[0] - g[0]) % g[1] != 0 || grid[1] != 1 ||
-      grid[2] != 1)
-    return emitError() << "grid_k needs a grid of base + a multiple of ctas "
-                          "in x and 1 in y and z, got ["
-                       << grid[0] << ", " << grid[1] << ", " << grid[2]
-                       << "] for base " << g[0] << " and ctas " << g[1];
-  if (!llvm::any_of(args, [](Attribute a) {
-        return cast<StringAttr>(a).getValue() ==
-               StringRef(::spperm::call_arg::kK);
-      }))
-    return emitError() << "grid_k needs the kernel to take K";
+  if (g.size() != 3)
+    return emitError() << ::spperm::kGridKValuesRule;
+  // The package's rule (grid has three sizes: checked above).
+  const bool takesK = llvm::any_of(args, [](Attribute a) {
+    return cast<StringAttr>(a).getValue() == StringRef(::spperm::call_arg::kK);
+  });
+  if (std::string why = ::spperm::gridKProblem(g[0], g[1], g[2], grid[0],
+                                               grid[1], grid[2], takesK);
+      !why.empty())
+    return emitError() << why;
   return success();
 }
 

@@ -194,6 +194,37 @@ inline bool isTransposeArgs(const std::vector<std::string> &args) {
          args.size() == static_cast<size_t>(col + row + k);
 }
 
+/// The most CTAs a launch has in x.
+inline constexpr int64_t kMaxGridX = (int64_t{1} << 31) - 1;
+
+/// What the values of a grid that grows with K (a kernel's `grid_k`: base,
+/// ctas, columns; docs/Package.md) must be, for messages.
+inline constexpr const char *kGridKValuesRule =
+    "grid_k must be base >= 0, ctas >= 1 and columns >= 1, base + ctas "
+    "below 2^31";
+
+/// Why a grid that grows with K, {base, ctas, columns}, does not fit a
+/// kernel launched on grid [gridX, gridY, gridZ] that takes K or not
+/// (`takesK`); "" when it fits. `grid` must be base + a positive multiple
+/// of ctas in x (the grid of the K the kernel was shaped for), 1 in y and
+/// z, and the kernel must read K.
+inline std::string gridKProblem(int64_t base, int64_t ctas, int64_t columns,
+                                int64_t gridX, int64_t gridY, int64_t gridZ,
+                                bool takesK) {
+  if (base < 0 || ctas < 1 || columns < 1 || base > kMaxGridX - ctas)
+    return kGridKValuesRule;
+  if (gridX <= base || (gridX - base) % ctas != 0 || gridY != 1 ||
+      gridZ != 1)
+    return "grid_k needs a grid of base + a multiple of ctas in x and 1 in "
+           "y and z, got [" +
+           std::to_string(gridX) + ", " + std::to_string(gridY) + ", " +
+           std::to_string(gridZ) + "] for base " + std::to_string(base) +
+           " and ctas " + std::to_string(ctas);
+  if (!takesK)
+    return "grid_k needs the kernel to take K";
+  return "";
+}
+
 /// Kernel families (informational in the manifest; docs/Kernels.md). A row
 /// kernel's family is its format's name (the residual's for bell), with a
 /// suffix for SpMV, long rows in the row kernel, or the split kernel.

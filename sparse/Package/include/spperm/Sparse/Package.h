@@ -89,30 +89,19 @@ struct KernelInfo {
   int64_t gridXFor(int64_t k) const {
     if (gridCtas <= 0 || gridColumns <= 0)
       return gridX;
-    constexpr int64_t maxGrid = (int64_t{1} << 31) - 1;
     const int64_t slices = k / gridColumns + (k % gridColumns != 0);
-    const int64_t most = (maxGrid - gridBase) / gridCtas;
+    const int64_t most = (kMaxGridX - gridBase) / gridCtas;
     return gridBase + gridCtas * std::max<int64_t>(1, std::min(slices, most));
   }
 
   /// Why the grid that grows with K is not valid ("" when it is, or when
-  /// there is none): it needs gridCtas >= 1, gridColumns >= 1, gridBase >=
-  /// 0, `grid` = gridBase + a positive multiple of gridCtas in x and 1 in y
-  /// and z, and K among the parameters.
+  /// there is none; the rule is spperm::gridKProblem's).
   std::string gridKProblem() const {
     if (gridBase == 0 && gridCtas == 0 && gridColumns == 0)
       return "";
-    if (gridBase < 0 || gridCtas < 1 || gridColumns < 1 ||
-        gridBase > (int64_t{1} << 31) - 1 - gridCtas)
-      return "grid_k needs base >= 0, ctas >= 1 and columns >= 1, base + "
-             "ctas below 2^31";
-    if (gridX <= gridBase || (gridX - gridBase) % gridCtas != 0 ||
-        gridY != 1 || gridZ != 1)
-      return "grid_k needs a grid of base + a multiple of ctas in x and 1 "
-             "in y and z";
-    if (std::find(args.begin(), args.end(), call_arg::kK) == args.end())
-      return "grid_k needs the kernel to take K";
-    return "";
+    return spperm::gridKProblem(
+        gridBase, gridCtas, gridColumns, gridX, gridY, gridZ,
+        std::find(args.begin(), args.end(), call_arg::kK) != args.end());
   }
 
   /// Whether the K condition holds for `k`.
