@@ -240,6 +240,9 @@ TEST(RuntimeTest, ArgumentErrors) {
               SPRT_ERROR_INVALID_ARGUMENT, "k must be at least 1, got 0");
   expectError(sprt_spmm(p, 0, b.data(), -3, c.data(), nullptr),
               SPRT_ERROR_INVALID_ARGUMENT, "k must be at least 1");
+  expectError(sprt_spmm(p, 0, b.data(), int64_t{1} << 31, c.data(), nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT,
+              "k must be at most 2^31 - 1, got 2147483648");
   expectError(sprt_spmm(p, 1, b.data(), 3, c.data(), nullptr),
               SPRT_ERROR_INVALID_ARGUMENT,
               "layer 'fc2' was compiled for K = 4, got k = 3");

@@ -155,6 +155,18 @@ void KernelBuilder::vectorReduceAddF32(Value value, Value memref, Value i) {
       /*operand_attrs=*/ArrayAttr());
 }
 
+Value KernelBuilder::mulWide(Value x, Value y) {
+  MLIRContext *ctx = b.getContext();
+  auto op = LLVM::InlineAsmOp::create(
+      b, TypeRange{b.getI64Type()}, ValueRange{toI32(x), toI32(y)},
+      "mul.wide.s32 $0, $1, $2;", "=l,r,r",
+      /*has_side_effects=*/false, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  return toIndex(op.getResult(0));
+}
+
 Value KernelBuilder::atomicAddI32(Value memref, Value i, Value v) {
   return memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, v, memref,
                                      ValueRange{i});

@@ -162,6 +162,11 @@ public:
   /// Atomically adds `v` to the i32 at memref[i] and returns the old value.
   Value atomicAddI32(Value memref, Value i, Value v);
 
+  /// x * y (index) for x and y that fit in i32: one 32 x 32 -> 64-bit
+  /// multiply (`mul.wide.s32`, inline PTX) instead of a 64-bit one, which
+  /// the backend emits for a factor read at run time.
+  Value mulWide(Value x, Value y);
+
   // Warp shuffles of f32 or i32 values (shuffleXor also vectors of f32,
   // element by element) inside aligned segments of `width` lanes, with
   // `mask` the participating lanes (i32); shuffleIdx's source lane is an

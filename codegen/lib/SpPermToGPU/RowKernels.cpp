@@ -191,6 +191,13 @@ private:
 
   Value param(llvm::StringRef name) { return params.at(name); }
 
+  /// Where row `row` (index, below 2^31) of B starts: row * K. With K read
+  /// at run time (below 2^31, the runtime's rule: RuntimeABI.md) one
+  /// 32 x 32 -> 64-bit multiply, as a baked-in K gets from the backend.
+  Value rowOffset(Value row) {
+    return spec.k > 0 ? kb.mul(row, K) : kb.mulWide(row, K);
+  }
+
   /// Where the sums go: C, or the fp32 accumulator
   /// (RowKernelSpec::outputAccumulator).
   Value output() {
@@ -316,7 +323,7 @@ private:
     return kb.guarded(
         active,
         [&] {
-          Value bv = kb.loadF32(B, kb.add(kb.mul(bRow, K), kcol), spec.vec);
+          Value bv = kb.loadF32(B, kb.add(rowOffset(bRow), kcol), spec.vec);
           return kb.fma(v, bv, acc);
         },
         acc);
@@ -533,7 +540,7 @@ private:
             }
             for (Value cj : cols)
               rows.push_back(kb.loadF32(
-                  B, kb.add(kb.mul(kb.toIndex(cj), K), kcol), spec.vec));
+                  B, kb.add(rowOffset(kb.toIndex(cj)), kcol), spec.vec));
             Value out = a[0];
             for (int64_t t = 0; t < kBatch; ++t) {
               Value sum = kb.fma(vals[t], rows[t], out);
@@ -551,7 +558,7 @@ private:
               kb.toIndex(kb.shuffleIdx(c, kb.idx(j), spec.lanes, mask));
           vals.push_back(kb.shuffleIdx(v, kb.idx(j), spec.lanes, mask));
           rows.push_back(
-              kb.loadF32(B, kb.add(kb.mul(cj, K), kcol), spec.vec));
+              kb.loadF32(B, kb.add(rowOffset(cj), kcol), spec.vec));
         }
         Value out = accIn;
         for (int64_t j = first; j < last; ++j) {

@@ -35,6 +35,8 @@
 // CHECK-NOT:     gpu.func
 // CHECK:           %[[STEP:.*]] = arith.muli %[[S]], %{{.*}} : index
 // CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %[[K]] step %[[STEP]]
+// A B row's offset, row * K, is one 32 x 32 -> 64-bit multiply.
+// CHECK:             llvm.inline_asm asm_dialect = att "mul.wide.s32 $0, $1, $2;", "=l,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i64
 
 // LIST-LABEL: func.func @few_rows
 // LIST:         variant = "k48", k_min = 48, k_max = 48
