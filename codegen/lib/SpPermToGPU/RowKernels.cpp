@@ -192,7 +192,7 @@ private:
   Value param(llvm::StringRef name) { return params.at(name); }
 
   /// Where row `row` (index, below 2^31) of B starts: row * K. With K read
-  /// at run time (below 2^31, the runtime's rule: RuntimeABI.md) one
+  /// at run time (below 2^31, the runtime's rule: docs/Limits.md) one
   /// 32 x 32 -> 64-bit multiply, as a baked-in K gets from the backend.
   Value rowOffset(Value row) {
     return spec.k > 0 ? kb.mul(row, K) : kb.mulWide(row, K);
