@@ -504,8 +504,8 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
       !multiply(cCount, elementBytes, cBytes))
     return invalid("k = " + std::to_string(k) +
                    " makes B or C larger than the address space");
-  // The generated kernels compute a row's offset in B and C as a 32 x 32 ->
-  // 64-bit product of the row and K (docs/Limits.md).
+  // The row kernels that read K at run time compute a B row's offset as a
+  // 32 x 32 -> 64-bit product of the row and K (docs/Limits.md).
   if (k > kMaxIndex)
     return invalid("k must be at most 2^31 - 1, got " + std::to_string(k));
   if (checkB && !b && bCount > 0)

@@ -201,9 +201,10 @@ SPRT_EXPORT sprt_status sprt_layer_shard(const sprt_package *package,
  *  row-major, rows in the original order; every element of C is written.
  *  A layer of several shards runs each shard into its rows of C; a layer
  *  loaded by sprt_package_load_shard is its shard's rows alone.
- *  k >= 1, and k must equal the layer's k when that is not 0. b and c are
- *  aligned to 4 bytes, and on the GPU to 16 bytes when k % 4 == 0
- *  (SPRT_ERROR_INVALID_ARGUMENT otherwise, before anything runs). On the CPU
+ *  1 <= k <= 2^31 - 1, and k must equal the layer's k when that is not 0.
+ *  b and c are aligned to 4 bytes, and on the GPU to 16 bytes when
+ *  k % 4 == 0 (SPRT_ERROR_INVALID_ARGUMENT otherwise, before anything
+ *  runs). On the CPU
  *  device b and c are host pointers, must not overlap, and `stream` is
  *  ignored; the call returns when C is complete. On the GPU device b and c
  *  are DEVICE pointers (e.g. from sprt_device_malloc), `stream` is a
