@@ -35,7 +35,9 @@
 // CHECK-NOT:     gpu.func
 // CHECK:           %[[STEP:.*]] = arith.muli %[[S]], %{{.*}} : index
 // CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %[[K]] step %[[STEP]]
-// A B row's offset, row * K, is one 32 x 32 -> 64-bit multiply.
+// A B row's offset, row * K, is one 32 x 32 -> 64-bit multiply, in this
+// kernel's walk.
+// CHECK-NOT:     gpu.func
 // CHECK:             llvm.inline_asm asm_dialect = att "mul.wide.s32 $0, $1, $2;", "=l,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i64
 
 // LIST-LABEL: func.func @few_rows
@@ -91,6 +93,10 @@ func.func @bf16(%b: tensor<64x?xbf16>) -> tensor<64x?xbf16> {
 // CHECK-NOT:     variant = "r
 // CHECK-NOT:     grid_k
 // CHECK:         return
+// K baked in: the backend's multiply by a constant, no inline one.
+// CHECK:         gpu.func @l0_csr_k200_0
+// CHECK-NOT:       mul.wide.s32
+// CHECK:           gpu.return
 func.func @static_k(%b: tensor<64x200xf32>) -> tensor<64x200xf32> {
   %a = spperm.load "blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x200xf32> -> tensor<64x200xf32>
