@@ -52,6 +52,36 @@ Value KernelBuilder::loadF32(Value memref, Value i, int64_t width) {
                                     /*nontemporal=*/false,
                                     llvm::MaybeAlign(bytes * width));
   }
+  return widenToF32(loaded, element, width);
+}
+
+Value KernelBuilder::loadRowF32(Value memref, Value row, Value rowLength,
+                                Value col, int64_t width) {
+  MLIRContext *ctx = b.getContext();
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  const int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  // The column's address in the global address space (the memref's
+  // aligned base, its offset is 0), then the row's bytes past it.
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
+  Value column =
+      arith::IndexCastOp::create(b, b.getI64Type(), add(base, mul(col, bytes)));
+  auto global = LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1);
+  Value start = LLVM::AddrSpaceCastOp::create(
+      b, global,
+      LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(ctx), column));
+  Value length = toI32(rowLength);
+  Value rowBytes =
+      arith::MulIOp::create(b, length, i32(static_cast<int32_t>(bytes)));
+  Value at = LLVM::GEPOp::create(b, global, b.getI8Type(), start,
+                                 ValueRange{mulWide(row, rowBytes)},
+                                 LLVM::GEPNoWrapFlags::inbounds);
+  Type type = width == 1 ? element : VectorType::get({width}, element);
+  Value loaded =
+      LLVM::LoadOp::create(b, type, at, static_cast<unsigned>(bytes * width));
+  return widenToF32(loaded, element, width);
+}
+
+Value KernelBuilder::widenToF32(Value loaded, Type element, int64_t width) {
   if (element.isF32())
     return loaded;
   if (element.isBF16() && width % 2 == 0)
@@ -157,14 +187,15 @@ void KernelBuilder::vectorReduceAddF32(Value value, Value memref, Value i) {
 
 Value KernelBuilder::mulWide(Value x, Value y) {
   MLIRContext *ctx = b.getContext();
+  auto as32 = [&](Value v) { return v.getType().isInteger(32) ? v : toI32(v); };
   auto op = LLVM::InlineAsmOp::create(
-      b, TypeRange{b.getI64Type()}, ValueRange{toI32(x), toI32(y)},
-      "mul.wide.s32 $0, $1, $2;", "=l,r,r",
+      b, TypeRange{b.getI64Type()}, ValueRange{as32(x), as32(y)},
+      "mul.wide.u32 $0, $1, $2;", "=l,r,r",
       /*has_side_effects=*/false, /*is_align_stack=*/false,
       LLVM::tailcallkind::TailCallKind::None,
       LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
       /*operand_attrs=*/ArrayAttr());
-  return toIndex(op.getResult(0));
+  return op.getResult(0);
 }
 
 Value KernelBuilder::atomicAddI32(Value memref, Value i, Value v) {

@@ -145,6 +145,16 @@ public:
   /// aligned to its size, or a scalar when width is 1) as f32 (vector<width
   /// x f32>): f16 and bf16 memrefs are widened exactly.
   Value loadF32(Value memref, Value i, int64_t width);
+  /// loadF32 of `width` elements of row `row` of a row-major matrix with
+  /// `rowLength` elements a row, held in `memref`, from column `col`: the
+  /// address is the column's (hoisted out of loops over rows) plus one
+  /// unsigned 32 x 32 -> 64-bit product of the row and the row's bytes,
+  /// which ptxas folds with the addition into one IMAD.WIDE.U32, as it
+  /// does for a row length known at compile time. `row` and `rowLength`
+  /// must be below 2^31 and `rowLength` times the element's bytes below
+  /// 2^32 (maxRunTimeK, RowPlan.h).
+  Value loadRowF32(Value memref, Value row, Value rowLength, Value col,
+                   int64_t width);
   /// Stores `value` (f32 or vector) at memref[i], aligned like loadF32; into
   /// an f16 or bf16 memref rounded once to nearest even.
   void storeF32(Value value, Value memref, Value i);
@@ -155,6 +165,9 @@ public:
   /// element, where cvt.f32.bf16 of a high half takes two (docs/Kernels.md,
   /// "Half precision").
   Value widenBF16Pairs(Value pairs);
+  /// `loaded` (`width` elements of `element` as loaded, a scalar when width
+  /// is 1) as f32, as loadF32 returns it.
+  Value widenToF32(Value loaded, Type element, int64_t width);
   /// Atomically adds `value` (f32 or vector) at memref[i], a global f32
   /// memref: one vector reduction for 2 or 4 elements (one per 4 for a
   /// multiple of 4) when the builder has them, else element by element.
@@ -162,9 +175,10 @@ public:
   /// Atomically adds `v` to the i32 at memref[i] and returns the old value.
   Value atomicAddI32(Value memref, Value i, Value v);
 
-  /// x * y (index) for x and y that fit in i32: one 32 x 32 -> 64-bit
-  /// multiply (`mul.wide.s32`, inline PTX) instead of a 64-bit one, which
-  /// the backend emits for a factor read at run time.
+  /// x * y (i64) for x and y in [0, 2^32) (index or integer values, taken
+  /// as their low 32 bits): one unsigned 32 x 32 -> 64-bit multiply
+  /// (`mul.wide.u32`, inline PTX) instead of a 64-bit one, which the
+  /// backend emits for a factor read at run time.
   Value mulWide(Value x, Value y);
 
   // Warp shuffles of f32 or i32 values (shuffleXor also vectors of f32,

@@ -139,8 +139,9 @@ struct RowKernelSpec {
   /// CTA c takes slice c / ctasPerSlice), so a layer with few rows runs
   /// kSlices times as many groups, each with a shorter chain of loads. K
   /// read at run time (a range variant): kSlices is the slices of the K
-  /// the launch is shaped for, and the kernel runs as many slices S as its
-  /// grid holds (growsWithK), slice s taking tiles s, s + S, ... of K (none
+  /// the launch is shaped for, and the grid holds a slice for every tile
+  /// of the call's K (growsWithK; the variant's K bound, boundRunTimeK,
+  /// keeps that grid within the launch limit), slice s taking tile s (none
   /// when it starts past K). 1: a group covers all of K (looping over K
   /// tiles).
   int64_t kSlices = 1;

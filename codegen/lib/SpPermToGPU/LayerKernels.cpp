@@ -265,6 +265,7 @@ public:
       planHbp();
     else
       planRowFormats();
+    boundRunTimeK(kernels, ::spperm::valueTypeBytes(options.operandType));
     // Every kernel after the first of its variant waits for the ones before
     // it (griddepcontrol.wait) before it touches C, so it may be launched
     // while they run.

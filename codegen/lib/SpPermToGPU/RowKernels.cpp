@@ -134,14 +134,6 @@ public:
     kb.launchDependents();
     Value cta = kb.blockIdX();
     const int64_t longCtas = longRows ? longRowCtas(*longRows) : 0;
-    // K read at run time: S = (gridDim.x - long-row CTAs) / ctasPerSlice
-    // slices, as many as the runtime launched (KernelInfo::gridXFor).
-    if (spec.growsWithK()) {
-      Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
-      if (longCtas > 0)
-        grid = kb.sub(grid, kb.idx(longCtas));
-      slices = kb.div(grid, spec.ctasPerSlice);
-    }
     if (!longRows) {
       emitBody(cta);
     } else {
@@ -191,11 +183,15 @@ private:
 
   Value param(llvm::StringRef name) { return params.at(name); }
 
-  /// Where row `row` (index, below 2^31) of B starts: row * K. With K read
-  /// at run time (below 2^31, the runtime's rule: docs/Limits.md) one
-  /// 32 x 32 -> 64-bit multiply, as a baked-in K gets from the backend.
-  Value rowOffset(Value row) {
-    return spec.k > 0 ? kb.mul(row, K) : kb.mulWide(row, K);
+  /// B[row, kcol .. kcol + vec) as f32 (row an index below 2^31). With K
+  /// read at run time its address is one 32 x 32 -> 64-bit multiply-add of
+  /// the row and K's bytes (below 2^32: the variant's K bound,
+  /// maxRunTimeK, RowPlan.h), as a baked-in K gets from the backend.
+  Value loadB(Value row, Value kcol) {
+    Value B = param(::spperm::call_arg::kB);
+    if (spec.k > 0)
+      return kb.loadF32(B, kb.add(kb.mul(row, K), kcol), spec.vec);
+    return kb.loadRowF32(B, row, K, kcol, spec.vec);
   }
 
   /// Where the sums go: C, or the fp32 accumulator
@@ -321,12 +317,7 @@ private:
     if (spec.spmv)
       return kb.fma(v, kb.loadF32(B, bRow, 1), acc);
     return kb.guarded(
-        active,
-        [&] {
-          Value bv = kb.loadF32(B, kb.add(rowOffset(bRow), kcol), spec.vec);
-          return kb.fma(v, bv, acc);
-        },
-        acc);
+        active, [&] { return kb.fma(v, loadB(bRow, kcol), acc); }, acc);
   }
 
   void emitSpmm(const RowState &s) {
@@ -335,97 +326,100 @@ private:
                        ? Type(b.getF32Type())
                        : Type(VectorType::get({spec.vec}, b.getF32Type()));
     int64_t kTile = spec.lanes * spec.vec;
+    // The columns kBase .. kBase + kTile of C (the last tile clipped at K).
+    auto tile = [&](Value kBase) {
+      Value kcol = kb.add(kBase, kb.mul(lane, spec.vec));
+      Value active = spec.k > 0 && spec.k % kTile == 0
+                         ? arith::ConstantIntOp::create(b, 1, 1)
+                         : kb.lt(kcol, K);
+      Value acc = densePrologue(s, kb.zero(accType), kcol, active);
+      // Inactive lanes (past K) still take part in the shuffles; they
+      // read an in-bounds column and their result is never stored.
+      Value kcolSafe = spec.k > 0 && spec.k % kTile == 0
+                           ? kcol
+                           : kb.min(kcol, kb.sub(K, kb.idx(spec.vec)));
+      if (spec.lanes == 1) {
+        // Part p of the row takes entries p, p + parts, ...
+        acc = kb.forLoop(kb.add(s.start, part), s.end, kb.idx(spec.parts), acc,
+                         [&](Value p, ValueRange a) -> SmallVector<Value> {
+                           Value c = kb.loadIndex(colIdx, p);
+                           Value v = kb.loadF32(values, p, 1);
+                           return {multiplyAdd(v, c, kcol, active, a[0])};
+                         })[0];
+      } else if (spec.directEntries) {
+        acc = directEntries(s, kcolSafe, acc);
+      } else {
+        // Part p of the row takes steps p, p + parts, ...
+        acc = kb.forLoop(
+            kb.add(s.start, kb.mul(part, spec.lanes)), s.end,
+            kb.idx(spec.lanes * spec.parts), acc,
+            [&](Value p, ValueRange a) -> SmallVector<Value> {
+              // The group loads `lanes` entries at once (coalesced) and
+              // hands them around by shuffle.
+              Value q = kb.add(p, lane);
+              Value in = kb.lt(q, s.end);
+              Value c = kb.guarded(
+                  in, [&] { return kb.loadInteger(colIdx, q); }, kb.i32(0));
+              Value v = kb.guarded(
+                  in, [&] { return kb.loadF32(values, q, 1); }, kb.f32(0.0f));
+              Value n = kb.min(kb.idx(spec.lanes), kb.sub(s.end, p));
+              return {broadcastBatch(c, v, n, kcolSafe, a[0])};
+            })[0];
+      }
+      Value C = output();
+      Value owner = kb.andI(s.valid, active);
+      if (spec.parts > 1) {
+        acc = reduceParts(acc);
+        owner = kb.andI(owner, kb.eq(part, kb.idx(0)));
+      }
+      // Everything above reads only A and B: with grid dependencies
+      // it overlaps the kernels before this one. Every thread passes
+      // the wait before touching C.
+      kb.waitForPrerequisites();
+      kb.ifThen(owner, [&] {
+        Value at = kb.add(kb.mul(s.outRow, K), kcol);
+        if (spec.source.isChunks()) {
+          kb.atomicAddF32(acc, C, at);
+          return;
+        }
+        Value sum = acc;
+        if (spec.accumulator)
+          sum = kb.fadd(sum, kb.loadF32(param(::spperm::call_arg::kAccumulator),
+                                        at, spec.vec));
+        if (!spec.longRowsToAccumulator) {
+          kb.storeF32(sum, C, at);
+          return;
+        }
+        // A long row's chunks are added to the accumulator next; its
+        // C row is stored by the round kernel.
+        kb.ifThenElse(
+            s.isLong,
+            [&] {
+              kb.storeF32(sum, param(::spperm::call_arg::kAccumulator), at);
+            },
+            [&] { kb.storeF32(sum, C, at); });
+      });
+    };
     // One K slice per CTA (kSlices > 1), else every tile of K in turn.
-    // With K read at run time (a range variant) slice s of the S the grid
-    // holds takes tiles s, s + S, ... of K: none where it starts past K,
-    // several where the grid was cut short.
-    Value kFirst = spec.kSlices > 1 ? kb.mul(slice, kTile) : kb.idx(0);
-    Value kLast = K;
-    Value kStep = kb.idx(kTile);
-    if (spec.kSlices > 1 && spec.k > 0)
-      kLast = kb.add(kFirst, kb.idx(kTile));
-    else if (spec.growsWithK())
-      kStep = kb.mul(slices, kTile);
-    kb.forLoop(
-        kFirst, kLast, kStep, {},
-        [&](Value kBase, ValueRange) -> SmallVector<Value> {
-          Value kcol = kb.add(kBase, kb.mul(lane, spec.vec));
-          Value active = spec.k > 0 && spec.k % kTile == 0
-                             ? arith::ConstantIntOp::create(b, 1, 1)
-                             : kb.lt(kcol, K);
-          Value acc = densePrologue(s, kb.zero(accType), kcol, active);
-          // Inactive lanes (past K) still take part in the shuffles; they
-          // read an in-bounds column and their result is never stored.
-          Value kcolSafe =
-              spec.k > 0 && spec.k % kTile == 0
-                  ? kcol
-                  : kb.min(kcol, kb.sub(K, kb.idx(spec.vec)));
-          if (spec.lanes == 1) {
-            // Part p of the row takes entries p, p + parts, ...
-            acc = kb.forLoop(
-                kb.add(s.start, part), s.end, kb.idx(spec.parts), acc,
-                [&](Value p, ValueRange a) -> SmallVector<Value> {
-                  Value c = kb.loadIndex(colIdx, p);
-                  Value v = kb.loadF32(values, p, 1);
-                  return {multiplyAdd(v, c, kcol, active, a[0])};
-                })[0];
-          } else if (spec.directEntries) {
-            acc = directEntries(s, kcolSafe, acc);
-          } else {
-            // Part p of the row takes steps p, p + parts, ...
-            acc = kb.forLoop(
-                kb.add(s.start, kb.mul(part, spec.lanes)), s.end,
-                kb.idx(spec.lanes * spec.parts), acc,
-                [&](Value p, ValueRange a) -> SmallVector<Value> {
-                  // The group loads `lanes` entries at once (coalesced) and
-                  // hands them around by shuffle.
-                  Value q = kb.add(p, lane);
-                  Value in = kb.lt(q, s.end);
-                  Value c = kb.guarded(
-                      in, [&] { return kb.loadInteger(colIdx, q); }, kb.i32(0));
-                  Value v = kb.guarded(
-                      in, [&] { return kb.loadF32(values, q, 1); }, kb.f32(0.0f));
-                  Value n = kb.min(kb.idx(spec.lanes), kb.sub(s.end, p));
-                  return {broadcastBatch(c, v, n, kcolSafe, a[0])};
-                })[0];
-          }
-          Value C = output();
-          Value owner = kb.andI(s.valid, active);
-          if (spec.parts > 1) {
-            acc = reduceParts(acc);
-            owner = kb.andI(owner, kb.eq(part, kb.idx(0)));
-          }
-          // Everything above reads only A and B: with grid dependencies
-          // it overlaps the kernels before this one. Every thread passes
-          // the wait before touching C.
-          kb.waitForPrerequisites();
-          kb.ifThen(owner, [&] {
-            Value at = kb.add(kb.mul(s.outRow, K), kcol);
-            if (spec.source.isChunks()) {
-              kb.atomicAddF32(acc, C, at);
-              return;
-            }
-            Value sum = acc;
-            if (spec.accumulator)
-              sum = kb.fadd(
-                  sum, kb.loadF32(param(::spperm::call_arg::kAccumulator), at,
-                                  spec.vec));
-            if (!spec.longRowsToAccumulator) {
-              kb.storeF32(sum, C, at);
-              return;
-            }
-            // A long row's chunks are added to the accumulator next; its
-            // C row is stored by the round kernel.
-            kb.ifThenElse(
-                s.isLong,
-                [&] {
-                  kb.storeF32(sum, param(::spperm::call_arg::kAccumulator),
-                              at);
-                },
-                [&] { kb.storeF32(sum, C, at); });
-          });
-          return {};
-        });
+    // With K read at run time (a range variant) the grid holds a slice for
+    // every tile of K (the variant's K bound, boundRunTimeK, keeps the
+    // grid below its limit): slice s takes tile s. A loop over the tiles
+    // past the grid would keep the row's state live across the walk (more
+    // registers, fewer CTAs a multiprocessor: docs/Kernels.md, "Range
+    // variants").
+    if (spec.kSlices > 1) {
+      Value kFirst = kb.mul(slice, kTile);
+      if (spec.growsWithK())
+        kb.ifThen(kb.lt(kFirst, K), [&] { tile(kFirst); });
+      else
+        tile(kFirst);
+      return;
+    }
+    kb.forLoop(kb.idx(0), K, kb.idx(kTile), {},
+               [&](Value kBase, ValueRange) -> SmallVector<Value> {
+                 tile(kBase);
+                 return {};
+               });
   }
 
   /// acc + row `s`'s entries times their rows of B (columns `kcol` ..
@@ -521,7 +515,6 @@ private:
   /// but not added.
   Value broadcastBatch(Value c, Value v, Value n, Value kcol, Value acc) {
     const int64_t kBatch = spec.batch;
-    Value B = param(::spperm::call_arg::kB);
     if (spec.dynamicBatches) {
       // Lanes past the segment (j >= lanes) read some lane's entry, which
       // is a valid column; the select drops it. The counter is an i32 (below
@@ -539,8 +532,7 @@ private:
               in.push_back(kb.lt(j, n32));
             }
             for (Value cj : cols)
-              rows.push_back(kb.loadF32(
-                  B, kb.add(rowOffset(kb.toIndex(cj)), kcol), spec.vec));
+              rows.push_back(loadB(kb.toIndex(cj), kcol));
             Value out = a[0];
             for (int64_t t = 0; t < kBatch; ++t) {
               Value sum = kb.fma(vals[t], rows[t], out);
@@ -557,8 +549,7 @@ private:
           Value cj =
               kb.toIndex(kb.shuffleIdx(c, kb.idx(j), spec.lanes, mask));
           vals.push_back(kb.shuffleIdx(v, kb.idx(j), spec.lanes, mask));
-          rows.push_back(
-              kb.loadF32(B, kb.add(rowOffset(cj), kcol), spec.vec));
+          rows.push_back(loadB(cj, kcol));
         }
         Value out = accIn;
         for (int64_t j = first; j < last; ++j) {
@@ -640,8 +631,8 @@ private:
   llvm::StringMap<Value> params;
   /// The thread's index in the CTA, its lane in its group, which part of
   /// its row it takes, its group's shuffle mask, K, the CTA's K slice
-  /// (kSlices > 1), and the slices of the launch (RowKernelSpec::growsWithK).
-  Value tid, lane, part, mask, K, slice, slices;
+  /// (kSlices > 1).
+  Value tid, lane, part, mask, K, slice;
 };
 
 } // namespace
@@ -697,13 +688,13 @@ mlir::spperm::codegen::emitRowKernel(gpu::GPUModuleOp module,
          "with K baked in");
   assert(spec.threads % (spec.lanes * spec.parts) == 0 &&
          "a CTA must hold whole rows");
-  assert((spec.kSlices == 1 ||
-          (!spec.spmv &&
-           (spec.k <= 0 ||
-            ((spec.kSlices - 1) * spec.lanes * spec.vec < spec.k &&
-             spec.kSlices * spec.lanes * spec.vec >= spec.k)))) &&
-         "K slices need SpMM, and cover a baked-in K exactly (K read at "
-         "run time: slices looping over its tiles)");
+  assert(
+      (spec.kSlices == 1 ||
+       (!spec.spmv &&
+        (spec.k <= 0 || ((spec.kSlices - 1) * spec.lanes * spec.vec < spec.k &&
+                         spec.kSlices * spec.lanes * spec.vec >= spec.k)))) &&
+      "K slices need SpMM, and cover a baked-in K exactly (K read at "
+      "run time: as many slices as the grid holds)");
   assert((!longRows || !longRows->growsWithK()) &&
          "the long rows' CTAs take all of K; only the other rows' slices "
          "grow with it");

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 using namespace mlir::spperm;
 using namespace mlir::spperm::codegen;
@@ -58,7 +59,8 @@ std::vector<KClass> kClasses(int64_t k, ArrayRef<int64_t> buckets,
     range.kAlign = range.vec;
     range.k = 0;
     range.shapeK = bucket;
-    // The largest bucket's range has no top: its slices loop over K.
+    // The largest bucket's range has no top of its own (boundRunTimeK
+    // gives it the launch's).
     range.kMax = bucket == sorted.back() ? 0 : bucket;
     if (range.kMin < bucket)
       out.push_back(range);
@@ -107,6 +109,36 @@ bool widenSplitGroups(int64_t k, int64_t lanes, int64_t vec, int64_t parts,
                       int64_t threads) {
   return k > 0 && vec == 8 && lanes >= 8 && 2 * lanes <= kWarpSize &&
          threads % (2 * lanes * parts) == 0;
+}
+
+int64_t maxRunTimeK(int64_t elementBytes) {
+  constexpr int64_t kStrideLimit = (int64_t{1} << 32) - 1;
+  return std::min<int64_t>(::spperm::kMaxIndex,
+                           kStrideLimit / std::max<int64_t>(1, elementBytes));
+}
+
+void boundRunTimeK(std::vector<::spperm::KernelInfo> &kernels,
+                   int64_t elementBytes) {
+  std::map<std::string, int64_t> bound;
+  for (const ::spperm::KernelInfo &k : kernels) {
+    if (k.kMin == k.kMax)
+      continue;
+    int64_t most = maxRunTimeK(elementBytes);
+    // gridXFor's slices stop growing at (kMaxGridX - base) / ctas.
+    if (k.gridCtas > 0 && k.gridColumns > 0) {
+      const int64_t slices = (::spperm::kMaxGridX - k.gridBase) / k.gridCtas;
+      most = std::min(most, slices * k.gridColumns);
+    }
+    auto [it, fresh] = bound.try_emplace(k.variant, most);
+    if (!fresh)
+      it->second = std::min(it->second, most);
+  }
+  for (::spperm::KernelInfo &k : kernels) {
+    auto it = bound.find(k.variant);
+    if (it == bound.end() || it->second >= ::spperm::kMaxIndex)
+      continue;
+    k.kMax = k.kMax == 0 ? it->second : std::min(k.kMax, it->second);
+  }
 }
 
 int64_t kChunkGroups(const KClass &kc, int64_t chunkCols) {

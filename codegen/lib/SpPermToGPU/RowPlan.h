@@ -59,6 +59,21 @@ constexpr int64_t kRangeMinK = 64;
 /// units.
 int64_t kChunkGroups(const KClass &kc, int64_t chunkCols);
 
+/// The largest K a kernel that reads K at run time accepts with B and C
+/// of `elementBytes`-byte elements: B's row stride in bytes must fit in 32
+/// bits (KernelBuilder::loadRowF32), so 2^30 - 1 for fp32 (the runtime's
+/// own limit, 2^31 - 1, for 16-bit operands).
+int64_t maxRunTimeK(int64_t elementBytes);
+
+/// Bounds the K condition of every variant of `kernels` that reads K at
+/// run time (k_min != k_max) by maxRunTimeK(elementBytes) and, where one
+/// of its kernels has a grid that grows with K, by the largest K whose
+/// grid (KernelInfo::gridXFor) is not cut short at the launch limit: such
+/// a kernel runs one K slice a slice of its grid (docs/Kernels.md, "Range
+/// variants"). Every kernel of a variant gets the same bound.
+void boundRunTimeK(std::vector<::spperm::KernelInfo> &kernels,
+                   int64_t elementBytes);
+
 /// The smallest power of 2 at least `v` (v >= 1).
 int64_t pow2Ceil(int64_t v);
 
@@ -66,7 +81,8 @@ int64_t pow2Ceil(int64_t v);
 /// variant of its own for each K of `buckets`, as for that k, and for each
 /// bucket of at least kRangeMinK a *range class* `r<bucket>` for the K
 /// between the bucket below it (or half the bucket) and it, the largest
-/// bucket's with no top: the bucket's lanes and vector width, K read at
+/// bucket's with no top of its own (boundRunTimeK bounds it when the
+/// kernels are planned): the bucket's lanes and vector width, K read at
 /// run time, the launch shaped for the bucket's K; docs/Kernels.md, "Range
 /// variants"). With
 /// `maxVec` 8 (16-bit B and C), K that are multiples of 8 get 8 columns a

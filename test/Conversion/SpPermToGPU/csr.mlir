@@ -2,6 +2,8 @@
 
 // A K-agnostic CSR layer: one variant per class of K (SpMV, 16-byte vector
 // groups of 2, 8, 16 and 32 lanes, a scalar fallback), all in one gpu.module.
+// Those that read K at run time take K up to 2^30 - 1 (fp32: B's row
+// stride in bytes fits in 32 bits).
 
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK:       func.func @layer
@@ -10,8 +12,8 @@
 // CHECK-SAME:      name = "l0_csr_vec4_g2_1", family = "csr", variant = "vec4.g2", k_min = 4, k_max = 8, k_align = 4
 // CHECK-SAME:      name = "l0_csr_vec4_g8_2", family = "csr", variant = "vec4.g8", k_min = 12, k_max = 32, k_align = 4
 // CHECK-SAME:      name = "l0_csr_vec4_g16_3", family = "csr", variant = "vec4.g16", k_min = 36, k_max = 64, k_align = 4
-// CHECK-SAME:      name = "l0_csr_vec4_g32_4", family = "csr", variant = "vec4.g32", k_min = 68, k_max = 0, k_align = 4
-// CHECK-SAME:      name = "l0_csr_scalar_g32_5", family = "csr", variant = "scalar.g32", k_min = 2, k_max = 0, k_align = 1
+// CHECK-SAME:      name = "l0_csr_vec4_g32_4", family = "csr", variant = "vec4.g32", k_min = 68, k_max = 1073741823, k_align = 4
+// CHECK-SAME:      name = "l0_csr_scalar_g32_5", family = "csr", variant = "scalar.g32", k_min = 2, k_max = 1073741823, k_align = 1
 // CHECK:       gpu.module @spperm_kernels
 // SpMV: lanes stride over the row, then a butterfly reduction; lane 0
 // stores C[order[row]].
@@ -29,11 +31,13 @@
 // CHECK:               scf.for
 // CHECK:                 nvvm.shfl.sync idx
 // CHECK:                 nvvm.shfl.sync idx
-// CHECK:                 vector.load %{{.*}} {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK:                 llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK:                 vector.fma
 // CHECK:             vector.store %{{.*}} {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
 // CHECK:         gpu.func @l0_csr_scalar_g32_5
-// CHECK-NOT:       vector.load
+// CHECK-NOT:       vector<4xf32>
+// CHECK:           llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-NOT:       vector<4xf32>
 // CHECK:           gpu.return
 func.func @layer(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>

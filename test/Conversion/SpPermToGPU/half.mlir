@@ -1,7 +1,8 @@
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu=k-buckets=0 | FileCheck %s
 
 // f16 operands (B and C), f32 values: K that are multiples of 8 get 8
-// columns a lane (one 16-byte load of B, widened exactly), the vec4 classes
+// columns a lane (one 16-byte load of B, widened exactly; K read at run
+// time, the row's address one 32 x 32 -> 64-bit multiply-add), the vec4 classes
 // stay for K % 8 == 4 (8-byte loads); accumulation in f32, C rounded once
 // on store; SpMV reads and writes one element.
 
@@ -21,13 +22,14 @@
 // CHECK:           arith.truncf %{{.*}} : f32 to f16
 // CHECK:           memref.store %{{.*}} : memref<?xf16>
 // CHECK:       gpu.func @l0_csr_vec8_g4_2
-// CHECK:           vector.load %{{.*}} {alignment = 16 : i64} : memref<?xf16>, vector<8xf16>
+// CHECK:           llvm.inline_asm asm_dialect = att "mul.wide.u32 $0, $1, $2;"
+// CHECK:           llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
 // CHECK:           arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
 // CHECK:           vector.fma
 // CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xf16>
 // CHECK:           vector.store %{{.*}} {alignment = 16 : i64} : memref<?xf16>, vector<8xf16>
 // CHECK:       gpu.func @l0_csr_vec4_g8_6
-// CHECK:           vector.load %{{.*}} {alignment = 8 : i64} : memref<?xf16>, vector<4xf16>
+// CHECK:           llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<4xf16>
 // CHECK:           arith.truncf %{{.*}} : vector<4xf32> to vector<4xf16>
 // CHECK:           vector.store %{{.*}} {alignment = 8 : i64} : memref<?xf16>, vector<4xf16>
 func.func @f16(%b: tensor<64x?xf16>) -> tensor<64x?xf16> {

@@ -11,8 +11,9 @@
 // bucket's with no top: the bucket's lanes and vector width, K read at run
 // time, and the launch shaped as the bucket's (its K slices, so the same
 // grid at the bucket's K). Its grid grows with K (grid_k: the runtime
-// launches a slice of CTAs per tile of K), and each slice loops over every
-// S-th tile of K, S the slices its grid holds. A class whose
+// launches a slice of CTAs per tile of K), and each slice takes its one
+// tile; the variant's k_max keeps that grid below 2^31 CTAs and, for fp32,
+// B's row stride in bytes below 2^32 (K < 2^30). A class whose
 // launch would not be cut into K slices is left out: the variants for
 // every K already run its K that way.
 
@@ -23,27 +24,38 @@
 // CHECK-SAME:    variant = "r64", k_min = 36, k_max = 64, k_align = 4,
 // CHECK-SAME:    variant = "r128", k_min = 68, k_max = 128, k_align = 4,
 // CHECK-SAME:    variant = "r256", k_min = 132, k_max = 256, k_align = 4, {{[^>]*}} args = [{{[^]]*}}, "K"], grid = [[[G256]], 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [0, 8, 32]>
-// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 0, k_align = 4, {{[^>]*}} grid = [[[G512]], 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [0, 8, 32]>
+// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 1073741823, k_align = 4, {{[^>]*}} grid = [[[G512]], 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [0, 8, 32]>
 // CHECK-SAME:    variant = "spmv"
-// CHECK-SAME:    variant = "vec4.g32", k_min = 68, k_max = 0, {{[^>]*}} shared_bytes = 0>
-// K is the kernel's last parameter; slice s of the S = grid / 8 launched
-// (32 columns each) takes tiles s, s + S, ... up to K.
+// CHECK-SAME:    variant = "vec4.g32", k_min = 68, k_max = 1073741823, {{[^>]*}} shared_bytes = 0>
+// K is the kernel's last parameter; slice s = blockIdx / 8 (32 columns)
+// takes columns 32 s .. 32 s + 31, none when they start past K. The grid
+// is not read.
 // CHECK:         gpu.func @l0_csr_r256_{{[0-9]+}}({{.*}}, %[[K:.*]]: index)
-// CHECK:           %[[GRID:.*]] = gpu.grid_dim x
-// CHECK-NEXT:      %[[C3:.*]] = arith.constant 3 : index
-// CHECK-NEXT:      %[[S:.*]] = arith.shrui %[[GRID]], %[[C3]] : index
+// CHECK-NOT:       gpu.grid_dim
+// CHECK:           %[[BID:.*]] = gpu.block_id  x
+// CHECK:           %[[SLICE:.*]] = arith.shrui %[[BID]], %{{.*}} : index
 // CHECK-NOT:     gpu.func
-// CHECK:           %[[STEP:.*]] = arith.muli %[[S]], %{{.*}} : index
-// CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %[[K]] step %[[STEP]]
-// A B row's offset, row * K, is one 32 x 32 -> 64-bit multiply, in this
-// kernel's walk.
+// CHECK:           %[[FIRST:.*]] = arith.muli %[[SLICE]], %c32 : index
+// CHECK-NEXT:      %[[IN:.*]] = arith.cmpi slt, %[[FIRST]], %[[K]] : index
+// CHECK-NEXT:      scf.if %[[IN]] {
+// A B row's address is the column's plus one 32 x 32 -> 64-bit product of
+// the row and K's bytes (K * 4), in this kernel's walk.
 // CHECK-NOT:     gpu.func
-// CHECK:             llvm.inline_asm asm_dialect = att "mul.wide.s32 $0, $1, $2;", "=l,r,r" %{{.*}}, %{{.*}} : (i32, i32) -> i64
+// CHECK:             %[[K32:.*]] = arith.index_cast %[[K]] : index to i32
+// CHECK-NEXT:        %[[C4:.*]] = arith.constant 4 : i32
+// CHECK-NEXT:        %[[STRIDE:.*]] = arith.muli %[[K32]], %[[C4]] : i32
+// CHECK-NEXT:        %[[ROW:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK-NEXT:        %[[OFF:.*]] = llvm.inline_asm asm_dialect = att "mul.wide.u32 $0, $1, $2;", "=l,r,r" %[[ROW]], %[[STRIDE]] : (i32, i32) -> i64
+// CHECK-NEXT:        %[[AT:.*]] = llvm.getelementptr inbounds %{{.*}}[%[[OFF]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// CHECK-NEXT:        llvm.load %[[AT]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT:     gpu.func
+// CHECK-NOT:         scf.for %{{.*}} = %{{.*}} to %[[K]]
+// CHECK:           gpu.return
 
 // LIST-LABEL: func.func @few_rows
 // LIST:         variant = "k48", k_min = 48, k_max = 48
 // LIST-SAME:    variant = "k96", k_min = 96, k_max = 96
-// LIST-SAME:    variant = "r96", k_min = 52, k_max = 0, k_align = 4
+// LIST-SAME:    variant = "r96", k_min = 52, k_max = 1073741823, k_align = 4
 // LIST-NOT:     variant = "r48"
 // LIST-SAME:    variant = "spmv"
 func.func @few_rows(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
@@ -55,13 +67,14 @@ func.func @few_rows(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
 // -----
 
 // Many rows: K of 64 to 128 is not sliced (kSlicing), so r64 and r128 are
-// left out; K > 128 always is.
+// left out; K > 128 always is. r512's grid reaches 2^31 - 1 CTAs at
+// 262,143 slices of 8,192 CTAs, so its k_max is 262,143 * 128.
 // CHECK-LABEL: func.func @many_rows
 // CHECK:         variant = "k512"
 // CHECK-NOT:     variant = "r64"
 // CHECK-NOT:     variant = "r128"
 // CHECK-SAME:    variant = "r256", k_min = 132, k_max = 256, {{[^>]*}} grid = [16384, 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [0, 8192, 128]>
-// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 0, {{[^>]*}} grid = [32768, 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [0, 8192, 128]>
+// CHECK-SAME:    variant = "r512", k_min = 260, k_max = 33554304, {{[^>]*}} grid = [32768, 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [0, 8192, 128]>
 // CHECK-SAME:    variant = "spmv"
 func.func @many_rows(%b: tensor<65536x?xf32>) -> tensor<65536x?xf32> {
   %a = spperm.load "banded.mtx" : !spperm.matrix<65536x65536xf32, #spperm.csr>
@@ -73,6 +86,7 @@ func.func @many_rows(%b: tensor<65536x?xf32>) -> tensor<65536x?xf32> {
 
 // 16-bit B and C: 8 columns a lane, so the range classes take multiples of
 // 8 (K % 8 == 4 runs the vec4 classes); r512's slices are 4 lanes of 8.
+// B's row stride in bytes fits in 32 bits for every K: r512 has no top.
 // CHECK-LABEL: func.func @bf16
 // CHECK:         variant = "r64", k_min = 40, k_max = 64, k_align = 8,
 // CHECK-SAME:    variant = "r128", k_min = 72, k_max = 128, k_align = 8,
@@ -95,7 +109,7 @@ func.func @bf16(%b: tensor<64x?xbf16>) -> tensor<64x?xbf16> {
 // CHECK:         return
 // K baked in: the backend's multiply by a constant, no inline one.
 // CHECK:         gpu.func @l0_csr_k200_0
-// CHECK-NOT:       mul.wide.s32
+// CHECK-NOT:       mul.wide
 // CHECK:           gpu.return
 func.func @static_k(%b: tensor<64x200xf32>) -> tensor<64x200xf32> {
   %a = spperm.load "blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
@@ -109,16 +123,17 @@ func.func @static_k(%b: tensor<64x200xf32>) -> tensor<64x200xf32> {
 // entries): the grid that grows with K starts after them (base 1), and the
 // kernel counts its slices in the CTAs past them.
 // LONG-LABEL: func.func @long_rows
-// LONG:         family = "csr+long", variant = "r512", k_min = 260, k_max = 0, {{[^>]*}} grid = [33, 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [1, 8, 128]>
+// LONG:         family = "csr+long", variant = "r512", k_min = 260, k_max = 1073741823, {{[^>]*}} grid = [33, 1, 1], block = [256, 1, 1], shared_bytes = 0, grid_k = [1, 8, 128]>
 // LONG:         gpu.func @l0_csr_r512_{{[0-9]+}}({{.*}}, %[[K:.*]]: index)
-// LONG:           %[[GRID:.*]] = gpu.grid_dim x
+// LONG:           %[[BID:.*]] = gpu.block_id  x
 // LONG:           %[[ONE:.*]] = arith.constant 1 : index
-// LONG-NEXT:      %[[ROWS:.*]] = arith.subi %[[GRID]], %[[ONE]] : index
-// LONG-NEXT:      %[[C3:.*]] = arith.constant 3 : index
-// LONG-NEXT:      %[[S:.*]] = arith.shrui %[[ROWS]], %[[C3]] : index
+// LONG:           scf.if
+// LONG:           %[[ROWS:.*]] = arith.subi %[[BID]], %[[ONE]]{{.*}} : index
 // LONG-NOT:     gpu.func
-// LONG:           %[[STEP:.*]] = arith.muli %[[S]], %{{.*}} : index
-// LONG-NEXT:      scf.for %{{.*}} = %{{.*}} to %[[K]] step %[[STEP]]
+// LONG:           %[[SLICE:.*]] = arith.shrui %[[ROWS]], %{{.*}} : index
+// LONG-NOT:     gpu.func
+// LONG:           %[[FIRST:.*]] = arith.muli %[[SLICE]], %c128 : index
+// LONG-NEXT:      arith.cmpi slt, %[[FIRST]], %[[K]] : index
 func.func @long_rows(%b: tensor<1024x?xf32>) -> tensor<64x?xf32> {
   %a = spperm.load "longrow.mtx" : !spperm.matrix<64x1024xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x?xf32> -> tensor<64x?xf32>

@@ -6,7 +6,7 @@
 // K slices: 64 rows cannot fill the GPU, so with K = 128 baked in each row
 // gets 4 slices of 32 columns (groups of 8 lanes, 4 columns each), one per
 // set of 8 CTAs (slice-major): 32 CTAs, the slice is blockIdx / 8, and the
-// kernel covers only its slice's 32 columns of K.
+// kernel covers only its slice's 32 columns of K (no loop over K's tiles).
 // AUTO-LABEL: func.func @slices
 // AUTO:         name = "l0_csr_k128_0", family = "csr", {{.*}}grid = [32, 1, 1]
 // AUTO-LABEL: gpu.func @l0_csr_k128_0
@@ -14,8 +14,8 @@
 // AUTO:         %[[SLICE:.*]] = arith.shrui %[[BID]], %c3{{.*}} : index
 // AUTO:         arith.andi %[[BID]], %c7{{.*}} : index
 // AUTO:         %[[FIRST:.*]] = arith.muli %[[SLICE]], %c32{{.*}} : index
-// AUTO:         %[[LAST:.*]] = arith.addi %[[FIRST]], %c32{{.*}} : index
-// AUTO:         scf.for %{{.*}} = %[[FIRST]] to %[[LAST]] step %c32
+// AUTO:         arith.addi %[[FIRST]], %{{.*}} : index
+// AUTO-NOT:     scf.for %{{.*}} = %[[FIRST]]
 // AUTO:         gpu.return
 
 // k-slices=1: one group of 32 lanes covers K; 8 CTAs walk K's one tile.
@@ -63,7 +63,9 @@ func.func @dynamic(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
 // AUTO:         %[[BID:.*]] = gpu.block_id  x
 // AUTO:         %[[SLICE:.*]] = arith.shrui %[[BID]], %c3{{.*}} : index
 // AUTO:         %[[FIRST:.*]] = arith.muli %[[SLICE]], %c32{{.*}} : index
-// AUTO:         scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %c32
+// AUTO:         arith.addi %[[FIRST]], %{{.*}} : index
+// AUTO-NOT:     scf.for %{{.*}} = %[[FIRST]]
+// AUTO:         gpu.return
 // ONE-LABEL: func.func @wide
 // ONE:         name = "l0_csr_k512_0", {{.*}}grid = [8, 1, 1]
 // k-slices=2 asks for 256 columns a slice; a group covers at most 128, so
@@ -85,7 +87,9 @@ func.func @wide(%b: tensor<64x512xf32>) -> tensor<64x512xf32> {
 // AUTO-LABEL: gpu.func @l0_csr_k256_0
 // AUTO:         %[[BID:.*]] = gpu.block_id  x
 // AUTO:         %[[FIRST:.*]] = arith.muli %[[BID]], %c128{{.*}} : index
-// AUTO:         scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %c128
+// AUTO:         arith.addi %[[FIRST]], %{{.*}} : index
+// AUTO-NOT:     scf.for %{{.*}} = %[[FIRST]]
+// AUTO:         gpu.return
 // ONE-LABEL: func.func @wide_short
 // ONE:         name = "l0_csr_k256_0", {{.*}}grid = [1, 1, 1]
 // TWO-LABEL: func.func @wide_short

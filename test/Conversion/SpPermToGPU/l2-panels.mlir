@@ -15,7 +15,9 @@
 // CHECK:         %[[BID:.*]] = gpu.block_id  x
 // CHECK:         %[[SLICE:.*]] = arith.shrui %[[BID]], %c9{{.*}} : index
 // CHECK:         %[[FIRST:.*]] = arith.muli %[[SLICE]], %c32{{.*}} : index
-// CHECK:         scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %c32
+// CHECK:         arith.addi %[[FIRST]], %{{.*}} : index
+// CHECK-NOT:     scf.for %{{.*}} = %[[FIRST]]
+// CHECK:         gpu.return
 // ONE-LABEL: gpu.func @l0_csr_k128_0
 // ONE-NOT:     arith.shrui %block_id_x
 // ONE:         gpu.return

@@ -78,14 +78,15 @@ struct KernelInfo {
   int64_t sharedBytes = 0;
   /// A grid that grows with K (gridCtas 0: none, `grid` is the launch's):
   /// at a call with K, gridBase + gridCtas * ceil(K / gridColumns) CTAs in
-  /// x, one slice of gridCtas CTAs per gridColumns columns of K; the
-  /// kernel derives its slices from its grid (a range variant's row
-  /// kernel, docs/Kernels.md "Range variants").
+  /// x, one slice of gridCtas CTAs per gridColumns columns of K, each
+  /// computing its own columns (a range variant's row kernel, whose K
+  /// bound keeps that grid within 2^31 - 1 CTAs: docs/Kernels.md "Range
+  /// variants").
   int64_t gridBase = 0, gridCtas = 0, gridColumns = 0;
 
   /// The CTAs in x of a launch at K = `k` (k >= 1): gridX, or for a grid
-  /// that grows with K its size at k, at most 2^31 - 1 (a kernel whose
-  /// grid is cut short loops over the slices past it).
+  /// that grows with K its size at k, at most 2^31 - 1 (code generation
+  /// bounds the variant's K so that it never gets there).
   int64_t gridXFor(int64_t k) const {
     if (gridCtas <= 0 || gridColumns <= 0)
       return gridX;
