@@ -45,6 +45,9 @@ std::string describeK(const KernelInfo &kernel) {
     text += " <= " + std::to_string(kernel.kMax);
   if (kernel.kAlign > 1)
     text += ", K % " + std::to_string(kernel.kAlign) + " == 0";
+  const int64_t reach = kernel.gridReachK();
+  if (reach != INT64_MAX && (kernel.kMax == 0 || reach < kernel.kMax))
+    text += ", K <= " + std::to_string(reach) + " (its grid's reach)";
   return text;
 }
 
@@ -75,9 +78,19 @@ sprt_status spperm::runtime_detail::chooseLaunch(const PackageLayer &layer,
     choice.cusparse = true;
     return libraryChoice(layer, std::move(choice), out);
   }
+  // The first variant all of whose kernels accept K: a variant launched at
+  // a K one of its kernels refuses (a grid that cannot reach it, another
+  // producer's K conditions) would leave C partly unwritten.
+  auto variantAcceptsK = [&](const std::string &variant) {
+    return std::all_of(layer.kernels.begin(), layer.kernels.end(),
+                       [&](const KernelInfo &kernel) {
+                         return kernel.variant != variant ||
+                                kernel.acceptsK(k);
+                       });
+  };
   const KernelInfo *first = nullptr;
   for (const KernelInfo &kernel : layer.kernels)
-    if (kernel.acceptsK(k)) {
+    if (kernel.acceptsK(k) && variantAcceptsK(kernel.variant)) {
       first = &kernel;
       break;
     }

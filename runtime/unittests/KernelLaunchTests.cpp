@@ -304,6 +304,61 @@ TEST(ChooseLaunchTest, NoKernelAcceptsK) {
 // Kernel parameters
 //===----------------------------------------------------------------------===//
 
+// A variant is chosen only where every one of its kernels accepts K: a
+// kernel whose K bound its sibling lacks (another producer's manifest),
+// or whose grid cannot reach K, passes the choice on to the next variant.
+TEST(ChooseLaunchTest, EveryKernelOfTheVariantAcceptsK) {
+  PackageLayer layer;
+  layer.name = "fc2";
+  layer.kernels = {kernel("wide_main", "wide", 1, 0),
+                   kernel("wide_tail", "wide", 1, 64),
+                   kernel("general", "general")};
+  struct Case {
+    int64_t k;
+    const char *variant;
+    std::vector<size_t> kernels;
+  } cases[] = {{1, "wide", {0, 1}}, {64, "wide", {0, 1}}, {65, "general", {2}}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE("K = " + std::to_string(c.k));
+    LaunchChoice choice;
+    ASSERT_EQ(chooseLaunch(layer, c.k, choice), SPRT_OK);
+    EXPECT_EQ(choice.variant, c.variant);
+    EXPECT_EQ(choice.kernels, c.kernels);
+  }
+}
+
+// A grid that grows with K and has no k_max (a manifest not written by
+// spperm-compile, which bounds it) accepts K only as far as the grid
+// reaches within 2^31 - 1 CTAs; past it the launch would be cut short and
+// leave columns of C unwritten, so the call is refused instead.
+TEST(ChooseLaunchTest, GridThatCannotReachKIsNotChosen) {
+  PackageLayer layer;
+  layer.name = "r512";
+  KernelInfo k = kernel("rows", "r512", 1, 0);
+  k.args = {"B", "C", "K"};
+  k.gridBase = 1;
+  k.gridCtas = int64_t{1} << 29; // 3 slices fit: K up to 3 * 128.
+  k.gridColumns = 128;
+  k.gridX = k.gridBase + k.gridCtas;
+  layer.kernels = {k};
+  EXPECT_EQ(k.gridReachK(), 3 * 128);
+  EXPECT_EQ(k.gridXFor(3 * 128), 1 + 3 * (int64_t{1} << 29));
+  LaunchChoice choice;
+  EXPECT_EQ(chooseLaunch(layer, 3 * 128, choice), SPRT_OK) << sprt_last_error();
+  ASSERT_EQ(chooseLaunch(layer, 3 * 128 + 1, choice), SPRT_ERROR_UNSUPPORTED);
+  const std::string message = sprt_last_error();
+  EXPECT_NE(message.find("no generated kernel accepts K = 385"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("1 <= K, K <= 384 (its grid's reach)"),
+            std::string::npos)
+      << message;
+  // With a fallback variant, that one runs.
+  layer.kernels.push_back(kernel("general", "general"));
+  ASSERT_EQ(chooseLaunch(layer, 3 * 128 + 1, choice), SPRT_OK);
+  EXPECT_EQ(choice.variant, "general");
+}
+
 TEST(KernelParamsTest, MemrefDescriptorsAndK) {
   int dummy[4];
   KernelParams params;

@@ -546,6 +546,12 @@ TEST(PackageTest, GridGrowsWithK) {
   EXPECT_EQ(k.gridXFor(int64_t{1} << 40),
             4 + 8 * (((int64_t{1} << 31) - 1 - 4) / 8));
   EXPECT_LE(k.gridXFor(INT64_MAX), (int64_t{1} << 31) - 1);
+  // acceptsK stops where the grid stops growing.
+  const int64_t reach = ((int64_t{1} << 31) - 1 - 4) / 8 * 128;
+  EXPECT_EQ(k.gridReachK(), reach);
+  EXPECT_TRUE(k.acceptsK(reach));
+  EXPECT_FALSE(k.acceptsK(reach + 1));
+  EXPECT_EQ(k.gridXFor(reach), 4 + 8 * (((int64_t{1} << 31) - 1 - 4) / 8));
   k.args = {"B", "C", "K"};
   EXPECT_EQ(k.gridKProblem(), "");
   k.gridX = 35;

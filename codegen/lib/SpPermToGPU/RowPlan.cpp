@@ -123,12 +123,7 @@ void boundRunTimeK(std::vector<::spperm::KernelInfo> &kernels,
   for (const ::spperm::KernelInfo &k : kernels) {
     if (k.kMin == k.kMax)
       continue;
-    int64_t most = maxRunTimeK(elementBytes);
-    // gridXFor's slices stop growing at (kMaxGridX - base) / ctas.
-    if (k.gridCtas > 0 && k.gridColumns > 0) {
-      const int64_t slices = (::spperm::kMaxGridX - k.gridBase) / k.gridCtas;
-      most = std::min(most, slices * k.gridColumns);
-    }
+    const int64_t most = std::min(maxRunTimeK(elementBytes), k.gridReachK());
     auto [it, fresh] = bound.try_emplace(k.variant, most);
     if (!fresh)
       it->second = std::min(it->second, most);

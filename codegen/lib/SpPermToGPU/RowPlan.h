@@ -67,8 +67,8 @@ int64_t maxRunTimeK(int64_t elementBytes);
 
 /// Bounds the K condition of every variant of `kernels` that reads K at
 /// run time (k_min != k_max) by maxRunTimeK(elementBytes) and, where one
-/// of its kernels has a grid that grows with K, by the largest K whose
-/// grid (KernelInfo::gridXFor) is not cut short at the launch limit: such
+/// of its kernels has a grid that grows with K, by the largest K that
+/// grid reaches within the launch limit (KernelInfo::gridReachK): such
 /// a kernel runs one K slice a slice of its grid (docs/Kernels.md, "Range
 /// variants"). Every kernel of a variant gets the same bound.
 void boundRunTimeK(std::vector<::spperm::KernelInfo> &kernels,

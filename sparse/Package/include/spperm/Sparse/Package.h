@@ -84,9 +84,23 @@ struct KernelInfo {
   /// variants").
   int64_t gridBase = 0, gridCtas = 0, gridColumns = 0;
 
-  /// The CTAs in x of a launch at K = `k` (k >= 1): gridX, or for a grid
-  /// that grows with K its size at k, at most 2^31 - 1 (code generation
-  /// bounds the variant's K so that it never gets there).
+  /// The largest K whose grid fits the launch limit: for a grid that grows
+  /// with K, the columns of the most slices that keep it within 2^31 - 1
+  /// CTAs in x; INT64_MAX for any other grid.
+  int64_t gridReachK() const {
+    if (gridCtas <= 0 || gridColumns <= 0)
+      return INT64_MAX;
+    const int64_t slices = (kMaxGridX - gridBase) / gridCtas;
+    if (slices <= 0)
+      return 0;
+    return slices > INT64_MAX / gridColumns ? INT64_MAX
+                                            : slices * gridColumns;
+  }
+
+  /// The CTAs in x of a launch at K = `k` (1 <= k <= gridReachK()): gridX,
+  /// or for a grid that grows with K its size at k. Past gridReachK() the
+  /// grid stops at 2^31 - 1 CTAs and would leave columns of C unwritten,
+  /// which is why acceptsK refuses such a K.
   int64_t gridXFor(int64_t k) const {
     if (gridCtas <= 0 || gridColumns <= 0)
       return gridX;
@@ -105,10 +119,11 @@ struct KernelInfo {
         std::find(args.begin(), args.end(), call_arg::kK) != args.end());
   }
 
-  /// Whether the K condition holds for `k`.
+  /// Whether the K condition holds for `k` and the launch's grid reaches
+  /// it (gridReachK).
   bool acceptsK(int64_t k) const {
     return k >= kMin && (kMax == 0 || k <= kMax) && kAlign > 0 &&
-           k % kAlign == 0;
+           k % kAlign == 0 && k <= gridReachK();
   }
 };
 
