@@ -78,22 +78,11 @@ sprt_status spperm::runtime_detail::chooseLaunch(const PackageLayer &layer,
     choice.cusparse = true;
     return libraryChoice(layer, std::move(choice), out);
   }
-  // The first variant all of whose kernels accept K: a variant launched at
-  // a K one of its kernels refuses (a grid that cannot reach it, another
-  // producer's K conditions) would leave C partly unwritten.
-  auto variantAcceptsK = [&](const std::string &variant) {
-    return std::all_of(layer.kernels.begin(), layer.kernels.end(),
-                       [&](const KernelInfo &kernel) {
-                         return kernel.variant != variant ||
-                                kernel.acceptsK(k);
-                       });
-  };
-  const KernelInfo *first = nullptr;
-  for (const KernelInfo &kernel : layer.kernels)
-    if (kernel.acceptsK(k) && variantAcceptsK(kernel.variant)) {
-      first = &kernel;
-      break;
-    }
+  // A variant launched at a K one of its kernels refuses (a grid that
+  // cannot reach it, another producer's K conditions) would leave C partly
+  // unwritten: firstKernelForK takes only variants all of whose kernels
+  // accept K.
+  const KernelInfo *first = firstKernelForK(layer.kernels, k);
   if (!first) {
     std::string variants;
     for (const KernelInfo &kernel : layer.kernels)

@@ -7,9 +7,10 @@
 // Internal to the runtime library. The host-side half of launching a layer's
 // generated kernels, kept free of CUDA so that it is tested everywhere:
 //
-//  * chooseLaunch: which kernels run a layer for a K (the variant of the
-//    first kernel whose K condition holds; cuSPARSE when the layer has no
-//    kernels or that variant is "cusparse").
+//  * chooseLaunch: which kernels run a layer for a K (the first variant in
+//    manifest order all of whose kernels accept K, firstKernelForK;
+//    cuSPARSE when the layer has no kernels or that variant is
+//    "cusparse").
 //  * KernelParams / bindKernelParams: a kernel's parameters as
 //    cuLaunchKernel takes them, in the ABI of MLIR's default memref lowering
 //    (each array a 1-D memref descriptor of five values; docs/RuntimeABI.md,
@@ -121,9 +122,10 @@ struct LaunchChoice {
 };
 
 /// Chooses how `layer` runs for `k`: the variant of the first kernel in
-/// manifest order whose K condition holds, and every kernel of that variant.
-/// A layer without kernels runs through cuSPARSE. When the layer has kernels
-/// but none accepts `k`, records the reason and returns
+/// manifest order that accepts `k` and all of whose variant's kernels
+/// accept it too (firstKernelForK), and every kernel of that variant. A
+/// layer without kernels runs through cuSPARSE. When the layer has kernels
+/// but no variant accepts `k`, records the reason and returns
 /// SPRT_ERROR_UNSUPPORTED.
 sprt_status chooseLaunch(const PackageLayer &layer, int64_t k,
                          LaunchChoice &out);

@@ -300,10 +300,6 @@ TEST(ChooseLaunchTest, NoKernelAcceptsK) {
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
 }
 
-//===----------------------------------------------------------------------===//
-// Kernel parameters
-//===----------------------------------------------------------------------===//
-
 // A variant is chosen only where every one of its kernels accepts K: a
 // kernel whose K bound its sibling lacks (another producer's manifest),
 // or whose grid cannot reach K, passes the choice on to the next variant.
@@ -357,7 +353,29 @@ TEST(ChooseLaunchTest, GridThatCannotReachKIsNotChosen) {
   layer.kernels.push_back(kernel("general", "general"));
   ASSERT_EQ(chooseLaunch(layer, 3 * 128 + 1, choice), SPRT_OK);
   EXPECT_EQ(choice.variant, "general");
+
+  // The grid's kernel second in its variant refuses K for the whole
+  // variant, whose first kernel accepts any K.
+  layer.kernels = {kernel("long_rows", "r512"), k, kernel("general", "general")};
+  ASSERT_EQ(chooseLaunch(layer, 3 * 128, choice), SPRT_OK);
+  EXPECT_EQ(choice.variant, "r512");
+  EXPECT_EQ(choice.kernels, (std::vector<size_t>{0, 1}));
+  ASSERT_EQ(chooseLaunch(layer, 3 * 128 + 1, choice), SPRT_OK);
+  EXPECT_EQ(choice.variant, "general");
+  EXPECT_EQ(choice.kernels, (std::vector<size_t>{2}));
+
+  // Where k_max is the tighter bound, the message gives k_max alone.
+  layer.kernels = {k};
+  layer.kernels[0].kMax = 256;
+  ASSERT_EQ(chooseLaunch(layer, 300, choice), SPRT_ERROR_UNSUPPORTED);
+  const std::string bounded = sprt_last_error();
+  EXPECT_NE(bounded.find("1 <= K <= 256)"), std::string::npos) << bounded;
+  EXPECT_EQ(bounded.find("reach"), std::string::npos) << bounded;
 }
+
+//===----------------------------------------------------------------------===//
+// Kernel parameters
+//===----------------------------------------------------------------------===//
 
 TEST(KernelParamsTest, MemrefDescriptorsAndK) {
   int dummy[4];

@@ -552,6 +552,16 @@ TEST(PackageTest, GridGrowsWithK) {
   EXPECT_TRUE(k.acceptsK(reach));
   EXPECT_FALSE(k.acceptsK(reach + 1));
   EXPECT_EQ(k.gridXFor(reach), 4 + 8 * (((int64_t{1} << 31) - 1 - 4) / 8));
+  // A grid of no slice within the limit (refused by gridKProblem when a
+  // manifest is read) reaches no K; a grid with no grid_k, every K.
+  KernelInfo none = k;
+  none.gridBase = (int64_t{1} << 31) - 1;
+  EXPECT_EQ(none.gridReachK(), 0);
+  EXPECT_FALSE(none.acceptsK(1));
+  none.gridBase = -1;
+  EXPECT_EQ(none.gridReachK(), 0);
+  EXPECT_EQ(KernelInfo().gridReachK(), INT64_MAX);
+  EXPECT_TRUE(KernelInfo().acceptsK(INT64_MAX));
   k.args = {"B", "C", "K"};
   EXPECT_EQ(k.gridKProblem(), "");
   k.gridX = 35;

@@ -37,6 +37,12 @@ void readVariant(const nlohmann::json &from, PackageLayer &into) {
     k.kMin = kj.value("k_min", int64_t(1));
     k.kMax = kj.value("k_max", int64_t(0));
     k.kAlign = kj.value("k_align", int64_t(1));
+    // A grid that grows with K bounds the K it accepts (gridReachK).
+    if (auto g = kj.find("grid_k"); g != kj.end() && g->is_object()) {
+      k.gridBase = g->value("base", int64_t(0));
+      k.gridCtas = g->value("ctas", int64_t(0));
+      k.gridColumns = g->value("columns", int64_t(0));
+    }
     into.kernels.push_back(k);
   }
 }

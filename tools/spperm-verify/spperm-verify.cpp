@@ -200,9 +200,8 @@ void benchPackage(const Package &pkg, sprt_package *rt,
         line << " variant_ms=";
         for (size_t which = 0; which <= layer.alternatives.size(); ++which) {
           const PackageLayer &v = layer.variant(which);
-          bool accepts = false;
-          for (const KernelInfo &ki : v.kernels)
-            accepts |= ki.acceptsK(k) && ki.variant != kCusparse;
+          const KernelInfo *first = firstKernelForK(v.kernels, k);
+          const bool accepts = first && first->variant != kCusparse;
           const std::string name = "spperm:" + std::to_string(which);
           line << (which ? "," : "")
                << (accepts ? timeVariant(rt, static_cast<int64_t>(li),
@@ -314,12 +313,8 @@ bool verifyPackage(const std::string &path, sprt_device device,
         const PackageLayer &shown = layer.variant(which);
         std::string tag = path + " " + layer.name + " K=" + std::to_string(k) +
                           (which == 0 ? "" : " alt=" + std::to_string(which));
-        std::string variant = "none";
-        for (const KernelInfo &ki : shown.kernels)
-          if (ki.acceptsK(k)) {
-            variant = ki.variant;
-            break;
-          }
+        const KernelInfo *first = firstKernelForK(shown.kernels, k);
+        const std::string variant = first ? first->variant : "none";
         if (which > 0 && variant == "none")
           continue;
         const std::string runVariant = "spperm:" + std::to_string(which);

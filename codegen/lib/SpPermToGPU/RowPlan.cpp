@@ -13,6 +13,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -124,6 +125,8 @@ void boundRunTimeK(std::vector<::spperm::KernelInfo> &kernels,
     if (k.kMin == k.kMax)
       continue;
     const int64_t most = std::min(maxRunTimeK(elementBytes), k.gridReachK());
+    // A valid grid_k (gridKProblem) reaches at least one slice.
+    assert(most >= 1 && "a grid that grows with K reaches no K");
     auto [it, fresh] = bound.try_emplace(k.variant, most);
     if (!fresh)
       it->second = std::min(it->second, most);

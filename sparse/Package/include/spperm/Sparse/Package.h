@@ -90,6 +90,8 @@ struct KernelInfo {
   int64_t gridReachK() const {
     if (gridCtas <= 0 || gridColumns <= 0)
       return INT64_MAX;
+    if (gridBase < 0 || gridBase > kMaxGridX)
+      return 0;
     const int64_t slices = (kMaxGridX - gridBase) / gridCtas;
     if (slices <= 0)
       return 0;
@@ -102,7 +104,8 @@ struct KernelInfo {
   /// grid stops at 2^31 - 1 CTAs and would leave columns of C unwritten,
   /// which is why acceptsK refuses such a K.
   int64_t gridXFor(int64_t k) const {
-    if (gridCtas <= 0 || gridColumns <= 0)
+    if (gridCtas <= 0 || gridColumns <= 0 || gridBase < 0 ||
+        gridBase > kMaxGridX)
       return gridX;
     const int64_t slices = k / gridColumns + (k % gridColumns != 0);
     const int64_t most = (kMaxGridX - gridBase) / gridCtas;
@@ -126,6 +129,25 @@ struct KernelInfo {
            k % kAlign == 0 && k <= gridReachK();
   }
 };
+
+/// The kernel that names the variant run at K = `k`: the first of
+/// `kernels`, in manifest order, that accepts k and all of whose variant's
+/// kernels accept it too (docs/RuntimeABI.md, "Choosing the launches for
+/// K"); null when no variant accepts k.
+inline const KernelInfo *firstKernelForK(const std::vector<KernelInfo> &kernels,
+                                         int64_t k) {
+  auto variantAccepts = [&](const std::string &variant) {
+    return std::all_of(kernels.begin(), kernels.end(),
+                       [&](const KernelInfo &kernel) {
+                         return kernel.variant != variant ||
+                                kernel.acceptsK(k);
+                       });
+  };
+  for (const KernelInfo &kernel : kernels)
+    if (kernel.acceptsK(k) && variantAccepts(kernel.variant))
+      return &kernel;
+  return nullptr;
+}
 
 /// Where a shard sits in its layer: a layer compiled for N ranks
 /// (`spperm-compile --shards N`) is N package layers of one name, shard i
