@@ -84,17 +84,22 @@ struct KernelInfo {
   /// variants").
   int64_t gridBase = 0, gridCtas = 0, gridColumns = 0;
 
+  /// The most K slices a grid that grows with K holds within 2^31 - 1 CTAs
+  /// in x (0 when there is no such grid or its base is out of range).
+  int64_t gridMaxSlices() const {
+    if (gridCtas <= 0 || gridColumns <= 0 || gridBase < 0 ||
+        gridBase > kMaxGridX)
+      return 0;
+    return (kMaxGridX - gridBase) / gridCtas;
+  }
+
   /// The largest K whose grid fits the launch limit: for a grid that grows
-  /// with K, the columns of the most slices that keep it within 2^31 - 1
-  /// CTAs in x; INT64_MAX for any other grid.
+  /// with K, the columns of gridMaxSlices() slices; INT64_MAX for any other
+  /// grid.
   int64_t gridReachK() const {
     if (gridCtas <= 0 || gridColumns <= 0)
       return INT64_MAX;
-    if (gridBase < 0 || gridBase > kMaxGridX)
-      return 0;
-    const int64_t slices = (kMaxGridX - gridBase) / gridCtas;
-    if (slices <= 0)
-      return 0;
+    const int64_t slices = gridMaxSlices();
     return slices > INT64_MAX / gridColumns ? INT64_MAX
                                             : slices * gridColumns;
   }
@@ -104,11 +109,10 @@ struct KernelInfo {
   /// grid stops at 2^31 - 1 CTAs and would leave columns of C unwritten,
   /// which is why acceptsK refuses such a K.
   int64_t gridXFor(int64_t k) const {
-    if (gridCtas <= 0 || gridColumns <= 0 || gridBase < 0 ||
-        gridBase > kMaxGridX)
+    const int64_t most = gridMaxSlices();
+    if (most <= 0)
       return gridX;
     const int64_t slices = k / gridColumns + (k % gridColumns != 0);
-    const int64_t most = (kMaxGridX - gridBase) / gridCtas;
     return gridBase + gridCtas * std::max<int64_t>(1, std::min(slices, most));
   }
 
