@@ -330,6 +330,69 @@ TEST(PackageTest, ManifestSha256IdentifiesThePackage) {
   EXPECT_NE(a->manifestSha256, b->manifestSha256);
 }
 
+TEST(PackageTest, ManifestAloneHasTheMetadataAndNoArrays) {
+  ScratchDir dir;
+  CsrMatrix m = generateBlockSparse(64, 48, 4, 0.3, 3);
+  std::vector<PackageLayer> layers = layersWithAlternatives(m);
+  PackageOptions options;
+  options.ptx = ".version 8.0\n";
+  ASSERT_TRUE(writePackage(dir.path("a.spp"), layers, options));
+  StatusOr<Package> full = readPackage(dir.path("a.spp"));
+  ASSERT_TRUE(full) << full.message();
+  // Without data.bin and the code: the manifest is all it reads.
+  std::filesystem::remove(dir.path("a.spp/data.bin"));
+  std::filesystem::remove(dir.path("a.spp/kernels.ptx"));
+  StatusOr<Package> meta = readPackageManifest(dir.path("a.spp") + "/");
+  ASSERT_TRUE(meta) << meta.message();
+  EXPECT_EQ(meta->manifestSha256, full->manifestSha256);
+  EXPECT_EQ(meta->target, full->target);
+  EXPECT_TRUE(meta->ptx.empty());
+  ASSERT_EQ(meta->layers.size(), full->layers.size());
+  auto same = [](const PackageLayer &got, const PackageLayer &want) {
+    EXPECT_EQ(got.name, want.name);
+    EXPECT_EQ(got.matrix.kind, want.matrix.kind);
+    EXPECT_EQ(got.matrix.rows, want.matrix.rows);
+    EXPECT_EQ(got.matrix.cols, want.matrix.cols);
+    EXPECT_EQ(got.matrix.nnz, want.matrix.nnz);
+    EXPECT_EQ(got.k, want.k);
+    EXPECT_EQ(got.libraryCheck, want.libraryCheck);
+    EXPECT_EQ(got.operandType, want.operandType);
+    EXPECT_EQ(got.valueType, want.valueType);
+    EXPECT_EQ(got.sourcePath, want.sourcePath);
+    EXPECT_EQ(got.permutation.strategy, want.permutation.strategy);
+    EXPECT_EQ(got.format.kind, want.format.kind);
+    ASSERT_EQ(got.kernels.size(), want.kernels.size());
+    for (size_t i = 0; i < got.kernels.size(); ++i) {
+      EXPECT_EQ(got.kernels[i].name, want.kernels[i].name);
+      EXPECT_EQ(got.kernels[i].kMin, want.kernels[i].kMin);
+      EXPECT_EQ(got.kernels[i].kMax, want.kernels[i].kMax);
+    }
+    // No arrays.
+    EXPECT_TRUE(got.matrix.csr.colIdx.empty());
+    EXPECT_TRUE(got.matrix.csr.values.empty());
+    EXPECT_TRUE(got.matrix.order.empty());
+  };
+  for (size_t l = 0; l < meta->layers.size(); ++l) {
+    SCOPED_TRACE("layer " + std::to_string(l));
+    same(meta->layers[l], full->layers[l]);
+    ASSERT_EQ(meta->layers[l].alternatives.size(),
+              full->layers[l].alternatives.size());
+    for (size_t a = 0; a < meta->layers[l].alternatives.size(); ++a)
+      same(meta->layers[l].alternatives[a], full->layers[l].alternatives[a]);
+  }
+  // The manifest itself is checked as readPackage checks it.
+  const std::string text = readWholeFile(dir.path("a.spp/manifest.json"));
+  patchByte(dir.path("a.spp/manifest.json"), text.find("\"rows\"") + 1, 'R');
+  StatusOr<Package> bad = readPackageManifest(dir.path("a.spp"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.message().rfind(dir.path("a.spp/manifest.json") + ": ", 0), 0u)
+      << bad.message();
+  std::filesystem::remove_all(dir.path("a.spp"));
+  bad = readPackageManifest(dir.path("a.spp"));
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.message().find("manifest.json"), std::string::npos);
+}
+
 TEST(PackageTest, AlternativesRoundTrip) {
   for (bool rebuild : {false, true}) {
   SCOPED_TRACE(rebuild ? "rebuilt alternatives" : "stored alternatives");

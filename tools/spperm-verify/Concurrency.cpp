@@ -71,18 +71,18 @@ bool spperm::verify::checkConcurrency(const std::string &path,
     std::printf("%s %s\n", ok ? "ok  " : "FAIL", line.c_str());
     std::fflush(stdout);
   };
-  Package pkg;
-  std::string error;
+  StatusOr<Package> read = readPackageManifest(path);
   sprt_package *rt = nullptr;
-  if (!readLayerInfo(path, pkg, error) ||
-      sprt_package_load(path.c_str(), device, &rt) != SPRT_OK) {
+  if (!read || sprt_package_load(path.c_str(), device, &rt) != SPRT_OK) {
     say(false, path + " concurrent: load: " +
-                   (error.empty() ? sprt_last_error() : error));
+                   (!read ? read.message() : std::string(sprt_last_error())));
     std::lock_guard<std::mutex> lock(totals.mutex);
     ++totals.checks;
     ++totals.failures;
     return false;
   }
+  const Package &pkg = *read;
+  std::string error;
   std::vector<ConcurrentCase> cases;
   int64_t largestC = 0;
   for (size_t li = 0; li < pkg.layers.size(); ++li) {

@@ -1,4 +1,4 @@
-//===- Reference.cpp - The float64 reference and what checks read -------===//
+//===- Reference.cpp - The float64 reference and the comparisons --------===//
 //
 // Part of the spperm project.
 //
@@ -8,46 +8,11 @@
 
 #include "spperm/Sparse/MatrixIO.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
-#include <fstream>
 #include <thread>
 
 using namespace spperm;
 using namespace spperm::verify;
-
-namespace {
-
-/// Reads what a layer and each of its alternatives have of their own from
-/// their manifest object `from`: format, strategy and kernels.
-void readVariant(const nlohmann::json &from, PackageLayer &into) {
-  std::string format =
-      from.value("format", std::string(format_name::kCsr));
-  into.matrix.kind = format == format_name::kBell  ? FormatKind::Bell
-                     : format == format_name::kHbp ? FormatKind::Hbp
-                                                   : FormatKind::Csr;
-  if (std::optional<Strategy> s = parseStrategy(from.value("strategy", "")))
-    into.permutation.strategy = *s;
-  for (const auto &kj : from.value("kernels", nlohmann::json::array())) {
-    KernelInfo k;
-    k.name = kj.value("name", "");
-    k.family = kj.value("family", "");
-    k.variant = kj.value("variant", "");
-    k.kMin = kj.value("k_min", int64_t(1));
-    k.kMax = kj.value("k_max", int64_t(0));
-    k.kAlign = kj.value("k_align", int64_t(1));
-    // A grid that grows with K bounds the K it accepts (gridReachK).
-    if (auto g = kj.find("grid_k"); g != kj.end() && g->is_object()) {
-      k.gridBase = g->value("base", int64_t(0));
-      k.gridCtas = g->value("ctas", int64_t(0));
-      k.gridColumns = g->value("columns", int64_t(0));
-    }
-    into.kernels.push_back(k);
-  }
-}
-
-} // namespace
 
 std::vector<float> spperm::verify::makeB(int64_t rows, int64_t k) {
   std::vector<float> b(static_cast<size_t>(rows * k));
@@ -92,48 +57,6 @@ std::vector<double> spperm::verify::reference(const CsrMatrix &a,
 std::string spperm::verify::parentOf(const std::string &path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-bool spperm::verify::readLayerInfo(const std::string &path, Package &out,
-                                  std::string &error) {
-  std::ifstream in(path + "/manifest.json");
-  nlohmann::json m = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (m.is_discarded() || !m.is_object() || !m.contains("layers")) {
-    error = "manifest.json is not a package manifest";
-    return false;
-  }
-  for (const auto &l : m["layers"]) {
-    PackageLayer layer;
-    layer.name = l.value("name", "");
-    layer.matrix.rows = l.value("rows", 0);
-    layer.matrix.cols = l.value("cols", 0);
-    layer.matrix.nnz = l.value("nnz", int64_t(0));
-    layer.k = l.value("k", int64_t(0));
-    layer.libraryCheck = l.value("library_check", false);
-    if (std::optional<ValueType> type =
-            parseValueType(l.value("dtype", std::string("f32"))))
-      layer.operandType = *type;
-    if (std::optional<ValueType> type =
-            parseValueType(l.value("values_dtype", std::string("f32"))))
-      layer.valueType = *type;
-    readVariant(l, layer);
-    if (l.contains("source")) {
-      layer.sourcePath = l["source"].value("path", "");
-      StatusOr<ValuesSpec> v =
-          parseValuesSpec(l["source"].value("values", "file"));
-      if (v)
-        layer.values = *v;
-    }
-    // The alternatives differ in strategy, format and kernels.
-    for (const auto &a : l.value("alternatives", nlohmann::json::array())) {
-      PackageLayer alt = layer;
-      alt.kernels.clear();
-      readVariant(a, alt);
-      layer.alternatives.push_back(std::move(alt));
-    }
-    out.layers.push_back(std::move(layer));
-  }
-  return true;
 }
 
 bool spperm::verify::referenceMatrix(const std::string &path,

@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Internal to spperm-verify: the float64 reference, the comparison of C
-// with it, what the checks read of a package's manifest, and the
-// concurrency check (Concurrency.cpp).
+// with it, and the concurrency check (Concurrency.cpp). What the checks
+// need of a package's manifest comes from readPackageManifest (Package.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,12 +35,6 @@ std::vector<double> reference(const CsrMatrix &a, const std::vector<float> &b,
 
 /// The directory part of `path` ("." when it has none).
 std::string parentOf(const std::string &path);
-
-/// What the checks need of a package: its layers' metadata, read from the
-/// manifest alone (the runtime's load verifies the package and rebuilds
-/// external data; doing it twice would double the host work). The arrays
-/// are read only when a layer's source matrix cannot be found.
-bool readLayerInfo(const std::string &path, Package &out, std::string &error);
 
 /// Sets `a` to the reference matrix of layer `li` of the package at `path`:
 /// its source file when it can be found ("source"; values rounded to the

@@ -31,7 +31,6 @@
 #include "spperm/Sparse/Package.h"
 #include "spperm/Tools/CommandLine.h"
 
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -269,10 +268,9 @@ bool verifyPackage(const std::string &path, sprt_device device,
     if (!ok)
       ++totals.failures;
   };
-  StatusOr<Package> pkg = Package();
-  std::string manifestError;
-  if (!readLayerInfo(path, *pkg, manifestError)) {
-    report(false, path + ": " + manifestError);
+  StatusOr<Package> pkg = readPackageManifest(path);
+  if (!pkg) {
+    report(false, pkg.message());
     return false;
   }
   sprt_package *rt = nullptr;
@@ -412,13 +410,11 @@ bool verifyPackage(const std::string &path, sprt_device device,
 /// contend with them for the driver and run several times slower).
 void timePackage(const std::string &path, const BenchOptions &bench,
                  Totals &totals) {
-  Package pkg;
-  std::string error;
+  StatusOr<Package> pkg = readPackageManifest(path);
   sprt_package *rt = nullptr;
-  if (!readLayerInfo(path, pkg, error) ||
-      sprt_package_load(path.c_str(), SPRT_DEVICE_GPU, &rt) != SPRT_OK)
+  if (!pkg || sprt_package_load(path.c_str(), SPRT_DEVICE_GPU, &rt) != SPRT_OK)
     return;
-  benchPackage(pkg, rt, bench, totals, path);
+  benchPackage(*pkg, rt, bench, totals, path);
   sprt_package_release(rt);
 }
 

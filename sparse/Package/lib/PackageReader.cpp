@@ -270,11 +270,10 @@ Status readCodeFile(const std::string &dir, const FileDesc &desc,
   return Status::ok();
 }
 
-} // namespace
-
-StatusOr<Package> spperm::readPackage(const std::string &dirArg) {
-  const std::string dir = trimSlashes(dirArg);
-  const std::string manifestPath = dir + "/" + kManifestFile;
+/// Steps 1 to 5 of docs/Package.md, "Reading and verification": reads
+/// DIR/manifest.json whole into `text` and validates it into `m`.
+Status readManifest(const std::string &dir, std::string &text,
+                    ManifestDesc &m) {
   // A matrix (or any other file) where a package was expected.
   struct stat st;
   if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
@@ -282,12 +281,45 @@ StatusOr<Package> spperm::readPackage(const std::string &dirArg) {
         dir + ": is a file, not a spperm package (a package is the "
               "directory spperm-compile writes; make one with "
               "`spperm-compile " + dir + " -o NAME.spp`)");
-  std::string text;
+  const std::string manifestPath = dir + "/" + kManifestFile;
   if (Status s = readSmallFile(manifestPath, kMaxManifestBytes, text); !s)
     return s;
+  return parseManifestText(manifestPath, text, m);
+}
 
+/// The package of the parsed manifest `m` (of text `text`): its layers moved
+/// out of `m`, each alternative after its layer; no code read.
+Package assemblePackage(const std::string &text, ManifestDesc &m) {
+  Package package;
+  package.manifestSha256 = sha256Hex(text.data(), text.size());
+  package.target = m.target;
+  package.externalData = m.externalData;
+  // Alternatives follow their layer in m.layers.
+  for (LayerDesc &l : m.layers) {
+    if (l.parent < 0)
+      package.layers.push_back(std::move(l.layer));
+    else
+      package.layers.back().alternatives.push_back(std::move(l.layer));
+  }
+  return package;
+}
+
+} // namespace
+
+StatusOr<Package> spperm::readPackageManifest(const std::string &dirArg) {
+  std::string text;
   ManifestDesc m;
-  if (Status s = parseManifestText(manifestPath, text, m); !s)
+  if (Status s = readManifest(trimSlashes(dirArg), text, m); !s)
+    return s;
+  return assemblePackage(text, m);
+}
+
+StatusOr<Package> spperm::readPackage(const std::string &dirArg) {
+  const std::string dir = trimSlashes(dirArg);
+  const std::string manifestPath = dir + "/" + kManifestFile;
+  std::string text;
+  ManifestDesc m;
+  if (Status s = readManifest(dir, text, m); !s)
     return s;
 
   if (m.externalData) {
@@ -347,23 +379,13 @@ StatusOr<Package> spperm::readPackage(const std::string &dirArg) {
     }
   }
 
-  Package package;
-  package.manifestSha256 = sha256Hex(text.data(), text.size());
-  package.target = m.target;
-  package.externalData = m.externalData;
+  Package package = assemblePackage(text, m);
   if (m.hasPtx)
     if (Status s = readCodeFile(dir, m.ptx, package.ptx); !s)
       return s;
   if (m.hasCubin)
     if (Status s = readCodeFile(dir, m.cubin, package.cubin); !s)
       return s;
-  // Alternatives follow their layer in m.layers.
-  for (LayerDesc &l : m.layers) {
-    if (l.parent < 0)
-      package.layers.push_back(std::move(l.layer));
-    else
-      package.layers.back().alternatives.push_back(std::move(l.layer));
-  }
   return package;
 }
 

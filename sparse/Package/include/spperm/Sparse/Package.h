@@ -297,6 +297,13 @@ Status writePackage(const std::string &dir,
 /// Reads and verifies the package in `dir`.
 StatusOr<Package> readPackage(const std::string &dir);
 
+/// Reads and validates `dir`/manifest.json alone (docs/Package.md, "Reading
+/// and verification", steps 1 to 5): every layer's and alternative's
+/// metadata (name, shape, dtypes, format and strategy with their
+/// parameters, kernels, source), with no arrays and no kernel code. For
+/// tools that need what a package holds but not its data.
+StatusOr<Package> readPackageManifest(const std::string &dir);
+
 /// Variant `alternative` of a layer rebuilt from `original` (the layer's
 /// matrix in CSR, original row order): its permutation and format options
 /// applied. Fails only where they cannot be applied; the callers compare
