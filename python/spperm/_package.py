@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _core
 from ._errors import (CompileError, InvalidArgumentError, LayerNotFoundError,
-                      UnsupportedError)
+                      PackageIOError, UnsupportedError)
 from ._matrix import MatrixLike, is_path, to_csr
 
 #: The devices a package runs on.
@@ -36,8 +36,9 @@ def _torch_tensor() -> Any:
     return _TORCH_TENSOR
 
 
-def _kind(x: Any) -> str:
-    """Which family an operand belongs to: torch, cupy, numpy or dlpack."""
+def _kind(x: Any, what: str = "B") -> str:
+    """Which family an operand (``what``: "B" or "out") belongs to: torch,
+    cupy, numpy or dlpack."""
     mod = type(x).__module__.split(".")[0]
     if mod == "torch":
         return "torch"
@@ -48,8 +49,27 @@ def _kind(x: Any) -> str:
     if hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__"):
         return "dlpack"
     raise InvalidArgumentError(
-        f"B must be an array (a torch tensor, a CuPy or NumPy array, or any "
-        f"DLPack tensor), got {type(x).__name__}")
+        f"{what} must be an array (a torch tensor, a CuPy or NumPy array, or "
+        f"any DLPack tensor), got {type(x).__name__}")
+
+
+def _check_operand(x: Any, kind: str, what: str) -> None:
+    """What the runtime's binding cannot say itself: a sparse torch tensor,
+    a NumPy array in the other byte order, a read-only out."""
+    if kind == "torch":
+        import torch
+
+        if x.layout != torch.strided:
+            raise InvalidArgumentError(
+                f"{what} must be a dense tensor, got layout {x.layout} (use "
+                ".to_dense())")
+    elif kind == "numpy":
+        if not x.dtype.isnative:
+            raise InvalidArgumentError(
+                f"{what} must be in the machine's byte order, got dtype "
+                f"{x.dtype.str!r} (use .astype(x.dtype.newbyteorder('=')))")
+        if what == "out" and not x.flags.writeable:
+            raise InvalidArgumentError("out is read-only")
 
 
 def _device(x: Any, kind: str) -> str:
@@ -171,13 +191,36 @@ class Layer:
         if getattr(b, "ndim", 2) != 2:
             raise InvalidArgumentError(
                 f"B must be 2-D ({self.cols} x K), got {b.ndim} dimensions")
+        _check_operand(b, kind, "B")
         if out is None:
             out = _empty(b, kind, self.rows, int(b.shape[1]), self.dtype)
-        elif _device(out, _kind(out)) != device:
-            raise InvalidArgumentError(
-                f"out is on the {_device(out, _kind(out)).upper()} but B on "
-                f"the {device.upper()}")
+        else:
+            out_kind = _kind(out, "out")
+            if _device(out, out_kind) != device:
+                raise InvalidArgumentError(
+                    f"out is on the {_device(out, out_kind).upper()} but B on "
+                    f"the {device.upper()}")
+            _check_operand(out, out_kind, "out")
         return kind, device, out
+
+    def _empty_product(self, b: Any, out: Any) -> bool:
+        """Whether C = A · B has no elements (A without rows, or K = 0) with
+        B and C of the right shapes: then there is nothing to compute (the
+        runtime, which takes K >= 1, is not called)."""
+        shape = tuple(int(n) for n in b.shape)
+        if len(shape) != 2 or shape[0] != self.cols:
+            return False
+        if self.rows != 0 and shape[1] != 0:
+            return False
+        return tuple(int(n) for n in out.shape) == (self.rows, shape[1])
+
+    def _run(self, b: Any, out: Any, kind: str, device: str,
+             stream: Any) -> Any:
+        if self._empty_product(b, out):
+            return out
+        runtime = self._package._runtime(device)
+        runtime.spmm(self.index, b, out, _stream(b, kind, stream))
+        return out
 
     def __call__(self, b: Any, *, out: Any = None, stream: Any = None) -> Any:
         """Returns C = A · B (rows x K, of the layer's ``dtype``, rows in A's
@@ -195,9 +238,7 @@ class Layer:
         if type(b) is _torch_tensor() and out is None and stream is None:
             return self._call_torch(b)
         kind, device, out = self._operands(b, out)
-        runtime = self._package._runtime(device)
-        runtime.spmm(self.index, b, out, _stream(b, kind, stream))
-        return out
+        return self._run(b, out, kind, device, stream)
 
     def _call_torch(self, b: Any) -> Any:
         """__call__ for a torch tensor, without DLPack: its checks in Python
@@ -209,6 +250,8 @@ class Layer:
                 or b.layout != torch.strided
                 or b.device.type not in ("cpu", "cuda")):
             return self._slow(b)  # the general path says what is wrong
+        if b.is_neg():  # a lazily negated view: its memory holds -B
+            b = b.resolve_neg()
         if b.is_contiguous():
             return self._run_torch(b)
         if b.t().is_contiguous():
@@ -263,9 +306,7 @@ class Layer:
 
     def _slow(self, b: Any) -> Any:
         kind, device, out = self._operands(b, None)
-        runtime = self._package._runtime(device)
-        runtime.spmm(self.index, b, out, _stream(b, kind, None))
-        return out
+        return self._run(b, out, kind, device, None)
 
     def time(self, b: Any, *, out: Any = None, variant: Optional[str] = None,
              warmup: int = 3, runs: int = 20,
@@ -360,8 +401,13 @@ class Package:
         dest = os.path.abspath(os.fspath(path))
         _core.check_package_destination(dest)
         parent = os.path.dirname(dest)
-        staging = tempfile.mkdtemp(prefix=f".{os.path.basename(dest)}.tmp-",
-                                   dir=parent)
+        try:
+            staging = tempfile.mkdtemp(
+                prefix=f".{os.path.basename(dest)}.tmp-", dir=parent)
+        except OSError as e:
+            raise PackageIOError(
+                f"{dest}: cannot write the package there: {parent}: "
+                f"{e.strerror}") from None
         try:
             shutil.copytree(self._path, staging, dirs_exist_ok=True)
             old = None
@@ -396,6 +442,13 @@ class Package:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    def __reduce__(self) -> Any:
+        raise UnsupportedError(
+            "a spperm Package cannot be pickled or copied (it holds device "
+            "memory and a loaded runtime): save it with pkg.save(path) and "
+            "load it again with spperm.load(path) (a SparseLinear: "
+            "SparseLinear.from_package)")
 
     def __repr__(self) -> str:
         names = ", ".join(layer.name for layer in self.layers)
@@ -440,6 +493,8 @@ def _tuning(options: Dict[str, Any]) -> List[tuple]:
 def _dtype_name(dtype: Any, what: str) -> str:
     """spperm-compile's name ("f32", "f16", "bf16") of an element type given
     as a name, a NumPy dtype or a torch dtype."""
+    if isinstance(dtype, type) and issubclass(dtype, np.generic):
+        dtype = np.dtype(dtype)  # np.float16 and the like
     text = str(dtype).replace("torch.", "")
     names = {"float32": "f32", "f32": "f32", "float": "f32",
              "float16": "f16", "f16": "f16", "half": "f16",

@@ -95,16 +95,19 @@ void checkOperand(const Array &a, const char *name, sprt_device device,
                                                               : "bf16") +
                           ")"));
   // B may also be column-major (F-contiguous, e.g. X.t() of a row-major
-  // X): sprt_spmm_ordered with SPRT_ORDER_COL.
+  // X): sprt_spmm_ordered with SPRT_ORDER_COL. An array with no elements
+  // is row-major whatever strides its exporter gives it.
+  const bool empty = a.shape(0) == 0 || a.shape(1) == 0;
   const bool rowMajor =
-      (a.shape(1) <= 1 || a.stride(1) == 1) &&
-      (a.shape(0) <= 1 || a.stride(0) == static_cast<int64_t>(a.shape(1)));
+      empty ||
+      ((a.shape(1) <= 1 || a.stride(1) == 1) &&
+       (a.shape(0) <= 1 || a.stride(0) == static_cast<int64_t>(a.shape(1))));
   if (columnMajor)
     *columnMajor =
         !rowMajor && (a.shape(0) <= 1 || a.stride(0) == 1) &&
         (a.shape(1) <= 1 || a.stride(1) == static_cast<int64_t>(a.shape(0)));
-  if (columnMajor && *columnMajor)
-    ; // Checked: contiguous columns.
+  if (empty || (columnMajor && *columnMajor))
+    ; // Checked: contiguous columns, or no elements.
   else if (a.shape(1) > 1 && a.stride(1) != 1)
     throw fail(std::string("must be row-major with contiguous rows (a "
                            "C-contiguous array") +

@@ -65,8 +65,15 @@ def test_matrix_files(tmp_path):
         assert pkg[0].shape == a.shape
     npz = tmp_path / "w.npz"
     sp.save_npz(npz, random_csr(50, 70, 0.1, seed=4).tocsc())
-    pkg = spperm.compile(npz, name="w", format="csr")
-    assert pkg[0].name == "w" and pkg[0].shape == (50, 70)
+    pkg = spperm.compile(npz, name="fc", format="csr")
+    assert pkg[0].name == "fc" and pkg[0].shape == (50, 70)
+    # The default name is the file's stem, as for .mtx files.
+    assert spperm.compile(npz, format="csr")[0].name == "w"
+    dia = tmp_path / "d.npz"
+    sp.save_npz(dia, random_csr(20, 20, 0.1, seed=5).todia())
+    with pytest.raises(spperm.CompileError,
+                       match=r"format 'dia' is not read .*A\.tocsr\(\)"):
+        spperm.compile(dia)
 
 
 def test_mlir_module_layers(tmp_path):
@@ -110,6 +117,7 @@ def test_options_and_k():
 
 @pytest.mark.parametrize("kwargs, message", [
     (dict(k=-1), "--k must be"),
+    (dict(k=1.5), "^--k must be an integer, got '1.5'"),
     (dict(strategy="fastest"), "--strategy: unknown value 'fastest'"),
     (dict(format="coo"), "--format: unknown value 'coo'"),
     (dict(bogus=3), "unknown option bogus="),

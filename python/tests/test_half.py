@@ -67,6 +67,24 @@ def test_numpy_float16_and_errors():
     with pytest.raises(spperm.CompileError,
                        match="--values-dtype must be f32 or the --dtype"):
         spperm.compile(a, dtype="bfloat16", values_dtype="float16")
+    # NumPy's scalar types name dtypes too.
+    assert spperm.compile(a, dtype=np.float16)[0].dtype == "float16"
+
+
+def test_values_that_overflow_the_type_are_refused():
+    """A finite value that would round to Inf in the 16-bit values type is
+    refused at compile time, naming it, as a file's Inf value is."""
+    import scipy.sparse as sp
+
+    a = sp.csr_matrix(np.array([[1e5, 1.0], [0.0, 2.0]], dtype=np.float32))
+    with pytest.raises(spperm.CompileError,
+                       match=r"the value 100000 \(row 1, column 1\) "
+                             r"overflows f16 \(largest finite value 65504\)"):
+        spperm.compile(a, dtype="float16")
+    # bfloat16 has float32's range; float32 values stay float32.
+    assert spperm.compile(a, dtype="bfloat16")[0].dtype == "bfloat16"
+    assert spperm.compile(a, dtype="float16",
+                          values_dtype="float32")[0].dtype == "float16"
 
 
 def test_sparse_linear_bfloat16():

@@ -59,8 +59,68 @@ def test_operand_errors(small_package):
         pkg(good, out=np.empty((rows + 1, 4), dtype=np.float32))
     readonly = np.empty((rows, 4), dtype=np.float32)
     readonly.setflags(write=False)
-    with pytest.raises(TypeError):
+    with pytest.raises(spperm.InvalidArgumentError, match="out is read-only"):
         pkg(good, out=readonly)
+    with pytest.raises(spperm.InvalidArgumentError, match="byte order"):
+        pkg(good.astype(">f4"))
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="out must be an array"):
+        pkg(good, out=[[0.0] * 4] * rows)
+
+
+def test_empty_products(small_package):
+    """C with no elements (K = 0, or A without rows) is returned as it is,
+    on the NumPy and torch paths alike, without calling the runtime."""
+    pkg = spperm.load(small_package)
+    rows, cols = pkg[0].shape
+    c = pkg(np.ones((cols, 0), dtype=np.float32))
+    assert c.shape == (rows, 0)
+    out = np.empty((rows, 0), dtype=np.float32)
+    assert pkg(np.ones((cols, 0), dtype=np.float32), out=out) is out
+    no_rows = spperm.compile(sp_csr((0, 4)))
+    c = no_rows(np.ones((4, 5), dtype=np.float32))
+    assert c.shape == (0, 5)
+    with pytest.raises(spperm.InvalidArgumentError, match="B has"):
+        no_rows(np.ones((3, 5), dtype=np.float32))
+    torch = pytest.importorskip("torch")
+    assert pkg(torch.ones(cols, 0)).shape == (rows, 0)
+    assert no_rows(torch.ones(4, 5)).shape == (0, 5)
+    t_out = torch.empty(rows, 0)
+    assert pkg(torch.ones(cols, 0), out=t_out) is t_out
+
+
+def sp_csr(shape):
+    import scipy.sparse as sp
+
+    return sp.csr_matrix(shape, dtype=np.float32)
+
+
+def test_torch_operand_views(small_package):
+    """A sparse torch B is refused as such; a lazily negated view is read as
+    the values it stands for."""
+    torch = pytest.importorskip("torch")
+    pkg = spperm.load(small_package)
+    a = spperm.read_matrix(INPUTS / "small.mtx")
+    b = torch.randn(a.shape[1], 6)
+    with pytest.raises(spperm.InvalidArgumentError, match="dense tensor"):
+        pkg(b.to_sparse())
+    neg = b._neg_view()
+    assert neg.is_neg()
+    got = pkg(neg).numpy()
+    assert normwise_error(got, reference(a, -b.numpy())) < 1e-6
+
+
+def test_packages_are_not_pickled(small_package, tmp_path):
+    import copy
+    import pickle
+
+    pkg = spperm.load(small_package)
+    with pytest.raises(spperm.UnsupportedError, match="pkg.save"):
+        pickle.dumps(pkg)
+    with pytest.raises(spperm.UnsupportedError, match="spperm.load"):
+        copy.deepcopy(pkg)
+    with pytest.raises(spperm.PackageIOError, match="cannot write"):
+        pkg.save(tmp_path / "no" / "such" / "dir" / "p.spp")
 
 
 def test_load_errors(tmp_path, small_package):

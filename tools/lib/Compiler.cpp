@@ -97,10 +97,10 @@ double since(std::chrono::steady_clock::time_point start) {
 /// characters outside [A-Za-z0-9_] replaced by '_'.
 std::string layerNameFor(StringRef path) {
   StringRef name = llvm::sys::path::filename(path);
-  for (StringRef ext : {".gz", ".mtx", ".smtx"})
-    name.consume_back(ext);
-  for (StringRef ext : {".mtx", ".smtx"})
-    name.consume_back(ext);
+  name.consume_back(".gz");
+  for (StringRef ext : {".mtx", ".smtx", ".npz"})
+    if (name.consume_back(ext))
+      break;
   std::string out;
   for (char c : name)
     out += (isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
@@ -508,18 +508,23 @@ std::string spellAsFlags(StringRef message) {
   rest.consume_front("<Pass-Options-Parser>");
   rest.consume_front(": ");
   if (rest.consume_front("for the ")) {
-    auto [flag, detail] = rest.split(" option: ");
+    auto [parsedFlag, detail] = rest.split(" option: ");
+    // llvm::cl spells one-letter options with one dash (-k); the tools
+    // take every option with two.
+    std::string flag = parsedFlag.str();
+    if (!StringRef(flag).starts_with("--") && StringRef(flag).starts_with("-"))
+      flag = "-" + flag;
     if (detail.consume_front("Cannot find option named "))
-      return (flag + ": unknown value " + detail.rtrim("!") + " (see --help)")
-          .str();
+      return flag + ": unknown value " + detail.rtrim("!").str() +
+             " (see --help)";
     for (auto [suffix, what] :
          {std::pair<StringRef, StringRef>{" value invalid for long argument!",
                                           "an integer"},
           {" value invalid for floating point argument!", "a number"},
           {" value invalid for boolean argument! Try 0 or 1", "true or false"}})
       if (detail.consume_back(suffix))
-        return (flag + " must be " + what + ", got " + detail).str();
-    return (flag + ": " + detail).str();
+        return flag + " must be " + what.str() + ", got " + detail.str();
+    return flag + ": " + detail.str();
   }
   return rest.str();
 }

@@ -11,6 +11,8 @@
 #include "spperm/Sparse/Shards.h"
 
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -183,8 +185,28 @@ const ::spperm::CsrMatrix *MatrixCache::get(LoadOp op, StringRef baseDir) {
   auto rounded = matrices.find(key);
   if (rounded == matrices.end()) {
     auto copy = std::make_unique<::spperm::CsrMatrix>(*m);
-    for (float &v : copy->values)
-      v = ::spperm::roundToValueType(v, valueType);
+    for (int32_t r = 0; r < copy->rows; ++r) {
+      for (int32_t p = copy->rowPtr[r]; p < copy->rowPtr[r + 1]; ++p) {
+        const float v = copy->values[p];
+        copy->values[p] = ::spperm::roundToValueType(v, valueType);
+        // A finite value that rounds to an infinity would make every
+        // product it enters Inf: refused like a file's Inf value.
+        if (std::isfinite(copy->values[p]))
+          continue;
+        char value[32];
+        std::snprintf(value, sizeof(value), "%g", static_cast<double>(v));
+        op.emitOpError() << "the value " << value << " (row " << r + 1
+                         << ", column "
+                         << copy->colIdx[p] + 1 << ") overflows "
+                         << ::spperm::valueTypeName(valueType)
+                         << " (largest finite value "
+                         << (valueType == ::spperm::ValueType::F16
+                                 ? "65504"
+                                 : "3.3895e38")
+                         << "); scale the matrix or use a wider dtype";
+        return nullptr;
+      }
+    }
     rounded = matrices.try_emplace(key, std::move(copy)).first;
   }
   return rounded->second.get();

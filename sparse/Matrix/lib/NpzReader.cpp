@@ -39,6 +39,13 @@ using namespace spperm;
 
 namespace {
 
+/// A double in the shortest %g form (for messages).
+std::string shortDouble(double x) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", x);
+  return text;
+}
+
 constexpr uint32_t kLocalHeader = 0x04034b50;
 constexpr uint32_t kCentralHeader = 0x02014b50;
 constexpr uint32_t kEndOfCentralDirectory = 0x06054b50;
@@ -85,8 +92,8 @@ public:
                : format == "bsr"                  ? readBsr(coo)
                                                   : fail(
                                     "format " + quoted(format) +
-                                    " is not one save_npz writes (csr, csc, "
-                                    "coo or bsr)");
+                                    " is not read (csr, csc, coo and bsr "
+                                    "are; convert with A.tocsr())");
     if (!s)
       return s;
     return buildCsr(coo);
@@ -400,8 +407,7 @@ private:
         const double v = valueAt(data, i);
         if (!std::isfinite(v) || std::fabs(v) > FLT_MAX)
           return fail("data.npy element " + std::to_string(i) + " (" +
-                      std::to_string(v) +
-                      ") is not a finite float32 value");
+                      shortDouble(v) + ") is not a finite float32 value");
       }
     coo.value.reserve(static_cast<size_t>(count));
     return Status::ok();
