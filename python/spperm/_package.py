@@ -207,12 +207,11 @@ class Layer:
         """Whether C = A · B has no elements (A without rows, or K = 0) with
         B and C of the right shapes: then there is nothing to compute (the
         runtime, which takes K >= 1, is not called)."""
-        shape = tuple(int(n) for n in b.shape)
-        if len(shape) != 2 or shape[0] != self.cols:
+        k = int(b.shape[1])
+        if self.rows != 0 and k != 0:
             return False
-        if self.rows != 0 and shape[1] != 0:
-            return False
-        return tuple(int(n) for n in out.shape) == (self.rows, shape[1])
+        return (int(b.shape[0]) == self.cols
+                and tuple(int(n) for n in out.shape) == (self.rows, k))
 
     def _run(self, b: Any, out: Any, kind: str, device: str,
              stream: Any) -> Any:

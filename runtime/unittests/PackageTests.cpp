@@ -33,6 +33,37 @@ using namespace spperm::test;
 
 namespace {
 
+/// What the manifest records of a layer (or alternative) besides its arrays
+/// is as `want` has it.
+void expectSameMetadata(const PackageLayer &got, const PackageLayer &want) {
+  EXPECT_EQ(got.name, want.name);
+  EXPECT_EQ(got.k, want.k);
+  EXPECT_EQ(got.permutation.strategy, want.permutation.strategy);
+  EXPECT_EQ(got.permutation.warps, want.permutation.warps);
+  EXPECT_EQ(got.permutation.alpha, want.permutation.alpha);
+  EXPECT_EQ(got.format.kind, want.format.kind);
+  EXPECT_EQ(got.sourcePath, want.sourcePath);
+  EXPECT_EQ(got.sourceSha256, want.sourceSha256);
+  EXPECT_TRUE(got.values == want.values);
+  ASSERT_EQ(got.kernels.size(), want.kernels.size());
+  for (size_t k = 0; k < got.kernels.size(); ++k) {
+    EXPECT_EQ(got.kernels[k].name, want.kernels[k].name);
+    EXPECT_EQ(got.kernels[k].blockX, want.kernels[k].blockX);
+    EXPECT_EQ(got.kernels[k].sharedBytes, want.kernels[k].sharedBytes);
+    EXPECT_EQ(got.kernels[k].variant, want.kernels[k].variant);
+    EXPECT_EQ(got.kernels[k].kMin, want.kernels[k].kMin);
+    EXPECT_EQ(got.kernels[k].kMax, want.kernels[k].kMax);
+    EXPECT_EQ(got.kernels[k].kAlign, want.kernels[k].kAlign);
+    EXPECT_EQ(got.kernels[k].zeroOutput, want.kernels[k].zeroOutput);
+    EXPECT_EQ(got.kernels[k].dependentLaunch,
+              want.kernels[k].dependentLaunch);
+    EXPECT_EQ(got.kernels[k].args, want.kernels[k].args);
+    EXPECT_EQ(got.kernels[k].gridBase, want.kernels[k].gridBase);
+    EXPECT_EQ(got.kernels[k].gridCtas, want.kernels[k].gridCtas);
+    EXPECT_EQ(got.kernels[k].gridColumns, want.kernels[k].gridColumns);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // SHA-256
 //===----------------------------------------------------------------------===//
@@ -157,31 +188,7 @@ TEST(PackageTest, RoundTripIsExact) {
   for (size_t i = 0; i < layers.size(); ++i) {
     SCOPED_TRACE(layers[i].name);
     const PackageLayer &got = read->layers[i], &want = layers[i];
-    EXPECT_EQ(got.name, want.name);
-    EXPECT_EQ(got.k, want.k);
-    EXPECT_EQ(got.permutation.strategy, want.permutation.strategy);
-    EXPECT_EQ(got.permutation.warps, want.permutation.warps);
-    EXPECT_EQ(got.permutation.alpha, want.permutation.alpha);
-    EXPECT_EQ(got.format.kind, want.format.kind);
-    EXPECT_EQ(got.sourcePath, want.sourcePath);
-    EXPECT_EQ(got.sourceSha256, want.sourceSha256);
-    EXPECT_TRUE(got.values == want.values);
-    ASSERT_EQ(got.kernels.size(), want.kernels.size());
-    for (size_t k = 0; k < got.kernels.size(); ++k) {
-      EXPECT_EQ(got.kernels[k].name, want.kernels[k].name);
-      EXPECT_EQ(got.kernels[k].blockX, want.kernels[k].blockX);
-      EXPECT_EQ(got.kernels[k].sharedBytes, want.kernels[k].sharedBytes);
-      EXPECT_EQ(got.kernels[k].variant, want.kernels[k].variant);
-      EXPECT_EQ(got.kernels[k].kMin, want.kernels[k].kMin);
-      EXPECT_EQ(got.kernels[k].kAlign, want.kernels[k].kAlign);
-      EXPECT_EQ(got.kernels[k].zeroOutput, want.kernels[k].zeroOutput);
-      EXPECT_EQ(got.kernels[k].dependentLaunch,
-                want.kernels[k].dependentLaunch);
-      EXPECT_EQ(got.kernels[k].args, want.kernels[k].args);
-      EXPECT_EQ(got.kernels[k].gridBase, want.kernels[k].gridBase);
-      EXPECT_EQ(got.kernels[k].gridCtas, want.kernels[k].gridCtas);
-      EXPECT_EQ(got.kernels[k].gridColumns, want.kernels[k].gridColumns);
-    }
+    expectSameMetadata(got, want);
     expectSameMatrix(got.matrix, want.matrix);
   }
   expectSameCsr(read->layers.back().matrix.csr, withCsr.matrix.csr);
@@ -349,24 +356,14 @@ TEST(PackageTest, ManifestAloneHasTheMetadataAndNoArrays) {
   EXPECT_TRUE(meta->ptx.empty());
   ASSERT_EQ(meta->layers.size(), full->layers.size());
   auto same = [](const PackageLayer &got, const PackageLayer &want) {
-    EXPECT_EQ(got.name, want.name);
+    expectSameMetadata(got, want);
     EXPECT_EQ(got.matrix.kind, want.matrix.kind);
     EXPECT_EQ(got.matrix.rows, want.matrix.rows);
     EXPECT_EQ(got.matrix.cols, want.matrix.cols);
     EXPECT_EQ(got.matrix.nnz, want.matrix.nnz);
-    EXPECT_EQ(got.k, want.k);
     EXPECT_EQ(got.libraryCheck, want.libraryCheck);
     EXPECT_EQ(got.operandType, want.operandType);
     EXPECT_EQ(got.valueType, want.valueType);
-    EXPECT_EQ(got.sourcePath, want.sourcePath);
-    EXPECT_EQ(got.permutation.strategy, want.permutation.strategy);
-    EXPECT_EQ(got.format.kind, want.format.kind);
-    ASSERT_EQ(got.kernels.size(), want.kernels.size());
-    for (size_t i = 0; i < got.kernels.size(); ++i) {
-      EXPECT_EQ(got.kernels[i].name, want.kernels[i].name);
-      EXPECT_EQ(got.kernels[i].kMin, want.kernels[i].kMin);
-      EXPECT_EQ(got.kernels[i].kMax, want.kernels[i].kMax);
-    }
     // No arrays.
     EXPECT_TRUE(got.matrix.csr.colIdx.empty());
     EXPECT_TRUE(got.matrix.csr.values.empty());
