@@ -143,6 +143,44 @@ def _stream(b: Any, kind: str, stream: Any) -> int:
     return 0
 
 
+def _torch_grad_enabled() -> bool:
+    import torch
+
+    return torch.is_grad_enabled()
+
+
+_NO_GRADIENT = None
+
+
+def _no_gradient() -> Any:
+    """The autograd function of a layer's product on a torch B that
+    requires a gradient: forward runs the product, backward raises."""
+    global _NO_GRADIENT
+    if _NO_GRADIENT is None:
+        import torch
+
+        class NoGradient(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, layer: "Layer", b: Any, stream: Any) -> Any:
+                ctx.layer_name = layer.name
+                if stream is None:
+                    return layer._call_torch(b)
+                kind, device, out = layer._operands(b, None)
+                return layer._run(b, out, kind, device, stream)
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                raise UnsupportedError(
+                    f"layer '{ctx.layer_name}': a package's product A · B "
+                    "has no gradient with respect to B (it would take Aᵀ); "
+                    "spperm.torch.SparseLinear computes its input's gradient "
+                    "(docs/Python.md, \"Gradients\"), or call the layer on "
+                    "B.detach()")
+
+        _NO_GRADIENT = NoGradient
+    return _NO_GRADIENT
+
+
 class Layer:
     """One layer of a package: C = A · B for its fixed matrix A.
 
@@ -234,10 +272,25 @@ class Layer:
         executor. ``out=`` writes into an existing rows x K array of the same
         device. The result has B's kind and device.
         """
-        if type(b) is _torch_tensor() and out is None and stream is None:
-            return self._call_torch(b)
+        if type(b) is _torch_tensor():
+            if b.requires_grad and _torch_grad_enabled():
+                return self._call_tracked(b, out, stream)
+            if out is None and stream is None:
+                return self._call_torch(b)
         kind, device, out = self._operands(b, out)
         return self._run(b, out, kind, device, stream)
+
+    def _call_tracked(self, b: Any, out: Any, stream: Any) -> Any:
+        """__call__ for a torch B that requires a gradient: the product has
+        none with respect to B (that would take Aᵀ), so the result is marked
+        as such: a backward through it raises instead of leaving B's
+        gradient silently out."""
+        if out is not None:
+            raise UnsupportedError(
+                f"layer '{self.name}': out= takes no B that requires a "
+                "gradient (torch's rule for out= arguments); call it under "
+                "torch.no_grad() or on B.detach()")
+        return _no_gradient().apply(self, b, stream)
 
     def _call_torch(self, b: Any) -> Any:
         """__call__ for a torch tensor, without DLPack: its checks in Python

@@ -14,37 +14,88 @@ The product is the custom op ``spperm::linear`` (``torch.library``), so the
 module works under ``torch.no_grad``, inside ``torch.compile`` graphs, and in
 CUDA graphs once its first call for a K bucket has chosen the variant (that
 call times the variants and synchronizes the stream: make it before
-capturing). It is for inference: the weight is fixed and no gradient flows
-through it.
+capturing). The weight is fixed (no gradient for it); gradients flow to the
+input and, when it requires one, the bias: the gradient of X is dY · W, by
+torch's sparse product on a CSR copy of W, or by spperm's kernels on a
+package of Wᵀ (``backward="spperm"``), docs/Python.md, "Gradients".
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+import warnings
 import weakref
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 import torch
 from torch import nn
 
-from ._errors import InvalidArgumentError
+from ._errors import InvalidArgumentError, UnsupportedError
 from ._package import Layer, Package, compile as _compile
 
-__all__ = ["SparseLinear", "linear"]
+__all__ = ["SparseLinear", "linear", "linear_input_grad"]
 
 # The layers the custom op can run, by handle (an int, so that the op's
 # schema holds no Python object); a module keeps its layer alive.
 _layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
+# How each registered layer's input gradient is computed, by handle.
+_gradients: "weakref.WeakValueDictionary[int, _InputGradient]" = \
+    weakref.WeakValueDictionary()
 _handles = itertools.count(1)
 _lock = threading.Lock()
 
 
-def _register(layer: Layer) -> int:
+def _register(layer: Layer, gradient: "_InputGradient") -> int:
     with _lock:
         handle = next(_handles)
         _layers[handle] = layer
+        _gradients[handle] = gradient
         return handle
+
+
+class _InputGradient:
+    """dX = dY · W for a layer of W (out_features x in_features): through a
+    layer of Wᵀ (spperm's kernels), through torch's sparse product on a CSR
+    copy of Wᵀ, or not at all (``reason`` says why)."""
+
+    def __init__(self, transpose: Optional[Layer] = None,
+                 weight_t: Optional[torch.Tensor] = None,
+                 reason: str = ""):
+        self.transpose = transpose
+        self.weight_t = weight_t  # Wᵀ as a float32 CSR tensor, on the CPU
+        self.reason = reason
+        self._on_device: Dict[torch.device, torch.Tensor] = {}
+
+    def __call__(self, grad: torch.Tensor, in_features: int) -> torch.Tensor:
+        if self.transpose is not None:
+            # dY · W = dY · (Wᵀ)ᵀ: the Wᵀ layer's product of dY.
+            return _linear(self.transpose, grad, None, in_features)
+        if self.weight_t is None:
+            raise UnsupportedError(self.reason)
+        g = grad.reshape(-1, grad.shape[-1])
+        w = self._on_device.get(g.device)
+        if w is None:
+            w = self.weight_t.to(g.device)
+            self._on_device[g.device] = w
+        # dXᵀ = Wᵀ · dYᵀ (in_features x N); its transpose is laid out as the
+        # forward product's result is.
+        gx = torch.sparse.mm(w, g.t().float()).t().to(grad.dtype)
+        return gx if grad.dim() == 2 else gx.reshape(*grad.shape[:-1],
+                                                       in_features)
+
+
+def _csr_of_transpose(weight: torch.Tensor) -> torch.Tensor:
+    """Wᵀ of a dense float32 W as a CSR tensor on the CPU, with 32-bit
+    indices where they fit."""
+    with warnings.catch_warnings():  # torch: "CSR support is in beta"
+        warnings.simplefilter("ignore")
+        csr = weight.t().to_sparse_csr()
+        if csr.values().numel() < 2**31:
+            csr = torch.sparse_csr_tensor(
+                csr.crow_indices().int(), csr.col_indices().int(),
+                csr.values(), csr.shape, check_invariants=False)
+    return csr
 
 
 def _linear(layer: Layer, x: torch.Tensor, bias: Optional[torch.Tensor],
@@ -93,12 +144,56 @@ def linear(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
     return _linear(layer, x, bias, out_features)
 
 
+def _transposed_like(x: torch.Tensor, features: int) -> torch.Tensor:
+    """An empty (..., features) result of x's leading shape, laid out as
+    the products' results are (for 2-D, the transposed view)."""
+    n = x.numel() // x.shape[-1] if x.shape[-1] else 0
+    return x.new_empty((features, n)).t().reshape(*x.shape[:-1], features)
+
+
 @linear.register_fake
 def _(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
       out_features: int) -> torch.Tensor:
-    n = x.numel() // x.shape[-1] if x.shape[-1] else 0
-    return x.new_empty((out_features, n)).t().reshape(*x.shape[:-1],
-                                                      out_features)
+    return _transposed_like(x, out_features)
+
+
+@torch.library.custom_op("spperm::linear_input_grad", mutates_args=())
+def linear_input_grad(grad: torch.Tensor, handle: int,
+                      in_features: int) -> torch.Tensor:
+    """``grad · W`` for the registered layer ``handle`` (W is its
+    out_features x in_features matrix): the gradient of ``spperm::linear``
+    with respect to x. Raises :class:`UnsupportedError` for a layer
+    without a way to compute it (docs/Python.md, "Gradients")."""
+    gradient = _gradients.get(handle)
+    if gradient is None:
+        raise InvalidArgumentError(f"spperm::linear_input_grad: no layer "
+                                   f"{handle}")
+    if grad.numel() == 0:
+        return grad.new_zeros((*grad.shape[:-1], in_features))
+    return gradient(grad, in_features)
+
+
+@linear_input_grad.register_fake
+def _(grad: torch.Tensor, handle: int, in_features: int) -> torch.Tensor:
+    return _transposed_like(grad, in_features)
+
+
+def _setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+    x, bias, handle, out_features = inputs
+    ctx.handle = handle
+    ctx.in_features = x.shape[-1]
+
+
+def _backward(ctx: Any, grad: torch.Tensor) -> Any:
+    grad_x = grad_bias = None
+    if ctx.needs_input_grad[0]:
+        grad_x = linear_input_grad(grad, ctx.handle, ctx.in_features)
+    if ctx.needs_input_grad[1]:
+        grad_bias = grad.reshape(-1, grad.shape[-1]).sum(0)
+    return grad_x, grad_bias, None, None
+
+
+linear.register_autograd(_backward, setup_context=_setup_context)
 
 
 class SparseLinear(nn.Module):
@@ -111,18 +206,28 @@ class SparseLinear(nn.Module):
     with that ``dtype``: :meth:`from_dense` takes the weight's) on the CPU
     (the CPU executor) or on CUDA (the package's kernels, on torch's current
     stream); the output has the same dtype, accumulated in fp32 and rounded
-    once.
+    once. The weight takes no gradient; the input does (dX = dY · W, see
+    :meth:`from_dense`'s ``backward``), and the bias where it requires one
+    (``module.bias.requires_grad_()``).
     """
 
     def __init__(self, layer: Layer, bias: Optional[torch.Tensor] = None,
-                 package: Optional[Package] = None):
+                 package: Optional[Package] = None,
+                 gradient: Optional[_InputGradient] = None):
         super().__init__()
         self.in_features = layer.cols
         self.out_features = layer.rows
         self.layer = layer
         # Keeps a compiled package (and its directory) alive with the module.
         self.package = package if package is not None else layer._package
-        self._handle = _register(layer)
+        # The package of Wᵀ that computes the input's gradient, if any.
+        self.transpose_package: Optional[Package] = None
+        self._gradient = gradient or _InputGradient(reason=(
+            f"SparseLinear of layer '{layer.name}' has no gradient for its "
+            "input: make it with from_dense / from_linear, or give "
+            "from_package the layer of Wᵀ (transpose=) or the weight "
+            "(weight=)"))
+        self._handle = _register(layer, self._gradient)
         if bias is not None:
             bias = bias.detach().to(getattr(torch, layer.dtype))
             if bias.shape != (self.out_features,):
@@ -135,11 +240,24 @@ class SparseLinear(nn.Module):
 
     @classmethod
     def from_dense(cls, linear: nn.Linear, sparsity: Optional[float] = None,
+                   *, backward: str = "torch",
                    **options: Any) -> "SparseLinear":
         """Compiles ``linear``'s weight. With ``sparsity`` (0 <= s < 1) the
         weight is first pruned by magnitude: its round(s · numel) smallest
         entries in absolute value become zero. Without it the weight's zeros
-        (or a torch sparse weight's pattern) are the pattern. ``options`` go
+        (or a torch sparse weight's pattern) are the pattern.
+
+        ``backward`` says how the input's gradient dX = dY · W is computed
+        when one is needed: ``"torch"`` (default) by ``torch.sparse.mm`` on a
+        CSR copy of Wᵀ the module keeps on the host (8 bytes an entry with
+        32-bit indices) and copies to a device at its first backward there;
+        ``"spperm"`` by spperm's kernels on a second package, of Wᵀ,
+        compiled with the same options (twice the compile time and the
+        packages' memory; the module's ``transpose_package``); ``"none"``:
+        nothing kept, and a backward through the module raises
+        :class:`UnsupportedError`.
+
+        ``options`` go
         to :func:`spperm.compile` (``k=``, ``strategy=``, ...); ``dtype``
         defaults to the weight's (a float16 or bfloat16 layer runs its
         inputs and outputs in that type, its values too), and
@@ -170,10 +288,32 @@ class SparseLinear(nn.Module):
                 keep = keep.flatten()
                 keep[ties[excess:, 0]] = True
                 weight = weight * keep.reshape(weight.shape)
+        if backward not in ("torch", "spperm", "none"):
+            raise InvalidArgumentError(
+                f"backward must be 'torch', 'spperm' or 'none', got "
+                f"{backward!r}")
         options.setdefault("name", "weight")
         options.setdefault("in_place_b", "auto")
-        package = _compile(weight.cpu(), **options)
-        module = cls(package[0], linear.bias, package)
+        weight = weight.cpu()
+        package = _compile(weight, **options)
+        transpose = None
+        if backward == "spperm":
+            # Wᵀ's own package, in a temporary directory of its own.
+            t_options = {key: value for key, value in options.items()
+                         if key not in ("output", "report")}
+            t_options["name"] = options["name"] + "_t"
+            transpose = _compile(weight.t().contiguous(), **t_options)
+            gradient = _InputGradient(transpose=transpose[0])
+        elif backward == "torch":
+            dense = weight.to_dense() if weight.is_sparse else weight
+            gradient = _InputGradient(weight_t=_csr_of_transpose(dense))
+        else:
+            gradient = _InputGradient(reason=(
+                "SparseLinear made with backward='none' has no gradient for "
+                "its input (from_dense's backward='torch' or 'spperm' "
+                "computes it)"))
+        module = cls(package[0], linear.bias, package, gradient)
+        module.transpose_package = transpose
         return module.to(linear.weight.device)
 
     @classmethod
@@ -184,15 +324,66 @@ class SparseLinear(nn.Module):
 
     @classmethod
     def from_package(cls, package: Package, layer: Any = 0,
-                     bias: Optional[torch.Tensor] = None) -> "SparseLinear":
+                     bias: Optional[torch.Tensor] = None, *,
+                     transpose: Any = None,
+                     weight: Optional[torch.Tensor] = None) -> "SparseLinear":
         """A module over ``package[layer]`` (its matrix is the weight, of
-        shape out_features x in_features)."""
-        return cls(package[layer], bias, package)
+        shape out_features x in_features). The input's gradient is computed
+        by ``transpose``, a layer (or a one-layer package) of Wᵀ compiled
+        from the same weight (spperm's kernels), or from ``weight``, the
+        weight the package was compiled from (a dense or torch sparse
+        tensor: torch's sparse product, as :meth:`from_dense`'s
+        ``backward="torch"``); with neither, a backward through the module
+        raises :class:`UnsupportedError`."""
+        forward = package[layer]
+        gradient = None
+        if transpose is not None and weight is not None:
+            raise InvalidArgumentError(
+                "give from_package transpose= or weight=, not both")
+        if weight is not None:
+            if tuple(weight.shape) != (forward.rows, forward.cols):
+                raise InvalidArgumentError(
+                    f"weight= must be {forward.rows} x {forward.cols} (the "
+                    f"matrix of layer '{forward.name}'), got "
+                    f"{' x '.join(str(n) for n in weight.shape)}")
+            dense = weight.detach().cpu()
+            dense = (dense.to_dense() if dense.layout != torch.strided
+                     else dense).float()
+            gradient = _InputGradient(weight_t=_csr_of_transpose(dense))
+        if transpose is not None:
+            if isinstance(transpose, Package):
+                if len(transpose) != 1:
+                    raise InvalidArgumentError(
+                        f"transpose= must be a layer or a one-layer package, "
+                        f"got a package of {len(transpose)} layers")
+                transpose = transpose[0]
+            if not isinstance(transpose, Layer):
+                raise InvalidArgumentError(
+                    f"transpose= must be a spperm Layer or Package, got "
+                    f"{type(transpose).__name__}")
+            if (transpose.rows, transpose.cols) != (forward.cols, forward.rows):
+                raise InvalidArgumentError(
+                    f"transpose= must be {forward.cols} x {forward.rows} "
+                    f"(Wᵀ of layer '{forward.name}'), got layer "
+                    f"'{transpose.name}' of {transpose.rows} x "
+                    f"{transpose.cols}")
+            if transpose.dtype != forward.dtype:
+                raise InvalidArgumentError(
+                    f"transpose= must have the layer's dtype "
+                    f"{forward.dtype}, got {transpose.dtype}")
+            gradient = _InputGradient(transpose=transpose)
+        module = cls(forward, bias, package, gradient)
+        module.transpose_package = (None if transpose is None
+                                    else transpose._package)
+        return module
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # Eager calls skip the dispatcher's custom-op overhead (tens of
-        # microseconds a call); graphs being compiled see the custom op.
-        if torch.compiler.is_compiling():
+        # microseconds a call) unless a gradient is wanted; graphs being
+        # compiled see the custom op.
+        if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (
+                x.requires_grad or (self.bias is not None
+                                    and self.bias.requires_grad))):
             return linear(x, self.bias, self._handle, self.out_features)
         return _linear(self.layer, x, self.bias, self.out_features)
 

@@ -101,6 +101,9 @@ GPU_PACKAGES = {
     "gpu_cupy": (lambda: random_csr(500, 400, 0.02, seed=13), {}),
     "gpu_time": (lambda: random_csr(1000, 1000, 0.01, seed=14), {}),
     "linear_cuda": (lambda: pruned_linear_weight(0.9), {"name": "weight"}),
+    # Its transpose, for SparseLinear's input gradient on spperm's kernels.
+    "linear_cuda_t": (lambda: pruned_linear_weight(0.9).T.copy(),
+                      {"name": "weight_t"}),
     "gpu_f16": (lambda: random_csr(2000, 1500, 0.01, seed=15, skew=True),
                 {"dtype": "float16"}),
     "gpu_bf16": (lambda: random_csr(2000, 1500, 0.01, seed=15, skew=True),

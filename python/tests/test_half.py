@@ -107,6 +107,16 @@ def test_sparse_linear_bfloat16():
         torch.bfloat16]
     with pytest.raises(spperm.InvalidArgumentError, match="x must be bfloat16"):
         m(x.float())
+    # The input's gradient in bfloat16, both ways, rounded once.
+    seed = torch.randn(7, 64).to(torch.bfloat16)
+    ref = seed.double() @ w.double()
+    for backward in ("torch", "spperm"):
+        m = SparseLinear.from_linear(lin, backward=backward)
+        xg = x.clone().requires_grad_()
+        (m(xg) * seed).sum().backward()
+        assert xg.grad.dtype == torch.bfloat16
+        assert ((xg.grad.double() - ref).norm() / ref.norm()).item() < UNIT[
+            torch.bfloat16]
 
 
 @pytest.mark.parametrize("name,dtype", [("gpu_f16", torch.float16),

@@ -1,6 +1,6 @@
 """spperm.torch.SparseLinear against torch.nn.functional.linear, on the CPU
 (the CPU executor) and on CUDA; under no_grad, torch.compile and CUDA
-graphs."""
+graphs; its gradients against torch's of the dense product."""
 
 import numpy as np
 import pytest
@@ -104,6 +104,120 @@ def test_errors(linear):
         SparseLinear.from_package(m.package, bias=torch.zeros(3))
 
 
+def check_gradients(module, w, x, bias_grad):
+    """Backward through `module` (weight w) against torch's dense product
+    in float64: dX, and the bias's gradient where it requires one."""
+    x = x.detach().requires_grad_()
+    y = module(x)
+    assert y.requires_grad
+    seed = torch.randn(y.shape, device=y.device, dtype=y.dtype)
+    (y * seed).sum().backward()
+    xr = x.detach().double().cpu().requires_grad_()
+    br = None
+    if module.bias is not None:
+        br = module.bias.detach().double().cpu().requires_grad_(bias_grad)
+    yr = torch.nn.functional.linear(xr, w.double().cpu(), br)
+    (yr * seed.double().cpu()).sum().backward()
+    assert x.grad.shape == x.shape and x.grad.dtype == x.dtype
+    assert x.grad.device == x.device
+    err = (x.grad.cpu().double() - xr.grad).norm() / xr.grad.norm()
+    assert err < 1e-5
+    if bias_grad:
+        err = (module.bias.grad.cpu().double() - br.grad).norm() / \
+            br.grad.norm()
+        assert err < 1e-5
+        module.bias.grad = None
+    else:
+        assert module.bias is None or module.bias.grad is None
+
+
+@pytest.mark.parametrize("backward", ["torch", "spperm"])
+def test_input_gradient(linear, backward):
+    m = SparseLinear.from_dense(linear, sparsity=0.8, backward=backward)
+    assert (m.transpose_package is not None) == (backward == "spperm")
+    w = pruned(linear, 0.8)
+    for shape in ((5, 192), (2, 3, 192)):
+        check_gradients(m, w, torch.randn(*shape), bias_grad=False)
+    # The bias trains when asked to; the weight never does.
+    m.bias.requires_grad_(True)
+    check_gradients(m, w, torch.randn(7, 192), bias_grad=True)
+    assert [name for name, p in m.named_parameters() if p.requires_grad] == \
+        ["bias"]
+    # Under no_grad (and for inputs that need none) nothing is tracked.
+    with torch.no_grad():
+        assert not m(torch.randn(3, 192, requires_grad=True)).requires_grad
+    m.bias.requires_grad_(False)
+    assert not m(torch.randn(3, 192)).requires_grad
+
+
+def test_gradient_through_a_chain():
+    torch.manual_seed(4)
+    first, second = torch.nn.Linear(64, 96), torch.nn.Linear(96, 32)
+    m1 = SparseLinear.from_dense(first, sparsity=0.7)
+    m2 = SparseLinear.from_dense(second, sparsity=0.7, backward="spperm")
+    x = torch.randn(2, 5, 64, requires_grad=True)
+    m2(torch.nn.functional.gelu(m1(x))).square().sum().backward()
+    xr = x.detach().double().requires_grad_()
+    torch.nn.functional.linear(
+        torch.nn.functional.gelu(torch.nn.functional.linear(
+            xr, pruned(first, 0.7).double(), first.bias.double())),
+        pruned(second, 0.7).double(), second.bias.double()
+    ).square().sum().backward()
+    assert float((x.grad.double() - xr.grad).norm() / xr.grad.norm()) < 1e-5
+
+
+def test_torch_compile_gradient(linear):
+    m = SparseLinear.from_dense(linear, sparsity=0.9)
+    m.bias.requires_grad_(True)
+    compiled = torch.compile(m, backend="aot_eager")
+    x = torch.randn(6, 192, requires_grad=True)
+    compiled(x).square().sum().backward()
+    grads = x.grad.clone(), m.bias.grad.clone()
+    x.grad = m.bias.grad = None
+    m(x).square().sum().backward()
+    assert torch.equal(grads[0], x.grad) and torch.equal(grads[1], m.bias.grad)
+
+
+def test_no_gradient_is_an_error_not_a_silence(linear):
+    x = torch.randn(4, 192, requires_grad=True)
+    m = SparseLinear.from_dense(linear, sparsity=0.5, backward="none")
+    y = m(x)
+    assert y.requires_grad  # forward runs; the backward says why it cannot
+    with pytest.raises(spperm.UnsupportedError, match="backward='none'"):
+        y.sum().backward()
+    with pytest.raises(spperm.InvalidArgumentError, match="backward must"):
+        SparseLinear.from_dense(linear, sparsity=0.5, backward="dense")
+    # A module over a package: the layer of Wᵀ gives the gradient.
+    w = pruned(linear, 0.5)
+    pkg = spperm.compile(w, format="csr", name="fc")
+    m = SparseLinear.from_package(pkg, "fc")
+    with pytest.raises(spperm.UnsupportedError, match="transpose="):
+        m(x).sum().backward()
+    pkg_t = spperm.compile(w.t().contiguous(), format="csr", name="fc_t")
+    check_gradients(SparseLinear.from_package(pkg, "fc", transpose=pkg_t),
+                    w, x, bias_grad=False)
+    with pytest.raises(spperm.InvalidArgumentError, match="192 x 96"):
+        SparseLinear.from_package(pkg, "fc", transpose=pkg)
+    # ... or the weight it was compiled from, dense or sparse.
+    for weight in (w, w.to_sparse_csr()):
+        check_gradients(SparseLinear.from_package(pkg, "fc", weight=weight),
+                        w, x, bias_grad=False)
+    with pytest.raises(spperm.InvalidArgumentError, match="96 x 192"):
+        SparseLinear.from_package(pkg, "fc", weight=w.t())
+    with pytest.raises(spperm.InvalidArgumentError, match="not both"):
+        SparseLinear.from_package(pkg, "fc", weight=w, transpose=pkg_t)
+    # A package's own product has no gradient with respect to B.
+    b = torch.randn(192, 3, requires_grad=True)
+    c = pkg(b)
+    with pytest.raises(spperm.UnsupportedError, match="no gradient"):
+        c.sum().backward()
+    with pytest.raises(spperm.UnsupportedError, match="out="):
+        pkg(b, out=torch.empty(96, 3))
+    with torch.no_grad():
+        assert not pkg(b).requires_grad
+    assert torch.equal(pkg(b.detach()), c.detach())
+
+
 def cuda_module(linear):
     """SparseLinear of `linear` pruned to 90 % on CUDA (a saved package
     where there is no compiler), and its weight."""
@@ -137,3 +251,19 @@ def test_cuda_graph(torch_cuda, linear):
     torch.cuda.synchronize()
     with torch.no_grad():
         assert torch.allclose(y, m(x), rtol=1e-5, atol=1e-5)
+
+
+def test_cuda_gradient(torch_cuda, linear):
+    pkg, a = compiled("linear_cuda")
+    pkg_t, _ = compiled("linear_cuda_t")
+    w = torch.from_numpy(a.toarray())
+    # spperm's kernels on the package of Wᵀ, and (from a dense weight)
+    # torch's sparse product on CUDA.
+    for how in ({"transpose": pkg_t}, {"weight": w}):
+        m = SparseLinear.from_package(pkg, bias=linear.bias, **how).cuda()
+        for n in (1, 32, 128, 512):
+            check_gradients(m, w, torch.randn(n, 192, device="cuda"),
+                            bias_grad=False)
+        m.bias.requires_grad_(True)
+        check_gradients(m, w, torch.randn(2, 64, 192, device="cuda"),
+                        bias_grad=True)
