@@ -78,9 +78,13 @@ class _InputGradient:
         if w is None:
             w = self.weight_t.to(g.device)
             self._on_device[g.device] = w
-        # dXᵀ = Wᵀ · dYᵀ (in_features x N); its transpose is laid out as the
-        # forward product's result is.
-        gx = torch.sparse.mm(w, g.t().float()).t().to(grad.dtype)
+        # dXᵀ = Wᵀ · dYᵀ (in_features x N) with dYᵀ row-major (torch's CSR
+        # product with a column-major dense operand ran up to 10x slower on
+        # the H200, docs/Python.md "Gradients"); its transpose is laid out
+        # as the forward product's result is.
+        gt = torch.empty((g.shape[1], g.shape[0]), dtype=torch.float32,
+                         device=g.device).copy_(g.t())
+        gx = torch.sparse.mm(w, gt).t().to(grad.dtype)
         return gx if grad.dim() == 2 else gx.reshape(*grad.shape[:-1],
                                                        in_features)
 
@@ -194,6 +198,30 @@ def _backward(ctx: Any, grad: torch.Tensor) -> Any:
 
 
 linear.register_autograd(_backward, setup_context=_setup_context)
+
+
+class _EagerLinear(torch.autograd.Function):
+    """The custom op's product and gradients for eager calls that need a
+    gradient, without the dispatcher's custom-op overhead (both ops'
+    dispatch, twice the host time of a training step on small layers)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, bias: Optional[torch.Tensor],
+                module: "SparseLinear") -> torch.Tensor:
+        ctx.gradient = module._gradient
+        ctx.in_features = module.in_features
+        return _linear(module.layer, x, bias, module.out_features)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> Any:
+        grad_x = grad_bias = None
+        if ctx.needs_input_grad[0]:
+            grad_x = (grad.new_zeros((*grad.shape[:-1], ctx.in_features))
+                      if grad.numel() == 0
+                      else ctx.gradient(grad, ctx.in_features))
+        if ctx.needs_input_grad[1]:
+            grad_bias = grad.reshape(-1, grad.shape[-1]).sum(0)
+        return grad_x, grad_bias, None
 
 
 class SparseLinear(nn.Module):
@@ -378,13 +406,14 @@ class SparseLinear(nn.Module):
         return module
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # Eager calls skip the dispatcher's custom-op overhead (tens of
-        # microseconds a call) unless a gradient is wanted; graphs being
-        # compiled see the custom op.
-        if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (
-                x.requires_grad or (self.bias is not None
-                                    and self.bias.requires_grad))):
+        # Graphs being compiled see the custom ops; eager calls skip the
+        # dispatcher's custom-op overhead (tens of microseconds a call).
+        if torch.compiler.is_compiling():
             return linear(x, self.bias, self._handle, self.out_features)
+        if torch.is_grad_enabled() and (
+                x.requires_grad or (self.bias is not None
+                                    and self.bias.requires_grad)):
+            return _EagerLinear.apply(x, self.bias, self)
         return _linear(self.layer, x, self.bias, self.out_features)
 
     def extra_repr(self) -> str:

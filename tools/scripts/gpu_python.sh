@@ -19,7 +19,10 @@
 # gpu_python_prepare.sh runs, renamed). Logs and bench.json go to $OUT.
 # PYTEST=0 skips the tests, BENCH=0 the benchmark, PYTEST_ARGS adds
 # to pytest's arguments (e.g. "-k in_place"), BENCH_ARGS to the
-# benchmark's (e.g. "--ks 32" for packages compiled with --k 32).
+# benchmark's (e.g. "--ks 32" for packages compiled with --k 32). Where the
+# tarball holds pybench_t/ (TRANSPOSES=1), the gradient benchmark
+# (tools/scripts/bench_sparse_linear_grad.py) runs after it, into
+# $OUT/bench_grad.{log,json}.
 #
 #===-----------------------------------------------------------------------===#
 set -uo pipefail
@@ -66,6 +69,13 @@ if [[ "${BENCH:-1}" != 0 ]]; then
   "$PY" "$ROOT/tools/scripts/bench_sparse_linear.py" "$work"/pybench/*.spp \
     --json "$OUTDIR/bench.json" ${BENCH_ARGS:-} 2>&1 |
     tee "$OUTDIR/bench.log" || status=1
+  if [[ -d "$work/pybench_t" ]]; then
+    echo "== SparseLinear gradient benchmark"
+    # shellcheck disable=SC2086
+    "$PY" "$ROOT/tools/scripts/bench_sparse_linear_grad.py" "$work/pybench_t" \
+      --json "$OUTDIR/bench_grad.json" ${BENCH_ARGS:-} 2>&1 |
+      tee "$OUTDIR/bench_grad.log" || status=1
+  fi
 fi
 rm -rf "$work"
 exit "$status"

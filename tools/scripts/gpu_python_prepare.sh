@@ -13,13 +13,17 @@
 #                     (python/tests/conftest.py, save_gpu_packages)
 #   pybench.tar.xz    pybench/: one package per MATRIX for
 #                     tools/scripts/bench_sparse_linear.py, compiled with
-#                     spperm-compile $BENCH_FLAGS (e.g. "--dtype bf16")
+#                     spperm-compile $BENCH_FLAGS (e.g. "--dtype bf16");
+#                     with TRANSPOSES=1 also pybench_t/: NAME.spp and
+#                     NAME.t.spp (Wᵀ) per MATRIX, as from_dense compiles
+#                     them (in_place_b="auto"), for
+#                     tools/scripts/bench_sparse_linear_grad.py
 # Then, with the device tool (carry [".gpu/deps", ".gpu/pypk.tar.xz",
 # ".gpu/pybench.tar.xz"]):
 #   SPPERM_CMAKE_ARGS=-DCMAKE_PREFIX_PATH=$PWD/.gpu/deps \
 #     OUT=$OUT bash tools/scripts/gpu_python.sh
 #
-# Usage: gpu_python_prepare.sh MATRIX...   (env BENCH_FLAGS)
+# Usage: gpu_python_prepare.sh MATRIX...   (env BENCH_FLAGS, TRANSPOSES)
 #
 #===------------------------------------------------------------------------===#
 set -euo pipefail
@@ -46,7 +50,16 @@ for m in "$@"; do
   name=$(echo "$rel" | sed -E 's|/|__|g; s/\.(s?mtx(\.gz)?|npz)$//')
   # shellcheck disable=SC2086
   "$BIN/spperm-compile" "$m" -o "$work/pybench/$name.spp" ${BENCH_FLAGS:-} >/dev/null
+  if [[ "${TRANSPOSES:-0}" == 1 ]]; then
+    mkdir -p "$work/pybench_t"
+    (cd "$ROOT/python/tests" && "$PY" -c "
+import sys, spperm
+a = spperm.read_matrix(sys.argv[1])
+for m, out, name in ((a, sys.argv[2], 'weight'), (a.T.tocsr(), sys.argv[3], 'weight_t')):
+    spperm.compile(m, name=name, in_place_b='auto').save(out)
+" "$m" "$work/pybench_t/$name.spp" "$work/pybench_t/$name.t.spp")
+  fi
 done
 tar cJf "$DEST/pypk.tar.xz" -C "$work" pypk
-tar cJf "$DEST/pybench.tar.xz" -C "$work" pybench
+tar cJf "$DEST/pybench.tar.xz" -C "$work" pybench $([[ -d "$work/pybench_t" ]] && echo pybench_t)
 du -sh "$DEST/deps" "$DEST/pypk.tar.xz" "$DEST/pybench.tar.xz"
