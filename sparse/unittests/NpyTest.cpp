@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace spperm;
 using namespace spperm::test;
@@ -277,20 +278,61 @@ TEST(WriteFileAtomically, FailsCleanly) {
   ASSERT_FALSE(s.isOk());
   EXPECT_EQ(s.message(), missing + ": cannot create a temporary file: No such "
                                    "file or directory");
-  // The target is a directory: the rename fails and the temporary goes.
+  // The target is a directory: refused, nothing made beside it.
   std::string target = dir.path("target");
   ASSERT_EQ(::mkdir(target.c_str(), 0755), 0);
   std::string inside = target + "/keep";
   writePlainFile(inside, "k");
   s = writeFileAtomically(target, "x");
   ASSERT_FALSE(s.isOk());
-  EXPECT_EQ(s.message().rfind(target + ": cannot rename the temporary file "
-                                       "into place: ",
-                              0),
-            0u)
-      << s.message();
+  EXPECT_EQ(s.message(), target + ": is a directory");
   EXPECT_EQ(dir.entryCount(), 1u) << "a temporary file was left behind";
   EXPECT_EQ(readWholeFile(inside), "k");
+}
+
+TEST(WriteFileAtomically, WritesThroughLinksAndIntoDevices) {
+  ScratchDir dir;
+  // A symbolic link (relative, dangling at first) is written through: the
+  // link stays a link, its target gets the bytes; then replaced again.
+  std::string link = dir.path("link.txt");
+  ASSERT_EQ(::symlink("target.txt", link.c_str()), 0);
+  ASSERT_TRUE(writeFileAtomically(link, "first").isOk());
+  ASSERT_TRUE(writeFileAtomically(link, "second").isOk());
+  struct stat st;
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(readWholeFile(dir.path("target.txt")), "second");
+  EXPECT_EQ(dir.entryCount(), 2u);
+  // A device is written in place, not replaced by a regular file.
+  ASSERT_TRUE(writeFileAtomically("/dev/null", "x").isOk());
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+TEST(CheckOutputSparesInputs, RefusesInputsAndPackageFiles) {
+  ScratchDir dir;
+  std::string input = dir.path("a.mtx");
+  writePlainFile(input, "m");
+  EXPECT_TRUE(checkOutputSparesInputs(dir.path("c.npy"), {input}).isOk());
+  // The input itself, by another name (a hard link) too.
+  Status s = checkOutputSparesInputs(input, {"", input});
+  ASSERT_FALSE(s.isOk());
+  EXPECT_EQ(s.message(), input + ": is the input " + input +
+                             " (writing the output would replace it)");
+  std::string other = dir.path("b.mtx");
+  ASSERT_EQ(::link(input.c_str(), other.c_str()), 0);
+  EXPECT_FALSE(checkOutputSparesInputs(other, {input}).isOk());
+  // Any file inside a package directory, and writeFileAtomically there.
+  std::string package = dir.path("p.spp");
+  ASSERT_EQ(::mkdir(package.c_str(), 0755), 0);
+  writePlainFile(package + "/manifest.json", "{}");
+  s = writeFileAtomically(package + "/report.html", "x");
+  ASSERT_FALSE(s.isOk());
+  EXPECT_EQ(s.message(), package + "/report.html: is inside the package " +
+                             package +
+                             " (writing there would damage it; write "
+                             "elsewhere)");
+  EXPECT_EQ(readWholeFile(package + "/manifest.json"), "{}");
 }
 
 } // namespace

@@ -21,6 +21,7 @@
 #include "spperm/Conversion/SpPermToGPU.h"
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 #include "spperm/Sparse/Interrupt.h"
+#include "spperm/Sparse/Npy.h"
 #include "spperm/Sparse/Package.h"
 #include "spperm/Sparse/Selector.h"
 #include "spperm/Tools/MlirNesting.h"
@@ -847,10 +848,20 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
   if (std::string bad = checkOutputPath(request.output, /*directory=*/true);
       !bad.empty())
     return fail(bad);
-  if (!request.report.empty())
+  if (!request.report.empty()) {
     if (std::string bad = checkOutputPath(request.report, /*directory=*/false);
         !bad.empty())
       return fail(bad);
+    // The report may replace neither the input nor a file of a package
+    // (the -o package's own directory is replaced after it is written).
+    if (llvm::sys::path::remove_leading_dotslash(request.report) ==
+        llvm::sys::path::remove_leading_dotslash(request.output))
+      return fail(request.report + ": --report names the package -o");
+    if (::spperm::Status spares = ::spperm::checkOutputSparesInputs(
+            request.report, {request.input});
+        !spares)
+      return fail(spares.message());
+  }
   if (!request.bench.empty() && request.report.empty())
     return fail("--report-bench needs --report");
   if (!(request.sizeBudget >= 0))

@@ -221,6 +221,11 @@ int main(int argc, char **argv) {
     }
     return inspectPackage(kTool, path, json);
   }
+  if (emitSeen)
+    if (Status s = checkOutputSparesInputs(emitPath, {path}); !s) {
+      reportError(kTool, s.message());
+      return 1;
+    }
 
   PermutationOptions popts;
   if (!parseIntOption("warps", warpsText, popts.warps) ||

@@ -291,6 +291,12 @@ int main(int argc, char **argv) {
                  &commId, &commIdSeen);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
+  // No output may replace an input or a file of a package: checked before
+  // any work.
+  for (const std::string *output : {&outPath, &jsonPath})
+    if (!output->empty())
+      if (Status s = checkOutputSparesInputs(*output, {bPath}); !s)
+        return fail(s.message());
 
   if (ranksSeen || rankSeen) {
     RanksOptions r;

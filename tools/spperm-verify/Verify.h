@@ -103,6 +103,8 @@ struct Totals {
   /// gave a wrong C.
   int64_t concurrentCalls = 0, concurrentWrong = 0;
   double maxError = 0.0;
+  /// Checks whose error is not a number (NaN or infinite results).
+  int64_t nonFinite = 0;
   std::map<std::string, int64_t> perVariant;
 };
 

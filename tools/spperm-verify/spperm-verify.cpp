@@ -384,6 +384,8 @@ bool verifyPackage(const std::string &path, sprt_device device,
           std::lock_guard<std::mutex> lock(totals.mutex);
           if (std::isfinite(err))
             totals.maxError = std::max(totals.maxError, err);
+          else
+            ++totals.nonFinite;
           ++totals.perVariant[std::string(formatName(shown.matrix.kind)) + "/" +
                               variant];
         }
@@ -483,6 +485,10 @@ int main(int argc, char **argv) {
   if (!parseList("k", kList, ks) || !parseList("bench", benchList, bench.ks) ||
       !parseIntegerOption(kTool, "runs", runs, 1, 100000, nRuns))
     return 1;
+  if (ks.empty()) {
+    reportError(kTool, "--k must list at least one K, got '" + kList + "'");
+    return 1;
+  }
   bench.runs = static_cast<int32_t>(nRuns);
   if (!parseNumberOption(kTool, "max-bench-ms", maxMs, 0.0, 1e9, bench.maxMs))
     return 1;
@@ -541,9 +547,13 @@ int main(int argc, char **argv) {
       if (passed[i])
         timePackage(packages[i], bench, totals);
   std::printf("summary: %zu packages, %lld checks, %lld failures, max "
-              "rel_err %.3e\n",
+              "rel_err %.3e",
               packages.size(), static_cast<long long>(totals.checks),
               static_cast<long long>(totals.failures), totals.maxError);
+  if (totals.nonFinite)
+    std::printf(" (%lld checks with a rel_err that is not a number)",
+                static_cast<long long>(totals.nonFinite));
+  std::printf("\n");
   if (concurrency.threads > 0)
     std::printf("  concurrent: %lld calls from %lld threads, %lld wrong\n",
                 static_cast<long long>(totals.concurrentCalls),
@@ -552,5 +562,12 @@ int main(int argc, char **argv) {
   for (const auto &[variant, n] : totals.perVariant)
     std::printf("  %-24s %lld checks\n", variant.c_str(),
                 static_cast<long long>(n));
+  // A run that checked nothing proves nothing: say so and fail.
+  if (totals.checks == 0) {
+    reportError(kTool, "no check ran: no layer of the packages accepts a K "
+                       "of --k (a package compiled for one K takes only that "
+                       "K; see spperm-inspect PKG)");
+    return 1;
+  }
   return totals.failures == 0 ? 0 : 1;
 }

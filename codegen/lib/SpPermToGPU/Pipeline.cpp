@@ -18,6 +18,7 @@
 #include "spperm/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/MathExtras.h"
 
 
 using namespace mlir;
@@ -43,6 +44,17 @@ mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
         range("col-block", o.colBlock, 1, ::spperm::kMaxIndex)})
     if (!error.empty())
       return error;
+  // The passes' own shape rules, named by the option up front rather than by
+  // the pass that would refuse them after the matrix is read.
+  if (!llvm::isPowerOf2_64(o.block))
+    return "block must be one of 1, 2, 4, 8, 16, 32, got " +
+           std::to_string(o.block);
+  if (!llvm::isPowerOf2_64(o.line))
+    return "line must be a power of two in [1, 1024], got " +
+           std::to_string(o.line);
+  if (o.rowBlock % 32 != 0)
+    return "row-block must be a multiple of 32, got " +
+           std::to_string(o.rowBlock);
   if (o.margin > 64.0)
     return "margin must be at most 64 (or negative: the model's own), got " +
            std::to_string(o.margin);

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <charconv>
 #include <cstring>
@@ -178,6 +179,23 @@ std::optional<MatrixFileFormat> formatFromExtension(std::string_view path) {
   return std::nullopt;
 }
 
+/// `m` if every stored value is finite, else the error for the first that
+/// is not. Every value a reader takes is checked finite and within float32,
+/// so only duplicates summed by buildCsr can overflow here.
+StatusOr<CsrMatrix> checkSums(StatusOr<CsrMatrix> m, std::string_view name) {
+  if (!m)
+    return m;
+  for (int32_t r = 0; r < m->rows; ++r)
+    for (int32_t k = m->rowPtr[r]; k < m->rowPtr[r + 1]; ++k)
+      if (!std::isfinite(m->values[k]))
+        return Status::error(
+            std::string(name) + ": the duplicate entries at row " +
+            std::to_string(r + 1) + ", column " +
+            std::to_string(m->colIdx[k] + 1) +
+            " (1-based) sum past the float32 range; duplicates are summed");
+  return m;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -189,7 +207,7 @@ StatusOr<CsrMatrix> spperm::parseMatrixText(std::string_view text,
                                             std::string_view name,
                                             const ReadOptions &options) {
   Scanner sc(text);
-  return parseWith(sc, format, name, options);
+  return checkSums(parseWith(sc, format, name, options), name);
 }
 
 StatusOr<CsrMatrix> spperm::readMatrixFile(const std::string &path,
@@ -199,15 +217,22 @@ StatusOr<CsrMatrix> spperm::readMatrixFile(const std::string &path,
     return Status::error(path + ": cannot open: " + std::strerror(errno));
   if (S_ISDIR(st.st_mode))
     return Status::error(path + ": is a directory");
+  // A pipe or device is read once, as a stream: no sniffing by a second
+  // open (which would wait on a FIFO, or find a pipe drained).
+  const bool regular = S_ISREG(st.st_mode);
+  if (!regular && hasNpzExtension(path))
+    return Status::error(path + ": a .npz archive must be a regular file "
+                                "(zip needs random access), not a pipe or "
+                                "device");
   // .npz (zip) archives by name or by their first bytes, before gzip.
-  {
+  if (regular) {
     char head[4] = {};
     std::FILE *f = std::fopen(path.c_str(), "rb");
     size_t got = f ? std::fread(head, 1, sizeof(head), f) : 0;
     if (f)
       std::fclose(f);
     if (hasNpzExtension(path) || looksLikeZip(std::string_view(head, got)))
-      return readNpz(path, options);
+      return checkSums(readNpz(path, options), path);
   }
   errno = 0;
   gzFile file = gzopen(path.c_str(), "rb");
@@ -232,5 +257,5 @@ StatusOr<CsrMatrix> spperm::readMatrixFile(const std::string &path,
     format = (!head.empty() && head[0] == '%') ? MatrixFileFormat::MatrixMarket
                                                : MatrixFileFormat::Smtx;
   }
-  return parseWith(sc, *format, path, options);
+  return checkSums(parseWith(sc, *format, path, options), path);
 }

@@ -20,12 +20,14 @@
 #include "NpyHeader.h"
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
@@ -240,10 +242,62 @@ bool writeAll(int fd, const char *data, size_t size) {
   return true;
 }
 
+/// The directory `path` names a file in ("." for a bare name).
+std::string parentOf(const std::string &path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos)
+    return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+/// Writes the pieces straight into an existing file that is not a regular
+/// file (a device such as /dev/null, a FIFO): renaming over it would replace
+/// the node itself.
+Status writePiecesInPlace(const std::string &path,
+                          std::initializer_list<Piece> pieces) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0)
+    return Status::error(path + ": cannot open for writing: " + errnoText());
+  for (const Piece &piece : pieces)
+    if (!writeAll(fd, piece.data, piece.size)) {
+      const std::string why = errnoText();
+      ::close(fd);
+      return Status::error(path + ": cannot write: " + why);
+    }
+  if (::close(fd) != 0)
+    return Status::error(path + ": cannot write: " + errnoText());
+  return Status::ok();
+}
+
 /// Writes the concatenated pieces to `path` through a temporary file in the
-/// same directory that is renamed over `path` once complete.
-Status writePiecesAtomically(const std::string &path,
+/// same directory that is renamed over `path` once complete. A symbolic link
+/// is written through (its target replaced, the link kept); a device or FIFO
+/// is written in place.
+Status writePiecesAtomically(const std::string &given,
                              std::initializer_list<Piece> pieces) {
+  if (Status s = checkOutputSparesInputs(given, {}); !s)
+    return s;
+  std::string path = given;
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    char target[PATH_MAX];
+    ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+    if (n < 0)
+      return Status::error(path + ": cannot read the symbolic link: " +
+                           errnoText());
+    target[n] = '\0';
+    // A relative target is taken from the link's directory.
+    path = target[0] == '/' ? std::string(target)
+                            : parentOf(path) + "/" + target;
+    if (Status s = checkOutputSparesInputs(path, {}); !s)
+      return s;
+  }
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return Status::error(given + ": is a directory");
+    if (!S_ISREG(st.st_mode))
+      return writePiecesInPlace(path, pieces);
+  }
   std::string tmp = path + ".tmp.XXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0)
@@ -275,6 +329,25 @@ Status writePiecesAtomically(const std::string &path,
 }
 
 } // namespace
+
+Status spperm::checkOutputSparesInputs(const std::string &output,
+                                       std::initializer_list<std::string> inputs) {
+  struct stat out;
+  if (::stat(output.c_str(), &out) == 0)
+    for (const std::string &input : inputs) {
+      struct stat in;
+      if (!input.empty() && ::stat(input.c_str(), &in) == 0 &&
+          in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+        return Status::error(output + ": is the input " + input +
+                             " (writing the output would replace it)");
+    }
+  const std::string parent = parentOf(output);
+  if (::access((parent + "/manifest.json").c_str(), F_OK) == 0)
+    return Status::error(output + ": is inside the package " + parent +
+                         " (writing there would damage it; write "
+                         "elsewhere)");
+  return Status::ok();
+}
 
 bool spperm::parseNpyPrefix(std::string_view bytes, NpyHeader &header,
                             size_t &dataOffset, std::string &error) {

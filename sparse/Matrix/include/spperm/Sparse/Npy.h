@@ -16,6 +16,7 @@
 #include "spperm/Sparse/Status.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,17 @@ StatusOr<DenseMatrix> readNpy(const std::string &path);
 Status writeNpy(const std::string &path, const DenseMatrix &m);
 
 /// Writes `bytes` to `path` atomically (temporary file + rename); on failure
-/// nothing is left at `path` or beside it.
+/// nothing is left at `path` or beside it. A symbolic link is written
+/// through (the link kept), a device or FIFO written in place, and a path
+/// inside a package directory refused (checkOutputSparesInputs).
 Status writeFileAtomically(const std::string &path, const std::string &bytes);
+
+/// Why writing `output` would destroy an input, or ok: `output` must not be
+/// the same file as any of `inputs` (by device and inode, through links),
+/// nor a file inside a package directory (one that holds a manifest.json).
+/// Tools check every output this way before any work.
+Status checkOutputSparesInputs(const std::string &output,
+                               std::initializer_list<std::string> inputs);
 
 } // namespace spperm
 
