@@ -95,11 +95,19 @@ public:
                    const std::string &variant, const void *b, int64_t k,
                    void *c, void * /*stream*/, int32_t warmup, int32_t runs,
                    float *timesMs) override {
-    if (variant != "spperm")
+    if (variant != "spperm") {
+      const bool gpuVariant = variant.rfind("spperm:", 0) == 0 ||
+                              variant.rfind("cusparse-", 0) == 0 ||
+                              variant.rfind("cublaslt-", 0) == 0;
       return failWith(SPRT_ERROR_UNSUPPORTED,
                       "sprt_spmm_time: variant '" + variant +
-                          "' needs the GPU device (the CPU runs only "
-                          "'spperm')");
+                          (gpuVariant
+                               ? "' needs the GPU device (the CPU runs only "
+                                 "'spperm')"
+                               : "' is unknown (spperm, spperm:N, "
+                                 "cusparse-..., cublaslt-gemm; the CPU runs "
+                                 "only 'spperm')"));
+    }
     for (int32_t i = 0; i < warmup; ++i)
       run(layer, b, k, c);
     for (int32_t i = 0; i < runs; ++i) {

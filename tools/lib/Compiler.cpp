@@ -642,7 +642,10 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
       os << ": ";
     }
     os << diag.str();
-    errors.push_back(std::move(text));
+    // A pass run once per function or layer may report the same problem
+    // more than once: one line each.
+    if (llvm::find(errors, text) == errors.end())
+      errors.push_back(std::move(text));
     return success();
   });
 

@@ -146,14 +146,14 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
               std::to_string(s["rows"].get<int64_t>()) + ")";
     }
     std::printf("layer %s%s: %lld x %lld, %lld entries, %s; as CSR %s; GPU "
-                "arrays %s (%.1fx the CSR) in %zu variants\n",
+                "arrays %s (%.1fx the CSR) in %zu variant%s\n",
                 l["name"].get<std::string>().c_str(), shard.c_str(),
                 static_cast<long long>(l["rows"].get<int64_t>()),
                 static_cast<long long>(l["cols"].get<int64_t>()),
                 static_cast<long long>(l["nnz"].get<int64_t>()), kText.c_str(),
                 mib(csr).c_str(), mib(gpu).c_str(),
                 csr ? static_cast<double>(gpu) / csr : 0.0,
-                l["variants"].size());
+                l["variants"].size(), l["variants"].size() == 1 ? "" : "s");
     for (const nlohmann::json &v : l["variants"]) {
       const size_t index = v["variant"].get<size_t>();
       const std::string what =

@@ -126,9 +126,9 @@ void printReports(const std::vector<StrategyReport> &reports) {
 }
 
 bool parseIntOption(const std::string &name, const std::string &text,
-                    int32_t &out) {
+                    int32_t &out, int64_t lo = 1, int64_t hi = 1024) {
   int64_t value;
-  if (!parseIntegerOption(kTool, name, text, INT32_MIN, INT32_MAX, value))
+  if (!parseIntegerOption(kTool, name, text, lo, hi, value))
     return false;
   out = static_cast<int32_t>(value);
   return true;
@@ -232,11 +232,21 @@ int main(int argc, char **argv) {
       !parseIntOption("line", lineText, popts.lineWidth) ||
       !parseIntOption("rows-per-warp", rowsPerWarpText, popts.rowsPerWarp) ||
       !parseIntOption("tau", tauText, popts.tau) ||
-      !parseIntOption("candidates", candidatesText, popts.candidateLimit))
+      !parseIntOption("candidates", candidatesText, popts.candidateLimit, 0,
+                      INT32_MAX))
     return 1;
+  if ((popts.lineWidth & (popts.lineWidth - 1)) != 0) {
+    reportError(kTool, "--line must be a power of two in [1, 1024], got " +
+                           std::to_string(popts.lineWidth));
+    return 1;
+  }
   if (!parseNumberOption(kTool, "alpha", alphaText, -HUGE_VAL, HUGE_VAL,
                          popts.alpha))
     return 1;
+  if (!(popts.alpha > 0.0 && popts.alpha <= 1.0)) {
+    reportError(kTool, "--alpha must be in (0, 1], got " + alphaText);
+    return 1;
+  }
   if (Status s = validatePermutationOptions(popts); !s) {
     reportError(kTool, s.message());
     return 1;

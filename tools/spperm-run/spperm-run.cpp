@@ -298,6 +298,8 @@ int main(int argc, char **argv) {
       if (Status s = checkOutputSparesInputs(*output, {bPath}); !s)
         return fail(s.message());
 
+  if (rankSeen && !ranksSeen)
+    return fail("--rank needs --ranks");
   if (ranksSeen || rankSeen) {
     RanksOptions r;
     r.package = packagePath;

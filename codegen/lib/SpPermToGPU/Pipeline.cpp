@@ -20,6 +20,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cstdio>
+
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -52,6 +54,11 @@ mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
   if (!llvm::isPowerOf2_64(o.line))
     return "line must be a power of two in [1, 1024], got " +
            std::to_string(o.line);
+  if (!(o.alpha > 0.0 && o.alpha <= 1.0)) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", static_cast<double>(o.alpha));
+    return std::string("alpha must be in (0, 1], got ") + value;
+  }
   if (o.rowBlock % 32 != 0)
     return "row-block must be a multiple of 32, got " +
            std::to_string(o.rowBlock);
