@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
       "csr|bell|hbp|cusparse|auto] [--target sm_90] [--values SPEC] "
       "[--dtype f32|f16|bf16 [--values-dtype f32]] [--data embed|external] "
       "[--precision "
-      "fp32|tf32|f16] [--report "
+      "fp32|tf32|3xtf32|f16] [--report "
       "FILE.html] [compilation options]",
       "Compiles fixed sparse matrices into a package for the spperm runtime. "
       "INPUT is a matrix file (.mtx/.smtx, optionally .gz; one layer named "

@@ -154,7 +154,8 @@ int main(int argc, char **argv) {
       "strategies and reports their quality (docs/Permutations.md); "
       "--emit-permutation writes the permutation of one strategy, one "
       "0-based original row index per line.");
-  args.addPositional("MATRIX", "Matrix file (.mtx, .smtx, optionally .gz)",
+  args.addPositional("MATRIX", "Matrix file (.mtx, .smtx, optionally .gz; "
+                               ".npz) or package directory",
                      &path);
   args.addFlag("-q",
                "Quiet: no progress lines for long stages on stderr (errors "

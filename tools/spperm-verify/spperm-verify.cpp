@@ -426,7 +426,8 @@ int main(int argc, char **argv) {
   std::string input, device = "gpu", kList = "1,32,128,512", tol = "1e-5",
                      jobs = "4", benchList, runs = "20";
   ArgParser args(kTool, "PKG|DIR [--device gpu|cpu] [--k LIST] "
-                        "[--tolerance X] [--jobs N] [--threads N [--calls N]]",
+                        "[--tolerance X] [--jobs N] [--threads N [--calls N]] "
+                        "[--bench LIST [--runs N]]",
                  "Runs every layer of the packages (PKG, or every *.spp in "
                  "DIR) for each K with C poisoned and checks it against a "
                  "float64 product of the layer's source matrix.");
