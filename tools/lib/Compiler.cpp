@@ -760,7 +760,9 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
   if (popts.externalData) {
     // A source inside the package's parent directory is recorded relative
     // to it, so that the directory can be moved as a whole
-    // (docs/Package.md, "External data").
+    // (docs/Package.md, "External data"); any other by its absolute path
+    // (a module's sources are relative to the module's directory, which
+    // the package's reader does not know).
     SmallString<256> parent(request.output);
     llvm::sys::fs::make_absolute(parent);
     llvm::sys::path::remove_dots(parent, /*remove_dot_dot=*/true);
@@ -768,9 +770,11 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     std::string prefix = std::string(parent.str()) + "/";
     auto relativize = [&](::spperm::PackageLayer &layer) {
       SmallString<256> src(layer.sourcePath);
+      llvm::sys::fs::make_absolute(src);
       llvm::sys::path::remove_dots(src, /*remove_dot_dot=*/true);
-      if (StringRef(src).starts_with(prefix))
-        layer.sourcePath = StringRef(src).drop_front(prefix.size()).str();
+      layer.sourcePath = StringRef(src).starts_with(prefix)
+                             ? StringRef(src).drop_front(prefix.size()).str()
+                             : std::string(src.str());
     };
     for (::spperm::PackageLayer &layer : layers) {
       relativize(layer);
