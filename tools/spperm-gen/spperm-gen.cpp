@@ -15,7 +15,10 @@
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Tools/CommandLine.h"
 
+#include <cctype>
 #include <cstdio>
+#include <map>
+#include <set>
 #include <string>
 
 using namespace spperm;
@@ -32,11 +35,22 @@ bool parseFraction(const std::string &name, const std::string &text,
                    double &out) {
   return parseNumberOption(kTool, name, text, 0.0, 1.0, out);
 }
+bool endsWithIgnoreCase(const std::string &s, const std::string &suffix) {
+  if (s.size() < suffix.size())
+    return false;
+  for (size_t i = 0; i < suffix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) !=
+        suffix[i])
+      return false;
+  return true;
+}
 } // namespace
 
 int main(int argc, char **argv) {
   std::string kind, output, seedText = "1", shuffleText;
   bool shuffleSeen = false;
+  // The kind-specific options given, by name.
+  std::map<std::string, bool> seen;
   std::string rowsText = "1024", colsText, scaleText = "16",
               edgeFactorText = "16", halfWidthText = "4", densityText = "0.01",
               blockText = "32", blockDensityText = "0.1", sideText = "64",
@@ -70,44 +84,74 @@ int main(int argc, char **argv) {
                  "structure the locality strategies should recover)",
                  &shuffleText, &shuffleSeen);
   args.addOption("scale", "N", "rmat: log2 of the dimension (default 16)",
-                 &scaleText);
+                 &scaleText, &seen["scale"]);
   args.addOption("edge-factor", "N", "rmat: edges per row (default 16)",
-                 &edgeFactorText);
+                 &edgeFactorText, &seen["edge-factor"]);
   args.addOption("rows", "N",
                  "banded/uniform/block/skewed/communities: rows (default "
                  "1024)",
-                 &rowsText);
+                 &rowsText, &seen["rows"]);
   args.addOption("cols", "N",
                  "uniform/block/skewed/communities: columns (default rows)",
-                 &colsText);
+                 &colsText, &seen["cols"]);
   args.addOption("half-width", "N", "banded: half bandwidth (default 4)",
-                 &halfWidthText);
+                 &halfWidthText, &seen["half-width"]);
   args.addOption("density", "P", "uniform: entry probability (default 0.01)",
-                 &densityText);
-  args.addOption("block", "N", "block: tile size (default 32)", &blockText);
+                 &densityText, &seen["density"]);
+  args.addOption("block", "N", "block: tile size (default 32)", &blockText, &seen["block"]);
   args.addOption("block-density", "P",
-                 "block: tile probability (default 0.1)", &blockDensityText);
+                 "block: tile probability (default 0.1)", &blockDensityText, &seen["block-density"]);
   args.addOption("side", "N", "stencil: grid points per dimension (default 64)",
-                 &sideText);
-  args.addOption("dims", "N", "stencil: 2 or 3 (default 2)", &dimsText);
+                 &sideText, &seen["side"]);
+  args.addOption("dims", "N", "stencil: 2 or 3 (default 2)", &dimsText, &seen["dims"]);
   args.addOption("points", "N",
                  "stencil: 5 or 9 in 2-D, 7 or 27 in 3-D (default 5 / 7)",
-                 &pointsText);
+                 &pointsText, &seen["points"]);
   args.addOption("communities", "N",
-                 "communities: how many (default 16)", &communitiesText);
+                 "communities: how many (default 16)", &communitiesText, &seen["communities"]);
   args.addOption("in-degree", "X",
                  "communities: mean entries per row inside the row's "
                  "community (default 16)",
-                 &inDegreeText);
+                 &inDegreeText, &seen["in-degree"]);
   args.addOption("out-degree", "X",
                  "communities: mean entries per row anywhere (default 2)",
-                 &outDegreeText);
+                 &outDegreeText, &seen["out-degree"]);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
   if (output.empty()) {
     reportError(kTool, "missing -o FILE (see --help)");
     return 1;
   }
+  // The file is Matrix Market text whatever its name: a name the readers
+  // take for another format would make a file they refuse.
+  if (!endsWithIgnoreCase(output, ".mtx") &&
+      !endsWithIgnoreCase(output, ".mtx.gz")) {
+    reportError(kTool, "-o must name a .mtx or .mtx.gz file (spperm-gen "
+                       "writes Matrix Market), got '" +
+                           output + "'");
+    return 1;
+  }
+  // An option of another kind would be silently ignored: refuse it.
+  static const std::map<std::string, std::set<std::string>> kOptionsOf = {
+      {"rmat", {"scale", "edge-factor"}},
+      {"banded", {"rows", "half-width"}},
+      {"uniform", {"rows", "cols", "density"}},
+      {"block", {"rows", "cols", "block", "block-density"}},
+      {"skewed", {"rows", "cols"}},
+      {"stencil", {"side", "dims", "points"}},
+      {"communities", {"rows", "cols", "communities", "in-degree",
+                       "out-degree"}}};
+  if (auto known = kOptionsOf.find(kind); known != kOptionsOf.end())
+    for (const auto &[name, given] : seen)
+      if (given && !known->second.count(name)) {
+        std::string kinds;
+        for (const auto &[other, names] : kOptionsOf)
+          if (names.count(name))
+            kinds += (kinds.empty() ? "" : ", ") + other;
+        reportError(kTool, "--" + name + " applies to " + kinds + ", not " +
+                               kind);
+        return 1;
+      }
 
   int64_t seed, rows, cols;
   if (!parseInt("seed", seedText, 0, INT64_MAX, seed) ||
