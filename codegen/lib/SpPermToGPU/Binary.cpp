@@ -22,7 +22,19 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <string_view>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -114,54 +126,124 @@ static std::string findPtxas() {
   return "";
 }
 
+/// The directory for ptxas's files: `TMPDIR/spperm-ptxas-PID-XXXXXX`.
+/// Directories of compiles that died without removing theirs (SIGKILL) are
+/// removed first: their PID no longer runs.
+static ::spperm::StatusOr<std::string> makePtxasDirectory() {
+  const char *env = std::getenv("TMPDIR");
+  const std::string tmp = env && *env ? env : "/tmp";
+  constexpr std::string_view kPrefix = "spperm-ptxas-";
+  std::error_code ec;
+  for (const auto &entry : std::filesystem::directory_iterator(tmp, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.compare(0, kPrefix.size(), kPrefix) != 0)
+      continue;
+    const long pid = std::strtol(name.c_str() + kPrefix.size(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+      std::filesystem::remove_all(entry.path(), ec);
+  }
+  std::string dir = tmp + "/" + std::string(kPrefix) +
+                    std::to_string(::getpid()) + "-XXXXXX";
+  if (!::mkdtemp(dir.data()))
+    return ::spperm::Status::error("cannot create a temporary directory for "
+                                   "ptxas in " + tmp + ": " +
+                                   std::strerror(errno));
+  return dir;
+}
+
+/// Runs `args` (args[0] the program) with its stdout and stderr in
+/// `logPath` and returns its exit status, or -1 with `message` set. The
+/// child is killed by the kernel if this process dies first (a compile
+/// killed outright leaves no ptxas behind), and by an interrupted compile
+/// (Interrupt.h).
+static int runChild(const std::vector<std::string> &args,
+                    const std::string &logPath, std::string &message) {
+  std::vector<char *> argv;
+  for (const std::string &a : args)
+    argv.push_back(const_cast<char *>(a.c_str()));
+  argv.push_back(nullptr);
+  const int log = ::open(logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC |
+                                              O_CLOEXEC, 0600);
+  if (log < 0) {
+    message = "cannot open " + logPath + ": " + std::strerror(errno);
+    return -1;
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    message = std::string("cannot start ptxas: ") + std::strerror(errno);
+    ::close(log);
+    return -1;
+  }
+  if (pid == 0) {
+    // Only async-signal-safe calls between fork and exec.
+#ifdef __linux__
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent)
+      ::_exit(127);
+#endif
+    sigset_t none;
+    ::sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::dup2(log, STDOUT_FILENO);
+    ::dup2(log, STDERR_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(log);
+  ::spperm::registerChild(pid);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::spperm::unregisterChild(pid);
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status) == 127 ? (message = "cannot run " + args[0],
+                                         -1)
+                                      : WEXITSTATUS(status);
+  message = "killed by signal " + std::to_string(WTERMSIG(status));
+  return -1;
+}
+
 ::spperm::StatusOr<std::string>
 mlir::spperm::assembleCubin(const std::string &ptx, StringRef chip) {
   std::string ptxas = findPtxas();
   if (ptxas.empty())
     return std::string();
-  SmallString<128> in, out, err;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("spperm", "ptx", fd, in))
-    return ::spperm::Status::error("cannot create a temporary file for ptxas");
+  ::spperm::StatusOr<std::string> dir = makePtxasDirectory();
+  if (!dir)
+    return dir.status();
+  // An interrupted compile removes it and kills ptxas (Interrupt.h).
+  ::spperm::registerTemporary(*dir);
+  const std::string in = *dir + "/kernels.ptx", out = *dir + "/kernels.cubin",
+                    err = *dir + "/ptxas.log";
+  auto removeDirectory = [&] {
+    std::error_code ec;
+    std::filesystem::remove_all(*dir, ec);
+    ::spperm::unregisterTemporary(*dir);
+  };
   {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << ptx;
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (!ec)
+      os << ptx;
+    os.close();
+    if (ec || os.has_error()) {
+      os.clear_error();
+      removeDirectory();
+      return ::spperm::Status::error("cannot write the PTX for ptxas in " +
+                                     *dir);
+    }
   }
-  if (llvm::sys::fs::createTemporaryFile("spperm", "cubin", out) ||
-      llvm::sys::fs::createTemporaryFile("spperm", "log", err)) {
-    llvm::sys::fs::remove(in);
-    llvm::sys::fs::remove(out);
-    return ::spperm::Status::error("cannot create a temporary file for ptxas");
-  }
-  // An interrupted compile removes these and kills ptxas (Interrupt.h).
-  for (const SmallString<128> &path : {in, out, err})
-    ::spperm::registerTemporary(std::string(path));
-  std::string arch = "-arch=" + chip.str();
-  std::string outPath = std::string(out);
-  SmallVector<StringRef> argv = {ptxas, arch, "-O3", in, "-o", outPath};
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(err),
-                                          StringRef(err)};
   std::string message;
-  int rc = -1;
-  llvm::sys::ProcessInfo child = llvm::sys::ExecuteNoWait(
-      ptxas, argv, std::nullopt, redirects, 0, &message);
-  if (child.Pid != llvm::sys::ProcessInfo::InvalidPid) {
-    ::spperm::registerChild(child.Pid);
-    llvm::sys::ProcessInfo done =
-        llvm::sys::Wait(child, std::nullopt, &message);
-    ::spperm::unregisterChild(child.Pid);
-    rc = done.ReturnCode;
-  }
+  const int rc = runChild({ptxas, "-arch=" + chip.str(), "-O3", in, "-o", out},
+                          err, message);
   std::string cubin, log;
   if (auto buf = llvm::MemoryBuffer::getFile(err))
     log = (*buf)->getBuffer().trim().str();
   if (rc == 0)
     if (auto buf = llvm::MemoryBuffer::getFile(out, /*IsText=*/false))
       cubin = (*buf)->getBuffer().str();
-  for (const SmallString<128> &path : {in, out, err}) {
-    llvm::sys::fs::remove(path);
-    ::spperm::unregisterTemporary(std::string(path));
-  }
+  removeDirectory();
   if (rc != 0 || cubin.empty()) {
     size_t eol = log.find('\n');
     return ::spperm::Status::error(
