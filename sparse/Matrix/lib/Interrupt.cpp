@@ -14,6 +14,7 @@
 #include "spperm/Sparse/Interrupt.h"
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <pthread.h>
@@ -54,8 +55,15 @@ void cleanUpAndDie(int sig) {
   for (int pid : r.children)
     ::kill(pid, SIGKILL);
   for (const std::string &path : r.paths) {
+    // Renamed out of the way first: a thread still writing into it by name
+    // then fails to create files there, so the removal finds them all
+    // (removing it in place raced with such a thread, which could add a
+    // file after the walk and leave the directory behind).
+    const std::string doomed = path + ".removing";
+    const std::string &target =
+        ::rename(path.c_str(), doomed.c_str()) == 0 ? doomed : path;
     std::error_code ec;
-    std::filesystem::remove_all(path, ec);
+    std::filesystem::remove_all(target, ec);
   }
   // Die of the signal itself, so that the parent sees how the tool ended.
   std::signal(sig, SIG_DFL);
