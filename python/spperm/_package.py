@@ -272,10 +272,12 @@ class Layer:
         executor. ``out=`` writes into an existing rows x K array of the same
         device. The result has B's kind and device.
         """
-        if type(b) is _torch_tensor():
+        tensor = _torch_tensor()
+        if tensor is not None and isinstance(b, tensor):
+            # Subclasses too (an nn.Parameter B): none may lose its gradient.
             if b.requires_grad and _torch_grad_enabled():
                 return self._call_tracked(b, out, stream)
-            if out is None and stream is None:
+            if type(b) is tensor and out is None and stream is None:
                 return self._call_torch(b)
         kind, device, out = self._operands(b, out)
         return self._run(b, out, kind, device, stream)

@@ -200,28 +200,59 @@ def _backward(ctx: Any, grad: torch.Tensor) -> Any:
 linear.register_autograd(_backward, setup_context=_setup_context)
 
 
+def _setup_input_grad(ctx: Any, inputs: Any, output: Any) -> None:
+    grad, handle, in_features = inputs
+    ctx.handle = handle
+    ctx.out_features = grad.shape[-1]
+
+
+def _backward_input_grad(ctx: Any, gg: torch.Tensor) -> Any:
+    # d(grad · W) / d(grad) applied to gg: gg · Wᵀ, the layer's product.
+    return linear(gg, None, ctx.handle, ctx.out_features), None, None
+
+
+linear_input_grad.register_autograd(_backward_input_grad,
+                                    setup_context=_setup_input_grad)
+
+
 class _EagerLinear(torch.autograd.Function):
     """The custom op's product and gradients for eager calls that need a
     gradient, without the dispatcher's custom-op overhead (both ops'
-    dispatch, twice the host time of a training step on small layers)."""
+    dispatch, twice the host time of a training step on small layers).
+    Its backward is _EagerInputGrad, whose backward is this product again,
+    so gradients of any order are exact."""
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, bias: Optional[torch.Tensor],
                 module: "SparseLinear") -> torch.Tensor:
-        ctx.gradient = module._gradient
-        ctx.in_features = module.in_features
+        ctx.module = module
         return _linear(module.layer, x, bias, module.out_features)
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> Any:
         grad_x = grad_bias = None
         if ctx.needs_input_grad[0]:
-            grad_x = (grad.new_zeros((*grad.shape[:-1], ctx.in_features))
-                      if grad.numel() == 0
-                      else ctx.gradient(grad, ctx.in_features))
+            grad_x = _EagerInputGrad.apply(grad, ctx.module)
         if ctx.needs_input_grad[1]:
             grad_bias = grad.reshape(-1, grad.shape[-1]).sum(0)
         return grad_x, grad_bias, None
+
+
+class _EagerInputGrad(torch.autograd.Function):
+    """grad · W (the input's gradient) for eager calls; its own gradient
+    with respect to grad is the module's product (· Wᵀ)."""
+
+    @staticmethod
+    def forward(ctx: Any, grad: torch.Tensor,
+                module: "SparseLinear") -> torch.Tensor:
+        ctx.module = module
+        if grad.numel() == 0:
+            return grad.new_zeros((*grad.shape[:-1], module.in_features))
+        return module._gradient(grad, module.in_features)
+
+    @staticmethod
+    def backward(ctx: Any, gg: torch.Tensor) -> Any:
+        return _EagerLinear.apply(gg, None, ctx.module), None
 
 
 class SparseLinear(nn.Module):
@@ -330,7 +361,10 @@ class SparseLinear(nn.Module):
             t_options = {key: value for key, value in options.items()
                          if key not in ("output", "report")}
             t_options["name"] = options["name"] + "_t"
-            transpose = _compile(weight.t().contiguous(), **t_options)
+            weight_t = (weight.t().contiguous()
+                        if weight.layout == torch.strided
+                        else weight.to_sparse_coo().t().coalesce())
+            transpose = _compile(weight_t, **t_options)
             gradient = _InputGradient(transpose=transpose[0])
         elif backward == "torch":
             dense = weight.to_dense() if weight.is_sparse else weight

@@ -150,6 +150,36 @@ def test_input_gradient(linear, backward):
     assert not m(torch.randn(3, 192)).requires_grad
 
 
+@pytest.mark.parametrize("backward", ["torch", "spperm"])
+def test_second_order_gradient(linear, backward):
+    # A gradient penalty: the input's gradient is itself differentiated.
+    m = SparseLinear.from_dense(linear, sparsity=0.8, backward=backward)
+    w = pruned(linear, 0.8).double()
+    x = torch.randn(4, 192, requires_grad=True)
+    g, = torch.autograd.grad(m(x).square().sum(), x, create_graph=True)
+    (g.square().sum() + x.square().sum()).backward()
+    xr = x.detach().double().requires_grad_()
+    yr = torch.nn.functional.linear(xr, w, m.bias.detach().double())
+    gr, = torch.autograd.grad(yr.square().sum(), xr, create_graph=True)
+    (gr.square().sum() + xr.square().sum()).backward()
+    assert float((x.grad.double() - xr.grad).norm() / xr.grad.norm()) < 1e-5
+
+
+def test_sparse_weights_and_parameters(linear):
+    # A torch sparse weight compiles both ways; a layer's product on an
+    # nn.Parameter B that requires a gradient is marked as having none.
+    w = pruned(linear, 0.7)
+    for weight in (w.to_sparse_coo(), w.to_sparse_csr()):
+        sparse = torch.nn.Linear(192, 96)
+        sparse.weight = torch.nn.Parameter(weight, requires_grad=False)
+        m = SparseLinear.from_linear(sparse, backward="spperm")
+        check_gradients(m, w, torch.randn(3, 192), bias_grad=False)
+    b = torch.nn.Parameter(torch.randn(192, 2))
+    c = m.package(b)
+    with pytest.raises(spperm.UnsupportedError, match="no gradient"):
+        c.sum().backward()
+
+
 def test_gradient_through_a_chain():
     torch.manual_seed(4)
     first, second = torch.nn.Linear(64, 96), torch.nn.Linear(96, 32)

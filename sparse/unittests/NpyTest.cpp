@@ -303,6 +303,16 @@ TEST(WriteFileAtomically, WritesThroughLinksAndIntoDevices) {
   EXPECT_TRUE(S_ISLNK(st.st_mode));
   EXPECT_EQ(readWholeFile(dir.path("target.txt")), "second");
   EXPECT_EQ(dir.entryCount(), 2u);
+  // A chain of links: the last target is replaced, every link stays.
+  std::string outer = dir.path("outer.txt");
+  ASSERT_EQ(::symlink("link.txt", outer.c_str()), 0);
+  ASSERT_TRUE(writeFileAtomically(outer, "third").isOk());
+  ASSERT_EQ(::lstat(outer.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(readWholeFile(dir.path("target.txt")), "third");
+  EXPECT_EQ(dir.entryCount(), 3u);
   // A device is written in place, not replaced by a regular file.
   ASSERT_TRUE(writeFileAtomically("/dev/null", "x").isOk());
   ASSERT_EQ(::stat("/dev/null", &st), 0);

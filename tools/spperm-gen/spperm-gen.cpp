@@ -124,13 +124,14 @@ int main(int argc, char **argv) {
   }
   // The file is Matrix Market text whatever its name: a name the readers
   // take for another format would make a file they refuse.
-  if (!endsWithIgnoreCase(output, ".mtx") &&
-      !endsWithIgnoreCase(output, ".mtx.gz")) {
-    reportError(kTool, "-o must name a .mtx or .mtx.gz file (spperm-gen "
-                       "writes Matrix Market), got '" +
-                           output + "'");
-    return 1;
-  }
+  for (const char *other : {".smtx", ".smtx.gz", ".npz", ".npy"})
+    if (endsWithIgnoreCase(output, other)) {
+      reportError(kTool, "-o names a " + std::string(other) +
+                             " file, but spperm-gen writes Matrix Market "
+                             "(.mtx, or .mtx.gz compressed), got '" +
+                             output + "'");
+      return 1;
+    }
   // An option of another kind would be silently ignored: refuse it.
   static const std::map<std::string, std::set<std::string>> kOptionsOf = {
       {"rmat", {"scale", "edge-factor"}},

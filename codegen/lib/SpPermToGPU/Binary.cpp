@@ -29,6 +29,8 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <string_view>
+#include <utility>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -126,21 +128,33 @@ static std::string findPtxas() {
   return "";
 }
 
-/// The directory for ptxas's files: `TMPDIR/spperm-ptxas-PID-XXXXXX`.
-/// Directories of compiles that died without removing theirs (SIGKILL) are
-/// removed first: their PID no longer runs.
-static ::spperm::StatusOr<std::string> makePtxasDirectory() {
+/// The directory for ptxas's files, `TMPDIR/spperm-ptxas-PID-XXXXXX`, and
+/// an open descriptor on it holding an exclusive flock for as long as it is
+/// in use. Directories of compiles that died without removing theirs
+/// (SIGKILL) are removed first: those whose PID no longer runs and whose
+/// lock is free (the lock keeps a live compile's directory in another PID
+/// namespace sharing TMPDIR).
+static ::spperm::StatusOr<std::pair<std::string, int>> makePtxasDirectory() {
   const char *env = std::getenv("TMPDIR");
   const std::string tmp = env && *env ? env : "/tmp";
   constexpr std::string_view kPrefix = "spperm-ptxas-";
   std::error_code ec;
-  for (const auto &entry : std::filesystem::directory_iterator(tmp, ec)) {
-    const std::string name = entry.path().filename().string();
+  std::filesystem::directory_iterator it(tmp, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
     if (name.compare(0, kPrefix.size(), kPrefix) != 0)
       continue;
     const long pid = std::strtol(name.c_str() + kPrefix.size(), nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
-      std::filesystem::remove_all(entry.path(), ec);
+    if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
+      continue;
+    const int fd = ::open(it->path().c_str(), O_RDONLY | O_DIRECTORY |
+                                                  O_CLOEXEC);
+    if (fd < 0)
+      continue;
+    std::error_code removed;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0)
+      std::filesystem::remove_all(it->path(), removed);
+    ::close(fd);
   }
   std::string dir = tmp + "/" + std::string(kPrefix) +
                     std::to_string(::getpid()) + "-XXXXXX";
@@ -148,7 +162,15 @@ static ::spperm::StatusOr<std::string> makePtxasDirectory() {
     return ::spperm::Status::error("cannot create a temporary directory for "
                                    "ptxas in " + tmp + ": " +
                                    std::strerror(errno));
-  return dir;
+  const int lock = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock < 0 || ::flock(lock, LOCK_EX) != 0) {
+    const std::string why = std::strerror(errno);
+    if (lock >= 0)
+      ::close(lock);
+    std::filesystem::remove_all(dir, ec);
+    return ::spperm::Status::error("cannot lock " + dir + ": " + why);
+  }
+  return std::make_pair(dir, lock);
 }
 
 /// Runs `args` (args[0] the program) with its stdout and stderr in
@@ -193,15 +215,24 @@ static int runChild(const std::vector<std::string> &args,
   ::close(log);
   ::spperm::registerChild(pid);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t waited;
+  while ((waited = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
   }
+  const int waitErrno = errno;
   ::spperm::unregisterChild(pid);
-  if (WIFEXITED(status))
-    return WEXITSTATUS(status) == 127 ? (message = "cannot run " + args[0],
-                                         -1)
-                                      : WEXITSTATUS(status);
-  message = "killed by signal " + std::to_string(WTERMSIG(status));
-  return -1;
+  if (waited < 0) {
+    message = std::string("cannot wait for ptxas: ") +
+              std::strerror(waitErrno);
+    return -1;
+  }
+  if (WIFSIGNALED(status)) {
+    message = "killed by signal " + std::to_string(WTERMSIG(status));
+    return -1;
+  }
+  const int code = WEXITSTATUS(status);
+  if (code == 127)
+    message = "exit 127: " + args[0] + " could not be run";
+  return code;
 }
 
 ::spperm::StatusOr<std::string>
@@ -209,17 +240,20 @@ mlir::spperm::assembleCubin(const std::string &ptx, StringRef chip) {
   std::string ptxas = findPtxas();
   if (ptxas.empty())
     return std::string();
-  ::spperm::StatusOr<std::string> dir = makePtxasDirectory();
-  if (!dir)
-    return dir.status();
+  ::spperm::StatusOr<std::pair<std::string, int>> made = makePtxasDirectory();
+  if (!made)
+    return made.status();
+  const std::string dir = made->first;
+  const int lock = made->second;
   // An interrupted compile removes it and kills ptxas (Interrupt.h).
-  ::spperm::registerTemporary(*dir);
-  const std::string in = *dir + "/kernels.ptx", out = *dir + "/kernels.cubin",
-                    err = *dir + "/ptxas.log";
+  ::spperm::registerTemporary(dir);
+  const std::string in = dir + "/kernels.ptx", out = dir + "/kernels.cubin",
+                    err = dir + "/ptxas.log";
   auto removeDirectory = [&] {
     std::error_code ec;
-    std::filesystem::remove_all(*dir, ec);
-    ::spperm::unregisterTemporary(*dir);
+    std::filesystem::remove_all(dir, ec);
+    ::spperm::unregisterTemporary(dir);
+    ::close(lock);
   };
   {
     std::error_code ec;
@@ -231,7 +265,7 @@ mlir::spperm::assembleCubin(const std::string &ptx, StringRef chip) {
       os.clear_error();
       removeDirectory();
       return ::spperm::Status::error("cannot write the PTX for ptxas in " +
-                                     *dir);
+                                     dir);
     }
   }
   std::string message;

@@ -8,14 +8,22 @@
 #include "spperm/Sparse/Npy.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <zlib.h>
 
 using namespace spperm;
 
+/// Whether `s` ends with the lower-case `suffix`, in any case (the readers
+/// take `.GZ` as `.gz`).
 static bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  if (s.size() < suffix.size())
+    return false;
+  for (size_t i = 0; i < suffix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(
+            s[s.size() - suffix.size() + i])) != suffix[i])
+      return false;
+  return true;
 }
 
 /// Compresses `text` into a single gzip member.

@@ -279,25 +279,31 @@ Status writePiecesAtomically(const std::string &given,
     return s;
   std::string path = given;
   struct stat st;
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+  if (::stat(given.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return Status::error(given + ": is a directory");
+    // A device, FIFO or pipe (also through links: /dev/stdout) is opened
+    // by the name given.
+    if (!S_ISREG(st.st_mode))
+      return writePiecesInPlace(given, pieces);
+  }
+  // A symbolic link (or a chain of them) is written through: its final
+  // target is replaced, the links stay.
+  for (int hops = 0; ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+       ++hops) {
     char target[PATH_MAX];
-    ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
-    if (n < 0)
-      return Status::error(path + ": cannot read the symbolic link: " +
-                           errnoText());
+    const ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+    if (n < 0 || hops == 40)
+      return Status::error(given + ": cannot follow the symbolic link: " +
+                           (n < 0 ? errnoText() : "too many levels"));
     target[n] = '\0';
     // A relative target is taken from the link's directory.
     path = target[0] == '/' ? std::string(target)
                             : parentOf(path) + "/" + target;
+  }
+  if (path != given)
     if (Status s = checkOutputSparesInputs(path, {}); !s)
       return s;
-  }
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode))
-      return Status::error(given + ": is a directory");
-    if (!S_ISREG(st.st_mode))
-      return writePiecesInPlace(path, pieces);
-  }
   std::string tmp = path + ".tmp.XXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0)
@@ -332,8 +338,9 @@ Status writePiecesAtomically(const std::string &given,
 
 Status spperm::checkOutputSparesInputs(const std::string &output,
                                        std::initializer_list<std::string> inputs) {
+  // Regular files only: a terminal or pipe may be both stdin and stdout.
   struct stat out;
-  if (::stat(output.c_str(), &out) == 0)
+  if (::stat(output.c_str(), &out) == 0 && S_ISREG(out.st_mode))
     for (const std::string &input : inputs) {
       struct stat in;
       if (!input.empty() && ::stat(input.c_str(), &in) == 0 &&

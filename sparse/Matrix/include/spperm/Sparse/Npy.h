@@ -41,8 +41,9 @@ Status writeNpy(const std::string &path, const DenseMatrix &m);
 
 /// Writes `bytes` to `path` atomically (temporary file + rename); on failure
 /// nothing is left at `path` or beside it. A symbolic link is written
-/// through (the link kept), a device or FIFO written in place, and a path
-/// inside a package directory refused (checkOutputSparesInputs).
+/// through (the links kept); a device or FIFO is written in place (not
+/// atomically: a failure may leave part of the bytes written there); a path
+/// inside a package directory is refused (checkOutputSparesInputs).
 Status writeFileAtomically(const std::string &path, const std::string &bytes);
 
 /// Why writing `output` would destroy an input, or ok: `output` must not be
