@@ -39,8 +39,8 @@ bool endsWithIgnoreCase(const std::string &s, const std::string &suffix) {
   if (s.size() < suffix.size())
     return false;
   for (size_t i = 0; i < suffix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) !=
-        suffix[i])
+    if (std::tolower(static_cast<unsigned char>(
+            s[s.size() - suffix.size() + i])) != suffix[i])
       return false;
   return true;
 }
@@ -98,17 +98,19 @@ int main(int argc, char **argv) {
                  &halfWidthText, &seen["half-width"]);
   args.addOption("density", "P", "uniform: entry probability (default 0.01)",
                  &densityText, &seen["density"]);
-  args.addOption("block", "N", "block: tile size (default 32)", &blockText, &seen["block"]);
-  args.addOption("block-density", "P",
-                 "block: tile probability (default 0.1)", &blockDensityText, &seen["block-density"]);
+  args.addOption("block", "N", "block: tile size (default 32)", &blockText,
+                 &seen["block"]);
+  args.addOption("block-density", "P", "block: tile probability (default 0.1)",
+                 &blockDensityText, &seen["block-density"]);
   args.addOption("side", "N", "stencil: grid points per dimension (default 64)",
                  &sideText, &seen["side"]);
-  args.addOption("dims", "N", "stencil: 2 or 3 (default 2)", &dimsText, &seen["dims"]);
+  args.addOption("dims", "N", "stencil: 2 or 3 (default 2)", &dimsText,
+                 &seen["dims"]);
   args.addOption("points", "N",
                  "stencil: 5 or 9 in 2-D, 7 or 27 in 3-D (default 5 / 7)",
                  &pointsText, &seen["points"]);
-  args.addOption("communities", "N",
-                 "communities: how many (default 16)", &communitiesText, &seen["communities"]);
+  args.addOption("communities", "N", "communities: how many (default 16)",
+                 &communitiesText, &seen["communities"]);
   args.addOption("in-degree", "X",
                  "communities: mean entries per row inside the row's "
                  "community (default 16)",
@@ -140,8 +142,8 @@ int main(int argc, char **argv) {
       {"block", {"rows", "cols", "block", "block-density"}},
       {"skewed", {"rows", "cols"}},
       {"stencil", {"side", "dims", "points"}},
-      {"communities", {"rows", "cols", "communities", "in-degree",
-                       "out-degree"}}};
+      {"communities",
+       {"rows", "cols", "communities", "in-degree", "out-degree"}}};
   if (auto known = kOptionsOf.find(kind); known != kOptionsOf.end())
     for (const auto &[name, given] : seen)
       if (given && !known->second.count(name)) {
@@ -149,8 +151,8 @@ int main(int argc, char **argv) {
         for (const auto &[other, names] : kOptionsOf)
           if (names.count(name))
             kinds += (kinds.empty() ? "" : ", ") + other;
-        reportError(kTool, "--" + name + " applies to " + kinds + ", not " +
-                               kind);
+        reportError(kTool,
+                    "--" + name + " applies to " + kinds + ", not " + kind);
         return 1;
       }
 

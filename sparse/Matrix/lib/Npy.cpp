@@ -23,11 +23,11 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
@@ -298,8 +298,8 @@ Status writePiecesAtomically(const std::string &given,
                            (n < 0 ? errnoText() : "too many levels"));
     target[n] = '\0';
     // A relative target is taken from the link's directory.
-    path = target[0] == '/' ? std::string(target)
-                            : parentOf(path) + "/" + target;
+    path =
+        target[0] == '/' ? std::string(target) : parentOf(path) + "/" + target;
   }
   if (path != given)
     if (Status s = checkOutputSparesInputs(path, {}); !s)
@@ -336,8 +336,9 @@ Status writePiecesAtomically(const std::string &given,
 
 } // namespace
 
-Status spperm::checkOutputSparesInputs(const std::string &output,
-                                       std::initializer_list<std::string> inputs) {
+Status
+spperm::checkOutputSparesInputs(const std::string &output,
+                                std::initializer_list<std::string> inputs) {
   // Regular files only: a terminal or pipe may be both stdin and stdout.
   struct stat out;
   if (::stat(output.c_str(), &out) == 0 && S_ISREG(out.st_mode))
