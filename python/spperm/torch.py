@@ -36,22 +36,32 @@ from ._package import Layer, Package, compile as _compile
 
 __all__ = ["SparseLinear", "linear", "linear_input_grad"]
 
-# The layers the custom op can run, by handle (an int, so that the op's
-# schema holds no Python object); a module keeps its layer alive.
-_layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
-# How each registered layer's input gradient is computed, by handle.
-_gradients: "weakref.WeakValueDictionary[int, _InputGradient]" = \
+# The modules the custom ops can run, by handle (an int, so that the ops'
+# schemas hold no Python object); a module registers itself, keeping its
+# layer and its input gradient alive.
+_modules: "weakref.WeakValueDictionary[int, SparseLinear]" = \
     weakref.WeakValueDictionary()
 _handles = itertools.count(1)
 _lock = threading.Lock()
 
 
-def _register(layer: Layer, gradient: "_InputGradient") -> int:
+def _register(module: "SparseLinear") -> int:
     with _lock:
         handle = next(_handles)
-        _layers[handle] = layer
-        _gradients[handle] = gradient
+        _modules[handle] = module
         return handle
+
+
+def _module(op: str, handle: int) -> "SparseLinear":
+    module = _modules.get(handle)
+    if module is None:
+        raise InvalidArgumentError(f"spperm::{op}: no layer {handle}")
+    return module
+
+
+def _bias_grad(grad: torch.Tensor) -> torch.Tensor:
+    """The bias's gradient: grad summed over every dimension but the last."""
+    return grad.reshape(-1, grad.shape[-1]).sum(0)
 
 
 class _InputGradient:
@@ -68,6 +78,8 @@ class _InputGradient:
         self._on_device: Dict[torch.device, torch.Tensor] = {}
 
     def __call__(self, grad: torch.Tensor, in_features: int) -> torch.Tensor:
+        if grad.numel() == 0:  # nothing to compute
+            return grad.new_zeros((*grad.shape[:-1], in_features))
         if self.transpose is not None:
             # dY · W = dY · (Wᵀ)ᵀ: the Wᵀ layer's product of dY.
             return _linear(self.transpose, grad, None, in_features)
@@ -142,10 +154,7 @@ def linear(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
     layer's out_features x in_features matrix). x: (..., in_features), of
     the layer's dtype, on the CPU or a CUDA device; the result has x's
     device and dtype."""
-    layer = _layers.get(handle)
-    if layer is None:
-        raise InvalidArgumentError(f"spperm::linear: no layer {handle}")
-    return _linear(layer, x, bias, out_features)
+    return _linear(_module("linear", handle).layer, x, bias, out_features)
 
 
 def _transposed_like(x: torch.Tensor, features: int) -> torch.Tensor:
@@ -168,13 +177,7 @@ def linear_input_grad(grad: torch.Tensor, handle: int,
     out_features x in_features matrix): the gradient of ``spperm::linear``
     with respect to x. Raises :class:`UnsupportedError` for a layer
     without a way to compute it (docs/Python.md, "Gradients")."""
-    gradient = _gradients.get(handle)
-    if gradient is None:
-        raise InvalidArgumentError(f"spperm::linear_input_grad: no layer "
-                                   f"{handle}")
-    if grad.numel() == 0:
-        return grad.new_zeros((*grad.shape[:-1], in_features))
-    return gradient(grad, in_features)
+    return _module("linear_input_grad", handle)._gradient(grad, in_features)
 
 
 @linear_input_grad.register_fake
@@ -193,7 +196,7 @@ def _backward(ctx: Any, grad: torch.Tensor) -> Any:
     if ctx.needs_input_grad[0]:
         grad_x = linear_input_grad(grad, ctx.handle, ctx.in_features)
     if ctx.needs_input_grad[1]:
-        grad_bias = grad.reshape(-1, grad.shape[-1]).sum(0)
+        grad_bias = _bias_grad(grad)
     return grad_x, grad_bias, None, None
 
 
@@ -234,7 +237,7 @@ class _EagerLinear(torch.autograd.Function):
         if ctx.needs_input_grad[0]:
             grad_x = _EagerInputGrad.apply(grad, ctx.module)
         if ctx.needs_input_grad[1]:
-            grad_bias = grad.reshape(-1, grad.shape[-1]).sum(0)
+            grad_bias = _bias_grad(grad)
         return grad_x, grad_bias, None
 
 
@@ -246,8 +249,6 @@ class _EagerInputGrad(torch.autograd.Function):
     def forward(ctx: Any, grad: torch.Tensor,
                 module: "SparseLinear") -> torch.Tensor:
         ctx.module = module
-        if grad.numel() == 0:
-            return grad.new_zeros((*grad.shape[:-1], module.in_features))
         return module._gradient(grad, module.in_features)
 
     @staticmethod
@@ -286,7 +287,7 @@ class SparseLinear(nn.Module):
             "input: make it with from_dense / from_linear, or give "
             "from_package the layer of Wᵀ (transpose=) or the weight "
             "(weight=)"))
-        self._handle = _register(layer, self._gradient)
+        self._handle = _register(self)
         if bias is not None:
             bias = bias.detach().to(getattr(torch, layer.dtype))
             if bias.shape != (self.out_features,):

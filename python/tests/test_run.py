@@ -457,6 +457,19 @@ def test_gpu_cupy(gpu):
                           reference(a, cupy.asnumpy(b))) < 1e-5
 
 
+def test_cpu_time_variants():
+    """The CPU executor times its own product; it tells a GPU variant from
+    a name no device knows."""
+    a = random_csr(60, 40, 0.1, seed=21)
+    pkg = spperm.compile(a, format="csr", strategy="identity")
+    b = np.ones((40, 3), np.float32)
+    assert len(pkg[0].time(b, runs=2)) == 2
+    with pytest.raises(spperm.UnsupportedError, match="needs the GPU"):
+        pkg[0].time(b, variant="spperm:1")
+    with pytest.raises(spperm.UnsupportedError, match="'bogus' is unknown"):
+        pkg[0].time(b, variant="bogus")
+
+
 def test_gpu_time(torch_cuda):
     torch = torch_cuda
     pkg, _ = compiled("gpu_time")

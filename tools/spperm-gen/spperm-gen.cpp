@@ -15,7 +15,6 @@
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Tools/CommandLine.h"
 
-#include <cctype>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -34,15 +33,6 @@ bool parseInt(const std::string &name, const std::string &text, int64_t lo,
 bool parseFraction(const std::string &name, const std::string &text,
                    double &out) {
   return parseNumberOption(kTool, name, text, 0.0, 1.0, out);
-}
-bool endsWithIgnoreCase(const std::string &s, const std::string &suffix) {
-  if (s.size() < suffix.size())
-    return false;
-  for (size_t i = 0; i < suffix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(
-            s[s.size() - suffix.size() + i])) != suffix[i])
-      return false;
-  return true;
 }
 } // namespace
 

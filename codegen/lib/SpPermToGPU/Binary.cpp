@@ -255,18 +255,22 @@ mlir::spperm::assembleCubin(const std::string &ptx, StringRef chip) {
     ::spperm::unregisterTemporary(dir);
     ::close(lock);
   };
+  std::error_code written;
   {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(in, ec);
-    if (!ec)
+    llvm::raw_fd_ostream os(in, written);
+    if (!written) {
       os << ptx;
-    os.close();
-    if (ec || os.has_error()) {
-      os.clear_error();
-      removeDirectory();
-      return ::spperm::Status::error("cannot write the PTX for ptxas in " +
-                                     dir);
+      os.close();
+      if (os.has_error()) {
+        written = os.error();
+        os.clear_error();
+      }
     }
+  }
+  if (written) {
+    removeDirectory();
+    return ::spperm::Status::error(in + ": cannot write the PTX for ptxas: " +
+                                   written.message());
   }
   std::string message;
   const int rc = runChild({ptxas, "-arch=" + chip.str(), "-O3", in, "-o", out},

@@ -151,11 +151,6 @@ StatusOr<CsrMatrix> parseWith(Scanner &sc, MatrixFileFormat format,
   return readSmtx(sc, name, options);
 }
 
-bool endsWithIgnoreCase(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         equalsIgnoreCase(s.substr(s.size() - suffix.size()), suffix);
-}
-
 /// What readMatrixFile reads, for the error about anything else.
 constexpr const char *kReadableFormats =
     "spperm reads Matrix Market (.mtx), DLMC (.smtx), either optionally "
@@ -201,6 +196,12 @@ StatusOr<CsrMatrix> checkSums(StatusOr<CsrMatrix> m, std::string_view name) {
 //===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//
+
+bool spperm::endsWithIgnoreCase(std::string_view path,
+                                std::string_view suffix) {
+  return path.size() >= suffix.size() &&
+         equalsIgnoreCase(path.substr(path.size() - suffix.size()), suffix);
+}
 
 StatusOr<CsrMatrix> spperm::parseMatrixText(std::string_view text,
                                             MatrixFileFormat format,

@@ -8,23 +8,10 @@
 #include "spperm/Sparse/Npy.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <zlib.h>
 
 using namespace spperm;
-
-/// Whether `s` ends with the lower-case `suffix`, in any case (the readers
-/// take `.GZ` as `.gz`).
-static bool endsWith(const std::string &s, const std::string &suffix) {
-  if (s.size() < suffix.size())
-    return false;
-  for (size_t i = 0; i < suffix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(
-            s[s.size() - suffix.size() + i])) != suffix[i])
-      return false;
-  return true;
-}
 
 /// Compresses `text` into a single gzip member.
 static StatusOr<std::string> gzipCompress(const std::string &path,
@@ -82,7 +69,7 @@ Status spperm::writeMatrixMarket(const std::string &path, const CsrMatrix &m) {
       append(m.values[k], '\n');
     }
   }
-  if (!endsWith(path, ".gz"))
+  if (!endsWithIgnoreCase(path, ".gz"))
     return writeFileAtomically(path, text);
   StatusOr<std::string> compressed = gzipCompress(path, text);
   if (!compressed)

@@ -82,6 +82,10 @@ StatusOr<CsrMatrix> parseMatrixText(std::string_view text,
                                     std::string_view name,
                                     const ReadOptions &options = {});
 
+/// Whether `path` ends with `suffix`, letters compared in any case (the
+/// readers and writers take `.MTX.GZ` as `.mtx.gz`).
+bool endsWithIgnoreCase(std::string_view path, std::string_view suffix);
+
 /// Writes `m` as a `real general` Matrix Market file (1-based, one entry per
 /// line, values in the shortest form that reads back to the same float),
 /// gzip-compressed when `path` ends in `.gz`. Written atomically.
