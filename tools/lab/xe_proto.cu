@@ -34,6 +34,9 @@
 //     distinct banks.
 //   * `xeg` (lanes over entries): G lanes a row, G entries apart, each lane
 //     with all T samples, reduced by xs_proto.cu's transposing butterfly.
+//   * `xet`: xeg with X's chunk staged transposed, [cols][T] (loaded 4 x 4
+//     through registers, see the kernel), so that a lane reads a column's
+//     T samples as T / 4 16-byte loads instead of T 4-byte ones.
 // Rows in their own order (`n`) or by length, longest first (`s`, stored
 // through the order, as the load-balancing permutations do).
 //
@@ -46,7 +49,7 @@
 //   ./xe_proto FILE.smtx[.gz]|FILE.mtx[.gz] ...
 // Prints one `xe` line per layer, K and configuration, then one `best` line
 // per layer, K and class. XE_KS (default "32,128,512") picks the K values,
-// XE_KINDS ("0,1") the walks, XE_ORDERS ("0,1": own order, by length),
+// XE_KINDS ("0,1,2": xe, xeg, xet) the walks, XE_ORDERS ("0,1": own order, by length),
 // XE_MODES ("0": bit 0 rotates the entry copies' start by chunk, bit 1
 // times the staging alone, unchecked).
 //
@@ -281,8 +284,120 @@ __global__ void __launch_bounds__(NT)
   }
 }
 
+/// X's chunk staged transposed, as [cols][T] (`xet`): each thread loads a
+/// 4 x 4 block of X (4 samples of 4 columns; 16-byte loads where X's rows
+/// are aligned), transposes it in registers and stores each column's 4
+/// samples as one 16-byte vector, the 4 stores rotated by the column quad
+/// so that a quarter warp's stores fall in distinct banks (T >= 8) or two
+/// to a bank (T = 4). The block's entries are staged by cp.async meanwhile.
+/// Then the walk of xeg, reading a column's T samples as T / 4 16-byte
+/// loads.
+template <int T, int G, int NT>
+__global__ void __launch_bounds__(NT)
+    xet(int cols, Layout lay, const int *__restrict__ blockRow,
+        const int *__restrict__ blockPtr, const int *__restrict__ rowPtr,
+        const int *__restrict__ col, const float *__restrict__ val,
+        const int *__restrict__ order, const float *__restrict__ x,
+        float *__restrict__ out, int k, int mode) {
+  extern __shared__ __align__(16) float smem[];
+  constexpr int Q = T / 4;
+  const int k0 = blockIdx.y * T;
+  const int r0 = blockRow[blockIdx.x], r1 = blockRow[blockIdx.x + 1];
+  const int p0 = blockPtr[blockIdx.x], p1 = blockPtr[blockIdx.x + 1];
+  const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  const unsigned rBase = base + 4u * T * lay.stride;
+  const int rOff = stageRun<NT>(rBase, rowPtr + r0, r1 + 1 - r0, threadIdx.x,
+                                false);
+  const unsigned cBase = rBase + 4u * lay.rowSpan;
+  const int eOff = stageRun<NT>(cBase, col + p0, p1 - p0, threadIdx.x, false);
+  stageRun<NT>(cBase + 4u * lay.entrySpan, val + p0, p1 - p0, threadIdx.x,
+               false);
+  asm volatile("cp.async.commit_group;\n" ::);
+  float4 *sx4 = reinterpret_cast<float4 *>(smem);
+  const int quads = (cols + 3) / 4;
+  const bool aligned = (cols & 3) == 0;
+  for (int it = threadIdx.x; it < quads * Q; it += NT) {
+    const int cq = it / Q, q = it % Q;
+    float a[4][4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const float *src = x + size_t(k0 + 4 * q + r) * cols + 4 * cq;
+      if (aligned) {
+        const float4 v = *reinterpret_cast<const float4 *>(src);
+        a[r][0] = v.x;
+        a[r][1] = v.y;
+        a[r][2] = v.z;
+        a[r][3] = v.w;
+      } else {
+#pragma unroll
+        for (int m = 0; m < 4; ++m)
+          a[r][m] = 4 * cq + m < cols ? src[m] : 0.f;
+      }
+    }
+#pragma unroll
+    for (int m = 0; m < 4; ++m) {
+      const int mm = (m + cq) & 3;
+      // a[.][mm] without dynamic register indexing.
+      float4 v = make_float4(a[0][0], a[1][0], a[2][0], a[3][0]);
+      if (mm == 1)
+        v = make_float4(a[0][1], a[1][1], a[2][1], a[3][1]);
+      if (mm == 2)
+        v = make_float4(a[0][2], a[1][2], a[2][2], a[3][2]);
+      if (mm == 3)
+        v = make_float4(a[0][3], a[1][3], a[2][3], a[3][3]);
+      if (4 * cq + mm < cols)
+        sx4[(4 * cq + mm) * Q + q] = v;
+    }
+  }
+  asm volatile("cp.async.wait_all;\n" ::);
+  __syncthreads();
+  if (mode & 2)
+    return;
+  const int *sRow = reinterpret_cast<const int *>(smem + T * lay.stride) + rOff;
+  const int *sCol =
+      reinterpret_cast<const int *>(smem + T * lay.stride + lay.rowSpan) + eOff;
+  const float *sVal = smem + T * lay.stride + lay.rowSpan + lay.entrySpan + eOff;
+  const int lane = threadIdx.x % G;
+  constexpr int groups = NT / G;
+  for (int rb = r0; rb < r1; rb += groups) {
+    const int r = rb + int(threadIdx.x) / G;
+    int s = 0, e = 0;
+    if (r < r1) {
+      s = sRow[r - r0] - p0;
+      e = sRow[r - r0 + 1] - p0;
+    }
+    float acc[T];
+#pragma unroll
+    for (int j = 0; j < T; ++j)
+      acc[j] = 0.f;
+    for (int q = s + lane; q < e; q += G) {
+      const int c = sCol[q];
+      const float v = sVal[q];
+#pragma unroll
+      for (int h = 0; h < Q; ++h) {
+        const float4 b = sx4[c * Q + h];
+        acc[4 * h] += v * b.x;
+        acc[4 * h + 1] += v * b.y;
+        acc[4 * h + 2] += v * b.z;
+        acc[4 * h + 3] += v * b.w;
+      }
+    }
+    reduce<T, G>(acc, lane);
+    if (r < r1) {
+      const int row = order ? order[r] : r;
+      constexpr int per = T >= G ? T / G : 1;
+#pragma unroll
+      for (int i = 0; i < per; ++i) {
+        const int j = T >= G ? lane * per + i : lane;
+        if (j < T)
+          out[size_t(row) * k + k0 + j] = acc[i];
+      }
+    }
+  }
+}
+
 struct Config {
-  int kind;     // 0: xe, 1: xeg
+  int kind;     // 0: xe, 1: xeg, 2: xet
   int t, w;     // w: S (xe) or G (xeg)
   int threads, blocks;
   bool sorted;
@@ -292,7 +407,7 @@ struct Config {
 std::string label(const Config &c) {
   char s[64];
   std::snprintf(s, sizeof s, "%s%s.%s.t%d.%s%d.n%d.b%d",
-                c.kind ? "xeg" : "xe",
+                c.kind == 2 ? "xet" : c.kind ? "xeg" : "xe",
                 c.mode == 0 ? "" : c.mode == 1 ? "-r" : c.mode == 2 ? "-so" : "-rso",
                 c.sorted ? "s" : "n", c.t, c.kind ? "g" : "s", c.w, c.threads,
                 c.blocks);
@@ -321,7 +436,7 @@ struct Device {
 
 /// Row blocks of about equal entries + rows, and the shared memory they
 /// need with T samples; count = 0 when it does not fit in 227 KB.
-Blocks cut(const Csr &m, int blocks, int t) {
+Blocks cut(const Csr &m, int blocks, int t, bool transposed) {
   std::vector<int> row{0};
   const double total = double(m.col.size()) + m.rows;
   for (int b = 1; b < blocks; ++b) {
@@ -351,6 +466,9 @@ Blocks cut(const Csr &m, int blocks, int t) {
   int stride = (m.cols + 3 + 3) / 4 * 4;
   if (stride % 8 == 0)
     stride += 4;
+  // xet: [cols][T], whole 16-byte columns.
+  if (transposed)
+    stride = m.cols;
   out.lay = {stride, rowSpan, entrySpan};
   if (out.lay.floats(t) * 4 > 227 * 1024)
     return out;
@@ -372,6 +490,13 @@ void launchOne(const Config &c, const Device &d, const Blocks &b,
       xe<T, W, NT><<<grid, NT, shared, st>>>(d.m.cols, b.lay, b.row, b.ptr,
                                               d.rowPtr, d.col, d.val, order,
                                               x, out, k, c.mode);
+    }
+  } else if (c.kind == 2) {
+    if constexpr (T % 4 == 0 && T <= 16) {
+      allowShared(xet<T, W, NT>);
+      xet<T, W, NT><<<grid, NT, shared, st>>>(d.m.cols, b.lay, b.row, b.ptr,
+                                               d.rowPtr, d.col, d.val, order,
+                                               x, out, k, c.mode);
     }
   } else {
     allowShared(xeg<T, W, NT>);
@@ -443,8 +568,8 @@ std::vector<Config> configs(const Csr &m, int k) {
   for (int sorted = 0; sorted < 2; ++sorted) {
     if (!listed("XE_ORDERS", "0,1", sorted))
       continue;
-    for (int kind = 0; kind < 2; ++kind) {
-      if (!listed("XE_KINDS", "0,1", kind))
+    for (int kind = 0; kind < 3; ++kind) {
+      if (!listed("XE_KINDS", "0,1,2", kind))
         continue;
       for (int t : {4, 8, 16, 32}) {
         if (k % t != 0)
@@ -452,7 +577,9 @@ std::vector<Config> configs(const Csr &m, int k) {
         for (int w : {1, 2, 4, 8, 16, 32}) {
           if (kind == 0 && (w > t || t / w < 2 || t / w > 8))
             continue;
-          if (kind == 1 && (w > gHigh || 8 * w < gHigh))
+          if (kind == 2 && t > 16)
+            continue;
+          if (kind >= 1 && (w > gHigh || 8 * w < gHigh))
             continue;
           for (int threads : {256, 512, 1024})
             for (int blocks : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
@@ -470,7 +597,7 @@ std::vector<Config> configs(const Csr &m, int k) {
   return out;
 }
 
-const char *const kClasses[] = {"xe", "xeg"};
+const char *const kClasses[] = {"xe", "xeg", "xet"};
 
 } // namespace
 
@@ -496,14 +623,15 @@ int main(int argc, char **argv) {
       float *x = upload(xh);
       float *out = nullptr;
       CHECK(cudaMalloc(&out, size_t(m.rows) * k * sizeof(float)));
-      float best[2] = {1e30f, 1e30f};
-      std::string bestLabel[2];
+      float best[3] = {1e30f, 1e30f, 1e30f};
+      std::string bestLabel[3];
       std::map<std::pair<int, std::pair<int, int>>, Blocks> cuts;
+      std::map<std::pair<int, std::pair<int, int>>, Blocks> cutsT;
       for (const Config &cfg : configs(m, k)) {
         const Device &d = cfg.sorted ? ds : dn;
-        Blocks &b = cuts[{cfg.sorted, {cfg.blocks, cfg.t}}];
+        Blocks &b = (cfg.kind == 2 ? cutsT : cuts)[{cfg.sorted, {cfg.blocks, cfg.t}}];
         if (!b.row && b.lay.stride == 0)
-          b = cut(d.m, cfg.blocks, cfg.t);
+          b = cut(d.m, cfg.blocks, cfg.t, cfg.kind == 2);
         if (b.count == 0)
           continue;
         const std::string lab = label(cfg);
@@ -530,16 +658,17 @@ int main(int argc, char **argv) {
           bestLabel[cfg.kind] = lab;
         }
       }
-      for (int o = 0; o < 2; ++o)
+      for (int o = 0; o < 3; ++o)
         std::printf("best layer=%s k=%d class=%s kernel=%s graph_us=%.2f\n",
                     name.c_str(), k, kClasses[o], bestLabel[o].c_str(),
                     best[o]);
       std::fflush(stdout);
-      for (auto &[key, b] : cuts)
-        if (b.row) {
-          CHECK(cudaFree(b.row));
-          CHECK(cudaFree(b.ptr));
-        }
+      for (auto *all : {&cuts, &cutsT})
+        for (auto &[key, b] : *all)
+          if (b.row) {
+            CHECK(cudaFree(b.row));
+            CHECK(cudaFree(b.ptr));
+          }
       CHECK(cudaFree(x));
       CHECK(cudaFree(out));
     }
