@@ -32,7 +32,7 @@ import torch
 from torch import nn
 
 from ._errors import InvalidArgumentError, UnsupportedError
-from ._package import Layer, Package, compile as _compile
+from ._package import Layer, Package, _dtype_name, compile as _compile
 
 __all__ = ["SparseLinear", "linear", "linear_input_grad"]
 
@@ -99,6 +99,11 @@ class _InputGradient:
         gx = torch.sparse.mm(w, gt).t().to(grad.dtype)
         return gx if grad.dim() == 2 else gx.reshape(*grad.shape[:-1],
                                                        in_features)
+
+
+# spperm-compile's element type names (_dtype_name) as torch dtypes.
+_TORCH_TYPES = {"f32": torch.float32, "f16": torch.float16,
+                "bf16": torch.bfloat16}
 
 
 def _csr_of_transpose(weight: torch.Tensor) -> torch.Tensor:
@@ -328,6 +333,11 @@ class SparseLinear(nn.Module):
         (docs/Python.md, "SparseLinear"). The module is put on ``linear``'s
         device."""
         weight = linear.weight.detach()
+        if weight.dtype not in (torch.float32, torch.float16, torch.bfloat16):
+            raise UnsupportedError(
+                f"SparseLinear runs float32, float16 or bfloat16 layers; the "
+                f"weight is {weight.dtype} (convert the module first, e.g. "
+                f"linear.float())")
         if weight.dtype in (torch.float16, torch.bfloat16):
             options.setdefault("dtype", weight.dtype)
             # Exact: every 16-bit value is a float32.
@@ -369,6 +379,12 @@ class SparseLinear(nn.Module):
             gradient = _InputGradient(transpose=transpose[0])
         elif backward == "torch":
             dense = weight.to_dense() if weight.is_sparse else weight
+            # The package's values are rounded to their type (values_dtype,
+            # by default the dtype): the gradient uses the same W.
+            values = options.get("values_dtype", options.get("dtype"))
+            if values is not None:
+                dense = dense.to(_TORCH_TYPES[_dtype_name(
+                    values, "values_dtype")]).float()
             gradient = _InputGradient(weight_t=_csr_of_transpose(dense))
         else:
             gradient = _InputGradient(reason=(
@@ -410,9 +426,20 @@ class SparseLinear(nn.Module):
                     f"matrix of layer '{forward.name}'), got "
                     f"{' x '.join(str(n) for n in weight.shape)}")
             dense = weight.detach().cpu()
-            dense = (dense.to_dense() if dense.layout != torch.strided
-                     else dense).float()
-            gradient = _InputGradient(weight_t=_csr_of_transpose(dense))
+            # The layer's entries: W's nonzeros, or its stored entries (a
+            # sparse W's explicit zeros are entries when compiled).
+            counts = set()
+            if dense.layout != torch.strided:
+                counts.add(int(dense.to_sparse_coo().coalesce()._nnz()))
+                dense = dense.to_dense()
+            counts.add(int(torch.count_nonzero(dense)))
+            if forward.nnz not in counts:
+                raise InvalidArgumentError(
+                    f"weight= has {max(counts)} entries but layer "
+                    f"'{forward.name}' has {forward.nnz}: it is not the "
+                    f"weight the package was compiled from")
+            gradient = _InputGradient(weight_t=_csr_of_transpose(
+                dense.float()))
         if transpose is not None:
             if isinstance(transpose, Package):
                 if len(transpose) != 1:

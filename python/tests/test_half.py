@@ -119,6 +119,25 @@ def test_sparse_linear_bfloat16():
             torch.bfloat16]
 
 
+def test_sparse_linear_gradient_uses_the_rounded_weight():
+    # A float32 layer compiled for float16: the package holds W rounded to
+    # float16, and the torch route's Wᵀ is that W, not the float32 one.
+    from spperm.torch import SparseLinear
+
+    torch.manual_seed(1)
+    lin = torch.nn.Linear(48, 40)
+    with torch.no_grad():
+        lin.weight.mul_(torch.rand_like(lin.weight) < 0.3)
+    for options, rounded in (({"dtype": "float16"}, torch.float16),
+                             ({"dtype": "float16", "values_dtype": "float32"},
+                              torch.float32)):
+        m = SparseLinear.from_linear(lin, **options)
+        values = m._gradient.weight_t.values()
+        assert torch.equal(values, values.to(rounded).float())
+        expected = lin.weight.detach().t().to(rounded).float()
+        assert torch.equal(m._gradient.weight_t.to_dense(), expected)
+
+
 @pytest.mark.parametrize("name,dtype", [("gpu_f16", torch.float16),
                                         ("gpu_bf16", torch.bfloat16)])
 def test_cuda_against_rounded_reference(torch_cuda, name, dtype):

@@ -49,6 +49,11 @@ def test_from_dense_prunes_by_magnitude(linear):
         check(m, w, linear.bias, torch.randn(*shape))
 
 
+def test_float64_layers_are_refused_up_front():
+    with pytest.raises(spperm.UnsupportedError, match="torch.float64"):
+        SparseLinear.from_linear(torch.nn.Linear(8, 4).double())
+
+
 def test_from_linear_keeps_the_zeros(linear):
     with torch.no_grad():
         linear.weight.mul_(torch.rand_like(linear.weight) < 0.1)
@@ -234,6 +239,17 @@ def test_no_gradient_is_an_error_not_a_silence(linear):
                         w, x, bias_grad=False)
     with pytest.raises(spperm.InvalidArgumentError, match="96 x 192"):
         SparseLinear.from_package(pkg, "fc", weight=w.t())
+    # Another weight of the same shape is refused by its entry count.
+    for other in (pruned(linear, 0.3), pruned(linear, 0.3).to_sparse_coo()):
+        with pytest.raises(spperm.InvalidArgumentError,
+                           match="not the weight the package was compiled"):
+            SparseLinear.from_package(pkg, "fc", weight=other)
+    # A stored zero of a sparse weight is an entry or not, as compiled.
+    zero = torch.sparse_coo_tensor([[0, 1, 2], [0, 1, 2]], [1.0, 0.0, 3.0],
+                                   (3, 3))
+    for source in (zero, zero.to_dense()):
+        SparseLinear.from_package(spperm.compile(source, name="z"),
+                                  weight=zero)
     with pytest.raises(spperm.InvalidArgumentError, match="not both"):
         SparseLinear.from_package(pkg, "fc", weight=w, transpose=pkg_t)
     # A package's own product has no gradient with respect to B.
