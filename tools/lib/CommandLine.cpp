@@ -156,7 +156,8 @@ std::optional<int> ArgParser::parse(int argc, char **argv) {
       if (!inlineValue) {
         if (i + 1 >= argc) {
           reportError(toolName, "option '" + o->spelling +
-                                    "' needs a value " + o->metavar);
+                                    "' needs a value (" + o->spelling + " " +
+                                    o->metavar + ")");
           return 1;
         }
         inlineValue = argv[++i];

@@ -43,6 +43,7 @@
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -897,6 +898,17 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
   for (const auto &[name, value] : request.tuning) {
     strategyGiven |= name == "strategy";
     formatGiven |= name == "format";
+    // The pipeline's parser reads integers in any base ("0x10", "010");
+    // the tools take decimal numbers only.
+    for (StringRef item : llvm::split(StringRef(value), ',')) {
+      StringRef digits = item.trim();
+      digits.consume_front("+") || digits.consume_front("-");
+      if (digits.size() > 1 && digits[0] == '0' &&
+          (llvm::isDigit(digits[1]) ||
+           StringRef("xXbBoO").contains(digits[1])))
+        return fail("--" + name + " takes decimal numbers, got '" + value +
+                    "'");
+    }
     optionText += name + "=" + quoteOptionValue(value) + " ";
   }
   std::string parseError;

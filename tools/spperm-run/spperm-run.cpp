@@ -217,7 +217,8 @@ int main(int argc, char **argv) {
   std::string packagePath, layerName, deviceName, bPath, outPath;
   std::string baselineName, jsonPath, warmupText = "5", runsText = "30";
   bool layerSeen = false, deviceSeen = false, bSeen = false, outSeen = false;
-  bool bench = false, baselineSeen = false, jsonSeen = false;
+  bool bench = false, baselineSeen = false, jsonSeen = false,
+       warmupSeen = false, runsSeen = false;
   std::string ranksText, rankText, algorithm = "1d", chunkText = "0",
                                     kText, commId, checkRowsText = "4096";
   bool ranksSeen = false, rankSeen = false, algorithmSeen = false,
@@ -256,9 +257,9 @@ int main(int argc, char **argv) {
                  "With --bench: write a JSON record of the run to FILE",
                  &jsonPath, &jsonSeen);
   args.addOption("warmup", "N", "With --bench: untimed runs first (default 5)",
-                 &warmupText);
+                 &warmupText, &warmupSeen);
   args.addOption("runs", "N", "With --bench: timed runs (default 30)",
-                 &runsText);
+                 &runsText, &runsSeen);
   args.addOption("ranks", "N",
                  "Run on N ranks, one process per GPU (GPU r for rank r): "
                  "each loads its shard of a package compiled with --shards "
@@ -378,8 +379,13 @@ int main(int argc, char **argv) {
     return fail("missing --out C.npy (see --help)");
   if (baselineSeen && baselineName != "cusparse")
     return fail("unknown baseline '" + baselineName + "' (expected cusparse)");
-  if ((baselineSeen || jsonSeen) && !bench)
-    return fail("--baseline and --json need --bench");
+  if (!bench)
+    for (auto [seen, flag] : {std::pair{baselineSeen, "--baseline"},
+                              {jsonSeen, "--json"},
+                              {warmupSeen, "--warmup"},
+                              {runsSeen, "--runs"}})
+      if (seen)
+        return fail(std::string(flag) + " needs --bench");
   if (baselineSeen && device != SPRT_DEVICE_GPU)
     return fail("--baseline cusparse needs --device gpu");
   int64_t warmup = 0, runs = 0;

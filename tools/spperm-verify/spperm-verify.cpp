@@ -447,13 +447,14 @@ int main(int argc, char **argv) {
                  "first-call decisions are made anew (the tuning cache is "
                  "off unless SPRT_TUNING_CACHE is set)",
                  &benchList);
+  bool runsSeen = false, maxMsSeen = false, callsSeen = false;
   args.addOption("runs", "N", "Timed runs per measurement (default 20)",
-                 &runs);
+                 &runs, &runsSeen);
   std::string maxMs = "0";
   args.addOption("max-bench-ms", "MS",
                  "Time a variant whose single run exceeds MS / runs with "
                  "fewer runs (at least 3; default 0: always --runs)",
-                 &maxMs);
+                 &maxMs, &maxMsSeen);
   std::string threadCount = "0", callCount = "60";
   args.addOption("threads", "N",
                  "Then call each package that passed from N threads at "
@@ -461,7 +462,7 @@ int main(int argc, char **argv) {
                  "--k, and check every result (default 0: no such check)",
                  &threadCount);
   args.addOption("calls", "N", "Calls per thread with --threads (default 60)",
-                 &callCount);
+                 &callCount, &callsSeen);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
   if (device != "gpu" && device != "cpu") {
@@ -503,6 +504,15 @@ int main(int argc, char **argv) {
       !parseIntegerOption(kTool, "calls", callCount, 1, 1000000,
                           concurrency.calls))
     return 1;
+  if (bench.ks.empty() && (runsSeen || maxMsSeen)) {
+    reportError(kTool, std::string(runsSeen ? "--runs" : "--max-bench-ms") +
+                           " needs --bench");
+    return 1;
+  }
+  if (concurrency.threads == 0 && callsSeen) {
+    reportError(kTool, "--calls needs --threads");
+    return 1;
+  }
   std::vector<std::string> packages = findPackages(input);
   if (packages.empty()) {
     reportError(kTool, input + ": no package (a directory with manifest.json, "
