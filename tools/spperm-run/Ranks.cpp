@@ -430,6 +430,13 @@ pid_t spawn(const std::vector<std::string> &argv,
 } // namespace
 
 int spperm::runDriver(const RanksOptions &o) {
+  // A package every rank would refuse is refused once, here (its shards
+  // against --ranks; a manifest the ranks could not read).
+  StatusOr<Package> manifest = readPackageManifest(o.package);
+  if (!manifest)
+    return fail(manifest.message());
+  if (Status s = selectShard(*manifest, 0, o.ranks); !s)
+    return fail(o.package + ": " + s.message());
   // The communicator's id (GPU; 1-D runs without NCCL, unsynchronized).
   std::string commId;
   if (o.device == "gpu") {
