@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -187,7 +188,9 @@ class Layer:
     Attributes ``name``, ``rows``, ``cols``, ``nnz``, ``k`` (the K its kernels
     were specialized for; 0 for any K), ``format``, ``strategy`` and
     ``dtype`` (B's and C's element type: "float32", or "float16" /
-    "bfloat16" for a layer compiled with ``dtype=``) describe it
+    "bfloat16" for a layer compiled with ``dtype=``) describe it, and
+    ``values_dtype`` the type A's values are stored in (the ``dtype``, or
+    "float32" for one compiled with ``values_dtype="float32"``)
     (``spperm-inspect PKG`` prints the same); ``shards`` lists the row
     shards it holds (one dict per shard: ``index``, ``count``,
     ``row_begin``, ``row_end``, ``rows``; a layer compiled whole is one
@@ -215,6 +218,22 @@ class Layer:
     def shape(self) -> tuple:
         """(rows, cols) of A."""
         return (self.rows, self.cols)
+
+    @property
+    def values_dtype(self) -> str:
+        """The element type of A's values as the package stores them
+        (manifest.json's ``values_dtype``, docs/Package.md): "float32",
+        "float16" or "bfloat16"."""
+        path = os.path.join(self._package.path, "manifest.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                layers = json.load(f)["layers"]
+            info = next(l for l in layers if l["name"] == self.name)
+        except (OSError, ValueError, KeyError, StopIteration) as e:
+            raise PackageIOError(f"{path}: cannot read layer "
+                                 f"'{self.name}' ({e})") from None
+        return {"f16": "float16", "bf16": "bfloat16"}.get(
+            info.get("values_dtype", "f32"), "float32")
 
     def __repr__(self) -> str:
         return (f"<spperm.Layer '{self.name}' {self.rows}x{self.cols} "

@@ -334,10 +334,12 @@ class SparseLinear(nn.Module):
         device."""
         weight = linear.weight.detach()
         if weight.dtype not in (torch.float32, torch.float16, torch.bfloat16):
-            raise UnsupportedError(
-                f"SparseLinear runs float32, float16 or bfloat16 layers; the "
-                f"weight is {weight.dtype} (convert the module first, e.g. "
-                f"linear.float())")
+            if options.get("dtype") is None:
+                raise UnsupportedError(
+                    f"SparseLinear runs float32, float16 or bfloat16 layers; "
+                    f"the weight is {weight.dtype}: convert the module first "
+                    f"(linear.float()) or name the layer's dtype (dtype=)")
+            weight = weight.float()  # rounded again to the dtype
         if weight.dtype in (torch.float16, torch.bfloat16):
             options.setdefault("dtype", weight.dtype)
             # Exact: every 16-bit value is a float32.
@@ -381,7 +383,7 @@ class SparseLinear(nn.Module):
             dense = weight.to_dense() if weight.is_sparse else weight
             # The package's values are rounded to their type (values_dtype,
             # by default the dtype): the gradient uses the same W.
-            values = options.get("values_dtype", options.get("dtype"))
+            values = options.get("values_dtype") or options.get("dtype")
             if values is not None:
                 dense = dense.to(_TORCH_TYPES[_dtype_name(
                     values, "values_dtype")]).float()
@@ -426,20 +428,19 @@ class SparseLinear(nn.Module):
                     f"matrix of layer '{forward.name}'), got "
                     f"{' x '.join(str(n) for n in weight.shape)}")
             dense = weight.detach().cpu()
-            # The layer's entries: W's nonzeros, or its stored entries (a
-            # sparse W's explicit zeros are entries when compiled).
-            counts = set()
             if dense.layout != torch.strided:
-                counts.add(int(dense.to_sparse_coo().coalesce()._nnz()))
                 dense = dense.to_dense()
-            counts.add(int(torch.count_nonzero(dense)))
-            if forward.nnz not in counts:
+            # The layer holds every nonzero of its weight (and perhaps
+            # stored zeros): a W with more is another weight.
+            nonzeros = int(torch.count_nonzero(dense))
+            if nonzeros > forward.nnz:
                 raise InvalidArgumentError(
-                    f"weight= has {max(counts)} entries but layer "
-                    f"'{forward.name}' has {forward.nnz}: it is not the "
-                    f"weight the package was compiled from")
-            gradient = _InputGradient(weight_t=_csr_of_transpose(
-                dense.float()))
+                    f"weight= has {nonzeros} nonzero entries but layer "
+                    f"'{forward.name}' has {forward.nnz} entries: it is not "
+                    f"the weight the package was compiled from")
+            # As the package holds it: rounded to its values' type.
+            dense = dense.to(getattr(torch, forward.values_dtype)).float()
+            gradient = _InputGradient(weight_t=_csr_of_transpose(dense))
         if transpose is not None:
             if isinstance(transpose, Package):
                 if len(transpose) != 1:

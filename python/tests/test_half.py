@@ -136,6 +136,14 @@ def test_sparse_linear_gradient_uses_the_rounded_weight():
         assert torch.equal(values, values.to(rounded).float())
         expected = lin.weight.detach().t().to(rounded).float()
         assert torch.equal(m._gradient.weight_t.to_dense(), expected)
+        assert m.layer.values_dtype == str(rounded).replace("torch.", "")
+        # from_package(weight=) rounds W as the package holds it.
+        p = SparseLinear.from_package(m.package, weight=lin.weight)
+        assert torch.equal(p._gradient.weight_t.to_dense(), expected)
+    # values_dtype=None is the default: the dtype.
+    m = SparseLinear.from_linear(lin, dtype="float16", values_dtype=None)
+    assert torch.equal(m._gradient.weight_t.to_dense(),
+                       lin.weight.detach().t().half().float())
 
 
 @pytest.mark.parametrize("name,dtype", [("gpu_f16", torch.float16),

@@ -49,9 +49,17 @@ def test_from_dense_prunes_by_magnitude(linear):
         check(m, w, linear.bias, torch.randn(*shape))
 
 
-def test_float64_layers_are_refused_up_front():
+def test_float64_layers_need_a_dtype():
+    lin = torch.nn.Linear(8, 4).double()
     with pytest.raises(spperm.UnsupportedError, match="torch.float64"):
-        SparseLinear.from_linear(torch.nn.Linear(8, 4).double())
+        SparseLinear.from_linear(lin)
+    # Named, the weight is compiled in that type (and the bias kept as is).
+    m = SparseLinear.from_linear(lin, dtype="float32")
+    assert m.layer.dtype == "float32"
+    x = torch.randn(3, 8)
+    ref = torch.nn.functional.linear(x.double(), lin.weight.detach(),
+                                     lin.bias.detach())
+    assert float((m(x).double() - ref).norm() / ref.norm()) < 1e-5
 
 
 def test_from_linear_keeps_the_zeros(linear):
@@ -239,17 +247,20 @@ def test_no_gradient_is_an_error_not_a_silence(linear):
                         w, x, bias_grad=False)
     with pytest.raises(spperm.InvalidArgumentError, match="96 x 192"):
         SparseLinear.from_package(pkg, "fc", weight=w.t())
-    # Another weight of the same shape is refused by its entry count.
+    # A weight with entries the layer lacks is another weight.
     for other in (pruned(linear, 0.3), pruned(linear, 0.3).to_sparse_coo()):
         with pytest.raises(spperm.InvalidArgumentError,
                            match="not the weight the package was compiled"):
             SparseLinear.from_package(pkg, "fc", weight=other)
-    # A stored zero of a sparse weight is an entry or not, as compiled.
+    # A stored zero is an entry of the layer, not of a dense W: both forms
+    # of the weight give its gradient.
     zero = torch.sparse_coo_tensor([[0, 1, 2], [0, 1, 2]], [1.0, 0.0, 3.0],
                                    (3, 3))
-    for source in (zero, zero.to_dense()):
-        SparseLinear.from_package(spperm.compile(source, name="z"),
-                                  weight=zero)
+    pz = spperm.compile(zero, name="z")
+    assert pz[0].nnz == 3
+    for given in (zero, zero.to_dense()):
+        check_gradients(SparseLinear.from_package(pz, weight=given),
+                        zero.to_dense(), torch.randn(2, 3), bias_grad=False)
     with pytest.raises(spperm.InvalidArgumentError, match="not both"):
         SparseLinear.from_package(pkg, "fc", weight=w, transpose=pkg_t)
     # A package's own product has no gradient with respect to B.

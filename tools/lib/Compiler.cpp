@@ -895,18 +895,27 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
   const bool mlirInput = !memory && StringRef(request.input).ends_with(".mlir");
   bool strategyGiven = false, formatGiven = false;
   std::string optionText;
+  // The pipeline's parser reads integers in any base ("0x10", "010"); the
+  // tools take decimal ones only.
+  llvm::StringSet<> integerOptions;
+  for (const llvm::cl::Option *option : pipeline.getOptions())
+    if (dynamic_cast<const SpPermPipelineOptions::Option<int64_t> *>(
+            option) ||
+        dynamic_cast<const SpPermPipelineOptions::ListOption<int64_t> *>(
+            option))
+      integerOptions.insert(option->ArgStr);
   for (const auto &[name, value] : request.tuning) {
     strategyGiven |= name == "strategy";
     formatGiven |= name == "format";
-    // The pipeline's parser reads integers in any base ("0x10", "010");
-    // the tools take decimal numbers only.
     for (StringRef item : llvm::split(StringRef(value), ',')) {
       StringRef digits = item.trim();
-      digits.consume_front("+") || digits.consume_front("-");
-      if (digits.size() > 1 && digits[0] == '0' &&
+      if (!digits.consume_front("+"))
+        digits.consume_front("-");
+      if (integerOptions.contains(name) && digits.size() > 1 &&
+          digits[0] == '0' &&
           (llvm::isDigit(digits[1]) ||
            StringRef("xXbBoO").contains(digits[1])))
-        return fail("--" + name + " takes decimal numbers, got '" + value +
+        return fail("--" + name + " takes decimal integers, got '" + value +
                     "'");
     }
     optionText += name + "=" + quoteOptionValue(value) + " ";
