@@ -615,6 +615,9 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
         raise UnsupportedError(
             "this spperm build has no compiler (the runtime-only build): "
             f"compile packages where LLVM/MLIR is installed ({e})") from None
+    if device is not None and device not in DEVICES:
+        raise InvalidArgumentError(
+            f"device must be 'cpu' or 'gpu', got {device!r}")
     opts = dict(options)
     opts["k"] = k
     if is_path(a) and os.fspath(a).endswith(".mlir"):

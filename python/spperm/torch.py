@@ -22,12 +22,13 @@ package of Wᵀ (``backward="spperm"``), docs/Python.md, "Gradients".
 
 from __future__ import annotations
 
-import itertools
+import secrets
 import threading
 import warnings
 import weakref
 from typing import Any, Dict, Optional
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -38,16 +39,19 @@ __all__ = ["SparseLinear", "linear", "linear_input_grad"]
 
 # The modules the custom ops can run, by handle (an int, so that the ops'
 # schemas hold no Python object); a module registers itself, keeping its
-# layer and its input gradient alive.
+# layer and its input gradient alive. Handles are random 62-bit numbers, so
+# that a graph holding one (torch.export) run in another process finds no
+# layer rather than another process's layer of the same number.
 _modules: "weakref.WeakValueDictionary[int, SparseLinear]" = \
     weakref.WeakValueDictionary()
-_handles = itertools.count(1)
 _lock = threading.Lock()
 
 
 def _register(module: "SparseLinear") -> int:
     with _lock:
-        handle = next(_handles)
+        handle = secrets.randbits(62) | 1
+        while handle in _modules:
+            handle = secrets.randbits(62) | 1
         _modules[handle] = module
         return handle
 
@@ -55,7 +59,10 @@ def _register(module: "SparseLinear") -> int:
 def _module(op: str, handle: int) -> "SparseLinear":
     module = _modules.get(handle)
     if module is None:
-        raise InvalidArgumentError(f"spperm::{op}: no layer {handle}")
+        raise InvalidArgumentError(
+            f"spperm::{op}: no layer {handle} in this process (a graph "
+            f"holding a SparseLinear runs where that module lives: rebuild "
+            f"the module from its package, SparseLinear.from_package)")
     return module
 
 
@@ -106,6 +113,34 @@ _TORCH_TYPES = {"f32": torch.float32, "f16": torch.float16,
                 "bf16": torch.bfloat16}
 
 
+def _check_weight(layer: Layer, weight: torch.Tensor) -> None:
+    """Raises InvalidArgumentError unless the dense float32 `weight` is the
+    matrix of `layer` (as stored): the layer's product of a random probe
+    (the CPU executor) against weight's, within the output's rounding."""
+    nonzeros = int(torch.count_nonzero(weight))
+    if nonzeros > layer.nnz:  # entries the layer lacks
+        raise InvalidArgumentError(
+            f"weight= has {nonzeros} nonzero entries but layer "
+            f"'{layer.name}' has {layer.nnz}: it is not the weight the "
+            f"package was compiled from")
+    dtype = getattr(torch, layer.dtype)
+    k = layer.k or 2
+    g = torch.Generator().manual_seed(0)
+    # Signs times powers of two: exact in every dtype.
+    probe = (torch.randint(0, 2, (layer.cols, k), generator=g) * 2 - 1) * \
+        torch.pow(2.0, -torch.randint(0, 4, (layer.cols, k), generator=g))
+    got = layer(probe.to(dtype)).double()
+    want = weight.double() @ probe.double()
+    tolerance = {"float32": 1e-5, "float16": 2.0 ** -9,
+                 "bfloat16": 2.0 ** -6}[layer.dtype]
+    scale = float(want.norm())
+    if float((got - want).norm()) > tolerance * max(scale, 1e-30):
+        raise InvalidArgumentError(
+            f"weight= is not the matrix of layer '{layer.name}' (its product "
+            f"with a probe differs from the layer's): give the weight the "
+            f"package was compiled from")
+
+
 def _csr_of_transpose(weight: torch.Tensor) -> torch.Tensor:
     """Wᵀ of a dense float32 W as a CSR tensor on the CPU, with 32-bit
     indices where they fit."""
@@ -138,6 +173,11 @@ def _linear(layer: Layer, x: torch.Tensor, bias: Optional[torch.Tensor],
         return out if bias is None else out + bias
     flat = x.dim() == 2
     x2 = x if flat else x.reshape(-1, layer.cols)
+    if layer.k and x2.shape[0] != layer.k:
+        raise InvalidArgumentError(
+            f"spperm::linear: layer '{layer.name}' was compiled for K = "
+            f"{layer.k} rows of x (the batch: x's size without its last "
+            f"dimension), got {x2.shape[0]}")
     # C = Yᵀ, on torch's current stream. B = Xᵀ: column-major for a
     # row-major X (through the layer's transposing kernel), row-major for
     # the transposed view a SparseLinear returns; any other layout is
@@ -422,6 +462,11 @@ class SparseLinear(nn.Module):
             raise InvalidArgumentError(
                 "give from_package transpose= or weight=, not both")
         if weight is not None:
+            if not isinstance(weight, torch.Tensor):
+                # A NumPy array or a SciPy sparse matrix, as compile takes.
+                weight = torch.as_tensor(
+                    weight.toarray() if hasattr(weight, "toarray") else
+                    np.asarray(weight))
             if tuple(weight.shape) != (forward.rows, forward.cols):
                 raise InvalidArgumentError(
                     f"weight= must be {forward.rows} x {forward.cols} (the "
@@ -430,16 +475,9 @@ class SparseLinear(nn.Module):
             dense = weight.detach().cpu()
             if dense.layout != torch.strided:
                 dense = dense.to_dense()
-            # The layer holds every nonzero of its weight (and perhaps
-            # stored zeros): a W with more is another weight.
-            nonzeros = int(torch.count_nonzero(dense))
-            if nonzeros > forward.nnz:
-                raise InvalidArgumentError(
-                    f"weight= has {nonzeros} nonzero entries but layer "
-                    f"'{forward.name}' has {forward.nnz} entries: it is not "
-                    f"the weight the package was compiled from")
             # As the package holds it: rounded to its values' type.
             dense = dense.to(getattr(torch, forward.values_dtype)).float()
+            _check_weight(forward, dense)
             gradient = _InputGradient(weight_t=_csr_of_transpose(dense))
         if transpose is not None:
             if isinstance(transpose, Package):
@@ -469,15 +507,69 @@ class SparseLinear(nn.Module):
         return module
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x · Wᵀ + bias`` for x of shape (..., in_features), of the
+        layer's dtype, on the CPU or a CUDA device."""
         # Graphs being compiled see the custom ops; eager calls skip the
         # dispatcher's custom-op overhead (tens of microseconds a call).
         if torch.compiler.is_compiling():
             return linear(x, self.bias, self._handle, self.out_features)
+        if torch.jit.is_tracing():
+            raise UnsupportedError(
+                "torch.jit.trace cannot record SparseLinear (its product "
+                "runs outside TorchScript): call it eagerly, or in "
+                "torch.compile / torch.export graphs")
+        x = self._checked_input(x)
         if torch.is_grad_enabled() and (
                 x.requires_grad or (self.bias is not None
                                     and self.bias.requires_grad)):
             return _EagerLinear.apply(x, self.bias, self)
         return _linear(self.layer, x, self.bias, self.out_features)
+
+    def _checked_input(self, x: Any) -> torch.Tensor:
+        """x as the eager product takes it, or InvalidArgumentError naming
+        what is wrong (where torch's own errors would say less)."""
+        if not isinstance(x, torch.Tensor):
+            raise InvalidArgumentError(
+                f"SparseLinear: x must be a torch tensor, got "
+                f"{type(x).__name__}")
+        if x.layout != torch.strided:
+            raise InvalidArgumentError(
+                f"SparseLinear: x must be a dense (strided) tensor, got "
+                f"layout {x.layout}")
+        if x.dim() == 0:
+            raise InvalidArgumentError(
+                f"SparseLinear: x must have shape (..., {self.in_features}), "
+                f"got a scalar")
+        if x.device.type not in ("cpu", "cuda"):
+            raise InvalidArgumentError(
+                f"SparseLinear: x must be on the CPU or a CUDA device, got "
+                f"{x.device}")
+        if self.bias is not None and self.bias.device != x.device:
+            raise InvalidArgumentError(
+                f"SparseLinear: x is on {x.device} but the bias on "
+                f"{self.bias.device} (move the module: module.to(device))")
+        # A lazily negated view (torch's neg bit) is read by address.
+        return x.resolve_neg() if x.is_neg() else x
+
+    def _apply(self, fn: Any, recurse: bool = True) -> "SparseLinear":
+        # .half(), .to(dtype) and the like would convert the bias alone: the
+        # layer's dtype is compiled in.
+        probe = fn(torch.empty(0, dtype=getattr(torch, self.layer.dtype)))
+        if probe.dtype != getattr(torch, self.layer.dtype):
+            raise UnsupportedError(
+                f"SparseLinear's layer '{self.layer.name}' is compiled for "
+                f"{self.layer.dtype}; it cannot become {probe.dtype} (make "
+                f"a module of that dtype: SparseLinear.from_dense of the "
+                f"layer converted first, or dtype=)")
+        return super()._apply(fn, recurse)
+
+    def __copy__(self) -> "SparseLinear":
+        # A shallow copy shares the layer, the package and the bias, and is
+        # a module of its own for the custom ops.
+        new = self.__class__.__new__(self.__class__)
+        new.__dict__.update(self.__dict__)
+        new._handle = _register(new)
+        return new
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, "

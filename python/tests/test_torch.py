@@ -324,3 +324,60 @@ def test_cuda_gradient(torch_cuda, linear):
         m.bias.requires_grad_(True)
         check_gradients(m, w, torch.randn(2, 64, 192, device="cuda"),
                         bias_grad=True)
+
+
+def test_what_a_module_cannot_do_is_refused(linear):
+    m = SparseLinear.from_dense(linear, sparsity=0.6)
+    x = torch.randn(3, 192)
+    # Tracing would record no product (and replay garbage): refused.
+    with pytest.raises(spperm.UnsupportedError, match="torch.jit.trace"):
+        torch.jit.trace(m, x, check_trace=False)
+    # Its dtype is compiled in: .half() and the like would convert the bias
+    # alone.
+    for convert in (lambda: m.half(), lambda: m.to(torch.bfloat16),
+                    lambda: torch.nn.Sequential(m).double()):
+        with pytest.raises(spperm.UnsupportedError, match="compiled for"):
+            convert()
+    assert m.bias.dtype == torch.float32
+    # Inputs torch's own errors would misname.
+    for bad, match in ((torch.tensor(1.0), "scalar"),
+                       (x.to_sparse(), "strided"),
+                       (x.numpy(), "torch tensor"),
+                       (torch.randn(3, 192, device="meta"), "CPU or a CUDA")):
+        with pytest.raises(spperm.InvalidArgumentError, match=match):
+            m(bad)
+    # A negated view (torch's neg bit) is read as its values.
+    ref = torch.nn.functional.linear(-x, pruned(linear, 0.6), linear.bias)
+    assert torch.allclose(m(torch._neg_view(x)), ref, atol=1e-5)
+    # K compiled in: the message says K is the batch.
+    mk = SparseLinear.from_dense(linear, sparsity=0.6, k=4)
+    with pytest.raises(spperm.InvalidArgumentError, match="rows of x"):
+        mk(x)
+
+
+def test_handles_and_copies(linear):
+    import copy
+    m = SparseLinear.from_dense(linear, sparsity=0.6)
+    c = copy.copy(m)
+    assert c._handle != m._handle and c.layer is m.layer
+    x = torch.randn(3, 192)
+    del m
+    assert torch.equal(torch.compile(c, backend="aot_eager")(x), c(x))
+    # A handle of no module here (a graph from another process) is named.
+    with pytest.raises(spperm.InvalidArgumentError, match="in this process"):
+        torch.ops.spperm.linear(x, None, 2, 96)
+
+
+def test_weight_is_checked_against_the_layer(linear):
+    w = pruned(linear, 0.5)
+    pkg = spperm.compile(w, name="fc")
+    for wrong in (torch.zeros_like(w), 2 * w):
+        with pytest.raises(spperm.InvalidArgumentError,
+                           match="not the matrix of layer"):
+            SparseLinear.from_package(pkg, weight=wrong)
+    # NumPy and SciPy weights are taken as compile takes them.
+    sp = pytest.importorskip("scipy.sparse")
+    x = torch.randn(2, 192)
+    for given in (w.numpy(), sp.csr_matrix(w.numpy())):
+        check_gradients(SparseLinear.from_package(pkg, weight=given), w, x,
+                        bias_grad=False)
