@@ -509,6 +509,13 @@ class SparseLinear(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x · Wᵀ + bias`` for x of shape (..., in_features), of the
         layer's dtype, on the CPU or a CUDA device."""
+        # Under autocast, x comes in the layer's dtype (which is compiled
+        # in), as autocast gives float32 ops float32 inputs.
+        dtype = getattr(torch, self.layer.dtype)
+        if (isinstance(x, torch.Tensor) and x.is_floating_point()
+                and x.dtype != dtype
+                and torch.is_autocast_enabled(x.device.type)):
+            x = x.to(dtype)
         # Graphs being compiled see the custom ops; eager calls skip the
         # dispatcher's custom-op overhead (tens of microseconds a call).
         if torch.compiler.is_compiling():

@@ -381,3 +381,18 @@ def test_weight_is_checked_against_the_layer(linear):
     for given in (w.numpy(), sp.csr_matrix(w.numpy())):
         check_gradients(SparseLinear.from_package(pkg, weight=given), w, x,
                         bias_grad=False)
+
+
+def test_autocast(linear):
+    # Under autocast the input comes in the layer's dtype.
+    torch.manual_seed(2)
+    first = torch.nn.Linear(16, 192)
+    m = SparseLinear.from_dense(linear, sparsity=0.6)
+    model = torch.nn.Sequential(first, m)
+    x = torch.randn(4, 16)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        h = first(x)
+        y = model(x)
+    assert h.dtype == torch.bfloat16 and y.dtype == torch.float32
+    with torch.no_grad():
+        assert torch.equal(y, m(h.float()))
