@@ -513,7 +513,7 @@ class SparseLinear(nn.Module):
         # in), as autocast gives float32 ops float32 inputs.
         dtype = getattr(torch, self.layer.dtype)
         if (isinstance(x, torch.Tensor) and x.is_floating_point()
-                and x.dtype != dtype
+                and x.dtype != dtype and x.device.type in ("cpu", "cuda")
                 and torch.is_autocast_enabled(x.device.type)):
             x = x.to(dtype)
         # Graphs being compiled see the custom ops; eager calls skip the

@@ -343,7 +343,9 @@ def test_what_a_module_cannot_do_is_refused(linear):
     for bad, match in ((torch.tensor(1.0), "scalar"),
                        (x.to_sparse(), "strided"),
                        (x.numpy(), "torch tensor"),
-                       (torch.randn(3, 192, device="meta"), "CPU or a CUDA")):
+                       (torch.randn(3, 192, device="meta"), "CPU or a CUDA"),
+                       (torch.randn(3, 192, device="meta", dtype=torch.float64),
+                        "CPU or a CUDA")):
         with pytest.raises(spperm.InvalidArgumentError, match=match):
             m(bad)
     # A negated view (torch's neg bit) is read as its values.
