@@ -323,6 +323,8 @@ class SparseLinear(nn.Module):
         self.in_features = layer.cols
         self.out_features = layer.rows
         self.layer = layer
+        # The layer's dtype (compiled in) as torch's.
+        self._dtype: torch.dtype = getattr(torch, layer.dtype)
         # Keeps a compiled package (and its directory) alive with the module.
         self.package = package if package is not None else layer._package
         # The package of Wᵀ that computes the input's gradient, if any.
@@ -334,7 +336,7 @@ class SparseLinear(nn.Module):
             "(weight=)"))
         self._handle = _register(self)
         if bias is not None:
-            bias = bias.detach().to(getattr(torch, layer.dtype))
+            bias = bias.detach().to(self._dtype)
             if bias.shape != (self.out_features,):
                 raise InvalidArgumentError(
                     f"bias must have shape ({self.out_features},), got "
@@ -511,7 +513,7 @@ class SparseLinear(nn.Module):
         layer's dtype, on the CPU or a CUDA device."""
         # Under autocast, x comes in the layer's dtype (which is compiled
         # in), as autocast gives float32 ops float32 inputs.
-        dtype = getattr(torch, self.layer.dtype)
+        dtype = self._dtype
         if (isinstance(x, torch.Tensor) and x.is_floating_point()
                 and x.dtype != dtype and x.device.type in ("cpu", "cuda")
                 and torch.is_autocast_enabled(x.device.type)):
@@ -561,8 +563,8 @@ class SparseLinear(nn.Module):
     def _apply(self, fn: Any, recurse: bool = True) -> "SparseLinear":
         # .half(), .to(dtype) and the like would convert the bias alone: the
         # layer's dtype is compiled in.
-        probe = fn(torch.empty(0, dtype=getattr(torch, self.layer.dtype)))
-        if probe.dtype != getattr(torch, self.layer.dtype):
+        probe = fn(torch.empty(0, dtype=self._dtype))
+        if probe.dtype != self._dtype:
             raise UnsupportedError(
                 f"SparseLinear's layer '{self.layer.name}' is compiled for "
                 f"{self.layer.dtype}; it cannot become {probe.dtype} (make "

@@ -123,6 +123,8 @@ def test_options_and_k():
     (dict(bogus=3), "unknown option bogus="),
     (dict(values="ones"), "values= and data= apply to matrix files"),
     (dict(name="not a name"), "must match"),
+    # Control characters are escaped: the message stays one line.
+    (dict(name="a\nb"), r"^layer name 'a\\0Ab' must match [^\n]*$"),
 ])
 def test_option_errors(kwargs, message):
     with pytest.raises(spperm.CompileError, match=message):

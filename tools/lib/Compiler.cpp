@@ -603,6 +603,17 @@ bool isLayerName(StringRef name) {
   });
 }
 
+/// The one-line message refusing `name` as a layer name (control characters
+/// escaped, so that the message stays one line).
+std::string badLayerName(StringRef name) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "layer name '";
+  llvm::printEscapedString(name, os);
+  os << "' must match [A-Za-z_][A-Za-z0-9_]*";
+  return text;
+}
+
 /// The upstream dialects, interfaces and LLVM IR translations that code
 /// generation lowers through (as in spperm-opt), with spperm's.
 DialectRegistry compilerRegistry() {
@@ -834,8 +845,7 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
     return fail("no input: a matrix file, a .mlir module or a matrix");
   if (memory) {
     if (!isLayerName(request.layerName))
-      return fail("layer name '" + request.layerName +
-                  "' must match [A-Za-z_][A-Za-z0-9_]*");
+      return fail(badLayerName(request.layerName));
     if (Status valid = request.matrix->verify(); !valid)
       return fail(std::string(kMemorySourcePrefix) + request.layerName +
                   ": " + valid.message());
@@ -846,8 +856,7 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
       return fail("--data external needs a matrix file; an in-memory matrix "
                   "is embedded");
   } else if (!request.layerName.empty() && !isLayerName(request.layerName)) {
-    return fail("layer name '" + request.layerName +
-                "' must match [A-Za-z_][A-Za-z0-9_]*");
+    return fail(badLayerName(request.layerName));
   }
   if (request.output.empty())
     return fail("missing -o PKG (see --help)");
@@ -907,16 +916,17 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
   for (const auto &[name, value] : request.tuning) {
     strategyGiven |= name == "strategy";
     formatGiven |= name == "format";
-    for (StringRef item : llvm::split(StringRef(value), ',')) {
-      StringRef digits = item.trim();
-      if (!digits.consume_front("+"))
-        digits.consume_front("-");
-      if (integerOptions.contains(name) && digits.size() > 1 &&
-          digits[0] == '0' &&
-          (llvm::isDigit(digits[1]) ||
-           StringRef("xXbBoO").contains(digits[1])))
-        return fail("--" + name + " takes decimal integers, got '" + value +
-                    "'");
+    if (integerOptions.contains(name)) {
+      for (StringRef item : llvm::split(StringRef(value), ',')) {
+        StringRef digits = item.trim();
+        if (!digits.consume_front("+"))
+          digits.consume_front("-");
+        if (digits.size() > 1 && digits[0] == '0' &&
+            (llvm::isDigit(digits[1]) ||
+             StringRef("xXbBoO").contains(digits[1])))
+          return fail("--" + name + " takes decimal integers, got '" +
+                      value + "'");
+      }
     }
     optionText += name + "=" + quoteOptionValue(value) + " ";
   }

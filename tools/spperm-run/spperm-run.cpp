@@ -256,9 +256,9 @@ int main(int argc, char **argv) {
   args.addOption("json", "FILE",
                  "With --bench: write a JSON record of the run to FILE",
                  &jsonPath, &jsonSeen);
-  args.addOption("warmup", "N", "With --bench: untimed runs first (default 5)",
+  args.addOption("warmup", "N", "With --bench or --ranks: untimed runs first (default 5)",
                  &warmupText, &warmupSeen);
-  args.addOption("runs", "N", "With --bench: timed runs (default 30)",
+  args.addOption("runs", "N", "With --bench or --ranks: timed runs (default 30)",
                  &runsText, &runsSeen);
   args.addOption("ranks", "N",
                  "Run on N ranks, one process per GPU (GPU r for rank r): "
