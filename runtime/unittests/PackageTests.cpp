@@ -18,6 +18,7 @@
 #include "spperm/Sparse/Generators.h"
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Package.h"
+#include "spperm/Sparse/Shards.h"
 
 #include "gtest/gtest.h"
 
@@ -988,6 +989,79 @@ TEST(ExternalDataTest, RoundTripAndModifiedSource) {
                   [](json &j) { j["layers"][0]["strategy"] = "identity"; });
   EXPECT_EQ(tryLoad(pkg, message), SPRT_ERROR_CORRUPT_PACKAGE);
   EXPECT_NE(message.find("the rebuilt buffer 'order' does not match"),
+            std::string::npos)
+      << message;
+}
+
+TEST(ExternalDataTest, LayerOfSomeRowsOfItsSource) {
+  ScratchDir dir;
+  CsrMatrix m = generateSkewed(60, 40, 8);
+  ASSERT_TRUE(writeMatrixMarket(dir.path("w.mtx"), m));
+  StatusOr<CsrMatrix> reread = readMatrixFile(dir.path("w.mtx"));
+  ASSERT_TRUE(reread);
+  StatusOr<std::string> sha = sha256File(dir.path("w.mtx"));
+  ASSERT_TRUE(sha);
+  const CsrMatrix rows = sliceRows(*reread, 10, 35);
+  PackageLayer l = makeLayer("part", rows, Strategy::Lpt, FormatKind::Csr);
+  l.sourcePath = "w.mtx";
+  l.sourceSha256 = *sha;
+  l.sourceRows = std::pair(10, 35);
+  for (bool external : {false, true}) {
+    PackageOptions options;
+    options.externalData = external;
+    const std::string pkg = dir.path(external ? "x.spp" : "e.spp");
+    ASSERT_TRUE(writePackage(pkg, {l}, options));
+    json manifest = json::parse(readWholeFile(pkg + "/manifest.json"));
+    EXPECT_EQ(manifest["layers"][0]["source"]["row_begin"], 10);
+    EXPECT_EQ(manifest["layers"][0]["source"]["row_end"], 35);
+    StatusOr<Package> read = readPackage(pkg);
+    ASSERT_TRUE(read) << read.message();
+    EXPECT_EQ(read->layers[0].sourceRows, l.sourceRows);
+    expectSameMatrix(read->layers[0].matrix, l.matrix);
+    sprt_package *p = nullptr;
+    ASSERT_EQ(sprt_package_load(pkg.c_str(), SPRT_DEVICE_CPU, &p), SPRT_OK)
+        << sprt_last_error();
+    const int64_t k = 3;
+    std::vector<float> b = randomDense(40 * k, 5), c(25 * k);
+    ASSERT_EQ(sprt_spmm(p, 0, b.data(), k, c.data(), nullptr), SPRT_OK);
+    EXPECT_LE(relativeError(c, reference(rows, b, k)), 1e-5);
+    sprt_package_release(p);
+  }
+  // A range that is not the layer's rows: refused by writer and reader.
+  PackageLayer bad = l;
+  bad.sourceRows = std::pair(10, 36);
+  Status refused = writePackage(dir.path("bad.spp"), {bad}, {});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.message().find("the source's rows [10, 36) are not the "
+                                   "layer's 25 rows"),
+            std::string::npos)
+      << refused.message();
+  const std::string pkg = dir.path("x.spp");
+  rewriteManifest(pkg,
+                  [](json &j) { j["layers"][0]["source"]["row_end"] = 30; });
+  std::string message;
+  EXPECT_EQ(tryLoad(pkg, message), SPRT_ERROR_CORRUPT_PACKAGE);
+  EXPECT_NE(message.find("rows [10, 30) are not the layer's 25 rows"),
+            std::string::npos)
+      << message;
+  rewriteManifest(pkg, [](json &j) {
+    j["layers"][0]["source"].erase("row_end");
+    j["layers"][0]["source"]["row_begin"] = 10;
+  });
+  EXPECT_EQ(tryLoad(pkg, message), SPRT_ERROR_CORRUPT_PACKAGE);
+  EXPECT_NE(message.find("row_end"), std::string::npos) << message;
+  // A source with fewer rows than the range: refused at the rebuild.
+  CsrMatrix few = sliceRows(*reread, 0, 20);
+  ASSERT_TRUE(writeMatrixMarket(dir.path("w.mtx"), few));
+  StatusOr<std::string> fewSha = sha256File(dir.path("w.mtx"));
+  ASSERT_TRUE(fewSha);
+  rewriteManifest(pkg, [&](json &j) {
+    j["layers"][0]["source"]["row_end"] = 35;
+    j["layers"][0]["source"]["sha256"] = *fewSha;
+  });
+  EXPECT_EQ(tryLoad(pkg, message), SPRT_ERROR_CORRUPT_PACKAGE);
+  EXPECT_NE(message.find("the source matrix has 20 rows, the manifest says "
+                         "the layer is its rows [10, 35)"),
             std::string::npos)
       << message;
 }

@@ -276,8 +276,8 @@ TEST(WriteFileAtomically, FailsCleanly) {
   std::string missing = dir.path("no/such/dir/out.txt");
   Status s = writeFileAtomically(missing, "x");
   ASSERT_FALSE(s.isOk());
-  EXPECT_EQ(s.message(), missing + ": cannot create a temporary file: No such "
-                                   "file or directory");
+  EXPECT_EQ(s.message(), missing + ": cannot write: the directory " +
+                            dir.path("no/such/dir") + " does not exist");
   // The target is a directory: refused, nothing made beside it.
   std::string target = dir.path("target");
   ASSERT_EQ(::mkdir(target.c_str(), 0755), 0);

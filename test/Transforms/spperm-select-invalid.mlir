@@ -19,6 +19,9 @@ func.func @no_features(%b: tensor<5x8xf32>) -> tensor<4x8xf32> {
 // RUN: not spperm-opt %s -spperm-select="k=0" 2>&1 | FileCheck %s --check-prefix=K
 // K: error: spperm-select: k must be positive, got 0
 
+// RUN: not spperm-opt %s -spperm-select="margin=nan" 2>&1 | FileCheck %s --check-prefix=MARGIN
+// MARGIN: error: spperm-select: margin must be a number at most 64 (or negative: the model's own), got nan
+
 // RUN: not spperm-opt %s -spperm-extract-features -spperm-select="model=%S/missing.json" 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: error: 'spperm.load' op {{.*}}missing.json: cannot open the selector model
 

@@ -315,6 +315,12 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     layer.operandType = getValueType(operand);
     layer.valueType = getValueType(type.getElementType());
     layer.sourcePath = load.resolvePath(options.baseDir);
+    // A range of rows written in the module (a shard's range is its shard
+    // info, of the whole source).
+    if (std::optional<ArrayRef<int64_t>> rows = load.getRows();
+        rows && !layer.isShard())
+      layer.sourceRows = std::pair(static_cast<int32_t>((*rows)[0]),
+                                   static_cast<int32_t>((*rows)[1]));
     // Each source file is hashed once (a layer's alternatives share it).
     // An in-memory matrix has no file to hash (docs/Package.md: "" for
     // embedded data).
@@ -360,9 +366,18 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     layerOf[func.getSymName().str()] = layers.size();
     layers.push_back(std::move(layer));
   }
-  if (layers.empty())
+  if (layers.empty()) {
+    // Code of the sparsifier's world: say how to bring it in.
+    bool linalg = false;
+    module.walk([&](Operation *op) {
+      linalg |= op->getName().getDialectNamespace() == "linalg";
+    });
     return module.emitError("no function multiplies a matrix "
-                            "(spperm.spmm): nothing to compile");
+                            "(spperm.spmm): nothing to compile")
+           << (linalg ? " (raise linalg multiplications first: spperm-opt "
+                        "FILE -spperm-raise-linalg -o raised.mlir)"
+                      : "");
+  }
   for (::spperm::PackageLayer &layer : layers) {
     dropRepeatedVariants(layer);
     applySizeBudget(layer, options.sizeBudget);

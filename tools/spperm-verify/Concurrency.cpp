@@ -29,7 +29,9 @@ namespace {
 /// One layer at one K, with its B (on the device too, for the GPU) and
 /// float64 reference, shared read-only by the threads.
 struct ConcurrentCase {
+  /// The runtime's layer index, K and the layer's rows.
   int64_t layer = 0, k = 0, rows = 0;
+  std::string name;
   /// The layer's element type; B rounded to it, its bit patterns in bBits
   /// (16-bit types), and |A| |B| for compareRounded.
   ValueType type = ValueType::F32;
@@ -85,21 +87,22 @@ bool spperm::verify::checkConcurrency(const std::string &path,
   std::string error;
   std::vector<ConcurrentCase> cases;
   int64_t largestC = 0;
-  for (size_t li = 0; li < pkg.layers.size(); ++li) {
-    const PackageLayer &layer = pkg.layers[li];
+  for (const CheckedLayer &checked : checkedLayers(pkg)) {
+    const PackageLayer &layer = *checked.layer;
     CsrMatrix a;
     std::string from;
-    if (!referenceMatrix(path, layer, li, a, from, error))
+    if (!referenceMatrix(path, checked, a, from, error))
       break;
     for (int64_t k : ks) {
       if (layer.k != 0 && k != layer.k)
         continue;
       ConcurrentCase c;
-      c.layer = static_cast<int64_t>(li);
+      c.layer = checked.index;
+      c.name = layer.name;
       c.k = k;
-      c.rows = layer.matrix.rows;
+      c.rows = checked.rows;
       c.type = layer.operandType;
-      c.b = makeB(layer.matrix.cols, k);
+      c.b = makeB(checked.cols, k);
       roundOperand(c.b, c.type, c.bBits);
       c.r = reference(a, c.b, k);
       if (c.type != ValueType::F32) {
@@ -190,8 +193,8 @@ bool spperm::verify::checkConcurrency(const std::string &path,
                                c.dtype(), nullptr);
         }
         if (st != SPRT_OK) {
-          fail(t, pkg.layers[c.layer].name + " K=" + std::to_string(c.k) +
-                      ": " + sprt_status_name(st) + ": " + sprt_last_error());
+          fail(t, c.name + " K=" + std::to_string(c.k) + ": " +
+                      sprt_status_name(st) + ": " + sprt_last_error());
           batch.back() = nullptr;
         }
       }
@@ -230,9 +233,8 @@ bool spperm::verify::checkConcurrency(const std::string &path,
         }
         if (!cmp.passes(tolerance)) {
           std::ostringstream what;
-          what << pkg.layers[c->layer].name << " K=" << c->k << " call "
-               << first + int64_t(i) << ": rel_err=" << cmp.error
-               << " unwritten=" << cmp.unwritten
+          what << c->name << " K=" << c->k << " call " << first + int64_t(i)
+               << ": rel_err=" << cmp.error << " unwritten=" << cmp.unwritten
                << " out_of_bound=" << cmp.outOfBound;
           fail(t, what.str());
         }

@@ -7,6 +7,7 @@
 #include "Verify.h"
 
 #include "spperm/Sparse/MatrixIO.h"
+#include "spperm/Sparse/Shards.h"
 
 #include <algorithm>
 #include <thread>
@@ -59,36 +60,86 @@ std::string spperm::verify::parentOf(const std::string &path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+std::vector<CheckedLayer> spperm::verify::checkedLayers(const Package &pkg) {
+  std::vector<CheckedLayer> out;
+  for (const LayerGroup &g : groupShards(pkg.layers)) {
+    CheckedLayer l;
+    l.layer = &pkg.layers[g.first];
+    l.index = static_cast<int64_t>(out.size());
+    l.first = g.first;
+    l.count = g.count;
+    l.rows = l.layer->isShard() ? l.layer->shard.rows : l.layer->matrix.rows;
+    l.cols = l.layer->matrix.cols;
+    out.push_back(l);
+  }
+  return out;
+}
+
+/// The rows of `parts` one after the other (all of the same columns).
+static CsrMatrix stackRows(const std::vector<CsrMatrix> &parts) {
+  CsrMatrix out;
+  out.cols = parts.empty() ? 0 : parts.front().cols;
+  for (const CsrMatrix &p : parts) {
+    const int32_t base = out.rowPtr.back();
+    for (int32_t i = 1; i <= p.rows; ++i)
+      out.rowPtr.push_back(base + p.rowPtr[i]);
+    out.colIdx.insert(out.colIdx.end(), p.colIdx.begin(), p.colIdx.end());
+    out.values.insert(out.values.end(), p.values.begin(), p.values.end());
+    out.rows += p.rows;
+  }
+  return out;
+}
+
 bool spperm::verify::referenceMatrix(const std::string &path,
-                                    const PackageLayer &layer, size_t li,
-                                    CsrMatrix &a, std::string &from,
-                                    std::string &error) {
-  std::string src = layer.sourcePath;
+                                     const CheckedLayer &layer, CsrMatrix &a,
+                                     std::string &from, std::string &error) {
+  const PackageLayer &l = *layer.layer;
+  std::string src = l.sourcePath;
   if (!src.empty() && src[0] != '/')
     src = parentOf(path) + "/" + src;
   ReadOptions ro;
-  ro.values = layer.values;
+  ro.values = l.values;
   StatusOr<CsrMatrix> m =
       src.empty() ? StatusOr<CsrMatrix>(Status::error("no source"))
                   : readMatrixFile(src, ro);
   if (m) {
     a = std::move(*m);
+    if (l.sourceRows) {
+      const auto [begin, end] = *l.sourceRows;
+      if (a.rows < end) {
+        error = "layer '" + l.name + "': its source " + src + " has " +
+                std::to_string(a.rows) + " rows, the layer is its rows [" +
+                std::to_string(begin) + ", " + std::to_string(end) + ")";
+        return false;
+      }
+      a = sliceRows(a, begin, end);
+    }
     // 16-bit values: the product the package computes is of the values
     // rounded to the type.
-    if (layer.valueType != ValueType::F32)
+    if (l.valueType != ValueType::F32)
       for (float &v : a.values)
-        v = roundToValueType(v, layer.valueType);
+        v = roundToValueType(v, l.valueType);
     from = "source";
-    return true;
+  } else {
+    // No source: the package's own arrays, read completely.
+    StatusOr<Package> full = readPackage(path);
+    if (!full) {
+      error = full.message();
+      return false;
+    }
+    std::vector<CsrMatrix> parts;
+    for (size_t i = 0; i < layer.count; ++i)
+      parts.push_back(toOriginalCsr(full->layers[layer.first + i].matrix));
+    a = stackRows(parts);
+    from = "package";
   }
-  // No source: the package's own arrays, read completely.
-  StatusOr<Package> full = readPackage(path);
-  if (!full) {
-    error = full.message();
+  if (a.rows != layer.rows || a.cols != layer.cols) {
+    error = "layer '" + l.name + "': its reference (" + from + ") is " +
+            std::to_string(a.rows) + " x " + std::to_string(a.cols) +
+            ", the layer " + std::to_string(layer.rows) + " x " +
+            std::to_string(layer.cols);
     return false;
   }
-  a = toOriginalCsr(full->layers[li].matrix);
-  from = "package";
   return true;
 }
 

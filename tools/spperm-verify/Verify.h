@@ -36,14 +36,32 @@ std::vector<double> reference(const CsrMatrix &a, const std::vector<float> &b,
 /// The directory part of `path` ("." when it has none).
 std::string parentOf(const std::string &path);
 
-/// Sets `a` to the reference matrix of layer `li` of the package at `path`:
-/// its source file when it can be found ("source"; values rounded to the
-/// layer's 16-bit values type when it has one), else the package's own
-/// arrays ("package"); `from` says which. False (with `error`) when neither
-/// can be read.
-bool referenceMatrix(const std::string &path, const PackageLayer &layer,
-                     size_t li, CsrMatrix &a, std::string &from,
-                     std::string &error);
+/// A layer as the runtime presents it (an index below sprt_layer_count):
+/// a whole layer, or the shards of a sharded layer together.
+struct CheckedLayer {
+  /// Its first manifest entry (a sharded layer's shard 0).
+  const PackageLayer *layer = nullptr;
+  /// The runtime's index of the layer.
+  int64_t index = 0;
+  /// Its manifest entries: [first, first + count).
+  size_t first = 0, count = 1;
+  /// Its shape (a sharded layer's: the whole layer's).
+  int64_t rows = 0, cols = 0;
+
+  bool sharded() const { return count > 1; }
+};
+
+/// The layers of `pkg` as the runtime presents them, in its order.
+std::vector<CheckedLayer> checkedLayers(const Package &pkg);
+
+/// Sets `a` to the reference matrix of `layer` of the package at `path`:
+/// its source file when it can be found ("source"; the layer's rows of it,
+/// values rounded to the layer's 16-bit values type when it has one), else
+/// the package's own arrays ("package", a sharded layer's shards stacked);
+/// `from` says which. False (with `error`) when neither can be read, or
+/// the matrix found is not of the layer's shape.
+bool referenceMatrix(const std::string &path, const CheckedLayer &layer,
+                     CsrMatrix &a, std::string &from, std::string &error);
 
 /// How C compares with the float64 reference R.
 struct Comparison {

@@ -137,8 +137,19 @@ double timeVariant(sprt_package *rt, int64_t li, const char *variant,
 void benchPackage(const Package &pkg, sprt_package *rt,
                   const BenchOptions &bench, Totals &totals,
                   const std::string &path) {
-  for (size_t li = 0; li < pkg.layers.size(); ++li) {
-    const PackageLayer &layer = pkg.layers[li];
+  for (const CheckedLayer &checked : checkedLayers(pkg)) {
+    const PackageLayer &layer = *checked.layer;
+    const int64_t li = checked.index;
+    if (checked.sharded()) {
+      // The runtime times a sharded layer's shards on their ranks only.
+      std::lock_guard<std::mutex> lock(totals.mutex);
+      std::printf("bench %s %s: not timed, a layer of %zu shards (time it "
+                  "with spperm-run --ranks %zu)\n",
+                  path.c_str(), layer.name.c_str(), checked.count,
+                  checked.count);
+      std::fflush(stdout);
+      continue;
+    }
     // The runtime runs cuSPARSE on the CSR in the original row order for
     // every layer, so the baseline is the same computation whatever the
     // package; it is timed beside the csr/identity packages (the sweep's
@@ -187,12 +198,10 @@ void benchPackage(const Package &pkg, sprt_package *rt,
            << (type == ValueType::F32
                    ? std::string()
                    : " dtype=" + std::string(valueTypeName(type)))
-           << (cusparseLayer         ? " path=cusparse"
+           << (cusparseLayer        ? " path=cusparse"
                : layer.libraryCheck ? " path=checked"
                                     : "")
-           << " spperm_ms="
-           << timeVariant(rt, static_cast<int64_t>(li), "spperm", ops, k,
-                          bench);
+           << " spperm_ms=" << timeVariant(rt, li, "spperm", ops, k, bench);
       if (!layer.alternatives.empty()) {
         // Each variant on its own (the layer's, then its alternatives; -1
         // when it has no kernels for K): what the runtime chose among.
@@ -203,8 +212,7 @@ void benchPackage(const Package &pkg, sprt_package *rt,
           const bool accepts = first && first->variant != kCusparse;
           const std::string name = "spperm:" + std::to_string(which);
           line << (which ? "," : "")
-               << (accepts ? timeVariant(rt, static_cast<int64_t>(li),
-                                         name.c_str(), ops, k, bench)
+               << (accepts ? timeVariant(rt, li, name.c_str(), ops, k, bench)
                            : -1.0);
         }
         line << " variants=";
@@ -228,8 +236,7 @@ void benchPackage(const Package &pkg, sprt_package *rt,
         double best = -1.0;
         std::string bestAlg = "none";
         for (const char *alg : algs) {
-          double ms =
-              timeVariant(rt, static_cast<int64_t>(li), alg, ops, k, bench);
+          double ms = timeVariant(rt, li, alg, ops, k, bench);
           if (ms > 0 && (best < 0 || ms < best)) {
             best = ms;
             bestAlg = alg;
@@ -239,7 +246,7 @@ void benchPackage(const Package &pkg, sprt_package *rt,
         // The dense candidate (cuBLAS GEMM on the densified matrix; -1
         // when it has none): the other library a user would reach for.
         line << " dense_ms="
-             << timeVariant(rt, static_cast<int64_t>(li),
+             << timeVariant(rt, li,
                             type == ValueType::F32 ? "cublas-sgemm"
                                                    : "cublaslt-gemm",
                             ops, k, bench);
@@ -278,21 +285,24 @@ bool verifyPackage(const std::string &path, sprt_device device,
     report(false, path + ": load: " + sprt_last_error());
     return false;
   }
-  for (size_t li = 0; li < pkg->layers.size(); ++li) {
-    const PackageLayer &layer = pkg->layers[li];
+  for (const CheckedLayer &checked : checkedLayers(*pkg)) {
+    const PackageLayer &layer = *checked.layer;
+    const int64_t li = checked.index;
     // The reference matrix: the source file when it can be found.
     CsrMatrix a;
     std::string refFrom, refError;
-    if (!referenceMatrix(path, layer, li, a, refFrom, refError)) {
+    if (!referenceMatrix(path, checked, a, refFrom, refError)) {
       report(false, path + ": " + refError);
       break;
     }
     // What sprt_spmm runs (0), then on the GPU each alternative on its
     // own ("spperm:N": the runtime may choose any of them), each against
-    // the same B and float64 reference.
-    const size_t variants =
-        device == SPRT_DEVICE_GPU ? 1 + layer.alternatives.size() : 1;
-    const int64_t rows = layer.matrix.rows, cols = layer.matrix.cols;
+    // the same B and float64 reference. A sharded layer runs whole: its
+    // shards' alternatives are timed on their ranks (spperm-run --ranks).
+    const size_t variants = device == SPRT_DEVICE_GPU && !checked.sharded()
+                                ? 1 + layer.alternatives.size()
+                                : 1;
+    const int64_t rows = checked.rows, cols = checked.cols;
     // 16-bit layers: B rounded to the type, C as bit patterns.
     const ValueType type = layer.operandType;
     const sprt_dtype dtype = toDtype(type);
@@ -339,18 +349,16 @@ bool verifyPackage(const std::string &path, sprt_device device,
           float ms = 0.0f;
           if (st == SPRT_OK)
             st = which == 0
-                     ? sprt_spmm_typed(rt, static_cast<int64_t>(li), db,
-                                       dtype, k, dc, dtype, nullptr)
-                     : sprt_spmm_time_typed(rt, static_cast<int64_t>(li),
-                                            runVariant.c_str(), db, dtype, k,
-                                            dc, dtype, nullptr, 0, 1, &ms);
+                     ? sprt_spmm_typed(rt, li, db, dtype, k, dc, dtype, nullptr)
+                     : sprt_spmm_time_typed(rt, li, runVariant.c_str(), db,
+                                            dtype, k, dc, dtype, nullptr, 0, 1,
+                                            &ms);
           if (st == SPRT_OK)
             st = sprt_memcpy_dtoh(cHost, dc, cBytes);
           sprt_device_free(db);
           sprt_device_free(dc);
         } else {
-          st = sprt_spmm_typed(rt, static_cast<int64_t>(li), bHost, dtype, k,
-                               cHost, dtype, nullptr);
+          st = sprt_spmm_typed(rt, li, bHost, dtype, k, cHost, dtype, nullptr);
         }
         if (type != ValueType::F32)
           widenArray(cBits.data(), cBits.size(), type, c.data());
@@ -394,6 +402,8 @@ bool verifyPackage(const std::string &path, sprt_device device,
              << " strategy=" << strategyCliName(shown.permutation.strategy)
              << " variant=" << variant << " rel_err=" << err
              << " unwritten=" << unwritten;
+        if (checked.sharded())
+          line << " shards=" << checked.count;
         if (type != ValueType::F32)
           line << " dtype=" << valueTypeName(type)
                << " out_of_bound=" << cmp.outOfBound;

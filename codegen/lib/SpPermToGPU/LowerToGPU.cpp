@@ -85,7 +85,7 @@ struct SpPermLowerToGPU
             verifyKernelOptions(threads, batch, kSlices, splitRows, target,
                                 kBuckets);
         !error.empty()) {
-      module.emitError("spperm-lower-to-gpu: ") << error;
+      mlir::emitError(module.getLoc(), "spperm-lower-to-gpu: ") << error;
       return signalPassFailure();
     }
     KernelGenOptions base;

@@ -62,9 +62,13 @@ mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
   if (o.rowBlock % 32 != 0)
     return "row-block must be a multiple of 32, got " +
            std::to_string(o.rowBlock);
-  if (o.margin > 64.0)
-    return "margin must be at most 64 (or negative: the model's own), got " +
-           std::to_string(o.margin);
+  if (!(o.margin <= 64.0)) { // NaN too
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", static_cast<double>(o.margin));
+    return std::string("margin must be a number at most 64 (or negative: "
+                       "the model's own), got ") +
+           value;
+  }
   return verifyKernelOptions(o.threads, o.batch, o.kSlices, o.splitRows,
                              o.target, o.kBuckets);
 }

@@ -30,9 +30,16 @@ FieldParser<::spperm::Strategy>::parse(AsmParser &parser) {
     return failure();
   std::optional<::spperm::Strategy> strategy =
       ::spperm::parseStrategy(keyword);
-  if (!strategy)
+  if (!strategy) {
+    std::string names;
+    for (::spperm::Strategy s : ::spperm::kAllStrategies)
+      names += (names.empty() ? "" : ", ") +
+               std::string(::spperm::strategyIrName(s));
     return parser.emitError(loc, "unknown row-permutation strategy '")
-           << keyword << "'";
+           << keyword << "' (expected one of " << names
+           << "; a command-line name is written in quotes, e.g. "
+              "\"warp-aware\")";
+  }
   return *strategy;
 }
 

@@ -63,24 +63,27 @@ struct SpPermConvertFormatPass
     const bool chosen = format == FormatOption::Auto;
     if ((format == FormatOption::Bell || chosen) &&
         (block < 1 || block > 32 || !llvm::isPowerOf2_64(block))) {
-      module.emitError() << "spperm-convert-format: block must be one of 1, "
-                            "2, 4, 8, 16, 32, got "
-                         << static_cast<int64_t>(block);
+      mlir::emitError(module.getLoc())
+          << "spperm-convert-format: block must be one of 1, "
+             "2, 4, 8, 16, 32, got "
+          << static_cast<int64_t>(block);
       return signalPassFailure();
     }
     if ((format == FormatOption::Bell || chosen) && !(delta >= 0.0 && delta <= 1.0)) {
-      module.emitError() << "spperm-convert-format: delta must be in (0, 1] "
-                            "(or 0 to search), got "
-                         << static_cast<double>(delta);
+      mlir::emitError(module.getLoc())
+          << "spperm-convert-format: delta must be in (0, 1] "
+             "(or 0 to search), got "
+          << static_cast<double>(delta);
       return signalPassFailure();
     }
     if ((format == FormatOption::Hbp || chosen) && (rowBlock < 32 || rowBlock % 32 != 0 ||
                             colBlock < 1)) {
-      module.emitError() << "spperm-convert-format: row-block must be a "
-                            "positive multiple of 32 and col-block positive, "
-                            "got "
-                         << static_cast<int64_t>(rowBlock) << " and "
-                         << static_cast<int64_t>(colBlock);
+      mlir::emitError(module.getLoc())
+          << "spperm-convert-format: row-block must be a "
+             "positive multiple of 32 and col-block positive, "
+             "got "
+          << static_cast<int64_t>(rowBlock) << " and "
+          << static_cast<int64_t>(colBlock);
       return signalPassFailure();
     }
 

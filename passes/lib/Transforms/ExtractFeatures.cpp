@@ -60,7 +60,7 @@ struct SpPermExtractFeaturesPass
     if (warps < 1 || warps > 1024 || lineWidth < 1 || lineWidth > 1024 ||
         (lineWidth & (lineWidth - 1)) != 0 || rowsPerWarp < 1 ||
         rowsPerWarp > 1024) {
-      getOperation().emitError()
+      mlir::emitError(getOperation().getLoc())
           << "spperm-extract-features: invalid options (warps in [1, 1024], "
              "line a power of two in [1, 1024], rows-per-warp in [1, 1024])";
       return signalPassFailure();

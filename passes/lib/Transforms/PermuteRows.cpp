@@ -109,7 +109,8 @@ struct SpPermPermuteRowsPass
     // diagnostic against the module.
     PermAttr perm = PermAttr::getChecked(
         [&] {
-          return getOperation().emitError() << "spperm-permute-rows: ";
+          return mlir::emitError(getOperation().getLoc())
+                 << "spperm-permute-rows: ";
         },
         ctx, *parsed, static_cast<int64_t>(warps),
         static_cast<int64_t>(lineWidth), tauParam, alphaParam);

@@ -14,6 +14,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <cstdio>
 #include <optional>
 
 namespace mlir {
@@ -102,14 +103,25 @@ struct SpPermSelectPass
     const bool fixedFormat =
         format != FormatOption::Keep && format != FormatOption::Auto;
     if (maxVariants < 0) {
-      module.emitError() << "spperm-select: max-variants must not be "
-                            "negative, got "
-                         << static_cast<int64_t>(maxVariants);
+      mlir::emitError(module.getLoc())
+          << "spperm-select: max-variants must not be "
+             "negative, got "
+          << static_cast<int64_t>(maxVariants);
       return signalPassFailure();
     }
     if (k < 1) {
-      module.emitError() << "spperm-select: k must be positive, got "
-                         << static_cast<int64_t>(k);
+      mlir::emitError(module.getLoc())
+          << "spperm-select: k must be positive, got "
+          << static_cast<int64_t>(k);
+      return signalPassFailure();
+    }
+    if (!(margin <= 64.0)) { // NaN too
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", static_cast<double>(margin));
+      mlir::emitError(module.getLoc())
+          << "spperm-select: margin must be a number at most "
+             "64 (or negative: the model's own), got "
+          << value;
       return signalPassFailure();
     }
     ::spperm::SelectionOptions options;

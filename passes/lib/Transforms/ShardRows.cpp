@@ -76,8 +76,9 @@ struct SpPermShardRowsPass
 
   void runOnOperation() override {
     if (shards < 1 || shards > ::spperm::kMaxIndex) {
-      getOperation().emitError("spperm-shard-rows: shards must be an integer "
-                               "in [1, ")
+      mlir::emitError(getOperation().getLoc(),
+                      "spperm-shard-rows: shards must be an integer "
+                      "in [1, ")
           << ::spperm::kMaxIndex << "], got " << shards.getValue();
       return signalPassFailure();
     }

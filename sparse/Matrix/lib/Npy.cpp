@@ -306,9 +306,17 @@ Status writePiecesAtomically(const std::string &given,
       return s;
   std::string tmp = path + ".tmp.XXXXXX";
   int fd = ::mkstemp(tmp.data());
-  if (fd < 0)
-    return Status::error(path +
-                         ": cannot create a temporary file: " + errnoText());
+  if (fd < 0) {
+    const int saved = errno;
+    // The usual cause, a mistyped directory, said as such.
+    if (saved == ENOENT || saved == ENOTDIR)
+      return Status::error(given + ": cannot write: the directory " +
+                           parentOf(path) +
+                           (saved == ENOENT ? " does not exist"
+                                            : " is not a directory"));
+    return Status::error(path + ": cannot create a temporary file: " +
+                         std::strerror(saved));
+  }
   const ScopedTemporary interrupted(tmp); // removed if the tool is interrupted
   auto abandon = [&](const std::string &what) {
     int saved = errno;

@@ -275,12 +275,28 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
   // Source.
   const json *source = r.object(l, ctx, "source");
   std::string srcCtx = ctx + ".source";
-  if (!source || !r.onlyKeys(*source, srcCtx, {"path", "sha256", "values"}) ||
+  if (!source ||
+      !r.onlyKeys(*source, srcCtx,
+                  {"path", "sha256", "values", "row_begin", "row_end"}) ||
       !r.string(*source, srcCtx, "path", layer.sourcePath) ||
       !r.sha256(*source, srcCtx, "sha256", layer.sourceSha256,
                 /*allowEmpty=*/!externalData) ||
       !r.string(*source, srcCtx, "values", valuesText))
     return false;
+  // A range of the source's rows (both keys or neither): the layer's rows,
+  // or its shards' whole layer's.
+  if (source->contains("row_begin") || source->contains("row_end")) {
+    int32_t begin = 0, end = 0;
+    if (!r.integerAs(*source, srcCtx, "row_begin", 0, kMaxIndex, begin) ||
+        !r.integerAs(*source, srcCtx, "row_end", begin, kMaxIndex, end))
+      return false;
+    const int64_t rows = layer.isShard() ? layer.shard.rows : f.rows;
+    if (end - begin != rows)
+      return r.fail(srcCtx + ": rows [" + std::to_string(begin) + ", " +
+                    std::to_string(end) + ") are not the layer's " +
+                    std::to_string(rows) + " rows");
+    layer.sourceRows = std::pair(begin, end);
+  }
   if (externalData && layer.sourcePath.empty())
     return r.fail(srcCtx + ".path must name the matrix file (external data)");
   StatusOr<ValuesSpec> values = parseValuesSpec(valuesText);

@@ -190,7 +190,18 @@ Status rebuildLayer(const std::string &manifestPath, const std::string &parent,
   if (!m)
     return Status::error(where +
                          "cannot rebuild from the source: " + m.message());
-  // A shard is its rows of the source.
+  // A layer of some of the source's rows: those.
+  if (layer.sourceRows) {
+    const auto [begin, end] = *layer.sourceRows;
+    if (m->rows < end)
+      return Status::error(
+          where + "the source matrix has " + std::to_string(m->rows) +
+          " rows, the manifest "
+          "says the layer is its rows [" +
+          std::to_string(begin) + ", " + std::to_string(end) + ")");
+    *m = sliceRows(*m, begin, end);
+  }
+  // A shard is its rows of the source (of the range above).
   if (layer.isShard()) {
     const ShardInfo &shard = layer.shard;
     if (m->rows != shard.rows)

@@ -282,6 +282,16 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
   if (externalData && (layer.sourcePath.empty() || layer.sourceSha256.empty()))
     return Status::error(where + "external data needs the source path and its "
                                  "sha256");
+  if (layer.sourceRows) {
+    // The layer's rows (a shard's layer's) are the range's.
+    const auto [begin, end] = *layer.sourceRows;
+    const int64_t rows = layer.isShard() ? layer.shard.rows : f.rows;
+    if (begin < 0 || end < begin || end - begin != rows)
+      return Status::error(where + "the source's rows [" +
+                           std::to_string(begin) + ", " + std::to_string(end) +
+                           ") are not the layer's " + std::to_string(rows) +
+                           " rows");
+  }
   // 16-bit values are stored in their type: they must be exact in it (a
   // NaN is stored as the type's NaN of the same sign, quiet).
   if (layer.valueType != ValueType::F32) {
@@ -357,6 +367,7 @@ Status checkAlternativesForWriting(const PackageLayer &layer,
         alt.matrix.nnz != layer.matrix.nnz || alt.k != layer.k ||
         alt.sourcePath != layer.sourcePath ||
         alt.sourceSha256 != layer.sourceSha256 ||
+        alt.sourceRows != layer.sourceRows ||
         formatValuesSpec(alt.values) != formatValuesSpec(layer.values) ||
         !alt.libraryCheck)
       return Status::error(at + "not the layer's matrix (name, shape, nnz, "
@@ -481,6 +492,10 @@ Status writePackageFiles(const std::string &tmp,
     source["path"] = layer.sourcePath;
     source["sha256"] = layer.sourceSha256;
     source["values"] = formatValuesSpec(layer.values);
+    if (layer.sourceRows) {
+      source["row_begin"] = layer.sourceRows->first;
+      source["row_end"] = layer.sourceRows->second;
+    }
     l["source"] = source;
     json kernels = json::array();
     for (const KernelInfo &k : layer.kernels)

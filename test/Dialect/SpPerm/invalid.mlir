@@ -59,6 +59,13 @@ func.func private @unknown_strategy(!spperm.matrix<4x4xf32, #spperm.csr<perm = #
 
 // -----
 
+// A command-line name unquoted: its '-' ends the keyword.
+// expected-error@+2 {{unknown row-permutation strategy 'warp' (expected one of identity, }}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @cli_name(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<warp-aware>>>)
+
+// -----
+
 // expected-error@+2 {{warps must be in [1, 1024], got 0}}
 // expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
 func.func private @zero_warps(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt, warps = 0>>>)

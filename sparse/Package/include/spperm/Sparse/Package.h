@@ -37,6 +37,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace spperm {
@@ -187,6 +188,11 @@ struct PackageLayer {
   std::string sourcePath;
   std::string sourceSha256;
   ValuesSpec values;
+  /// Rows [first, second) of the source matrix when the layer holds only
+  /// those (a `rows` range of spperm.load written in the module; the
+  /// source's "row_begin" / "row_end" in the manifest); absent: all of its
+  /// rows. A shard's rows count within these.
+  std::optional<std::pair<int32_t, int32_t>> sourceRows;
   std::vector<KernelInfo> kernels;
   /// The kernel that makes a caller's column-major B row-major before the
   /// variant chosen runs ("transpose_b" in the manifest; args B_col, B and

@@ -142,7 +142,8 @@ def SpPerm_ChoiceAttr : SpPerm_Attr<"Choice", "choice"> {
     `alternatives`, when present, is the selector's shortlist of
     runner-ups for a choice the runtime checks (docs/Selector.md, "The
     shortlist"): generated variants (`#spperm.choice` attributes of their
-    own, source `shortlist`, without alternatives) that
+    own, format `csr` or `bell`, source `shortlist`, without alternatives)
+    that
     `spperm-expand-alternatives` turns into alternative layers; the
     runtime times them all at the first call per K and runs the fastest.
 

@@ -33,8 +33,9 @@ def SpPerm_LoadOp : SpPerm_Op<"load", [Pure]> {
     is resolved against the directory of the IR file being compiled.
 
     `rows`, when present, is `[begin, end)`: the result is those rows of
-    the file's matrix (a shard, made by `spperm-shard-rows`), `end - begin`
-    rows of it.
+    the file's matrix, `end - begin` rows of it (written in a module, or a
+    shard made by `spperm-shard-rows`). A package records a range written
+    in the module with the layer's source (docs/Package.md).
 
     `features`, when present, holds statistics computed by
     `spperm-extract-features`; they must agree with the result type.
