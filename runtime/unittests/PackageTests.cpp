@@ -1027,6 +1027,21 @@ TEST(ExternalDataTest, LayerOfSomeRowsOfItsSource) {
     EXPECT_LE(relativeError(c, reference(rows, b, k)), 1e-5);
     sprt_package_release(p);
   }
+  // An alternative takes its layer's source, range included.
+  std::vector<PackageLayer> checked = layersWithAlternatives(rows);
+  for (PackageLayer *v : {&checked[0], &checked[0].alternatives[0]}) {
+    v->sourcePath = l.sourcePath;
+    v->sourceSha256 = l.sourceSha256;
+    v->sourceRows = l.sourceRows;
+  }
+  checked[0].alternatives.resize(1);
+  checked.resize(1);
+  EXPECT_TRUE(writePackage(dir.path("alt.spp"), checked, {}));
+  checked[0].alternatives[0].sourceRows.reset();
+  Status other = writePackage(dir.path("alt2.spp"), checked, {});
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.message().find("not the layer's matrix"), std::string::npos)
+      << other.message();
   // A range that is not the layer's rows: refused by writer and reader.
   PackageLayer bad = l;
   bad.sourceRows = std::pair(10, 36);

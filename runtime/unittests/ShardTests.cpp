@@ -257,6 +257,32 @@ TEST(ShardTest, ExternalData) {
   ASSERT_TRUE(read) << read.message();
   for (size_t i = 0; i < layers.size(); ++i)
     expectSameMatrix(read->layers[i].matrix, layers[i].matrix);
+
+  // Shards of some rows of the source: each rebuilt from its rows of those.
+  const CsrMatrix part = sliceRows(*reread, 20, 100);
+  std::vector<PackageLayer> ranged =
+      shardedLayer("part", part, 2, Strategy::Lpt, FormatKind::Csr);
+  for (PackageLayer &l : ranged) {
+    l.sourcePath = "w.mtx";
+    l.sourceSha256 = *sha;
+    l.sourceRows = std::pair(20, 100);
+  }
+  const std::string rangedPkg = dir.path("ranged.spp");
+  ASSERT_TRUE(writePackage(rangedPkg, ranged, options));
+  StatusOr<Package> rangedRead = readPackage(rangedPkg);
+  ASSERT_TRUE(rangedRead) << rangedRead.message();
+  for (size_t i = 0; i < ranged.size(); ++i) {
+    EXPECT_EQ(rangedRead->layers[i].sourceRows, ranged[i].sourceRows);
+    expectSameMatrix(rangedRead->layers[i].matrix, ranged[i].matrix);
+  }
+  // A range that is not the whole layer's rows (shard.rows) is refused.
+  ranged[0].sourceRows = ranged[1].sourceRows = std::pair(20, 99);
+  Status s = writePackage(dir.path("bad.spp"), ranged, options);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("the source's rows [20, 99) are not the "
+                             "layer's 80 rows"),
+            std::string::npos)
+      << s.message();
 }
 
 TEST(ShardTest, InconsistentShardsAreRefused) {
@@ -278,6 +304,18 @@ TEST(ShardTest, InconsistentShardsAreRefused) {
   {
     std::vector<PackageLayer> missing(good.begin(), good.begin() + 2);
     writerRefuses(missing, "has 2 of its 3 shards");
+  }
+  {
+    // The shards of a layer come from one source.
+    std::vector<PackageLayer> sources = good;
+    sources[1].sourcePath = "other.mtx";
+    writerRefuses(sources, "shard 1: its source (path, sha256, values, "
+                           "rows) differs from shard 0's");
+    sources = good;
+    for (PackageLayer &l : sources)
+      l.sourceRows = std::pair(0, 90);
+    sources[2].sourceRows = std::pair(10, 100);
+    writerRefuses(sources, "shard 2: its source");
   }
   {
     std::vector<PackageLayer> apart = good;
@@ -306,6 +344,9 @@ TEST(ShardTest, InconsistentShardsAreRefused) {
                 "shard.count");
   readerRefuses([](json &j) { j["layers"][0]["shard"]["extra"] = 1; },
                 "extra");
+  readerRefuses(
+      [](json &j) { j["layers"][1]["source"]["path"] = "other.mtx"; },
+      "shard 1: its source (path, sha256, values, rows) differs");
   readerRefuses(
       [](json &j) {
         for (json &l : j["layers"])

@@ -278,6 +278,14 @@ TEST(WriteFileAtomically, FailsCleanly) {
   ASSERT_FALSE(s.isOk());
   EXPECT_EQ(s.message(), missing + ": cannot write: the directory " +
                             dir.path("no/such/dir") + " does not exist");
+  // A file on the way: said so.
+  writePlainFile(dir.path("file"), "f");
+  std::string through = dir.path("file/sub/out.txt");
+  s = writeFileAtomically(through, "x");
+  ASSERT_FALSE(s.isOk());
+  EXPECT_EQ(s.message(), through + ": cannot write: a component of " +
+                             dir.path("file/sub") + " is not a directory");
+  ASSERT_EQ(::unlink(dir.path("file").c_str()), 0);
   // The target is a directory: refused, nothing made beside it.
   std::string target = dir.path("target");
   ASSERT_EQ(::mkdir(target.c_str(), 0755), 0);

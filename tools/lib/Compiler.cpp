@@ -594,7 +594,11 @@ std::string checkOutputPath(const std::string &path, bool directory) {
   if (parent.empty())
     parent = ".";
   llvm::sys::fs::file_status st;
-  if (llvm::sys::fs::status(parent, st) || !llvm::sys::fs::is_directory(st))
+  if (std::error_code ec = llvm::sys::fs::status(parent, st);
+      ec == std::errc::no_such_file_or_directory)
+    return path + ": cannot write: the directory " + std::string(parent) +
+           " does not exist";
+  if (!llvm::sys::fs::exists(st) || !llvm::sys::fs::is_directory(st))
     return path + ": cannot write: " + std::string(parent) +
            " is not a directory";
   if (::access(parent.c_str(), W_OK | X_OK) != 0)
@@ -723,6 +727,15 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
           ::spperm::parseValuesSpec(request.values);
       ::spperm::ReadOptions readOptions;
       readOptions.values = *spec;
+      // The file is read again to hash it (docs/Compile.md): a pipe or a
+      // FIFO would be empty or block then.
+      llvm::sys::fs::file_status inputStatus;
+      if (!llvm::sys::fs::status(request.input, inputStatus) &&
+          inputStatus.type() != llvm::sys::fs::file_type::regular_file &&
+          inputStatus.type() != llvm::sys::fs::file_type::directory_file)
+        return fail(request.input +
+                    ": not a regular file (spperm-compile reads a matrix file "
+                    "twice: save the stream to a file first)");
       ::spperm::StatusOr<::spperm::CsrMatrix> m =
           ::spperm::readMatrixFile(request.input, readOptions);
       if (!m)

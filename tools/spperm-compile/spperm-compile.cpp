@@ -48,6 +48,7 @@ int main(int argc, char **argv) {
   // Before any thread starts: an interrupted run removes its temporaries
   // and kills its children (spperm/Sparse/Interrupt.h).
   ::spperm::installInterruptCleanup();
+  ::spperm::installOutOfMemoryExit(kTool);
   Options o;
   ArgParser args(
       kTool,

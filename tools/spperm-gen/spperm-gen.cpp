@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spperm/Sparse/Generators.h"
+#include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Tools/CommandLine.h"
 
@@ -37,6 +38,8 @@ bool parseFraction(const std::string &name, const std::string &text,
 } // namespace
 
 int main(int argc, char **argv) {
+  // An exhausted memory ends the tool with one line (Interrupt.h).
+  ::spperm::installOutOfMemoryExit(kTool);
   std::string kind, output, seedText = "1", shuffleText;
   bool shuffleSeen = false;
   // The kind-specific options given, by name.
@@ -204,6 +207,12 @@ int main(int argc, char **argv) {
                             static_cast<int32_t>(block), blockDensity,
                             static_cast<uint64_t>(seed));
   } else if (kind == "skewed") {
+    // 87 % of rows short (4.5 entries), 3 % half as long as the width.
+    if (static_cast<double>(rows) * (4.0 + 0.015 * static_cast<double>(cols)) >
+        1e9) {
+      reportError(kTool, "skewed: more than 10^9 expected entries");
+      return 1;
+    }
     m = generateSkewed(static_cast<int32_t>(rows), static_cast<int32_t>(cols),
                        static_cast<uint64_t>(seed));
   } else if (kind == "stencil") {

@@ -159,15 +159,16 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
       const std::string what =
           index == 0 ? "own" : "alternative " + std::to_string(index);
       const std::string tensorCores = v["tensor_cores"].get<std::string>();
+      const size_t kernels = v["kernels"].get<size_t>();
       std::printf("  %-13s %-10s %-44s %12llu bytes (%llu on the GPU), %zu "
-                  "kernels%s%s\n",
+                  "kernel%s%s%s\n",
                   what.c_str(), v["strategy"].get<std::string>().c_str(),
                   v["format"].get<std::string>().c_str(),
                   static_cast<unsigned long long>(
                       v["array_bytes"].get<uint64_t>()),
                   static_cast<unsigned long long>(
                       v["gpu_bytes"].get<uint64_t>()),
-                  v["kernels"].get<size_t>(),
+                  kernels, kernels == 1 ? "" : "s",
                   tensorCores.empty() ? "" : ", tensor cores: ",
                   tensorCores.c_str());
     }

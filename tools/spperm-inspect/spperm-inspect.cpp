@@ -15,16 +15,18 @@
 #include "PackageInfo.h"
 
 #include "spperm/Sparse/Features.h"
-#include "spperm/Sparse/Selector.h"
+#include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Sparse/Permutation.h"
+#include "spperm/Sparse/Selector.h"
 #include "spperm/Tools/CommandLine.h"
 #include "spperm/Tools/Progress.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -136,7 +138,21 @@ bool parseIntOption(const std::string &name, const std::string &text,
 
 } // namespace
 
+/// Whether `name` is spelled as an NVIDIA GPU architecture: sm_ and its
+/// compute capability (sm_90, sm_100a).
+static bool isArchitectureName(const std::string &name) {
+  if (name.rfind("sm_", 0) != 0 || name.size() < 5)
+    return false;
+  size_t i = 3;
+  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])))
+    ++i;
+  return i >= 5 && (i == name.size() || (i + 1 == name.size() &&
+                                         (name[i] == 'a' || name[i] == 'f')));
+}
+
 int main(int argc, char **argv) {
+  // An exhausted memory ends the tool with one line (Interrupt.h).
+  ::spperm::installOutOfMemoryExit(kTool);
   std::string path, values = "file", strategyName, emitPath;
   std::string warpsText = "32", lineText = "32", rowsPerWarpText = "4",
               tauText = "32", alphaText = "0.3", candidatesText = "64";
@@ -145,7 +161,7 @@ int main(int argc, char **argv) {
   ArgParser args(
       kTool,
       "MATRIX|PKG [--json] [--values SPEC] [--strategy S|all] "
-      "[--emit-permutation FILE] [model options]",
+      "[--emit-permutation FILE] [--explain [--k K]] [model options]",
       "Reads a sparse matrix (.mtx, .smtx, optionally .gz, or .npz) and "
       "prints its static features (docs/Features.md); given a package "
       "directory, prints what it holds and costs: its files, and per layer "
@@ -297,8 +313,17 @@ int main(int argc, char **argv) {
   std::optional<Selection> selection;
   int64_t explainK = 32;
   if (explain) {
-    if (!parseIntegerOption(kTool, "k", kText, 1, 1 << 20, explainK))
+    // K as spperm-compile takes it (a K the runtime can run).
+    if (!parseIntegerOption(kTool, "k", kText, 1, kMaxIndex, explainK))
       return 1;
+    // An architecture name as spperm-compile takes it; a target without a
+    // shipped model then gets the cost model, as there.
+    if (!isArchitectureName(target)) {
+      reportError(kTool, "--target must be a GPU architecture such as "
+                         "sm_90, got '" +
+                             target + "'");
+      return 1;
+    }
     SelectionOptions sopts;
     sopts.modelPath = modelPath;
     sopts.target = target;

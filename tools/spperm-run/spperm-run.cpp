@@ -214,6 +214,7 @@ int main(int argc, char **argv) {
   // Before any thread starts: an interrupted run removes its temporaries
   // and kills its children (spperm/Sparse/Interrupt.h).
   ::spperm::installInterruptCleanup();
+  ::spperm::installOutOfMemoryExit(kTool);
   std::string packagePath, layerName, deviceName, bPath, outPath;
   std::string baselineName, jsonPath, warmupText = "5", runsText = "30";
   bool layerSeen = false, deviceSeen = false, bSeen = false, outSeen = false;
@@ -256,10 +257,12 @@ int main(int argc, char **argv) {
   args.addOption("json", "FILE",
                  "With --bench: write a JSON record of the run to FILE",
                  &jsonPath, &jsonSeen);
-  args.addOption("warmup", "N", "With --bench or --ranks: untimed runs first (default 5)",
+  args.addOption("warmup", "N",
+                 "With --bench or --ranks: untimed runs first (default 5)",
                  &warmupText, &warmupSeen);
-  args.addOption("runs", "N", "With --bench or --ranks: timed runs (default 30)",
-                 &runsText, &runsSeen);
+  args.addOption("runs", "N",
+                 "With --bench or --ranks: timed runs (default 30)", &runsText,
+                 &runsSeen);
   args.addOption("ranks", "N",
                  "Run on N ranks, one process per GPU (GPU r for rank r): "
                  "each loads its shard of a package compiled with --shards "

@@ -91,8 +91,8 @@ static CsrMatrix stackRows(const std::vector<CsrMatrix> &parts) {
 }
 
 bool spperm::verify::referenceMatrix(const std::string &path,
-                                     const CheckedLayer &layer, CsrMatrix &a,
-                                     std::string &from, std::string &error) {
+                                    const CheckedLayer &layer, CsrMatrix &a,
+                                    std::string &from, std::string &error) {
   const PackageLayer &l = *layer.layer;
   std::string src = l.sourcePath;
   if (!src.empty() && src[0] != '/')
@@ -102,39 +102,42 @@ bool spperm::verify::referenceMatrix(const std::string &path,
   StatusOr<CsrMatrix> m =
       src.empty() ? StatusOr<CsrMatrix>(Status::error("no source"))
                   : readMatrixFile(src, ro);
-  if (m) {
+  // The layer's rows of the source (all of them without a recorded range).
+  if (m && l.sourceRows) {
+    const auto [begin, end] = *l.sourceRows;
+    m = m->rows < end ? StatusOr<CsrMatrix>(Status::error("too few rows"))
+                      : StatusOr<CsrMatrix>(sliceRows(*m, begin, end));
+  }
+  // A source of another shape (changed since, or a range the package does
+  // not record) is no reference: the package's arrays are.
+  if (m && m->rows == layer.rows && m->cols == layer.cols) {
     a = std::move(*m);
-    if (l.sourceRows) {
-      const auto [begin, end] = *l.sourceRows;
-      if (a.rows < end) {
-        error = "layer '" + l.name + "': its source " + src + " has " +
-                std::to_string(a.rows) + " rows, the layer is its rows [" +
-                std::to_string(begin) + ", " + std::to_string(end) + ")";
-        return false;
-      }
-      a = sliceRows(a, begin, end);
-    }
     // 16-bit values: the product the package computes is of the values
     // rounded to the type.
     if (l.valueType != ValueType::F32)
       for (float &v : a.values)
         v = roundToValueType(v, l.valueType);
     from = "source";
-  } else {
-    // No source: the package's own arrays, read completely.
-    StatusOr<Package> full = readPackage(path);
-    if (!full) {
-      error = full.message();
-      return false;
-    }
-    std::vector<CsrMatrix> parts;
-    for (size_t i = 0; i < layer.count; ++i)
-      parts.push_back(toOriginalCsr(full->layers[layer.first + i].matrix));
-    a = stackRows(parts);
-    from = "package";
+    return true;
   }
+  // The package's own arrays, read completely.
+  StatusOr<Package> full = readPackage(path);
+  if (!full) {
+    error = full.message();
+    return false;
+  }
+  if (layer.first + layer.count > full->layers.size() ||
+      full->layers[layer.first].name != l.name) {
+    error = path + ": the package changed while it was being checked";
+    return false;
+  }
+  std::vector<CsrMatrix> parts;
+  for (size_t i = 0; i < layer.count; ++i)
+    parts.push_back(toOriginalCsr(full->layers[layer.first + i].matrix));
+  a = stackRows(parts);
+  from = "package";
   if (a.rows != layer.rows || a.cols != layer.cols) {
-    error = "layer '" + l.name + "': its reference (" + from + ") is " +
+    error = "layer '" + l.name + "': its arrays are " +
             std::to_string(a.rows) + " x " + std::to_string(a.cols) +
             ", the layer " + std::to_string(layer.rows) + " x " +
             std::to_string(layer.cols);

@@ -55,11 +55,11 @@ struct CheckedLayer {
 std::vector<CheckedLayer> checkedLayers(const Package &pkg);
 
 /// Sets `a` to the reference matrix of `layer` of the package at `path`:
-/// its source file when it can be found ("source"; the layer's rows of it,
-/// values rounded to the layer's 16-bit values type when it has one), else
-/// the package's own arrays ("package", a sharded layer's shards stacked);
-/// `from` says which. False (with `error`) when neither can be read, or
-/// the matrix found is not of the layer's shape.
+/// its source file when it can be found and is of the layer's shape
+/// ("source"; the layer's rows of it, values rounded to the layer's 16-bit
+/// values type when it has one), else the package's own arrays ("package",
+/// a sharded layer's shards stacked); `from` says which. False (with
+/// `error`) when neither can be had.
 bool referenceMatrix(const std::string &path, const CheckedLayer &layer,
                      CsrMatrix &a, std::string &from, std::string &error);
 

@@ -27,6 +27,7 @@
 #include "Verify.h"
 
 #include "spperm/Runtime/SpPermRuntime.h"
+#include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Package.h"
 #include "spperm/Tools/CommandLine.h"
@@ -321,8 +322,33 @@ bool verifyPackage(const std::string &path, sprt_device device,
         const PackageLayer &shown = layer.variant(which);
         std::string tag = path + " " + layer.name + " K=" + std::to_string(k) +
                           (which == 0 ? "" : " alt=" + std::to_string(which));
-        const KernelInfo *first = firstKernelForK(shown.kernels, k);
-        const std::string variant = first ? first->variant : "none";
+        auto variantOf = [&](const PackageLayer &v) {
+          const KernelInfo *first = firstKernelForK(v.kernels, k);
+          return first ? first->variant : std::string("none");
+        };
+        auto formatOf = [](const PackageLayer &v) {
+          return std::string(formatName(v.matrix.kind));
+        };
+        auto strategyOf = [](const PackageLayer &v) {
+          return std::string(strategyCliName(v.permutation.strategy));
+        };
+        // A sharded layer's shards may differ: each shard's, where they do.
+        auto described = [&](auto describe) {
+          const std::string firstText = describe(shown);
+          if (!checked.sharded())
+            return firstText;
+          std::string joined;
+          bool differ = false;
+          for (size_t j = 0; j < checked.count; ++j) {
+            const std::string text = describe(pkg->layers[checked.first + j]);
+            differ |= text != firstText;
+            joined += (j ? "," : "") + text;
+          }
+          return differ ? joined : firstText;
+        };
+        const std::string variant = described(variantOf);
+        const std::string format = described(formatOf);
+        const std::string strategy = described(strategyOf);
         if (which > 0 && variant == "none")
           continue;
         const std::string runVariant = "spperm:" + std::to_string(which);
@@ -394,12 +420,10 @@ bool verifyPackage(const std::string &path, sprt_device device,
             totals.maxError = std::max(totals.maxError, err);
           else
             ++totals.nonFinite;
-          ++totals.perVariant[std::string(formatName(shown.matrix.kind)) + "/" +
-                              variant];
+          ++totals.perVariant[format + "/" + variant];
         }
         std::ostringstream line;
-        line << tag << " format=" << formatName(shown.matrix.kind)
-             << " strategy=" << strategyCliName(shown.permutation.strategy)
+        line << tag << " format=" << format << " strategy=" << strategy
              << " variant=" << variant << " rel_err=" << err
              << " unwritten=" << unwritten;
         if (checked.sharded())
@@ -433,6 +457,8 @@ void timePackage(const std::string &path, const BenchOptions &bench,
 } // namespace
 
 int main(int argc, char **argv) {
+  // An exhausted memory ends the tool with one line (Interrupt.h).
+  ::spperm::installOutOfMemoryExit(kTool);
   std::string input, device = "gpu", kList = "1,32,128,512", tol = "1e-5",
                      jobs = "4", benchList, runs = "20";
   ArgParser args(kTool, "PKG|DIR [--device gpu|cpu] [--k LIST] "

@@ -15,8 +15,10 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <new>
 #include <pthread.h>
 #include <set>
 #include <thread>
@@ -46,12 +48,9 @@ sigset_t interruptSignals() {
   return set;
 }
 
-void cleanUpAndDie(int sig) {
-  // The lock is taken for good: a thread that sees its child die (killed
-  // below) unregisters it next and so waits here instead of reporting the
-  // child's death as its own error and exiting first with another status.
-  Registry &r = registry();
-  r.lock.lock();
+/// Kills the registered children and removes the registered paths, with
+/// the registry's lock held (taken for good: the process is ending).
+void cleanUpRegistered(Registry &r) {
   for (int pid : r.children)
     ::kill(pid, SIGKILL);
   for (const std::string &path : r.paths) {
@@ -65,6 +64,15 @@ void cleanUpAndDie(int sig) {
     std::error_code ec;
     std::filesystem::remove_all(target, ec);
   }
+}
+
+void cleanUpAndDie(int sig) {
+  // The lock is taken for good: a thread that sees its child die (killed
+  // below) unregisters it next and so waits here instead of reporting the
+  // child's death as its own error and exiting first with another status.
+  Registry &r = registry();
+  r.lock.lock();
+  cleanUpRegistered(r);
   // Die of the signal itself, so that the parent sees how the tool ended.
   std::signal(sig, SIG_DFL);
   sigset_t set = interruptSignals();
@@ -97,6 +105,31 @@ void spperm::unregisterChild(int pid) {
   Registry &r = registry();
   std::lock_guard<std::mutex> guard(r.lock);
   r.children.erase(pid);
+}
+
+/// The tool that installOutOfMemoryExit named.
+static const char *outOfMemoryTool = "spperm";
+
+static void outOfMemory() {
+  // Nothing here may allocate: the message goes out by write(2).
+  const char *tool = outOfMemoryTool;
+  const char rest[] = ": error: out of memory\n";
+  ssize_t ignored = ::write(STDERR_FILENO, tool, std::strlen(tool));
+  ignored = ::write(STDERR_FILENO, rest, sizeof rest - 1);
+  (void)ignored;
+  // The cleanup only where no other thread holds the registry (this one
+  // may have been allocating inside it); it allocates little, and a second
+  // failure ends the process here anyway.
+  std::set_new_handler(nullptr);
+  Registry &r = registry();
+  if (r.lock.try_lock())
+    cleanUpRegistered(r);
+  ::_exit(1);
+}
+
+void spperm::installOutOfMemoryExit(const char *tool) {
+  outOfMemoryTool = tool;
+  std::set_new_handler(outOfMemory);
 }
 
 void spperm::installInterruptCleanup() {

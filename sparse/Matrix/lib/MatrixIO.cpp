@@ -250,6 +250,10 @@ StatusOr<CsrMatrix> spperm::readMatrixFile(const std::string &path,
     // start with a digit.
     sc.ensure();
     std::string_view head = sc.visible();
+    if (!regular && looksLikeZip(head))
+      return Status::error(path + ": a .npz archive must be a regular file "
+                                  "(zip needs random access), not a pipe or "
+                                  "device");
     if (!head.empty() && head[0] != '%' &&
         !(head[0] >= '0' && head[0] <= '9') && head[0] != ' ' &&
         head[0] != '\t' && head[0] != '\n' && head[0] != '\r')

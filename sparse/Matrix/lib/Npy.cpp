@@ -309,11 +309,12 @@ Status writePiecesAtomically(const std::string &given,
   if (fd < 0) {
     const int saved = errno;
     // The usual cause, a mistyped directory, said as such.
-    if (saved == ENOENT || saved == ENOTDIR)
+    if (saved == ENOENT)
       return Status::error(given + ": cannot write: the directory " +
-                           parentOf(path) +
-                           (saved == ENOENT ? " does not exist"
-                                            : " is not a directory"));
+                           parentOf(path) + " does not exist");
+    if (saved == ENOTDIR)
+      return Status::error(given + ": cannot write: a component of " +
+                           parentOf(path) + " is not a directory");
     return Status::error(path + ": cannot create a temporary file: " +
                          std::strerror(saved));
   }

@@ -653,6 +653,10 @@ bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
       t.k = l.layer.k;
       t.matrix.rows = l.layer.matrix.rows;
       t.matrix.cols = l.layer.matrix.cols;
+      t.sourcePath = l.layer.sourcePath;
+      t.sourceSha256 = l.layer.sourceSha256;
+      t.values = l.layer.values;
+      t.sourceRows = l.layer.sourceRows;
     }
   if (Status s = checkShards(top); !s)
     return r.fail("layers: " + s.message());

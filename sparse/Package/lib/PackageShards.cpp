@@ -75,6 +75,12 @@ Status checkShards(const std::vector<PackageLayer> &layers) {
           l.k != first.k)
         return Status::error(where + ": rows, columns and K differ from "
                                      "shard 0's");
+      if (l.sourcePath != first.sourcePath ||
+          l.sourceSha256 != first.sourceSha256 ||
+          formatValuesSpec(l.values) != formatValuesSpec(first.values) ||
+          l.sourceRows != first.sourceRows)
+        return Status::error(where + ": its source (path, sha256, values, "
+                                     "rows) differs from shard 0's");
       if (t.rowBegin != next || t.rowEnd <= t.rowBegin ||
           t.rowEnd - t.rowBegin != l.matrix.rows)
         return Status::error(where + ": rows [" + std::to_string(t.rowBegin) +

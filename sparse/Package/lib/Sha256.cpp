@@ -92,6 +92,10 @@ StatusOr<std::string> spperm::sha256File(const std::string &path) {
   struct Closer {
     void operator()(std::FILE *f) const { std::fclose(f); }
   };
+  // A FIFO would block the open itself until a writer comes.
+  struct stat before;
+  if (::stat(path.c_str(), &before) == 0 && !S_ISREG(before.st_mode))
+    return Status::error(path + ": not a regular file");
   std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
   if (!file)
     return Status::error(path + ": cannot open: " + std::strerror(errno));

@@ -53,6 +53,13 @@ void unregisterChild(int pid);
 /// main, before any other thread exists.
 void installInterruptCleanup();
 
+/// Makes a failed allocation (operator new) end the tool with one line,
+/// `TOOL: error: out of memory`, exit status 1, after the same cleanup as
+/// an interruption (registered children killed, registered paths removed),
+/// instead of an uncaught std::bad_alloc's abort. `tool` must outlive the
+/// process (a string literal).
+void installOutOfMemoryExit(const char *tool);
+
 } // namespace spperm
 
 #endif // SPPERM_SPARSE_INTERRUPT_H
