@@ -30,6 +30,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include <sys/stat.h>
@@ -154,6 +155,8 @@ int main(int argc, char **argv) {
   // An exhausted memory ends the tool with one line (Interrupt.h).
   ::spperm::installOutOfMemoryExit(kTool);
   std::string path, values = "file", strategyName, emitPath;
+  // Options given, by flag: those of matrix files, and those of --explain.
+  std::map<std::string, bool> seen, explainOnly;
   std::string warpsText = "32", lineText = "32", rowsPerWarpText = "4",
               tauText = "32", alphaText = "0.3", candidatesText = "64";
   bool json = false, quiet = false, strategySeen = false, emitSeen = false;
@@ -180,7 +183,7 @@ int main(int argc, char **argv) {
   args.addFlag("json", "Print one JSON object instead of a table", &json);
   args.addOption("values", "SPEC",
                  "Values of the entries: file (default), ones, random:SEED",
-                 &values);
+                 &values, &seen["--values"]);
   args.addOption("strategy", "S",
                  "identity, plain, flipped, lpt, warp-aware, cta-aware, "
                  "hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa, or all",
@@ -188,15 +191,17 @@ int main(int argc, char **argv) {
   args.addOption("emit-permutation", "FILE",
                  "Write the permutation of --strategy S to FILE", &emitPath,
                  &emitSeen);
-  args.addOption("warps", "N", "Warps per CTA, N_w (default 32)", &warpsText);
+  args.addOption("warps", "N", "Warps per CTA, N_w (default 32)", &warpsText,
+                 &seen["--warps"]);
   args.addOption("line", "N", "Columns per cache line of B (default 32)",
-                 &lineText);
+                 &lineText, &seen["--line"]);
   args.addOption("rows-per-warp", "N",
                  "Rows per warp in a CTA window (default 4)",
-                 &rowsPerWarpText);
-  args.addOption("tau", "N", "BSA column-block width (default 32)", &tauText);
+                 &rowsPerWarpText, &seen["--rows-per-warp"]);
+  args.addOption("tau", "N", "BSA column-block width (default 32)", &tauText,
+                 &seen["--tau"]);
   args.addOption("alpha", "X", "BSA similarity threshold (default 0.3)",
-                 &alphaText);
+                 &alphaText, &seen["--alpha"]);
   bool explain = false, costModel = false;
   std::string kText = "32", modelPath, target = "sm_90";
   args.addFlag("explain",
@@ -205,22 +210,30 @@ int main(int argc, char **argv) {
                "ratios, and its choice",
                &explain);
   args.addOption("k", "K", "--explain: columns of B to choose for (default 32)",
-                 &kText);
+                 &kText, &explainOnly["--k"]);
   args.addOption("model", "FILE",
                  "--explain: selector model (default: the one shipped for "
                  "--target)",
-                 &modelPath);
+                 &modelPath, &explainOnly["--model"]);
   args.addOption("target", "ARCH", "--explain: GPU architecture (default "
                                    "sm_90)",
-                 &target);
+                 &target, &explainOnly["--target"]);
   args.addFlag("cost-model", "--explain: rank with the analytic cost model",
-               &costModel);
+               &explainOnly["--cost-model"]);
   args.addOption("candidates", "N",
                  "Candidates examined per line/block by the similarity "
                  "strategies; 0 = exact, O(M^2) (default 64)",
-                 &candidatesText);
+                 &candidatesText, &seen["--candidates"]);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
+  costModel = explainOnly["--cost-model"];
+  // Options that would change nothing are refused, not ignored.
+  if (!explain)
+    for (const auto &[flag, given] : explainOnly)
+      if (given) {
+        reportError(kTool, flag + " applies to --explain");
+        return 1;
+      }
 
   // A package directory: what it holds and costs.
   struct stat st;
@@ -236,6 +249,12 @@ int main(int argc, char **argv) {
                          "to matrix files; " + path + " is a package");
       return 1;
     }
+    for (const auto &[flag, given] : seen)
+      if (given) {
+        reportError(kTool, flag + " applies to matrix files; " + path +
+                               " is a package");
+        return 1;
+      }
     return inspectPackage(kTool, path, json);
   }
   if (emitSeen)
