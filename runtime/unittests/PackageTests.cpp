@@ -914,18 +914,15 @@ TEST(PackageTest, NarrowColumnIndicesWhereTheyFit) {
 TEST(ExternalDataTest, RoundTripAndModifiedSource) {
   ScratchDir dir;
   CsrMatrix m = generateSkewed(80, 50, 6);
-  ASSERT_TRUE(writeMatrixMarket(dir.path("w.mtx"), m));
-  StatusOr<CsrMatrix> reread = readMatrixFile(dir.path("w.mtx"));
-  ASSERT_TRUE(reread);
-  StatusOr<std::string> sha = sha256File(dir.path("w.mtx"));
-  ASSERT_TRUE(sha);
+  std::optional<SourceFile> source = writeSource(dir.path("w.mtx"), m);
+  ASSERT_TRUE(source);
 
   std::vector<PackageLayer> layers;
   for (FormatKind kind : kKinds) {
-    PackageLayer l = makeLayer(std::string(formatName(kind)), *reread,
+    PackageLayer l = makeLayer(std::string(formatName(kind)), source->matrix,
                                Strategy::Hybrid21, kind);
     l.sourcePath = "w.mtx"; // relative to the package's parent directory
-    l.sourceSha256 = *sha;
+    l.sourceSha256 = source->sha256;
     layers.push_back(std::move(l));
   }
   layers[0].sourcePath = dir.path("w.mtx"); // and an absolute path
@@ -996,15 +993,12 @@ TEST(ExternalDataTest, RoundTripAndModifiedSource) {
 TEST(ExternalDataTest, LayerOfSomeRowsOfItsSource) {
   ScratchDir dir;
   CsrMatrix m = generateSkewed(60, 40, 8);
-  ASSERT_TRUE(writeMatrixMarket(dir.path("w.mtx"), m));
-  StatusOr<CsrMatrix> reread = readMatrixFile(dir.path("w.mtx"));
-  ASSERT_TRUE(reread);
-  StatusOr<std::string> sha = sha256File(dir.path("w.mtx"));
-  ASSERT_TRUE(sha);
-  const CsrMatrix rows = sliceRows(*reread, 10, 35);
+  std::optional<SourceFile> source = writeSource(dir.path("w.mtx"), m);
+  ASSERT_TRUE(source);
+  const CsrMatrix rows = sliceRows(source->matrix, 10, 35);
   PackageLayer l = makeLayer("part", rows, Strategy::Lpt, FormatKind::Csr);
   l.sourcePath = "w.mtx";
-  l.sourceSha256 = *sha;
+  l.sourceSha256 = source->sha256;
   l.sourceRows = std::pair(10, 35);
   for (bool external : {false, true}) {
     PackageOptions options;
@@ -1066,13 +1060,12 @@ TEST(ExternalDataTest, LayerOfSomeRowsOfItsSource) {
   EXPECT_EQ(tryLoad(pkg, message), SPRT_ERROR_CORRUPT_PACKAGE);
   EXPECT_NE(message.find("row_end"), std::string::npos) << message;
   // A source with fewer rows than the range: refused at the rebuild.
-  CsrMatrix few = sliceRows(*reread, 0, 20);
-  ASSERT_TRUE(writeMatrixMarket(dir.path("w.mtx"), few));
-  StatusOr<std::string> fewSha = sha256File(dir.path("w.mtx"));
-  ASSERT_TRUE(fewSha);
+  std::optional<SourceFile> few =
+      writeSource(dir.path("w.mtx"), sliceRows(source->matrix, 0, 20));
+  ASSERT_TRUE(few);
   rewriteManifest(pkg, [&](json &j) {
     j["layers"][0]["source"]["row_end"] = 35;
-    j["layers"][0]["source"]["sha256"] = *fewSha;
+    j["layers"][0]["source"]["sha256"] = few->sha256;
   });
   EXPECT_EQ(tryLoad(pkg, message), SPRT_ERROR_CORRUPT_PACKAGE);
   EXPECT_NE(message.find("the source matrix has 20 rows, the manifest says "

@@ -95,6 +95,27 @@ inline PackageLayer makeLayer(const std::string &name, const CsrMatrix &m,
   return layer;
 }
 
+/// A layer's source file: its matrix as read back and its sha256.
+struct SourceFile {
+  CsrMatrix matrix;
+  std::string sha256;
+};
+
+/// Writes `m` to `path` as Matrix Market and reads it back (the values as
+/// the file holds them) with the file's sha256; nullopt, with the failure
+/// recorded, when a step fails.
+inline std::optional<SourceFile> writeSource(const std::string &path,
+                                             const CsrMatrix &m) {
+  EXPECT_TRUE(writeMatrixMarket(path, m)) << path;
+  StatusOr<CsrMatrix> reread = readMatrixFile(path);
+  EXPECT_TRUE(reread) << reread.message();
+  StatusOr<std::string> sha = sha256File(path);
+  EXPECT_TRUE(sha) << sha.message();
+  if (!reread || !sha)
+    return std::nullopt;
+  return SourceFile{std::move(*reread), *sha};
+}
+
 /// The test matrices: uniform, skewed (empty and long rows), block-sparse.
 inline std::vector<CsrMatrix> testMatrices() {
   return {generateUniform(70, 50, 0.08, 1), generateSkewed(90, 60, 2),

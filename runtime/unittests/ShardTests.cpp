@@ -238,16 +238,13 @@ TEST(ShardTest, RandomMatricesAndCounts) {
 TEST(ShardTest, ExternalData) {
   ScratchDir dir;
   const CsrMatrix m = generateSkewed(120, 70, 8);
-  ASSERT_TRUE(writeMatrixMarket(dir.path("w.mtx"), m));
-  StatusOr<CsrMatrix> reread = readMatrixFile(dir.path("w.mtx"));
-  ASSERT_TRUE(reread);
-  StatusOr<std::string> sha = sha256File(dir.path("w.mtx"));
-  ASSERT_TRUE(sha);
+  std::optional<SourceFile> source = writeSource(dir.path("w.mtx"), m);
+  ASSERT_TRUE(source);
   std::vector<PackageLayer> layers =
-      shardedLayer("w", *reread, 3, Strategy::Lpt, FormatKind::Bell);
+      shardedLayer("w", source->matrix, 3, Strategy::Lpt, FormatKind::Bell);
   for (PackageLayer &l : layers) {
     l.sourcePath = "w.mtx";
-    l.sourceSha256 = *sha;
+    l.sourceSha256 = source->sha256;
   }
   PackageOptions options;
   options.externalData = true;
@@ -259,12 +256,12 @@ TEST(ShardTest, ExternalData) {
     expectSameMatrix(read->layers[i].matrix, layers[i].matrix);
 
   // Shards of some rows of the source: each rebuilt from its rows of those.
-  const CsrMatrix part = sliceRows(*reread, 20, 100);
+  const CsrMatrix part = sliceRows(source->matrix, 20, 100);
   std::vector<PackageLayer> ranged =
       shardedLayer("part", part, 2, Strategy::Lpt, FormatKind::Csr);
   for (PackageLayer &l : ranged) {
     l.sourcePath = "w.mtx";
-    l.sourceSha256 = *sha;
+    l.sourceSha256 = source->sha256;
     l.sourceRows = std::pair(20, 100);
   }
   const std::string rangedPkg = dir.path("ranged.spp");

@@ -202,7 +202,7 @@ int main(int argc, char **argv) {
                  &seen["--tau"]);
   args.addOption("alpha", "X", "BSA similarity threshold (default 0.3)",
                  &alphaText, &seen["--alpha"]);
-  bool explain = false, costModel = false;
+  bool explain = false;
   std::string kText = "32", modelPath, target = "sm_90";
   args.addFlag("explain",
                "Show the selector's ranking of the candidate variants "
@@ -226,7 +226,6 @@ int main(int argc, char **argv) {
                  &candidatesText, &seen["--candidates"]);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
-  costModel = explainOnly["--cost-model"];
   // Options that would change nothing are refused, not ignored.
   if (!explain)
     for (const auto &[flag, given] : explainOnly)
@@ -346,7 +345,7 @@ int main(int argc, char **argv) {
     SelectionOptions sopts;
     sopts.modelPath = modelPath;
     sopts.target = target;
-    sopts.costModel = costModel;
+    sopts.costModel = explainOnly["--cost-model"];
     // What spperm-compile chooses by default: the runtime checks it.
     sopts.libraryCheck = true;
     StatusOr<Selection> chosen =

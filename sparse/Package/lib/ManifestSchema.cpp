@@ -283,19 +283,15 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
                 /*allowEmpty=*/!externalData) ||
       !r.string(*source, srcCtx, "values", valuesText))
     return false;
-  // A range of the source's rows (both keys or neither): the layer's rows,
-  // or its shards' whole layer's.
+  // A range of the source's rows (both keys or neither).
   if (source->contains("row_begin") || source->contains("row_end")) {
     int32_t begin = 0, end = 0;
     if (!r.integerAs(*source, srcCtx, "row_begin", 0, kMaxIndex, begin) ||
         !r.integerAs(*source, srcCtx, "row_end", begin, kMaxIndex, end))
       return false;
-    const int64_t rows = layer.isShard() ? layer.shard.rows : f.rows;
-    if (end - begin != rows)
-      return r.fail(srcCtx + ": rows [" + std::to_string(begin) + ", " +
-                    std::to_string(end) + ") are not the layer's " +
-                    std::to_string(rows) + " rows");
     layer.sourceRows = std::pair(begin, end);
+    if (Status s = checkSourceRows(layer); !s)
+      return r.fail(srcCtx + ": " + s.message());
   }
   if (externalData && layer.sourcePath.empty())
     return r.fail(srcCtx + ".path must name the matrix file (external data)");

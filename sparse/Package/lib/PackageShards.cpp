@@ -103,6 +103,18 @@ Status checkShards(const std::vector<PackageLayer> &layers) {
   return Status::ok();
 }
 
+Status checkSourceRows(const PackageLayer &layer) {
+  if (!layer.sourceRows)
+    return Status::ok();
+  const auto [begin, end] = *layer.sourceRows;
+  const int64_t rows = layer.isShard() ? layer.shard.rows : layer.matrix.rows;
+  if (begin < 0 || end < begin || end - begin != rows)
+    return Status::error("the source's rows [" + std::to_string(begin) + ", " +
+                         std::to_string(end) + ") are not the layer's " +
+                         std::to_string(rows) + " rows");
+  return Status::ok();
+}
+
 Status selectShard(Package &package, int32_t rank, int32_t ranks) {
   if (ranks < 1 || rank < 0 || rank >= ranks)
     return Status::error("rank must be in [0, ranks) with ranks >= 1, got "

@@ -282,16 +282,8 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
   if (externalData && (layer.sourcePath.empty() || layer.sourceSha256.empty()))
     return Status::error(where + "external data needs the source path and its "
                                  "sha256");
-  if (layer.sourceRows) {
-    // The layer's rows (a shard's layer's) are the range's.
-    const auto [begin, end] = *layer.sourceRows;
-    const int64_t rows = layer.isShard() ? layer.shard.rows : f.rows;
-    if (begin < 0 || end < begin || end - begin != rows)
-      return Status::error(where + "the source's rows [" +
-                           std::to_string(begin) + ", " + std::to_string(end) +
-                           ") are not the layer's " + std::to_string(rows) +
-                           " rows");
-  }
+  if (Status s = checkSourceRows(layer); !s)
+    return Status::error(where + s.message());
   // 16-bit values are stored in their type: they must be exact in it (a
   // NaN is stored as the type's NaN of the same sign, quiet).
   if (layer.valueType != ValueType::F32) {

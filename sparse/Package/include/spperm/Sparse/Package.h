@@ -284,6 +284,10 @@ std::vector<LayerGroup> groupShards(const std::vector<PackageLayer> &layers);
 /// first problem.
 Status checkShards(const std::vector<PackageLayer> &layers);
 
+/// OK when `layer` holds all of its source's rows, or its `sourceRows` are a
+/// range of its rows' count (a shard's: its whole layer's); else why not.
+Status checkSourceRows(const PackageLayer &layer);
+
 /// Reduces `package` to what rank `rank` of `ranks` runs (docs/Package.md,
 /// "Shards"): each sharded layer to its shard `rank`, whole layers kept
 /// (every rank holds them). An error when a sharded layer has a count other
