@@ -3,14 +3,18 @@
 
 Reads the cases in_place_prepare.py wrote (CASES/<n>/kernels.ptx and
 case.json) and the matrices under MATS. Per case: the matrix's structure
-with random values, a random row order (the kernels store row i of the
-permuted CSR into C's row order[i]) and a random X (K x cols, row-major:
-B = Xᵀ column-major). Each launch runs on B 16-byte aligned and on B one
-element off (the kernels' 4-byte staging path), each against a float64
-reference (normwise 1e-5), C filled with NaN first so that a missed
-element shows; then it is timed: 20 launches captured in a CUDA graph,
-the median of 15 replays, per launch in µs. Prints one line per launch and B
-alignment, `WRONG` where the check fails, and exits 1 if any did.
+(in its own row order, as compiled: a kernel that stages its row block's
+entries bakes in its blocks' entry counts) with random values, a random
+row order (the kernels store row i into C's row order[i]) and a random X
+(K x cols, row-major: B = Xᵀ column-major). Each launch runs on B 16-byte
+aligned, on B one element off (the kernels' 4-byte staging path), and
+with the matrix's arrays one element past their allocations' start (the
+staged kernels' copies then start below the first entry), each against a
+float64 reference (normwise 1e-5), C filled with NaN first so that a
+missed element shows; then it is timed: 20 launches captured in a CUDA
+graph, the median of 15 replays, per launch in µs. Prints one line per
+launch, B alignment and arrays, `WRONG` where the check fails, and exits 1
+if any did.
 
     python3 tools/lab/in_place_check.py CASES MATS
 """
@@ -57,23 +61,36 @@ def main():
         assert a.shape == (case["rows"], case["cols"]), case
         rows, cols, k = case["rows"], case["cols"], case["k"]
         a.data = rng.standard_normal(a.nnz).astype(np.float32)
+        # Row i of the matrix (as compiled: the staged kernels bake in
+        # their row blocks' entry counts) goes to C's row order[i].
         order = rng.permutation(rows).astype(np.int32)
-        p = a[order]
         x = rng.standard_normal((k, cols)).astype(np.float32)
-        ref = a.astype(np.float64) @ x.astype(np.float64).T
-        arrays = {
-            "order": cp.asarray(order),
-            "csr.row_ptr": cp.asarray(p.indptr.astype(np.int32)),
-            "csr.col_idx": cp.asarray(p.indices.astype(np.int32)),
-            "csr.col_idx.u16": cp.asarray(p.indices.astype(np.uint16)),
-            "csr.values": cp.asarray(p.data.astype(np.float32)),
+        ref = np.empty((rows, k))
+        ref[order] = a.astype(np.float64) @ x.astype(np.float64).T
+        host = {
+            "order": order,
+            "csr.row_ptr": a.indptr.astype(np.int32),
+            "csr.col_idx": a.indices.astype(np.int32),
+            "csr.col_idx.u16": a.indices.astype(np.uint16),
+            "csr.values": a.data.astype(np.float32),
         }
+
+        def device_arrays(skew):
+            # Each array `skew` elements past a 256-byte boundary.
+            out = {}
+            for name, h in host.items():
+                buf = cp.zeros(h.size + skew, dtype=h.dtype)
+                buf[skew:] = cp.asarray(h)
+                out[name] = buf[skew:]
+            return out
+
+        aligned, skewed = device_arrays(0), device_arrays(1)
         module = cp.RawModule(path=os.path.join(cases, n, "kernels.ptx"))
         for launch in case["launches"]:
             kernel = module.get_function(launch["name"])
             shared = launch["shared_bytes"]
             kernel.max_dynamic_shared_size_bytes = shared
-            for offset in (0, 1):
+            for offset, arrays in ((0, aligned), (1, aligned), (0, skewed)):
                 # Exactly B's elements past the offset, so that a read
                 # past its end leaves the allocation.
                 buffer = cp.zeros(k * cols + offset, dtype=cp.float32)
@@ -122,6 +139,7 @@ def main():
                       f"cols={cols} nnz={a.nnz} k={k} kernel={launch['name']} "
                       f"shape={launch['variant']} grid={grid[0]} "
                       f"block={block[0]} shared={shared} b_offset={offset} "
+                      f"arrays={'skewed' if arrays is skewed else 'aligned'} "
                       f"us={np.median(times):.2f} err={err:.1e}"
                       + ("" if ok else " WRONG"), flush=True)
     print(f"inplace: {failed} wrong")

@@ -415,4 +415,68 @@ std::vector<InPlaceShape> inPlaceShapes(int64_t rows, int64_t cols,
   return shapes;
 }
 
+InPlaceStageLayout inPlaceStageLayout(int64_t samples, int64_t cols,
+                                      int64_t blockRows, int64_t blockEntries,
+                                      int64_t columnBytes) {
+  constexpr int64_t kCopy = 16;
+  // `count` elements of `bytes` each from an aligned start up to one copy
+  // before the first, in whole copies.
+  auto capacity = [&](int64_t count, int64_t bytes) {
+    const int64_t perCopy = kCopy / bytes;
+    return ceilDiv(count + perCopy - 1, perCopy) * perCopy;
+  };
+  InPlaceStageLayout layout;
+  layout.bytes = ceilDiv(samples * cols * 4, kCopy) * kCopy;
+  if (blockEntries <= 0)
+    return layout;
+  layout.rowPtrOffset = layout.bytes;
+  layout.rowPtrCapacity = capacity(blockRows + 1, 4);
+  layout.colOffset = layout.rowPtrOffset + layout.rowPtrCapacity * 4;
+  layout.colCapacity = capacity(blockEntries, columnBytes);
+  layout.valueOffset = layout.colOffset + layout.colCapacity * columnBytes;
+  layout.valueCapacity = capacity(blockEntries, 4);
+  layout.bytes = layout.valueOffset + layout.valueCapacity * 4;
+  return layout;
+}
+
+std::optional<InPlaceShape>
+stagedInPlaceShape(const std::vector<int32_t> &rowPtr, int64_t cols, int64_t k,
+                   int64_t columnBytes, int64_t multiprocessors) {
+  const int64_t rows = static_cast<int64_t>(rowPtr.size()) - 1;
+  if (k < kInPlaceMinK || k > kStagedInPlaceMaxK || rows < 1 || cols < 1 ||
+      rowPtr.back() == 0)
+    return std::nullopt;
+  const double mean =
+      static_cast<double>(rowPtr.back()) / static_cast<double>(rows);
+  const int64_t lanes = std::clamp<int64_t>(
+      pow2Ceil(static_cast<int64_t>(std::ceil(mean / 4.0))), 8, 16);
+  const int64_t ctas = static_cast<int64_t>(llvm::bit_floor(
+      static_cast<uint64_t>(std::max<int64_t>(multiprocessors, 1))));
+  // The most samples a CTA for K (each row's overhead is paid once per
+  // chunk), fewer where the stage would not fit.
+  for (int64_t samples = k <= 32    ? 4
+                         : k <= 128 ? 8
+                                    : 16;
+       samples >= 4; samples /= 2) {
+    InPlaceShape s;
+    s.stageEntries = true;
+    s.samples = samples;
+    s.lanes = lanes;
+    s.rowBlocks = std::min(pow2Ceil(ceilDiv(ctas, ceilDiv(k, samples))), rows);
+    const int64_t blockRows = ceilDiv(rows, s.rowBlocks);
+    for (int64_t r0 = 0; r0 < rows; r0 += blockRows) {
+      const int64_t r1 = std::min(r0 + blockRows, rows);
+      s.blockEntries =
+          std::max<int64_t>(s.blockEntries, rowPtr[r1] - rowPtr[r0]);
+    }
+    s.blockEntries = std::max<int64_t>(s.blockEntries, 1);
+    s.threads = std::clamp<int64_t>(pow2Ceil(blockRows * lanes), 256, 512);
+    if (inPlaceStageLayout(samples, cols, blockRows, s.blockEntries,
+                           columnBytes)
+            .bytes <= kInPlaceMaxSharedBytes)
+      return s;
+  }
+  return std::nullopt;
+}
+
 } // namespace mlir::spperm::codegen
