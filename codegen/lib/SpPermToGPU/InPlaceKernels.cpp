@@ -68,15 +68,6 @@ struct Batch {
   SmallVector<Value> cols, values;
 };
 
-/// The stage of the kernel `spec`.
-InPlaceStageLayout stageLayout(const InPlaceKernelSpec &spec) {
-  const int64_t columnBytes =
-      StringRef(spec.colIdx).ends_with(::spperm::kNarrowIndexSuffix) ? 2 : 4;
-  return inPlaceStageLayout(
-      spec.samples, spec.cols, ceilDiv(spec.rows, spec.rowBlocks),
-      spec.stageEntries ? spec.blockEntries : 0, columnBytes);
-}
-
 /// Emits the body of one in-place kernel (InPlaceKernelSpec) into its
 /// gpu.func.
 class InPlaceKernelEmitter {
@@ -86,8 +77,7 @@ public:
       : spec(spec), func(func), b(b),
         kb(b, /*vectorReductions=*/false, spec.gridDependencies),
         groups(spec.threads / spec.lanes),
-        blockRows(ceilDiv(spec.rows, spec.rowBlocks)),
-        layout(stageLayout(spec)) {}
+        blockRows(ceilDiv(spec.rows, spec.rowBlocks)) {}
 
   void emit(ArrayRef<KernelArg> args) {
     for (auto [i, a] : llvm::enumerate(args))
@@ -115,48 +105,20 @@ private:
     lane = kb.rem(tid, spec.lanes);
     Value group = kb.div(tid, spec.lanes);
     Value r0 = kb.mul(rowBlock, blockRows);
-    // A block past the last row (more blocks than a chunk's rows fill)
-    // starts at the end, so that its bounds stay in the row pointers.
-    if (spec.stageEntries)
-      r0 = kb.min(r0, kb.idx(spec.rows));
     r1 = kb.min(kb.add(r0, blockRows), kb.idx(spec.rows));
-    Value r = kb.add(r0, group);
-    rowPtrSource = params.at(spec.rowPtr);
-    colSource = params.at(spec.colIdx);
-    valueSource = params.at(spec.values);
 
-    Value raw = sharedMemory();
-    stage = sharedView(raw, kb.idx(0),
-                       layout.rowPtrOffset == 0 ? layout.bytes / 4
-                                                : layout.rowPtrOffset / 4,
-                       b.getF32Type());
-    const int64_t rounds = ceilDiv(blockRows, groups);
-    if (spec.stageEntries) {
-      // The block's first and last entries, then every copy: the chunk,
-      // the row pointers, the column indices and values; the walk reads
-      // shared memory only, an entry at a time.
-      Value e0 = kb.loadIndex(rowPtrSource, r0);
-      Value e1 = kb.loadIndex(rowPtrSource, r1);
-      stageChunk(tid);
-      stageEntries(tid, raw, r0, e0, e1);
-      waitForCopies();
-      kb.forLoop(kb.idx(0), kb.idx(rounds), kb.idx(1), {r},
-                 [&](Value, ValueRange it) -> SmallVector<Value> {
-                   Value row = it[0];
-                   auto [e, end] = rowStart(row);
-                   SmallVector<Value> acc = walkStagedRow(e, end);
-                   reduce(acc);
-                   kb.ifThen(kb.lt(row, r1), [&] { storeRow(row, acc); });
-                   return {kb.add(row, groups)};
-                 });
-      return;
-    }
+    stage = sharedStage();
     stageChunk(tid);
     // The first row's bounds and batch load while the copies run.
+    Value r = kb.add(r0, group);
     auto [e, end] = rowStart(r);
     Batch first = loadBatch(e, end);
-    waitForCopies();
+    Value copies = nvgpu::DeviceAsyncCreateGroupOp::create(
+        b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
+    nvgpu::DeviceAsyncWaitOp::create(b, copies, b.getI32IntegerAttr(0));
+    kb.barrier();
 
+    const int64_t rounds = ceilDiv(blockRows, groups);
     SmallVector<Value> inits = {r, e, end};
     llvm::append_range(inits, first.cols);
     llvm::append_range(inits, first.values);
@@ -179,79 +141,17 @@ private:
                });
   }
 
-  /// The dynamic shared memory, as bytes.
-  Value sharedMemory() {
-    auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                                 MemRefLayoutAttrInterface(), workgroup());
-    return gpu::DynamicSharedMemoryOp::create(b, bytes);
-  }
-
-  /// `count` elements of `type` from byte `offset` of the shared memory
-  /// `raw`, as a static memref.
-  Value sharedView(Value raw, Value offset, int64_t count, Type type) {
-    auto view = MemRefType::get({count}, type, MemRefLayoutAttrInterface(),
-                                workgroup());
-    return memref::ViewOp::create(b, view, raw, offset, ValueRange{});
-  }
-
-  gpu::AddressSpaceAttr workgroup() {
-    return gpu::AddressSpaceAttr::get(
+  /// The chunk of X as a static memref over the dynamic shared memory.
+  Value sharedStage() {
+    auto workgroup = gpu::AddressSpaceAttr::get(
         b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
-  }
-
-  /// Commits the copies started, waits for them and for the CTA.
-  void waitForCopies() {
-    Value copies = nvgpu::DeviceAsyncCreateGroupOp::create(
-        b, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
-    nvgpu::DeviceAsyncWaitOp::create(b, copies, b.getI32IntegerAttr(0));
-    kb.barrier();
-  }
-
-  /// Starts the copies of the row block's row pointers [r0, r1], column
-  /// indices and values [e0, e1) into the stage beside the chunk, and
-  /// points the walk's loads at them: row pointer r is local element r -
-  /// rowBase, entry e local element e - entryBase.
-  void stageEntries(Value tid, Value raw, Value r0, Value e0, Value e1) {
-    rowPtrSource =
-        stageArray(tid, raw, layout.rowPtrOffset, layout.rowPtrCapacity,
-                   rowPtrSource, r0, kb.add(r1, 1));
-    colSource = stageArray(tid, raw, layout.colOffset, layout.colCapacity,
-                           colSource, e0, e1);
-    valueSource = stageArray(tid, raw, layout.valueOffset, layout.valueCapacity,
-                             valueSource, e0, e1);
-    rowBase = r0;
-    entryBase = e0;
-  }
-
-  /// Starts 16-byte copies of elements [first, last) of the global buffer
-  /// `src` into the stage `raw` from byte `offset` (room for `capacity`
-  /// elements), from the element at or below `first` whose address is
-  /// 16-byte aligned, zeros past `last`. Returns a view of the stage whose
-  /// element 0 is `first`.
-  Value stageArray(Value tid, Value raw, int64_t offset, int64_t capacity,
-                   Value src, Value first, Value last) {
-    Type type = cast<MemRefType>(src.getType()).getElementType();
-    const int64_t bytes = type.getIntOrFloatBitWidth() / 8;
-    const int64_t perCopy = 16 / bytes;
-    Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, src);
-    Value skew = kb.rem(kb.add(kb.div(address, bytes), first), perCopy);
-    Value start = kb.sub(first, skew);
-    // Within the stage even where the buffer is not the one compiled for.
-    Value count =
-        kb.min(kb.max(kb.sub(last, start), kb.idx(0)), kb.idx(capacity));
-    Value copies = kb.div(kb.add(count, perCopy - 1), perCopy);
-    Value dst = sharedView(raw, kb.idx(offset), capacity, type);
-    kb.forLoop(tid, copies, kb.idx(spec.threads), {},
-               [&](Value v, ValueRange) -> SmallVector<Value> {
-                 Value at = kb.mul(v, perCopy);
-                 Value present = kb.min(kb.sub(count, at), kb.idx(perCopy));
-                 nvgpu::DeviceAsyncCopyOp::create(
-                     b, dst, ValueRange{at}, src, ValueRange{kb.add(start, at)},
-                     b.getIndexAttr(perCopy), present, b.getUnitAttr());
-                 return {};
-               });
-    return sharedView(raw, kb.add(kb.idx(offset), kb.mul(skew, bytes)),
-                      capacity - perCopy + 1, type);
+    auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                 MemRefLayoutAttrInterface(), workgroup);
+    Value raw = gpu::DynamicSharedMemoryOp::create(b, bytes);
+    auto floats =
+        MemRefType::get({inPlaceSharedBytes(spec) / 4}, b.getF32Type(),
+                        MemRefLayoutAttrInterface(), workgroup);
+    return memref::ViewOp::create(b, floats, raw, kb.idx(0), ValueRange{});
   }
 
   /// Starts the copies of the chunk's rows of X (elements [k0 * cols,
@@ -309,18 +209,13 @@ private:
   /// This lane's first entry of row `r` and the row's end (0 and 0 for a
   /// row past the block).
   std::pair<Value, Value> rowStart(Value r) {
+    Value rowPtr = params.at(spec.rowPtr);
     Value in = kb.lt(r, r1);
     Value zero = kb.idx(0);
-    // Row pointer i (global), as an index into the entries read.
-    auto bound = [&](Value i) {
-      if (!rowBase)
-        return kb.loadIndex(rowPtrSource, i);
-      return kb.sub(kb.loadIndex(rowPtrSource, kb.sub(i, rowBase)), entryBase);
-    };
     Value start = kb.guarded(
-        in, [&] { return bound(r); }, zero);
+        in, [&] { return kb.loadIndex(rowPtr, r); }, zero);
     Value end = kb.guarded(
-        in, [&] { return bound(kb.add(r, 1)); }, zero);
+        in, [&] { return kb.loadIndex(rowPtr, kb.add(r, 1)); }, zero);
     return {kb.add(start, lane), end};
   }
 
@@ -332,9 +227,11 @@ private:
       Value at = kb.add(e, u * spec.lanes);
       Value in = kb.lt(at, end);
       batch.cols.push_back(kb.guarded(
-          in, [&] { return kb.loadIndex(colSource, at); }, kb.idx(0)));
+          in, [&] { return kb.loadIndex(params.at(spec.colIdx), at); },
+          kb.idx(0)));
       batch.values.push_back(kb.guarded(
-          in, [&] { return kb.load(valueSource, at); }, kb.f32(0.0f)));
+          in, [&] { return kb.load(params.at(spec.values), at); },
+          kb.f32(0.0f)));
     }
     return batch;
   }
@@ -390,24 +287,6 @@ private:
           return yield;
         });
     return SmallVector<Value>(out.begin() + 1 + 2 * kBatch, out.end());
-  }
-
-  /// The lane's T sums over its entries of the row, from `e` to `end`
-  /// `lanes` apart, read from the stage one at a time.
-  SmallVector<Value> walkStagedRow(Value e, Value end) {
-    SmallVector<Value> inits(spec.samples, kb.f32(0.0f));
-    return kb.forLoop(e, end, kb.idx(spec.lanes), inits,
-                      [&](Value at, ValueRange acc) -> SmallVector<Value> {
-                        Value col = kb.loadIndex(colSource, at);
-                        Value value = kb.load(valueSource, at);
-                        SmallVector<Value> sums;
-                        for (int64_t j = 0; j < spec.samples; ++j) {
-                          Value x = kb.load(stage,
-                                            kb.add(col, kb.idx(j * spec.cols)));
-                          sums.push_back(kb.fma(value, x, acc[j]));
-                        }
-                        return sums;
-                      });
   }
 
   /// Reduces the lanes' T sums of a row over the group: afterwards acc
@@ -478,21 +357,16 @@ private:
   ImplicitLocOpBuilder &b;
   KernelBuilder kb;
   const int64_t groups, blockRows;
-  const InPlaceStageLayout layout;
   llvm::StringMap<Value> params;
   /// K (the constant, or the K parameter).
   Value full, lane, k0, k, r1, stage;
-  /// What the walk reads the row pointers, column indices and values from
-  /// (the parameters, or their copies in the stage), and with the copies
-  /// the global indices of their first elements.
-  Value rowPtrSource, colSource, valueSource, rowBase, entryBase;
 };
 
 } // namespace
 
 int64_t
 mlir::spperm::codegen::inPlaceSharedBytes(const InPlaceKernelSpec &spec) {
-  return stageLayout(spec).bytes;
+  return ceilDiv(spec.samples * spec.cols, kVector) * kVector * 4;
 }
 
 std::vector<std::string>
@@ -529,42 +403,26 @@ mlir::spperm::generateInPlaceKernels(gpu::GPUModuleOp kernels,
       options.operandType != ::spperm::ValueType::F32 ||
       options.valueType != ::spperm::ValueType::F32 || matrix.nnz == 0)
     return {};
-  // The same column indices as the layer's row kernels read.
-  const std::string colIdx(
-      narrowsColumnIndices(options.narrowIndices, matrix.cols)
-          ? ::spperm::buffer::kCsrColIdxU16
-          : ::spperm::buffer::kCsrColIdx);
-  const int64_t columnBytes = colIdx == ::spperm::buffer::kCsrColIdxU16 ? 2 : 4;
-  // The shapes for K = k: those that stage X's chunk only (up to
-  // kInPlaceMaxK), then the one that stages the entries too (up to
-  // kStagedInPlaceMaxK).
-  auto shapesFor = [&](int64_t k, bool firstOnly) {
-    std::vector<InPlaceShape> shapes = inPlaceShapes(
-        matrix.rows, matrix.cols, matrix.nnz, k, options.multiprocessors);
-    if (firstOnly && !shapes.empty())
-      shapes.resize(1);
-    if (std::optional<InPlaceShape> staged =
-            stagedInPlaceShape(matrix.csr.rowPtr, matrix.cols, k, columnBytes,
-                               options.multiprocessors))
-      shapes.push_back(*staged);
-    return shapes;
-  };
   // What each kernel takes: K baked in, or (a package for any K) ranges of
   // K read from the parameter, each by the first shape of its largest K
   // (the fewest samples a CTA, which the runtime's timings keep where an
-  // in-place kernel wins at all) and the staged one.
+  // in-place kernel wins at all).
   struct Range {
     int64_t kMin, kMax;
     std::vector<InPlaceShape> shapes;
   };
   std::vector<Range> ranges;
   if (options.k > 0) {
-    ranges.push_back({options.k, options.k, shapesFor(options.k, false)});
+    ranges.push_back({options.k, options.k,
+                      inPlaceShapes(matrix.rows, matrix.cols, matrix.nnz,
+                                    options.k, options.multiprocessors)});
   } else {
-    for (int64_t top = kInPlaceMinK; top <= kStagedInPlaceMaxK; top *= 2) {
-      std::vector<InPlaceShape> shapes = shapesFor(top, true);
+    for (int64_t top = kInPlaceMinK; top <= kInPlaceMaxK; top *= 2) {
+      std::vector<InPlaceShape> shapes = inPlaceShapes(
+          matrix.rows, matrix.cols, matrix.nnz, top, options.multiprocessors);
       if (shapes.empty())
         continue;
+      shapes.resize(1);
       ranges.push_back(
           {top == kInPlaceMinK ? top : top / 2 + 1, top, std::move(shapes)});
     }
@@ -584,16 +442,16 @@ mlir::spperm::generateInPlaceKernels(gpu::GPUModuleOp kernels,
       spec.rowBlocks = shape.rowBlocks;
       spec.order = ::spperm::buffer::kOrder;
       spec.rowPtr = ::spperm::buffer::kCsrRowPtr;
-      spec.colIdx = colIdx;
+      // The same column indices as the layer's row kernels read.
+      spec.colIdx = narrowsColumnIndices(options.narrowIndices, matrix.cols)
+                        ? ::spperm::buffer::kCsrColIdxU16
+                        : ::spperm::buffer::kCsrColIdx;
       spec.values = ::spperm::buffer::kCsrValues;
-      spec.stageEntries = shape.stageEntries;
-      spec.blockEntries = shape.blockEntries;
       spec.gridDependencies = options.gridDependencies;
       ::spperm::KernelInfo info;
       info.name = spec.name;
       info.family = std::string(::spperm::family::kInPlace);
-      info.variant = info.family + (spec.stageEntries ? ".staged" : "") + ".t" +
-                     std::to_string(spec.samples) + ".g" +
+      info.variant = info.family + ".t" + std::to_string(spec.samples) + ".g" +
                      std::to_string(spec.lanes);
       info.kMin = range.kMin;
       info.kMax = range.kMax;

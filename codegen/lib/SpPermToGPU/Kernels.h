@@ -316,18 +316,12 @@ struct InPlaceKernelSpec {
   int64_t samples = 0, lanes = 0, threads = 0, rowBlocks = 0;
   /// Buffer names: order, row pointers, column indices, values.
   std::string order, rowPtr, colIdx, values;
-  /// Stage the row block's row pointers, column indices and values in
-  /// shared memory beside the chunk, so that the walk reads shared memory
-  /// only; `blockEntries` is the most entries a row block holds.
-  bool stageEntries = false;
-  int64_t blockEntries = 0;
   /// Wait for the kernels before at the start, let dependents launch.
   bool gridDependencies = false;
 };
 
 /// The dynamic shared memory an in-place kernel stages: its chunk of X in
-/// 16-byte vectors (samples x cols floats, rounded up to a vector), and
-/// with stageEntries its row block's entries (inPlaceStageLayout).
+/// 16-byte vectors (samples x cols floats, rounded up to a vector).
 int64_t inPlaceSharedBytes(const InPlaceKernelSpec &spec);
 
 /// Emits an in-place kernel; returns its parameter names in order.

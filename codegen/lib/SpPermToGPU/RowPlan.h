@@ -20,7 +20,6 @@
 #include "spperm/Conversion/SpPermToGPU.h"
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -366,11 +365,6 @@ std::vector<RowRange> spmmRanges(const std::vector<int32_t> &rowPtr,
 /// times K / samples, rounded up).
 struct InPlaceShape {
   int64_t samples = 0, lanes = 0, threads = 0, rowBlocks = 0;
-  /// The row block's row pointers, column indices and values staged in
-  /// shared memory beside the chunk of X (InPlaceKernelSpec::stageEntries):
-  /// and the most entries a block holds.
-  bool stageEntries = false;
-  int64_t blockEntries = 0;
 };
 
 /// The K an in-place kernel may be generated for: K baked in, at least ...
@@ -379,10 +373,6 @@ constexpr int64_t kInPlaceMinK = 8;
 /// read costs more than the transposing copy saves (at K = 256 and 512 the
 /// copy was faster on every layer of docs/results/inplace-2026-12-03-s44).
 constexpr int64_t kInPlaceMaxK = 128;
-/// The largest K of the candidate that stages its entries too
-/// (stagedInPlaceShape): it stages X's chunk once or twice in all at K =
-/// 512 (docs/results/xe-2026-12-04-s52).
-constexpr int64_t kStagedInPlaceMaxK = 512;
 /// The shared memory one CTA may stage (the H100's and H200's 227 KiB of
 /// opt-in shared memory a block). A GPU that allows less skips the
 /// candidates that need more (docs/RuntimeABI.md, "Column-major B").
@@ -402,43 +392,6 @@ constexpr int64_t kInPlaceMaxSharedBytes = 227 * 1024;
 std::vector<InPlaceShape> inPlaceShapes(int64_t rows, int64_t cols,
                                         int64_t nnz, int64_t k,
                                         int64_t multiprocessors);
-
-/// The in-place candidate that stages its row block's entries beside the
-/// chunk of X (docs/Kernels.md, "In-place column-major B"), for a layer of
-/// row pointers `rowPtr` (in the variant's row order) and `cols` columns
-/// at K = `k` with `columnBytes`-byte column indices: T = 4 samples a CTA
-/// up to K = 32, 8 up to 128, 16 above (halved, down to 4, until the stage
-/// fits in kInPlaceMaxSharedBytes); lanes a row the mean row over 4,
-/// rounded up to a power of 2, within [8, 16]; row blocks of equal rows,
-/// enough that the CTAs are about the largest power of 2 within
-/// `multiprocessors`; threads what a block's rows need of groups, within
-/// [256, 512]. On the layers of docs/results/staged-2026-12-04-s54 this
-/// came within 4 % (geomean) of the best of 24 to 36 shapes swept per
-/// layer and K. None outside [kInPlaceMinK, kStagedInPlaceMaxK], for a
-/// layer without entries, or where no stage fits.
-std::optional<InPlaceShape>
-stagedInPlaceShape(const std::vector<int32_t> &rowPtr, int64_t cols, int64_t k,
-                   int64_t columnBytes, int64_t multiprocessors);
-
-/// An in-place kernel's dynamic shared memory: the chunk of X (T x cols
-/// floats) from byte 0, then, when it stages its row block's entries, the
-/// block's row pointers (i32), column indices and values (f32), each from
-/// a 16-byte boundary, with room for the copies' 16-byte aligned starts.
-/// Offsets in bytes, capacities in elements.
-struct InPlaceStageLayout {
-  int64_t rowPtrOffset = 0, rowPtrCapacity = 0;
-  int64_t colOffset = 0, colCapacity = 0;
-  int64_t valueOffset = 0, valueCapacity = 0;
-  int64_t bytes = 0;
-};
-
-/// The stage of a kernel of `samples` samples over a matrix of `cols`
-/// columns; with `blockEntries` > 0, a row block of at most `blockRows`
-/// rows and `blockEntries` entries, column indices of `columnBytes` bytes,
-/// staged too.
-InPlaceStageLayout inPlaceStageLayout(int64_t samples, int64_t cols,
-                                      int64_t blockRows, int64_t blockEntries,
-                                      int64_t columnBytes);
 
 } // namespace mlir::spperm::codegen
 

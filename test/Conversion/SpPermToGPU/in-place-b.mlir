@@ -1,5 +1,4 @@
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-buckets=0 in-place-b=auto" | FileCheck %s
-// RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-buckets=0 in-place-b=auto" | FileCheck %s --check-prefix=STAGED
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-buckets=0" | FileCheck %s --check-prefix=NEVER
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-buckets=0 in-place-b=auto narrow-indices=never" | FileCheck %s --check-prefix=WIDE
 // RUN: not spperm-opt %s -split-input-file -spperm-lower-to-gpu="in-place-b=sometimes" 2>&1 | FileCheck %s --check-prefix=BAD
@@ -11,13 +10,10 @@
 
 // In-place kernels (docs/Kernels.md, "In-place column-major B"): with
 // in-place-b=auto an fp32 csr layer with a static K of 8 to 128 gets up to
-// three kernels (K not static: one per range of K, @any below) that read
-// the caller's column-major B (B_col) where it is, one per shape (samples
-// T = 8, 16, 32 a CTA; lanes a row: the mean row over 4 as a power of 2 in
-// [8, 32]; row blocks enough for about 128 CTAs; threads what a block's
-// rows need, in [128, 512]), in spperm.in_place_b, and with a static K of
-// 8 to 512 one more that stages its row block's entries too (@staged
-// below).
+// three kernels (K not static: one per range of K, @any below) that read the caller's column-major B (B_col) where it is,
+// one per shape (samples T = 8, 16, 32 a CTA; lanes a row: the mean row
+// over 4 as a power of 2 in [8, 32]; row blocks enough for about 128 CTAs;
+// threads what a block's rows need, in [128, 512]), in spperm.in_place_b.
 // blocks64 has 64 rows of 28 entries on average: 8 lanes (28 / 4 = 7,
 // rounded up to a power of 2); at K = 32 the T = 8 shape takes 4 chunks of
 // samples x 32 row blocks (2 rows a block, 128 threads), staging 8 x 64
@@ -31,8 +27,7 @@
 // CHECK-LABEL: func.func @k32
 // CHECK:         spperm.in_place_b = [#spperm.launch<name = "l0_in_place_0", family = "in-place", variant = "in-place.t8.g8", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = ["order", "csr.row_ptr", "csr.col_idx.u16", "csr.values", "B_col", "C", "K"], grid = [128, 1, 1], block = [128, 1, 1], shared_bytes = 2048>,
 // CHECK-SAME:    #spperm.launch<name = "l0_in_place_1", family = "in-place", variant = "in-place.t16.g8", {{.*}}grid = [128, 1, 1], block = [128, 1, 1], shared_bytes = 4096>,
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_2", family = "in-place", variant = "in-place.t32.g8", {{.*}}grid = [64, 1, 1], block = [128, 1, 1], shared_bytes = 8192>,
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_3", family = "in-place", variant = "in-place.staged.t4.g8", {{.*}}grid = [128, 1, 1], block = [256, 1, 1], shared_bytes = {{[0-9]+}}>]
+// CHECK-SAME:    #spperm.launch<name = "l0_in_place_2", family = "in-place", variant = "in-place.t32.g8", {{.*}}grid = [64, 1, 1], block = [128, 1, 1], shared_bytes = 8192>]
 // CHECK-SAME:    spperm.kernels = [#spperm.launch<name = "l0_csr_k32_0"
 // CHECK-SAME:    spperm.transpose_b = #spperm.launch<name = "l0_transpose_b"
 // WIDE-LABEL:  func.func @k32
@@ -99,10 +94,9 @@ func.func @k32(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
 // k0 + its sample is below K.
 
 // CHECK-LABEL: func.func @k36
-// CHECK:         spperm.in_place_b = [#spperm.launch<name = "l0_in_place_0", {{[^>]*}}k_min = 36, k_max = 36, {{[^>]*}}grid = [160, 1, 1]
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_1", {{[^>]*}}grid = [192, 1, 1]
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_2", {{[^>]*}}grid = [128, 1, 1]
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_3", {{[^>]*}}variant = "in-place.staged.t8.g8", {{[^>]*}}grid = [160, 1, 1]
+// CHECK:         spperm.in_place_b = [#spperm.launch<name = "l0_in_place_0", {{.*}}k_min = 36, k_max = 36, {{.*}}grid = [160, 1, 1]
+// CHECK-SAME:    #spperm.launch<name = "l0_in_place_1", {{.*}}grid = [192, 1, 1]
+// CHECK-SAME:    #spperm.launch<name = "l0_in_place_2", {{.*}}grid = [128, 1, 1]
 // CHECK:       gpu.func @l0_in_place_2(%[[ORDER36:[^:]*]]: memref<?xi32>
 // CHECK:         %[[K36:.*]] = arith.constant 36 : index
 // CHECK-NOT:     vector.store
@@ -120,13 +114,11 @@ func.func @k36(%b: tensor<64x36xf32>) -> tensor<64x36xf32> {
 
 // -----
 
-// K = 8 keeps only the shape of 8 samples (and the staged one); longrow's
-// 64 rows of 17 entries on average get 8 lanes, its 1,024 columns 32 KiB
-// of stage.
+// K = 8 keeps only the shape of 8 samples; longrow's 64 rows of 17
+// entries on average get 8 lanes, its 1,024 columns 32 KiB of stage.
 
 // CHECK-LABEL: func.func @k8
-// CHECK:         spperm.in_place_b = [#spperm.launch<name = "l0_in_place_0", family = "in-place", variant = "in-place.t8.g8", {{.*}}shared_bytes = 32768>,
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_1", family = "in-place", variant = "in-place.staged.t4.g8", {{.*}}>]
+// CHECK:         spperm.in_place_b = [#spperm.launch<name = "l0_in_place_0", family = "in-place", variant = "in-place.t8.g8", {{.*}}shared_bytes = 32768>]
 func.func @k8(%b: tensor<1024x8xf32>) -> tensor<64x8xf32> {
   %a = spperm.load "../../Inputs/longrow.mtx" : !spperm.matrix<64x1024xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x1024xf32, #spperm.csr>, tensor<1024x8xf32> -> tensor<64x8xf32>
@@ -162,26 +154,18 @@ func.func @long_rows(%b: tensor<64x32xf32>) -> tensor<8x32xf32> {
 
 // -----
 
-// K not static (a package for any K): per range of K, one kernel of the
-// first shape (8 samples) of the range's largest K and the staged one
-// (above 128 the staged one only), each reading K from its parameter; a
-// CTA whose chunk starts at or past K returns at once.
+// K not static (a package for any K): one kernel per range of K, of the
+// first shape (8 samples) of the range's largest K, reading K from its
+// parameter; a CTA whose chunk starts at or past K returns at once.
 
 // CHECK-LABEL: func.func @any
 // CHECK:         spperm.in_place_b = [#spperm.launch<name = "l0_in_place_0", family = "in-place", variant = "in-place.t8.g8", k_min = 8, k_max = 8, {{[^>]*}}grid = [64, 1, 1]
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_1", {{[^>]*}}variant = "in-place.staged.t4.g8", k_min = 8, k_max = 8, {{[^>]*}}grid = [128, 1, 1]
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_2", {{[^>]*}}variant = "in-place.t8.g8", k_min = 9, k_max = 16, {{[^>]*}}grid = [128, 1, 1]
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_3", {{[^>]*}}variant = "in-place.staged.t4.g8", k_min = 9, k_max = 16,
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_4", {{[^>]*}}k_min = 17, k_max = 32, {{[^>]*}}grid = [128, 1, 1]
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_5", {{[^>]*}}k_min = 17, k_max = 32,
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_6", {{[^>]*}}k_min = 33, k_max = 64, {{[^>]*}}grid = [128, 1, 1]
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_7", {{[^>]*}}k_min = 33, k_max = 64,
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_8", {{[^>]*}}k_min = 65, k_max = 128, {{[^>]*}}grid = [128, 1, 1]
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_9", {{[^>]*}}k_min = 65, k_max = 128,
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_10", {{[^>]*}}variant = "in-place.staged.t16.g8", k_min = 129, k_max = 256, {{[^>]*}}grid = [128, 1, 1]
-// CHECK-SAME:    #spperm.launch<name = "l0_in_place_11", {{[^>]*}}variant = "in-place.staged.t16.g8", k_min = 257, k_max = 512, {{[^>]*}}grid = [128, 1, 1]
-// CHECK-NOT:     l0_in_place_12
-// CHECK:       gpu.func @l0_in_place_4({{.*}}, %[[K:[^:]*]]: index)
+// CHECK-SAME:    #spperm.launch<name = "l0_in_place_1", {{[^>]*}}variant = "in-place.t8.g8", k_min = 9, k_max = 16, {{[^>]*}}grid = [128, 1, 1]
+// CHECK-SAME:    #spperm.launch<name = "l0_in_place_2", {{[^>]*}}k_min = 17, k_max = 32, {{[^>]*}}grid = [128, 1, 1]
+// CHECK-SAME:    #spperm.launch<name = "l0_in_place_3", {{[^>]*}}k_min = 33, k_max = 64, {{[^>]*}}grid = [128, 1, 1]
+// CHECK-SAME:    #spperm.launch<name = "l0_in_place_4", {{[^>]*}}k_min = 65, k_max = 128, {{[^>]*}}grid = [128, 1, 1]
+// CHECK-NOT:     l0_in_place_5
+// CHECK:       gpu.func @l0_in_place_2({{.*}}, %[[K:[^:]*]]: index)
 // CHECK:         %[[K0:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:    %[[LIVE:.*]] = arith.cmpi slt, %[[K0]], %[[K]] : index
 // CHECK-NEXT:    scf.if %[[LIVE]] {
@@ -199,64 +183,12 @@ func.func @any(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
 
 // -----
 
-// The kernel that stages its row block's entries too (here K = 256, where
-// it is the only one): T = 16 samples (4 up to K = 32, 8 up to 128);
-// blocks64's 64 rows in 8 blocks of 8 (16 chunks x 8 blocks = 128 CTAs),
-// 8 lanes a row, 256 threads. It loads its block's first and last row
-// pointers, starts the copies of the chunk of X, then of the block's row
-// pointers (i32, 4 a copy), column indices (i16, 8 a copy) and values
-// (f32, 4 a copy), each from the 16-byte aligned element at or below its
-// first (the buffer's address decides), into its part of the stage (the
-// chunk, then each array from a 16-byte boundary, with room for the
-// aligned starts); waits; and walks reading the stage only, an entry at a
-// time, each array through a view whose element 0 is the block's first.
-
-// STAGED-LABEL: func.func @staged
-// STAGED:         spperm.in_place_b = [#spperm.launch<name = "l0_in_place_0", family = "in-place", variant = "in-place.staged.t16.g8", k_min = 256, k_max = 256, {{.*}}grid = [128, 1, 1], block = [256, 1, 1], shared_bytes = 6480>]
-// STAGED:       gpu.func @l0_in_place_0(%{{[^:]*}}: memref<?xi32>, %[[PTR:[^:]*]]: memref<?xi32>, %[[COL:[^:]*]]: memref<?xi16>, %[[VAL:[^:]*]]: memref<?xf32>, %[[B:[^:]*]]: memref<?xf32>,
-// STAGED:         %[[RAW:.*]] = gpu.dynamic_shared_memory
-// STAGED:         memref.load %[[PTR]]
-// STAGED:         memref.load %[[PTR]]
-// STAGED:         nvgpu.device_async_copy %[[B]]
-// STAGED:         memref.extract_aligned_pointer_as_index %[[PTR]]
-// STAGED:         scf.for
-// STAGED:           nvgpu.device_async_copy %[[PTR]][%{{.*}}], %{{.*}}[%{{.*}}], 4, %{{.*}} {bypassL1} : memref<?xi32> to memref<{{[0-9]+}}xi32, #gpu.address_space<workgroup>>
-// STAGED:         %[[SPTR:.*]] = memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<{{[0-9]+}}xi32, #gpu.address_space<workgroup>>
-// STAGED:         memref.extract_aligned_pointer_as_index %[[COL]]
-// STAGED:         scf.for
-// STAGED:           nvgpu.device_async_copy %[[COL]][%{{.*}}], %{{.*}}[%{{.*}}], 8, %{{.*}} {bypassL1} : memref<?xi16> to memref<{{[0-9]+}}xi16, #gpu.address_space<workgroup>>
-// STAGED:         %[[SCOL:.*]] = memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<{{[0-9]+}}xi16, #gpu.address_space<workgroup>>
-// STAGED:         memref.extract_aligned_pointer_as_index %[[VAL]]
-// STAGED:         scf.for
-// STAGED:           nvgpu.device_async_copy %[[VAL]][%{{.*}}], %{{.*}}[%{{.*}}], 4, %{{.*}} {bypassL1} : memref<?xf32> to memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>
-// STAGED:         %[[SVAL:.*]] = memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>
-// STAGED:         nvgpu.device_async_create_group
-// STAGED-NEXT:    nvgpu.device_async_wait
-// STAGED-NEXT:    gpu.barrier
-// STAGED-NOT:     memref.load %[[PTR]]
-// STAGED:         memref.load %[[SPTR]]
-// STAGED-NOT:     memref.load %[[COL]]
-// STAGED:         memref.load %[[SCOL]]
-// STAGED-NOT:     memref.load %[[VAL]]
-// STAGED:         memref.load %[[SVAL]]
-// STAGED-NOT:     memref.load %[[PTR]]
-// STAGED-NOT:     memref.load %[[COL]]
-// STAGED-NOT:     memref.load %[[VAL]]
-// STAGED:         gpu.return
-func.func @staged(%b: tensor<64x256xf32>) -> tensor<64x256xf32> {
-  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
-  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x256xf32> -> tensor<64x256xf32>
-  return %c : tensor<64x256xf32>
-}
-
-// -----
-
-// None outside the bounds: K below 8 or above 512, 16-bit operands, a
+// None outside the bounds: K below 8 or above 128, 16-bit operands, a
 // library layer, a bell layer, a matrix without entries.
 
 // CHECK-LABEL: func.func @k4
 // CHECK-NOT:     spperm.in_place_b
-// CHECK-LABEL: func.func @k1024
+// CHECK-LABEL: func.func @k256
 // CHECK-NOT:     spperm.in_place_b
 // CHECK-LABEL: func.func @bf16
 // CHECK-NOT:     spperm.in_place_b
@@ -273,10 +205,10 @@ func.func @k4(%b: tensor<64x4xf32>) -> tensor<64x4xf32> {
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x4xf32> -> tensor<64x4xf32>
   return %c : tensor<64x4xf32>
 }
-func.func @k1024(%b: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+func.func @k256(%b: tensor<64x256xf32>) -> tensor<64x256xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
-  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x1024xf32> -> tensor<64x1024xf32>
-  return %c : tensor<64x1024xf32>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x256xf32> -> tensor<64x256xf32>
+  return %c : tensor<64x256xf32>
 }
 func.func @bf16(%b: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
