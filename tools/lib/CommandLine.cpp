@@ -31,6 +31,19 @@ bool spperm::parseIntegerOption(const std::string &tool,
   return false;
 }
 
+bool spperm::parseUnsignedOption(const std::string &tool,
+                                 const std::string &name,
+                                 const std::string &text, uint64_t &out) {
+  const char *end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, out);
+  if (ec == std::errc() && p == end)
+    return true;
+  reportError(tool, "--" + name +
+                        " must be an integer in [0, 2^64 - 1], got '" + text +
+                        "'");
+  return false;
+}
+
 bool spperm::parseNumberOption(const std::string &tool,
                                const std::string &name,
                                const std::string &text, double lo, double hi,

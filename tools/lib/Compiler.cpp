@@ -866,6 +866,12 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
     errors.push_back(std::move(message));
     return false;
   };
+  // Progress for stages longer than a second (SPPERM_PROGRESS_SECONDS
+  // overrides the threshold; the tests set 0), checked before any work.
+  double progressSeconds = 1.0;
+  if (std::string error;
+      request.progress && !progressThreshold(progressSeconds, error))
+    return fail(error);
   const bool memory = request.matrix.has_value();
   if (memory && !request.input.empty())
     return fail("give either an input file or an in-memory matrix, not both");
@@ -973,10 +979,7 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
       pipeline.format = FormatOption::Auto;
   }
 
-  // Progress for stages longer than a second (SPPERM_PROGRESS_SECONDS
-  // overrides the threshold; the tests set 0).
-  Progress progress(request.tool.c_str(), request.progress,
-                    progressThreshold());
+  Progress progress(request.tool.c_str(), request.progress, progressSeconds);
   StageTimes times;
   times.progress = &progress;
   bool ok = compile(request, pipeline, times, errors);

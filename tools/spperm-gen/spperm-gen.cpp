@@ -16,6 +16,7 @@
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Tools/CommandLine.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -149,8 +150,11 @@ int main(int argc, char **argv) {
         return 1;
       }
 
-  int64_t seed, rows, cols;
-  if (!parseInt("seed", seedText, 0, INT64_MAX, seed) ||
+  uint64_t seed, shuffleSeed = 0;
+  int64_t rows, cols;
+  if (!parseUnsignedOption(kTool, "seed", seedText, seed) ||
+      (shuffleSeen &&
+       !parseUnsignedOption(kTool, "shuffle-rows", shuffleText, shuffleSeed)) ||
       !parseInt("rows", rowsText, 0, kMaxIndex, rows) ||
       !parseInt("cols", colsText.empty() ? rowsText : colsText, 0, kMaxIndex,
                 cols))
@@ -167,7 +171,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     m = generateRmat(static_cast<int>(scale), static_cast<int>(edgeFactor),
-                     static_cast<uint64_t>(seed));
+                     seed);
   } else if (kind == "banded") {
     int64_t halfWidth;
     if (!parseInt("half-width", halfWidthText, 0, kMaxIndex, halfWidth))
@@ -178,8 +182,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     m = generateBanded(static_cast<int32_t>(rows),
-                       static_cast<int32_t>(halfWidth),
-                       static_cast<uint64_t>(seed));
+                       static_cast<int32_t>(halfWidth), seed);
   } else if (kind == "uniform") {
     double density;
     if (!parseFraction("density", densityText, density))
@@ -190,7 +193,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     m = generateUniform(static_cast<int32_t>(rows), static_cast<int32_t>(cols),
-                        density, static_cast<uint64_t>(seed));
+                        density, seed);
   } else if (kind == "block") {
     int64_t block;
     double blockDensity;
@@ -204,8 +207,7 @@ int main(int argc, char **argv) {
     }
     m = generateBlockSparse(static_cast<int32_t>(rows),
                             static_cast<int32_t>(cols),
-                            static_cast<int32_t>(block), blockDensity,
-                            static_cast<uint64_t>(seed));
+                            static_cast<int32_t>(block), blockDensity, seed);
   } else if (kind == "skewed") {
     // 87 % of rows short (4.5 entries), 3 % half as long as the width.
     if (static_cast<double>(rows) * (4.0 + 0.015 * static_cast<double>(cols)) >
@@ -214,7 +216,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     m = generateSkewed(static_cast<int32_t>(rows), static_cast<int32_t>(cols),
-                       static_cast<uint64_t>(seed));
+                       seed);
   } else if (kind == "stencil") {
     int64_t side, dims, points;
     if (!parseInt("side", sideText, 1, kMaxIndex, side) ||
@@ -237,7 +239,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     m = generateStencil(static_cast<int32_t>(side), static_cast<int>(dims),
-                        static_cast<int>(points), static_cast<uint64_t>(seed));
+                        static_cast<int>(points), seed);
   } else if (kind == "communities") {
     int64_t communities;
     double inDegree, outDegree;
@@ -247,14 +249,21 @@ int main(int argc, char **argv) {
         !parseNumberOption(kTool, "out-degree", outDegreeText, 0.0, 1e6,
                            outDegree))
       return 1;
+    // Each community owns at least one row and one column.
+    if (rows > 0 && cols > 0 && communities > std::min(rows, cols)) {
+      reportError(kTool,
+                  "communities: --communities " + std::to_string(communities) +
+                      " exceeds the rows or columns (" + std::to_string(rows) +
+                      " x " + std::to_string(cols) + ")");
+      return 1;
+    }
     if (static_cast<double>(rows) * (inDegree + outDegree + 2.0) > 1e9) {
       reportError(kTool, "communities: more than 10^9 expected entries");
       return 1;
     }
-    m = generateCommunities(static_cast<int32_t>(rows),
-                            static_cast<int32_t>(cols),
-                            static_cast<int32_t>(communities), inDegree,
-                            outDegree, static_cast<uint64_t>(seed));
+    m = generateCommunities(
+        static_cast<int32_t>(rows), static_cast<int32_t>(cols),
+        static_cast<int32_t>(communities), inDegree, outDegree, seed);
   } else {
     reportError(kTool, "unknown KIND '" + kind +
                            "' (expected rmat, banded, uniform, block, skewed, "
@@ -262,12 +271,8 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  if (shuffleSeen) {
-    int64_t shuffleSeed;
-    if (!parseInt("shuffle-rows", shuffleText, 0, INT64_MAX, shuffleSeed))
-      return 1;
-    m = shuffleRows(m, static_cast<uint64_t>(shuffleSeed));
-  }
+  if (shuffleSeen)
+    m = shuffleRows(m, shuffleSeed);
   if (Status s = writeMatrixMarket(output, m); !s) {
     reportError(kTool, s.message());
     return 1;

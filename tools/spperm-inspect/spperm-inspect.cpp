@@ -226,6 +226,11 @@ int main(int argc, char **argv) {
                  &candidatesText, &seen["--candidates"]);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
+  double progressSeconds = 1.0;
+  if (std::string error; !quiet && !progressThreshold(progressSeconds, error)) {
+    reportError(kTool, error);
+    return 1;
+  }
   // Options that would change nothing are refused, not ignored.
   if (!explain)
     for (const auto &[flag, given] : explainOnly)
@@ -313,7 +318,7 @@ int main(int argc, char **argv) {
   }
   ReadOptions readOptions;
   readOptions.values = *spec;
-  Progress progress(kTool, !quiet, progressThreshold());
+  Progress progress(kTool, !quiet, progressSeconds);
   progress.stage("reading " + path);
   StatusOr<CsrMatrix> matrix = readMatrixFile(path, readOptions);
   if (!matrix) {

@@ -31,6 +31,12 @@ bool parseIntegerOption(const std::string &tool, const std::string &name,
                         const std::string &text, int64_t lo, int64_t hi,
                         int64_t &out);
 
+/// Parses the whole of `text` as a decimal integer of 64 bits without a sign
+/// (a seed); otherwise reports `--NAME must be an integer in [0, 2^64 - 1],
+/// got 'TEXT'` and fails.
+bool parseUnsignedOption(const std::string &tool, const std::string &name,
+                         const std::string &text, uint64_t &out);
+
 /// Parses the whole of `text` as a number in [lo, hi]; otherwise reports
 /// `--NAME must be a number in [lo, hi], got 'TEXT'` (or `must be a number`
 /// when the range is unbounded) and fails.
