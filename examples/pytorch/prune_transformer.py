@@ -114,7 +114,7 @@ def main():
     parser.add_argument("--d-model", type=int, default=512)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--tokens", type=int, default=128)
-    parser.add_argument("--device",
+    parser.add_argument("--device", choices=("cuda", "cpu"),
                         default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--packages", help="save the packages in this folder")
     parser.add_argument("--load", action="store_true",
@@ -123,6 +123,13 @@ def main():
     args = parser.parse_args()
     if args.load and not args.packages:
         parser.error("--load needs --packages")
+    if args.tokens < 1 or args.layers < 1 or args.d_model < 1:
+        parser.error("--tokens, --layers and --d-model must be at least 1")
+    if not 0.0 <= args.sparsity <= 1.0:
+        parser.error("--sparsity must be in [0, 1]")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda, but torch sees no CUDA device (use "
+                     "--device cpu)")
     if args.packages:
         os.makedirs(args.packages, exist_ok=True)
 
@@ -147,7 +154,7 @@ def main():
           "model")
     print(f"time per forward pass on {args.device}: dense {dense_ms:.3f} ms, "
           f"spperm {sparse_ms:.3f} ms")
-    if error > 1e-5:
+    if not error <= 1e-5:  # NaN too
         raise SystemExit("error: the outputs differ")
 
 

@@ -34,7 +34,7 @@ class CsrArrays(NamedTuple):
 
 def is_path(a: Any) -> bool:
     """Whether ``a`` names a file rather than holding a matrix."""
-    return isinstance(a, (str, os.PathLike))
+    return isinstance(a, (str, bytes, os.PathLike))
 
 
 def _values(data: Any, what: str) -> np.ndarray:
@@ -86,6 +86,9 @@ def _from_torch(t: Any) -> CsrArrays:
     if t.dim() != 2:
         raise InvalidArgumentError(
             f"matrix: a torch tensor of {t.dim()} dimensions; expected 2")
+    if t.device.type == "meta":
+        raise InvalidArgumentError(
+            "matrix: a torch tensor on the meta device has no values")
     t = t.detach().cpu()
     if t.is_complex():
         raise InvalidArgumentError("matrix: complex values are not supported")

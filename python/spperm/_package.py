@@ -408,7 +408,7 @@ class Package:
     def __init__(self, path: Union[str, "os.PathLike[str]"], *,
                  device: Optional[str] = None, _owned_dir: Optional[str] = None,
                  _shard: Optional[tuple] = None):
-        self._path = os.fspath(path)
+        self._path = os.fsdecode(path)
         # (rank, ranks): this rank's shards only (spperm.distributed).
         self._shard = _shard or (-1, 0)
         self._lock = threading.Lock()
@@ -449,7 +449,15 @@ class Package:
         return iter(self.layers)
 
     def __getitem__(self, key: Union[int, str]) -> Layer:
+        if isinstance(key, bool) or not isinstance(key, (int, str)):
+            raise TypeError(
+                f"a layer is named by its index or name, got "
+                f"{type(key).__name__}")
         if isinstance(key, int):
+            if not -len(self.layers) <= key < len(self.layers):
+                raise IndexError(
+                    f"{self._path}: layer index {key} out of range (the "
+                    f"package has {len(self.layers)} layers)")
             return self.layers[key]
         for layer in self.layers:
             if layer.name == key:
@@ -471,7 +479,7 @@ class Package:
         """Copies the package to the directory ``path`` (replacing a package
         there, refusing anything else; a failed save leaves what was there)
         and returns self (still at :attr:`path`)."""
-        dest = os.path.abspath(os.fspath(path))
+        dest = os.path.abspath(os.fsdecode(path))
         _core.check_package_destination(dest)
         parent = os.path.dirname(dest)
         try:
@@ -620,7 +628,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             f"device must be 'cpu' or 'gpu', got {device!r}")
     opts = dict(options)
     opts["k"] = k
-    if is_path(a) and os.fspath(a).endswith(".mlir"):
+    if is_path(a) and os.fsdecode(a).endswith(".mlir"):
         # A module states its own strategy and format per spperm.load.
         if strategy != "auto":
             opts["strategy"] = strategy
@@ -638,12 +646,12 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
         owned = tempfile.mkdtemp(prefix="spperm-")
         target = os.path.join(owned, "package.spp")
     else:
-        target = os.path.abspath(os.fspath(output))
+        target = os.path.abspath(os.fsdecode(output))
     try:
         if is_path(a):
             stages = _compiler.compile_file(
-                os.fspath(a), target, tuning, values, data, name or "",
-                os.fspath(report) if report else "", verbose,
+                os.fsdecode(a), target, tuning, values, data, name or "",
+                os.fsdecode(report) if report else "", verbose,
                 store_alternatives, float(size_budget), type_name,
                 values_name)
         else:
@@ -654,7 +662,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             m = to_csr(a)
             stages = _compiler.compile_csr(
                 m.rows, m.cols, m.indptr, m.indices, m.data, name or "matrix",
-                target, tuning, os.fspath(report) if report else "", verbose,
+                target, tuning, os.fsdecode(report) if report else "", verbose,
                 store_alternatives, float(size_budget), type_name,
                 values_name)
     except BaseException:
@@ -671,7 +679,7 @@ def inspect(a: MatrixLike, *, values: Optional[str] = None) -> Dict[str, Any]:
     same keys and values as ``spperm-inspect MATRIX --json``."""
     if is_path(a):
         rows, cols, indptr, indices, data = _core.read_matrix(
-            os.fspath(a), values or "file")
+            os.fsdecode(a), values or "file")
         return _core.features(rows, cols, indptr, indices, data)
     if values is not None:
         raise InvalidArgumentError("values= applies to matrix files")
@@ -685,7 +693,7 @@ def read_matrix(path: Union[str, "os.PathLike[str]"], *,
     returns it as a ``scipy.sparse.csr_array`` (or, without SciPy, the CSR
     arrays as a named tuple)."""
     rows, cols, indptr, indices, data = _core.read_matrix(
-        os.fspath(path), values or "file")
+        os.fsdecode(path), values or "file")
     try:
         import scipy.sparse as sp
     except ImportError:

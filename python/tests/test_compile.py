@@ -307,3 +307,74 @@ def test_size_budget_drops_padded_variants(tmp_path):
     assert sizes[2] <= min(sizes[0], 2 * csr)
     with pytest.raises(spperm.CompileError, match="size-budget"):
         spperm.compile(a, size_budget=-1)
+
+
+def _module(tmp_path, func_name):
+    module = tmp_path / "named.mlir"
+    small = INPUTS / "small.mtx"
+    module.write_text(f"""
+func.func @{func_name}(%b: tensor<5x?xf32>) -> tensor<4x?xf32> {{
+  %a = spperm.load "{small}" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x?xf32> -> tensor<4x?xf32>
+  return %c : tensor<4x?xf32>
+}}
+""")
+    return module
+
+
+def test_mlir_layer_names(tmp_path):
+    # A module names its layers after its functions: name= would be ignored.
+    with pytest.raises(spperm.CompileError,
+                       match="a layer name applies to matrix inputs"):
+        spperm.compile(_module(tmp_path, "fc"), name="other")
+    # A function name a package cannot hold is refused at the function, in
+    # one line, before any work.
+    with pytest.raises(spperm.CompileError,
+                       match=r"^[^\n]*named\.mlir:2:1: layer name 'fc\\0A1' "
+                             r"must be 1 to 1024 bytes of UTF-8 text without "
+                             r"control characters$"):
+        spperm.compile(_module(tmp_path, '"fc\\0A1"'))
+    with pytest.raises(spperm.CompileError, match=r"layer name 'x{64}'\.\.\. "):
+        spperm.compile(_module(tmp_path, "x" * 2000))
+    # Any other UTF-8 text is a name, as the package format allows.
+    pkg = spperm.compile(_module(tmp_path, '"fc 1"'))
+    assert pkg["fc 1"].name == "fc 1"
+
+
+def test_targets_the_kernels_cannot_use_are_refused():
+    # sm_60 is an architecture LLVM knows, but the kernels need sm_80: it
+    # used to abort the interpreter inside LLVM's instruction selection.
+    with pytest.raises(spperm.CompileError, match="sm_80 or later"):
+        spperm.compile(np.eye(4, dtype=np.float32), target="sm_60")
+
+
+def test_packages_are_not_written_inside_packages(tmp_path):
+    a = random_csr(20, 20, 0.2, seed=9)
+    outer = tmp_path / "outer.spp"
+    pkg = spperm.compile(a, format="csr", output=outer)
+    with pytest.raises(spperm.CompileError, match="is inside the package"):
+        spperm.compile(a, format="csr", output=outer / "inner.spp")
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="is inside the package"):
+        pkg.save(outer / "inner.spp")
+    assert sorted(os.listdir(outer)) == sorted(os.listdir(tmp_path / "outer.spp"))
+    assert not (outer / "inner.spp").exists()
+
+
+def test_paths_as_bytes_and_bad_layer_keys(tmp_path):
+    a = random_csr(20, 20, 0.2, seed=10)
+    pkg = spperm.compile(a, format="csr")
+    dest = os.fsencode(tmp_path / "b.spp")
+    pkg.save(dest)
+    check_product(spperm.load(dest, device="cpu"), a)
+    with pytest.raises(TypeError, match="index or name, got float"):
+        pkg[0.0]
+    with pytest.raises(IndexError, match="layer index 1 out of range"):
+        pkg[1]
+    assert pkg[-1].name == "matrix"
+
+
+def test_meta_tensors_are_refused():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(spperm.InvalidArgumentError, match="meta device"):
+        spperm.compile(torch.empty(3, 3, device="meta"))

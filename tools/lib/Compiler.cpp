@@ -714,6 +714,21 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&ctx));
     if (!module || failed(verify(*module)))
       return errors.empty() ? fail(request.input + ": cannot parse") : false;
+    // A function with an spperm.spmm becomes a layer of its name: one a
+    // package cannot hold is refused at the function, before any work.
+    for (auto func : module->getOps<func::FuncOp>()) {
+      if (func.getOps<SpMMOp>().empty() ||
+          ::spperm::isValidLayerName(func.getSymName().str()))
+        continue;
+      std::string shown;
+      llvm::raw_string_ostream os(shown);
+      llvm::printEscapedString(func.getSymName().take_front(64), os);
+      func.emitError() << "layer name '" << shown
+                       << (func.getSymName().size() > 64 ? "'..." : "'")
+                       << " must be 1 to 1024 bytes of UTF-8 text without "
+                          "control characters";
+      return false;
+    }
     times.add("parse", since(start));
   } else {
     std::string name;
@@ -889,6 +904,10 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
     if (request.data != "embed")
       return fail("--data external needs a matrix file; an in-memory matrix "
                   "is embedded");
+  } else if (!request.layerName.empty() &&
+             StringRef(request.input).ends_with(".mlir")) {
+    return fail("a layer name applies to matrix inputs; a .mlir module names "
+                "each layer after its function");
   } else if (!request.layerName.empty() && !isLayerName(request.layerName)) {
     return fail(badLayerName(request.layerName));
   }

@@ -347,6 +347,13 @@ int main(int argc, char **argv) {
                              target + "'");
       return 1;
     }
+    // As spperm-compile: the kernels need sm_80 or later.
+    if (std::stoi(target.substr(3)) < 80) {
+      reportError(kTool, "--target must be sm_80 or later (the kernels use "
+                         "cp.async and tensor-core mma.sync), got '" +
+                             target + "'");
+      return 1;
+    }
     SelectionOptions sopts;
     sopts.modelPath = modelPath;
     sopts.target = target;

@@ -233,7 +233,9 @@ int main(int argc, char **argv) {
       "computes C = A * B for one of its layers, with C's rows in the "
       "original order of the matrix. B is a float32 .npy array of shape "
       "(N, K) for a layer of shape M x N; C is written as a float32 .npy "
-      "array of shape (M, K). Nothing is written on error.");
+      "array of shape (M, K); for a layer of f16 or bf16 operands "
+      "(--dtype), B is rounded to that type and C widened back exactly. "
+      "Nothing is written on error.");
   args.addPositional("PKG", "Package directory", &packagePath);
   args.addOption("layer", "NAME",
                  "The layer to run (needed when the package has several)",

@@ -545,6 +545,10 @@ int main(int argc, char **argv) {
                            " needs --bench");
     return 1;
   }
+  if (!bench.ks.empty() && device != "gpu") {
+    reportError(kTool, "--bench times on the GPU; it needs --device gpu");
+    return 1;
+  }
   if (concurrency.threads == 0 && callsSeen) {
     reportError(kTool, "--calls needs --threads");
     return 1;

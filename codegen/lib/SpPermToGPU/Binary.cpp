@@ -46,7 +46,8 @@ static unsigned smVersion(StringRef chip) {
   unsigned version = 0;
   if (!chip.consume_front("sm_"))
     return 0;
-  chip.consume_back("a");
+  if (!chip.consume_back("a"))
+    chip.consume_back("f");
   return chip.getAsInteger(10, version) ? 0 : version;
 }
 
@@ -62,6 +63,10 @@ bool mlir::spperm::isKnownTarget(StringRef chip) {
   std::unique_ptr<llvm::MCSubtargetInfo> info(
       target->createMCSubtargetInfo(triple, /*CPU=*/"", /*Features=*/""));
   return info && info->isCPUStringValid(chip);
+}
+
+bool mlir::spperm::isSupportedTarget(StringRef chip) {
+  return isKnownTarget(chip) && smVersion(chip) >= kMinimumTargetVersion;
 }
 
 bool mlir::spperm::targetHasVectorReductions(StringRef chip) {

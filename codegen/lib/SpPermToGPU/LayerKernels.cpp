@@ -159,6 +159,12 @@ std::string mlir::spperm::verifyKernelOptions(int64_t threads, int64_t batch,
     return ("target must be a GPU architecture such as sm_90, got '" +
             target + "'")
         .str();
+  if (!isSupportedTarget(target))
+    return ("target must be sm_" + Twine(kMinimumTargetVersion) +
+            " or later (the kernels use cp.async and tensor-core "
+            "mma.sync), got '" +
+            target + "'")
+        .str();
   return "";
 }
 

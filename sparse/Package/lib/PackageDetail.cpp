@@ -29,7 +29,31 @@ namespace detail {
 
 std::string errnoText() { return std::strerror(errno); }
 
-std::string inQuotes(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string inQuotes(std::string_view s) {
+  // A message stays one line and short whatever the text: text with
+  // control characters or invalid UTF-8 has them, its other non-ASCII bytes
+  // and its backslashes escaped as \xNN, and a long text is cut (at a
+  // character's start) after kMaxQuotedBytes.
+  constexpr size_t kMaxQuotedBytes = 200;
+  const bool clean = isCleanUtf8(s);
+  size_t n = std::min(s.size(), kMaxQuotedBytes);
+  while (clean && n < s.size() && n > 0 &&
+         (static_cast<unsigned char>(s[n]) & 0xc0) == 0x80)
+    --n;
+  std::string out = "'";
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (!clean && (c < 0x20 || c >= 0x7f || c == '\\')) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + (n < s.size() ? "'..." : "'");
+}
 
 bool isCleanUtf8(std::string_view s) {
   size_t i = 0;
@@ -137,6 +161,10 @@ std::string narrowIndexProblem(std::string_view arg, int64_t cols) {
 
 } // namespace detail
 } // namespace spperm
+
+bool spperm::isValidLayerName(std::string_view name) {
+  return isValidName(name);
+}
 
 std::vector<LayerBuffer> spperm::layerBuffers(const PackageLayer &layer) {
   std::vector<LayerBuffer> buffers;

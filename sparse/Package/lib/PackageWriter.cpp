@@ -650,6 +650,14 @@ Status replaceThroughAside(const std::string &dir, const std::string &tmp,
 Status spperm::checkPackageDestination(const std::string &dirArg) {
   const std::string dir = trimSlashes(dirArg);
   struct stat st, manifest;
+  // A package inside another would be lost when that one is replaced, as
+  // any output written into a package would damage it.
+  const std::string parent = splitPath(dir).first;
+  if (::stat((parent + "/" + kManifestFile).c_str(), &manifest) == 0 &&
+      S_ISREG(manifest.st_mode))
+    return Status::error(dir + ": is inside the package " + parent +
+                         " (writing there would damage it; write "
+                         "elsewhere)");
   if (::lstat(dir.c_str(), &st) != 0)
     return errno == ENOENT
                ? Status::ok()

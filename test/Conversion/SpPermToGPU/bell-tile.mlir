@@ -2,6 +2,8 @@
 // RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5" -spperm-lower-to-gpu="target=sm_80" | FileCheck %s --check-prefix=SM80
 // RUN: not spperm-opt %s -split-input-file -spperm-lower-to-gpu="target=sm_99" 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: spperm-lower-to-gpu: target must be a GPU architecture such as sm_90, got 'sm_99'
+// RUN: not spperm-opt %s -split-input-file -spperm-lower-to-gpu="target=sm_75" 2>&1 | FileCheck %s --check-prefix=OLD
+// OLD: error: spperm-lower-to-gpu: target must be sm_80 or later (the kernels use cp.async and tensor-core mma.sync), got 'sm_75'
 
 // fp32 SpMM with K >= 12: the row kernel walks only the CSR residual and
 // stores C; then the bell-tile kernel adds the dense 16 x 16 blocks. A

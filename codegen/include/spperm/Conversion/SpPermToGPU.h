@@ -343,6 +343,15 @@ std::vector<int64_t> resolveKBuckets(ArrayRef<int64_t> option);
 /// back end knows; code generation for any other aborts inside LLVM.
 bool isKnownTarget(StringRef chip);
 
+/// The oldest architecture the kernels run on: sm_80 (Ampere), for
+/// `cp.async` and the tensor-core `mma.sync` shapes the kernels use. Code
+/// generation for an older one aborts inside LLVM's instruction selection.
+constexpr unsigned kMinimumTargetVersion = 80;
+
+/// Whether `chip` is a known target (isKnownTarget) of at least
+/// kMinimumTargetVersion.
+bool isSupportedTarget(StringRef chip);
+
 /// Whether `chip` (sm_XY, sm_XYa) has the vector reductions
 /// `red.global.add.v{2,4}.f32`: sm_90 and later (PTX ISA 8.1).
 bool targetHasVectorReductions(StringRef chip);

@@ -284,6 +284,10 @@ std::vector<LayerGroup> groupShards(const std::vector<PackageLayer> &layers);
 /// first problem.
 Status checkShards(const std::vector<PackageLayer> &layers);
 
+/// Whether `name` may name a layer in a package: 1 to 1024 bytes of UTF-8
+/// text without control characters (docs/Package.md).
+bool isValidLayerName(std::string_view name);
+
 /// OK when `layer` holds all of its source's rows, or its `sourceRows` are a
 /// range of its rows' count (a shard's: its whole layer's); else why not.
 Status checkSourceRows(const PackageLayer &layer);
