@@ -248,6 +248,10 @@ class Layer:
         if getattr(b, "ndim", 2) != 2:
             raise InvalidArgumentError(
                 f"B must be 2-D ({self.cols} x K), got {b.ndim} dimensions")
+        # The runtime takes K < 2^31: checked before C is allocated.
+        if int(b.shape[1]) > 2**31 - 1:
+            raise InvalidArgumentError(
+                f"B has {int(b.shape[1])} columns; K must be less than 2^31")
         _check_operand(b, kind, "B")
         if out is None:
             out = _empty(b, kind, self.rows, int(b.shape[1]), self.dtype)
@@ -257,6 +261,10 @@ class Layer:
                 raise InvalidArgumentError(
                     f"out is on the {_device(out, out_kind).upper()} but B on "
                     f"the {device.upper()}")
+            if getattr(out, "ndim", 2) != 2:
+                raise InvalidArgumentError(
+                    f"out must be 2-D ({self.rows} x K), got {out.ndim} "
+                    "dimensions")
             _check_operand(out, out_kind, "out")
         return kind, device, out
 
@@ -408,7 +416,7 @@ class Package:
     def __init__(self, path: Union[str, "os.PathLike[str]"], *,
                  device: Optional[str] = None, _owned_dir: Optional[str] = None,
                  _shard: Optional[tuple] = None):
-        self._path = os.fsdecode(path)
+        self._path = _path_text(path)
         # (rank, ranks): this rank's shards only (spperm.distributed).
         self._shard = _shard or (-1, 0)
         self._lock = threading.Lock()
@@ -479,36 +487,11 @@ class Package:
         """Copies the package to the directory ``path`` (replacing a package
         there, refusing anything else; a failed save leaves what was there)
         and returns self (still at :attr:`path`)."""
-        dest = os.path.abspath(os.fsdecode(path))
-        _core.check_package_destination(dest)
-        parent = os.path.dirname(dest)
-        try:
-            staging = tempfile.mkdtemp(
-                prefix=f".{os.path.basename(dest)}.tmp-", dir=parent)
-        except OSError as e:
-            raise PackageIOError(
-                f"{dest}: cannot write the package there: {parent}: "
-                f"{e.strerror}") from None
-        try:
-            shutil.copytree(self._path, staging, dirs_exist_ok=True)
-            old = None
-            if os.path.exists(dest):
-                old = tempfile.mkdtemp(
-                    prefix=f".{os.path.basename(dest)}.old-", dir=parent)
-                os.rmdir(old)
-                os.rename(dest, old)
-            try:
-                os.rename(staging, dest)
-            except BaseException:
-                if old is not None and not os.path.exists(dest):
-                    os.rename(old, dest)  # the package that was there stays
-                raise
-            staging = None
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
-        finally:
-            if staging is not None:
-                shutil.rmtree(staging, ignore_errors=True)
+        dest = os.path.abspath(_path_text(path))
+        # As spperm-compile writes a package: a temporary directory beside
+        # it, exchanged atomically with the package there (docs/Package.md,
+        # "Writing"); one an interrupted save leaves is swept by the next.
+        _core.copy_package(self._path, dest)
         return self
 
     def close(self) -> None:
@@ -534,6 +517,16 @@ class Package:
     def __repr__(self) -> str:
         names = ", ".join(layer.name for layer in self.layers)
         return f"<spperm.Package {self._path!r} layers=[{names}]>"
+
+
+def _path_text(path: Any) -> str:
+    """A path argument (str, bytes or os.PathLike) as text; one with a NUL
+    is refused (the file system would read it as a shorter path)."""
+    text = os.fsdecode(path)
+    if "\0" in text:
+        raise InvalidArgumentError(
+            f"path {text!r} contains a NUL character")
+    return text
 
 
 def load(path: Union[str, "os.PathLike[str]"], *,
@@ -628,7 +621,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             f"device must be 'cpu' or 'gpu', got {device!r}")
     opts = dict(options)
     opts["k"] = k
-    if is_path(a) and os.fsdecode(a).endswith(".mlir"):
+    if is_path(a) and _path_text(a).endswith(".mlir"):
         # A module states its own strategy and format per spperm.load.
         if strategy != "auto":
             opts["strategy"] = strategy
@@ -646,12 +639,12 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
         owned = tempfile.mkdtemp(prefix="spperm-")
         target = os.path.join(owned, "package.spp")
     else:
-        target = os.path.abspath(os.fsdecode(output))
+        target = os.path.abspath(_path_text(output))
     try:
         if is_path(a):
             stages = _compiler.compile_file(
-                os.fsdecode(a), target, tuning, values, data, name or "",
-                os.fsdecode(report) if report else "", verbose,
+                _path_text(a), target, tuning, values, data, name or "",
+                _path_text(report) if report else "", verbose,
                 store_alternatives, float(size_budget), type_name,
                 values_name)
         else:
@@ -662,7 +655,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             m = to_csr(a)
             stages = _compiler.compile_csr(
                 m.rows, m.cols, m.indptr, m.indices, m.data, name or "matrix",
-                target, tuning, os.fsdecode(report) if report else "", verbose,
+                target, tuning, _path_text(report) if report else "", verbose,
                 store_alternatives, float(size_budget), type_name,
                 values_name)
     except BaseException:
@@ -679,7 +672,7 @@ def inspect(a: MatrixLike, *, values: Optional[str] = None) -> Dict[str, Any]:
     same keys and values as ``spperm-inspect MATRIX --json``."""
     if is_path(a):
         rows, cols, indptr, indices, data = _core.read_matrix(
-            os.fsdecode(a), values or "file")
+            _path_text(a), values or "file")
         return _core.features(rows, cols, indptr, indices, data)
     if values is not None:
         raise InvalidArgumentError("values= applies to matrix files")
@@ -693,7 +686,7 @@ def read_matrix(path: Union[str, "os.PathLike[str]"], *,
     returns it as a ``scipy.sparse.csr_array`` (or, without SciPy, the CSR
     arrays as a named tuple)."""
     rows, cols, indptr, indices, data = _core.read_matrix(
-        os.fsdecode(path), values or "file")
+        _path_text(path), values or "file")
     try:
         import scipy.sparse as sp
     except ImportError:

@@ -447,4 +447,18 @@ NB_MODULE(_core, m) {
           throw Error(SPRT_ERROR_INVALID_ARGUMENT, s.message());
       },
       nb::arg("path"));
+  m.def(
+      "copy_package",
+      [](const std::string &source, const std::string &path) {
+        if (Status s = checkPackageDestination(path); !s)
+          throw Error(SPRT_ERROR_INVALID_ARGUMENT, s.message());
+        Status s = Status::ok();
+        {
+          nb::gil_scoped_release release;
+          s = copyPackageDirectory(source, path);
+        }
+        if (!s)
+          throw Error(SPRT_ERROR_IO, s.message());
+      },
+      nb::arg("source"), nb::arg("path"));
 }

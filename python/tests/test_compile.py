@@ -378,3 +378,51 @@ def test_meta_tensors_are_refused():
     torch = pytest.importorskip("torch")
     with pytest.raises(spperm.InvalidArgumentError, match="meta device"):
         spperm.compile(torch.empty(3, 3, device="meta"))
+
+
+def test_paths_with_nul_and_bad_out(tmp_path):
+    a = random_csr(20, 20, 0.2, seed=11)
+    pkg = spperm.compile(a, format="csr", output=tmp_path / "a.spp")
+    # A NUL would make the file system read a shorter path: another file.
+    with pytest.raises(spperm.InvalidArgumentError, match="NUL"):
+        spperm.load(str(tmp_path / "a.spp") + "\0garbage")
+    with pytest.raises(spperm.InvalidArgumentError, match="NUL"):
+        pkg.save(str(tmp_path / "b.spp") + "\0x")
+    b = np.ones((20, 4), dtype=np.float32)
+    with pytest.raises(spperm.InvalidArgumentError, match="out must be 2-D"):
+        pkg(b, out=np.empty(20 * 4, dtype=np.float32))
+    wide = np.lib.stride_tricks.as_strided(
+        np.zeros(1, dtype=np.float32), (20, 2**31), (0, 4))
+    with pytest.raises(spperm.InvalidArgumentError, match="less than 2\\^31"):
+        pkg(wide)
+
+
+def test_npz_index_messages_show_the_value(tmp_path):
+    # A uint64 index past INT64_MAX is quoted as it is, not as 0.
+    path = tmp_path / "big.npz"
+    np.savez(path, format=np.array("csr"), shape=np.array([2, 5]),
+             indptr=np.array([0, 1, 1]),
+             indices=np.array([2**63 + 2], dtype=np.uint64),
+             data=np.array([1.0], dtype=np.float32))
+    with pytest.raises(spperm.SppermError, match="9223372036854775810"):
+        spperm.read_matrix(path)
+
+
+def test_save_is_the_writers_atomic_replace(tmp_path):
+    a = random_csr(30, 30, 0.1, seed=12)
+    pkg = spperm.compile(a, format="csr")
+    dest = tmp_path / "b.spp"
+    # A save killed before it finished leaves its temporary directory,
+    # named with its PID as the compiler's are: the next save sweeps it.
+    stale = tmp_path / ".b.spp.tmp-999999999-abcdef"
+    stale.mkdir()
+    (stale / "manifest.json").write_text("{}")
+    pkg.save(dest)
+    pkg.save(dest)  # over the package: exchanged, the old one removed
+    assert sorted(os.listdir(tmp_path)) == ["b.spp"]
+    assert sorted(os.listdir(dest)) == sorted(os.listdir(pkg.path))
+    check_product(spperm.load(dest, device="cpu"), a)
+    # Saving a package onto itself keeps it whole.
+    saved = spperm.load(dest)
+    saved.save(dest)
+    check_product(spperm.load(dest, device="cpu"), a)

@@ -263,7 +263,8 @@ TuningCache::FileStamp stampOf(const struct stat &st) {
 /// `out`, and its stamp into `stamp`; on failure `error` says why.
 ReadResult readBounded(const std::string &path, std::string &out,
                        TuningCache::FileStamp &stamp, std::string &error) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in its place must not block the open.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT)
       return ReadResult::Missing;

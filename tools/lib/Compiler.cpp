@@ -113,15 +113,15 @@ std::string layerNameFor(StringRef path) {
 
 /// Builds `func.func @NAME(%b: tensor<NxKxT>) -> tensor<MxKxT>` around one
 /// matrix (a file, or an in-memory matrix recorded under `path`) with
-/// values of `valueType`, T the operands' element type.
-OwningOpRef<ModuleOp> buildMatrixModule(MLIRContext *ctx,
-                                        const std::string &path,
-                                        const std::string &name,
-                                        const std::string &values, int32_t rows,
-                                        int32_t cols, int64_t k,
-                                        Type operandType, Type valueType) {
+/// values of `valueType`, T the operands' element type. Its ops are located
+/// at `shownAs` (the input as the user named it), which errors quote.
+OwningOpRef<ModuleOp>
+buildMatrixModule(MLIRContext *ctx, const std::string &path,
+                  const std::string &shownAs, const std::string &name,
+                  const std::string &values, int32_t rows, int32_t cols,
+                  int64_t k, Type operandType, Type valueType) {
   OpBuilder b(ctx);
-  Location loc = FileLineColLoc::get(ctx, path, 0, 0);
+  Location loc = FileLineColLoc::get(ctx, shownAs, 0, 0);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
   int64_t kDim = k > 0 ? k : ShapedType::kDynamic;
@@ -672,7 +672,11 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
         os << ":" << fileLoc.getLine() << ":" << fileLoc.getColumn();
       os << ": ";
     }
-    os << diag.str();
+    // One line: a message's own line breaks (LLVM's ends some with one)
+    // are folded.
+    std::string message = StringRef(diag.str()).trim().str();
+    llvm::replace(message, '\n', ' ');
+    os << message;
     // A pass run once per function or layer may report the same problem
     // more than once: one line each.
     if (llvm::find(errors, text) == errors.end())
@@ -769,8 +773,8 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
                               : Type(Float32Type::get(&ctx));
     };
     module = buildMatrixModule(
-        &ctx, matrixPath, name, request.values, matrix->rows, matrix->cols,
-        pipeline.k, typeNamed(request.dtype),
+        &ctx, matrixPath, inputName, name, request.values, matrix->rows,
+        matrix->cols, pipeline.k, typeNamed(request.dtype),
         typeNamed(request.valuesDtype.empty() ? request.dtype
                                               : request.valuesDtype));
   }
@@ -793,6 +797,10 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
   buildGpuToBinaryPipeline(pm, pipeline.target);
   if (failed(pm.run(*module)))
     return errors.empty() ? fail(inputName + ": compilation failed") : false;
+  // A diagnosed error that did not stop the pipeline (the NVVM target's
+  // CUDA path, say) fails the compile before anything is written.
+  if (!errors.empty())
+    return false;
 
   ::spperm::PackageOptions popts;
   popts.target = pipeline.target;
@@ -866,8 +874,6 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     return fail(s.message());
   }
   times.add("packaging", since(start));
-  // A diagnosed error that did not stop the pipeline still fails the
-  // compile (its package is written, as spperm-compile always did).
   return errors.empty();
 }
 

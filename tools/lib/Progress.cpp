@@ -7,7 +7,6 @@
 #include "spperm/Tools/Progress.h"
 
 #include <charconv>
-#include <cmath>
 #include <cstdlib>
 
 bool spperm::progressThreshold(double &seconds, std::string &error) {
@@ -19,8 +18,10 @@ bool spperm::progressThreshold(double &seconds, std::string &error) {
   double value = 0.0;
   const char *end = text.data() + text.size();
   auto [p, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || p != end || !std::isfinite(value) || value < 0.0) {
-    error = "SPPERM_PROGRESS_SECONDS must be a number of seconds >= 0, got '" +
+  // At most 1e9 s: a longer wait would overflow the watcher's clock.
+  if (ec != std::errc() || p != end || !(value >= 0.0 && value <= 1e9)) {
+    error = "SPPERM_PROGRESS_SECONDS must be a number of seconds in [0, 1e9], "
+            "got '" +
             text + "'";
     return false;
   }

@@ -297,8 +297,12 @@ int main(int argc, char **argv) {
                  &commId, &commIdSeen);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
-  // No output may replace an input or a file of a package: checked before
-  // any work.
+  // No output may be empty, replace an input or a file of a package:
+  // checked before any work.
+  if (outSeen && outPath.empty())
+    return fail("--out needs a file name, got ''");
+  if (jsonSeen && jsonPath.empty())
+    return fail("--json needs a file name, got ''");
   for (const std::string *output : {&outPath, &jsonPath})
     if (!output->empty())
       if (Status s = checkOutputSparesInputs(*output, {bPath}); !s)

@@ -22,6 +22,9 @@ using namespace mlir::spperm;
 LogicalResult LoadOp::verify() {
   if (getPath().empty())
     return emitOpError("requires a non-empty file path");
+  // A NUL would end the path early for the file system (another file).
+  if (getPath().contains('\0'))
+    return emitOpError("file path contains a NUL character");
   if (std::optional<StringRef> values = getValues()) {
     ::spperm::StatusOr<::spperm::ValuesSpec> spec =
         ::spperm::parseValuesSpec(std::string_view(values->data(),

@@ -42,9 +42,11 @@ Registry &registry() {
 sigset_t interruptSignals() {
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
+  // Every signal whose default action ends the process and that another
+  // process may send: the tool then ends of it too, after the cleanup.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+                  SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF})
+    sigaddset(&set, sig);
   return set;
 }
 

@@ -416,6 +416,9 @@ StatusOr<DenseMatrix> spperm::readNpy(const std::string &path) {
     return error("cannot open: " + errnoText());
   if (S_ISDIR(st.st_mode))
     return error("is a directory");
+  // A FIFO would block the open itself until a writer comes.
+  if (!S_ISREG(st.st_mode))
+    return error("not a regular file");
   FilePtr file(std::fopen(path.c_str(), "rb"));
   if (!file)
     return error("cannot open: " + errnoText());

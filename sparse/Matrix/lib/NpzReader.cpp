@@ -336,6 +336,17 @@ private:
     return true;
   }
 
+  /// Element i of an integer array as decimal text (for messages: an
+  /// unsigned value past INT64_MAX too).
+  static std::string integerText(const Array &a, int64_t i) {
+    int64_t v = 0;
+    if (integerAt(a, i, v))
+      return std::to_string(v);
+    uint64_t raw = 0;
+    std::memcpy(&raw, a.data.data() + i * a.width, a.width);
+    return std::to_string(raw);
+  }
+
   /// Element i of a numeric array, as double.
   static double valueAt(const Array &a, int64_t i) {
     const char kind = a.header.descr[1];
@@ -441,7 +452,7 @@ private:
       int64_t v = 0;
       if (!integerAt(a, i, v) || v < 0 || v >= bound)
         return fail(name + ".npy element " + std::to_string(i) + " (" +
-                    std::to_string(v) + ") is out of range [0, " +
+                    integerText(a, i) + ") is out of range [0, " +
                     std::to_string(bound) + ")");
     }
     return Status::ok();

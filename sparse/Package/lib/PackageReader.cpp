@@ -40,7 +40,8 @@ namespace {
 /// Reads a whole small file (manifest, kernels) of at most `maxSize` bytes.
 Status readSmallFile(const std::string &path, uint64_t maxSize,
                      std::string &out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in the package must not block the open.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return Status::error(path + ": cannot open: " + errnoText());
   struct stat st;
@@ -79,7 +80,8 @@ Status readSmallFile(const std::string &path, uint64_t maxSize,
 /// Streams data.bin once: fills every buffer and checks every checksum.
 Status readData(const std::string &path, const ManifestDesc &m,
                 std::vector<BufferDesc *> buffers) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in the package must not block the open.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return Status::error(path + ": cannot open: " + errnoText());
   struct Closer {

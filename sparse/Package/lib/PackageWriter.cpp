@@ -23,9 +23,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -645,6 +646,94 @@ Status replaceThroughAside(const std::string &dir, const std::string &tmp,
   return Status::ok();
 }
 
+/// Writes the package directory `dir` atomically: `fill` writes its files
+/// into a new temporary directory beside it (`.BASE.tmp-PID-XXXXXX`), which
+/// is then renamed onto the free name or exchanged with the package there
+/// (docs/Package.md, "Writing"). `dir` has no trailing slash.
+Status writeThroughTemporary(
+    const std::string &dir,
+    const std::function<Status(const std::string &tmp)> &fill) {
+  auto fail = [&](const std::string &what) {
+    return Status::error(dir + ": " + what);
+  };
+  auto [parent, base] = splitPath(dir);
+  // The destination must be free, or a package we may replace (checked
+  // again when it is replaced).
+  if (Status s = checkPackageDestination(dir); !s)
+    return s;
+
+  // The writer's pid in the name: a later compile of the same output
+  // removes the directories of writers that no longer run
+  // (sweepStaleTemporaries).
+  sweepStaleTemporaries(parent, base);
+  std::string tmp =
+      parent + "/." + base + ".tmp-" + std::to_string(::getpid()) + "-XXXXXX";
+  if (!::mkdtemp(tmp.data()))
+    return fail("cannot create a temporary directory beside it: " +
+                errnoText());
+  // Removed if the tool is interrupted (Interrupt.h); whatever happens
+  // below, it is gone or in place (renamed) when this returns.
+  const ScopedTemporary interrupted(tmp);
+  if (Status s = fill(tmp); !s) {
+    removeTree(tmp);
+    return s;
+  }
+  // mkdtemp makes the directory 0700; give it the mode mkdir would.
+  if (::chmod(tmp.c_str(), 0777 & ~currentUmask()) != 0 ||
+      !syncDirectory(tmp)) {
+    Status s = fail("cannot finish the temporary directory: " + errnoText());
+    removeTree(tmp);
+    return s;
+  }
+
+  // Into place: renamed onto a free name, or exchanged atomically with the
+  // package there, which is then removed. Another compile to the same
+  // output may put a package there or take it away meanwhile: the last
+  // writer wins, and a reader never finds the name missing or half written.
+  struct stat st;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    if (::lstat(dir.c_str(), &st) != 0 && errno == ENOENT) {
+      if (::rename(tmp.c_str(), dir.c_str()) == 0)
+        break;
+      if (errno == EEXIST || errno == ENOTEMPTY)
+        continue; // created meanwhile: exchange with it
+      Status s = fail("cannot rename the temporary directory into place: " +
+                      errnoText());
+      removeTree(tmp);
+      return s;
+    }
+    if (Status s = checkPackageDestination(dir); !s) {
+      removeTree(tmp);
+      return s;
+    }
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(),
+                    RENAME_EXCHANGE) == 0) {
+      removeTree(tmp); // now the old package
+      break;
+    }
+    if (errno == ENOENT)
+      continue; // removed meanwhile: rename onto the free name
+    if (errno != EINVAL && errno != ENOSYS) {
+      Status s = fail("cannot exchange the new package with the old one: " +
+                      errnoText());
+      removeTree(tmp);
+      return s;
+    }
+    // A file system without atomic exchange: move the old package aside
+    // (a reader may find the name missing for a moment).
+    if (Status s = replaceThroughAside(dir, tmp, parent, base); !s)
+      return s;
+    break;
+  }
+  if (::lstat(tmp.c_str(), &st) == 0) {
+    removeTree(tmp);
+    return fail("another compile kept replacing it; gave up after 16 tries");
+  }
+  if (!syncDirectory(parent))
+    return fail("cannot sync the parent directory: " + errnoText());
+  return Status::ok();
+}
+
 } // namespace
 
 Status spperm::checkPackageDestination(const std::string &dirArg) {
@@ -718,79 +807,86 @@ Status spperm::writePackage(const std::string &dirArg,
   if (Status s = checkShards(layers); !s)
     return fail(s.message());
 
-  // The destination must be free, or a package we may replace (checked
-  // again when it is replaced).
-  if (Status s = checkPackageDestination(dir); !s)
-    return s;
+  return writeThroughTemporary(dir, [&](const std::string &tmp) {
+    return writePackageFiles(tmp, layers, options);
+  });
+}
 
-  // The writer's pid in the name: a later compile of the same output
-  // removes the directories of writers that no longer run
-  // (sweepStaleTemporaries).
-  sweepStaleTemporaries(parent, base);
-  std::string tmp = parent + "/." + base + ".tmp-" +
-                    std::to_string(::getpid()) + "-XXXXXX";
-  if (!::mkdtemp(tmp.data()))
-    return fail("cannot create a temporary directory beside it: " +
-                errnoText());
-  // Removed if the tool is interrupted (Interrupt.h); whatever happens
-  // below, it is gone or in place (renamed) when this returns.
-  const ScopedTemporary interrupted(tmp);
-  if (Status s = writePackageFiles(tmp, layers, options); !s) {
-    removeTree(tmp);
-    return s;
-  }
-  // mkdtemp makes the directory 0700; give it the mode mkdir would.
-  if (::chmod(tmp.c_str(), 0777 & ~currentUmask()) != 0 ||
-      !syncDirectory(tmp)) {
-    Status s = fail("cannot finish the temporary directory: " + errnoText());
-    removeTree(tmp);
-    return s;
-  }
-
-  // Into place: renamed onto a free name, or exchanged atomically with the
-  // package there, which is then removed. Another compile to the same
-  // output may put a package there or take it away meanwhile: the last
-  // writer wins, and a reader never finds the name missing or half written.
+namespace {
+/// Copies the regular file `from` to the new file `to`, synced.
+Status copyFileSynced(const std::string &from, const std::string &to) {
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (in < 0)
+    return Status::error(from + ": cannot open: " + errnoText());
   struct stat st;
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    if (::lstat(dir.c_str(), &st) != 0 && errno == ENOENT) {
-      if (::rename(tmp.c_str(), dir.c_str()) == 0)
-        break;
-      if (errno == EEXIST || errno == ENOTEMPTY)
-        continue; // created meanwhile: exchange with it
-      Status s = fail("cannot rename the temporary directory into place: " +
-                      errnoText());
-      removeTree(tmp);
-      return s;
-    }
-    if (Status s = checkPackageDestination(dir); !s) {
-      removeTree(tmp);
-      return s;
-    }
-    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(),
-                    RENAME_EXCHANGE) == 0) {
-      removeTree(tmp); // now the old package
+  if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(in);
+    return Status::error(from + ": not a regular file");
+  }
+  const int out =
+      ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (out < 0) {
+    Status s = Status::error(to + ": cannot create: " + errnoText());
+    ::close(in);
+    return s;
+  }
+  std::unique_ptr<char[]> chunk(new char[kChunkBytes]);
+  std::string why;
+  for (;;) {
+    const ssize_t n = ::read(in, chunk.get(), kChunkBytes);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      why = from + ": cannot read: " + errnoText();
       break;
     }
-    if (errno == ENOENT)
-      continue; // removed meanwhile: rename onto the free name
-    if (errno != EINVAL && errno != ENOSYS) {
-      Status s = fail("cannot exchange the new package with the old one: " +
-                      errnoText());
-      removeTree(tmp);
-      return s;
+    if (n == 0)
+      break;
+    for (ssize_t done = 0; done < n && why.empty();) {
+      const ssize_t w = ::write(out, chunk.get() + done, n - done);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        why = to + ": cannot write: " + errnoText();
+      else
+        done += w;
     }
-    // A file system without atomic exchange: move the old package aside
-    // (a reader may find the name missing for a moment).
-    if (Status s = replaceThroughAside(dir, tmp, parent, base); !s)
-      return s;
-    break;
+    if (!why.empty())
+      break;
   }
-  if (::lstat(tmp.c_str(), &st) == 0) {
-    removeTree(tmp);
-    return fail("another compile kept replacing it; gave up after 16 tries");
-  }
-  if (!syncDirectory(parent))
-    return fail("cannot sync the parent directory: " + errnoText());
-  return Status::ok();
+  if (why.empty() && ::fsync(out) != 0)
+    why = to + ": cannot write: " + errnoText();
+  ::close(in);
+  if (::close(out) != 0 && why.empty())
+    why = to + ": cannot write: " + errnoText();
+  return why.empty() ? Status::ok() : Status::error(why);
+}
+} // namespace
+
+Status spperm::copyPackageDirectory(const std::string &sourceArg,
+                                    const std::string &dirArg) {
+  const std::string source = trimSlashes(sourceArg);
+  const std::string dir = trimSlashes(dirArg);
+  if (dir.empty())
+    return Status::error("the package directory name is empty");
+  auto [parent, base] = splitPath(dir);
+  if (base.empty() || base == "." || base == "..")
+    return Status::error(dir + ": not a usable package directory name");
+  struct stat st;
+  if (::stat((source + "/" + kManifestFile).c_str(), &st) != 0 ||
+      !S_ISREG(st.st_mode))
+    return Status::error(source + ": not a spperm package (no " +
+                         std::string(kManifestFile) + ")");
+  return writeThroughTemporary(dir, [&](const std::string &tmp) -> Status {
+    std::error_code ec;
+    for (auto it = std::filesystem::directory_iterator(source, ec);
+         !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (Status s = copyFileSynced(source + "/" + name, tmp + "/" + name); !s)
+        return s;
+    }
+    if (ec)
+      return Status::error(source + ": cannot list: " + ec.message());
+    return Status::ok();
+  });
 }

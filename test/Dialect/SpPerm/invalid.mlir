@@ -308,6 +308,14 @@ func.func @load_empty_path() {
 
 // -----
 
+func.func @load_path_with_nul() {
+  // expected-error@+1 {{'spperm.load' op file path contains a NUL character}}
+  %0 = spperm.load "a.mtx\00x" : !spperm.matrix<4x4xf32, #spperm.csr>
+  return
+}
+
+// -----
+
 func.func @load_bad_values() {
   // expected-error@+1 {{'spperm.load' op invalid --values 'random:x'}}
   %0 = spperm.load "a.mtx" {values = "random:x"} : !spperm.matrix<4x4xf32, #spperm.csr>

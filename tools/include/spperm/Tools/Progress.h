@@ -18,7 +18,8 @@ namespace spperm {
 
 /// The threshold of long stages, in seconds: 1, or $SPPERM_PROGRESS_SECONDS
 /// (the tests set 0 to see every stage, or a large value to see none). Fails
-/// with a one-line `error` when the variable is not a number of seconds >= 0.
+/// with a one-line `error` when the variable is not a number of seconds in
+/// [0, 1e9].
 bool progressThreshold(double &seconds, std::string &error);
 
 /// Progress on stderr for stages that take long: a watcher thread announces

@@ -302,6 +302,12 @@ Status selectShard(Package &package, int32_t rank, int32_t ranks);
 /// replace; else the error writePackage would give.
 Status checkPackageDestination(const std::string &dir);
 
+/// Copies the package directory `source` (its files, as they are) to `dir`
+/// as writePackage writes one: atomically, replacing a package there (or
+/// refusing what checkPackageDestination refuses); a failed copy leaves
+/// what was there.
+Status copyPackageDirectory(const std::string &source, const std::string &dir);
+
 /// Writes `layers` to the directory `dir` (which must not exist, or is
 /// replaced when it is a package directory), atomically.
 Status writePackage(const std::string &dir,
