@@ -515,6 +515,52 @@ TEST(PackageTest, ReplacesAPackageButNothingElse) {
   EXPECT_EQ(readWholeFile(dir.path("file")), "x");
 }
 
+TEST(PackageTest, CopiesAPackageAsTheWriterWritesOne) {
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(20, 20, 0.2, 8);
+  std::vector<PackageLayer> one = {
+      makeLayer("a", m, Strategy::Identity, FormatKind::Csr)};
+  std::vector<PackageLayer> two = {
+      makeLayer("b", m, Strategy::Lpt, FormatKind::Bell)};
+  ASSERT_TRUE(writePackage(dir.path("src.spp"), one, PackageOptions()));
+  ASSERT_TRUE(writePackage(dir.path("dst.spp"), two, PackageOptions()));
+  // A stale temporary directory of a writer that no longer runs is swept.
+  std::filesystem::create_directory(dir.path(".dst.spp.tmp-999999999-abc"));
+  ASSERT_TRUE(copyPackageDirectory(dir.path("src.spp"), dir.path("dst.spp/")));
+  EXPECT_EQ(readWholeFile(dir.path("dst.spp/manifest.json")),
+            readWholeFile(dir.path("src.spp/manifest.json")));
+  EXPECT_EQ(readWholeFile(dir.path("dst.spp/data.bin")),
+            readWholeFile(dir.path("src.spp/data.bin")));
+  StatusOr<Package> read = readPackage(dir.path("dst.spp"));
+  ASSERT_TRUE(read) << read.message();
+  EXPECT_EQ(read->layers.at(0).name, "a");
+  size_t entries = 0;
+  for (const auto &e : std::filesystem::directory_iterator(dir.root())) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 2u); // src.spp and dst.spp only
+
+  // Not from a non-package, not over a non-package, not inside a package.
+  std::filesystem::create_directory(dir.path("other"));
+  writeBytes(dir.path("other/keep.txt"), "x");
+  Status s = copyPackageDirectory(dir.path("other"), dir.path("new.spp"));
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("not a spperm package"), std::string::npos);
+  s = copyPackageDirectory(dir.path("src.spp"), dir.path("other"));
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("is not a spperm package"), std::string::npos);
+  EXPECT_EQ(readWholeFile(dir.path("other/keep.txt")), "x");
+  s = copyPackageDirectory(dir.path("src.spp"), dir.path("dst.spp/in.spp"));
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("is inside the package"), std::string::npos);
+  EXPECT_FALSE(exists(dir.path("dst.spp/in.spp")));
+  // A compile's writer refuses the inside of a package too.
+  s = writePackage(dir.path("dst.spp/in.spp"), one, PackageOptions());
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("is inside the package"), std::string::npos);
+}
+
 TEST(PackageTest, WriterRefusesBadInput) {
   ScratchDir dir;
   CsrMatrix m = generateUniform(20, 20, 0.2, 7);
