@@ -23,8 +23,13 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -38,14 +43,45 @@ using Options = std::vector<std::pair<std::string, std::string>>;
 
 /// Runs the compiler; its errors become one CompileError whose message is
 /// the first line (the cause) followed by the others. Returns the stage
-/// times.
+/// times. The compile runs on a thread of its own while this one, holding
+/// the GIL every 50 ms, lets Python's signal handlers run: a Ctrl-C
+/// (KeyboardInterrupt, or any exception a handler raises) stops the compile
+/// at its next pass (CompileRequest::interrupted), which writes nothing,
+/// and is raised here.
 std::vector<std::pair<std::string, double>> run(CompileRequest request) {
   CompileResult result;
-  bool ok;
+  std::atomic<bool> stop{false};
+  request.interrupted = [&stop] { return stop.load(); };
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false, ok = false;
+  std::thread worker([&] {
+    bool compiled = compilePackage(std::move(request), result);
+    std::lock_guard<std::mutex> lock(m);
+    ok = compiled;
+    done = true;
+    cv.notify_one();
+  });
+  bool signalled = false;
+  for (;;) {
+    {
+      nb::gil_scoped_release release;
+      std::unique_lock<std::mutex> lock(m);
+      cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; });
+      if (done)
+        break;
+    }
+    if (!signalled && PyErr_CheckSignals() != 0) {
+      signalled = true; // the handler's exception is now pending
+      stop = true;
+    }
+  }
   {
     nb::gil_scoped_release release;
-    ok = compilePackage(std::move(request), result);
+    worker.join();
   }
+  if (signalled)
+    throw nb::python_error();
   if (!ok) {
     std::string message;
     for (const std::string &line : result.errors)

@@ -426,3 +426,33 @@ def test_save_is_the_writers_atomic_replace(tmp_path):
     saved = spperm.load(dest)
     saved.save(dest)
     check_product(spperm.load(dest, device="cpu"), a)
+
+
+def test_ctrl_c_stops_a_compile_and_writes_nothing(tmp_path):
+    """A SIGINT during spperm.compile raises KeyboardInterrupt at the
+    compile's next pass, not after the whole compile,
+    and writes nothing."""
+    import signal
+    import threading
+    import time
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    n = 60000  # 10 entries a row: about 2.5 s to compile on 2 cores
+    rng = np.random.default_rng(1)
+    a = sp.csr_matrix((rng.random(10 * n, dtype=np.float32),
+                       rng.integers(0, n, 10 * n),
+                       np.arange(0, 10 * n + 1, 10)), shape=(n, n))
+    out = tmp_path / "a.spp"
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            spperm.compile(a, output=out)
+    finally:
+        timer.cancel()
+    # Stopped before the package was written (an uninterrupted compile
+    # writes it), within a pass's time of the signal.
+    assert not out.exists() and os.listdir(tmp_path) == []
+    assert time.perf_counter() - start < 60

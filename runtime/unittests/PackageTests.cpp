@@ -29,6 +29,10 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 using namespace spperm;
 using namespace spperm::test;
 
@@ -559,6 +563,25 @@ TEST(PackageTest, CopiesAPackageAsTheWriterWritesOne) {
   s = writePackage(dir.path("dst.spp/in.spp"), one, PackageOptions());
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("is inside the package"), std::string::npos);
+}
+
+TEST(PackageTest, SweepLeavesALockedTemporaryAlone) {
+  // A writer in another PID namespace: its PID does not run here, but it
+  // holds its temporary directory's flock while it writes.
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(20, 20, 0.2, 9);
+  std::vector<PackageLayer> one = {
+      makeLayer("a", m, Strategy::Identity, FormatKind::Csr)};
+  const std::string live = dir.path(".p.spp.tmp-999999999-live");
+  std::filesystem::create_directory(live);
+  const int fd = ::open(live.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  ASSERT_TRUE(writePackage(dir.path("p.spp"), one, PackageOptions()));
+  EXPECT_TRUE(exists(live));
+  ::close(fd); // the writer is gone: the next write sweeps it
+  ASSERT_TRUE(writePackage(dir.path("p.spp"), one, PackageOptions()));
+  EXPECT_FALSE(exists(live));
 }
 
 TEST(PackageTest, WriterRefusesBadInput) {

@@ -167,6 +167,23 @@ struct SeedMatrixCache
   const MatrixCache *&cache;
 };
 
+/// Fails the compile once `interrupted` says so (CompileRequest), between
+/// two passes.
+struct CheckInterrupted
+    : public PassWrapper<CheckInterrupted, OperationPass<ModuleOp>> {
+  explicit CheckInterrupted(const std::function<bool()> &interrupted)
+      : interrupted(interrupted) {}
+  StringRef getArgument() const final { return "spperm-compile-interrupt"; }
+  void runOnOperation() override {
+    markAllAnalysesPreserved();
+    if (!interrupted())
+      return;
+    getOperation().emitError("interrupted");
+    signalPassFailure();
+  }
+  const std::function<bool()> &interrupted;
+};
+
 /// What the package needs of a compilation, besides the layers.
 struct CollectOptions {
   std::string baseDir;
@@ -468,7 +485,7 @@ struct StageTimer : public PassInstrumentation {
       return {"codegen", "generating kernels"};
     if (arg == "spperm-compile-collect")
       return {"hash", "collecting the layers (sha256 of the sources)"};
-    if (arg == "spperm-compile-seed")
+    if (arg == "spperm-compile-seed" || arg == "spperm-compile-interrupt")
       return {"", ""};
     return {"ptx", "lowering the kernels to PTX"};
   }
@@ -652,6 +669,9 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     errors.push_back(std::move(message));
     return false;
   };
+  auto interrupted = [&] {
+    return request.interrupted && request.interrupted();
+  };
   MLIRContext ctx(compilerRegistry());
   ctx.loadDialect<SpPermDialect, func::FuncDialect, tensor::TensorDialect,
                   arith::ArithDialect>();
@@ -767,6 +787,8 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
                                        : request.layerName;
     }
     times.add("read", since(start));
+    if (interrupted())
+      return fail("interrupted");
     auto typeNamed = [&](const std::string &name) -> Type {
       return name == "f16"    ? Type(Float16Type::get(&ctx))
              : name == "bf16" ? Type(BFloat16Type::get(&ctx))
@@ -787,13 +809,19 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
       std::make_unique<StageTimer>(times, *module, !mlirInput, cache));
   pm.addPass(std::make_unique<SeedMatrixCache>(matrixPath, request.values,
                                                matrix, cache));
-  buildSpPermKernelPipeline(pm, pipeline);
+  auto checkInterrupted = [&](OpPassManager &p) {
+    if (request.interrupted)
+      p.addPass(std::make_unique<CheckInterrupted>(request.interrupted));
+  };
+  checkInterrupted(pm);
+  buildSpPermKernelPipeline(pm, pipeline, checkInterrupted);
   CollectOptions collect;
   collect.baseDir = pipeline.baseDir;
   collect.libraryCheck = !pipeline.noLibraryCheck;
   collect.sizeBudget = request.sizeBudget;
   pm.addPass(std::make_unique<CollectLayers>(collect, layers));
   pm.addPass(std::make_unique<EraseUnlaunchedKernels>(layers));
+  checkInterrupted(pm);
   buildGpuToBinaryPipeline(pm, pipeline.target);
   if (failed(pm.run(*module)))
     return errors.empty() ? fail(inputName + ": compilation failed") : false;
@@ -801,6 +829,8 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
   // CUDA path, say) fails the compile before anything is written.
   if (!errors.empty())
     return false;
+  if (interrupted())
+    return fail("interrupted");
 
   ::spperm::PackageOptions popts;
   popts.target = pipeline.target;
@@ -817,6 +847,8 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     return fail(cubin.message());
   popts.cubin = std::move(*cubin);
   times.add("cubin", since(start));
+  if (interrupted())
+    return fail("interrupted");
 
   popts.externalData = request.data == "external";
   popts.rebuildAlternatives = !request.storeAlternatives;

@@ -79,8 +79,14 @@ void mlir::spperm::buildSpPermPipeline(OpPassManager &pm,
   buildGpuToBinaryPipeline(pm, o.target);
 }
 
-void mlir::spperm::buildSpPermKernelPipeline(OpPassManager &pm,
-                                             const SpPermPipelineOptions &o) {
+void mlir::spperm::buildSpPermKernelPipeline(
+    OpPassManager &pm, const SpPermPipelineOptions &o,
+    llvm::function_ref<void(OpPassManager &)> afterEachPass) {
+  auto addPass = [&](std::unique_ptr<Pass> pass) {
+    pm.addPass(std::move(pass));
+    if (afterEachPass)
+      afterEachPass(pm);
+  };
   std::optional<::spperm::Strategy> fixedStrategy =
       getFixedStrategy(o.strategy);
   const bool fixedFormat = o.format != FormatOption::Keep &&
@@ -97,14 +103,14 @@ void mlir::spperm::buildSpPermKernelPipeline(OpPassManager &pm,
     shard.shards = o.shards;
     shard.cut = o.shardCut;
     shard.baseDir = o.baseDir;
-    pm.addPass(createSpPermShardRows(shard));
+    addPass(createSpPermShardRows(shard));
   }
   if (selecting && !(fixedStrategy && fixedFormat)) {
     SpPermExtractFeaturesOptions extract;
     extract.baseDir = o.baseDir;
     extract.warps = o.warps;
     extract.lineWidth = o.line;
-    pm.addPass(createSpPermExtractFeatures(extract));
+    addPass(createSpPermExtractFeatures(extract));
   }
   if (selecting) {
     SpPermSelectOptions select;
@@ -118,10 +124,10 @@ void mlir::spperm::buildSpPermKernelPipeline(OpPassManager &pm,
                                     : StrategyOption::Auto;
     select.format = fixedFormat ? o.format.getValue() : FormatOption::Auto;
     select.k = o.k > 0 ? o.k : 32;
-    pm.addPass(createSpPermSelect(select));
+    addPass(createSpPermSelect(select));
     // The shortlist's runner-ups become layers of their own (spperm-compile
     // packages them as their layer's alternatives).
-    pm.addPass(createSpPermExpandAlternatives());
+    addPass(createSpPermExpandAlternatives());
   }
   if (selecting || o.strategy != StrategyOption::Keep) {
     SpPermPermuteRowsOptions permute;
@@ -132,7 +138,7 @@ void mlir::spperm::buildSpPermKernelPipeline(OpPassManager &pm,
       permute.tau = o.tau;
       permute.alpha = o.alpha;
     }
-    pm.addPass(createSpPermPermuteRows(permute));
+    addPass(createSpPermPermuteRows(permute));
   }
   if (selecting || o.format != FormatOption::Keep) {
     SpPermConvertFormatOptions convert;
@@ -143,13 +149,13 @@ void mlir::spperm::buildSpPermKernelPipeline(OpPassManager &pm,
     convert.rowBlock = o.rowBlock;
     convert.colBlock = o.colBlock;
     convert.baseDir = o.baseDir;
-    pm.addPass(createSpPermConvertFormat(convert));
+    addPass(createSpPermConvertFormat(convert));
   }
   // Layers with dense blocks get a 3xTF32 twin for the runtime to time
   // beside the shortlist (docs/Kernels.md, `bell-3xtf32`).
   if (selecting && !o.noLibraryCheck && o.maxVariants != 1 &&
       o.precision == Precision::F32 && !o.noTensorCoreAlternatives)
-    pm.addPass(createSpPermTensorCoreAlternatives());
+    addPass(createSpPermTensorCoreAlternatives());
   SpPermLowerToGPUOptions lower;
   lower.threads = o.threads;
   lower.baseDir = o.baseDir;
@@ -163,7 +169,7 @@ void mlir::spperm::buildSpPermKernelPipeline(OpPassManager &pm,
   lower.rowWindows = o.rowWindows;
   lower.narrowIndices = o.narrowIndices;
   lower.inPlaceB = o.inPlaceB;
-  pm.addPass(createSpPermLowerToGPU(lower));
+  addPass(createSpPermLowerToGPU(lower));
 }
 
 void mlir::spperm::registerSpPermPipeline() {

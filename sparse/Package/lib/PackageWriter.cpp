@@ -30,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <type_traits>
 #include <unistd.h>
@@ -71,8 +72,19 @@ void sweepStaleTemporaries(const std::string &parent, const std::string &base) {
           digits.find_first_not_of("0123456789") != std::string::npos)
         continue;
       const pid_t pid = static_cast<pid_t>(std::stol(digits));
-      if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH)
-        removeTree(it->path().string());
+      if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH)
+        continue;
+      // A writer in another PID namespace may have a PID that does not run
+      // here: its temporary directory holds its flock while it writes.
+      const std::string path = it->path().string();
+      const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(fd);
+        continue;
+      }
+      removeTree(path);
+      if (fd >= 0)
+        ::close(fd);
     }
   }
 }
@@ -671,6 +683,17 @@ Status writeThroughTemporary(
   if (!::mkdtemp(tmp.data()))
     return fail("cannot create a temporary directory beside it: " +
                 errnoText());
+  // Locked while it is written, so that no sweep removes it
+  // (sweepStaleTemporaries); the lock goes with the descriptor.
+  struct Lock {
+    int fd;
+    ~Lock() {
+      if (fd >= 0)
+        ::close(fd);
+    }
+  } lock{::open(tmp.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (lock.fd >= 0)
+    ::flock(lock.fd, LOCK_EX);
   // Removed if the tool is interrupted (Interrupt.h); whatever happens
   // below, it is gone or in place (renamed) when this returns.
   const ScopedTemporary interrupted(tmp);

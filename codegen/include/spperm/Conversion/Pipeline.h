@@ -249,9 +249,11 @@ void buildSpPermPipeline(OpPassManager &pm,
 /// buildSpPermPipeline without the upstream lowering to a gpu.binary: up
 /// to spperm-lower-to-gpu, whose gpu.module a caller may still edit (as
 /// spperm-compile does, removing the kernels no packaged variant launches)
-/// before buildGpuToBinaryPipeline.
-void buildSpPermKernelPipeline(OpPassManager &pm,
-                               const SpPermPipelineOptions &options);
+/// before buildGpuToBinaryPipeline. `afterEachPass`, when given, is called
+/// after each pass is added (spperm-compile adds its interruption check).
+void buildSpPermKernelPipeline(
+    OpPassManager &pm, const SpPermPipelineOptions &options,
+    llvm::function_ref<void(OpPassManager &)> afterEachPass = nullptr);
 
 /// Registers `spperm-pipeline` (options checked by verifyPipelineOptions).
 void registerSpPermPipeline();

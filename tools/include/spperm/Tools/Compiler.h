@@ -19,6 +19,7 @@
 #include "spperm/Sparse/CsrMatrix.h"
 #include "spperm/Tools/Report.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -71,6 +72,10 @@ struct CompileRequest {
   /// Progress lines on stderr for long stages, prefixed with `tool`.
   bool progress = false;
   std::string tool = "spperm-compile";
+  /// Polled between the compile's stages and after each of its passes (may
+  /// be empty): once it returns true the compile stops and fails with the
+  /// error "interrupted", writing nothing (the Python module's Ctrl-C).
+  std::function<bool()> interrupted;
 };
 
 /// What a compilation reports besides the package.
