@@ -450,6 +450,8 @@ NB_MODULE(_core, m) {
   m.def(
       "copy_package",
       [](const std::string &source, const std::string &path) {
+        // A destination refused is the caller's mistake (InvalidArgument);
+        // checked here too so that only the copy's failures are I/O errors.
         if (Status s = checkPackageDestination(path); !s)
           throw Error(SPRT_ERROR_INVALID_ARGUMENT, s.message());
         Status s = Status::ok();

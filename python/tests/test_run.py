@@ -119,7 +119,8 @@ def test_packages_are_not_pickled(small_package, tmp_path):
         pickle.dumps(pkg)
     with pytest.raises(spperm.UnsupportedError, match="spperm.load"):
         copy.deepcopy(pkg)
-    with pytest.raises(spperm.PackageIOError, match="cannot create a temporary directory beside it"):
+    with pytest.raises(spperm.PackageIOError,
+                       match="cannot create a temporary directory beside it"):
         pkg.save(tmp_path / "no" / "such" / "dir" / "p.spp")
 
 

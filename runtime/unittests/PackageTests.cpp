@@ -483,6 +483,13 @@ TEST(PackageTest, AlternativesRoundTrip) {
   }
 }
 
+/// How many entries the directory `path` holds.
+size_t entriesIn(const std::string &path) {
+  return static_cast<size_t>(
+      std::distance(std::filesystem::directory_iterator(path),
+                    std::filesystem::directory_iterator()));
+}
+
 TEST(PackageTest, ReplacesAPackageButNothingElse) {
   ScratchDir dir;
   CsrMatrix m = generateUniform(20, 20, 0.2, 7);
@@ -500,12 +507,7 @@ TEST(PackageTest, ReplacesAPackageButNothingElse) {
   EXPECT_EQ(read->layers[0].name, "b");
   // Nothing of the old package, and no temporary directory, is left.
   EXPECT_FALSE(exists(dir.path("p.spp/kernels.ptx")));
-  size_t entries = 0;
-  for (const auto &e : std::filesystem::directory_iterator(dir.root())) {
-    (void)e;
-    ++entries;
-  }
-  EXPECT_EQ(entries, 1u);
+  EXPECT_EQ(entriesIn(dir.root()), 1u);
 
   // A directory that is not a package, and a file, are not replaced.
   std::filesystem::create_directory(dir.path("other"));
@@ -538,12 +540,7 @@ TEST(PackageTest, CopiesAPackageAsTheWriterWritesOne) {
   StatusOr<Package> read = readPackage(dir.path("dst.spp"));
   ASSERT_TRUE(read) << read.message();
   EXPECT_EQ(read->layers.at(0).name, "a");
-  size_t entries = 0;
-  for (const auto &e : std::filesystem::directory_iterator(dir.root())) {
-    (void)e;
-    ++entries;
-  }
-  EXPECT_EQ(entries, 2u); // src.spp and dst.spp only
+  EXPECT_EQ(entriesIn(dir.root()), 2u); // src.spp and dst.spp only
 
   // Not from a non-package, not over a non-package, not inside a package.
   std::filesystem::create_directory(dir.path("other"));

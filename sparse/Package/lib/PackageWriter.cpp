@@ -218,6 +218,33 @@ Status writeWholeFile(const std::string &path, const std::string &bytes) {
   return w.finish();
 }
 
+/// Copies the regular file `from` to the new file `to`, synced.
+Status copyFileSynced(const std::string &from, const std::string &to) {
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (in < 0)
+    return Status::error(from + ": cannot open: " + errnoText());
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{in};
+  struct stat st;
+  if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode))
+    return Status::error(from + ": not a regular file");
+  FileWriter out(to);
+  std::unique_ptr<char[]> chunk(new char[kChunkBytes]);
+  while (out.ok()) {
+    const ssize_t n = ::read(in, chunk.get(), kChunkBytes);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return Status::error(from + ": cannot read: " + errnoText());
+    if (n == 0)
+      break;
+    out.write(chunk.get(), static_cast<size_t>(n));
+  }
+  return out.finish();
+}
+
 /// Checks a layer before anything is written.
 /// Checks one kernel launch of `layer` (names, launch dimensions, K
 /// condition, and the arguments of a variant's kernel); `where` starts the
@@ -834,57 +861,6 @@ Status spperm::writePackage(const std::string &dirArg,
     return writePackageFiles(tmp, layers, options);
   });
 }
-
-namespace {
-/// Copies the regular file `from` to the new file `to`, synced.
-Status copyFileSynced(const std::string &from, const std::string &to) {
-  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (in < 0)
-    return Status::error(from + ": cannot open: " + errnoText());
-  struct stat st;
-  if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(in);
-    return Status::error(from + ": not a regular file");
-  }
-  const int out =
-      ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (out < 0) {
-    Status s = Status::error(to + ": cannot create: " + errnoText());
-    ::close(in);
-    return s;
-  }
-  std::unique_ptr<char[]> chunk(new char[kChunkBytes]);
-  std::string why;
-  for (;;) {
-    const ssize_t n = ::read(in, chunk.get(), kChunkBytes);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      why = from + ": cannot read: " + errnoText();
-      break;
-    }
-    if (n == 0)
-      break;
-    for (ssize_t done = 0; done < n && why.empty();) {
-      const ssize_t w = ::write(out, chunk.get() + done, n - done);
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
-        why = to + ": cannot write: " + errnoText();
-      else
-        done += w;
-    }
-    if (!why.empty())
-      break;
-  }
-  if (why.empty() && ::fsync(out) != 0)
-    why = to + ": cannot write: " + errnoText();
-  ::close(in);
-  if (::close(out) != 0 && why.empty())
-    why = to + ": cannot write: " + errnoText();
-  return why.empty() ? Status::ok() : Status::error(why);
-}
-} // namespace
 
 Status spperm::copyPackageDirectory(const std::string &sourceArg,
                                     const std::string &dirArg) {
