@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import operator
 import os
 import shutil
 import tempfile
@@ -129,10 +130,25 @@ def _empty(like: Any, kind: str, rows: int, k: int,
 def _stream(b: Any, kind: str, stream: Any) -> int:
     """The CUDA stream to run on, as an integer (0: the legacy default)."""
     if stream is not None:
+        handle = stream
         for attr in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy Stream
             if hasattr(stream, attr):
-                return int(getattr(stream, attr))
-        return int(stream)
+                handle = getattr(stream, attr)
+                break
+        try:
+            if isinstance(handle, bool):
+                raise TypeError
+            value = operator.index(handle)
+        except TypeError:
+            raise TypeError(
+                "stream must be a torch.cuda.Stream, a cupy.cuda.Stream or "
+                f"a cudaStream_t as an integer, got {type(stream).__name__}"
+            ) from None
+        if not 0 <= value < 1 << 64:
+            raise InvalidArgumentError(
+                f"stream handle {value} is not a cudaStream_t (an unsigned "
+                "64-bit address)")
+        return value
     if kind == "torch" and b.is_cuda:
         import torch
 
@@ -397,6 +413,8 @@ class Layer:
         as ``spperm-run --bench``: None (what ``__call__`` runs),
         ``"cusparse-spmm-default"``, ``"spperm:N"``, ... (docs/RuntimeABI.md,
         ``sprt_spmm_time``)."""
+        warmup = _count("warmup", warmup, 0)
+        runs = _count("runs", runs, 1)
         kind, device, out = self._operands(b, out)
         runtime = self._package._runtime(device)
         return list(runtime.time(self.index, variant, b, out,
@@ -521,12 +539,39 @@ class Package:
 
 def _path_text(path: Any) -> str:
     """A path argument (str, bytes or os.PathLike) as text; one with a NUL
-    is refused (the file system would read it as a shorter path)."""
+    is refused (the file system would read it as a shorter path), and so is
+    one that is not UTF-8 (the library takes UTF-8 file names)."""
     text = os.fsdecode(path)
+    return _plain_text(text, f"path {text!r}",
+                       " (spperm takes UTF-8 file names; rename the file)")
+
+
+def _plain_text(text: str, shown: str, hint: str = "") -> str:
+    """`text` as the library takes it: UTF-8 without NUL; `shown` names it
+    in the error."""
     if "\0" in text:
+        raise InvalidArgumentError(f"{shown} contains a NUL character")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
         raise InvalidArgumentError(
-            f"path {text!r} contains a NUL character")
+            f"{shown} is not valid UTF-8{hint}") from None
     return text
+
+
+def _count(name: str, value: Any, least: int) -> int:
+    """An integer argument in [least, 2^31 - 1] (the runtime's int32)."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got "
+                        f"{type(value).__name__}") from None
+    if not least <= value <= (1 << 31) - 1:
+        raise InvalidArgumentError(
+            f"{name} must be in [{least}, 2^31 - 1], got {value}")
+    return value
 
 
 def load(path: Union[str, "os.PathLike[str]"], *,
@@ -560,7 +605,8 @@ def _tuning(options: Dict[str, Any]) -> List[tuple]:
                 f"compilation options; write --{name} as {key}=)")
         if known[name] and value is False:
             continue
-        tuning.append((name, _option_value(value)))
+        text = _option_value(value)
+        tuning.append((name, _plain_text(text, f"{key}={text!r}")))
     return tuning
 
 

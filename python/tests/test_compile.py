@@ -124,7 +124,7 @@ def test_options_and_k():
     (dict(values="ones"), "values= and data= apply to matrix files"),
     (dict(name="not a name"), "must match"),
     # Control characters are escaped: the message stays one line.
-    (dict(name="a\nb"), r"^layer name 'a\\0Ab' must match [^\n]*$"),
+    (dict(name="a\nb"), r"^layer name 'a\\x0ab' must match [^\n]*$"),
 ])
 def test_option_errors(kwargs, message):
     with pytest.raises(spperm.CompileError, match=message):
@@ -330,11 +330,11 @@ def test_mlir_layer_names(tmp_path):
     # A function name a package cannot hold is refused at the function, in
     # one line, before any work.
     with pytest.raises(spperm.CompileError,
-                       match=r"^[^\n]*named\.mlir:2:1: layer name 'fc\\0A1' "
+                       match=r"^[^\n]*named\.mlir:2:1: layer name 'fc\\x0a1' "
                              r"must be 1 to 1024 bytes of UTF-8 text without "
                              r"control characters$"):
         spperm.compile(_module(tmp_path, '"fc\\0A1"'))
-    with pytest.raises(spperm.CompileError, match=r"layer name 'x{64}'\.\.\. "):
+    with pytest.raises(spperm.CompileError, match=r"layer name 'x{200}'\.\.\. "):
         spperm.compile(_module(tmp_path, "x" * 2000))
     # Any other UTF-8 text is a name, as the package format allows.
     pkg = spperm.compile(_module(tmp_path, '"fc 1"'))
@@ -388,6 +388,15 @@ def test_paths_with_nul_and_bad_out(tmp_path):
         spperm.load(str(tmp_path / "a.spp") + "\0garbage")
     with pytest.raises(spperm.InvalidArgumentError, match="NUL"):
         pkg.save(str(tmp_path / "b.spp") + "\0x")
+    # A file name that is not UTF-8 (undecodable bytes, as os.fsdecode
+    # gives them) is refused by name, not by the binding.
+    with pytest.raises(spperm.InvalidArgumentError, match="not valid UTF-8"):
+        spperm.load(str(tmp_path / "a\udcff.spp"))
+    with pytest.raises(spperm.InvalidArgumentError, match="not valid UTF-8"):
+        pkg.save(os.fsencode(tmp_path) + b"/\xff.spp")
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="model=.* is not valid UTF-8"):
+        spperm.compile(a, model=str(tmp_path / "m\udcff.json"))
     b = np.ones((20, 4), dtype=np.float32)
     with pytest.raises(spperm.InvalidArgumentError, match="out must be 2-D"):
         pkg(b, out=np.empty(20 * 4, dtype=np.float32))

@@ -2,6 +2,7 @@
 arrays, the GPU on torch CUDA tensors and CuPy arrays, and the errors."""
 
 import os
+import re
 import threading
 
 import numpy as np
@@ -469,6 +470,30 @@ def test_cpu_time_variants():
         pkg[0].time(b, variant="spperm:1")
     with pytest.raises(spperm.UnsupportedError, match="'bogus' is unknown"):
         pkg[0].time(b, variant="bogus")
+
+
+def test_time_counts_and_streams_are_checked():
+    """Counts past the runtime's int32 and streams that are no stream get
+    the package's own words, not the binding's."""
+    a = random_csr(30, 20, 0.2, seed=22)
+    pkg = spperm.compile(a, format="csr", strategy="identity")
+    b = np.ones((20, 3), np.float32)
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match=re.escape(f"warmup must be in [0, 2^31 - 1], "
+                                       f"got {2**71}")):
+        pkg[0].time(b, warmup=2**71)
+    with pytest.raises(spperm.InvalidArgumentError, match="runs must be in"):
+        pkg[0].time(b, runs=0)
+    with pytest.raises(TypeError, match="warmup must be an integer, got float"):
+        pkg[0].time(b, warmup=1.5)
+    for stream in (object(), "12", b"0", 1.5, True):
+        with pytest.raises(TypeError,
+                           match="stream must be a torch.cuda.Stream"):
+            pkg(b, stream=stream)
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="stream handle -1 is not a cudaStream_t"):
+        pkg(b, stream=-1)
+    assert len(pkg[0].time(b, warmup=0, runs=1, stream=0)) == 1
 
 
 def test_gpu_time(torch_cuda):

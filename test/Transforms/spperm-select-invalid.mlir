@@ -19,6 +19,11 @@ func.func @no_features(%b: tensor<5x8xf32>) -> tensor<4x8xf32> {
 // RUN: not spperm-opt %s -spperm-select="k=0" 2>&1 | FileCheck %s --check-prefix=K
 // K: error: spperm-select: k must be positive, got 0
 
+// RUN: not spperm-opt %s -spperm-select="target=banana" 2>&1 | FileCheck %s --check-prefix=TARGET
+// TARGET: error: spperm-select: target must be a GPU architecture such as sm_90, got 'banana'
+// RUN: not spperm-opt %s -spperm-select="target=sm_" 2>&1 | FileCheck %s --check-prefix=TARGET2
+// TARGET2: error: spperm-select: target must be a GPU architecture such as sm_90, got 'sm_'
+
 // RUN: not spperm-opt %s -spperm-select="margin=nan" 2>&1 | FileCheck %s --check-prefix=MARGIN
 // MARGIN: error: spperm-select: margin must be a number at most 64 (or negative: the model's own), got nan
 

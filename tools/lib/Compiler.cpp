@@ -38,6 +38,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
@@ -265,6 +266,50 @@ void dropRepeatedVariants(::spperm::PackageLayer &layer) {
       kept.push_back(std::move(alternative));
   }
   layer.alternatives = std::move(kept);
+}
+
+/// Checks that a function with an spperm.spmm is a layer a package can
+/// hold: one multiplication of one of its arguments by a matrix the
+/// function loads (and may permute or convert), whose product it returns,
+/// and nothing else that computes. A package runs only that product
+/// (docs/Compile.md), so anything more would be dropped without a word.
+LogicalResult checkLayerFunction(func::FuncOp func) {
+  SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
+  if (spmms.size() != 1)
+    return func.emitError() << "holds " << spmms.size()
+                            << " spperm.spmm ops; a layer is one function "
+                               "with one multiplication";
+  SpMMOp spmm = spmms.front();
+  auto dense = dyn_cast<BlockArgument>(spmm.getDense());
+  if (!dense || dense.getOwner() != &func.getBody().front())
+    return spmm.emitOpError()
+           << "multiplies a value the function computes; a layer multiplies "
+              "one of its function's arguments (the dense B the caller "
+              "passes)";
+  // An operation whose result nothing uses computes nothing the package
+  // leaves out (nor do the operations inside it).
+  WalkResult walk =
+      func.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (isa<LoadOp, PermuteOp, ConvertOp, SpMMOp, func::ReturnOp>(op))
+          return WalkResult::advance();
+        if (isOpTriviallyDead(op))
+          return WalkResult::skip();
+        op->emitOpError()
+            << "is not part of the layer's multiplication: a package computes "
+               "only C = A * B, so spperm-compile refuses a layer function "
+               "that does anything else (keep other operations outside the "
+               "package)";
+        return WalkResult::interrupt();
+      });
+  if (walk.wasInterrupted())
+    return failure();
+  auto result = dyn_cast<func::ReturnOp>(func.getBody().back().getTerminator());
+  if (!func.getBody().hasOneBlock() || !result ||
+      result.getNumOperands() != 1 || result.getOperand(0) != spmm.getResult())
+    return func.emitError()
+           << "must return the product of its spperm.spmm and nothing else: "
+              "a package computes only that product";
+  return success();
 }
 
 /// Turns every function's lowered spperm.spmm into a package layer: its
@@ -639,15 +684,11 @@ bool isLayerName(StringRef name) {
   });
 }
 
-/// The one-line message refusing `name` as a layer name (control characters
-/// escaped, so that the message stays one line).
+/// The one-line message refusing `name` as a layer name (quoted as package
+/// messages quote names: spperm::quoted).
 std::string badLayerName(StringRef name) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "layer name '";
-  llvm::printEscapedString(name, os);
-  os << "' must match [A-Za-z_][A-Za-z0-9_]*";
-  return text;
+  return "layer name " + ::spperm::quoted(name) +
+         " must match [A-Za-z_][A-Za-z0-9_]*";
 }
 
 /// The upstream dialects, interfaces and LLVM IR translations that code
@@ -741,17 +782,18 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     // A function with an spperm.spmm becomes a layer of its name: one a
     // package cannot hold is refused at the function, before any work.
     for (auto func : module->getOps<func::FuncOp>()) {
-      if (func.getOps<SpMMOp>().empty() ||
-          ::spperm::isValidLayerName(func.getSymName().str()))
+      if (func.getOps<SpMMOp>().empty())
         continue;
-      std::string shown;
-      llvm::raw_string_ostream os(shown);
-      llvm::printEscapedString(func.getSymName().take_front(64), os);
-      func.emitError() << "layer name '" << shown
-                       << (func.getSymName().size() > 64 ? "'..." : "'")
-                       << " must be 1 to 1024 bytes of UTF-8 text without "
-                          "control characters";
-      return false;
+      if (!::spperm::isValidLayerName(func.getSymName().str())) {
+        func.emitError() << "layer name "
+                         << ::spperm::quoted(
+                                std::string_view(func.getSymName()))
+                         << " must be 1 to 1024 bytes of UTF-8 text without "
+                            "control characters";
+        return false;
+      }
+      if (failed(checkLayerFunction(func)))
+        return false;
     }
     times.add("parse", since(start));
   } else {

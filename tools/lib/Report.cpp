@@ -285,9 +285,10 @@ Status spperm::writeCompileReport(const std::string &path,
               "</td></tr><tr><td>after hashing</td><td class=\"n\">" +
               number(stats.hbpGroupStdAfter) + "</td></tr></table>\n";
 
-    // The selector's ranking for this layer's K (32 when any K).
+    // The selector's ranking for this layer's K (as spperm-compile ranks a
+    // package for any K).
     const Features features = computeFeatures(original, FeatureOptions());
-    const int64_t k = layer.k ? layer.k : 32;
+    const int64_t k = layer.k ? layer.k : kAnyKSelectionK;
     SelectionOptions options = inputs.selection;
     options.strategy.clear();
     options.format.clear();

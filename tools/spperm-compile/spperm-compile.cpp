@@ -135,6 +135,7 @@ int main(int argc, char **argv) {
   });
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
+  ::spperm::setOutOfMemoryFile(o.input);
 
   ::spperm::CompileRequest request;
   request.input = o.input;

@@ -114,6 +114,7 @@ int main(int argc, char **argv) {
                  &outDegreeText, &seen["out-degree"]);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
+  ::spperm::setOutOfMemoryFile(output);
   if (output.empty()) {
     reportError(kTool, "missing -o FILE (see --help)");
     return 1;

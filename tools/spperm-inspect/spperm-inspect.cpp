@@ -209,7 +209,9 @@ int main(int argc, char **argv) {
                "(strategy x format, and cuSPARSE) with predicted time "
                "ratios, and its choice",
                &explain);
-  args.addOption("k", "K", "--explain: columns of B to choose for (default 32)",
+  args.addOption("k", "K",
+                 "--explain: columns of B to choose for (default 32; 0: a "
+                 "package for any K, ranked as for 32)",
                  &kText, &explainOnly["--k"]);
   args.addOption("model", "FILE",
                  "--explain: selector model (default: the one shipped for "
@@ -226,6 +228,7 @@ int main(int argc, char **argv) {
                  &candidatesText, &seen["--candidates"]);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
+  ::spperm::setOutOfMemoryFile(path);
   double progressSeconds = 1.0;
   if (std::string error; !quiet && !progressThreshold(progressSeconds, error)) {
     reportError(kTool, error);
@@ -242,8 +245,10 @@ int main(int argc, char **argv) {
   // A package directory: what it holds and costs.
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    // Any entry named manifest.json, a broken or looping link too: the
+    // package reader then says what is wrong with it.
     struct stat manifest;
-    if (::stat((path + "/manifest.json").c_str(), &manifest) != 0) {
+    if (::lstat((path + "/manifest.json").c_str(), &manifest) != 0) {
       reportError(kTool, path + ": is a directory, neither a matrix file nor "
                                 "a spperm package (no manifest.json)");
       return 1;
@@ -335,10 +340,16 @@ int main(int argc, char **argv) {
 
   std::optional<Selection> selection;
   int64_t explainK = 32;
+  bool explainAnyK = false;
   if (explain) {
-    // K as spperm-compile takes it (a K the runtime can run).
-    if (!parseIntegerOption(kTool, "k", kText, 1, kMaxIndex, explainK))
+    // K as spperm-compile takes it: 0 for a package for any K, which the
+    // selector ranks as for K = 32 (docs/Compile.md).
+    if (!parseIntegerOption(kTool, "k", kText, 0, kMaxIndex, explainK))
       return 1;
+    if (explainK == 0) {
+      explainAnyK = true;
+      explainK = kAnyKSelectionK;
+    }
     // An architecture name as spperm-compile takes it; a target without a
     // shipped model then gets the cost model, as there.
     if (!isArchitectureName(target)) {
@@ -411,7 +422,8 @@ int main(int argc, char **argv) {
     }
     if (selection) {
       nlohmann::ordered_json sel;
-      sel["k"] = explainK;
+      sel["k"] = explainAnyK ? 0 : explainK;
+      sel["ranked_for_k"] = explainK;
       sel["source"] = selection->source;
       sel["choice"] = {{"strategy", selection->choice.strategy},
                        {"format", selection->choice.format}};
@@ -436,11 +448,11 @@ int main(int argc, char **argv) {
     if (!reports.empty())
       printReports(reports);
     if (selection) {
-      std::printf("\nselector (%s, K = %lld): %s / %s\n",
-                  selection->source.c_str(),
-                  static_cast<long long>(explainK),
-                  selection->choice.strategy.c_str(),
-                  selection->choice.format.c_str());
+      std::printf(
+          "\nselector (%s, K = %s%lld): %s / %s\n", selection->source.c_str(),
+          explainAnyK ? "any, ranked as for " : "",
+          static_cast<long long>(explainK), selection->choice.strategy.c_str(),
+          selection->choice.format.c_str());
       // The ranking sorts by the score: the prediction times the model's
       // risk penalty for the format (docs/Selector.md), shown beside it.
       std::printf("  %-4s %-12s %-9s %-25s %s\n", "rank", "strategy", "format",

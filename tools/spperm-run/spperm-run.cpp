@@ -208,6 +208,16 @@ std::string jsonNumber(double v) {
   return os.str();
 }
 
+/// readNpy, with an exhausted memory blamed on B's file rather than the
+/// package (then named again).
+StatusOr<DenseMatrix> readB(const std::string &bPath,
+                            const std::string &packagePath) {
+  ::spperm::setOutOfMemoryFile(bPath);
+  StatusOr<DenseMatrix> b = readNpy(bPath);
+  ::spperm::setOutOfMemoryFile(packagePath);
+  return b;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -297,6 +307,7 @@ int main(int argc, char **argv) {
                  &commId, &commIdSeen);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
+  ::spperm::setOutOfMemoryFile(packagePath);
   // No output may be empty, replace an input or a file of a package:
   // checked before any work.
   if (outSeen && outPath.empty())
@@ -353,7 +364,7 @@ int main(int argc, char **argv) {
         !parseIntegerOption(kTool, "k", kText, 1, INT32_MAX, k))
       return 1;
     if (!random) {
-      StatusOr<DenseMatrix> b = readNpy(bPath);
+      StatusOr<DenseMatrix> b = readB(bPath, packagePath);
       if (!b)
         return fail(b.message());
       if (kSeen && b->cols != k)
@@ -426,7 +437,7 @@ int main(int argc, char **argv) {
   if (!info)
     return fail(info.message());
 
-  StatusOr<DenseMatrix> b = readNpy(bPath);
+  StatusOr<DenseMatrix> b = readB(bPath, packagePath);
   if (!b)
     return fail(b.message());
   const int64_t k = b->cols;

@@ -61,11 +61,10 @@ struct ConcurrentThread {
 } // namespace
 
 bool spperm::verify::checkConcurrency(const std::string &path,
-                                     sprt_device device,
-                                     const std::vector<int64_t> &ks,
-                                     double tolerance,
-                                     const ConcurrencyOptions &opt,
-                                     Totals &totals) {
+                                      sprt_device device, const KList &ks,
+                                      double tolerance,
+                                      const ConcurrencyOptions &opt,
+                                      Totals &totals) {
   const bool gpu = device == SPRT_DEVICE_GPU;
   const size_t depth = ConcurrencyOptions::kDepth;
   auto say = [&](bool ok, const std::string &line) {
@@ -93,9 +92,7 @@ bool spperm::verify::checkConcurrency(const std::string &path,
     std::string from;
     if (!referenceMatrix(path, checked, a, from, error))
       break;
-    for (int64_t k : ks) {
-      if (layer.k != 0 && k != layer.k)
-        continue;
+    for (int64_t k : ks.forLayer(layer.k)) {
       ConcurrentCase c;
       c.layer = checked.index;
       c.name = layer.name;

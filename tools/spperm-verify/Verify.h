@@ -17,6 +17,7 @@
 #include "spperm/Sparse/CsrMatrix.h"
 #include "spperm/Sparse/Package.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -113,10 +114,29 @@ inline sprt_dtype toDtype(ValueType type) {
 /// The C poison of `type`: a quiet NaN pattern.
 uint16_t nanBits(ValueType type);
 
+/// The K values of --k: given on the command line, or the default list.
+struct KList {
+  std::vector<int64_t> ks;
+  bool given = false;
+
+  /// The K values a layer compiled for `layerK` (0: any K) is checked at:
+  /// every K of the list; a layer of one K at that K, unless a --k given
+  /// does not list it (then none: the caller reports the layer skipped).
+  std::vector<int64_t> forLayer(int64_t layerK) const {
+    if (layerK == 0)
+      return ks;
+    if (!given || std::find(ks.begin(), ks.end(), layerK) != ks.end())
+      return {layerK};
+    return {};
+  }
+};
+
 /// The counts over every check of a run, and the summary's lines.
 struct Totals {
   std::mutex mutex;
   int64_t checks = 0, failures = 0;
+  /// Layers of one K that a --k given does not list.
+  int64_t skippedLayers = 0;
   /// The calls of the concurrency checks (--threads), and how many of them
   /// gave a wrong C.
   int64_t concurrentCalls = 0, concurrentWrong = 0;
@@ -145,7 +165,7 @@ struct ConcurrencyOptions {
 /// the package (and one per wrong call, up to 10); returns whether every
 /// call was right.
 bool checkConcurrency(const std::string &path, sprt_device device,
-                      const std::vector<int64_t> &ks, double tolerance,
+                      const KList &ks, double tolerance,
                       const ConcurrencyOptions &opt, Totals &totals);
 
 } // namespace spperm::verify

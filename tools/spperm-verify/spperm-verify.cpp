@@ -63,8 +63,10 @@ bool isDirectory(const std::string &path) {
 }
 
 std::vector<std::string> findPackages(const std::string &path) {
+  // Any entry named manifest.json makes a package, a broken or looping
+  // link too: loading it then says what is wrong with it.
   struct stat st;
-  if (stat((path + "/manifest.json").c_str(), &st) == 0)
+  if (lstat((path + "/manifest.json").c_str(), &st) == 0)
     return {path};
   std::vector<std::string> out;
   if (DIR *d = opendir(path.c_str())) {
@@ -263,9 +265,8 @@ void benchPackage(const Package &pkg, sprt_package *rt,
 
 /// Checks every layer of one package for every K; prints one line each.
 /// Returns whether every check passed.
-bool verifyPackage(const std::string &path, sprt_device device,
-                   const std::vector<int64_t> &ks, double tolerance,
-                   Totals &totals) {
+bool verifyPackage(const std::string &path, sprt_device device, const KList &ks,
+                   double tolerance, Totals &totals) {
   bool allOk = true;
   auto report = [&](bool ok, const std::string &line) {
     allOk = allOk && ok;
@@ -308,9 +309,16 @@ bool verifyPackage(const std::string &path, sprt_device device,
     const ValueType type = layer.operandType;
     const sprt_dtype dtype = toDtype(type);
     const int64_t elementBytes = valueTypeBytes(type);
-    for (int64_t k : ks) {
-      if (layer.k != 0 && k != layer.k)
-        continue;
+    const std::vector<int64_t> layerKs = ks.forLayer(layer.k);
+    if (layerKs.empty()) {
+      std::lock_guard<std::mutex> lock(totals.mutex);
+      std::printf("skip %s %s: compiled for K=%lld, which --k does not "
+                  "list\n",
+                  path.c_str(), layer.name.c_str(),
+                  static_cast<long long>(layer.k));
+      ++totals.skippedLayers;
+    }
+    for (int64_t k : layerKs) {
       std::vector<float> b = makeB(cols, k);
       std::vector<uint16_t> bBits;
       roundOperand(b, type, bBits);
@@ -469,9 +477,11 @@ int main(int argc, char **argv) {
                  "float64 product of the layer's source matrix.");
   args.addPositional("PKG", "A package or a directory of packages", &input);
   args.addOption("device", "DEV", "gpu (default) or cpu", &device);
-  args.addOption("k", "LIST", "Comma-separated K values (default "
-                              "1,32,128,512)",
-                 &kList);
+  bool kSeen = false;
+  args.addOption("k", "LIST",
+                 "Comma-separated K values (default 1,32,128,512, and a "
+                 "layer compiled for one K at that K)",
+                 &kList, &kSeen);
   args.addOption("tolerance", "X", "Largest normwise relative error "
                                    "(default 1e-5)",
                  &tol);
@@ -501,6 +511,7 @@ int main(int argc, char **argv) {
                  &callCount, &callsSeen);
   if (std::optional<int> exitCode = args.parse(argc, argv))
     return *exitCode;
+  ::spperm::setOutOfMemoryFile(input);
   if (device != "gpu" && device != "cpu") {
     reportError(kTool, "--device must be gpu or cpu, got '" + device + "'");
     return 1;
@@ -517,13 +528,15 @@ int main(int argc, char **argv) {
     }
     return true;
   };
-  std::vector<int64_t> ks;
+  KList ks;
+  ks.given = kSeen;
   BenchOptions bench;
   int64_t nRuns;
-  if (!parseList("k", kList, ks) || !parseList("bench", benchList, bench.ks) ||
+  if (!parseList("k", kList, ks.ks) ||
+      !parseList("bench", benchList, bench.ks) ||
       !parseIntegerOption(kTool, "runs", runs, 1, 100000, nRuns))
     return 1;
-  if (ks.empty()) {
+  if (ks.ks.empty()) {
     reportError(kTool, "--k must list at least one K, got '" + kList + "'");
     return 1;
   }
@@ -604,6 +617,9 @@ int main(int argc, char **argv) {
   if (totals.nonFinite)
     std::printf(" (%lld checks with a rel_err that is not a number)",
                 static_cast<long long>(totals.nonFinite));
+  if (totals.skippedLayers)
+    std::printf(", %lld layers skipped (compiled for a K --k does not list)",
+                static_cast<long long>(totals.skippedLayers));
   std::printf("\n");
   if (concurrency.threads > 0)
     std::printf("  concurrent: %lld calls from %lld threads, %lld wrong\n",

@@ -114,6 +114,12 @@ struct SpPermLowerToGPU
     llvm::StringSet<> inPlaceLayers;
     int layerCount = 0;
     WalkResult result = module.walk([&](SpMMOp spmm) -> WalkResult {
+      // Lowering twice would generate each kernel again under its name.
+      if (spmm->hasAttr(kKernelsAttrName)) {
+        spmm.emitOpError("is already lowered (it has ")
+            << kKernelsAttrName << "): spperm-lower-to-gpu runs once";
+        return WalkResult::interrupt();
+      }
       // B and C may be f32, f16 or bf16; A's values f32 or B's type (the
       // verifier's rule).
       Type valueType = spmm.getMatrix().getType().getElementType();

@@ -15,6 +15,7 @@
 #include "spperm/Conversion/Passes.h"
 #include "spperm/Sparse/CsrMatrix.h"
 #include "spperm/Sparse/Names.h"
+#include "spperm/Sparse/Selector.h"
 #include "spperm/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
@@ -59,16 +60,17 @@ mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
     std::snprintf(value, sizeof value, "%g", static_cast<double>(o.alpha));
     return std::string("alpha must be in (0, 1], got ") + value;
   }
+  if (!(o.delta >= 0.0 && o.delta <= 1.0)) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", static_cast<double>(o.delta));
+    return std::string("delta must be in (0, 1] (or 0 to search), got ") +
+           value;
+  }
   if (o.rowBlock % 32 != 0)
     return "row-block must be a multiple of 32, got " +
            std::to_string(o.rowBlock);
-  if (!(o.margin <= 64.0)) { // NaN too
-    char value[32];
-    std::snprintf(value, sizeof value, "%g", static_cast<double>(o.margin));
-    return std::string("margin must be a number at most 64 (or negative: "
-                       "the model's own), got ") +
-           value;
-  }
+  if (std::string problem = ::spperm::checkMargin(o.margin); !problem.empty())
+    return problem;
   return verifyKernelOptions(o.threads, o.batch, o.kSlices, o.splitRows,
                              o.target, o.kBuckets);
 }
@@ -123,7 +125,7 @@ void mlir::spperm::buildSpPermKernelPipeline(
     select.strategy = fixedStrategy ? o.strategy.getValue()
                                     : StrategyOption::Auto;
     select.format = fixedFormat ? o.format.getValue() : FormatOption::Auto;
-    select.k = o.k > 0 ? o.k : 32;
+    select.k = o.k > 0 ? o.k : ::spperm::kAnyKSelectionK;
     addPass(createSpPermSelect(select));
     // The shortlist's runner-ups become layers of their own (spperm-compile
     // packages them as their layer's alternatives).

@@ -7,6 +7,7 @@
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 
 #include "spperm/Sparse/Names.h"
+#include "spperm/Sparse/Permutation.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -102,7 +103,19 @@ Attribute PermAttr::parse(AsmParser &parser, Type) {
   }
   if (failed(parser.parseGreater()))
     return {};
+  elideDefaults(*strategy, tau, alpha);
   return parser.getChecked<PermAttr>(ctx, *strategy, warps, line, tau, alpha);
+}
+
+void PermAttr::elideDefaults(::spperm::Strategy strategy,
+                             std::optional<int64_t> &tau, FloatAttr &alpha) {
+  if (strategy != ::spperm::Strategy::Bsa)
+    return;
+  const ::spperm::PermutationOptions defaults;
+  if (tau == defaults.tau)
+    tau.reset();
+  if (alpha && alpha.getValueAsDouble() == defaults.alpha)
+    alpha = {};
 }
 
 void PermAttr::print(AsmPrinter &printer) const {
@@ -150,8 +163,8 @@ LogicalResult PermAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // FeaturesAttr
 //===----------------------------------------------------------------------===//
 
-/// A float, or an integer that fits in 64 bits (what the features are read
-/// back as).
+/// A float, or an integer whose value fits in int64_t (what the features
+/// are read back as).
 static bool isNumber(Attribute a) {
   if (auto i = dyn_cast<IntegerAttr>(a)) {
     // An i0 holds no value (and APInt's sign queries assert on it).
@@ -220,14 +233,14 @@ FeaturesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     auto group = dyn_cast<DictionaryAttr>(value);
     if (!group)
       return emitError() << "feature '" << entry.getName().getValue()
-                         << "' must be a number (an integer of at most 64 "
-                            "bits, or a float) or a dictionary of numbers";
+                         << "' must be a number (an integer in [-2^63, "
+                            "2^63), or a float) or a dictionary of numbers";
     for (NamedAttribute inner : group)
       if (!isNumber(inner.getValue()))
         return emitError() << "feature '" << entry.getName().getValue() << "."
                            << inner.getName().getValue()
-                           << "' must be a number (an integer of at most 64 "
-                              "bits, or a float)";
+                           << "' must be a number (an integer in [-2^63, "
+                              "2^63), or a float)";
   }
 
   auto getCount = [&](StringRef key,

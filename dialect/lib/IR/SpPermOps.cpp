@@ -85,6 +85,12 @@ LogicalResult SpMMOp::verify() {
   MatrixType a = getMatrix().getType();
   auto b = cast<RankedTensorType>(getDense().getType());
   auto c = cast<RankedTensorType>(getResult().getType());
+  // B and C are plain row-major tensors: a sparse_tensor (or any other)
+  // encoding would be read as dense.
+  if (b.getEncoding() || c.getEncoding())
+    return emitOpError("dense operand and result must be tensors without an "
+                       "encoding, got ")
+           << b << " and " << c;
   if (!ShapedType::isDynamic(b.getDimSize(0)) && b.getDimSize(0) != a.getCols())
     return emitOpError("dense operand has ")
            << b.getDimSize(0) << " rows but the matrix has " << a.getCols()
@@ -100,6 +106,12 @@ LogicalResult SpMMOp::verify() {
            << dim(c.getDimSize(1)) << " columns but the dense operand has "
            << dim(b.getDimSize(1));
   }
+  // K is a 32-bit factor in the kernels and the runtime's calls
+  // (docs/Limits.md); a dynamic K compiles for any K.
+  if (int64_t k = b.getDimSize(1);
+      !ShapedType::isDynamic(k) && (k < 1 || k > INT32_MAX))
+    return emitOpError("dense operand has ")
+           << k << " columns; K must be in [1, 2^31 - 1], or ? for any K";
   if (b.getElementType() != c.getElementType())
     return emitOpError("dense operand and result must have one element type, "
                        "got ")
@@ -180,6 +192,20 @@ OpFoldResult ConvertOp::fold(FoldAdaptor) {
   if (getSource().getType() == getResult().getType())
     return getSource();
   return {};
+}
+
+LogicalResult mlir::spperm::checkNotLowered(Operation *root,
+                                            llvm::StringRef pass) {
+  WalkResult walk = root->walk([&](SpMMOp spmm) {
+    if (!spmm->hasAttr(kKernelsAttrName))
+      return WalkResult::advance();
+    spmm.emitOpError("is already lowered (it has ")
+        << kKernelsAttrName << "): " << pass
+        << " must run before spperm-lower-to-gpu, whose kernels are made "
+           "for the storage the matrix has";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 #define GET_OP_CLASSES

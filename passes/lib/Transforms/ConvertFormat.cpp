@@ -60,6 +60,8 @@ struct SpPermConvertFormatPass
     ModuleOp module = getOperation();
     if (format == FormatOption::Keep)
       return;
+    if (failed(checkNotLowered(module, getArgument())))
+      return signalPassFailure();
     const bool chosen = format == FormatOption::Auto;
     if ((format == FormatOption::Bell || chosen) &&
         (block < 1 || block > 32 || !llvm::isPowerOf2_64(block))) {

@@ -57,14 +57,19 @@ struct SpPermExtractFeaturesPass
     options.warps = static_cast<int32_t>(warps);
     options.lineWidth = static_cast<int32_t>(lineWidth);
     options.rowsPerWarp = static_cast<int32_t>(rowsPerWarp);
-    if (warps < 1 || warps > 1024 || lineWidth < 1 || lineWidth > 1024 ||
-        (lineWidth & (lineWidth - 1)) != 0 || rowsPerWarp < 1 ||
-        rowsPerWarp > 1024) {
+    // Each option named with its rule and value, as the other passes do.
+    auto refuse = [&](StringRef rule, int64_t value) {
       mlir::emitError(getOperation().getLoc())
-          << "spperm-extract-features: invalid options (warps in [1, 1024], "
-             "line a power of two in [1, 1024], rows-per-warp in [1, 1024])";
-      return signalPassFailure();
-    }
+          << "spperm-extract-features: " << rule << ", got " << value;
+      signalPassFailure();
+    };
+    if (warps < 1 || warps > 1024)
+      return refuse("warps must be in [1, 1024]", warps);
+    if (lineWidth < 1 || lineWidth > 1024 ||
+        (lineWidth & (lineWidth - 1)) != 0)
+      return refuse("line must be a power of two in [1, 1024]", lineWidth);
+    if (rowsPerWarp < 1 || rowsPerWarp > 1024)
+      return refuse("rows-per-warp must be in [1, 1024]", rowsPerWarp);
 
     // One read and one feature set per (file, values), however many ops
     // load it.

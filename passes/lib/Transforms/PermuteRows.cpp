@@ -59,10 +59,31 @@ struct SpPermPermuteRowsPass
     : public mlir::spperm::impl::SpPermPermuteRowsBase<SpPermPermuteRowsPass> {
   using Base::Base;
 
+  /// Refuses an unpermuted matrix that is converted before a multiplication
+  /// uses it: the permutation goes on the loaded matrix, and a convert keeps
+  /// the row order it is given (the pipeline permutes, then converts).
+  LogicalResult checkNotConverted() {
+    WalkResult walk = getOperation().walk([&](ConvertOp convert) {
+      if (convert.getResult().getType().getPerm() ||
+          llvm::none_of(convert->getUsers(), llvm::IsaPred<SpMMOp>))
+        return WalkResult::advance();
+      convert.emitOpError("converts an unpermuted matrix that a "
+                          "multiplication uses: ")
+          << getArgument()
+          << " permutes a loaded matrix, so it runs before "
+             "spperm-convert-format (as spperm-pipeline runs them)";
+      return WalkResult::interrupt();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     if (strategy == StrategyOption::Keep)
       return;
+    if (failed(checkNotLowered(getOperation(), getArgument())) ||
+        failed(checkNotConverted()))
+      return signalPassFailure();
     std::optional<::spperm::Strategy> parsed = getFixedStrategy(strategy);
     if (strategy == StrategyOption::Auto) {
       // Each load's choice: its strategy with this pass's parameters.
@@ -84,6 +105,7 @@ struct SpPermPermuteRowsPass
         FloatAttr alphaParam;
         if (bsa && alpha != 0.0)
           alphaParam = FloatAttr::get(Float64Type::get(ctx), alpha);
+        PermAttr::elideDefaults(*s, tauParam, alphaParam);
         PermAttr perm = PermAttr::getChecked(
             [&] { return op.emitOpError() << "spperm-permute-rows: "; }, ctx,
             *s, static_cast<int64_t>(warps), static_cast<int64_t>(lineWidth),
@@ -107,6 +129,7 @@ struct SpPermPermuteRowsPass
       alphaParam = FloatAttr::get(Float64Type::get(ctx), alpha);
     // The attribute's verifier owns the parameter rules; report its
     // diagnostic against the module.
+    PermAttr::elideDefaults(*parsed, tauParam, alphaParam);
     PermAttr perm = PermAttr::getChecked(
         [&] {
           return mlir::emitError(getOperation().getLoc())

@@ -6,6 +6,7 @@
 
 #include "spperm/Transforms/Passes.h"
 
+#include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/Names.h"
 
 #include "spperm/Sparse/Selector.h"
@@ -14,7 +15,6 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
-#include <cstdio>
 #include <optional>
 
 namespace mlir {
@@ -115,13 +115,23 @@ struct SpPermSelectPass
           << static_cast<int64_t>(k);
       return signalPassFailure();
     }
-    if (!(margin <= 64.0)) { // NaN too
-      char value[32];
-      std::snprintf(value, sizeof value, "%g", static_cast<double>(margin));
+    if (std::string problem = ::spperm::checkMargin(margin); !problem.empty()) {
+      mlir::emitError(module.getLoc()) << "spperm-select: " << problem;
+      return signalPassFailure();
+    }
+    // The spelling of an architecture, sm_XY with an optional a or f suffix
+    // (spperm-lower-to-gpu asks LLVM's NVPTX back end which it knows); a
+    // target without a shipped model ranks with the cost model.
+    StringRef digits = StringRef(target).drop_front(3);
+    if (digits.ends_with("a") || digits.ends_with("f"))
+      digits = digits.drop_back();
+    unsigned version;
+    if (!StringRef(target).starts_with("sm_") ||
+        digits.getAsInteger(10, version)) {
       mlir::emitError(module.getLoc())
-          << "spperm-select: margin must be a number at most "
-             "64 (or negative: the model's own), got "
-          << value;
+          << "spperm-select: target must be a GPU architecture such as sm_90, "
+             "got '"
+          << target << "'";
       return signalPassFailure();
     }
     ::spperm::SelectionOptions options;
@@ -141,11 +151,23 @@ struct SpPermSelectPass
 
     WalkResult result = module.walk([&](SpMMOp op) -> WalkResult {
       LoadOp load = getSourceLoad(op.getMatrix());
-      // The first multiplication of a matrix decides; a permuted or
-      // converted matrix has been decided for already.
-      if (!load || load.getChoiceAttr() ||
-          load.getResult().getType().getPerm())
+      // The first multiplication of a matrix decides.
+      if (!load || load.getChoiceAttr())
         return WalkResult::advance();
+      // A matrix the module already permutes or converts keeps what it has:
+      // the choice is made with that strategy (and format) forced, so that
+      // it records what the layer runs rather than a variant its IR leaves
+      // out.
+      ::spperm::SelectionOptions layerOptions = options;
+      MatrixType type = op.getMatrix().getType();
+      if (PermAttr perm = type.getPerm())
+        layerOptions.strategy =
+            std::string(::spperm::strategyCliName(perm.getStrategy()));
+      if (op.getMatrix().getDefiningOp<ConvertOp>())
+        layerOptions.format = std::string(
+            ::spperm::formatName(getFormatOptions(type.getFormat()).kind));
+      const bool layerFixed =
+          layerOptions.strategy != "auto" && layerOptions.format != "auto";
       int64_t kk = k;
       auto bType = cast<ShapedType>(op.getDense().getType());
       if (bType.getRank() == 2 && !bType.isDynamicDim(1))
@@ -153,20 +175,20 @@ struct SpPermSelectPass
       std::map<std::string, double> inputs;
       if (FeaturesAttr features = load.getFeaturesAttr())
         inputs = getSelectorInputs(features, kk);
-      else if (!fixedStrategy || !fixedFormat)
+      else if (!layerFixed)
         return load.emitOpError(
             "has no features to choose its variant from (run "
             "spperm-extract-features first)");
-      if (!learned && ::spperm::usesSelectorModel(options) &&
-          !(fixedStrategy && fixedFormat)) {
+      if (!learned && ::spperm::usesSelectorModel(layerOptions) &&
+          !layerFixed) {
         ::spperm::StatusOr<::spperm::SelectorModel> loaded =
-            ::spperm::loadSelectorModel(options);
+            ::spperm::loadSelectorModel(layerOptions);
         if (!loaded)
           return load.emitOpError() << loaded.message();
         learned = std::move(*loaded);
       }
       ::spperm::StatusOr<::spperm::Selection> selection =
-          ::spperm::selectVariant(inputs, options,
+          ::spperm::selectVariant(inputs, layerOptions,
                                   learned ? &*learned : nullptr);
       if (!selection)
         return load.emitOpError() << selection.message();
@@ -174,7 +196,8 @@ struct SpPermSelectPass
       // "Half precision"): a cuSPARSE candidate gives way to the best of
       // the others, or to csr under the same strategy.
       if (!cast<ShapedType>(op.getDense().getType()).getElementType().isF32())
-        if (std::string error = restrictToHalfFormats(*selection, fixedFormat);
+        if (std::string error = restrictToHalfFormats(
+                *selection, layerOptions.format != "auto");
             !error.empty())
           return load.emitOpError() << error;
       ArrayAttr alternatives;

@@ -13,6 +13,7 @@
 
 #include "spperm/Sparse/Interrupt.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -112,13 +113,36 @@ void spperm::unregisterChild(int pid) {
 /// The tool that installOutOfMemoryExit named.
 static const char *outOfMemoryTool = "spperm";
 
+/// The file setOutOfMemoryFile named, NUL-terminated (empty: none). A
+/// fixed buffer: the handler must not allocate to read it.
+static char outOfMemoryFile[208];
+
+/// Appends `text` to the line at `end`, up to `last` (exclusive).
+static char *append(char *end, const char *last, const char *text) {
+  while (*text && end < last)
+    *end++ = *text++;
+  return end;
+}
+
 static void outOfMemory() {
-  // Nothing here may allocate: the message goes out by write(2).
-  const char *tool = outOfMemoryTool;
-  const char rest[] = ": error: out of memory\n";
-  ssize_t ignored = ::write(STDERR_FILENO, tool, std::strlen(tool));
-  ignored = ::write(STDERR_FILENO, rest, sizeof rest - 1);
-  (void)ignored;
+  // Nothing here may allocate: the line is assembled on the stack and goes
+  // out in one write(2), so that other threads' output cannot split it.
+  char line[512];
+  const char *last = line + sizeof line - 1;
+  char *end = append(line, last, outOfMemoryTool);
+  end = append(end, last, ": error: ");
+  if (outOfMemoryFile[0]) {
+    end = append(end, last, outOfMemoryFile);
+    end = append(end, last, ": ");
+  }
+  end = append(end, last, "out of memory");
+  *end++ = '\n';
+  for (const char *p = line; p < end;) {
+    const ssize_t n = ::write(STDERR_FILENO, p, end - p);
+    if (n <= 0)
+      break;
+    p += n;
+  }
   // The cleanup only where no other thread holds the registry (this one
   // may have been allocating inside it); it allocates little, and a second
   // failure ends the process here anyway.
@@ -127,6 +151,23 @@ static void outOfMemory() {
   if (r.lock.try_lock())
     cleanUpRegistered(r);
   ::_exit(1);
+}
+
+void spperm::setOutOfMemoryFile(const std::string &file) {
+  constexpr size_t kShown = 200;
+  size_t n = std::min(file.size(), kShown), i = 0;
+  // Cut at a character's start, not inside a UTF-8 sequence.
+  while (n < file.size() && n > 0 &&
+         (static_cast<unsigned char>(file[n]) & 0xc0) == 0x80)
+    --n;
+  for (; i < n; ++i) {
+    const unsigned char c = file[i];
+    outOfMemoryFile[i] = c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c);
+  }
+  if (n < file.size())
+    for (const char c : {'.', '.', '.'})
+      outOfMemoryFile[i++] = c;
+  outOfMemoryFile[i] = '\0';
 }
 
 void spperm::installOutOfMemoryExit(const char *tool) {

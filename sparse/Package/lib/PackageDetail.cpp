@@ -17,9 +17,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <set>
 #include <string>
+#include <sys/stat.h>
 #include <type_traits>
+#include <unistd.h>
 
 using namespace spperm;
 using namespace spperm::detail;
@@ -28,6 +31,22 @@ namespace spperm {
 namespace detail {
 
 std::string errnoText() { return std::strerror(errno); }
+
+RegularFile::~RegularFile() {
+  if (fd >= 0)
+    ::close(fd);
+}
+
+Status openRegularFile(const std::string &path, RegularFile &file) {
+  file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (file.fd < 0)
+    return Status::error(path + ": cannot open: " + errnoText());
+  struct stat st;
+  if (::fstat(file.fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return Status::error(path + ": not a regular file");
+  file.size = static_cast<uint64_t>(st.st_size);
+  return Status::ok();
+}
 
 std::string inQuotes(std::string_view s) {
   // A message stays one line and short whatever the text: text with
@@ -161,6 +180,8 @@ std::string narrowIndexProblem(std::string_view arg, int64_t cols) {
 
 } // namespace detail
 } // namespace spperm
+
+std::string spperm::quoted(std::string_view text) { return inQuotes(text); }
 
 bool spperm::isValidLayerName(std::string_view name) {
   return isValidName(name);

@@ -64,6 +64,21 @@ std::string errnoText();
 /// `s` in single quotes, for messages.
 std::string inQuotes(std::string_view s);
 
+/// A read-only descriptor of a regular file, closed with the object.
+struct RegularFile {
+  int fd = -1;
+  /// Its size when opened.
+  uint64_t size = 0;
+  RegularFile() = default;
+  RegularFile(const RegularFile &) = delete;
+  RegularFile &operator=(const RegularFile &) = delete;
+  ~RegularFile();
+};
+
+/// Opens `path` into `file` for reading: without blocking (a FIFO must not
+/// block the open), and only a regular file ("PATH: not a regular file").
+Status openRegularFile(const std::string &path, RegularFile &file);
+
 /// True for valid UTF-8 without control characters (what names and paths in
 /// the manifest may contain; nlohmann::json refuses invalid UTF-8 on dump).
 bool isCleanUtf8(std::string_view s);

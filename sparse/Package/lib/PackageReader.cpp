@@ -40,39 +40,29 @@ namespace {
 /// Reads a whole small file (manifest, kernels) of at most `maxSize` bytes.
 Status readSmallFile(const std::string &path, uint64_t maxSize,
                      std::string &out) {
-  // O_NONBLOCK: a FIFO in the package must not block the open.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
-    return Status::error(path + ": cannot open: " + errnoText());
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Status::error(path + ": not a regular file");
-  }
-  if (static_cast<uint64_t>(st.st_size) > maxSize) {
-    ::close(fd);
-    return Status::error(path + ": the file is " + std::to_string(st.st_size) +
+  RegularFile file;
+  if (Status s = openRegularFile(path, file); !s)
+    return s;
+  if (file.size > maxSize)
+    return Status::error(path + ": the file is " + std::to_string(file.size) +
                          " bytes, more than the limit of " +
                          std::to_string(maxSize));
-  }
-  out.assign(static_cast<size_t>(st.st_size), '\0');
+  out.assign(static_cast<size_t>(file.size), '\0');
   size_t got = 0;
   while (got < out.size()) {
-    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    ssize_t n = ::read(file.fd, out.data() + got, out.size() - got);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0) {
-      std::string why = n < 0 ? errnoText() : "the file shrank while reading";
-      ::close(fd);
-      return Status::error(path + ": cannot read: " + why);
-    }
+    if (n <= 0)
+      return Status::error(path + ": cannot read: " +
+                           (n < 0 ? errnoText()
+                                  : std::string("the file shrank while "
+                                                "reading")));
     got += static_cast<size_t>(n);
   }
   // A file that grew while being read is not the file that was measured.
   char extra;
-  ssize_t more = ::read(fd, &extra, 1);
-  ::close(fd);
-  if (more != 0)
+  if (::read(file.fd, &extra, 1) != 0)
     return Status::error(path + ": the file changed while reading");
   return Status::ok();
 }
@@ -80,19 +70,12 @@ Status readSmallFile(const std::string &path, uint64_t maxSize,
 /// Streams data.bin once: fills every buffer and checks every checksum.
 Status readData(const std::string &path, const ManifestDesc &m,
                 std::vector<BufferDesc *> buffers) {
-  // O_NONBLOCK: a FIFO in the package must not block the open.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
-    return Status::error(path + ": cannot open: " + errnoText());
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    return Status::error(path + ": not a regular file");
-  if (static_cast<uint64_t>(st.st_size) != m.data.size)
-    return Status::error(path + ": the file is " + std::to_string(st.st_size) +
+  RegularFile file;
+  if (Status s = openRegularFile(path, file); !s)
+    return s;
+  const int fd = file.fd;
+  if (file.size != m.data.size)
+    return Status::error(path + ": the file is " + std::to_string(file.size) +
                          " bytes, the manifest says " +
                          std::to_string(m.data.size) +
                          " (truncated or corrupt)");

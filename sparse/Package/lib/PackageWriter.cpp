@@ -220,20 +220,13 @@ Status writeWholeFile(const std::string &path, const std::string &bytes) {
 
 /// Copies the regular file `from` to the new file `to`, synced.
 Status copyFileSynced(const std::string &from, const std::string &to) {
-  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (in < 0)
-    return Status::error(from + ": cannot open: " + errnoText());
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{in};
-  struct stat st;
-  if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode))
-    return Status::error(from + ": not a regular file");
+  RegularFile in;
+  if (Status s = openRegularFile(from, in); !s)
+    return s;
   FileWriter out(to);
   std::unique_ptr<char[]> chunk(new char[kChunkBytes]);
   while (out.ok()) {
-    const ssize_t n = ::read(in, chunk.get(), kChunkBytes);
+    const ssize_t n = ::read(in.fd, chunk.get(), kChunkBytes);
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0)

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <type_traits>
@@ -356,6 +357,16 @@ spperm::rankCandidates(const SelectorModel &model,
   }
   sortByPrediction(ranked);
   return ranked;
+}
+
+std::string spperm::checkMargin(double margin) {
+  if (margin <= 64.0) // not NaN either
+    return "";
+  char value[32];
+  std::snprintf(value, sizeof value, "%g", margin);
+  return std::string("margin must be a number at most 64 (or negative: the "
+                     "model's own), got ") +
+         value;
 }
 
 std::map<std::string, double>

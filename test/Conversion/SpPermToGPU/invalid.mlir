@@ -17,3 +17,13 @@ func.func @not_loaded(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
   return %c : tensor<64x8xf32>
 }
+
+// -----
+
+// Lowering twice would make every kernel again under its name.
+func.func @lowered(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  %a = spperm.load "a.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  // expected-error @below {{'spperm.spmm' op is already lowered (it has spperm.kernels): spperm-lower-to-gpu runs once}}
+  %c = spperm.spmm %a, %b {spperm.kernels = []} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
+  return %c : tensor<64x8xf32>
+}

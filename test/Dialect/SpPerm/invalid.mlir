@@ -227,7 +227,7 @@ func.func private @choice_alternative_nested() attributes {c = #spperm.choice<st
 // #spperm.features
 //===----------------------------------------------------------------------===//
 
-// expected-error@+1 {{feature 'name' must be a number (an integer of at most 64 bits, or a float) or a dictionary of numbers}}
+// expected-error@+1 {{feature 'name' must be a number (an integer in [-2^63, 2^63), or a float) or a dictionary of numbers}}
 func.func private @feature_string() attributes {f = #spperm.features<{name = "x"}>}
 
 // -----
@@ -254,24 +254,31 @@ func.func private @feature_nnz() attributes {f = #spperm.features<{rows = 4 : i6
 
 // Found by spperm-fuzz-mlir: an integer wider than 64 bits (the verifier
 // asserted reading it).
-// expected-error@+1 {{feature 'rows' must be a number (an integer of at most 64 bits, or a float)}}
+// expected-error@+1 {{feature 'rows' must be a number (an integer in [-2^63, 2^63), or a float)}}
 func.func private @feature_wide_int() attributes {f = #spperm.features<{rows = 99999999999999999999999 : i128}>}
 
 // -----
 
 // Found by spperm-fuzz-mlir (session 13): an i0 holds no value (the verifier
 // asserted asking for its sign bits).
-// expected-error@+1 {{feature 'empty_rows' must be a number (an integer of at most 64 bits, or a float)}}
+// expected-error@+1 {{feature 'empty_rows' must be a number (an integer in [-2^63, 2^63), or a float)}}
 func.func private @feature_i0() attributes {f = #spperm.features<{rows = 4 : i64, empty_rows = 0 : i0}>}
 
 // -----
 
-// expected-error@+1 {{feature 'row_nnz.mean' must be a number (an integer of at most 64 bits, or a float)}}
+// expected-error@+1 {{feature 'row_nnz.mean' must be a number (an integer in [-2^63, 2^63), or a float)}}
 func.func private @feature_nested_i0() attributes {f = #spperm.features<{row_nnz = {mean = 0 : i0}}>}
 
 // -----
 
-// expected-error@+1 {{feature 'row_nnz.max' must be a number (an integer of at most 64 bits, or a float)}}
+// An unsigned 64-bit value above 2^63 - 1 is read back as int64_t too: out
+// of range, whatever its type's width.
+// expected-error@+1 {{feature 'nnz' must be a number (an integer in [-2^63, 2^63), or a float)}}
+func.func private @feature_u64_high() attributes {f = #spperm.features<{nnz = 9223372036854775808 : ui64}>}
+
+// -----
+
+// expected-error@+1 {{feature 'row_nnz.max' must be a number (an integer in [-2^63, 2^63), or a float)}}
 func.func private @feature_nested_wide_int() attributes {f = #spperm.features<{row_nnz = {max = 99999999999999999999999 : i128}}>}
 
 // -----
@@ -368,6 +375,15 @@ func.func @load_features_not_features() {
 // spperm.spmm
 //===----------------------------------------------------------------------===//
 
+#CSR = #sparse_tensor.encoding<{map = (i, j) -> (i : dense, j : compressed)}>
+func.func @spmm_b_encoded(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x8xf32, #CSR>) {
+  // expected-error@+1 {{'spperm.spmm' op dense operand and result must be tensors without an encoding, got 'tensor<6x8xf32, #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>>' and 'tensor<4x8xf32>'}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x8xf32, #CSR> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
 func.func @spmm_b_rows(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<5x8xf32>) {
   // expected-error@+1 {{'spperm.spmm' op dense operand has 5 rows but the matrix has 6 columns}}
   %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<4x8xf32>
@@ -387,6 +403,22 @@ func.func @spmm_c_rows(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x8x
 func.func @spmm_k(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x8xf32>) {
   // expected-error@+1 {{'spperm.spmm' op result has 9 columns but the dense operand has 8}}
   %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x8xf32> -> tensor<4x9xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_k_zero(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x0xf32>) {
+  // expected-error@+1 {{'spperm.spmm' op dense operand has 0 columns; K must be in [1, 2^31 - 1], or ? for any K}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x0xf32> -> tensor<4x0xf32>
+  return
+}
+
+// -----
+
+func.func @spmm_k_too_large(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x2147483648xf32>) {
+  // expected-error@+1 {{'spperm.spmm' op dense operand has 2147483648 columns; K must be in [1, 2^31 - 1], or ? for any K}}
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x2147483648xf32> -> tensor<4x2147483648xf32>
   return
 }
 

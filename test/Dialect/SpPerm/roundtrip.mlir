@@ -59,20 +59,30 @@ func.func @empty_shape(%a: !spperm.matrix<0x0xf32, #spperm.csr>) {
 
 // -----
 
-// Default parameters of #spperm.perm are elided when printing.
+// Default parameters of #spperm.perm are elided when printing, bsa's tau and
+// alpha too: one permutation has one spelling.
 
 // CHECK-LABEL: func.func @perms
 // CHECK-SAME: #spperm.csr<perm = #spperm.perm<lpt>>
 // CHECK-SAME: #spperm.csr<perm = #spperm.perm<warp_aware, warps = 16>>
 // CHECK-SAME: #spperm.csr<perm = #spperm.perm<hybrid_2_1, line = 64>>
-// CHECK-SAME: #spperm.csr<perm = #spperm.perm<bsa, tau = 32, alpha = 3.000000e-01>>
+// CHECK-SAME: #spperm.csr<perm = #spperm.perm<bsa>>
 // CHECK-SAME: #spperm.csr<perm = #spperm.perm<identity>>
+// CHECK-SAME: #spperm.csr<perm = #spperm.perm<bsa, tau = 16, alpha = 5.000000e-01>>
 func.func @perms(
     %a: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<lpt, warps = 32>>>,
     %b: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<warp_aware, warps = 16>>>,
     %c: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<hybrid_2_1, line = 64>>>,
     %d: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<bsa, tau = 32, alpha = 0.3>>>,
-    %e: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<identity>>>) {
+    %e: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<identity>>>,
+    %f: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<bsa, tau = 16, alpha = 0.5>>>) {
+  return
+}
+
+// CHECK-LABEL: func.func @bsa_defaults
+// CHECK:         spperm.convert %{{.*}} : !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<bsa>>> -> !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<bsa>>>
+func.func @bsa_defaults(%a: !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<bsa>>>) {
+  %b = spperm.convert %a : !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<bsa>>> -> !spperm.matrix<8x8xf32, #spperm.csr<perm = #spperm.perm<bsa, tau = 32, alpha = 0.3>>>
   return
 }
 

@@ -319,10 +319,6 @@ LaunchAttr getLaunchAttr(MLIRContext *ctx, const ::spperm::KernelInfo &info);
 /// The launch `attr` describes, for the package writer.
 ::spperm::KernelInfo getKernelInfo(LaunchAttr attr);
 
-/// The name of the attribute of each lowered `spperm.spmm` that lists its
-/// launches in order (an array of #spperm.launch).
-constexpr const char *kKernelsAttrName = "spperm.kernels";
-
 /// Whether `spmm`'s matrix runs on cuSPARSE: its spperm.load carries a
 /// choice of format `cusparse` (spperm-select's, forced or chosen).
 bool runsOnLibrary(SpMMOp spmm);

@@ -28,7 +28,9 @@ def SpPermConvertFormat : Pass<"spperm-convert-format", "::mlir::ModuleOp"> {
     the matrix is read, permuted and tiled, and the type records the ELL
     width (block columns per block row) and the density threshold δ (given,
     or searched by the cost model of docs/Formats.md). A width of 0 means no
-    tile reached δ: every entry is in the CSR residual.
+    tile reached δ: every entry is in the CSR residual. It runs before
+    `spperm-lower-to-gpu`: a multiplication already lowered is refused with
+    an error (its kernels are made for the storage its matrix has).
 
     Before:
     ```mlir
@@ -202,7 +204,10 @@ def SpPermPermuteRows : Pass<"spperm-permute-rows", "::mlir::ModuleOp"> {
     The permutation itself is not materialized in the IR: it is a
     deterministic function of the matrix and the attribute, recomputed when
     the package is written. Matrices that are already permuted are left
-    alone.
+    alone. It runs before `spperm-convert-format` and
+    `spperm-lower-to-gpu`: an unpermuted matrix converted before a
+    multiplication uses it, or a multiplication already lowered, is refused
+    with an error.
 
     Before:
     ```mlir
@@ -300,8 +305,10 @@ def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
     layers. `model=FILE` reads a model; without it the model shipped for
     `target` is used (sm_90), and the analytic cost model for a target
     without one (or with `cost-model`). `strategy=`/`format=` force a
-    choice (with only one forced, the best candidate that has it wins). K is
-    the multiplication's static K, else the `k` option.
+    choice (with only one forced, the best candidate that has it wins); a
+    matrix the module already permutes (or converts) has its strategy (or
+    format) forced the same way, so that the choice records what the layer
+    runs. K is the multiplication's static K, else the `k` option.
 
     Before:
     ```mlir
@@ -334,6 +341,8 @@ def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
            "Force this format: csr, bell, hbp, cusparse (auto or keep: "
            "choose)",
            "::mlir::spperm::FormatOptionValues()">,
+    // The default is spperm::kAnyKSelectionK (Selector.h), as
+    // spperm-compile ranks a package for any K.
     Option<"k", "k", "int64_t", /*default=*/"32",
            "K to choose for when the multiplication's K is dynamic">,
     Option<"margin", "margin", "double", /*default=*/"-1.0",

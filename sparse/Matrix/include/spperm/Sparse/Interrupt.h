@@ -54,11 +54,21 @@ void unregisterChild(int pid);
 void installInterruptCleanup();
 
 /// Makes a failed allocation (operator new) end the tool with one line,
-/// `TOOL: error: out of memory`, exit status 1, after the same cleanup as
-/// an interruption (registered children killed, registered paths removed),
-/// instead of an uncaught std::bad_alloc's abort. `tool` must outlive the
-/// process (a string literal).
+/// `TOOL: error: [FILE: ]out of memory` (setOutOfMemoryFile), exit status 1,
+/// after the same cleanup as an interruption (registered children killed,
+/// registered paths removed), instead of an uncaught std::bad_alloc's abort.
+/// `tool` must outlive the process (a string literal).
 void installOutOfMemoryExit(const char *tool);
+
+/// Names the file the tool is working on in the out-of-memory line:
+/// `TOOL: error: FILE: out of memory` (docs/Compile.md, "Errors"). The
+/// handler cannot allocate to escape the name as other messages do
+/// (spperm::quoted): control characters are shown as '?', and a name longer
+/// than 200 bytes is cut at a character's start and marked with "...". An
+/// empty `file` removes the name. The handler reads the name unlocked (the
+/// buffer always ends in a NUL): call this from the thread doing the work
+/// the name describes.
+void setOutOfMemoryFile(const std::string &file);
 
 } // namespace spperm
 

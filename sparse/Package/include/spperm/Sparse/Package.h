@@ -284,6 +284,12 @@ std::vector<LayerGroup> groupShards(const std::vector<PackageLayer> &layers);
 /// first problem.
 Status checkShards(const std::vector<PackageLayer> &layers);
 
+/// `text` in single quotes for a one-line message, as every package message
+/// quotes names: if `text` has control characters or is not valid UTF-8, its
+/// bytes below 0x20 or above 0x7e and its backslashes are written as \xNN;
+/// text past 200 bytes is cut at a character's start and marked with "...".
+std::string quoted(std::string_view text);
+
 /// Whether `name` may name a layer in a package: 1 to 1024 bytes of UTF-8
 /// text without control characters (docs/Package.md).
 bool isValidLayerName(std::string_view name);

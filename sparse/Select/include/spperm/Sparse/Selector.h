@@ -158,6 +158,10 @@ bool hasShippedSelectorModel(const std::string &target);
 /// The model built in for `target`, parsed.
 StatusOr<SelectorModel> shippedSelectorModel(const std::string &target);
 
+/// The K a package for any K is chosen for (spperm-compile without --k,
+/// spperm-inspect --explain --k 0; docs/Compile.md).
+constexpr int64_t kAnyKSelectionK = 32;
+
 /// How a variant is chosen: the options of `spperm-select` and of
 /// `spperm-compile --strategy auto --format auto`.
 struct SelectionOptions {
@@ -183,6 +187,11 @@ struct SelectionOptions {
   /// no model is consulted.
   std::string strategy, format;
 };
+
+/// Checks SelectionOptions::margin as spperm-select and spperm-compile take
+/// it: a number at most 64 (negative: the model's own). Returns the problem
+/// ("margin must be ..., got X"), or an empty string when it is valid.
+std::string checkMargin(double margin);
 
 /// Selection::source of a choice the user forced (both strategy and format
 /// given): taken as it is, not checked against cuSPARSE at run time.

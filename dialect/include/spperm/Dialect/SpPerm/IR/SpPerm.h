@@ -99,6 +99,16 @@ constexpr llvm::StringLiteral kPrecisionAttrName = "spperm.precision";
 constexpr llvm::StringLiteral kShardAttrName = "spperm.shard";
 constexpr llvm::StringLiteral kShardOfAttrName = "spperm.shard_of";
 
+/// The attribute of each lowered `spperm.spmm` that lists its launches in
+/// order (an array of #spperm.launch; spperm-lower-to-gpu).
+constexpr llvm::StringLiteral kKernelsAttrName = "spperm.kernels";
+
+/// Refuses a module whose multiplications spperm-lower-to-gpu already
+/// lowered: `pass` (a pass that changes a matrix's storage) would leave their
+/// kernels describing the storage they had. Emits the error at the first
+/// such spperm.spmm.
+LogicalResult checkNotLowered(Operation *root, llvm::StringRef pass);
+
 } // namespace mlir::spperm
 
 #endif // SPPERM_DIALECT_SPPERM_IR_SPPERM_H

@@ -90,21 +90,24 @@ def SpPerm_PermAttr : SpPerm_Attr<"Perm", "perm"> {
     `hybrid-2.2`, `hybrid_2_3` — `hybrid-2.3`, `bsa`. MLIR keywords cannot
     contain `-`, hence the two spellings.
 
-    Parameters, each optional (defaults from the seeds are elided when
-    printing):
+    Parameters, each optional (defaults from the seeds are elided, when
+    parsed and when printed, so that `#spperm.perm<bsa, tau = 32,
+    alpha = 0.3>` is `#spperm.perm<bsa>`):
     * `warps` — N_w, the warps of a CTA the load-balancing sorts spread rows
       over (1 to 1024, default 32);
     * `line` — columns per cache line of B in the bitmask model (a power of
       two from 1 to 1024, default 32);
-    * `tau` — BSA's column-block width τ (1 to 1024; `bsa` only);
-    * `alpha` — BSA's similarity threshold α in (0, 1] (`bsa` only).
+    * `tau` — BSA's column-block width τ (1 to 1024, default 32; `bsa`
+      only);
+    * `alpha` — BSA's similarity threshold α in (0, 1] (default 0.3; `bsa`
+      only).
 
     Example:
 
     ```mlir
     #spperm.perm<lpt>
     #spperm.perm<warp_aware, warps = 16>
-    #spperm.perm<bsa, tau = 32, alpha = 0.3>
+    #spperm.perm<bsa, tau = 16, alpha = 0.5>
     ```
   }];
   let parameters = (ins
@@ -125,6 +128,13 @@ def SpPerm_PermAttr : SpPerm_Attr<"Perm", "perm"> {
   let extraClassDeclaration = [{
     static constexpr int64_t kDefaultWarps = 32;
     static constexpr int64_t kDefaultLine = 32;
+
+    /// Drops `bsa`'s `tau` and `alpha` where they equal the sparse core's
+    /// defaults, so that one permutation has one spelling (and one type).
+    /// Other strategies' parameters are left for the verifier.
+    static void elideDefaults(::spperm::Strategy strategy,
+                              std::optional<int64_t> &tau,
+                              ::mlir::FloatAttr &alpha);
   }];
 }
 

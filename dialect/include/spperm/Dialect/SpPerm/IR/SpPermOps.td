@@ -25,7 +25,8 @@ def SpPerm_LoadOp : SpPerm_Op<"load", [Pure]> {
   let summary = "The fixed sparse matrix stored in a file";
   let description = [{
     Names the file that holds the matrix (Matrix Market `.mtx`, DLMC
-    `.smtx`, optionally gzip-compressed) and where its values come from:
+    `.smtx`, optionally gzip-compressed, or a `scipy.sparse.save_npz`
+    `.npz`; docs/MatrixFiles.md) and where its values come from:
     `values` is `"file"` (the default: the file's values, 1.0 for pattern
     files), `"ones"` or `"random:SEED"` (see the `--values` contract in
     docs/). The result is the matrix in file order, in CSR; permute and
@@ -71,7 +72,8 @@ def SpPerm_SpMMOp : SpPerm_Op<"spmm", [Pure]> {
   let description = [{
     Multiplies the fixed sparse matrix `A` (M × N) by the dense row-major
     tensor `B` (N × K) and returns `C` (M × K) in the *original* row order of
-    `A`, whatever permutation its format carries. K may be dynamic; K = 1 is
+    `A`, whatever permutation its format carries. K may be dynamic (the
+    package then serves any K); a static K is in [1, 2^31 - 1]. K = 1 is
     sparse matrix–vector multiplication.
 
     `B` and `C` have one element type: `f32`, `f16` or `bf16`. `A`'s
