@@ -8,8 +8,9 @@
 
 #include "Backend.h"
 
+#include "spperm/Sparse/Names.h"
+
 #include <algorithm>
-#include <cctype>
 
 using namespace spperm;
 using namespace spperm::runtime_detail;
@@ -193,20 +194,7 @@ bool spperm::runtime_detail::writesAccumulator(const KernelInfo &kernel) {
 
 bool spperm::runtime_detail::targetMatches(std::string_view target, int major,
                                            int minor) {
-  if (target.substr(0, 3) != "sm_")
-    return false;
-  target.remove_prefix(3);
-  if (!target.empty() &&
-      std::islower(static_cast<unsigned char>(target.back())))
-    target.remove_suffix(1);
-  // At least one major digit and the minor digit, without leading zeros.
-  if (target.size() < 2 || target.size() > 4 || target[0] == '0')
-    return false;
-  int value = 0;
-  for (char ch : target) {
-    if (!std::isdigit(static_cast<unsigned char>(ch)))
-      return false;
-    value = 10 * value + (ch - '0');
-  }
-  return major >= 0 && minor >= 0 && minor <= 9 && value == 10 * major + minor;
+  unsigned version = architectureVersion(target);
+  return version != 0 && major >= 0 && minor >= 0 && minor <= 9 &&
+         version == static_cast<unsigned>(10 * major + minor);
 }

@@ -268,18 +268,27 @@ void dropRepeatedVariants(::spperm::PackageLayer &layer) {
   layer.alternatives = std::move(kept);
 }
 
+/// The one spperm.spmm of a layer function; an error at the function when
+/// it holds none or several.
+FailureOr<SpMMOp> getLayerMultiplication(func::FuncOp func) {
+  SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
+  if (spmms.size() != 1)
+    return func.emitError() << "holds " << spmms.size()
+                            << " spperm.spmm ops; a layer is one function "
+                               "with one multiplication";
+  return spmms.front();
+}
+
 /// Checks that a function with an spperm.spmm is a layer a package can
 /// hold: one multiplication of one of its arguments by a matrix the
 /// function loads (and may permute or convert), whose product it returns,
 /// and nothing else that computes. A package runs only that product
 /// (docs/Compile.md), so anything more would be dropped without a word.
 LogicalResult checkLayerFunction(func::FuncOp func) {
-  SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
-  if (spmms.size() != 1)
-    return func.emitError() << "holds " << spmms.size()
-                            << " spperm.spmm ops; a layer is one function "
-                               "with one multiplication";
-  SpMMOp spmm = spmms.front();
+  FailureOr<SpMMOp> found = getLayerMultiplication(func);
+  if (failed(found))
+    return failure();
+  SpMMOp spmm = *found;
   auto dense = dyn_cast<BlockArgument>(spmm.getDense());
   if (!dense || dense.getOwner() != &func.getBody().front())
     return spmm.emitOpError()
@@ -322,14 +331,12 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
   // The layer each function became (by symbol): alternatives name theirs.
   std::map<std::string, size_t> layerOf;
   for (auto func : module.getOps<func::FuncOp>()) {
-    SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
-    if (spmms.empty())
+    if (func.getOps<SpMMOp>().empty())
       continue;
-    if (spmms.size() > 1)
-      return func.emitError() << "holds " << spmms.size()
-                              << " spperm.spmm ops; a layer is one function "
-                                 "with one multiplication";
-    SpMMOp spmm = spmms.front();
+    FailureOr<SpMMOp> found = getLayerMultiplication(func);
+    if (failed(found))
+      return failure();
+    SpMMOp spmm = *found;
     LoadOp load = getSourceLoad(spmm.getMatrix());
     std::optional<::spperm::FormattedMatrix> formatted =
         matrices.takeFormatted(spmm, options.baseDir);

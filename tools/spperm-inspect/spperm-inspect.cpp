@@ -17,6 +17,7 @@
 #include "spperm/Sparse/Features.h"
 #include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/MatrixIO.h"
+#include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Sparse/Permutation.h"
 #include "spperm/Sparse/Selector.h"
@@ -26,7 +27,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -142,13 +142,7 @@ bool parseIntOption(const std::string &name, const std::string &text,
 /// Whether `name` is spelled as an NVIDIA GPU architecture: sm_ and its
 /// compute capability (sm_90, sm_100a).
 static bool isArchitectureName(const std::string &name) {
-  if (name.rfind("sm_", 0) != 0 || name.size() < 5)
-    return false;
-  size_t i = 3;
-  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])))
-    ++i;
-  return i >= 5 && (i == name.size() || (i + 1 == name.size() &&
-                                         (name[i] == 'a' || name[i] == 'f')));
+  return ::spperm::architectureVersion(name) != 0;
 }
 
 int main(int argc, char **argv) {

@@ -7,6 +7,7 @@
 #include "spperm/Conversion/SpPermToGPU.h"
 
 #include "spperm/Sparse/Interrupt.h"
+#include "spperm/Sparse/Names.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
@@ -41,14 +42,9 @@
 using namespace mlir;
 using namespace mlir::spperm;
 
-/// XY of `sm_XY` or `sm_XYa`; 0 for anything else.
+/// XY of `sm_XY`, `sm_XYa` or `sm_XYf`; 0 for anything else.
 static unsigned smVersion(StringRef chip) {
-  unsigned version = 0;
-  if (!chip.consume_front("sm_"))
-    return 0;
-  if (!chip.consume_back("a"))
-    chip.consume_back("f");
-  return chip.getAsInteger(10, version) ? 0 : version;
+  return ::spperm::architectureVersion(chip);
 }
 
 bool mlir::spperm::isKnownTarget(StringRef chip) {

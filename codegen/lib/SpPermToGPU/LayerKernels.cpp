@@ -28,6 +28,8 @@
 #include "Kernels.h"
 #include "RowPlan.h"
 
+#include "spperm/Sparse/Names.h"
+
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -50,27 +52,30 @@ using ::spperm::FormattedMatrix;
 using ::spperm::KernelInfo;
 
 std::optional<Precision> mlir::spperm::parsePrecision(StringRef name) {
-  if (name == "fp32")
+  namespace names = ::spperm::precision_name;
+  const std::string_view text(name.data(), name.size());
+  if (text == names::kFp32)
     return Precision::F32;
-  if (name == "tf32")
+  if (text == names::kTf32)
     return Precision::TF32;
-  if (name == "f16")
+  if (text == names::kF16)
     return Precision::F16;
-  if (name == "3xtf32")
+  if (text == names::kTf32x3)
     return Precision::TF32x3;
   return std::nullopt;
 }
 
 StringRef mlir::spperm::getPrecisionName(Precision precision) {
+  namespace names = ::spperm::precision_name;
   switch (precision) {
   case Precision::F32:
-    return "fp32";
+    return names::kFp32;
   case Precision::TF32:
-    return "tf32";
+    return names::kTf32;
   case Precision::F16:
-    return "f16";
+    return names::kF16;
   case Precision::TF32x3:
-    return "3xtf32";
+    return names::kTf32x3;
   }
   llvm_unreachable("unknown precision");
 }

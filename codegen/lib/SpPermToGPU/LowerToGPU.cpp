@@ -158,20 +158,14 @@ struct SpPermLowerToGPU
         KernelGenOptions options = base;
         options.operandType = operandType;
         options.valueType = getValueType(valueType);
-        // spperm-tensor-core-alternatives' copies name their own precision.
-        if (auto named = func ? func->getAttrOfType<StringAttr>(
-                                    kPrecisionAttrName)
-                              : StringAttr()) {
-          std::optional<Precision> precision =
-              parsePrecision(named.getValue());
-          if (!precision)
-            return WalkResult(func->emitOpError("has ")
-                              << kPrecisionAttrName << " = \""
-                              << named.getValue()
-                              << "\", which is not a precision (fp32, "
-                                 "tf32, f16 or 3xtf32)");
-          options.precision = *precision;
-        }
+        // spperm-tensor-core-alternatives' copies name their own precision
+        // (one the dialect's verifier accepted).
+        if (auto named =
+                func ? func->getAttrOfType<StringAttr>(kPrecisionAttrName)
+                     : StringAttr())
+          if (std::optional<Precision> precision =
+                  parsePrecision(named.getValue()))
+            options.precision = *precision;
         int64_t k = cast<ShapedType>(spmm.getDense().getType()).getDimSize(1);
         options.k = ShapedType::isDynamic(k) ? 0 : k;
         options.prefix = prefix;

@@ -6,7 +6,13 @@
 
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 
+#include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/Names.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::spperm;
@@ -20,4 +26,98 @@ void SpPermDialect::initialize() {
 #define GET_OP_LIST
 #include "spperm/Dialect/SpPerm/IR/SpPermOps.cpp.inc"
       >();
+}
+
+/// Checks a `spperm.alternative_of`, `spperm.precision`, `spperm.shard` or
+/// `spperm.shard_of` attribute of a layer's function.
+static LogicalResult verifyFunctionAttribute(Operation *op, StringRef name,
+                                             Attribute value) {
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitError() << "'" << name
+                           << "' belongs on a layer's function, not on '"
+                           << op->getName() << "'";
+  if (name == kAlternativeOfAttrName) {
+    auto of = dyn_cast<FlatSymbolRefAttr>(value);
+    if (!of)
+      return op->emitError()
+             << "'" << name << "' must name a layer's function (@name)";
+    if (of.getValue() == SymbolTable::getSymbolName(op).getValue())
+      return op->emitError() << "'" << name << "' names the function itself";
+    return success();
+  }
+  if (name == kPrecisionAttrName) {
+    auto precision = dyn_cast<StringAttr>(value);
+    if (!precision ||
+        !::spperm::isPrecisionName(std::string_view(
+            precision.getValue().data(), precision.getValue().size())))
+      return op->emitError()
+             << "'" << name << "' must be one of \"fp32\", \"tf32\", \"f16\" "
+             << "or \"3xtf32\", got " << value;
+    return success();
+  }
+  if (name == kShardOfAttrName) {
+    auto of = dyn_cast<StringAttr>(value);
+    if (!of || of.getValue().empty())
+      return op->emitError()
+             << "'" << name << "' must be the name of the sharded layer";
+    if (!op->hasAttr(kShardAttrName))
+      return op->emitError()
+             << "'" << name << "' needs '" << kShardAttrName << "' beside it";
+    return success();
+  }
+  // spperm.shard: [index, count, begin, end, rows].
+  auto shard = dyn_cast<DenseI64ArrayAttr>(value);
+  if (!shard || shard.size() != 5)
+    return op->emitError() << "'" << name
+                           << "' must be array<i64: index, count, begin, "
+                              "end, rows>";
+  const int64_t index = shard[0], count = shard[1], begin = shard[2],
+                end = shard[3], rows = shard[4];
+  if (count < 1 || count > ::spperm::kMaxIndex || index < 0 || index >= count ||
+      rows < 0 || rows > ::spperm::kMaxIndex || begin < 0 || begin > end ||
+      end > rows)
+    return op->emitError() << "'" << name
+                           << "' must have 0 <= index < count and 0 <= "
+                              "begin <= end <= rows <= 2^31 - 1, got "
+                           << value;
+  if (!op->hasAttr(kShardOfAttrName))
+    return op->emitError() << "'" << name << "' needs '" << kShardOfAttrName
+                           << "' beside it";
+  return success();
+}
+
+/// Checks a `spperm.kernels`, `spperm.transpose_b` or `spperm.in_place_b`
+/// attribute of a lowered multiplication.
+static LogicalResult verifyLaunchesAttribute(Operation *op, StringRef name,
+                                             Attribute value) {
+  if (!isa<SpMMOp>(op))
+    return op->emitError() << "'" << name
+                           << "' belongs on a lowered spperm.spmm, not on '"
+                           << op->getName() << "'";
+  if (name == kTransposeAttrName) {
+    if (!isa<LaunchAttr>(value))
+      return op->emitError() << "'" << name << "' must be a #spperm.launch";
+    return success();
+  }
+  auto launches = dyn_cast<ArrayAttr>(value);
+  if (!launches || !llvm::all_of(launches, llvm::IsaPred<LaunchAttr>))
+    return op->emitError() << "'" << name
+                           << "' must be an array of #spperm.launch";
+  return success();
+}
+
+LogicalResult SpPermDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kAlternativeOfAttrName || name == kPrecisionAttrName ||
+      name == kShardAttrName || name == kShardOfAttrName)
+    return verifyFunctionAttribute(op, name, attr.getValue());
+  if (name == kKernelsAttrName || name == kTransposeAttrName ||
+      name == kInPlaceAttrName)
+    return verifyLaunchesAttribute(op, name, attr.getValue());
+  return op->emitError() << "unknown spperm attribute '" << name
+                         << "' (the passes set spperm.alternative_of, "
+                            "spperm.precision, spperm.shard, spperm.shard_of, "
+                            "spperm.kernels, spperm.transpose_b and "
+                            "spperm.in_place_b)";
 }

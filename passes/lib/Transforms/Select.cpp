@@ -119,15 +119,10 @@ struct SpPermSelectPass
       mlir::emitError(module.getLoc()) << "spperm-select: " << problem;
       return signalPassFailure();
     }
-    // The spelling of an architecture, sm_XY with an optional a or f suffix
-    // (spperm-lower-to-gpu asks LLVM's NVPTX back end which it knows); a
-    // target without a shipped model ranks with the cost model.
-    StringRef digits = StringRef(target).drop_front(3);
-    if (digits.ends_with("a") || digits.ends_with("f"))
-      digits = digits.drop_back();
-    unsigned version;
-    if (!StringRef(target).starts_with("sm_") ||
-        digits.getAsInteger(10, version)) {
+    // The spelling of an architecture (spperm-lower-to-gpu asks LLVM's NVPTX
+    // back end which it knows); a target without a shipped model ranks with
+    // the cost model.
+    if (::spperm::architectureVersion(target) == 0) {
       mlir::emitError(module.getLoc())
           << "spperm-select: target must be a GPU architecture such as sm_90, "
              "got '"

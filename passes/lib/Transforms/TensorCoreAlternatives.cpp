@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/Selector.h"
 #include "spperm/Transforms/Alternatives.h"
 #include "spperm/Transforms/MatrixUtils.h"
@@ -36,7 +37,8 @@ namespace {
 
 /// The precision the copies' dense blocks are multiplied in (a name of
 /// spperm-lower-to-gpu's precision option).
-constexpr llvm::StringLiteral kTensorCorePrecision = "3xtf32";
+constexpr std::string_view kTensorCorePrecision =
+    ::spperm::precision_name::kTf32x3;
 
 /// Whether `func` is a layer whose dense blocks the tensor-core kernel
 /// takes (16 x 16 or 32 x 32, at least one stored) and whose choice the

@@ -23,7 +23,8 @@ func.func @fp32__x3(%b: tensor<64x32xf32>) -> tensor<64x32xf32> attributes {sppe
 
 // -----
 
-// expected-error @+1 {{'func.func' op has spperm.precision = "bf16", which is not a precision (fp32, tf32, f16 or 3xtf32)}}
+// The dialect refuses a name that is not a precision where it is written.
+// expected-error @+1 {{'spperm.precision' must be one of "fp32", "tf32", "f16" or "3xtf32", got "bf16"}}
 func.func @bad(%b: tensor<64x32xf32>) -> tensor<64x32xf32> attributes {spperm.precision = "bf16"} {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>

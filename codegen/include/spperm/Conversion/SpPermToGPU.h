@@ -288,11 +288,6 @@ generateLayerKernels(gpu::GPUModuleOp kernels,
                                              int64_t rows,
                                              const KernelGenOptions &options);
 
-/// The name of the attribute of each lowered `spperm.spmm` of a layer (not
-/// an alternative) that holds its transposing kernel's launch
-/// (#spperm.launch).
-constexpr const char *kTransposeAttrName = "spperm.transpose_b";
-
 /// Emits the in-place kernels of a layer (docs/Kernels.md, "In-place
 /// column-major B"): for an fp32 csr matrix with entries and
 /// options.inPlaceB auto, one kernel per candidate shape of a static K in
@@ -306,11 +301,6 @@ std::vector<::spperm::KernelInfo>
 generateInPlaceKernels(gpu::GPUModuleOp kernels,
                        const ::spperm::FormattedMatrix &matrix,
                        const KernelGenOptions &options);
-
-/// The name of the attribute of the lowered `spperm.spmm` whose csr arrays
-/// the layer's in-place kernels read (the first such of a layer and its
-/// alternatives): an array of #spperm.launch, one per candidate.
-constexpr const char *kInPlaceAttrName = "spperm.in_place_b";
 
 /// The launch as the IR records it (spperm-lower-to-gpu's
 /// `spperm.kernels`).

@@ -31,6 +31,45 @@ inline constexpr std::string_view kF16 = "f16";
 inline constexpr std::string_view kBF16 = "bf16";
 } // namespace value_type_name
 
+/// GPU architectures: `--target`, the manifest's "target", the selector's
+/// models. The compute capability that architecture name `name` spells, as
+/// 10 * major + minor: "sm_", 2 to 4 digits without a leading zero, then
+/// optionally `a` or `f` (sm_90 -> 90, sm_100a -> 100, sm_120f -> 120); 0
+/// for any other spelling. Whether LLVM and the GPU know the architecture
+/// is for them to say.
+inline unsigned architectureVersion(std::string_view name) {
+  if (name.substr(0, 3) != "sm_")
+    return 0;
+  name.remove_prefix(3);
+  if (!name.empty() && (name.back() == 'a' || name.back() == 'f'))
+    name.remove_suffix(1);
+  if (name.size() < 2 || name.size() > 4 || name[0] == '0')
+    return 0;
+  unsigned version = 0;
+  for (char ch : name) {
+    if (ch < '0' || ch > '9')
+      return 0;
+    version = 10 * version + static_cast<unsigned>(ch - '0');
+  }
+  return version;
+}
+
+/// The arithmetic of Blocked-ELL dense blocks: spperm-lower-to-gpu's
+/// `precision` option, `--precision`, the `spperm.precision` attribute of an
+/// alternative (docs/Kernels.md, "Tensor cores").
+namespace precision_name {
+inline constexpr std::string_view kFp32 = "fp32";
+inline constexpr std::string_view kTf32 = "tf32";
+inline constexpr std::string_view kF16 = "f16";
+inline constexpr std::string_view kTf32x3 = "3xtf32";
+} // namespace precision_name
+
+/// Whether `name` is a precision of precision_name.
+inline bool isPrecisionName(std::string_view name) {
+  return name == precision_name::kFp32 || name == precision_name::kTf32 ||
+         name == precision_name::kF16 || name == precision_name::kTf32x3;
+}
+
 /// Storage formats: `--format`, the manifest's "format", `#spperm.<name>`.
 namespace format_name {
 inline constexpr std::string_view kCsr = "csr";

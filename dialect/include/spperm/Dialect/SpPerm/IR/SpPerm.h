@@ -103,6 +103,17 @@ constexpr llvm::StringLiteral kShardOfAttrName = "spperm.shard_of";
 /// order (an array of #spperm.launch; spperm-lower-to-gpu).
 constexpr llvm::StringLiteral kKernelsAttrName = "spperm.kernels";
 
+/// The attribute of each lowered `spperm.spmm` of a layer (not an
+/// alternative) that holds its transposing kernel's launch (#spperm.launch;
+/// docs/Kernels.md, "Column-major B").
+constexpr llvm::StringLiteral kTransposeAttrName = "spperm.transpose_b";
+
+/// The attribute of the lowered `spperm.spmm` whose csr arrays the layer's
+/// in-place kernels read (the first such of a layer and its alternatives):
+/// an array of #spperm.launch, one per candidate (docs/Kernels.md,
+/// "In-place column-major B").
+constexpr llvm::StringLiteral kInPlaceAttrName = "spperm.in_place_b";
+
 /// Refuses a module whose multiplications spperm-lower-to-gpu already
 /// lowered: `pass` (a pass that changes a matrix's storage) would leave their
 /// kernels describing the storage they had. Emits the error at the first

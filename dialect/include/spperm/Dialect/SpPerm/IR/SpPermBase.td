@@ -44,10 +44,23 @@ def SpPerm_Dialect : Dialect {
     * **Results are in the original row order.** `spperm.spmm` computes
       `A · B` for the matrix as loaded; undoing a permutation is the
       lowering's job, not the user's.
+    * **What the passes record is checked.** They leave their results as
+      discardable attributes: on a layer's function `spperm.alternative_of`
+      (`@layer`), `spperm.precision` (`"fp32"`, `"tf32"`, `"f16"` or
+      `"3xtf32"`), `spperm.shard` (`array<i64: index, count, begin, end,
+      rows>`) with `spperm.shard_of` (the layer's name); on a lowered
+      `spperm.spmm` `spperm.kernels` and `spperm.in_place_b` (arrays of
+      `#spperm.launch`) and `spperm.transpose_b` (one `#spperm.launch`). The
+      dialect verifies each where it appears and refuses any other
+      `spperm.*` attribute, so a misspelt or hand-edited one fails at parse
+      time rather than in a later pass.
   }];
 
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
+  // The discardable `spperm.*` attributes the passes put on functions and
+  // multiplications (SpPerm.h) are checked wherever they appear.
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Registers the attributes (SpPermAttrs.cpp) and types (SpPermTypes.cpp),
     /// each in the file that holds their storage classes.

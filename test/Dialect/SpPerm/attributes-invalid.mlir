@@ -1,0 +1,92 @@
+// RUN: spperm-opt %s -split-input-file -verify-diagnostics
+
+// One case per rule of the dialect's check of the discardable spperm.*
+// attributes (attributes.mlir has them where they belong).
+
+// expected-error@+1 {{unknown spperm attribute 'spperm.kernel'}}
+func.func private @misspelled() attributes {spperm.kernel = []}
+
+// -----
+
+// expected-error@+1 {{'spperm.alternative_of' must name a layer's function (@name)}}
+func.func private @alternative_string() attributes {spperm.alternative_of = "layer"}
+
+// -----
+
+// expected-error@+1 {{'spperm.alternative_of' names the function itself}}
+func.func private @alternative_self() attributes {spperm.alternative_of = @alternative_self}
+
+// -----
+
+// expected-error@+1 {{'spperm.precision' must be one of "fp32", "tf32", "f16" or "3xtf32", got "fp64"}}
+func.func private @precision_unknown() attributes {spperm.precision = "fp64"}
+
+// -----
+
+// expected-error@+1 {{'spperm.precision' belongs on a layer's function, not on 'builtin.module'}}
+module attributes {spperm.precision = "tf32"} {
+}
+
+// -----
+
+// expected-error@+1 {{'spperm.shard' must be array<i64: index, count, begin, end, rows>}}
+func.func private @shard_short() attributes {spperm.shard = array<i64: 0, 2, 0, 32>, spperm.shard_of = "layer"}
+
+// -----
+
+// expected-error@+1 {{'spperm.shard' must have 0 <= index < count and 0 <= begin <= end <= rows <= 2^31 - 1, got array<i64: 2, 2, 0, 32, 64>}}
+func.func private @shard_index() attributes {spperm.shard = array<i64: 2, 2, 0, 32, 64>, spperm.shard_of = "layer"}
+
+// -----
+
+// expected-error@+1 {{'spperm.shard' must have 0 <= index < count and 0 <= begin <= end <= rows <= 2^31 - 1, got array<i64: 0, 2, 40, 32, 64>}}
+func.func private @shard_range() attributes {spperm.shard = array<i64: 0, 2, 40, 32, 64>, spperm.shard_of = "layer"}
+
+// -----
+
+// expected-error@+1 {{'spperm.shard' must have 0 <= index < count and 0 <= begin <= end <= rows <= 2^31 - 1, got array<i64: 0, 2, 0, 32, 4294967296>}}
+func.func private @shard_rows() attributes {spperm.shard = array<i64: 0, 2, 0, 32, 4294967296>, spperm.shard_of = "layer"}
+
+// -----
+
+// expected-error@+1 {{'spperm.shard' needs 'spperm.shard_of' beside it}}
+func.func private @shard_alone() attributes {spperm.shard = array<i64: 0, 2, 0, 32, 64>}
+
+// -----
+
+// expected-error@+1 {{'spperm.shard_of' needs 'spperm.shard' beside it}}
+func.func private @shard_of_alone() attributes {spperm.shard_of = "layer"}
+
+// -----
+
+// expected-error@+1 {{'spperm.shard_of' must be the name of the sharded layer}}
+func.func private @shard_of_empty() attributes {spperm.shard = array<i64: 0, 2, 0, 32, 64>, spperm.shard_of = ""}
+
+// -----
+
+// expected-error@+1 {{'spperm.kernels' belongs on a lowered spperm.spmm, not on 'func.func'}}
+func.func private @kernels_on_function() attributes {spperm.kernels = []}
+
+// -----
+
+func.func @kernels_not_launches(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error@+1 {{'spperm.kernels' must be an array of #spperm.launch}}
+  %c = spperm.spmm %a, %b {spperm.kernels = ["l0_csr_k32_0"]} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @in_place_not_array(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error@+1 {{'spperm.in_place_b' must be an array of #spperm.launch}}
+  %c = spperm.spmm %a, %b {spperm.in_place_b = 1 : i64} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @transpose_not_launch(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error@+1 {{'spperm.transpose_b' must be a #spperm.launch}}
+  %c = spperm.spmm %a, %b {spperm.transpose_b = []} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
