@@ -7,6 +7,7 @@
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 
 #include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Names.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -120,4 +121,43 @@ LogicalResult SpPermDialect::verifyOperationAttribute(Operation *op,
                             "spperm.precision, spperm.shard, spperm.shard_of, "
                             "spperm.kernels, spperm.transpose_b and "
                             "spperm.in_place_b)";
+}
+
+LogicalResult SpPermDialect::verifyRegionArgAttribute(Operation *op,
+                                                      unsigned region,
+                                                      unsigned argIndex,
+                                                      NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name != kSourceAttrName && name != kValuesAttrName)
+    return op->emitOpError()
+           << "argument " << argIndex << ": unknown spperm attribute '" << name
+           << "' (arguments take spperm.source and spperm.values)";
+  auto text = dyn_cast<StringAttr>(attr.getValue());
+  if (name == kSourceAttrName) {
+    if (!text || text.getValue().empty())
+      return op->emitOpError() << "argument " << argIndex << ": " << name
+                               << " must be a string (the matrix file)";
+    return success();
+  }
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function || !function.getArgAttr(argIndex, kSourceAttrName))
+    return op->emitOpError() << "argument " << argIndex << " has " << name
+                             << " but no " << kSourceAttrName;
+  ::spperm::StatusOr<::spperm::ValuesSpec> spec =
+      text ? ::spperm::parseValuesSpec(text.getValue().str())
+           : ::spperm::Status::error("must be a string");
+  if (!spec)
+    return op->emitOpError()
+           << "argument " << argIndex << ": " << name << ": " << spec.message();
+  return success();
+}
+
+LogicalResult SpPermDialect::verifyRegionResultAttribute(Operation *op,
+                                                         unsigned region,
+                                                         unsigned resultIndex,
+                                                         NamedAttribute attr) {
+  return op->emitOpError() << "result " << resultIndex
+                           << ": unknown spperm attribute '"
+                           << attr.getName().getValue()
+                           << "' (results take none)";
 }

@@ -13,8 +13,6 @@
 
 #include "spperm/Transforms/Passes.h"
 
-#include "spperm/Sparse/MatrixIO.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -36,10 +34,6 @@ using namespace mlir;
 using namespace mlir::spperm;
 
 namespace {
-
-/// The argument attributes that name a sparse argument's fixed matrix.
-constexpr StringLiteral kSourceAttr = "spperm.source";
-constexpr StringLiteral kValuesAttr = "spperm.values";
 
 /// Whether `type` is a 2-D f32 tensor in CSR: dense rows, ordered and unique
 /// compressed columns, the identity dimension-to-level map.
@@ -93,12 +87,12 @@ struct RaiseSparseMatmul : OpInterfaceRewritePattern<linalg::LinalgOp> {
                     : func::FuncOp();
     if (!func || arg.getOwner() != &func.getBody().front())
       return rewriter.notifyMatchFailure(op, "A is not a function argument");
-    auto source = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                    kSourceAttr);
+    auto source =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kSourceAttrName);
     if (!source)
       return rewriter.notifyMatchFailure(op, "A has no spperm.source");
-    auto values = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                    kValuesAttr);
+    auto values =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kValuesAttrName);
 
     auto aType = cast<RankedTensorType>(a.getType());
     auto cType = cast<RankedTensorType>(op->getResult(0).getType());
@@ -119,39 +113,8 @@ struct RaiseSparseMatmul : OpInterfaceRewritePattern<linalg::LinalgOp> {
 struct SpPermRaiseLinalgPass
     : public mlir::spperm::impl::SpPermRaiseLinalgBase<SpPermRaiseLinalgPass> {
   void runOnOperation() override {
-    // The attributes that name a matrix are checked first, so that a bad
-    // one is reported where it is written rather than as an invalid
-    // spperm.load.
-    bool bad = false;
-    getOperation().walk([&](func::FuncOp func) {
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-        Attribute source = func.getArgAttr(i, kSourceAttr);
-        Attribute values = func.getArgAttr(i, kValuesAttr);
-        if (values && !source) {
-          func.emitOpError() << "argument " << i << " has " << kValuesAttr
-                             << " but no " << kSourceAttr;
-          bad = true;
-        }
-        if (source && !isa<StringAttr>(source)) {
-          func.emitOpError() << "argument " << i << ": " << kSourceAttr
-                             << " must be a string (the matrix file)";
-          bad = true;
-        }
-        if (!values)
-          continue;
-        auto text = dyn_cast<StringAttr>(values);
-        ::spperm::StatusOr<::spperm::ValuesSpec> spec =
-            text ? ::spperm::parseValuesSpec(text.getValue().str())
-                 : ::spperm::Status::error("must be a string");
-        if (!spec) {
-          func.emitOpError() << "argument " << i << ": " << kValuesAttr
-                             << ": " << spec.message();
-          bad = true;
-        }
-      }
-    });
-    if (bad)
-      return signalPassFailure();
+    // The attributes that name a matrix were checked where they are
+    // written (SpPermDialect::verifyRegionArgAttribute).
     RewritePatternSet patterns(&getContext());
     populateRaiseLinalgPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -90,3 +90,18 @@ func.func @transpose_not_launch(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: 
   %c = spperm.spmm %a, %b {spperm.transpose_b = []} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
   return %c : tensor<64x32xf32>
 }
+
+// -----
+
+// expected-error@+1 {{'func.func' op argument 0: unknown spperm attribute 'spperm.sources' (arguments take spperm.source and spperm.values)}}
+func.func private @argument_misspelled(tensor<8x8xf32> {spperm.sources = "w.mtx"})
+
+// -----
+
+// expected-error@+1 {{'func.func' op argument 0: spperm.source must be a string (the matrix file)}}
+func.func private @source_empty(tensor<8x8xf32> {spperm.source = ""})
+
+// -----
+
+// expected-error@+1 {{'func.func' op result 0: unknown spperm attribute 'spperm.source' (results take none)}}
+func.func private @result_attribute() -> (tensor<8x8xf32> {spperm.source = "w.mtx"})

@@ -35,3 +35,9 @@ func.func @lowered(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x32x
   %c = spperm.spmm %a, %b {spperm.in_place_b = [], spperm.kernels = [#spperm.launch<name = "cusparse", family = "cusparse", variant = "cusparse", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [1, 1, 1], shared_bytes = 0>], spperm.transpose_b = #spperm.launch<name = "l0_transpose_b", family = "transpose", variant = "t", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = ["B", "B_col", "K"], grid = [1, 1, 1], block = [256, 1, 1], shared_bytes = 0>} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
   return %c : tensor<64x32xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func private @named_matrix
+// CHECK-SAME:    spperm.source = "w.mtx", spperm.values = "random:7"
+func.func private @named_matrix(tensor<8x8xf32> {spperm.source = "w.mtx", spperm.values = "random:7"})

@@ -254,7 +254,8 @@ def SpPermRaiseLinalg : Pass<"spperm-raise-linalg", "::mlir::ModuleOp"> {
     `spperm.spmm` of a `spperm.load` — when the sparse operand is an
     argument of the enclosing function that says where its fixed matrix
     lives: `spperm.source = "FILE"` (and optionally `spperm.values =
-    "ones" | "file" | "random:SEED"`) as an argument attribute. Anything
+    "ones" | "file" | "random:SEED"`) as an argument attribute (the dialect
+    checks both where they are written: docs/Dialects/SpPerm.md). Anything
     else is left as it is; the sparse argument stays (unused).
 
     Before:

@@ -99,6 +99,12 @@ constexpr llvm::StringLiteral kPrecisionAttrName = "spperm.precision";
 constexpr llvm::StringLiteral kShardAttrName = "spperm.shard";
 constexpr llvm::StringLiteral kShardOfAttrName = "spperm.shard_of";
 
+/// The argument attributes that name a sparse argument's fixed matrix for
+/// spperm-raise-linalg: its file (a StringAttr) and its values (a
+/// StringAttr in the syntax of `--values`, ::spperm::parseValuesSpec).
+constexpr llvm::StringLiteral kSourceAttrName = "spperm.source";
+constexpr llvm::StringLiteral kValuesAttrName = "spperm.values";
+
 /// The attribute of each lowered `spperm.spmm` that lists its launches in
 /// order (an array of #spperm.launch; spperm-lower-to-gpu).
 constexpr llvm::StringLiteral kKernelsAttrName = "spperm.kernels";

@@ -44,6 +44,12 @@ def SpPerm_Dialect : Dialect {
     * **Results are in the original row order.** `spperm.spmm` computes
       `A · B` for the matrix as loaded; undoing a permutation is the
       lowering's job, not the user's.
+    * **What names a matrix is checked.** A function argument that
+      `spperm-raise-linalg` raises names its matrix file with
+      `spperm.source` (a string) and, optionally, its values with
+      `spperm.values` (`"file"`, `"ones"` or `"random:SEED"`, beside a
+      `spperm.source`); no other `spperm.*` argument or result attribute
+      exists.
     * **What the passes record is checked.** They leave their results as
       discardable attributes: on a layer's function `spperm.alternative_of`
       (`@layer`), `spperm.precision` (`"fp32"`, `"tf32"`, `"f16"` or
@@ -61,6 +67,8 @@ def SpPerm_Dialect : Dialect {
   // The discardable `spperm.*` attributes the passes put on functions and
   // multiplications (SpPerm.h) are checked wherever they appear.
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Registers the attributes (SpPermAttrs.cpp) and types (SpPermTypes.cpp),
     /// each in the file that holds their storage classes.
