@@ -5,7 +5,9 @@
 // RUN: not spperm-opt %s -spperm-convert-format="format=bell delta=1.5" 2>&1 | FileCheck %s --check-prefix=DELTA
 // DELTA: error: spperm-convert-format: delta must be in (0, 1] (or 0 to search), got 1.5
 // RUN: not spperm-opt %s -spperm-convert-format="format=hbp row-block=100" 2>&1 | FileCheck %s --check-prefix=HBP
-// HBP: error: spperm-convert-format: row-block must be a positive multiple of 32 and col-block positive, got 100 and 4096
+// HBP: error: spperm-convert-format: row-block must be a positive multiple of 32 and col-block positive, both below 2^31, got 100 and 4096
+// RUN: not spperm-opt %s -spperm-convert-format="format=hbp col-block=4294967297" 2>&1 | FileCheck %s --check-prefix=HBP-LARGE
+// HBP-LARGE: error: spperm-convert-format: row-block must be a positive multiple of 32 and col-block positive, both below 2^31, got 512 and 4294967297
 // RUN: not spperm-opt %s -spperm-convert-format="format=bell" 2>&1 | FileCheck %s --check-prefix=ARG
 // ARG: error: 'spperm.spmm' op needs the matrix's spperm.load to compute its Blocked-ELL width
 

@@ -10,12 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 #include "spperm/Conversion/Passes.h"
 #include "spperm/Conversion/Pipeline.h"
 #include "spperm/Conversion/SpPermToGPU.h"
-#include "spperm/Transforms/Passes.h"
+#include "spperm/Dialect/SpPerm/IR/SpPerm.h"
+#include "spperm/Sparse/Interrupt.h"
 #include "spperm/Tools/MlirNesting.h"
+#include "spperm/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -23,6 +24,7 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -58,6 +60,14 @@ int main(int argc, char **argv) {
       }
     }
   }
+  // An exhausted memory (a matrix file that declares billions of rows) ends
+  // the tool with one line, as the other tools do, instead of LLVM's crash
+  // report (spperm/Sparse/Interrupt.h).
+  // MLIR's driver routes a failed allocation to LLVM's bad-alloc handler.
+  ::spperm::installOutOfMemoryExit("spperm-opt");
+  ::spperm::setOutOfMemoryFile(inputFilename);
+  llvm::install_bad_alloc_error_handler(
+      [](void *, const char *, bool) { ::spperm::exitOutOfMemory(); });
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, inputFilename, outputFilename, registry));
 }

@@ -6,6 +6,7 @@
 
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 
+#include "spperm/Sparse/CsrMatrix.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/Permutation.h"
 
@@ -377,11 +378,13 @@ BellAttr::verifyShape(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult HbpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               int64_t rows, int64_t cols, PermAttr) {
-  if (rows < 32 || rows % 32 != 0)
-    return emitError() << "rows must be a positive multiple of 32, got "
+  // The format's row and column blocks are 32-bit counts (Formats.h).
+  if (rows < 32 || rows % 32 != 0 || rows > ::spperm::kMaxIndex)
+    return emitError() << "rows must be a positive multiple of 32 below "
+                          "2^31, got "
                        << rows;
-  if (cols < 1)
-    return emitError() << "cols must be positive, got " << cols;
+  if (cols < 1 || cols > ::spperm::kMaxIndex)
+    return emitError() << "cols must be in [1, 2^31 - 1], got " << cols;
   return success();
 }
 

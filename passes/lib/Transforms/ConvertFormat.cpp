@@ -6,6 +6,7 @@
 
 #include "spperm/Transforms/Passes.h"
 
+#include "spperm/Sparse/CsrMatrix.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Transforms/MatrixUtils.h"
 
@@ -78,12 +79,14 @@ struct SpPermConvertFormatPass
           << static_cast<double>(delta);
       return signalPassFailure();
     }
-    if ((format == FormatOption::Hbp || chosen) && (rowBlock < 32 || rowBlock % 32 != 0 ||
-                            colBlock < 1)) {
+    if ((format == FormatOption::Hbp || chosen) &&
+        (rowBlock < 32 || rowBlock % 32 != 0 ||
+         rowBlock > ::spperm::kMaxIndex || colBlock < 1 ||
+         colBlock > ::spperm::kMaxIndex)) {
       mlir::emitError(module.getLoc())
           << "spperm-convert-format: row-block must be a "
-             "positive multiple of 32 and col-block positive, "
-             "got "
+             "positive multiple of 32 and col-block positive, both below "
+             "2^31, got "
           << static_cast<int64_t>(rowBlock) << " and "
           << static_cast<int64_t>(colBlock);
       return signalPassFailure();

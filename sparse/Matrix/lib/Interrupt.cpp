@@ -124,7 +124,7 @@ static char *append(char *end, const char *last, const char *text) {
   return end;
 }
 
-static void outOfMemory() {
+[[noreturn]] static void outOfMemory() {
   // Nothing here may allocate: the line is assembled on the stack and goes
   // out in one write(2), so that other threads' output cannot split it.
   char line[512];
@@ -169,6 +169,8 @@ void spperm::setOutOfMemoryFile(const std::string &file) {
       outOfMemoryFile[i++] = c;
   outOfMemoryFile[i] = '\0';
 }
+
+void spperm::exitOutOfMemory() { outOfMemory(); }
 
 void spperm::installOutOfMemoryExit(const char *tool) {
   outOfMemoryTool = tool;

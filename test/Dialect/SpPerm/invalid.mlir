@@ -159,13 +159,24 @@ func.func private @bell_residual(!spperm.matrix<64x64xf32, #spperm.bell<block = 
 // -----
 
 // HBP hashes rows within a block onto warps, so blocks come in whole warps.
-// expected-error@+1 {{rows must be a positive multiple of 32, got 100}}
+// expected-error@+1 {{rows must be a positive multiple of 32 below 2^31, got 100}}
 func.func private @hbp_rows(!spperm.matrix<1024x1024xf32, #spperm.hbp<rows = 100, cols = 512>>)
 
 // -----
 
-// expected-error@+1 {{cols must be positive, got 0}}
+// Block sizes are 32-bit counts: a larger one is refused, not truncated.
+// expected-error@+1 {{rows must be a positive multiple of 32 below 2^31, got 4294967328}}
+func.func private @hbp_rows_too_large(!spperm.matrix<64x64xf32, #spperm.hbp<rows = 4294967328, cols = 512>>)
+
+// -----
+
+// expected-error@+1 {{cols must be in [1, 2^31 - 1], got 0}}
 func.func private @hbp_cols(!spperm.matrix<1024x1024xf32, #spperm.hbp<rows = 512, cols = 0>>)
+
+// -----
+
+// expected-error@+1 {{cols must be in [1, 2^31 - 1], got 4294967297}}
+func.func private @hbp_cols_too_large(!spperm.matrix<64x64xf32, #spperm.hbp<rows = 512, cols = 4294967297>>)
 
 // -----
 

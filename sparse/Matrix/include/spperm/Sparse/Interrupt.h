@@ -60,6 +60,11 @@ void installInterruptCleanup();
 /// `tool` must outlive the process (a string literal).
 void installOutOfMemoryExit(const char *tool);
 
+/// Ends the process as the handler of installOutOfMemoryExit does: the one
+/// line, the cleanup, exit status 1. For allocators that report exhaustion
+/// another way (LLVM's bad-alloc handler); allocates nothing.
+[[noreturn]] void exitOutOfMemory();
+
 /// Names the file the tool is working on in the out-of-memory line:
 /// `TOOL: error: FILE: out of memory` (docs/Compile.md, "Errors"). The
 /// handler cannot allocate to escape the name as other messages do
