@@ -53,7 +53,7 @@ using ::spperm::KernelInfo;
 
 std::optional<Precision> mlir::spperm::parsePrecision(StringRef name) {
   namespace names = ::spperm::precision_name;
-  const std::string_view text(name.data(), name.size());
+  const std::string_view text = name;
   if (text == names::kFp32)
     return Precision::F32;
   if (text == names::kTf32)

@@ -48,9 +48,7 @@ static LogicalResult verifyFunctionAttribute(Operation *op, StringRef name,
   }
   if (name == kPrecisionAttrName) {
     auto precision = dyn_cast<StringAttr>(value);
-    if (!precision ||
-        !::spperm::isPrecisionName(std::string_view(
-            precision.getValue().data(), precision.getValue().size())))
+    if (!precision || !::spperm::isPrecisionName(precision.getValue()))
       return op->emitError()
              << "'" << name << "' must be one of \"fp32\", \"tf32\", \"f16\" "
              << "or \"3xtf32\", got " << value;
