@@ -4,23 +4,26 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// One warp per stored 2-D block (docs/Formats.md, "hbp"): warp group by
-// group, lane t follows its add_sign chain from
+// The HBP kernel (docs/Formats.md, "hbp"; docs/Kernels.md, "Families"):
+// lane t of a warp group follows its add_sign chain from
 // begin_nnz + t - zero_row and adds the partial row into C[order[row]]. A
-// warp first runs its fixed blocks, then takes competitive blocks by atomic
-// ticket until none is left; the last warp to finish resets the ticket for
-// the next launch. The two counters (ticket, finished warps) are the
-// "tickets" parameter, which the runtime provides per stream
-// (docs/RuntimeABI.md, "Ownership and threading"): launches on different
-// streams never share them, and launches on one stream run one after the
-// other. The combine step is the atomic addition into C, which the runtime
-// clears before the launch; with 16-bit operands (B and the values widened
-// as they are read) into the cleared fp32 accumulator instead, which the
-// round kernel after it rounds into C once (docs/Kernels.md, "Half
-// precision"). When the column block's tile of B
-// (colBlock x vec floats) fits, each warp first copies it into its slice of
-// shared memory (coalesced), and the chains read B from there.
-//
+// work item is a stored block's groups (all of them, the seed's warp per
+// block, or one, when the blocks alone would leave the GPU idle) in one
+// K slice of vec x unroll columns of C; the grid has one run of CTAs per
+// slice. A warp first runs its format warp's fixed blocks, then takes
+// competitive items by atomic ticket until none is left; the last warp to
+// finish resets the counters for the next launch. The two counters (ticket,
+// finished warps) are the "tickets" parameter, which the runtime provides
+// per stream (docs/RuntimeABI.md, "Ownership and threading"): launches on
+// different streams never share them, and launches on one stream run one
+// after the other. The combine step is the atomic addition into C, which
+// the runtime clears before the launch; with 16-bit operands (B and the
+// values widened as they are read) into the cleared fp32 accumulator
+// instead, which the round kernel after it rounds into C once
+// (docs/Kernels.md, "Half precision"). When a warp runs whole blocks and
+// the column block's tile of B (colBlock x slice columns) fits, the warp
+// first copies it into its slice of shared memory (coalesced), and the
+// chains read B from there.
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
@@ -44,22 +47,34 @@ public:
     for (auto [i, a] : llvm::enumerate(args))
       params[a.name] = func.getArgument(i);
     K = spec.k > 0 ? kb.idx(spec.k) : params[::spperm::call_arg::kK];
+    const int64_t warpsPerCta = spec.threads / kWarpSize;
+    const int64_t ctasPerSlice = spec.ctasPerSlice();
+    const int64_t width = spec.sliceColumns();
+    slices = kb.div(kb.add(K, width - 1), width);
     Value tid = kb.threadIdX();
-    Value warp = kb.add(kb.mul(kb.blockIdX(), spec.threads / kWarpSize),
-                        kb.div(tid, kWarpSize));
+    Value cta = kb.blockIdX();
+    Value slice = kb.div(cta, ctasPerSlice);
+    // The slice's warp v runs group v % groupWarps of format warp
+    // v / groupWarps's blocks (every group when groupWarps is 1).
+    Value virtualWarp = kb.add(kb.mul(kb.rem(cta, ctasPerSlice), warpsPerCta),
+                               kb.div(tid, kWarpSize));
+    Value warp = kb.div(virtualWarp, spec.groupWarps);
+    Value group =
+        spec.groupWarps > 1 ? kb.rem(virtualWarp, spec.groupWarps) : Value();
     lane = kb.rem(tid, kWarpSize);
     if (spec.sharedTile) {
       tile = func.getWorkgroupAttributions().front();
-      tileBase = kb.mul(kb.div(tid, kWarpSize), spec.colBlock * spec.vec);
+      tileBase = kb.mul(kb.div(tid, kWarpSize), spec.colBlock * width);
     }
-    kb.ifThen(kb.lt(warp, spec.warps), [&] {
+    kb.ifThen(kb.lt(virtualWarp, spec.warps * spec.groupWarps), [&] {
       Value ptr = params.at(::spperm::buffer::kHbpFixedBlockPtr);
       Value fixed = params.at(::spperm::buffer::kHbpFixedBlocks);
       Value lo = kb.loadIndex(ptr, warp);
       Value hi = kb.loadIndex(ptr, kb.add(warp, 1));
+      Value kBegin = kb.mul(slice, width);
       kb.forLoop(lo, hi, kb.idx(1), {},
                  [&](Value i, ValueRange) -> SmallVector<Value> {
-                   processBlock(kb.loadIndex(fixed, i));
+                   processBlock(kb.loadIndex(fixed, i), kBegin, group);
                    return {};
                  });
       if (spec.competitive > 0)
@@ -77,12 +92,16 @@ private:
                          : ::spperm::call_arg::kAccumulator);
   }
 
-  /// Takes tickets until the competitive blocks run out, then counts the
-  /// warp as finished; the last one resets both counters.
+  /// Takes tickets until the competitive work runs out, then counts the
+  /// warp as finished; the last one resets both counters. A ticket is a
+  /// (competitive block, group, K slice) item, block-major, so the
+  /// heaviest blocks go first; with groupWarps 1 an item is every group.
   void emitCompetitive() {
     Value counters = params.at(::spperm::call_arg::kTickets);
     Value first = kb.eq(lane, kb.idx(0));
     Value competitive = params.at(::spperm::buffer::kHbpCompetitiveBlocks);
+    Value perBlock = kb.mul(slices, spec.groupWarps);
+    Value items = kb.mul(perBlock, spec.competitive);
     scf::WhileOp::create(
         b, TypeRange{b.getIndexType()}, ValueRange{},
         [&](OpBuilder &nested, Location, ValueRange) {
@@ -94,27 +113,44 @@ private:
               kb.i32(0));
           ticket = kb.toIndex(kb.shuffleIdx(ticket, kb.idx(0), kWarpSize,
                                             kb.i32(-1)));
-          scf::ConditionOp::create(b, kb.lt(ticket, spec.competitive),
-                                   ValueRange{ticket});
+          scf::ConditionOp::create(b, kb.lt(ticket, items), ValueRange{ticket});
         },
         [&](OpBuilder &nested, Location, ValueRange args) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToEnd(nested.getInsertionBlock());
-          processBlock(kb.loadIndex(competitive, args[0]));
+          Value block = arith::DivUIOp::create(b, args[0], perBlock);
+          Value item = arith::RemUIOp::create(b, args[0], perBlock);
+          Value slice = arith::RemUIOp::create(b, item, slices);
+          Value group =
+              spec.groupWarps > 1
+                  ? arith::DivUIOp::create(b, item, slices).getResult()
+                  : Value();
+          processBlock(kb.loadIndex(competitive, block),
+                       kb.mul(slice, spec.sliceColumns()), group);
           scf::YieldOp::create(b, ValueRange{});
         });
     kb.ifThen(first, [&] {
       Value done = kb.toIndex(kb.atomicAddI32(counters, kb.idx(1), kb.i32(1)));
-      kb.ifThen(kb.eq(done, kb.idx(spec.warps - 1)), [&] {
+      Value all = kb.mul(slices, spec.warps * spec.groupWarps);
+      kb.ifThen(kb.eq(done, kb.sub(all, kb.idx(1))), [&] {
         memref::StoreOp::create(b, kb.i32(0), counters, ValueRange{kb.idx(0)});
         memref::StoreOp::create(b, kb.i32(0), counters, ValueRange{kb.idx(1)});
       });
     });
   }
 
-  /// Stored block `s`: for each `vec` columns of C, (the B tile, then) warp
-  /// group by warp group.
-  void processBlock(Value s) {
+  /// Whether column kBegin + u * vec of C is inside K: always for the first
+  /// vector, and for every one when the slices divide K.
+  Value inside(Value kBegin, int64_t u) {
+    if (u == 0 || (spec.k > 0 && spec.k % spec.sliceColumns() == 0))
+      return Value();
+    return kb.lt(kb.add(kBegin, u * spec.vec), K);
+  }
+
+  /// Stored block `s` in the K slice from column kBegin: (the B tile, then)
+  /// warp group by warp group, or only `group` when there is one, each
+  /// lane's partial row added into C.
+  void processBlock(Value s, Value kBegin, Value group) {
     const int64_t R = spec.rowBlock, groups = R / kWarpSize;
     Value block = kb.loadIndex(params.at(::spperm::buffer::kHbpBlocks), s);
     Value blockRow = kb.div(block, spec.blockCols);
@@ -123,46 +159,47 @@ private:
     Value outputHash = params.at(::spperm::buffer::kHbpOutputHash);
     Value beginNnz = params.at(::spperm::buffer::kHbpBeginNnz);
     Value order = params.at(::spperm::buffer::kOrder);
-    Type accType = spec.vec == 1
-                       ? Type(b.getF32Type())
-                       : Type(VectorType::get({spec.vec}, b.getF32Type()));
+    if (spec.sharedTile)
+      loadTile(colBase, kBegin);
+    Value firstGroup = group ? group : kb.idx(0);
+    Value endGroup = group ? kb.add(group, 1) : kb.idx(groups);
     kb.forLoop(
-        kb.idx(0), K, kb.idx(spec.vec), {},
-        [&](Value kBase, ValueRange) -> SmallVector<Value> {
-          if (spec.sharedTile)
-            loadTile(colBase, kBase);
-          kb.forLoop(
-              kb.idx(0), kb.idx(groups), kb.idx(1), {},
-              [&](Value g, ValueRange) -> SmallVector<Value> {
-                Value slot =
-                    kb.add(kb.add(kb.mul(s, R), kb.mul(g, kWarpSize)), lane);
-                Value zr = kb.loadIndex(zeroRow, slot);
-                kb.ifThen(kb.ge(zr, kb.idx(0)), [&] {
-                  Value prow = kb.add(kb.mul(blockRow, R),
-                                      kb.loadIndex(outputHash, slot));
-                  Value orow = kb.loadIndex(order, prow);
-                  Value j0 = kb.sub(
-                      kb.add(kb.loadIndex(beginNnz,
-                                          kb.add(kb.mul(s, groups), g)),
-                             lane),
-                      zr);
-                  Value acc = walkChain(j0, kBase, colBase, accType);
-                  // Scalar atomics even on sm_90: each lane adds to its
-                  // own row, and one red.global.add.v4.f32 per lane made
-                  // the kernel 10 % slower (0.64x on bsr-2048x512-b8;
-                  // docs/Kernels.md, "Families", hbp).
-                  kb.atomicAddF32(acc, output(),
-                                  kb.add(kb.mul(orow, K), kBase));
-                });
-                return {};
-              });
+        firstGroup, endGroup, kb.idx(1), {},
+        [&](Value g, ValueRange) -> SmallVector<Value> {
+          Value slot = kb.add(kb.add(kb.mul(s, R), kb.mul(g, kWarpSize)), lane);
+          Value zr = kb.loadIndex(zeroRow, slot);
+          kb.ifThen(kb.ge(zr, kb.idx(0)), [&] {
+            Value prow =
+                kb.add(kb.mul(blockRow, R), kb.loadIndex(outputHash, slot));
+            Value orow = kb.loadIndex(order, prow);
+            Value j0 = kb.sub(
+                kb.add(kb.loadIndex(beginNnz, kb.add(kb.mul(s, groups), g)),
+                       lane),
+                zr);
+            SmallVector<Value> sums = walkChain(j0, kBegin, colBase);
+            for (auto [u, sum] : llvm::enumerate(sums)) {
+              Value at =
+                  kb.add(kb.mul(orow, K),
+                         kb.add(kBegin, static_cast<int64_t>(u) * spec.vec));
+              // Scalar atomics even on sm_90: each lane adds to its own
+              // row, and one red.global.add.v4.f32 per lane was slower
+              // (docs/Kernels.md, "Families", hbp).
+              auto add = [&, sum = sum] { kb.atomicAddF32(sum, output(), at); };
+              if (Value in = inside(kBegin, u))
+                kb.ifThen(in, add);
+              else
+                add();
+            }
+          });
           return {};
         });
   }
 
-  /// Copies B[colBase .. colBase + colBlock, kBase .. kBase + vec) into the
-  /// warp's tile (zero past N), between two warp barriers.
-  void loadTile(Value colBase, Value kBase) {
+  /// Copies B[colBase .. colBase + colBlock, kBegin .. kBegin + width)
+  /// into the warp's tile (zero past N and past K), between two warp
+  /// barriers.
+  void loadTile(Value colBase, Value kBegin) {
+    const int64_t width = spec.sliceColumns();
     Value all = kb.i32(-1);
     NVVM::SyncWarpOp::create(b, all);
     Value B = params.at(::spperm::call_arg::kB);
@@ -170,69 +207,96 @@ private:
                [&](Value c, ValueRange) -> SmallVector<Value> {
                  Value col = kb.add(colBase, c);
                  Value in = kb.lt(col, spec.cols);
-                 for (int64_t e = 0; e < spec.vec; ++e) {
+                 for (int64_t e = 0; e < width; ++e) {
+                   Value kCol = kb.add(kBegin, e);
+                   Value ok = kb.andI(in, kb.lt(kCol, K));
                    Value v = kb.guarded(
-                       in,
+                       ok,
                        [&] {
-                         return kb.loadF32(
-                             B, kb.add(kb.add(kb.mul(col, K), kBase),
-                                       kb.idx(e)),
-                             1);
+                         return kb.loadF32(B, kb.add(kb.mul(col, K), kCol), 1);
                        },
                        kb.f32(0.0f));
                    memref::StoreOp::create(
                        b, v, tile,
                        ValueRange{kb.add(tileBase,
-                                         kb.add(kb.mul(c, spec.vec),
-                                                kb.idx(e)))});
+                                         kb.add(kb.mul(c, width), kb.idx(e)))});
                  }
                  return {};
                });
     NVVM::SyncWarpOp::create(b, all);
   }
 
-  /// The lane's sum over its chain starting at entry j0: a do-while over
-  /// add_sign (the last entry has add_sign -1). B comes from the tile when
-  /// there is one.
-  Value walkChain(Value j0, Value kBase, Value colBase, Type accType) {
-    Value col = params.at(::spperm::buffer::kHbpCol), data = params.at(::spperm::buffer::kHbpData);
-    Value addSign = params.at(::spperm::buffer::kHbpAddSign), B = params.at(::spperm::call_arg::kB);
-    Value yes = arith::ConstantIntOp::create(b, 1, 1);
-    Type idxType = b.getIndexType(), i1 = b.getI1Type();
+  /// The `vec` columns of B from column kBegin + u * vec of row c (zero
+  /// past K), from the tile when there is one.
+  Value loadB(Value c, Value kBegin, Value colBase, int64_t u, Type accType) {
+    if (spec.sharedTile) {
+      Value at = kb.add(tileBase,
+                        kb.add(kb.mul(kb.sub(c, colBase), spec.sliceColumns()),
+                               u * spec.vec));
+      SmallVector<Value> elems;
+      for (int64_t e = 0; e < spec.vec; ++e)
+        elems.push_back(kb.load(tile, kb.add(at, kb.idx(e))));
+      return spec.vec == 1 ? elems[0]
+                           : vector::FromElementsOp::create(
+                                 b, cast<VectorType>(accType), elems)
+                                 .getResult();
+    }
+    Value B = params.at(::spperm::call_arg::kB);
+    auto load = [&] {
+      return kb.loadF32(B, kb.add(kb.mul(c, K), kb.add(kBegin, u * spec.vec)),
+                        spec.vec);
+    };
+    if (Value in = inside(kBegin, u))
+      return kb.guarded(in, load, kb.zero(accType));
+    return load();
+  }
+
+  /// The lane's sums over its chain from entry j0, one per `vec` columns of
+  /// the slice: a do-while over add_sign (the last entry has add_sign -1),
+  /// software-pipelined so that the next entry's col/data/add_sign loads
+  /// are issued before this entry's product waits for B.
+  SmallVector<Value> walkChain(Value j0, Value kBegin, Value colBase) {
+    Value col = params.at(::spperm::buffer::kHbpCol);
+    Value data = params.at(::spperm::buffer::kHbpData);
+    Value addSign = params.at(::spperm::buffer::kHbpAddSign);
+    Type accType = spec.vec == 1
+                       ? Type(b.getF32Type())
+                       : Type(VectorType::get({spec.vec}, b.getF32Type()));
+    const int64_t U = spec.unroll;
+    Type idxType = b.getIndexType(), f32 = b.getF32Type();
+    SmallVector<Type> types = {idxType, idxType, f32, idxType};
+    SmallVector<Value> inits = {j0, kb.loadIndex(col, j0),
+                                kb.loadF32(data, j0, 1),
+                                kb.loadIndex(addSign, j0)};
+    for (int64_t u = 0; u < U; ++u) {
+      types.push_back(accType);
+      inits.push_back(kb.zero(accType));
+    }
     auto loop = scf::WhileOp::create(
-        b, TypeRange{idxType, accType, i1},
-        ValueRange{j0, kb.zero(accType), yes},
+        b, types, inits,
         [&](OpBuilder &nested, Location, ValueRange args) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToEnd(nested.getInsertionBlock());
-          scf::ConditionOp::create(b, args[2], args);
+          Value j = args[0], c = args[1], v = args[2], step = args[3];
+          SmallVector<Value> bs;
+          for (int64_t u = 0; u < U; ++u)
+            bs.push_back(loadB(c, kBegin, colBase, u, accType));
+          Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, step,
+                                             kb.idx(0));
+          Value next = kb.select(more, kb.add(j, step), j);
+          SmallVector<Value> out = {next, kb.loadIndex(col, next),
+                                    kb.loadF32(data, next, 1),
+                                    kb.loadIndex(addSign, next)};
+          for (int64_t u = 0; u < U; ++u)
+            out.push_back(kb.fma(v, bs[u], args[4 + u]));
+          scf::ConditionOp::create(b, more, out);
         },
         [&](OpBuilder &nested, Location, ValueRange args) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToEnd(nested.getInsertionBlock());
-          Value j = args[0];
-          Value c = kb.loadIndex(col, j);
-          Value bv;
-          if (spec.sharedTile) {
-            Value at = kb.add(tileBase, kb.mul(kb.sub(c, colBase), spec.vec));
-            SmallVector<Value> elems;
-            for (int64_t e = 0; e < spec.vec; ++e)
-              elems.push_back(kb.load(tile, kb.add(at, kb.idx(e))));
-            bv = spec.vec == 1
-                     ? elems[0]
-                     : vector::FromElementsOp::create(
-                           b, cast<VectorType>(accType), elems)
-                           .getResult();
-          } else {
-            bv = kb.loadF32(B, kb.add(kb.mul(c, K), kBase), spec.vec);
-          }
-          Value acc = kb.fma(kb.loadF32(data, j, 1), bv, args[1]);
-          Value step = kb.loadIndex(addSign, j);
-          Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
-                                             step, kb.idx(0));
-          scf::YieldOp::create(b, ValueRange{kb.add(j, step), acc, more});
+          scf::YieldOp::create(b, args);
         });
-    return loop.getResult(1);
+    return SmallVector<Value>(loop.getResults().drop_front(4));
   }
 
   const HbpKernelSpec &spec;
@@ -240,7 +304,7 @@ private:
   ImplicitLocOpBuilder &b;
   KernelBuilder kb;
   llvm::StringMap<Value> params;
-  Value lane, K, tile, tileBase;
+  Value lane, K, slices, tile, tileBase;
 };
 
 } // namespace
@@ -273,8 +337,8 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
   args.push_back({::spperm::call_arg::kK, IndexType::get(ctx)});
   gpu::GPUFuncOp func = createKernel(module, spec.name, args, spec.threads);
   if (spec.sharedTile)
-    addSharedF32Buffer(func,
-                       spec.threads / kWarpSize * spec.colBlock * spec.vec);
+    addSharedF32Buffer(func, spec.threads / kWarpSize * spec.colBlock *
+                                 spec.sliceColumns());
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   HbpKernelEmitter(spec, func, b).emit(args);

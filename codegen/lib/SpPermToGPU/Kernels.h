@@ -228,14 +228,27 @@ int64_t longRowCtas(const RowKernelSpec &spec);
 struct HbpKernelSpec {
   std::string name;
   int64_t threads = 256;
-  int64_t vec = 1;
+  /// Columns of C per vector load and add, and vectors per lane: a work
+  /// item (stored block, K slice) covers vec * unroll columns of C.
+  int64_t vec = 1, unroll = 1;
   int64_t k = 0;
   int64_t rowBlock = 0, blockCols = 0, warps = 0, competitive = 0;
+  /// Warps per format warp: 1 (a warp runs whole blocks, group by group)
+  /// or rowBlock / 32 (a warp runs one group of each block).
+  int64_t groupWarps = 1;
   /// Columns per column block and of the matrix (for the B tile).
   int64_t colBlock = 0, cols = 0;
-  /// Stage the column block's B tile (colBlock x vec floats per warp) in
-  /// shared memory; the threads per CTA then fit the tiles in 48 KiB.
+  /// Stage the column block's B tile (colBlock x sliceColumns() floats per
+  /// warp) in shared memory; the threads per CTA then fit the tiles in
+  /// 48 KiB.
   bool sharedTile = false;
+
+  /// The columns of C of one K slice.
+  int64_t sliceColumns() const { return vec * unroll; }
+  /// The CTAs of one K slice: warps * groupWarps warps.
+  int64_t ctasPerSlice() const {
+    return (warps * groupWarps * 32 + threads - 1) / threads;
+  }
   /// The element types of B and of hbp.data (RowKernelSpec). With 16-bit
   /// B the partial rows go to the fp32 accumulator (call_arg::kAccumulator),
   /// not C, and a round kernel follows.

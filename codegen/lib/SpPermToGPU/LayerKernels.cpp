@@ -983,8 +983,17 @@ private:
       classes = {{"spmv", 1, 1, 1, 32, 1, false, 1},
                  {"vec4", 4, 0, 4, 32, 4, false, 0},
                  {"scalar", 2, 0, 1, 32, 1, false, 0}};
-    const int64_t warps =
+    // The format's warps; when they have no fixed blocks (fewer stored
+    // blocks than warps), a warp only takes tickets, and as many warps as
+    // there are competitive blocks suffice.
+    const int64_t formatWarps =
         std::max<int64_t>(1, static_cast<int64_t>(h.fixedBlockPtr.size()) - 1);
+    const int64_t competitive =
+        static_cast<int64_t>(h.competitiveBlocks.size());
+    const int64_t warps =
+        !h.fixedBlocks.empty()
+            ? formatWarps
+            : std::max<int64_t>(1, std::min(formatWarps, competitive));
     for (const KClass &kc : classes) {
       HbpKernelSpec spec;
       spec.operandType = options.operandType;
@@ -993,26 +1002,48 @@ private:
       spec.threads = options.threads;
       spec.vec = kc.vec;
       spec.k = kc.k;
+      // Work items (docs/Kernels.md, "Families", hbp): when the format's
+      // warps alone would not give every multiprocessor 4 warps, a warp
+      // runs one group of a block instead of all of them; a lane takes two
+      // vectors of a K slice when that still leaves 4 warps per
+      // multiprocessor, else one.
+      const int64_t fill = 4 * std::max<int64_t>(1, options.multiprocessors);
+      spec.groupWarps = warps < fill ? h.rowBlock / kWarpSize : 1;
+      spec.unroll = kc.k == 1 || warps * spec.groupWarps < fill ? 1 : 2;
+      if (kc.k > 0)
+        spec.unroll = std::min(spec.unroll, ceilDiv(kc.k, spec.vec));
       spec.rowBlock = h.rowBlock;
       spec.blockCols = std::max<int32_t>(1, h.blockCols);
       spec.warps = warps;
-      spec.competitive = static_cast<int64_t>(h.competitiveBlocks.size());
+      spec.competitive = competitive;
       spec.colBlock = h.colBlock;
       spec.cols = m.cols;
-      // The B tile: colBlock x vec floats per warp, as many warps per CTA as
-      // fit in 48 KiB of static shared memory (at most 8); none when one
-      // warp's tile does not fit.
-      const int64_t tileBytes = int64_t(h.colBlock) * kc.vec * 4;
+      // The B tile, for a warp that runs whole blocks: colBlock x
+      // sliceColumns() floats per warp, as many warps per CTA as fit in
+      // 48 KiB of static shared memory (at most 8); none when one warp's
+      // tile does not fit.
+      const int64_t tileBytes = int64_t(h.colBlock) * spec.sliceColumns() * 4;
       const int64_t tileWarps =
           std::min<int64_t>(8, (48 * 1024) / std::max<int64_t>(tileBytes, 1));
-      spec.sharedTile = tileWarps >= 1;
+      spec.sharedTile = tileWarps >= 1 && spec.groupWarps == 1;
       if (spec.sharedTile)
         spec.threads = 32 * tileWarps;
+      // No more warps a CTA than the slice has.
+      spec.threads =
+          32 * std::min<int64_t>(spec.threads / 32, warps * spec.groupWarps);
       std::vector<std::string> args = emitHbpKernel(module, spec);
-      // The B tile is static shared memory: sharedBytes stays 0.
-      KernelInfo k = launch(spec.name, std::string(::spperm::family::kHbp), kc, std::move(args),
-                            ceilDiv(warps * kWarpSize, spec.threads),
-                            spec.threads);
+      // The B tile is static shared memory: sharedBytes stays 0. One slice
+      // of ctasPerSlice() CTAs per sliceColumns() columns of K: baked in
+      // for a fixed K, else a grid that grows with K.
+      const int64_t width = spec.sliceColumns();
+      KernelInfo k = launch(
+          spec.name, std::string(::spperm::family::kHbp), kc, std::move(args),
+          spec.ctasPerSlice() * (kc.k > 0 ? ceilDiv(kc.k, width) : 1),
+          spec.threads);
+      if (kc.k == 0) {
+        k.gridCtas = spec.ctasPerSlice();
+        k.gridColumns = width;
+      }
       // C, or the accumulator of 16-bit operands, starts at zero.
       k.zeroOutput = true;
       kernels.push_back(std::move(k));

@@ -7,12 +7,14 @@
 #include "spperm/Transforms/Passes.h"
 
 #include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Transforms/MatrixUtils.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir {
@@ -81,12 +83,12 @@ struct SpPermConvertFormatPass
     }
     if ((format == FormatOption::Hbp || chosen) &&
         (rowBlock < 32 || rowBlock % 32 != 0 ||
-         rowBlock > ::spperm::kMaxIndex || colBlock < 1 ||
+         rowBlock > ::spperm::kMaxIndex || colBlock < 0 ||
          colBlock > ::spperm::kMaxIndex)) {
       mlir::emitError(module.getLoc())
           << "spperm-convert-format: row-block must be a "
-             "positive multiple of 32 and col-block positive, both below "
-             "2^31, got "
+             "positive multiple of 32 and col-block positive (or 0 to "
+             "choose), both below 2^31, got "
           << static_cast<int64_t>(rowBlock) << " and "
           << static_cast<int64_t>(colBlock);
       return signalPassFailure();
@@ -94,7 +96,16 @@ struct SpPermConvertFormatPass
 
     MatrixCache &matrices = getAnalysis<MatrixCache>();
     bool failed = false;
+    // The greedy driver may offer a multiplication again after its chooser
+    // refused it: each is refused (and its error emitted) once.
+    llvm::DenseSet<Operation *> refused;
+    auto refuse = [&](SpMMOp op) {
+      failed = true;
+      refused.insert(op);
+    };
     FormatChooser choose = [&](SpMMOp op) -> FormatAttrInterface {
+      if (refused.contains(op))
+        return nullptr;
       MatrixType type = op.getMatrix().getType();
       PermAttr perm = type.getPerm();
       namespace names = ::spperm::format_name;
@@ -108,7 +119,7 @@ struct SpPermConvertFormatPass
             return type.getFormat();
           op.emitOpError("has no spperm-select choice for its matrix "
                          "(format=auto needs spperm-select first)");
-          failed = true;
+          refuse(op);
           return nullptr;
         }
         format = load.getChoiceAttr().getFormat().str();
@@ -116,8 +127,27 @@ struct SpPermConvertFormatPass
       // The library runs on the CSR.
       if (format == ::spperm::kCusparse || format == names::kCsr)
         return CsrAttr::get(ctx, perm);
-      if (format == names::kHbp)
-        return HbpAttr::get(ctx, rowBlock, colBlock, perm);
+      if (format == names::kHbp) {
+        if (colBlock != 0)
+          return HbpAttr::get(ctx, rowBlock, colBlock, perm);
+        // The column block comes from the matrix.
+        LoadOp load = getSourceLoad(op.getMatrix());
+        if (!load) {
+          op.emitOpError("needs the matrix's spperm.load to choose its hbp "
+                         "column block (or give col-block)");
+          refuse(op);
+          return nullptr;
+        }
+        const ::spperm::CsrMatrix *matrix = matrices.get(load, baseDir);
+        if (!matrix) {
+          refuse(op);
+          return nullptr;
+        }
+        return HbpAttr::get(
+            ctx, rowBlock,
+            ::spperm::autoHbpColBlock(*matrix, static_cast<int32_t>(rowBlock)),
+            perm);
+      }
       // bell: the width (and a searched delta) come from the data.
       if (auto bell = dyn_cast<BellAttr>(type.getFormat()))
         if (bell.getBlock() == block &&
@@ -130,7 +160,7 @@ struct SpPermConvertFormatPass
       if (!load) {
         op.emitOpError("needs the matrix's spperm.load to compute its "
                        "Blocked-ELL width");
-        failed = true;
+        refuse(op);
         return nullptr;
       }
       ::spperm::FormatOptions options;
@@ -141,7 +171,7 @@ struct SpPermConvertFormatPass
       FailureOr<::spperm::FormattedMatrix> built =
           matrices.buildFormatted(load, perm, options, baseDir, op);
       if (::mlir::failed(built)) {
-        failed = true;
+        refuse(op);
         return nullptr;
       }
       auto bell = BellAttr::get(ctx, block, built->bell.width,

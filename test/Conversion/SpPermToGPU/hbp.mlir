@@ -1,36 +1,43 @@
-// RUN: spperm-opt %s -spperm-convert-format="format=hbp row-block=64 col-block=32" -spperm-lower-to-gpu | FileCheck %s
+// RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=hbp row-block=64 col-block=32" -spperm-lower-to-gpu | FileCheck %s
 
-// HBP: one warp per stored 2-D block; fixed blocks first, then competitive
-// blocks by an atomic ticket (the counter pair "tickets", a parameter the
-// runtime provides per stream, which the last warp resets; no module-level
-// state), each lane walking its add_sign chain with B read from the
-// column block's tile in shared memory; partial rows are combined into C
-// atomically, so C is cleared first (zero_output).
+// HBP: work items of stored blocks' warp groups in K slices; fixed blocks
+// first, then competitive items by an atomic ticket (the counter pair
+// "tickets", a parameter the runtime provides per stream, which the last
+// warp resets; no module-level state), each lane walking its add_sign
+// chain; partial rows are combined into C atomically, so C is cleared
+// first (zero_output). blocks64 has 2 stored blocks of 2 warp groups,
+// fewer than the format's 1024 warps, so none is fixed: 2 warps that take
+// tickets suffice. Too few to fill the GPU, so a warp runs one group of a
+// block (2 warps a format warp), without a B tile (hbp-whole-blocks.mlir
+// has the seed's warp per block and the tile). K = 8 is 2 slices of 4
+// columns, a 4-warp CTA each.
 
 // CHECK-LABEL: func.func @layer
-// CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "hbp", variant = "k8", {{.*}}zero_output = true, dependent_launch = false, args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "tickets", "K"], grid = [128, 1, 1], block = [256, 1, 1], shared_bytes = 0>]
+// CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "hbp", variant = "k8", {{.*}}zero_output = true, dependent_launch = false, args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "tickets", "K"], grid = [2, 1, 1], block = [128, 1, 1], shared_bytes = 0>]
 // CHECK:       gpu.module @spperm_kernels
 // CHECK-NOT:     memref.global
-// The column block's B tile: 32 columns x 4 (K = 8 in two steps of 4) per
-// warp, 8 warps.
-// CHECK:         gpu.func @l0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}, %[[TICKETS:.*]]: memref<?xi32>, %{{.*}}: index) workgroup(%[[TILE:.*]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
-// Fixed blocks.
+// CHECK:         gpu.func @l0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}, %[[TICKETS:.*]]: memref<?xi32>, %{{.*}}: index) kernel
+// Fixed blocks (none here), one group each.
 // CHECK:           scf.for
-// The tile, copied between two warp barriers.
-// CHECK:             nvvm.bar.warp.sync
-// CHECK:             memref.store %{{.*}}, %[[TILE]]
-// CHECK:             nvvm.bar.warp.sync
-// The add_sign chain, a do-while reading B from the tile.
-// CHECK:             scf.while
-// CHECK:               scf.condition
-// CHECK:               memref.load %[[TILE]]
-// CHECK:               vector.from_elements
-// CHECK:               vector.fma
-// CHECK:             memref.atomic_rmw addf
-// Competitive blocks by ticket, broadcast from lane 0.
+// CHECK:             scf.for
+// The add_sign chain, a do-while: B for this entry, then the next entry's
+// col, data and add_sign loaded before the product.
+// CHECK:               scf.while
+// CHECK:                 vector.load
+// CHECK:                 arith.select
+// CHECK-COUNT-3:         memref.load
+// CHECK:                 vector.fma
+// CHECK:                 scf.condition
+// CHECK:               memref.atomic_rmw addf
+// Competitive items by ticket, broadcast from lane 0: block t / (groups x
+// slices), then the slice and the group.
 // CHECK:           scf.while
 // CHECK:             memref.atomic_rmw addi %{{.*}}, %[[TICKETS]][%{{.*}}]
 // CHECK:             nvvm.shfl.sync idx
+// CHECK:             arith.divui
+// CHECK:             arith.remui
+// CHECK:             arith.remui
+// CHECK:             arith.divui
 // CHECK:           memref.atomic_rmw addi %{{.*}}, %[[TICKETS]][%{{.*}}]
 // CHECK:           memref.store %{{.*}}, %[[TICKETS]]
 // CHECK:           memref.store %{{.*}}, %[[TICKETS]]
@@ -39,4 +46,20 @@ func.func @layer(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
   return %c : tensor<64x8xf32>
+}
+
+// -----
+
+// K read at run time: the vec4 and scalar variants' grids grow with K, one
+// 4-warp CTA a slice of 4 (vec4) or 1 (scalar) columns (grid_k = [base,
+// CTAs a slice, columns a slice]); these few blocks take one vector a lane.
+
+// CHECK-LABEL: func.func @dynamic
+// CHECK:         #spperm.launch<name = "l0_hbp_spmv_0", {{.*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0>
+// CHECK-SAME:    #spperm.launch<name = "l0_hbp_vec4_1", {{.*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0, grid_k = [0, 1, 4]>
+// CHECK-SAME:    #spperm.launch<name = "l0_hbp_scalar_2", {{.*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0, grid_k = [0, 1, 1]>
+func.func @dynamic(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x?xf32> -> tensor<64x?xf32>
+  return %c : tensor<64x?xf32>
 }
