@@ -25,3 +25,13 @@ func.func @source_not_string(%w: tensor<8x8xf32> {spperm.source = 3 : i64}) {
 func.func @values_alone(%x: tensor<8x4xf32>, %w: tensor<8x8xf32> {spperm.values = "ones"}) {
   return
 }
+
+// -----
+
+// The matrix type takes its shape from the tensor's: a dynamic dimension
+// became -9223372036854775808 rows.
+#CSR = #sparse_tensor.encoding<{map = (i, j) -> (i : dense, j : compressed)}>
+// expected-error@+1 {{'func.func' op argument 0: spperm.source names a matrix whose tensor type has a dynamic dimension; give its rows and columns (tensor<RxCxf32, ...>)}}
+func.func @dynamic_rows(%w: tensor<?x8xf32, #CSR> {spperm.source = "w.mtx"}) {
+  return
+}

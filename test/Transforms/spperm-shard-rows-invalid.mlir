@@ -51,3 +51,24 @@ func.func @fc(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
   return %c : tensor<64x8xf32>
 }
 func.func private @fc__shard0()
+
+// -----
+
+// The selector's choice (or the features) describe the whole matrix: a
+// shard's load kept them and failed the verifier.
+func.func @chosen(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  // expected-error@+1 {{'spperm.load' op already has the whole matrix's features or choice; shard before spperm-extract-features and spperm-select}}
+  %a = spperm.load "../Inputs/blocks64.mtx" {choice = #spperm.choice<strategy = "lpt", format = "csr", source = "s">} : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
+  return %c : tensor<64x8xf32>
+}
+
+// -----
+
+// Shards are named after their layer (spperm.shard_of).
+// expected-error@+1 {{'func.func' op cannot be cut into shards: its shards are named after it, and its name is empty}}
+func.func @""(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  %a = spperm.load "../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
+  return %c : tensor<64x8xf32>
+}

@@ -321,6 +321,30 @@ LogicalResult checkLayerFunction(func::FuncOp func) {
   return success();
 }
 
+/// Checks that every spperm.spmm of `module` is in the body of one of its
+/// top-level functions, where spperm-compile looks for layers: one inside
+/// a loop or a branch, or in a nested module, would be left out (or the
+/// input called empty) without a word.
+LogicalResult checkLayerPlacement(ModuleOp module) {
+  WalkResult walk =
+      module.walk([&](SpMMOp spmm) {
+        Operation *parent = spmm->getParentOp();
+        if (isa<func::FuncOp>(parent) && parent->getParentOp() == module)
+          return WalkResult::advance();
+        if (!isa<func::FuncOp>(parent))
+          spmm.emitOpError()
+              << "is inside '" << parent->getName()
+              << "': spperm-compile makes a layer of a function whose body "
+                 "multiplies once, not inside a loop or a branch";
+        else
+          spmm.emitOpError() << "is in a function of a nested module: "
+                                "spperm-compile makes layers of the top-level "
+                                "module's functions only";
+        return WalkResult::interrupt();
+      });
+  return failure(walk.wasInterrupted());
+}
+
 /// Turns every function's lowered spperm.spmm into a package layer: its
 /// matrix from the pipeline's cache (taken out of it), its launches from
 /// spperm.kernels, the sha256 of its source file.
@@ -788,6 +812,8 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
       return errors.empty() ? fail(request.input + ": cannot parse") : false;
     // A function with an spperm.spmm becomes a layer of its name: one a
     // package cannot hold is refused at the function, before any work.
+    if (failed(checkLayerPlacement(*module)))
+      return false;
     for (auto func : module->getOps<func::FuncOp>()) {
       if (func.getOps<SpMMOp>().empty())
         continue;

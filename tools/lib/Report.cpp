@@ -6,6 +6,7 @@
 
 #include "spperm/Tools/Report.h"
 
+#include "spperm/Sparse/Escape.h"
 #include "spperm/Sparse/Features.h"
 #include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/Npy.h"
@@ -55,6 +56,9 @@ constexpr const char *kStyle =
     "details{margin-bottom:1.5em}";
 
 /// A horizontal bar chart of (label, value) pairs as inline SVG.
+/// The longest median a bench record may give: a day, in milliseconds.
+constexpr double kMaxBenchMs = 86400e3;
+
 std::string barsSvg(const std::vector<std::pair<std::string, double>> &bars,
                     const std::string &unit) {
   double top = 0;
@@ -68,7 +72,7 @@ std::string barsSvg(const std::vector<std::pair<std::string, double>> &bars,
                     "\" role=\"img\" class=\"bars\">";
   for (size_t i = 0; i < bars.size(); ++i) {
     const int y = int(i) * rowHeight + 2;
-    const double w = top > 0 ? barWidth * bars[i].second / top : 0;
+    const double w = top > 0 ? barWidth * (bars[i].second / top) : 0;
     const bool ours = bars[i].first.rfind("spperm", 0) == 0;
     svg += "<text x=\"0\" y=\"" + std::to_string(y + 15) +
            "\" font-size=\"13\">" + escape(bars[i].first) + "</text>";
@@ -119,8 +123,16 @@ StatusOr<BenchRecord> spperm::readBenchRecord(const std::string &path) {
         !v["median_ms"].is_number())
       return Status::error(path +
                            ": a variant lacks 'variant' or 'median_ms'");
-    record.medianMs.emplace_back(v["variant"].get<std::string>(),
-                                 v["median_ms"].get<double>());
+    // A time spperm-run could have measured: not negative, not beyond a
+    // day (nor NaN or infinite, which JSON cannot hold anyway).
+    const double median = v["median_ms"].get<double>();
+    if (!(median >= 0.0 && median <= kMaxBenchMs))
+      return Status::error(path + ": variant " +
+                           spperm::quoted(v["variant"].get<std::string>()) +
+                           ": median_ms must be in [0, " +
+                           number(kMaxBenchMs, "%.0f") + "], got " +
+                           v["median_ms"].dump());
+    record.medianMs.emplace_back(v["variant"].get<std::string>(), median);
   }
   return record;
 }

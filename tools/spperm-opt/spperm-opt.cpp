@@ -46,6 +46,15 @@ int main(int argc, char **argv) {
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "spperm optimizer driver\n", registry);
+  // An exhausted memory (a matrix file that declares billions of rows, an
+  // endless input such as /dev/zero) ends the tool with one line, as the
+  // other tools do, instead of LLVM's crash report
+  // (spperm/Sparse/Interrupt.h). MLIR's driver, and the input's reading
+  // below, route a failed allocation to LLVM's bad-alloc handler.
+  ::spperm::installOutOfMemoryExit("spperm-opt");
+  ::spperm::setOutOfMemoryFile(inputFilename);
+  llvm::install_bad_alloc_error_handler(
+      [](void *, const char *, bool) { ::spperm::exitOutOfMemory(); });
   // MLIR's parser has no depth limit: text nested thousands of levels deep
   // would overflow the stack. A file is measured first (standard input is
   // read by MlirOptMain alone).
@@ -60,14 +69,6 @@ int main(int argc, char **argv) {
       }
     }
   }
-  // An exhausted memory (a matrix file that declares billions of rows) ends
-  // the tool with one line, as the other tools do, instead of LLVM's crash
-  // report (spperm/Sparse/Interrupt.h).
-  // MLIR's driver routes a failed allocation to LLVM's bad-alloc handler.
-  ::spperm::installOutOfMemoryExit("spperm-opt");
-  ::spperm::setOutOfMemoryFile(inputFilename);
-  llvm::install_bad_alloc_error_handler(
-      [](void *, const char *, bool) { ::spperm::exitOutOfMemory(); });
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, inputFilename, outputFilename, registry));
 }

@@ -102,6 +102,16 @@ struct SpPermLowerToGPU
     base.narrowIndices = narrowIndices;
     base.inPlaceB = inPlaceB;
 
+    // The kernels' module takes a reserved name: another symbol of that
+    // name (before lowering there is no kernel module) is refused up front.
+    if (Operation *taken =
+            SymbolTable::lookupSymbolIn(module, kKernelModuleName);
+        taken && !isa<gpu::GPUModuleOp>(taken)) {
+      taken->emitOpError() << "is named @" << kKernelModuleName
+                           << ", the name spperm-lower-to-gpu gives the "
+                              "generated kernels' gpu.module; rename it";
+      return signalPassFailure();
+    }
     MatrixCache &matrices = getAnalysis<MatrixCache>();
     gpu::GPUModuleOp kernels;
     MLIRContext *ctx = module.getContext();

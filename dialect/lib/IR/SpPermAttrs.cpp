@@ -176,7 +176,10 @@ static bool isNumber(Attribute a) {
       return i.getValue().getActiveBits() <= 63;
     return i.getValue().getSignificantBits() <= 64;
   }
-  return isa<FloatAttr>(a);
+  // A feature is a measurement: NaN or an infinity is none, and the
+  // selector's trees would take an arbitrary branch on it.
+  auto f = dyn_cast<FloatAttr>(a);
+  return f && f.getValue().isFinite();
 }
 
 LogicalResult ChoiceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -235,13 +238,14 @@ FeaturesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!group)
       return emitError() << "feature '" << entry.getName().getValue()
                          << "' must be a number (an integer in [-2^63, "
-                            "2^63), or a float) or a dictionary of numbers";
+                            "2^63), or a finite float) or a dictionary of "
+                            "numbers";
     for (NamedAttribute inner : group)
       if (!isNumber(inner.getValue()))
         return emitError() << "feature '" << entry.getName().getValue() << "."
                            << inner.getName().getValue()
                            << "' must be a number (an integer in [-2^63, "
-                              "2^63), or a float)";
+                              "2^63), or a finite float)";
   }
 
   auto getCount = [&](StringRef key,

@@ -135,6 +135,17 @@ LogicalResult SpPermDialect::verifyRegionArgAttribute(Operation *op,
     if (!text || text.getValue().empty())
       return op->emitOpError() << "argument " << argIndex << ": " << name
                                << " must be a string (the matrix file)";
+    // The matrix type takes its rows and columns from the tensor's.
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    if (function && argIndex < function.getNumArguments())
+      if (auto tensor =
+              dyn_cast<RankedTensorType>(function.getArgumentTypes()[argIndex]);
+          tensor && !tensor.hasStaticShape())
+        return op->emitOpError()
+               << "argument " << argIndex << ": " << name
+               << " names a matrix whose tensor type has a dynamic "
+                  "dimension; give its rows and columns (tensor<RxCxf32, "
+                  "...>)";
     return success();
   }
   auto function = dyn_cast<FunctionOpInterface>(op);

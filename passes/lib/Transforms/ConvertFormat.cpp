@@ -14,7 +14,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir {
@@ -96,16 +95,7 @@ struct SpPermConvertFormatPass
 
     MatrixCache &matrices = getAnalysis<MatrixCache>();
     bool failed = false;
-    // The greedy driver may offer a multiplication again after its chooser
-    // refused it: each is refused (and its error emitted) once.
-    llvm::DenseSet<Operation *> refused;
-    auto refuse = [&](SpMMOp op) {
-      failed = true;
-      refused.insert(op);
-    };
     FormatChooser choose = [&](SpMMOp op) -> FormatAttrInterface {
-      if (refused.contains(op))
-        return nullptr;
       MatrixType type = op.getMatrix().getType();
       PermAttr perm = type.getPerm();
       namespace names = ::spperm::format_name;
@@ -119,7 +109,7 @@ struct SpPermConvertFormatPass
             return type.getFormat();
           op.emitOpError("has no spperm-select choice for its matrix "
                          "(format=auto needs spperm-select first)");
-          refuse(op);
+          failed = true;
           return nullptr;
         }
         format = load.getChoiceAttr().getFormat().str();
@@ -135,12 +125,12 @@ struct SpPermConvertFormatPass
         if (!load) {
           op.emitOpError("needs the matrix's spperm.load to choose its hbp "
                          "column block (or give col-block)");
-          refuse(op);
+          failed = true;
           return nullptr;
         }
         const ::spperm::CsrMatrix *matrix = matrices.get(load, baseDir);
         if (!matrix) {
-          refuse(op);
+          failed = true;
           return nullptr;
         }
         return HbpAttr::get(
@@ -160,7 +150,7 @@ struct SpPermConvertFormatPass
       if (!load) {
         op.emitOpError("needs the matrix's spperm.load to compute its "
                        "Blocked-ELL width");
-        refuse(op);
+        failed = true;
         return nullptr;
       }
       ::spperm::FormatOptions options;
@@ -171,7 +161,7 @@ struct SpPermConvertFormatPass
       FailureOr<::spperm::FormattedMatrix> built =
           matrices.buildFormatted(load, perm, options, baseDir, op);
       if (::mlir::failed(built)) {
-        refuse(op);
+        failed = true;
         return nullptr;
       }
       auto bell = BellAttr::get(ctx, block, built->bell.width,

@@ -105,6 +105,19 @@ struct SpPermShardRowsPass
                          "whole matrices");
         return signalPassFailure();
       }
+      // The features and the choice describe the whole matrix, not a
+      // shard's rows.
+      if (load.getFeatures() || load.getChoice()) {
+        load.emitOpError("already has the whole matrix's features or choice; "
+                         "shard before spperm-extract-features and "
+                         "spperm-select");
+        return signalPassFailure();
+      }
+      if (func.getSymName().empty()) {
+        func.emitOpError("cannot be cut into shards: its shards are named "
+                         "after it, and its name is empty");
+        return signalPassFailure();
+      }
       const ::spperm::CsrMatrix *m = cache.get(load, baseDir);
       if (!m)
         return signalPassFailure();

@@ -27,3 +27,17 @@ func.func @lowered(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
   %c = spperm.spmm %a, %b {spperm.kernels = []} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
   return %c : tensor<64x8xf32>
 }
+
+// -----
+
+// The kernels' gpu.module is @spperm_kernels: a function of that name made
+// the module's symbol table fail ("redefinition of symbol") at no location.
+
+// expected-error @below {{'func.func' op is named @spperm_kernels, the name spperm-lower-to-gpu gives the generated kernels' gpu.module; rename it}}
+func.func private @spperm_kernels()
+
+func.func @layer(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
+  return %c : tensor<64x8xf32>
+}

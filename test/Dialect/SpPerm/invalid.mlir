@@ -238,7 +238,7 @@ func.func private @choice_alternative_nested() attributes {c = #spperm.choice<st
 // #spperm.features
 //===----------------------------------------------------------------------===//
 
-// expected-error@+1 {{feature 'name' must be a number (an integer in [-2^63, 2^63), or a float) or a dictionary of numbers}}
+// expected-error@+1 {{feature 'name' must be a number (an integer in [-2^63, 2^63), or a finite float) or a dictionary of numbers}}
 func.func private @feature_string() attributes {f = #spperm.features<{name = "x"}>}
 
 // -----
@@ -265,32 +265,44 @@ func.func private @feature_nnz() attributes {f = #spperm.features<{rows = 4 : i6
 
 // Found by spperm-fuzz-mlir: an integer wider than 64 bits (the verifier
 // asserted reading it).
-// expected-error@+1 {{feature 'rows' must be a number (an integer in [-2^63, 2^63), or a float)}}
+// expected-error@+1 {{feature 'rows' must be a number (an integer in [-2^63, 2^63), or a finite float)}}
 func.func private @feature_wide_int() attributes {f = #spperm.features<{rows = 99999999999999999999999 : i128}>}
 
 // -----
 
 // Found by spperm-fuzz-mlir (session 13): an i0 holds no value (the verifier
 // asserted asking for its sign bits).
-// expected-error@+1 {{feature 'empty_rows' must be a number (an integer in [-2^63, 2^63), or a float)}}
+// expected-error@+1 {{feature 'empty_rows' must be a number (an integer in [-2^63, 2^63), or a finite float)}}
 func.func private @feature_i0() attributes {f = #spperm.features<{rows = 4 : i64, empty_rows = 0 : i0}>}
 
 // -----
 
-// expected-error@+1 {{feature 'row_nnz.mean' must be a number (an integer in [-2^63, 2^63), or a float)}}
+// expected-error@+1 {{feature 'row_nnz.mean' must be a number (an integer in [-2^63, 2^63), or a finite float)}}
 func.func private @feature_nested_i0() attributes {f = #spperm.features<{row_nnz = {mean = 0 : i0}}>}
 
 // -----
 
 // An unsigned 64-bit value above 2^63 - 1 is read back as int64_t too: out
 // of range, whatever its type's width.
-// expected-error@+1 {{feature 'nnz' must be a number (an integer in [-2^63, 2^63), or a float)}}
+// expected-error@+1 {{feature 'nnz' must be a number (an integer in [-2^63, 2^63), or a finite float)}}
 func.func private @feature_u64_high() attributes {f = #spperm.features<{nnz = 9223372036854775808 : ui64}>}
 
 // -----
 
-// expected-error@+1 {{feature 'row_nnz.max' must be a number (an integer in [-2^63, 2^63), or a float)}}
+// expected-error@+1 {{feature 'row_nnz.max' must be a number (an integer in [-2^63, 2^63), or a finite float)}}
 func.func private @feature_nested_wide_int() attributes {f = #spperm.features<{row_nnz = {max = 99999999999999999999999 : i128}}>}
+
+// -----
+
+// NaN and infinities measure nothing (the selector's trees would take an
+// arbitrary branch on them).
+// expected-error@+1 {{feature 'density' must be a number (an integer in [-2^63, 2^63), or a finite float) or a dictionary of numbers}}
+func.func private @feature_nan() attributes {f = #spperm.features<{density = 0x7FC00000 : f32}>}
+
+// -----
+
+// expected-error@+1 {{feature 'row_nnz.mean' must be a number (an integer in [-2^63, 2^63), or a finite float)}}
+func.func private @feature_inf() attributes {f = #spperm.features<{row_nnz = {mean = 0x7FF0000000000000 : f64}}>}
 
 // -----
 
