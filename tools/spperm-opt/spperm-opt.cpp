@@ -22,10 +22,12 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
@@ -56,8 +58,9 @@ int main(int argc, char **argv) {
   llvm::install_bad_alloc_error_handler(
       [](void *, const char *, bool) { ::spperm::exitOutOfMemory(); });
   // MLIR's parser has no depth limit: text nested thousands of levels deep
-  // would overflow the stack. A file is measured first (standard input is
-  // read by MlirOptMain alone).
+  // (or long affine operator chains) would overflow the stack. The input is
+  // measured first: a file here, then read again by MLIR's driver; standard
+  // input read once, here, and handed to the driver.
   if (inputFilename != "-") {
     if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
             llvm::MemoryBuffer::getFile(inputFilename, /*IsText=*/true)) {
@@ -68,6 +71,33 @@ int main(int argc, char **argv) {
         return 1;
       }
     }
+  } else if (mlir::MlirOptMainConfig config =
+                 mlir::MlirOptMainConfig::createFromCLOptions();
+             !config.shouldShowDialects() && !config.shouldListPasses()) {
+    std::string error;
+    std::unique_ptr<llvm::MemoryBuffer> input =
+        mlir::openInputFile(inputFilename, &error);
+    if (!input) {
+      llvm::errs() << "spperm-opt: error: " << error << "\n";
+      return 1;
+    }
+    if (std::string nesting =
+            spperm::checkMlirNesting(input->getBuffer(), "<stdin>");
+        !nesting.empty()) {
+      llvm::errs() << "spperm-opt: error: " << nesting << "\n";
+      return 1;
+    }
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        mlir::openOutputFile(outputFilename, &error);
+    if (!output) {
+      llvm::errs() << "spperm-opt: error: " << error << "\n";
+      return 1;
+    }
+    if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry,
+                                       config)))
+      return 1;
+    output->keep();
+    return 0;
   }
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, inputFilename, outputFilename, registry));

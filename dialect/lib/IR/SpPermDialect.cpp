@@ -44,6 +44,9 @@ static LogicalResult verifyFunctionAttribute(Operation *op, StringRef name,
              << "'" << name << "' must name a layer's function (@name)";
     if (of.getValue() == SymbolTable::getSymbolName(op).getValue())
       return op->emitError() << "'" << name << "' names the function itself";
+    if (!SymbolTable::lookupNearestSymbolFrom(op, of))
+      return op->emitError() << "'" << name << "' names " << of
+                             << ", which is no symbol of the module";
     return success();
   }
   if (name == kPrecisionAttrName) {

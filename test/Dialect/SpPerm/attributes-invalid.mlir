@@ -18,6 +18,11 @@ func.func private @alternative_self() attributes {spperm.alternative_of = @alter
 
 // -----
 
+// expected-error@+1 {{'spperm.alternative_of' names @gone, which is no symbol of the module}}
+func.func private @alternative_dangling() attributes {spperm.alternative_of = @gone}
+
+// -----
+
 // expected-error@+1 {{'spperm.precision' must be one of "fp32", "tf32", "f16" or "3xtf32", got "fp64"}}
 func.func private @precision_unknown() attributes {spperm.precision = "fp64"}
 
