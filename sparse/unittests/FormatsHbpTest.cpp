@@ -97,30 +97,6 @@ TEST(FormatsHbp, LayoutOfASmallBlock) {
   EXPECT_TRUE(h.competitiveBlocks.empty());
 }
 
-TEST(FormatsHbp, AutoColBlock) {
-  // n entries in every row of a rows x cols matrix.
-  auto uniform = [](int32_t rows, int32_t cols, int32_t n) {
-    std::vector<std::vector<int32_t>> r(static_cast<size_t>(rows));
-    for (int32_t i = 0; i < rows; ++i)
-      for (int32_t j = 0; j < n; ++j)
-        r[i].push_back(static_cast<int32_t>(
-            (static_cast<int64_t>(j) * cols / n + i) % cols));
-    for (auto &row : r)
-      std::sort(row.begin(), row.end());
-    return fromRows(cols, r);
-  };
-  // 4 entries a row: the seed's 4096.
-  EXPECT_EQ(autoHbpColBlock(uniform(2000, 2000, 4), 512), 4096);
-  // 40 entries in 2000 columns: 8 a row in 400 columns, so 256.
-  EXPECT_EQ(autoHbpColBlock(uniform(2000, 2000, 40), 512), 256);
-  // 200 in 2048: 8 in 82 columns, so 64.
-  EXPECT_EQ(autoHbpColBlock(uniform(512, 2048, 200), 512), 64);
-  // Dense rows: no narrower than 32.
-  EXPECT_EQ(autoHbpColBlock(uniform(64, 4096, 4096), 64), 32);
-  // An empty matrix.
-  EXPECT_EQ(autoHbpColBlock(CsrMatrix{}, 512), 4096);
-}
-
 TEST(FormatsHbp, FixedAndCompetitiveSplit) {
   CsrMatrix m = generateSkewed(1000, 1000, 51);
   FormatOptions o;

@@ -5,17 +5,11 @@
 // RUN: not spperm-opt %s -spperm-convert-format="format=bell delta=1.5" 2>&1 | FileCheck %s --check-prefix=DELTA
 // DELTA: error: spperm-convert-format: delta must be in (0, 1] (or 0 to search), got 1.5
 // RUN: not spperm-opt %s -spperm-convert-format="format=hbp row-block=100" 2>&1 | FileCheck %s --check-prefix=HBP
-// HBP: error: spperm-convert-format: row-block must be a positive multiple of 32 and col-block positive (or 0 to choose), both below 2^31, got 100 and 0
+// HBP: error: spperm-convert-format: row-block must be a positive multiple of 32 and col-block positive, both below 2^31, got 100 and 4096
 // RUN: not spperm-opt %s -spperm-convert-format="format=hbp col-block=4294967297" 2>&1 | FileCheck %s --check-prefix=HBP-LARGE
-// HBP-LARGE: error: spperm-convert-format: row-block must be a positive multiple of 32 and col-block positive (or 0 to choose), both below 2^31, got 512 and 4294967297
+// HBP-LARGE: error: spperm-convert-format: row-block must be a positive multiple of 32 and col-block positive, both below 2^31, got 512 and 4294967297
 // RUN: not spperm-opt %s -spperm-convert-format="format=bell" 2>&1 | FileCheck %s --check-prefix=ARG
 // ARG: error: 'spperm.spmm' op needs the matrix's spperm.load to compute its Blocked-ELL width
-// RUN: not spperm-opt %s -spperm-convert-format="format=hbp col-block=-1" 2>&1 | FileCheck %s --check-prefix=HBP-NEGATIVE
-// HBP-NEGATIVE: error: spperm-convert-format: row-block must be a positive multiple of 32 and col-block positive (or 0 to choose), both below 2^31, got 512 and -1
-// RUN: not spperm-opt %s -spperm-convert-format="format=hbp" 2>&1 | FileCheck %s --check-prefix=HBP-ARG
-// HBP-ARG: error: 'spperm.spmm' op needs the matrix's spperm.load to choose its hbp column block (or give col-block)
-// RUN: spperm-opt %s -spperm-convert-format="format=hbp col-block=64" | FileCheck %s --check-prefix=HBP-GIVEN
-// HBP-GIVEN: spperm.spmm {{.*}}#spperm.hbp<rows = 512, cols = 64>
 
 // A matrix passed in as an argument has no file to study.
 func.func @argument(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x8xf32>) -> tensor<64x8xf32> {

@@ -1,7 +1,6 @@
 // RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5" | FileCheck %s --check-prefix=BELL
 // RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=hbp row-block=64 col-block=32" | FileCheck %s --check-prefix=HBP
 // RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=csr" | FileCheck %s --check-prefix=CSR
-// RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=hbp" | FileCheck %s --check-prefix=HBPAUTO
 // RUN: spperm-opt %s -split-input-file -spperm-permute-rows="strategy=bsa" -spperm-convert-format="format=bell block=16" | FileCheck %s --check-prefix=SEARCH
 // RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5 columns=condensed" | FileCheck %s --check-prefix=CONDENSED
 // RUN: spperm-opt %s -split-input-file -spperm-convert-format="format=bell block=16 delta=0.5 columns=blocks" | FileCheck %s --check-prefix=BELL
@@ -23,11 +22,6 @@
 // BADCOLUMNS: for the --columns option: Cannot find option named 'diagonal'!
 // HBP-LABEL: func.func @layer
 // HBP:          spperm.convert {{.*}} -> !spperm.matrix<64x64xf32, #spperm.hbp<rows = 64, cols = 32>>
-// Without col-block the column block comes from the matrix (autoHbpColBlock):
-// blocks64's rows average 28 entries in 64 columns, 14 in 32: the
-// narrowest block, 32.
-// HBPAUTO-LABEL: func.func @layer
-// HBPAUTO:          spperm.convert {{.*}} -> !spperm.matrix<64x64xf32, #spperm.hbp<rows = 512, cols = 32>>
 // CSR-LABEL: func.func @layer
 // CSR-NOT:      spperm.convert
 // SEARCH-LABEL: func.func @layer

@@ -44,7 +44,7 @@ mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
         range("warps", o.warps, 1, 1024), range("line", o.line, 1, 1024),
         range("tau", o.tau, 1, 1024), range("block", o.block, 1, 32),
         range("row-block", o.rowBlock, 32, ::spperm::kMaxIndex),
-        range("col-block", o.colBlock, 0, ::spperm::kMaxIndex)})
+        range("col-block", o.colBlock, 1, ::spperm::kMaxIndex)})
     if (!error.empty())
       return error;
   // The passes' own shape rules, named by the option up front rather than by

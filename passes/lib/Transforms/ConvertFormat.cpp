@@ -7,7 +7,6 @@
 #include "spperm/Transforms/Passes.h"
 
 #include "spperm/Sparse/CsrMatrix.h"
-#include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Transforms/MatrixUtils.h"
 
@@ -82,12 +81,12 @@ struct SpPermConvertFormatPass
     }
     if ((format == FormatOption::Hbp || chosen) &&
         (rowBlock < 32 || rowBlock % 32 != 0 ||
-         rowBlock > ::spperm::kMaxIndex || colBlock < 0 ||
+         rowBlock > ::spperm::kMaxIndex || colBlock < 1 ||
          colBlock > ::spperm::kMaxIndex)) {
       mlir::emitError(module.getLoc())
           << "spperm-convert-format: row-block must be a "
-             "positive multiple of 32 and col-block positive (or 0 to "
-             "choose), both below 2^31, got "
+             "positive multiple of 32 and col-block positive, both below "
+             "2^31, got "
           << static_cast<int64_t>(rowBlock) << " and "
           << static_cast<int64_t>(colBlock);
       return signalPassFailure();
@@ -117,27 +116,8 @@ struct SpPermConvertFormatPass
       // The library runs on the CSR.
       if (format == ::spperm::kCusparse || format == names::kCsr)
         return CsrAttr::get(ctx, perm);
-      if (format == names::kHbp) {
-        if (colBlock != 0)
-          return HbpAttr::get(ctx, rowBlock, colBlock, perm);
-        // The column block comes from the matrix.
-        LoadOp load = getSourceLoad(op.getMatrix());
-        if (!load) {
-          op.emitOpError("needs the matrix's spperm.load to choose its hbp "
-                         "column block (or give col-block)");
-          failed = true;
-          return nullptr;
-        }
-        const ::spperm::CsrMatrix *matrix = matrices.get(load, baseDir);
-        if (!matrix) {
-          failed = true;
-          return nullptr;
-        }
-        return HbpAttr::get(
-            ctx, rowBlock,
-            ::spperm::autoHbpColBlock(*matrix, static_cast<int32_t>(rowBlock)),
-            perm);
-      }
+      if (format == names::kHbp)
+        return HbpAttr::get(ctx, rowBlock, colBlock, perm);
       // bell: the width (and a searched delta) come from the data.
       if (auto bell = dyn_cast<BellAttr>(type.getFormat()))
         if (bell.getBlock() == block &&

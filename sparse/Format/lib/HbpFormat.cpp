@@ -194,28 +194,6 @@ void blockRowSegments(const CsrMatrix &p, int64_t br, int32_t rowBlock,
 
 } // namespace
 
-int32_t spperm::autoHbpColBlock(const CsrMatrix &m, int32_t rowBlock) {
-  constexpr int32_t kSeedColBlock = 4096, kLeast = 32;
-  int32_t cb = kSeedColBlock;
-  if (m.rows > 0 && m.cols > 0 && m.nnz() > 0) {
-    // A row's entries in a block of cb columns, at the matrix's density.
-    auto chain = [&](int32_t width) {
-      return static_cast<double>(m.nnz()) / m.rows *
-             std::min<double>(1.0, static_cast<double>(width) / m.cols);
-    };
-    while (cb > kLeast && chain(cb) > kHbpAutoChain)
-      cb /= 2;
-  }
-  // Every block stored: keep the slots within half the limit.
-  const int64_t blockRows =
-      ceilDiv(std::max<int32_t>(m.rows, 1), std::max<int32_t>(rowBlock, 1));
-  while (cb < kSeedColBlock &&
-         blockRows * ceilDiv(std::max<int32_t>(m.cols, 1), cb) * rowBlock >
-             kHbpMaxSlots / 2)
-    cb *= 2;
-  return cb;
-}
-
 StatusOr<FormattedMatrix> detail::buildHbp(const CsrMatrix &m,
                                            const std::vector<int32_t> &order,
                                            const FormatOptions &options) {

@@ -143,9 +143,8 @@ struct SpPermPipelineOptions
                                           "multiple of 32; default 512)"),
                            llvm::cl::init(512)};
   Option<int64_t> colBlock{*this, "col-block",
-                           llvm::cl::desc("hbp: columns per block (default "
-                                          "0: chosen from the matrix)"),
-                           llvm::cl::init(0)};
+                           llvm::cl::desc("hbp: columns per block (default 4096)"),
+                           llvm::cl::init(4096)};
 
   // The kernels (spperm-lower-to-gpu).
   Option<Precision> precision{

@@ -66,10 +66,8 @@ def SpPermConvertFormat : Pass<"spperm-convert-format", "::mlir::ModuleOp"> {
            "::mlir::spperm::BellColumnsOptionValues()">,
     Option<"rowBlock", "row-block", "int64_t", /*default=*/"512",
            "hbp: rows per row block (a positive multiple of 32)">,
-    Option<"colBlock", "col-block", "int64_t", /*default=*/"0",
-           "hbp: columns per column block (0 chooses from the matrix: the "
-           "seed's 4096, narrower where a row would average more than 8 "
-           "entries in a block)">,
+    Option<"colBlock", "col-block", "int64_t", /*default=*/"4096",
+           "hbp: columns per column block">,
     Option<"baseDir", "base-dir", "std::string", /*default=*/"\"\"",
            "Directory that relative matrix paths are resolved against">,
   ];

@@ -187,18 +187,6 @@ constexpr int64_t kBellSearchK = 32;
 /// (docs/Formats.md gives the formula).
 double bellCost(const BellCostShape &shape, int64_t k);
 
-/// hbp's columns per column block for `m` when none is asked for
-/// (docs/Formats.md, "hbp"): the seed's 4096 unless a row's entries in a
-/// block that wide would average more than kHbpAutoChain, then the power of
-/// two from 32 up that brings them down to it, widened while the blocks of
-/// `rowBlock` rows could hold more than half of hbp's slot limit. A lane
-/// walks its row's entries in a block one after the other, so the chain
-/// length is the kernel's critical path.
-int32_t autoHbpColBlock(const CsrMatrix &m, int32_t rowBlock);
-
-/// The entries a row of a block averages at most under autoHbpColBlock.
-constexpr double kHbpAutoChain = 8.0;
-
 /// Builds `options.kind` from `m` and a permutation `order` of its rows.
 StatusOr<FormattedMatrix> buildFormat(const CsrMatrix &m,
                                       const std::vector<int32_t> &order,
