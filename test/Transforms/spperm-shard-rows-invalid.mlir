@@ -63,12 +63,3 @@ func.func @chosen(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
   return %c : tensor<64x8xf32>
 }
 
-// -----
-
-// Shards are named after their layer (spperm.shard_of).
-// expected-error@+1 {{'func.func' op cannot be cut into shards: its shards are named after it, and its name is empty}}
-func.func @""(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
-  %a = spperm.load "../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
-  %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
-  return %c : tensor<64x8xf32>
-}
