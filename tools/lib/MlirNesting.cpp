@@ -81,10 +81,6 @@ MlirTextShape spperm::measureMlirText(std::string_view text) {
   return shape;
 }
 
-int64_t spperm::mlirNestingDepth(std::string_view text) {
-  return measureMlirText(text).depth;
-}
-
 std::string spperm::checkMlirNesting(std::string_view text,
                                      const std::string &name) {
   const MlirTextShape shape = measureMlirText(text);

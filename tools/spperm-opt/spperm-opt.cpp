@@ -58,22 +58,12 @@ int main(int argc, char **argv) {
   llvm::install_bad_alloc_error_handler(
       [](void *, const char *, bool) { ::spperm::exitOutOfMemory(); });
   // MLIR's parser has no depth limit: text nested thousands of levels deep
-  // (or long affine operator chains) would overflow the stack. The input is
-  // measured first: a file here, then read again by MLIR's driver; standard
-  // input read once, here, and handed to the driver.
-  if (inputFilename != "-") {
-    if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
-            llvm::MemoryBuffer::getFile(inputFilename, /*IsText=*/true)) {
-      if (std::string nesting =
-              spperm::checkMlirNesting((*text)->getBuffer(), inputFilename);
-          !nesting.empty()) {
-        llvm::errs() << "spperm-opt: error: " << nesting << "\n";
-        return 1;
-      }
-    }
-  } else if (mlir::MlirOptMainConfig config =
-                 mlir::MlirOptMainConfig::createFromCLOptions();
-             !config.shouldShowDialects() && !config.shouldListPasses()) {
+  // (or long affine operator chains) would overflow the stack. The input (a
+  // file or standard input) is read once, here, measured, and handed to
+  // MLIR's driver. --show-dialects and --list-passes read no input.
+  if (mlir::MlirOptMainConfig config =
+          mlir::MlirOptMainConfig::createFromCLOptions();
+      !config.shouldShowDialects() && !config.shouldListPasses()) {
     std::string error;
     std::unique_ptr<llvm::MemoryBuffer> input =
         mlir::openInputFile(inputFilename, &error);
@@ -81,8 +71,9 @@ int main(int argc, char **argv) {
       llvm::errs() << "spperm-opt: error: " << error << "\n";
       return 1;
     }
-    if (std::string nesting =
-            spperm::checkMlirNesting(input->getBuffer(), "<stdin>");
+    if (std::string nesting = spperm::checkMlirNesting(
+            input->getBuffer(),
+            inputFilename == "-" ? std::string("<stdin>") : inputFilename);
         !nesting.empty()) {
       llvm::errs() << "spperm-opt: error: " << nesting << "\n";
       return 1;

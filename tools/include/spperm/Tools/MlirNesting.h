@@ -46,9 +46,6 @@ struct MlirTextShape {
 /// closes nothing and its `-` is no operator.
 MlirTextShape measureMlirText(std::string_view text);
 
-/// measureMlirText(text).depth.
-int64_t mlirNestingDepth(std::string_view text);
-
 /// An error message naming `name` when `text` is nested deeper than
 /// kMaxMlirNesting or has a chain of more than kMaxMlirOperators operators,
 /// else an empty string.
