@@ -66,6 +66,8 @@ public:
       tile = func.getWorkgroupAttributions().front();
       tileBase = kb.mul(kb.div(tid, kWarpSize), spec.colBlock * width);
     }
+    window = func.getWorkgroupAttributions().back();
+    windowBase = kb.mul(kb.div(tid, kWarpSize), spec.windowEntries());
     kb.ifThen(kb.lt(virtualWarp, spec.warps * spec.groupWarps), [&] {
       Value ptr = params.at(::spperm::buffer::kHbpFixedBlockPtr);
       Value fixed = params.at(::spperm::buffer::kHbpFixedBlocks);
@@ -168,15 +170,16 @@ private:
         [&](Value g, ValueRange) -> SmallVector<Value> {
           Value slot = kb.add(kb.add(kb.mul(s, R), kb.mul(g, kWarpSize)), lane);
           Value zr = kb.loadIndex(zeroRow, slot);
-          kb.ifThen(kb.ge(zr, kb.idx(0)), [&] {
+          Value has = kb.ge(zr, kb.idx(0));
+          Value begin =
+              kb.loadIndex(beginNnz, kb.add(kb.mul(s, groups), g));
+          // An empty lane walks along, inactive, at the group's first entry.
+          Value j0 = kb.select(has, kb.sub(kb.add(begin, lane), zr), begin);
+          SmallVector<Value> sums = walkRounds(begin, has, j0, kBegin, colBase);
+          kb.ifThen(has, [&] {
             Value prow =
                 kb.add(kb.mul(blockRow, R), kb.loadIndex(outputHash, slot));
             Value orow = kb.loadIndex(order, prow);
-            Value j0 = kb.sub(
-                kb.add(kb.loadIndex(beginNnz, kb.add(kb.mul(s, groups), g)),
-                       lane),
-                zr);
-            SmallVector<Value> sums = walkChain(j0, kBegin, colBase);
             for (auto [u, sum] : llvm::enumerate(sums)) {
               Value at =
                   kb.add(kb.mul(orow, K),
@@ -251,52 +254,170 @@ private:
     return load();
   }
 
-  /// The lane's sums over its chain from entry j0, one per `vec` columns of
-  /// the slice: a do-while over add_sign (the last entry has add_sign -1),
-  /// software-pipelined so that the next entry's col/data/add_sign loads
-  /// are issued before this entry's product waits for B.
-  SmallVector<Value> walkChain(Value j0, Value kBegin, Value colBase) {
+  /// The number of lanes of the warp for which `pred` holds (a ballot).
+  Value countLanes(Value pred) {
+    Value ballot = NVVM::VoteSyncOp::create(b, b.getI32Type(), kb.i32(-1), pred,
+                                            NVVM::VoteSyncKind::ballot);
+    return kb.toIndex(LLVM::CtPopOp::create(b, b.getI32Type(), ballot));
+  }
+
+  /// The window of add_sign from entry `start` for the next batch of
+  /// rounds: register m of lane t holds add_sign[start + 32 m + t], for
+  /// the rounds' entries only (at most `live` a round; -1 past them).
+  SmallVector<Value> loadWindow(Value start, Value live) {
+    Value addSign = params.at(::spperm::buffer::kHbpAddSign);
+    Value span = kb.mul(live, spec.rounds);
+    SmallVector<Value> window;
+    for (int64_t m = 0; m < spec.rounds; ++m) {
+      Value at = kb.add(kb.add(start, m * kWarpSize), lane);
+      Value need = kb.andI(kb.lt(kb.add(lane, m * kWarpSize), span),
+                           kb.lt(at, std::max<int64_t>(spec.nnz, 1)));
+      window.push_back(kb.guarded(
+          need, [&] { return kb.loadInteger(addSign, at); }, kb.i32(-1)));
+    }
+    return window;
+  }
+
+  /// The lanes' sums over the rounds of a warp group whose entries start at
+  /// `begin` (docs/Formats.md, "hbp"), lane by lane from entry j0 (`has`:
+  /// the lane has a row), one per `vec` columns of the slice. A round is
+  /// one contiguous run of the live lanes' entries and no round has more
+  /// than the one before, so a batch of `rounds` rounds lies in the window
+  /// of add_sign loaded (coalesced) from its first entry into the warp's
+  /// slice of shared memory: the lanes follow their chains through it and
+  /// a ballot counts each round; then the batch's col, data and B loads
+  /// are all independent. The loop is software-pipelined in three stages:
+  /// an iteration walks batch t and loads its col and data, loads the B
+  /// vectors of batch t - 1 (its columns came with the iteration before)
+  /// and multiplies batch t - 2; every load is carried to the next
+  /// iteration, so none waits in the one that issues it (the next window
+  /// is loaded a batch ahead too). A batch costs about one memory latency,
+  /// or a shared-memory load a round if that is longer, where following
+  /// add_sign in memory cost a memory latency a round.
+  SmallVector<Value> walkRounds(Value begin, Value has, Value j0, Value kBegin,
+                                Value colBase) {
     Value col = params.at(::spperm::buffer::kHbpCol);
     Value data = params.at(::spperm::buffer::kHbpData);
-    Value addSign = params.at(::spperm::buffer::kHbpAddSign);
     Type accType = spec.vec == 1
                        ? Type(b.getF32Type())
                        : Type(VectorType::get({spec.vec}, b.getF32Type()));
-    const int64_t U = spec.unroll;
-    Type idxType = b.getIndexType(), f32 = b.getF32Type();
-    SmallVector<Type> types = {idxType, idxType, f32, idxType};
-    SmallVector<Value> inits = {j0, kb.loadIndex(col, j0),
-                                kb.loadF32(data, j0, 1),
-                                kb.loadIndex(addSign, j0)};
-    for (int64_t u = 0; u < U; ++u) {
-      types.push_back(accType);
-      inits.push_back(kb.zero(accType));
-    }
+    const int64_t U = spec.unroll, rounds = spec.rounds;
+    Type idxType = b.getIndexType(), i1 = b.getI1Type(), i32 = b.getI32Type(),
+         f32 = b.getF32Type();
+    Value no = arith::ConstantIntOp::create(b, 0, 1);
+    // Carried: the next batch's first entry, the lane's entry, whether it
+    // is live, the live lanes, its window (in registers), the sums; then
+    // the last batch's columns, values and live flags; then the values, B
+    // vectors and live flags of the batch before it.
+    Value live = countLanes(has);
+    SmallVector<Type> types = {idxType, idxType, i1, idxType};
+    SmallVector<Value> inits = {begin, j0, has, live};
+    auto append = [&](Type type, Value init, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        types.push_back(type);
+        inits.push_back(init);
+      }
+    };
+    for (Value w : loadWindow(begin, live))
+      append(i32, w, 1);
+    append(accType, kb.zero(accType), U);
+    append(idxType, colBase, rounds);
+    append(f32, kb.f32(0.0f), rounds);
+    append(i1, no, rounds);
+    append(f32, kb.f32(0.0f), rounds);
+    append(accType, kb.zero(accType), rounds * U);
+    append(i1, no, rounds);
+    const int64_t windowAt = 4, sumsAt = windowAt + rounds,
+                  colsAt = sumsAt + U, valuesAt = colsAt + rounds,
+                  livesAt = valuesAt + rounds, lastValuesAt = livesAt + rounds,
+                  lastBAt = lastValuesAt + rounds,
+                  lastLivesAt = lastBAt + rounds * U;
+    // The B vectors of a batch's columns.
+    auto loadBs = [&](ValueRange cols) {
+      SmallVector<Value> bs;
+      for (Value c : cols)
+        for (int64_t u = 0; u < U; ++u)
+          bs.push_back(loadB(c, kBegin, colBase, u, accType));
+      return bs;
+    };
+    // The products of a batch: its values times its B vectors, where live.
+    auto multiply = [&](ValueRange values, ValueRange bs, ValueRange lives,
+                        SmallVector<Value> sums) {
+      for (int64_t r = 0; r < rounds; ++r)
+        for (int64_t u = 0; u < U; ++u)
+          sums[u] = kb.select(lives[r],
+                              kb.fma(values[r], bs[r * U + u], sums[u]),
+                              sums[u]);
+      return sums;
+    };
     auto loop = scf::WhileOp::create(
         b, types, inits,
         [&](OpBuilder &nested, Location, ValueRange args) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToEnd(nested.getInsertionBlock());
-          Value j = args[0], c = args[1], v = args[2], step = args[3];
-          SmallVector<Value> bs;
-          for (int64_t u = 0; u < U; ++u)
-            bs.push_back(loadB(c, kBegin, colBase, u, accType));
-          Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, step,
-                                             kb.idx(0));
-          Value next = kb.select(more, kb.add(j, step), j);
-          SmallVector<Value> out = {next, kb.loadIndex(col, next),
-                                    kb.loadF32(data, next, 1),
-                                    kb.loadIndex(addSign, next)};
-          for (int64_t u = 0; u < U; ++u)
-            out.push_back(kb.fma(v, bs[u], args[4 + u]));
-          scf::ConditionOp::create(b, more, out);
+          scf::ConditionOp::create(
+              b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, args[3],
+                                       kb.idx(0)),
+              args);
         },
         [&](OpBuilder &nested, Location, ValueRange args) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToEnd(nested.getInsertionBlock());
-          scf::YieldOp::create(b, args);
+          Value start = args[0], pos = args[1], active = args[2];
+          // The window into shared memory, between warp barriers (the
+          // last batch's lanes may still read it).
+          NVVM::SyncWarpOp::create(b, kb.i32(-1));
+          for (int64_t m = 0; m < rounds; ++m)
+            memref::StoreOp::create(
+                b, args[windowAt + m], window,
+                ValueRange{kb.add(windowBase, kb.add(lane, m * kWarpSize))});
+          NVVM::SyncWarpOp::create(b, kb.i32(-1));
+          Value next = start;
+          SmallVector<Value> entries, lives;
+          for (int64_t r = 0; r < rounds; ++r) {
+            entries.push_back(pos);
+            lives.push_back(active);
+            // This entry's add_sign (a dead lane reads any).
+            Value off = kb.select(active, kb.sub(pos, start), kb.idx(0));
+            Value step = kb.load(window, kb.add(windowBase, off));
+            next = kb.add(next, countLanes(active));
+            Value more = kb.andI(active, arith::CmpIOp::create(
+                                             b, arith::CmpIPredicate::sgt,
+                                             step, kb.i32(0)));
+            pos = kb.select(more, kb.add(pos, kb.toIndex(step)), pos);
+            active = more;
+          }
+          Value liveNext = countLanes(active);
+          SmallVector<Value> out = {next, pos, active, liveNext};
+          llvm::append_range(out, loadWindow(next, liveNext));
+          SmallVector<Value> cols, values;
+          for (Value e : entries) {
+            cols.push_back(kb.loadIndex(col, e));
+            values.push_back(kb.loadF32(data, e, 1));
+          }
+          SmallVector<Value> bs = loadBs(args.slice(colsAt, rounds));
+          llvm::append_range(
+              out, multiply(args.slice(lastValuesAt, rounds),
+                            args.slice(lastBAt, rounds * U),
+                            args.slice(lastLivesAt, rounds),
+                            SmallVector<Value>(args.slice(sumsAt, U))));
+          llvm::append_range(out, cols);
+          llvm::append_range(out, values);
+          llvm::append_range(out, lives);
+          llvm::append_range(out, args.slice(valuesAt, rounds));
+          llvm::append_range(out, bs);
+          llvm::append_range(out, args.slice(livesAt, rounds));
+          scf::YieldOp::create(b, out);
         });
-    return SmallVector<Value>(loop.getResults().drop_front(4));
+    // The last two batches: B for the last, then both products.
+    ValueRange results = loop.getResults();
+    SmallVector<Value> sums = multiply(
+        results.slice(lastValuesAt, rounds), results.slice(lastBAt, rounds * U),
+        results.slice(lastLivesAt, rounds),
+        SmallVector<Value>(results.slice(sumsAt, U)));
+    return multiply(results.slice(valuesAt, rounds),
+                    loadBs(results.slice(colsAt, rounds)),
+                    results.slice(livesAt, rounds), sums);
   }
 
   const HbpKernelSpec &spec;
@@ -304,7 +425,7 @@ private:
   ImplicitLocOpBuilder &b;
   KernelBuilder kb;
   llvm::StringMap<Value> params;
-  Value lane, K, slices, tile, tileBase;
+  Value lane, K, slices, tile, tileBase, window, windowBase;
 };
 
 } // namespace
@@ -339,6 +460,7 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
   if (spec.sharedTile)
     addSharedF32Buffer(func, spec.threads / kWarpSize * spec.colBlock *
                                  spec.sliceColumns());
+  addSharedBuffer(func, spec.threads / kWarpSize * spec.windowEntries(), i32);
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   HbpKernelEmitter(spec, func, b).emit(args);

@@ -243,8 +243,17 @@ struct HbpKernelSpec {
   /// 48 KiB.
   bool sharedTile = false;
 
+  /// The format's entries (the length of hbp.col).
+  int64_t nnz = 0;
+
   /// The columns of C of one K slice.
   int64_t sliceColumns() const { return vec * unroll; }
+  /// Rounds of a warp group walked per batch (docs/Kernels.md, "Families",
+  /// hbp): their loads are issued together, and their add_sign values are
+  /// one window of 32 entries a round in the warp's shared memory.
+  int64_t rounds = 8;
+  /// The i32 entries of a warp's add_sign window.
+  int64_t windowEntries() const { return 32 * rounds; }
   /// The CTAs of one K slice: warps * groupWarps warps.
   int64_t ctasPerSlice() const {
     return (warps * groupWarps * 32 + threads - 1) / threads;

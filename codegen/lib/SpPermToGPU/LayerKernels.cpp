@@ -201,6 +201,42 @@ gpu::GPUModuleOp mlir::spperm::getOrCreateKernelModule(ModuleOp module) {
 
 namespace {
 
+/// The `q` quantile (nearest rank) of the rounds of an HBP format's warp
+/// groups with entries (docs/Formats.md, "hbp": a round holds the next
+/// entry of every lane that has one, so a group has as many rounds as its
+/// longest row has entries in the block); 0 without entries.
+int64_t hbpRoundsPercentile(const ::spperm::HbpStorage &h, double q) {
+  const int64_t R = h.rowBlock, G = R / 32;
+  std::vector<int64_t> rounds;
+  for (size_t g = 0; g + 1 < h.beginNnz.size(); ++g) {
+    int64_t pos = h.beginNnz[g], end = h.beginNnz[g + 1];
+    if (pos >= end)
+      continue;
+    // The group's lanes with entries are its first round.
+    int64_t live = 0;
+    for (int64_t t = 0; t < 32; ++t)
+      live += h.zeroRow[(g / G) * R + (g % G) * 32 + t] >= 0;
+    int64_t n = 0;
+    while (pos < end && live > 0) {
+      int64_t next = 0;
+      for (int64_t e = pos; e < std::min(end, pos + live); ++e)
+        next += h.addSign[e] > 0;
+      pos += live;
+      live = next;
+      ++n;
+    }
+    rounds.push_back(n);
+  }
+  if (rounds.empty())
+    return 0;
+  const size_t at = std::min(
+      rounds.size() - 1,
+      static_cast<size_t>(std::ceil(q * static_cast<double>(rounds.size()))) -
+          (q > 0 ? 1 : 0));
+  std::nth_element(rounds.begin(), rounds.begin() + at, rounds.end());
+  return rounds[at];
+}
+
 /// The tensor-core kernel's arithmetic for a tensor-core precision.
 MmaPrecision toMmaPrecision(Precision precision) {
   switch (precision) {
@@ -994,6 +1030,7 @@ private:
         !h.fixedBlocks.empty()
             ? formatWarps
             : std::max<int64_t>(1, std::min(formatWarps, competitive));
+    const int64_t roundsP90 = hbpRoundsPercentile(h, 0.9);
     for (const KClass &kc : classes) {
       HbpKernelSpec spec;
       spec.operandType = options.operandType;
@@ -1018,13 +1055,20 @@ private:
       spec.competitive = competitive;
       spec.colBlock = h.colBlock;
       spec.cols = m.cols;
+      spec.nnz = static_cast<int64_t>(h.col.size());
+      // Rounds a batch (docs/Kernels.md, "Families", hbp): the 90th
+      // percentile of the groups' rounds, rounded up to a power of two,
+      // from 2 to 8 (4 when a lane takes two vectors: the registers).
+      spec.rounds = std::clamp<int64_t>(
+          llvm::PowerOf2Ceil(std::max<int64_t>(1, roundsP90)), 2,
+          spec.unroll > 1 ? 4 : 8);
       // The B tile, for a warp that runs whole blocks: colBlock x
       // sliceColumns() floats per warp, as many warps per CTA as fit in
-      // 48 KiB of static shared memory (at most 8); none when one warp's
-      // tile does not fit.
+      // 48 KiB of static shared memory with their add_sign windows (at
+      // most 8); none when one warp's tile does not fit.
       const int64_t tileBytes = int64_t(h.colBlock) * spec.sliceColumns() * 4;
-      const int64_t tileWarps =
-          std::min<int64_t>(8, (48 * 1024) / std::max<int64_t>(tileBytes, 1));
+      const int64_t tileWarps = std::min<int64_t>(
+          8, (48 * 1024) / (tileBytes + spec.windowEntries() * 4));
       spec.sharedTile = tileWarps >= 1 && spec.groupWarps == 1;
       if (spec.sharedTile)
         spec.threads = 32 * tileWarps;

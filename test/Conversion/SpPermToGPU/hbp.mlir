@@ -16,18 +16,35 @@
 // CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "hbp", variant = "k8", {{.*}}zero_output = true, dependent_launch = false, args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "tickets", "K"], grid = [2, 1, 1], block = [128, 1, 1], shared_bytes = 0>]
 // CHECK:       gpu.module @spperm_kernels
 // CHECK-NOT:     memref.global
-// CHECK:         gpu.func @l0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}, %[[TICKETS:.*]]: memref<?xi32>, %{{.*}}: index) kernel
+// CHECK:         gpu.func @l0_hbp_k8_0({{.*}}memref<?xi64>{{.*}}, %[[TICKETS:.*]]: memref<?xi32>, %{{.*}}: index) workgroup(%[[WINDOW:[^ ]*]] : memref<1024xi32, #gpu.address_space<workgroup>>
 // Fixed blocks (none here), one group each.
 // CHECK:           scf.for
 // CHECK:             scf.for
-// The add_sign chain, a do-while: B for this entry, then the next entry's
-// col, data and add_sign loaded before the product.
+// The group's rounds, 8 a batch (the 90th percentile of the groups' rounds,
+// rounded up to a power of two, at most 8): the live lanes counted by a
+// ballot and the first window of add_sign loaded (8 x 32 entries, only
+// those the rounds can hold); then each batch stores its window into the
+// warp's 256 entries of shared memory (4 warps: 1024) between warp
+// barriers, follows the lanes' chains through it, counting each round,
+// loads the next window, and only then loads the batch's col, data and B,
+// all before the first product. The lanes that have rows add their sums
+// into C.
+// CHECK:               nvvm.vote.sync ballot
+// CHECK-COUNT-8:       memref.load %{{.*}} : memref<?xi32>
 // CHECK:               scf.while
-// CHECK:                 vector.load
-// CHECK:                 arith.select
-// CHECK-COUNT-3:         memref.load
-// CHECK:                 vector.fma
 // CHECK:                 scf.condition
+// CHECK:                 nvvm.bar.warp.sync
+// CHECK-COUNT-8:         memref.store %{{.*}}, %[[WINDOW]]
+// CHECK:                 nvvm.bar.warp.sync
+// CHECK-COUNT-8:         memref.load %[[WINDOW]]
+// CHECK:                 nvvm.vote.sync ballot
+// CHECK-COUNT-8:         memref.load %{{.*}} : memref<?xi32>
+// CHECK-COUNT-8:         memref.load %{{.*}} : memref<?xf32>
+// CHECK-COUNT-8:         vector.load
+// CHECK-NOT:             memref.load
+// CHECK-COUNT-8:         vector.fma
+// CHECK:                 scf.yield
+// CHECK:               scf.if
 // CHECK:               memref.atomic_rmw addf
 // Competitive items by ticket, broadcast from lane 0: block t / (groups x
 // slices), then the slice and the group.
