@@ -66,8 +66,10 @@ public:
       tile = func.getWorkgroupAttributions().front();
       tileBase = kb.mul(kb.div(tid, kWarpSize), spec.colBlock * width);
     }
-    window = func.getWorkgroupAttributions().back();
-    windowBase = kb.mul(kb.div(tid, kWarpSize), spec.windowEntries());
+    if (spec.walk == HbpWalk::Rounds) {
+      window = func.getWorkgroupAttributions().back();
+      windowBase = kb.mul(kb.div(tid, kWarpSize), spec.windowEntries());
+    }
     kb.ifThen(kb.lt(virtualWarp, spec.warps * spec.groupWarps), [&] {
       Value ptr = params.at(::spperm::buffer::kHbpFixedBlockPtr);
       Value fixed = params.at(::spperm::buffer::kHbpFixedBlocks);
@@ -171,15 +173,15 @@ private:
           Value slot = kb.add(kb.add(kb.mul(s, R), kb.mul(g, kWarpSize)), lane);
           Value zr = kb.loadIndex(zeroRow, slot);
           Value has = kb.ge(zr, kb.idx(0));
-          Value begin =
-              kb.loadIndex(beginNnz, kb.add(kb.mul(s, groups), g));
-          // An empty lane walks along, inactive, at the group's first entry.
-          Value j0 = kb.select(has, kb.sub(kb.add(begin, lane), zr), begin);
-          SmallVector<Value> sums = walkRounds(begin, has, j0, kBegin, colBase);
-          kb.ifThen(has, [&] {
+          Value first = kb.add(kb.mul(s, groups), g);
+          // The lane's row of C (its rows past M have no entries).
+          auto outputRow = [&] {
             Value prow =
                 kb.add(kb.mul(blockRow, R), kb.loadIndex(outputHash, slot));
-            Value orow = kb.loadIndex(order, prow);
+            return kb.loadIndex(order, prow);
+          };
+          // The lane's partial row (one per `vec` columns) into C.
+          auto addRow = [&](Value orow, ArrayRef<Value> sums) {
             for (auto [u, sum] : llvm::enumerate(sums)) {
               Value at =
                   kb.add(kb.mul(orow, K),
@@ -193,7 +195,24 @@ private:
               else
                 add();
             }
-          });
+          };
+          if (spec.walk == HbpWalk::Chain) {
+            // Lanes without a row stay out.
+            kb.ifThen(has, [&] {
+              Value orow = outputRow();
+              Value j0 = kb.sub(
+                  kb.add(kb.loadIndex(beginNnz, first), lane), zr);
+              addRow(orow, walkChain(j0, kBegin, colBase));
+            });
+            return {};
+          }
+          // The whole warp walks the rounds (ballots, warp barriers); a lane
+          // without a row walks along, dead, at the group's first entry.
+          Value orow = kb.guarded(has, outputRow, kb.idx(0));
+          Value begin = kb.loadIndex(beginNnz, first);
+          Value j0 = kb.select(has, kb.sub(kb.add(begin, lane), zr), begin);
+          SmallVector<Value> sums = walkRounds(begin, has, j0, kBegin, colBase);
+          kb.ifThen(has, [&] { addRow(orow, sums); });
           return {};
         });
   }
@@ -252,6 +271,54 @@ private:
     if (Value in = inside(kBegin, u))
       return kb.guarded(in, load, kb.zero(accType));
     return load();
+  }
+
+  /// The lane's sums over its chain from entry j0, one per `vec` columns of
+  /// the slice: a do-while over add_sign (the last entry has add_sign -1),
+  /// software-pipelined so that the next entry's col/data/add_sign loads
+  /// are issued before this entry's product waits for B.
+  SmallVector<Value> walkChain(Value j0, Value kBegin, Value colBase) {
+    Value col = params.at(::spperm::buffer::kHbpCol);
+    Value data = params.at(::spperm::buffer::kHbpData);
+    Value addSign = params.at(::spperm::buffer::kHbpAddSign);
+    Type accType = spec.vec == 1
+                       ? Type(b.getF32Type())
+                       : Type(VectorType::get({spec.vec}, b.getF32Type()));
+    const int64_t U = spec.unroll;
+    Type idxType = b.getIndexType(), f32 = b.getF32Type();
+    SmallVector<Type> types = {idxType, idxType, f32, idxType};
+    SmallVector<Value> inits = {j0, kb.loadIndex(col, j0),
+                                kb.loadF32(data, j0, 1),
+                                kb.loadIndex(addSign, j0)};
+    for (int64_t u = 0; u < U; ++u) {
+      types.push_back(accType);
+      inits.push_back(kb.zero(accType));
+    }
+    auto loop = scf::WhileOp::create(
+        b, types, inits,
+        [&](OpBuilder &nested, Location, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(nested.getInsertionBlock());
+          Value j = args[0], c = args[1], v = args[2], step = args[3];
+          SmallVector<Value> bs;
+          for (int64_t u = 0; u < U; ++u)
+            bs.push_back(loadB(c, kBegin, colBase, u, accType));
+          Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, step,
+                                             kb.idx(0));
+          Value next = kb.select(more, kb.add(j, step), j);
+          SmallVector<Value> out = {next, kb.loadIndex(col, next),
+                                    kb.loadF32(data, next, 1),
+                                    kb.loadIndex(addSign, next)};
+          for (int64_t u = 0; u < U; ++u)
+            out.push_back(kb.fma(v, bs[u], args[4 + u]));
+          scf::ConditionOp::create(b, more, out);
+        },
+        [&](OpBuilder &nested, Location, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(nested.getInsertionBlock());
+          scf::YieldOp::create(b, args);
+        });
+    return SmallVector<Value>(loop.getResults().drop_front(4));
   }
 
   /// The number of lanes of the warp for which `pred` holds (a ballot).
@@ -460,7 +527,8 @@ mlir::spperm::codegen::emitHbpKernel(gpu::GPUModuleOp module,
   if (spec.sharedTile)
     addSharedF32Buffer(func, spec.threads / kWarpSize * spec.colBlock *
                                  spec.sliceColumns());
-  addSharedBuffer(func, spec.threads / kWarpSize * spec.windowEntries(), i32);
+  if (spec.walk == HbpWalk::Rounds)
+    addSharedBuffer(func, spec.threads / kWarpSize * spec.windowEntries(), i32);
   ImplicitLocOpBuilder b(func.getLoc(), ctx);
   b.setInsertionPointToStart(&func.getBody().front());
   HbpKernelEmitter(spec, func, b).emit(args);

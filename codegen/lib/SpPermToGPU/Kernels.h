@@ -220,6 +220,16 @@ std::vector<std::string> emitRowKernel(gpu::GPUModuleOp module,
 /// holds, rounded up).
 int64_t longRowCtas(const RowKernelSpec &spec);
 
+/// How an HBP kernel's lanes walk their rows in a block (docs/Kernels.md,
+/// "Families", hbp).
+enum class HbpWalk {
+  /// Each lane follows its add_sign chain, a memory latency an entry.
+  Chain,
+  /// The warp walks the group's rounds in software-pipelined batches
+  /// through a window of add_sign in shared memory.
+  Rounds,
+};
+
 /// An HBP kernel: one warp per stored 2-D block, fixed blocks then
 /// competitive ones by atomic ticket; partial sums are combined into C
 /// atomically (C is cleared first). The ticket counters are the kernel's
@@ -248,12 +258,15 @@ struct HbpKernelSpec {
 
   /// The columns of C of one K slice.
   int64_t sliceColumns() const { return vec * unroll; }
-  /// Rounds of a warp group walked per batch (docs/Kernels.md, "Families",
-  /// hbp): their loads are issued together, and their add_sign values are
-  /// one window of 32 entries a round in the warp's shared memory.
+  HbpWalk walk = HbpWalk::Chain;
+  /// With HbpWalk::Rounds, the rounds of a warp group walked per batch:
+  /// their loads are issued together, and their add_sign values are one
+  /// window of 32 entries a round in the warp's shared memory.
   int64_t rounds = 8;
-  /// The i32 entries of a warp's add_sign window.
-  int64_t windowEntries() const { return 32 * rounds; }
+  /// The i32 entries of a warp's add_sign window (none for a chain walk).
+  int64_t windowEntries() const {
+    return walk == HbpWalk::Rounds ? 32 * rounds : 0;
+  }
   /// The CTAs of one K slice: warps * groupWarps warps.
   int64_t ctasPerSlice() const {
     return (warps * groupWarps * 32 + threads - 1) / threads;

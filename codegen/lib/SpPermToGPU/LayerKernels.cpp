@@ -201,11 +201,18 @@ gpu::GPUModuleOp mlir::spperm::getOrCreateKernelModule(ModuleOp module) {
 
 namespace {
 
+/// An HBP format walks its rounds in batches (HbpWalk::Rounds) when a warp
+/// group has at least this many rounds (twice the largest batch: fewer
+/// gain nothing on the batches' fixed costs) ...
+constexpr int64_t kHbpLongGroupRounds = 16;
+/// ... and K is at most this (measured: docs/Kernels.md, "Families", hbp).
+constexpr int64_t kHbpRoundsMaxK = 128;
+
 /// The `q` quantile (nearest rank) of the rounds of an HBP format's warp
 /// groups with entries (docs/Formats.md, "hbp": a round holds the next
 /// entry of every lane that has one, so a group has as many rounds as its
 /// longest row has entries in the block); 0 without entries.
-int64_t hbpRoundsPercentile(const ::spperm::HbpStorage &h, double q) {
+int64_t hbpRoundsQuantile(const ::spperm::HbpStorage &h, double q) {
   const int64_t R = h.rowBlock, G = R / 32;
   std::vector<int64_t> rounds;
   for (size_t g = 0; g + 1 < h.beginNnz.size(); ++g) {
@@ -1009,12 +1016,31 @@ private:
 
   void planHbp() {
     const ::spperm::HbpStorage &h = m.hbp;
+    // The walk (docs/Kernels.md, "Families", hbp): a warp group's rounds
+    // in batches, up to K = kHbpRoundsMaxK, for a format with a group of at
+    // least kHbpLongGroupRounds rounds; else (and for larger K, where the
+    // slices fill the GPU and the batches' registers cost more than their
+    // latency saves) each lane's add_sign chain.
+    const bool longGroups =
+        hbpRoundsQuantile(h, 1.0) >= kHbpLongGroupRounds;
+    auto walkFor = [&](const KClass &kc) {
+      const int64_t top = kc.k > 0 ? kc.k : kc.kMax;
+      return longGroups && top != 0 && top <= kHbpRoundsMaxK
+                 ? HbpWalk::Rounds
+                 : HbpWalk::Chain;
+    };
     std::vector<KClass> classes;
     if (options.k == 1)
       classes = {{"k1", 1, 1, 1, 32, 1, false, 1}};
     else if (options.k > 0)
       classes = {{"k" + std::to_string(options.k), options.k, options.k, 1, 32,
                   options.k % 4 == 0 ? 4 : 1, false, options.k}};
+    else if (longGroups)
+      classes = {{"spmv", 1, 1, 1, 32, 1, false, 1},
+                 {"vec4", 4, kHbpRoundsMaxK, 4, 32, 4, false, 0},
+                 {"vec4.wide", kHbpRoundsMaxK + 4, 0, 4, 32, 4, false, 0},
+                 {"scalar", 2, kHbpRoundsMaxK, 1, 32, 1, false, 0},
+                 {"scalar.wide", kHbpRoundsMaxK + 1, 0, 1, 32, 1, false, 0}};
     else
       classes = {{"spmv", 1, 1, 1, 32, 1, false, 1},
                  {"vec4", 4, 0, 4, 32, 4, false, 0},
@@ -1030,7 +1056,7 @@ private:
         !h.fixedBlocks.empty()
             ? formatWarps
             : std::max<int64_t>(1, std::min(formatWarps, competitive));
-    const int64_t roundsP90 = hbpRoundsPercentile(h, 0.9);
+    const int64_t roundsP90 = hbpRoundsQuantile(h, 0.9);
     for (const KClass &kc : classes) {
       HbpKernelSpec spec;
       spec.operandType = options.operandType;
@@ -1056,9 +1082,10 @@ private:
       spec.colBlock = h.colBlock;
       spec.cols = m.cols;
       spec.nnz = static_cast<int64_t>(h.col.size());
-      // Rounds a batch (docs/Kernels.md, "Families", hbp): the 90th
-      // percentile of the groups' rounds, rounded up to a power of two,
-      // from 2 to 8 (4 when a lane takes two vectors: the registers).
+      spec.walk = walkFor(kc);
+      // Rounds a batch: the 90th percentile of the groups' rounds, rounded
+      // up to a power of two, from 2 to 8 (4 when a lane takes two
+      // vectors: the registers).
       spec.rounds = std::clamp<int64_t>(
           llvm::PowerOf2Ceil(std::max<int64_t>(1, roundsP90)), 2,
           spec.unroll > 1 ? 4 : 8);

@@ -10,7 +10,7 @@
 // CHECK:         spperm.kernels = [
 // CHECK-SAME:      #spperm.launch<name = "[[HBP:l0_hbp_vec4_[0-9]+]]", family = "hbp", variant = "vec4"
 // CHECK-SAME:        zero_output = true, dependent_launch = false, args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "acc"
-// CHECK-SAME:      #spperm.launch<name = "[[ROUND:l0_round_vec4_[0-9]+]]", family = "round", variant = "vec4", k_min = 4, k_max = 0, k_align = 4
+// CHECK-SAME:      #spperm.launch<name = "[[ROUND:l0_round_vec4_[0-9]+]]", family = "round", variant = "vec4", k_min = 4, k_max = 128, k_align = 4
 // CHECK-SAME:        zero_output = false, dependent_launch = true, args = ["acc", "C", "K"]
 // CHECK:       gpu.func @[[HBP]](
 // CHECK-SAME:      %[[DATA:[^:]*]]: memref<?xf16>, %{{[^:]*}}: memref<?xi32>,
