@@ -5,8 +5,11 @@
 //===----------------------------------------------------------------------===//
 //
 // The HBP kernel (docs/Formats.md, "hbp"; docs/Kernels.md, "Families"):
-// lane t of a warp group follows its add_sign chain from
-// begin_nnz + t - zero_row and adds the partial row into C[order[row]]. A
+// lane t of a warp group walks its row's entries from
+// begin_nnz + t - zero_row — following its add_sign chain, or with the
+// whole warp, a batch of the group's rounds at a time through a window of
+// add_sign in shared memory (HbpWalk) — and adds the partial row into
+// C[order[row]]. A
 // work item is a stored block's groups (all of them, the seed's warp per
 // block, or one, when the blocks alone would leave the GPU idle) in one
 // K slice of vec x unroll columns of C; the grid has one run of CTAs per
@@ -200,8 +203,8 @@ private:
             // Lanes without a row stay out.
             kb.ifThen(has, [&] {
               Value orow = outputRow();
-              Value j0 = kb.sub(
-                  kb.add(kb.loadIndex(beginNnz, first), lane), zr);
+              Value j0 =
+                  kb.sub(kb.add(kb.loadIndex(beginNnz, first), lane), zr);
               addRow(orow, walkChain(j0, kBegin, colBase));
             });
             return {};
@@ -394,9 +397,9 @@ private:
     append(f32, kb.f32(0.0f), rounds);
     append(accType, kb.zero(accType), rounds * U);
     append(i1, no, rounds);
-    const int64_t windowAt = 4, sumsAt = windowAt + rounds,
-                  colsAt = sumsAt + U, valuesAt = colsAt + rounds,
-                  livesAt = valuesAt + rounds, lastValuesAt = livesAt + rounds,
+    const int64_t windowAt = 4, sumsAt = windowAt + rounds, colsAt = sumsAt + U,
+                  valuesAt = colsAt + rounds, livesAt = valuesAt + rounds,
+                  lastValuesAt = livesAt + rounds,
                   lastBAt = lastValuesAt + rounds,
                   lastLivesAt = lastBAt + rounds * U;
     // The B vectors of a batch's columns.
@@ -412,9 +415,8 @@ private:
                         SmallVector<Value> sums) {
       for (int64_t r = 0; r < rounds; ++r)
         for (int64_t u = 0; u < U; ++u)
-          sums[u] = kb.select(lives[r],
-                              kb.fma(values[r], bs[r * U + u], sums[u]),
-                              sums[u]);
+          sums[u] = kb.select(
+              lives[r], kb.fma(values[r], bs[r * U + u], sums[u]), sums[u]);
       return sums;
     };
     auto loop = scf::WhileOp::create(
@@ -423,8 +425,9 @@ private:
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToEnd(nested.getInsertionBlock());
           scf::ConditionOp::create(
-              b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, args[3],
-                                       kb.idx(0)),
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ne, args[3],
+                                    kb.idx(0)),
               args);
         },
         [&](OpBuilder &nested, Location, ValueRange args) {
@@ -448,9 +451,9 @@ private:
             Value off = kb.select(active, kb.sub(pos, start), kb.idx(0));
             Value step = kb.load(window, kb.add(windowBase, off));
             next = kb.add(next, countLanes(active));
-            Value more = kb.andI(active, arith::CmpIOp::create(
-                                             b, arith::CmpIPredicate::sgt,
-                                             step, kb.i32(0)));
+            Value more = kb.andI(
+                active, arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
+                                              step, kb.i32(0)));
             pos = kb.select(more, kb.add(pos, kb.toIndex(step)), pos);
             active = more;
           }

@@ -1021,13 +1021,11 @@ private:
     // least kHbpLongGroupRounds rounds; else (and for larger K, where the
     // slices fill the GPU and the batches' registers cost more than their
     // latency saves) each lane's add_sign chain.
-    const bool longGroups =
-        hbpRoundsQuantile(h, 1.0) >= kHbpLongGroupRounds;
+    const bool longGroups = hbpRoundsQuantile(h, 1.0) >= kHbpLongGroupRounds;
     auto walkFor = [&](const KClass &kc) {
       const int64_t top = kc.k > 0 ? kc.k : kc.kMax;
-      return longGroups && top != 0 && top <= kHbpRoundsMaxK
-                 ? HbpWalk::Rounds
-                 : HbpWalk::Chain;
+      return longGroups && top != 0 && top <= kHbpRoundsMaxK ? HbpWalk::Rounds
+                                                             : HbpWalk::Chain;
     };
     std::vector<KClass> classes;
     if (options.k == 1)
