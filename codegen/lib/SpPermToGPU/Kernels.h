@@ -249,8 +249,8 @@ struct HbpKernelSpec {
   /// Columns per column block and of the matrix (for the B tile).
   int64_t colBlock = 0, cols = 0;
   /// Stage the column block's B tile (colBlock x sliceColumns() floats per
-  /// warp) in shared memory; the threads per CTA then fit the tiles in
-  /// 48 KiB.
+  /// warp) in shared memory; the threads per CTA then fit the tiles (and,
+  /// for HbpWalk::Rounds, the add_sign windows) in 48 KiB.
   bool sharedTile = false;
 
   /// The format's entries (the length of hbp.col).

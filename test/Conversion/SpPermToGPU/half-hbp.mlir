@@ -4,7 +4,8 @@
 // into the fp32 accumulator ("acc", cleared first: zero_output on a kernel
 // that takes it) with B and the values read as f16 and widened; the round
 // kernel after it, a dependent launch, rounds the accumulator into C once,
-// 4 elements a thread for the K % 4 == 0 variant.
+// 4 elements a thread for the K % 4 == 0 variant. blocks64 has long enough
+// groups for the rounds walk (hbp.mlir) up to K = 128, in 16 bits too.
 
 // CHECK-LABEL: func.func @hbp
 // CHECK:         spperm.kernels = [
@@ -14,6 +15,10 @@
 // CHECK-SAME:        zero_output = false, dependent_launch = true, args = ["acc", "C", "K"]
 // CHECK:       gpu.func @[[HBP]](
 // CHECK-SAME:      %[[DATA:[^:]*]]: memref<?xf16>, %{{[^:]*}}: memref<?xi32>,
+// CHECK-SAME:      workgroup(%[[WINDOW:[^ ]*]] : memref<{{[0-9]+}}xi32
+// CHECK:           scf.while
+// CHECK:             memref.load %[[WINDOW]]
+// CHECK:             nvvm.vote.sync ballot
 // CHECK:           arith.extf %{{.*}} : f16 to f32
 // CHECK:           memref.atomic_rmw addf %{{.*}} : (f32, memref<?xf32>) -> f32
 // CHECK:       gpu.func @[[ROUND]](%[[ACC:.*]]: memref<?xf32>, %[[C:.*]]: memref<?xf16>, %{{.*}}: index)

@@ -32,20 +32,41 @@
 // and multiplies the batch before that. The lanes that have rows add their
 // sums into C.
 // CHECK:               nvvm.vote.sync ballot
-// CHECK-COUNT-8:       memref.load %{{.*}} : memref<?xi32>
+// CHECK-COUNT-8:       scf.if %{{.*}} -> (i32)
 // CHECK:               scf.while
 // CHECK:                 scf.condition
 // CHECK:                 nvvm.bar.warp.sync
 // CHECK-COUNT-8:         memref.store %{{.*}}, %[[WINDOW]]
 // CHECK:                 nvvm.bar.warp.sync
-// CHECK-COUNT-8:         memref.load %[[WINDOW]]
+// CHECK:                 memref.load %[[WINDOW]]
 // CHECK:                 nvvm.vote.sync ballot
-// CHECK-COUNT-8:         memref.load %{{.*}} : memref<?xi32>
-// CHECK-COUNT-8:         memref.load %{{.*}} : memref<?xf32>
+// CHECK:                 memref.load %[[WINDOW]]
+// CHECK:                 nvvm.vote.sync ballot
+// CHECK:                 memref.load %[[WINDOW]]
+// CHECK:                 nvvm.vote.sync ballot
+// CHECK:                 memref.load %[[WINDOW]]
+// CHECK:                 nvvm.vote.sync ballot
+// CHECK:                 memref.load %[[WINDOW]]
+// CHECK:                 nvvm.vote.sync ballot
+// CHECK:                 memref.load %[[WINDOW]]
+// CHECK:                 nvvm.vote.sync ballot
+// CHECK:                 memref.load %[[WINDOW]]
+// CHECK:                 nvvm.vote.sync ballot
+// CHECK:                 memref.load %[[WINDOW]]
+// CHECK:                 nvvm.vote.sync ballot
+// CHECK:                 nvvm.vote.sync ballot
+// CHECK-NOT:             memref.load %[[WINDOW]]
+// CHECK-COUNT-8:         scf.if %{{.*}} -> (i32)
+// CHECK-COUNT-16:        memref.load %{{.*}} : memref<?x{{i32|f32}}>
 // CHECK-COUNT-8:         vector.load
 // CHECK-NOT:             memref.load
-// CHECK-COUNT-8:         vector.fma
+// CHECK-COUNT-8:         vector.fma %{{.*}}, %arg{{[0-9]+}}, %{{.*}} : vector<4xf32>
 // CHECK:                 scf.yield
+// The drain: the products of the batch before the last, the last batch's
+// B, its products; then the lanes that have rows add their sums into C.
+// CHECK-COUNT-8:       vector.fma %{{.*}}, %{{[0-9]+}}#{{[0-9]+}}, %{{.*}} : vector<4xf32>
+// CHECK-COUNT-8:       vector.load
+// CHECK-COUNT-8:       vector.fma
 // CHECK:               scf.if
 // CHECK:               memref.atomic_rmw addf
 // Competitive items by ticket, broadcast from lane 0: block t / (groups x
@@ -79,9 +100,9 @@ func.func @layer(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
 // CHECK-LABEL: func.func @dynamic
 // CHECK:         #spperm.launch<name = "l0_hbp_spmv_0", {{[^>]*}}k_min = 1, k_max = 1, {{[^>]*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0>
 // CHECK-SAME:    #spperm.launch<name = "l0_hbp_vec4_1", {{[^>]*}}k_min = 4, k_max = 128, k_align = 4, {{[^>]*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0, grid_k = [0, 1, 4]>
-// CHECK-SAME:    #spperm.launch<name = "l0_hbp_vec4_wide_2", {{[^>]*}}k_min = 132, k_max = {{[0-9]+}}, k_align = 4, {{[^>]*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0, grid_k = [0, 1, 4]>
+// CHECK-SAME:    #spperm.launch<name = "l0_hbp_vec4_wide_2", {{[^>]*}}k_min = 132, k_max = 1073741823, k_align = 4, {{[^>]*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0, grid_k = [0, 1, 4]>
 // CHECK-SAME:    #spperm.launch<name = "l0_hbp_scalar_3", {{[^>]*}}k_min = 2, k_max = 128, k_align = 1, {{[^>]*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0, grid_k = [0, 1, 1]>
-// CHECK-SAME:    #spperm.launch<name = "l0_hbp_scalar_wide_4", {{[^>]*}}k_min = 129, k_max = {{[0-9]+}}, k_align = 1, {{[^>]*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0, grid_k = [0, 1, 1]>
+// CHECK-SAME:    #spperm.launch<name = "l0_hbp_scalar_wide_4", {{[^>]*}}k_min = 129, k_max = 1073741823, k_align = 1, {{[^>]*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0, grid_k = [0, 1, 1]>
 // CHECK:         gpu.func @l0_hbp_spmv_0({{.*}}) workgroup(
 // CHECK:         gpu.func @l0_hbp_vec4_1({{.*}}) workgroup(
 // CHECK:         gpu.func @l0_hbp_vec4_wide_2({{.*}}: index) kernel
