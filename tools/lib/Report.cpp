@@ -55,10 +55,10 @@ constexpr const char *kStyle =
     ".spy svg{border:1px solid #888;background:#fff}"
     "details{margin-bottom:1.5em}";
 
-/// A horizontal bar chart of (label, value) pairs as inline SVG.
 /// The longest median a bench record may give: a day, in milliseconds.
 constexpr double kMaxBenchMs = 86400e3;
 
+/// A horizontal bar chart of (label, value) pairs as inline SVG.
 std::string barsSvg(const std::vector<std::pair<std::string, double>> &bars,
                     const std::string &unit) {
   double top = 0;

@@ -324,13 +324,6 @@ private:
     return SmallVector<Value>(loop.getResults().drop_front(4));
   }
 
-  /// The number of lanes of the warp for which `pred` holds (a ballot).
-  Value countLanes(Value pred) {
-    Value ballot = NVVM::VoteSyncOp::create(b, b.getI32Type(), kb.i32(-1), pred,
-                                            NVVM::VoteSyncKind::ballot);
-    return kb.toIndex(LLVM::CtPopOp::create(b, b.getI32Type(), ballot));
-  }
-
   /// The window of add_sign from entry `start` for the next batch of
   /// rounds: register m of lane t holds add_sign[start + 32 m + t], for
   /// the rounds' entries only (at most `live` a round; -1 past them).
@@ -379,7 +372,7 @@ private:
     // is live, the live lanes, its window (in registers), the sums; then
     // the last batch's columns, values and live flags; then the values, B
     // vectors and live flags of the batch before it.
-    Value live = countLanes(has);
+    Value live = kb.countLanes(has);
     SmallVector<Type> types = {idxType, idxType, i1, idxType};
     SmallVector<Value> inits = {begin, j0, has, live};
     auto append = [&](Type type, Value init, int64_t n) {
@@ -450,14 +443,14 @@ private:
             // This entry's add_sign (a dead lane reads any).
             Value off = kb.select(active, kb.sub(pos, start), kb.idx(0));
             Value step = kb.load(window, kb.add(windowBase, off));
-            next = kb.add(next, countLanes(active));
+            next = kb.add(next, kb.countLanes(active));
             Value more = kb.andI(
                 active, arith::CmpIOp::create(b, arith::CmpIPredicate::sgt,
                                               step, kb.i32(0)));
             pos = kb.select(more, kb.add(pos, kb.toIndex(step)), pos);
             active = more;
           }
-          Value liveNext = countLanes(active);
+          Value liveNext = kb.countLanes(active);
           SmallVector<Value> out = {next, pos, active, liveNext};
           llvm::append_range(out, loadWindow(next, liveNext));
           SmallVector<Value> cols, values;

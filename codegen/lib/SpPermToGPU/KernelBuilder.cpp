@@ -240,6 +240,12 @@ Value KernelBuilder::segmentMask(Value laneInWarp, int64_t width) {
   return arith::ShLIOp::create(b, bits, first);
 }
 
+Value KernelBuilder::countLanes(Value pred) {
+  Value ballot = NVVM::VoteSyncOp::create(b, b.getI32Type(), i32(-1), pred,
+                                          NVVM::VoteSyncKind::ballot);
+  return toIndex(LLVM::CtPopOp::create(b, b.getI32Type(), ballot));
+}
+
 SmallVector<Value> KernelBuilder::forLoop(Value lb, Value ub, Value step,
                                           ValueRange inits, const Body &body) {
   auto loop = scf::ForOp::create(b, lb, ub, step, inits);

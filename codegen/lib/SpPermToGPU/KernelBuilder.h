@@ -190,6 +190,9 @@ public:
   /// The lanes of the `width`-lane segment that contains lane `laneInWarp`
   /// (index), as an i32 mask.
   Value segmentMask(Value laneInWarp, int64_t width);
+  /// The number of the warp's lanes for which `pred` (i1) holds, as an
+  /// index: a ballot of the whole warp and its population count.
+  Value countLanes(Value pred);
 
   // Structured control flow. Bodies return the values they yield.
   using Body = std::function<SmallVector<Value>(Value iv, ValueRange args)>;

@@ -208,11 +208,11 @@ constexpr int64_t kHbpLongGroupRounds = 16;
 /// ... and K is at most this (measured: docs/Kernels.md, "Families", hbp).
 constexpr int64_t kHbpRoundsMaxK = 128;
 
-/// The `q` quantile (nearest rank) of the rounds of an HBP format's warp
-/// groups with entries (docs/Formats.md, "hbp": a round holds the next
-/// entry of every lane that has one, so a group has as many rounds as its
-/// longest row has entries in the block); 0 without entries.
-int64_t hbpRoundsQuantile(const ::spperm::HbpStorage &h, double q) {
+/// The rounds of an HBP format's warp groups with entries, sorted
+/// (docs/Formats.md, "hbp": a round holds the next entry of every lane that
+/// has one, so a group has as many rounds as its longest row has entries
+/// in the block).
+std::vector<int64_t> hbpGroupRounds(const ::spperm::HbpStorage &h) {
   const int64_t R = h.rowBlock, G = R / 32;
   std::vector<int64_t> rounds;
   for (size_t g = 0; g + 1 < h.beginNnz.size(); ++g) {
@@ -234,14 +234,18 @@ int64_t hbpRoundsQuantile(const ::spperm::HbpStorage &h, double q) {
     }
     rounds.push_back(n);
   }
-  if (rounds.empty())
+  llvm::sort(rounds);
+  return rounds;
+}
+
+/// The `q` quantile (nearest rank, 0 < q <= 1) of sorted values; 0 for
+/// none.
+int64_t nearestRank(ArrayRef<int64_t> sorted, double q) {
+  if (sorted.empty())
     return 0;
-  const size_t at = std::min(
-      rounds.size() - 1,
-      static_cast<size_t>(std::ceil(q * static_cast<double>(rounds.size()))) -
-          (q > 0 ? 1 : 0));
-  std::nth_element(rounds.begin(), rounds.begin() + at, rounds.end());
-  return rounds[at];
+  const size_t rank =
+      static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
 
 /// The tensor-core kernel's arithmetic for a tensor-core precision.
@@ -1021,7 +1025,9 @@ private:
     // least kHbpLongGroupRounds rounds; else (and for larger K, where the
     // slices fill the GPU and the batches' registers cost more than their
     // latency saves) each lane's add_sign chain.
-    const bool longGroups = hbpRoundsQuantile(h, 1.0) >= kHbpLongGroupRounds;
+    const std::vector<int64_t> groupRounds = hbpGroupRounds(h);
+    const bool longGroups =
+        !groupRounds.empty() && groupRounds.back() >= kHbpLongGroupRounds;
     auto walkFor = [&](const KClass &kc) {
       const int64_t top = kc.k > 0 ? kc.k : kc.kMax;
       return longGroups && top != 0 && top <= kHbpRoundsMaxK ? HbpWalk::Rounds
@@ -1054,7 +1060,7 @@ private:
         !h.fixedBlocks.empty()
             ? formatWarps
             : std::max<int64_t>(1, std::min(formatWarps, competitive));
-    const int64_t roundsP90 = hbpRoundsQuantile(h, 0.9);
+    const int64_t roundsP90 = nearestRank(groupRounds, 0.9);
     for (const KClass &kc : classes) {
       HbpKernelSpec spec;
       spec.operandType = options.operandType;

@@ -255,9 +255,7 @@ private:
     Value at = kb.add(r.base, lane);
     Value in = kb.andI(kb.andI(kb.ge(at, r.cursor), kb.lt(at, r.end)),
                        kb.lt(kb.toIndex(r.col), last));
-    Value ballot = NVVM::VoteSyncOp::create(b, b.getI32Type(), full, in,
-                                            NVVM::VoteSyncKind::ballot);
-    Value n = kb.toIndex(LLVM::CtPopOp::create(b, b.getI32Type(), ballot));
+    Value n = kb.countLanes(in);
     Value offset = kb.sub(r.cursor, r.base);
     Value laneCol = kb.mul(lane, perLane);
     // Two entries per trip, their B reads in flight together; the second

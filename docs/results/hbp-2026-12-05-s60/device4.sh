@@ -7,13 +7,7 @@
 #   OUT=DIR bash docs/results/hbp-2026-12-05-s60/device4.sh
 set -uo pipefail
 O=${OUT:?}
-B=build-gpu
-for d in .gpu/old/*.spp; do cp ".gpu/new/$(basename "$d")/data.bin" "$d/"; done
-. tools/scripts/shared_zlib.sh
-{ cmake -G Ninja -S . -B $B -DSPPERM_ENABLE_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
-    ${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"} -DCMAKE_PREFIX_PATH="$PWD/.gpu/deps" &&
-  cmake --build $B -j 16 --target spperm-run; } >"$O/build.log" 2>&1 ||
-  { tail -20 "$O/build.log"; exit 1; }
+. docs/results/hbp-2026-12-05-s60/runtime.sh spperm-run
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 echo "nsys: $(command -v nsys || ls /usr/local/cuda/bin/nsys 2>/dev/null || echo none)"
 for name in rn50 bcsstk13; do

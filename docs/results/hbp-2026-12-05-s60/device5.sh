@@ -9,13 +9,7 @@
 #   OUT=DIR bash docs/results/hbp-2026-12-05-s60/device5.sh
 set -uo pipefail
 O=${OUT:?}
-B=build-gpu
-for d in .gpu/old/*.spp; do cp ".gpu/new/$(basename "$d")/data.bin" "$d/"; done
-. tools/scripts/shared_zlib.sh
-{ cmake -G Ninja -S . -B $B -DSPPERM_ENABLE_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release \
-    ${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"} -DCMAKE_PREFIX_PATH="$PWD/.gpu/deps" &&
-  cmake --build $B -j 16 --target spperm-verify spperm-run; } >"$O/build.log" 2>&1 ||
-  { tail -20 "$O/build.log"; exit 1; }
+. docs/results/hbp-2026-12-05-s60/runtime.sh spperm-verify spperm-run
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 V=$B/bin/spperm-verify R=$B/bin/spperm-run
 for p in bcsstk13 bcsstk13.bf16 tfm cora rn50 skewed uniform; do
