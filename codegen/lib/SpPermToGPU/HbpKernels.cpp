@@ -26,7 +26,10 @@
 // (docs/Kernels.md, "Half precision"). When a warp runs whole blocks and
 // the column block's tile of B (colBlock x slice columns) fits, the warp
 // first copies it into its slice of shared memory (coalesced), and the
-// chains read B from there.
+// chains read B from there. When a warp runs one group with the rounds
+// walk, its work items are parts of groups instead: a constant table of
+// (group, first entry, live lanes, end) taken by ticket, the parts of a
+// group adding into C atomically like the blocks of a block row.
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
@@ -74,6 +77,10 @@ public:
       windowBase = kb.mul(kb.div(tid, kWarpSize), spec.windowEntries());
     }
     kb.ifThen(kb.lt(virtualWarp, spec.warps * spec.groupWarps), [&] {
+      if (spec.parts > 0) {
+        emitCompetitive();
+        return;
+      }
       Value ptr = params.at(::spperm::buffer::kHbpFixedBlockPtr);
       Value fixed = params.at(::spperm::buffer::kHbpFixedBlocks);
       Value lo = kb.loadIndex(ptr, warp);
@@ -128,12 +135,16 @@ private:
           Value block = arith::DivUIOp::create(b, args[0], perBlock);
           Value item = arith::RemUIOp::create(b, args[0], perBlock);
           Value slice = arith::RemUIOp::create(b, item, slices);
-          Value group =
-              spec.groupWarps > 1
-                  ? arith::DivUIOp::create(b, item, slices).getResult()
-                  : Value();
-          processBlock(kb.loadIndex(competitive, block),
-                       kb.mul(slice, spec.sliceColumns()), group);
+          Value kBegin = kb.mul(slice, spec.sliceColumns());
+          if (spec.parts > 0) {
+            processPart(block, kBegin);
+          } else {
+            Value group =
+                spec.groupWarps > 1
+                    ? arith::DivUIOp::create(b, item, slices).getResult()
+                    : Value();
+            processBlock(kb.loadIndex(competitive, block), kBegin, group);
+          }
           scf::YieldOp::create(b, ValueRange{});
         });
     kb.ifThen(first, [&] {
@@ -163,9 +174,7 @@ private:
     Value blockRow = kb.div(block, spec.blockCols);
     Value colBase = kb.mul(kb.rem(block, spec.blockCols), spec.colBlock);
     Value zeroRow = params.at(::spperm::buffer::kHbpZeroRow);
-    Value outputHash = params.at(::spperm::buffer::kHbpOutputHash);
     Value beginNnz = params.at(::spperm::buffer::kHbpBeginNnz);
-    Value order = params.at(::spperm::buffer::kOrder);
     if (spec.sharedTile)
       loadTile(colBase, kBegin);
     Value firstGroup = group ? group : kb.idx(0);
@@ -177,35 +186,14 @@ private:
           Value zr = kb.loadIndex(zeroRow, slot);
           Value has = kb.ge(zr, kb.idx(0));
           Value first = kb.add(kb.mul(s, groups), g);
-          // The lane's row of C (its rows past M have no entries).
-          auto outputRow = [&] {
-            Value prow =
-                kb.add(kb.mul(blockRow, R), kb.loadIndex(outputHash, slot));
-            return kb.loadIndex(order, prow);
-          };
-          // The lane's partial row (one per `vec` columns) into C.
-          auto addRow = [&](Value orow, ArrayRef<Value> sums) {
-            for (auto [u, sum] : llvm::enumerate(sums)) {
-              Value at =
-                  kb.add(kb.mul(orow, K),
-                         kb.add(kBegin, static_cast<int64_t>(u) * spec.vec));
-              // Scalar atomics even on sm_90: each lane adds to its own
-              // row, and one red.global.add.v4.f32 per lane was slower
-              // (docs/Kernels.md, "Families", hbp).
-              auto add = [&, sum = sum] { kb.atomicAddF32(sum, output(), at); };
-              if (Value in = inside(kBegin, u))
-                kb.ifThen(in, add);
-              else
-                add();
-            }
-          };
+          auto outputRow = [&] { return outputRowOf(blockRow, slot); };
           if (spec.walk == HbpWalk::Chain) {
             // Lanes without a row stay out.
             kb.ifThen(has, [&] {
               Value orow = outputRow();
               Value j0 =
                   kb.sub(kb.add(kb.loadIndex(beginNnz, first), lane), zr);
-              addRow(orow, walkChain(j0, kBegin, colBase));
+              addRow(orow, kBegin, walkChain(j0, kBegin, colBase));
             });
             return {};
           }
@@ -215,9 +203,70 @@ private:
           Value begin = kb.loadIndex(beginNnz, first);
           Value j0 = kb.select(has, kb.sub(kb.add(begin, lane), zr), begin);
           SmallVector<Value> sums = walkRounds(begin, has, j0, kBegin, colBase);
-          kb.ifThen(has, [&] { addRow(orow, sums); });
+          kb.ifThen(has, [&] { addRow(orow, kBegin, sums); });
           return {};
         });
+  }
+
+  /// The row of C of the lane's slot `slot` in block row `blockRow` (a
+  /// slot past M has no entries).
+  Value outputRowOf(Value blockRow, Value slot) {
+    Value outputHash = params.at(::spperm::buffer::kHbpOutputHash);
+    Value prow =
+        kb.add(kb.mul(blockRow, spec.rowBlock), kb.loadIndex(outputHash, slot));
+    return kb.loadIndex(params.at(::spperm::buffer::kOrder), prow);
+  }
+
+  /// Adds the lane's partial row (one sum per `vec` columns from column
+  /// kBegin) into row `orow` of C.
+  void addRow(Value orow, Value kBegin, ArrayRef<Value> sums) {
+    for (auto [u, sum] : llvm::enumerate(sums)) {
+      Value at = kb.add(kb.mul(orow, K),
+                        kb.add(kBegin, static_cast<int64_t>(u) * spec.vec));
+      // Scalar atomics even on sm_90: each lane adds to its own row, and
+      // one red.global.add.v4.f32 per lane was slower (docs/Kernels.md,
+      // "Families", hbp).
+      auto add = [&, sum = sum] { kb.atomicAddF32(sum, output(), at); };
+      if (Value in = inside(kBegin, u))
+        kb.ifThen(in, add);
+      else
+        add();
+    }
+  }
+
+  /// Part `p` of the part table in the K slice from column kBegin: the
+  /// warp walks the part's rounds from its first entry, where its live
+  /// lanes' entries are in lane order, to the entry after it, and adds
+  /// the lanes' partial rows into C (other parts of the group add theirs).
+  void processPart(Value p, Value kBegin) {
+    const int64_t groups = spec.rowBlock / kWarpSize;
+    auto type = MemRefType::get({spec.parts * 4}, b.getI32Type());
+    Value table = memref::GetGlobalOp::create(b, type, spec.partTable);
+    Value at = kb.mul(p, 4);
+    Value group = kb.loadIndex(table, at);
+    Value begin = kb.loadIndex(table, kb.add(at, 1));
+    Value live = kb.load(table, kb.add(at, 2));
+    Value end = kb.loadIndex(table, kb.add(at, 3));
+    Value s = kb.div(group, groups);
+    Value block = kb.loadIndex(params.at(::spperm::buffer::kHbpBlocks), s);
+    Value blockRow = kb.div(block, spec.blockCols);
+    Value colBase = kb.mul(kb.rem(block, spec.blockCols), spec.colBlock);
+    Value lane32 = kb.toI32(lane);
+    Value bit = arith::ShLIOp::create(b, kb.i32(1), lane32);
+    Value has = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                      kb.andI(live, bit), kb.i32(0));
+    // The lane's rank among the live lanes is its entry in the first round.
+    Value before = kb.andI(live, kb.sub(bit, kb.i32(1)));
+    Value rank = kb.toIndex(LLVM::CtPopOp::create(b, b.getI32Type(), before));
+    Value orow = kb.guarded(
+        has,
+        [&] {
+          return outputRowOf(blockRow, kb.add(kb.mul(group, kWarpSize), lane));
+        },
+        kb.idx(0));
+    Value j0 = kb.select(has, kb.add(begin, rank), begin);
+    SmallVector<Value> sums = walkRounds(begin, has, j0, kBegin, colBase, end);
+    kb.ifThen(has, [&] { addRow(orow, kBegin, sums); });
   }
 
   /// Copies B[colBase .. colBase + colBlock, kBegin .. kBegin + width)
@@ -356,9 +405,11 @@ private:
   /// iteration, so none waits in the one that issues it (the next window
   /// is loaded a batch ahead too). A batch costs about one memory latency,
   /// or a shared-memory load a round if that is longer, where following
-  /// add_sign in memory cost a memory latency a round.
+  /// add_sign in memory cost a memory latency a round. With `end` (a part,
+  /// whose rounds are a whole number of batches), the walk stops at the
+  /// batch that starts there.
   SmallVector<Value> walkRounds(Value begin, Value has, Value j0, Value kBegin,
-                                Value colBase) {
+                                Value colBase, Value end = Value()) {
     Value col = params.at(::spperm::buffer::kHbpCol);
     Value data = params.at(::spperm::buffer::kHbpData);
     Type accType = spec.vec == 1
@@ -417,11 +468,11 @@ private:
         [&](OpBuilder &nested, Location, ValueRange args) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToEnd(nested.getInsertionBlock());
-          scf::ConditionOp::create(
-              b,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::ne, args[3],
-                                    kb.idx(0)),
-              args);
+          Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,
+                                             args[3], kb.idx(0));
+          if (end)
+            more = kb.andI(more, kb.lt(args[0], end));
+          scf::ConditionOp::create(b, more, args);
         },
         [&](OpBuilder &nested, Location, ValueRange args) {
           OpBuilder::InsertionGuard guard(b);

@@ -255,6 +255,14 @@ struct HbpKernelSpec {
 
   /// The format's entries (the length of hbp.col).
   int64_t nnz = 0;
+  /// With HbpWalk::Rounds, work items may be parts of warp groups instead
+  /// of (stored block, group): the constant i32 table `partTable` of
+  /// `parts` x {group (stored block * rowBlock / 32 + group), first entry,
+  /// live lanes (a mask), the entry after the part}, taken by ticket
+  /// (then `warps` warps a slice, groupWarps 1, no fixed blocks and
+  /// `competitive` == `parts`).
+  std::string partTable;
+  int64_t parts = 0;
 
   /// The columns of C of one K slice.
   int64_t sliceColumns() const { return vec * unroll; }

@@ -40,6 +40,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -207,6 +208,33 @@ namespace {
 constexpr int64_t kHbpLongGroupRounds = 16;
 /// ... and K is at most this (measured: docs/Kernels.md, "Families", hbp).
 constexpr int64_t kHbpRoundsMaxK = 128;
+/// A warp that runs one warp group walks a part of its rounds: parts long
+/// enough that the format's rounds in all K slices make about this many
+/// (hbpPartRounds) ...
+constexpr int64_t kHbpPartItems = 1024;
+/// ... with run-time-K variants up to this K and above (each sized for its
+/// largest K) ...
+constexpr int64_t kHbpPartSplitK = 32;
+/// ... but no more than this many batches (a long matrix's parts are not
+/// sized by its rounds alone) ...
+constexpr int64_t kHbpPartMaxBatches = 4;
+/// ... when the format has at most this many parts (a constant table of
+/// four i32 a part in the kernels' module).
+constexpr int64_t kHbpMaxParts = 1 << 16;
+
+/// The rounds of a part (docs/Kernels.md, "Families", hbp) for a format of
+/// `totalRounds` rounds over its warp groups, in `slices` K slices, walked
+/// `batch` rounds at a time: a whole number of batches, from one to
+/// kHbpPartMaxBatches, enough that the parts of all slices are about
+/// kHbpPartItems. Shorter parts shorten the longest walk but add a
+/// pipeline fill and atomic partial rows each (measured on the H100:
+/// docs/Kernels.md, "Families", hbp).
+int64_t hbpPartRounds(int64_t totalRounds, int64_t slices, int64_t batch) {
+  const int64_t rounds =
+      ceilDiv(totalRounds * std::max<int64_t>(1, slices), kHbpPartItems);
+  return llvm::alignTo(
+      std::clamp<int64_t>(rounds, batch, kHbpPartMaxBatches * batch), batch);
+}
 
 /// The rounds of an HBP format's warp groups with entries, sorted
 /// (docs/Formats.md, "hbp": a round holds the next entry of every lane that
@@ -236,6 +264,64 @@ std::vector<int64_t> hbpGroupRounds(const ::spperm::HbpStorage &h) {
   }
   llvm::sort(rounds);
   return rounds;
+}
+
+/// An HBP format's warp groups cut into parts of at most `partRounds`
+/// rounds (docs/Kernels.md, "Families", hbp): four i32 a part — the group
+/// (stored block * rowBlock / 32 + group), the part's first entry, its
+/// live lanes (a mask: the lanes with an entry in its first round) and the
+/// entry after its last — longest parts first (then in storage order).
+/// Empty when an entry position does not fit 31 bits.
+std::vector<int32_t> hbpParts(const ::spperm::HbpStorage &h,
+                              int64_t partRounds) {
+  const int64_t R = h.rowBlock, G = R / 32;
+  if (h.beginNnz.empty() ||
+      h.beginNnz.back() > std::numeric_limits<int32_t>::max())
+    return {};
+  struct Part {
+    int64_t group, begin, end, rounds;
+    uint32_t live;
+  };
+  std::vector<Part> parts;
+  for (size_t g = 0; g + 1 < h.beginNnz.size(); ++g) {
+    int64_t pos = h.beginNnz[g];
+    const int64_t end = h.beginNnz[g + 1];
+    // The live lanes, in lane order: a round holds one entry of each.
+    SmallVector<int64_t, 32> live;
+    for (int64_t t = 0; t < 32; ++t)
+      if (h.zeroRow[(g / G) * R + (g % G) * 32 + t] >= 0)
+        live.push_back(t);
+    int64_t round = 0;
+    while (pos < end && !live.empty()) {
+      if (round % partRounds == 0) {
+        if (!parts.empty() && parts.back().group == static_cast<int64_t>(g))
+          parts.back().end = pos;
+        uint32_t mask = 0;
+        for (int64_t t : live)
+          mask |= uint32_t(1) << t;
+        parts.push_back({static_cast<int64_t>(g), pos, end, 0, mask});
+      }
+      ++parts.back().rounds;
+      SmallVector<int64_t, 32> next;
+      for (auto [i, t] : llvm::enumerate(live))
+        if (h.addSign[pos + static_cast<int64_t>(i)] > 0)
+          next.push_back(t);
+      pos += static_cast<int64_t>(live.size());
+      live = std::move(next);
+      ++round;
+    }
+  }
+  llvm::stable_sort(
+      parts, [](const Part &x, const Part &y) { return x.rounds > y.rounds; });
+  std::vector<int32_t> table;
+  table.reserve(parts.size() * 4);
+  for (const Part &p : parts) {
+    table.push_back(static_cast<int32_t>(p.group));
+    table.push_back(static_cast<int32_t>(p.begin));
+    table.push_back(static_cast<int32_t>(p.live));
+    table.push_back(static_cast<int32_t>(p.end));
+  }
+  return table;
 }
 
 /// The `q` quantile (nearest rank, 0 < q <= 1) of sorted values; 0 for
@@ -1033,22 +1119,6 @@ private:
       return longGroups && top != 0 && top <= kHbpRoundsMaxK ? HbpWalk::Rounds
                                                              : HbpWalk::Chain;
     };
-    std::vector<KClass> classes;
-    if (options.k == 1)
-      classes = {{"k1", 1, 1, 1, 32, 1, false, 1}};
-    else if (options.k > 0)
-      classes = {{"k" + std::to_string(options.k), options.k, options.k, 1, 32,
-                  options.k % 4 == 0 ? 4 : 1, false, options.k}};
-    else if (longGroups)
-      classes = {{"spmv", 1, 1, 1, 32, 1, false, 1},
-                 {"vec4", 4, kHbpRoundsMaxK, 4, 32, 4, false, 0},
-                 {"vec4.wide", kHbpRoundsMaxK + 4, 0, 4, 32, 4, false, 0},
-                 {"scalar", 2, kHbpRoundsMaxK, 1, 32, 1, false, 0},
-                 {"scalar.wide", kHbpRoundsMaxK + 1, 0, 1, 32, 1, false, 0}};
-    else
-      classes = {{"spmv", 1, 1, 1, 32, 1, false, 1},
-                 {"vec4", 4, 0, 4, 32, 4, false, 0},
-                 {"scalar", 2, 0, 1, 32, 1, false, 0}};
     // The format's warps; when they have no fixed blocks (fewer stored
     // blocks than warps), a warp only takes tickets, and as many warps as
     // there are competitive blocks suffice.
@@ -1060,7 +1130,43 @@ private:
         !h.fixedBlocks.empty()
             ? formatWarps
             : std::max<int64_t>(1, std::min(formatWarps, competitive));
+    // When the format's warps alone would not give every multiprocessor 4
+    // warps, a warp runs one group of a block instead of all of them (and
+    // with the rounds walk, a part of it).
+    const int64_t fill = 4 * std::max<int64_t>(1, options.multiprocessors);
+    const bool groupWarps = warps < fill;
+    std::vector<KClass> classes;
+    if (options.k == 1)
+      classes = {{"k1", 1, 1, 1, 32, 1, false, 1}};
+    else if (options.k > 0)
+      classes = {{"k" + std::to_string(options.k), options.k, options.k, 1, 32,
+                  options.k % 4 == 0 ? 4 : 1, false, options.k}};
+    else if (longGroups && groupWarps)
+      // Parts sized for K up to kHbpPartSplitK and for K up to
+      // kHbpRoundsMaxK (hbpPartRounds).
+      classes = {
+          {"spmv", 1, 1, 1, 32, 1, false, 1},
+          {"vec4", 4, kHbpPartSplitK, 4, 32, 4, false, 0},
+          {"vec4.mid", kHbpPartSplitK + 4, kHbpRoundsMaxK, 4, 32, 4, false, 0},
+          {"vec4.wide", kHbpRoundsMaxK + 4, 0, 4, 32, 4, false, 0},
+          {"scalar", 2, kHbpPartSplitK, 1, 32, 1, false, 0},
+          {"scalar.mid", kHbpPartSplitK + 1, kHbpRoundsMaxK, 1, 32, 1, false,
+           0},
+          {"scalar.wide", kHbpRoundsMaxK + 1, 0, 1, 32, 1, false, 0}};
+    else if (longGroups)
+      classes = {{"spmv", 1, 1, 1, 32, 1, false, 1},
+                 {"vec4", 4, kHbpRoundsMaxK, 4, 32, 4, false, 0},
+                 {"vec4.wide", kHbpRoundsMaxK + 4, 0, 4, 32, 4, false, 0},
+                 {"scalar", 2, kHbpRoundsMaxK, 1, 32, 1, false, 0},
+                 {"scalar.wide", kHbpRoundsMaxK + 1, 0, 1, 32, 1, false, 0}};
+    else
+      classes = {{"spmv", 1, 1, 1, 32, 1, false, 1},
+                 {"vec4", 4, 0, 4, 32, 4, false, 0},
+                 {"scalar", 2, 0, 1, 32, 1, false, 0}};
     const int64_t roundsP90 = nearestRank(groupRounds, 0.9);
+    int64_t totalRounds = 0;
+    for (int64_t r : groupRounds)
+      totalRounds += r;
     for (const KClass &kc : classes) {
       HbpKernelSpec spec;
       spec.operandType = options.operandType;
@@ -1069,13 +1175,10 @@ private:
       spec.threads = options.threads;
       spec.vec = kc.vec;
       spec.k = kc.k;
-      // Work items (docs/Kernels.md, "Families", hbp): when the format's
-      // warps alone would not give every multiprocessor 4 warps, a warp
-      // runs one group of a block instead of all of them; a lane takes two
-      // vectors of a K slice when that still leaves 4 warps per
-      // multiprocessor, else one.
-      const int64_t fill = 4 * std::max<int64_t>(1, options.multiprocessors);
-      spec.groupWarps = warps < fill ? h.rowBlock / kWarpSize : 1;
+      // Work items (docs/Kernels.md, "Families", hbp): a block's groups or
+      // one group (above); a lane takes two vectors of a K slice when that
+      // still leaves 4 warps per multiprocessor, else one.
+      spec.groupWarps = groupWarps ? h.rowBlock / kWarpSize : 1;
       spec.unroll = kc.k == 1 || warps * spec.groupWarps < fill ? 1 : 2;
       if (kc.k > 0)
         spec.unroll = std::min(spec.unroll, ceilDiv(kc.k, spec.vec));
@@ -1093,6 +1196,26 @@ private:
       spec.rounds = std::clamp<int64_t>(
           llvm::PowerOf2Ceil(std::max<int64_t>(1, roundsP90)), 2,
           spec.unroll > 1 ? 4 : 8);
+      // A warp that runs one group walks a part of it (docs/Kernels.md,
+      // "Families", hbp), so that the longest group no longer sets the
+      // kernel's time. The parts are the work items, all taken by ticket
+      // (such a format has no fixed blocks), by up to 16 warps per
+      // multiprocessor and slice.
+      if (spec.walk == HbpWalk::Rounds && spec.groupWarps > 1) {
+        const int64_t partRounds = hbpPartRounds(
+            totalRounds,
+            ceilDiv(kc.k > 0 ? kc.k : kc.kMax, spec.sliceColumns()),
+            spec.rounds);
+        std::vector<int32_t> table = hbpParts(h, partRounds);
+        const int64_t parts = static_cast<int64_t>(table.size() / 4);
+        if (parts > 0 && parts <= kHbpMaxParts) {
+          std::tie(spec.partTable, spec.parts) = constantTable(
+              "hbp_parts", "hbp/" + std::to_string(partRounds), table, parts);
+          spec.groupWarps = 1;
+          spec.competitive = parts;
+          spec.warps = std::min(parts, 4 * fill);
+        }
+      }
       // The B tile, for a warp that runs whole blocks: colBlock x
       // sliceColumns() floats per warp, as many warps per CTA as fit in
       // 48 KiB of static shared memory with their add_sign windows (at
@@ -1100,7 +1223,8 @@ private:
       const int64_t tileBytes = int64_t(h.colBlock) * spec.sliceColumns() * 4;
       const int64_t tileWarps = std::min<int64_t>(
           8, (48 * 1024) / (tileBytes + spec.windowEntries() * 4));
-      spec.sharedTile = tileWarps >= 1 && spec.groupWarps == 1;
+      spec.sharedTile =
+          tileWarps >= 1 && spec.groupWarps == 1 && spec.parts == 0;
       if (spec.sharedTile)
         spec.threads = 32 * tileWarps;
       // No more warps a CTA than the slice has.

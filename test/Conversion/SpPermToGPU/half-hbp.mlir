@@ -5,13 +5,14 @@
 // that takes it) with B and the values read as f16 and widened; the round
 // kernel after it, a dependent launch, rounds the accumulator into C once,
 // 4 elements a thread for the K % 4 == 0 variant. blocks64 has long enough
-// groups for the rounds walk (hbp.mlir) up to K = 128, in 16 bits too.
+// groups for the rounds walk in parts (hbp.mlir) up to K = 128, in 16 bits
+// too.
 
 // CHECK-LABEL: func.func @hbp
 // CHECK:         spperm.kernels = [
 // CHECK-SAME:      #spperm.launch<name = "[[HBP:l0_hbp_vec4_[0-9]+]]", family = "hbp", variant = "vec4"
 // CHECK-SAME:        zero_output = true, dependent_launch = false, args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "acc"
-// CHECK-SAME:      #spperm.launch<name = "[[ROUND:l0_round_vec4_[0-9]+]]", family = "round", variant = "vec4", k_min = 4, k_max = 128, k_align = 4
+// CHECK-SAME:      #spperm.launch<name = "[[ROUND:l0_round_vec4_[0-9]+]]", family = "round", variant = "vec4", k_min = 4, k_max = 32, k_align = 4
 // CHECK-SAME:        zero_output = false, dependent_launch = true, args = ["acc", "C", "K"]
 // CHECK:       gpu.func @[[HBP]](
 // CHECK-SAME:      %[[DATA:[^:]*]]: memref<?xf16>, %{{[^:]*}}: memref<?xi32>,
