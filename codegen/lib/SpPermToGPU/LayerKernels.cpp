@@ -40,7 +40,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -1167,6 +1166,13 @@ private:
     int64_t totalRounds = 0;
     for (int64_t r : groupRounds)
       totalRounds += r;
+    // The B tile is copied whole for every block a warp runs, so it pays
+    // only when the blocks have entries enough to read its columns about
+    // twice on average (measured: docs/Kernels.md, "Families", hbp).
+    const bool denseBlocks =
+        !h.blocks.empty() && static_cast<int64_t>(h.col.size()) >=
+                                 2 * static_cast<int64_t>(h.colBlock) *
+                                     static_cast<int64_t>(h.blocks.size());
     for (const KClass &kc : classes) {
       HbpKernelSpec spec;
       spec.operandType = options.operandType;
@@ -1190,6 +1196,19 @@ private:
       spec.cols = m.cols;
       spec.nnz = static_cast<int64_t>(h.col.size());
       spec.walk = walkFor(kc);
+      // A warp that runs one group and follows the chain takes two vectors
+      // when the format's groups with entries, in the slices of two
+      // vectors, still make 4 warps a multiprocessor at the variant's
+      // smallest K: the walk is one latency an entry, and a second vector
+      // halves the walks (measured: docs/Kernels.md, "Families", hbp).
+      if (spec.walk == HbpWalk::Chain && spec.groupWarps > 1 && kc.vec > 1 &&
+          kc.k != 1) {
+        const int64_t smallest = kc.k > 0 ? kc.k : kc.kMin;
+        if (static_cast<int64_t>(groupRounds.size()) *
+                ceilDiv(smallest, 2 * kc.vec) >=
+            fill)
+          spec.unroll = 2;
+      }
       // Rounds a batch: the 90th percentile of the groups' rounds, rounded
       // up to a power of two, from 2 to 8 (4 when a lane takes two
       // vectors: the registers).
@@ -1216,15 +1235,16 @@ private:
           spec.warps = std::min(parts, 4 * fill);
         }
       }
-      // The B tile, for a warp that runs whole blocks: colBlock x
-      // sliceColumns() floats per warp, as many warps per CTA as fit in
-      // 48 KiB of static shared memory with their add_sign windows (at
-      // most 8); none when one warp's tile does not fit.
+      // The B tile, for a warp that runs whole blocks of dense enough
+      // blocks: colBlock x sliceColumns() floats per warp, as many warps
+      // per CTA as fit in 48 KiB of static shared memory with their
+      // add_sign windows (at most 8); none when one warp's tile does not
+      // fit.
       const int64_t tileBytes = int64_t(h.colBlock) * spec.sliceColumns() * 4;
       const int64_t tileWarps = std::min<int64_t>(
           8, (48 * 1024) / (tileBytes + spec.windowEntries() * 4));
-      spec.sharedTile =
-          tileWarps >= 1 && spec.groupWarps == 1 && spec.parts == 0;
+      spec.sharedTile = tileWarps >= 1 && spec.groupWarps == 1 &&
+                        spec.parts == 0 && denseBlocks;
       if (spec.sharedTile)
         spec.threads = 32 * tileWarps;
       // No more warps a CTA than the slice has.
