@@ -218,8 +218,9 @@ constexpr int64_t kHbpPartSplitK = 32;
 /// sized by its rounds alone) ...
 constexpr int64_t kHbpPartMaxBatches = 4;
 /// ... when the format has at most this many parts (a constant table of
-/// four i32 a part in the kernels' module).
-constexpr int64_t kHbpMaxParts = 1 << 16;
+/// four i32 a part in the kernels' module: at most 256 KiB, about 1 MiB of
+/// PTX text, per distinct part length).
+constexpr int64_t kHbpMaxParts = 1 << 14;
 
 /// The rounds of a part (docs/Kernels.md, "Families", hbp) for a format of
 /// `totalRounds` rounds over its warp groups, in `slices` K slices, walked
