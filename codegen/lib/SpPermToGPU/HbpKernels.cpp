@@ -109,7 +109,8 @@ private:
   /// Takes tickets until the competitive work runs out, then counts the
   /// warp as finished; the last one resets both counters. A ticket is a
   /// (competitive block, group, K slice) item, block-major, so the
-  /// heaviest blocks go first; with groupWarps 1 an item is every group.
+  /// heaviest blocks go first (with groupWarps 1 an item is every group),
+  /// or with a part table a (part, K slice) item, longest parts first.
   void emitCompetitive() {
     Value counters = params.at(::spperm::call_arg::kTickets);
     Value first = kb.eq(lane, kb.idx(0));
@@ -240,9 +241,9 @@ private:
   /// the lanes' partial rows into C (other parts of the group add theirs).
   void processPart(Value p, Value kBegin) {
     const int64_t groups = spec.rowBlock / kWarpSize;
-    auto type = MemRefType::get({spec.parts * 4}, b.getI32Type());
+    auto type = MemRefType::get({spec.parts * kHbpPartFields}, b.getI32Type());
     Value table = memref::GetGlobalOp::create(b, type, spec.partTable);
-    Value at = kb.mul(p, 4);
+    Value at = kb.mul(p, kHbpPartFields);
     Value group = kb.loadIndex(table, at);
     Value begin = kb.loadIndex(table, kb.add(at, 1));
     Value live = kb.load(table, kb.add(at, 2));

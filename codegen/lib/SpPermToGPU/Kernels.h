@@ -230,6 +230,9 @@ enum class HbpWalk {
   Rounds,
 };
 
+/// The i32 fields of an HBP part table's entry (HbpKernelSpec::partTable).
+inline constexpr int64_t kHbpPartFields = 4;
+
 /// An HBP kernel: one warp per stored 2-D block, fixed blocks then
 /// competitive ones by atomic ticket; partial sums are combined into C
 /// atomically (C is cleared first). The ticket counters are the kernel's
@@ -257,10 +260,11 @@ struct HbpKernelSpec {
   int64_t nnz = 0;
   /// With HbpWalk::Rounds, work items may be parts of warp groups instead
   /// of (stored block, group): the constant i32 table `partTable` of
-  /// `parts` x {group (stored block * rowBlock / 32 + group), first entry,
-  /// live lanes (a mask), the entry after the part}, taken by ticket
-  /// (then `warps` warps a slice, groupWarps 1, no fixed blocks and
-  /// `competitive` == `parts`).
+  /// `parts` x kHbpPartFields {group (stored block * rowBlock / 32 +
+  /// group), first entry, live lanes (a mask), the entry after the part},
+  /// every group's, taken by ticket (then `warps` warps a slice,
+  /// groupWarps 1, `competitive` == `parts`, and the fixed blocks are not
+  /// run apart).
   std::string partTable;
   int64_t parts = 0;
 

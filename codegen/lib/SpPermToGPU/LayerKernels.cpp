@@ -41,6 +41,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -271,9 +272,10 @@ std::vector<int64_t> hbpGroupRounds(const ::spperm::HbpStorage &h) {
 /// (stored block * rowBlock / 32 + group), the part's first entry, its
 /// live lanes (a mask: the lanes with an entry in its first round) and the
 /// entry after its last — longest parts first (then in storage order).
-/// Empty when an entry position does not fit 31 bits.
-std::vector<int32_t> hbpParts(const ::spperm::HbpStorage &h,
-                              int64_t partRounds) {
+/// Empty when an entry position does not fit 31 bits or there would be
+/// more than `maxParts` parts.
+std::vector<int32_t> hbpParts(const ::spperm::HbpStorage &h, int64_t partRounds,
+                              int64_t maxParts) {
   const int64_t R = h.rowBlock, G = R / 32;
   if (h.beginNnz.empty() ||
       h.beginNnz.back() > std::numeric_limits<int32_t>::max())
@@ -299,12 +301,15 @@ std::vector<int32_t> hbpParts(const ::spperm::HbpStorage &h,
         uint32_t mask = 0;
         for (int64_t t : live)
           mask |= uint32_t(1) << t;
+        if (static_cast<int64_t>(parts.size()) == maxParts)
+          return {};
         parts.push_back({static_cast<int64_t>(g), pos, end, 0, mask});
       }
       ++parts.back().rounds;
       SmallVector<int64_t, 32> next;
       for (auto [i, t] : llvm::enumerate(live))
-        if (h.addSign[pos + static_cast<int64_t>(i)] > 0)
+        if (pos + static_cast<int64_t>(i) < end &&
+            h.addSign[pos + static_cast<int64_t>(i)] > 0)
           next.push_back(t);
       pos += static_cast<int64_t>(live.size());
       live = std::move(next);
@@ -314,7 +319,7 @@ std::vector<int32_t> hbpParts(const ::spperm::HbpStorage &h,
   llvm::stable_sort(
       parts, [](const Part &x, const Part &y) { return x.rounds > y.rounds; });
   std::vector<int32_t> table;
-  table.reserve(parts.size() * 4);
+  table.reserve(parts.size() * kHbpPartFields);
   for (const Part &p : parts) {
     table.push_back(static_cast<int32_t>(p.group));
     table.push_back(static_cast<int32_t>(p.begin));
@@ -1141,7 +1146,7 @@ private:
     else if (options.k > 0)
       classes = {{"k" + std::to_string(options.k), options.k, options.k, 1, 32,
                   options.k % 4 == 0 ? 4 : 1, false, options.k}};
-    else if (longGroups && groupWarps)
+    else if (longGroups && groupWarps && h.rowBlock > kWarpSize)
       // Parts sized for K up to kHbpPartSplitK and for K up to
       // kHbpRoundsMaxK (hbpPartRounds).
       classes = {
@@ -1174,6 +1179,8 @@ private:
         !h.blocks.empty() && static_cast<int64_t>(h.col.size()) >=
                                  2 * static_cast<int64_t>(h.colBlock) *
                                      static_cast<int64_t>(h.blocks.size());
+    // The part tables by part length (variants may share one).
+    std::map<int64_t, std::vector<int32_t>> partTables;
     for (const KClass &kc : classes) {
       HbpKernelSpec spec;
       spec.operandType = options.operandType;
@@ -1187,8 +1194,6 @@ private:
       // still leaves 4 warps per multiprocessor, else one.
       spec.groupWarps = groupWarps ? h.rowBlock / kWarpSize : 1;
       spec.unroll = kc.k == 1 || warps * spec.groupWarps < fill ? 1 : 2;
-      if (kc.k > 0)
-        spec.unroll = std::min(spec.unroll, ceilDiv(kc.k, spec.vec));
       spec.rowBlock = h.rowBlock;
       spec.blockCols = std::max<int32_t>(1, h.blockCols);
       spec.warps = warps;
@@ -1210,6 +1215,9 @@ private:
             fill)
           spec.unroll = 2;
       }
+      // No more vectors than a fixed K has.
+      if (kc.k > 0)
+        spec.unroll = std::min(spec.unroll, ceilDiv(kc.k, spec.vec));
       // Rounds a batch: the 90th percentile of the groups' rounds, rounded
       // up to a power of two, from 2 to 8 (4 when a lane takes two
       // vectors: the registers).
@@ -1218,17 +1226,21 @@ private:
           spec.unroll > 1 ? 4 : 8);
       // A warp that runs one group walks a part of it (docs/Kernels.md,
       // "Families", hbp), so that the longest group no longer sets the
-      // kernel's time. The parts are the work items, all taken by ticket
-      // (such a format has no fixed blocks), by up to 16 warps per
+      // kernel's time. The parts cover every group, fixed blocks' too, and
+      // are the work items, all taken by ticket, by up to 16 warps per
       // multiprocessor and slice.
       if (spec.walk == HbpWalk::Rounds && spec.groupWarps > 1) {
         const int64_t partRounds = hbpPartRounds(
             totalRounds,
             ceilDiv(kc.k > 0 ? kc.k : kc.kMax, spec.sliceColumns()),
             spec.rounds);
-        std::vector<int32_t> table = hbpParts(h, partRounds);
-        const int64_t parts = static_cast<int64_t>(table.size() / 4);
-        if (parts > 0 && parts <= kHbpMaxParts) {
+        auto [it, added] = partTables.try_emplace(partRounds);
+        if (added)
+          it->second = hbpParts(h, partRounds, kHbpMaxParts);
+        const std::vector<int32_t> &table = it->second;
+        const int64_t parts =
+            static_cast<int64_t>(table.size()) / kHbpPartFields;
+        if (parts > 0) {
           std::tie(spec.partTable, spec.parts) = constantTable(
               "hbp_parts", "hbp/" + std::to_string(partRounds), table, parts);
           spec.groupWarps = 1;
@@ -1248,7 +1260,9 @@ private:
                         spec.parts == 0 && denseBlocks;
       if (spec.sharedTile)
         spec.threads = 32 * tileWarps;
-      // No more warps a CTA than the slice has.
+      // No more warps a CTA than the slice has; with parts, no more than
+      // the format's warps (the CTA size measured; sizing CTAs by the
+      // parts is untried).
       spec.threads =
           32 * std::min<int64_t>(spec.threads / 32, warps * spec.groupWarps);
       std::vector<std::string> args = emitHbpKernel(module, spec);

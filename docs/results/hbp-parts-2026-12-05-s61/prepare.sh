@@ -3,7 +3,9 @@
 # tools/scripts/gpu_prepare.sh (which fills .gpu/deps), by this checkout's
 # build/bin/spperm-compile with SPPERM_HBP_PART_ROUNDS (an experiment-only
 # override of the planner's part length, in rounds; 0 = no parts, which
-# gives session 60's kernels byte for byte):
+# gives session 60's kernels byte for byte; the override is not in the
+# committed code, so to redo this, make .gpu/base with an spperm-compile
+# built at c4f2168 and the others with the session's scratch builds):
 #   .gpu/base/  no parts (session 60's kernels)
 #   .gpu/new/   the default: parts of 2 batches of rounds
 #   .gpu/p8/, .gpu/p32/   parts of 8 and 32 rounds (any-K packages only)

@@ -17,6 +17,7 @@
 // CHECK:       gpu.func @[[HBP]](
 // CHECK-SAME:      %[[DATA:[^:]*]]: memref<?xf16>, %{{[^:]*}}: memref<?xi32>,
 // CHECK-SAME:      workgroup(%[[WINDOW:[^ ]*]] : memref<{{[0-9]+}}xi32
+// CHECK:           memref.get_global @{{l0_hbp_parts_[0-9]+}}
 // CHECK:           scf.while
 // CHECK:             memref.load %[[WINDOW]]
 // CHECK:             nvvm.vote.sync ballot

@@ -10,12 +10,12 @@
 // (hbp-whole-blocks.mlir has the seed's warp per block and the tile), and
 // since the format walks rounds, a part of the group: the work items are
 // the parts of a constant table {group, first entry, live lanes (a mask),
-// the entry after the part}, longest first, in each K slice. Here a part
-// is one batch of 8 rounds (the groups' 64 rounds in 2 slices are far
-// fewer than the planner's 1024 items): group 1 has 4 parts, the last two
-// of its upper 16 lanes only (mask 0xffff0000), groups 2 and 3 two each,
-// group 0 has no entries. K = 8 is 2 slices of 4 columns, 8 parts each: a
-// 2-warp CTA per 2 parts.
+// the entry after the part}, longest first (all of 8 rounds here), in
+// each K slice. Here a part is one batch of 8 rounds (the groups' 64
+// rounds in 2 slices are far fewer than the planner's 1024 items): group 1
+// has 4 parts, the last two of its upper 16 lanes only (mask 0xffff0000),
+// groups 2 and 3 two each, group 0 has no entries. K = 8 is 2 slices of 4
+// columns, 8 parts each: a 2-warp CTA per 2 parts.
 
 // CHECK-LABEL: func.func @layer
 // CHECK:         spperm.kernels = [#spperm.launch<{{.*}}family = "hbp", variant = "k8", {{.*}}zero_output = true, dependent_launch = false, args = ["order", "hbp.blocks", "hbp.col", "hbp.data", "hbp.add_sign", "hbp.zero_row", "hbp.begin_nnz", "hbp.output_hash", "hbp.fixed_blocks", "hbp.fixed_block_ptr", "hbp.competitive_blocks", "B", "C", "tickets", "K"], grid = [8, 1, 1], block = [64, 1, 1], shared_bytes = 0>]
@@ -35,17 +35,22 @@
 // CHECK:             arith.remui
 // CHECK:             %[[TABLE:.*]] = memref.get_global @[[PARTS]] : memref<32xi32>
 // CHECK:             memref.load %[[TABLE]]
-// CHECK:             memref.load %[[TABLE]]
+// CHECK:             %[[BEGIN32:.*]] = memref.load %[[TABLE]]
+// CHECK:             %[[BEGIN:.*]] = arith.index_cast %[[BEGIN32]] : i32 to index
 // CHECK:             %[[LIVE:.*]] = memref.load %[[TABLE]]
 // CHECK:             %[[END:.*]] = memref.load %[[TABLE]]
 // CHECK:             %[[ENDI:.*]] = arith.index_cast %[[END]] : i32 to index
 // The lane has a row if its bit of the mask is set; its first entry is
 // the part's first plus its rank among the live lanes.
 // CHECK:             %[[BIT:.*]] = arith.shli %{{.*}}, %{{.*}} : i32
-// CHECK:             arith.andi %[[LIVE]], %[[BIT]] : i32
+// CHECK:             %[[MINE:.*]] = arith.andi %[[LIVE]], %[[BIT]] : i32
+// CHECK:             %[[HAS:.*]] = arith.cmpi ne, %[[MINE]], %{{.*}} : i32
 // CHECK:             %[[BELOW:.*]] = arith.subi %[[BIT]], %{{.*}} : i32
 // CHECK:             %[[BEFORE:.*]] = arith.andi %[[LIVE]], %[[BELOW]] : i32
-// CHECK:             llvm.intr.ctpop(%[[BEFORE]])
+// CHECK:             %[[COUNT:.*]] = llvm.intr.ctpop(%[[BEFORE]])
+// CHECK:             %[[RANK:.*]] = arith.index_cast %[[COUNT]] : i32 to index
+// CHECK:             %[[FIRST:.*]] = arith.addi %[[BEGIN]], %[[RANK]] : index
+// CHECK:             arith.select %[[HAS]], %[[FIRST]], %[[BEGIN]] : index
 // blocks64 has a group of 16 or more rounds, so the warps walk their
 // groups' rounds in batches of 8 (the 90th percentile of the groups'
 // rounds, rounded up to a power of two, at most 8): the live lanes counted
@@ -116,7 +121,7 @@ func.func @layer(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
 // 32-column blocks, so the variants walk parts of rounds up to K = 128,
 // with parts sized for K <= 32 (vec4, scalar) and for K <= 128
 // (vec4.mid, scalar.mid) — here one table serves all — and follow each
-// lane's add_sign chain above it, a warp per block (vec4.wide,
+// lane's add_sign chain above it, a warp per group (vec4.wide,
 // scalar.wide: no window, no table).
 
 // CHECK-LABEL: func.func @dynamic
