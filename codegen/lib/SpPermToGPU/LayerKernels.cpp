@@ -1215,6 +1215,21 @@ private:
             fill)
           spec.unroll = 2;
       }
+      // A warp that walks parts of rounds above K = kHbpPartSplitK takes two
+      // vectors when its parts would still not reach kHbpPartMaxBatches
+      // batches of at most 4 rounds (two vectors' registers): the
+      // second vector halves the walks; with a format of many rounds the
+      // shorter batches would multiply the parts instead (measured:
+      // docs/Kernels.md, "Families", hbp).
+      if (spec.walk == HbpWalk::Rounds && spec.groupWarps > 1 && kc.vec > 1 &&
+          (kc.k > 0 ? kc.k : kc.kMin) > kHbpPartSplitK) {
+        const int64_t top = kc.k > 0 ? kc.k : kc.kMax;
+        const int64_t batch = std::clamp<int64_t>(
+            llvm::PowerOf2Ceil(std::max<int64_t>(1, roundsP90)), 2, 4);
+        if (ceilDiv(totalRounds * ceilDiv(top, 2 * kc.vec), kHbpPartItems) <=
+            kHbpPartMaxBatches * batch)
+          spec.unroll = 2;
+      }
       // No more vectors than a fixed K has.
       if (kc.k > 0)
         spec.unroll = std::min(spec.unroll, ceilDiv(kc.k, spec.vec));

@@ -116,38 +116,44 @@ func.func @layer(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
 
 // K read at run time: the vec4 and scalar variants' grids grow with K, one
 // CTA of 2 warps a slice of 4 (vec4) or 1 (scalar) columns per 2 parts
-// (grid_k = [base, CTAs a slice, columns a slice]); these few blocks take
-// one vector a lane. blocks64 has a group of 16 or more rounds in
-// 32-column blocks, so the variants walk parts of rounds up to K = 128,
-// with parts sized for K <= 32 (vec4, scalar) and for K <= 128
-// (vec4.mid, scalar.mid) — here one table serves all — and follow each
-// lane's add_sign chain above it, a warp per group (vec4.wide,
-// scalar.wide: no window, no table).
+// (grid_k = [base, CTAs a slice, columns a slice]). blocks64 has a group
+// of 16 or more rounds in 32-column blocks, so the variants walk parts of
+// rounds up to K = 128, with parts sized for K <= 32 (vec4, scalar) and
+// for K <= 128 (vec4.mid, scalar.mid), and follow each lane's add_sign
+// chain above it, a warp per group (vec4.wide, scalar.wide: no window, no
+// table). Its parts are far below their cap, so vec4.mid takes two vectors
+// a lane (8 columns a slice, batches of 4 rounds: parts of 4 rounds, a
+// table of its own); the others share one.
 
 // CHECK-LABEL: func.func @dynamic
 // CHECK:         #spperm.launch<name = "l0_hbp_spmv_0", {{[^>]*}}k_min = 1, k_max = 1, {{[^>]*}}grid = [4, 1, 1], block = [64, 1, 1], shared_bytes = 0>
 // CHECK-SAME:    #spperm.launch<name = "l0_hbp_vec4_2", {{[^>]*}}k_min = 4, k_max = 32, k_align = 4, {{[^>]*}}grid = [4, 1, 1], block = [64, 1, 1], shared_bytes = 0, grid_k = [0, 4, 4]>
-// CHECK-SAME:    #spperm.launch<name = "l0_hbp_vec4_mid_3", {{[^>]*}}k_min = 36, k_max = 128, k_align = 4, {{[^>]*}}grid = [4, 1, 1], block = [64, 1, 1], shared_bytes = 0, grid_k = [0, 4, 4]>
-// CHECK-SAME:    #spperm.launch<name = "l0_hbp_vec4_wide_4", {{[^>]*}}k_min = 132, k_max = 1073741823, k_align = 4, {{[^>]*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0, grid_k = [0, 1, 4]>
-// CHECK-SAME:    #spperm.launch<name = "l0_hbp_scalar_5", {{[^>]*}}k_min = 2, k_max = 32, k_align = 1, {{[^>]*}}grid = [4, 1, 1], block = [64, 1, 1], shared_bytes = 0, grid_k = [0, 4, 1]>
-// CHECK-SAME:    #spperm.launch<name = "l0_hbp_scalar_mid_6", {{[^>]*}}k_min = 33, k_max = 128, k_align = 1, {{[^>]*}}grid = [4, 1, 1], block = [64, 1, 1], shared_bytes = 0, grid_k = [0, 4, 1]>
-// CHECK-SAME:    #spperm.launch<name = "l0_hbp_scalar_wide_7", {{[^>]*}}k_min = 129, k_max = 1073741823, k_align = 1, {{[^>]*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0, grid_k = [0, 1, 1]>
-// CHECK:         memref.global "private" constant @[[PARTS:l0_hbp_parts_[0-9]+]] : memref<32xi32>
+// CHECK-SAME:    #spperm.launch<name = "l0_hbp_vec4_mid_3", {{[^>]*}}k_min = 36, k_max = 128, k_align = 4, {{[^>]*}}grid = [8, 1, 1], block = [64, 1, 1], shared_bytes = 0, grid_k = [0, 8, 8]>
+// CHECK-SAME:    #spperm.launch<name = "l0_hbp_vec4_wide_5", {{[^>]*}}k_min = 132, k_max = 1073741823, k_align = 4, {{[^>]*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0, grid_k = [0, 1, 4]>
+// CHECK-SAME:    #spperm.launch<name = "l0_hbp_scalar_6", {{[^>]*}}k_min = 2, k_max = 32, k_align = 1, {{[^>]*}}grid = [4, 1, 1], block = [64, 1, 1], shared_bytes = 0, grid_k = [0, 4, 1]>
+// CHECK-SAME:    #spperm.launch<name = "l0_hbp_scalar_mid_7", {{[^>]*}}k_min = 33, k_max = 128, k_align = 1, {{[^>]*}}grid = [4, 1, 1], block = [64, 1, 1], shared_bytes = 0, grid_k = [0, 4, 1]>
+// CHECK-SAME:    #spperm.launch<name = "l0_hbp_scalar_wide_8", {{[^>]*}}k_min = 129, k_max = 1073741823, k_align = 1, {{[^>]*}}grid = [1, 1, 1], block = [128, 1, 1], shared_bytes = 0, grid_k = [0, 1, 1]>
+// CHECK-DAG:     memref.global "private" constant @[[MIDPARTS:l0_hbp_parts_[0-9]+]] : memref<64xi32>
+// CHECK-DAG:     memref.global "private" constant @[[PARTS:l0_hbp_parts_[0-9]+]] : memref<32xi32>
 // CHECK-NOT:     memref.global
 // CHECK:         gpu.func @l0_hbp_spmv_0({{.*}}) workgroup(
 // CHECK:           memref.get_global @[[PARTS]]
 // CHECK:         gpu.func @l0_hbp_vec4_2({{.*}}) workgroup(
 // CHECK:           memref.get_global @[[PARTS]]
-// CHECK:         gpu.func @l0_hbp_vec4_mid_3({{.*}}) workgroup(
-// CHECK:           memref.get_global @[[PARTS]]
-// CHECK:         gpu.func @l0_hbp_vec4_wide_4({{.*}}: index) kernel
+// CHECK:         gpu.func @l0_hbp_vec4_mid_3({{.*}}) workgroup(%{{[^ ]*}} : memref<256xi32,
+// CHECK:           memref.get_global @[[MIDPARTS]]
+// CHECK:           scf.while
+// CHECK-COUNT-8:     vector.load
+// CHECK-NOT:         vector.load
+// CHECK:             scf.yield
+// CHECK:         gpu.func @l0_hbp_vec4_wide_5({{.*}}: index) kernel
 // CHECK-NOT:       nvvm.vote.sync
 // CHECK-NOT:       memref.get_global
-// CHECK:         gpu.func @l0_hbp_scalar_5({{.*}}) workgroup(
+// CHECK:         gpu.func @l0_hbp_scalar_6({{.*}}) workgroup(
 // CHECK:           memref.get_global @[[PARTS]]
-// CHECK:         gpu.func @l0_hbp_scalar_mid_6({{.*}}) workgroup(
+// CHECK:         gpu.func @l0_hbp_scalar_mid_7({{.*}}) workgroup(
 // CHECK:           memref.get_global @[[PARTS]]
-// CHECK:         gpu.func @l0_hbp_scalar_wide_7({{.*}}: index) kernel
+// CHECK:         gpu.func @l0_hbp_scalar_wide_8({{.*}}: index) kernel
 // CHECK-NOT:       nvvm.vote.sync
 // CHECK-NOT:       memref.get_global
 // CHECK:         gpu.func @l0_transpose_b
