@@ -171,9 +171,7 @@ private:
   /// lane's partial row added into C.
   void processBlock(Value s, Value kBegin, Value group) {
     const int64_t R = spec.rowBlock, groups = R / kWarpSize;
-    Value block = kb.loadIndex(params.at(::spperm::buffer::kHbpBlocks), s);
-    Value blockRow = kb.div(block, spec.blockCols);
-    Value colBase = kb.mul(kb.rem(block, spec.blockCols), spec.colBlock);
+    auto [blockRow, colBase] = blockOrigin(s);
     Value zeroRow = params.at(::spperm::buffer::kHbpZeroRow);
     Value beginNnz = params.at(::spperm::buffer::kHbpBeginNnz);
     if (spec.sharedTile)
@@ -207,6 +205,13 @@ private:
           kb.ifThen(has, [&] { addRow(orow, kBegin, sums); });
           return {};
         });
+  }
+
+  /// Stored block `s`'s block row and its first column.
+  std::pair<Value, Value> blockOrigin(Value s) {
+    Value block = kb.loadIndex(params.at(::spperm::buffer::kHbpBlocks), s);
+    return {kb.div(block, spec.blockCols),
+            kb.mul(kb.rem(block, spec.blockCols), spec.colBlock)};
   }
 
   /// The row of C of the lane's slot `slot` in block row `blockRow` (a
@@ -249,9 +254,7 @@ private:
     Value live = kb.load(table, kb.add(at, 2));
     Value end = kb.loadIndex(table, kb.add(at, 3));
     Value s = kb.div(group, groups);
-    Value block = kb.loadIndex(params.at(::spperm::buffer::kHbpBlocks), s);
-    Value blockRow = kb.div(block, spec.blockCols);
-    Value colBase = kb.mul(kb.rem(block, spec.blockCols), spec.colBlock);
+    auto [blockRow, colBase] = blockOrigin(s);
     Value lane32 = kb.toI32(lane);
     Value bit = arith::ShLIOp::create(b, kb.i32(1), lane32);
     Value has = arith::CmpIOp::create(b, arith::CmpIPredicate::ne,

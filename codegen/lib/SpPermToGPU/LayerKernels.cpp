@@ -42,6 +42,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -237,31 +238,41 @@ int64_t hbpPartRounds(int64_t totalRounds, int64_t slices, int64_t batch) {
       std::clamp<int64_t>(rounds, batch, kHbpPartMaxBatches * batch), batch);
 }
 
-/// The rounds of an HBP format's warp groups with entries, sorted
-/// (docs/Formats.md, "hbp": a round holds the next entry of every lane that
-/// has one, so a group has as many rounds as its longest row has entries
-/// in the block).
-std::vector<int64_t> hbpGroupRounds(const ::spperm::HbpStorage &h) {
+/// Calls `fn(round, pos, live)` for each round of warp group `g` of an HBP
+/// format (docs/Formats.md, "hbp": round `round` holds the next entry of
+/// each lane in `live`, in lane order, from entry `pos`).
+void forEachHbpRound(
+    const ::spperm::HbpStorage &h, size_t g,
+    llvm::function_ref<void(int64_t, int64_t, ArrayRef<int64_t>)> fn) {
   const int64_t R = h.rowBlock, G = R / 32;
+  int64_t pos = h.beginNnz[g];
+  const int64_t end = h.beginNnz[g + 1];
+  // The group's lanes with entries are its first round.
+  SmallVector<int64_t, 32> live;
+  for (int64_t t = 0; t < 32; ++t)
+    if (h.zeroRow[(g / G) * R + (g % G) * 32 + t] >= 0)
+      live.push_back(t);
+  for (int64_t round = 0; pos < end && !live.empty(); ++round) {
+    fn(round, pos, live);
+    SmallVector<int64_t, 32> next;
+    for (auto [i, t] : llvm::enumerate(live))
+      if (pos + static_cast<int64_t>(i) < end &&
+          h.addSign[pos + static_cast<int64_t>(i)] > 0)
+        next.push_back(t);
+    pos += static_cast<int64_t>(live.size());
+    live = std::move(next);
+  }
+}
+
+/// The rounds of an HBP format's warp groups with entries, sorted (a group
+/// has as many rounds as its longest row has entries in the block).
+std::vector<int64_t> hbpGroupRounds(const ::spperm::HbpStorage &h) {
   std::vector<int64_t> rounds;
   for (size_t g = 0; g + 1 < h.beginNnz.size(); ++g) {
-    int64_t pos = h.beginNnz[g], end = h.beginNnz[g + 1];
-    if (pos >= end)
-      continue;
-    // The group's lanes with entries are its first round.
-    int64_t live = 0;
-    for (int64_t t = 0; t < 32; ++t)
-      live += h.zeroRow[(g / G) * R + (g % G) * 32 + t] >= 0;
     int64_t n = 0;
-    while (pos < end && live > 0) {
-      int64_t next = 0;
-      for (int64_t e = pos; e < std::min(end, pos + live); ++e)
-        next += h.addSign[e] > 0;
-      pos += live;
-      live = next;
-      ++n;
-    }
-    rounds.push_back(n);
+    forEachHbpRound(h, g, [&](int64_t, int64_t, ArrayRef<int64_t>) { ++n; });
+    if (n > 0)
+      rounds.push_back(n);
   }
   llvm::sort(rounds);
   return rounds;
@@ -276,7 +287,6 @@ std::vector<int64_t> hbpGroupRounds(const ::spperm::HbpStorage &h) {
 /// more than `maxParts` parts.
 std::vector<int32_t> hbpParts(const ::spperm::HbpStorage &h, int64_t partRounds,
                               int64_t maxParts) {
-  const int64_t R = h.rowBlock, G = R / 32;
   if (h.beginNnz.empty() ||
       h.beginNnz.back() > std::numeric_limits<int32_t>::max())
     return {};
@@ -285,37 +295,24 @@ std::vector<int32_t> hbpParts(const ::spperm::HbpStorage &h, int64_t partRounds,
     uint32_t live;
   };
   std::vector<Part> parts;
-  for (size_t g = 0; g + 1 < h.beginNnz.size(); ++g) {
-    int64_t pos = h.beginNnz[g];
-    const int64_t end = h.beginNnz[g + 1];
-    // The live lanes, in lane order: a round holds one entry of each.
-    SmallVector<int64_t, 32> live;
-    for (int64_t t = 0; t < 32; ++t)
-      if (h.zeroRow[(g / G) * R + (g % G) * 32 + t] >= 0)
-        live.push_back(t);
-    int64_t round = 0;
-    while (pos < end && !live.empty()) {
-      if (round % partRounds == 0) {
-        if (!parts.empty() && parts.back().group == static_cast<int64_t>(g))
-          parts.back().end = pos;
-        uint32_t mask = 0;
-        for (int64_t t : live)
-          mask |= uint32_t(1) << t;
-        if (static_cast<int64_t>(parts.size()) == maxParts)
-          return {};
-        parts.push_back({static_cast<int64_t>(g), pos, end, 0, mask});
-      }
-      ++parts.back().rounds;
-      SmallVector<int64_t, 32> next;
-      for (auto [i, t] : llvm::enumerate(live))
-        if (pos + static_cast<int64_t>(i) < end &&
-            h.addSign[pos + static_cast<int64_t>(i)] > 0)
-          next.push_back(t);
-      pos += static_cast<int64_t>(live.size());
-      live = std::move(next);
-      ++round;
-    }
-  }
+  for (size_t g = 0; g + 1 < h.beginNnz.size(); ++g)
+    forEachHbpRound(
+        h, g, [&](int64_t round, int64_t pos, ArrayRef<int64_t> live) {
+          if (static_cast<int64_t>(parts.size()) > maxParts)
+            return;
+          if (round % partRounds == 0) {
+            if (!parts.empty() && parts.back().group == static_cast<int64_t>(g))
+              parts.back().end = pos;
+            uint32_t mask = 0;
+            for (int64_t t : live)
+              mask |= uint32_t(1) << t;
+            parts.push_back(
+                {static_cast<int64_t>(g), pos, h.beginNnz[g + 1], 0, mask});
+          }
+          ++parts.back().rounds;
+        });
+  if (static_cast<int64_t>(parts.size()) > maxParts)
+    return {};
   llvm::stable_sort(
       parts, [](const Part &x, const Part &y) { return x.rounds > y.rounds; });
   std::vector<int32_t> table;
@@ -1168,10 +1165,16 @@ private:
       classes = {{"spmv", 1, 1, 1, 32, 1, false, 1},
                  {"vec4", 4, 0, 4, 32, 4, false, 0},
                  {"scalar", 2, 0, 1, 32, 1, false, 0}};
-    const int64_t roundsP90 = nearestRank(groupRounds, 0.9);
-    int64_t totalRounds = 0;
-    for (int64_t r : groupRounds)
-      totalRounds += r;
+    // Rounds a batch (HbpWalk::Rounds): the 90th percentile of the groups'
+    // rounds, rounded up to a power of two, from 2 to 8 (4 when a lane
+    // takes two vectors: the registers).
+    const int64_t p90Rounds =
+        llvm::PowerOf2Ceil(std::max<int64_t>(1, nearestRank(groupRounds, 0.9)));
+    auto batchRounds = [&](int64_t unroll) {
+      return std::clamp<int64_t>(p90Rounds, 2, unroll > 1 ? 4 : 8);
+    };
+    const int64_t totalRounds =
+        std::accumulate(groupRounds.begin(), groupRounds.end(), int64_t(0));
     // The B tile is copied whole for every block a warp runs, so it pays
     // only when the blocks have entries enough to read its columns about
     // twice on average (measured: docs/Kernels.md, "Families", hbp).
@@ -1224,21 +1227,14 @@ private:
       if (spec.walk == HbpWalk::Rounds && spec.groupWarps > 1 && kc.vec > 1 &&
           (kc.k > 0 ? kc.k : kc.kMin) > kHbpPartSplitK) {
         const int64_t top = kc.k > 0 ? kc.k : kc.kMax;
-        const int64_t batch = std::clamp<int64_t>(
-            llvm::PowerOf2Ceil(std::max<int64_t>(1, roundsP90)), 2, 4);
         if (ceilDiv(totalRounds * ceilDiv(top, 2 * kc.vec), kHbpPartItems) <=
-            kHbpPartMaxBatches * batch)
+            kHbpPartMaxBatches * batchRounds(2))
           spec.unroll = 2;
       }
       // No more vectors than a fixed K has.
       if (kc.k > 0)
         spec.unroll = std::min(spec.unroll, ceilDiv(kc.k, spec.vec));
-      // Rounds a batch: the 90th percentile of the groups' rounds, rounded
-      // up to a power of two, from 2 to 8 (4 when a lane takes two
-      // vectors: the registers).
-      spec.rounds = std::clamp<int64_t>(
-          llvm::PowerOf2Ceil(std::max<int64_t>(1, roundsP90)), 2,
-          spec.unroll > 1 ? 4 : 8);
+      spec.rounds = batchRounds(spec.unroll);
       // A warp that runs one group walks a part of it (docs/Kernels.md,
       // "Families", hbp), so that the longest group no longer sets the
       // kernel's time. The parts cover every group, fixed blocks' too, and
