@@ -23,16 +23,6 @@ grep -c FAIL "$O/verify.log"
 timeout 150 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --error-exitcode 3 \
   $V .gpu/new/bcsstk13.spp --device gpu --k 132,512 --jobs 1 >"$O/san.log" 2>&1
 echo "memcheck rc=$?"; tail -2 "$O/san.log"
-bench() { # DIR PKG K [--baseline cusparse]
-  local d=$1 p=$2 K=$3; shift 3
-  timeout 60 $R .gpu/$d/$p.spp --device gpu --b $B/b.npy --bench "$@" \
-    --warmup 5 --runs 20 >"$O/run.txt" 2>&1
-  local spp best bms
-  spp=$(awk '$1 == "spperm" {print $2}' "$O/run.txt")
-  best=$(awk '/^best cuSPARSE/ {print $3}' "$O/run.txt" | tr -d ';')
-  bms=$(awk -v n="$best" '$1 == n {print $2}' "$O/run.txt")
-  echo "$p K=$K $d spperm_ms=$spp ${bms:+best_cusparse_ms=$bms ($best)}"
-}
 for name in bcsstk13 cora tfm rn50 skewed uniform; do
   cols=$(python3 -c "import json;print(json.load(open('.gpu/base/$name.spp/manifest.json'))['layers'][0]['cols'])")
   ks="132 256 512"; [ $name = uniform ] && ks="32 128 512"

@@ -36,16 +36,6 @@ for p in .gpu/new/bcsstk13.bf16.spp .gpu/new/uniform.spp; do
   echo "racecheck rc=${PIPESTATUS[0]}"
 done >"$O/san.log" 2>&1
 grep -E "==|rc=" "$O/san.log"
-bench() { # DIR PKG K [--baseline cusparse]
-  local d=$1 p=$2 K=$3; shift 3
-  timeout 60 $R .gpu/$d/$p.spp --device gpu --b $B/b.npy --bench "$@" \
-    --warmup 5 --runs 20 >"$O/run.txt" 2>&1
-  local spp best bms
-  spp=$(awk '$1 == "spperm" {print $2}' "$O/run.txt")
-  best=$(awk '/^best cuSPARSE/ {print $3}' "$O/run.txt" | tr -d ';')
-  bms=$(awk -v n="$best" '$1 == n {print $2}' "$O/run.txt")
-  echo "$p K=$K $d spperm_ms=$spp ${bms:+best_cusparse_ms=$bms ($best)}"
-}
 for name in bcsstk13 cora tfm rn50 skewed uniform; do
   cols=$(python3 -c "import json;print(json.load(open('.gpu/base/$name.spp/manifest.json'))['layers'][0]['cols'])")
   for K in 1 32 128 512; do

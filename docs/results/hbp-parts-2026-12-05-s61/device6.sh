@@ -31,12 +31,6 @@ CS=/usr/local/cuda/bin/compute-sanitizer
     $V .gpu/x2/cora.spp --device gpu --k 64 --jobs 1 --threads 4 --calls 4 2>&1 | tail -2
   echo "racecheck rc=${PIPESTATUS[0]}"; } >"$O/san.log" 2>&1
 grep -E "rc=" "$O/san.log"
-bench() { # DIR PKG K
-  local d=$1 p=$2 K=$3; shift 3
-  timeout 60 $R .gpu/$d/$p.spp --device gpu --b $B/b.npy --bench "$@" \
-    --warmup 5 --runs 20 >"$O/run.txt" 2>&1
-  echo "$p K=$K $d spperm_ms=$(awk '$1 == "spperm" {print $2}' "$O/run.txt")"
-}
 for name in cora tfm rn50; do
   cols=$(python3 -c "import json;print(json.load(open('.gpu/base/$name.spp/manifest.json'))['layers'][0]['cols'])")
   for K in 36 64 128; do

@@ -1,8 +1,9 @@
-# Sourced by device.sh (from the repository root, O set to the output
-# folder): copies back the data.bin that prepare.sh left out (a package's
-# base copy, else its matrix's any-K base package's) and builds the
-# runtime-only tools named as arguments into B=build-gpu; exits the
-# caller if the build fails.
+# Sourced by the device scripts (from the repository root, O set to the
+# output folder): copies back the data.bin that the prepare scripts left
+# out (a package's base copy, else its matrix's any-K base package's),
+# builds the runtime-only tools named as arguments into B=build-gpu (exits
+# the caller if the build fails), and defines bench, which the scripts
+# call after setting R to spperm-run.
 B=build-gpu
 for d in .gpu/*/*.spp; do
   [ -f "$d/data.bin" ] && continue
@@ -15,3 +16,16 @@ done
     ${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"} -DCMAKE_PREFIX_PATH="$PWD/.gpu/deps" &&
   cmake --build $B -j 16 --target "$@"; } >"$O/build.log" 2>&1 ||
   { tail -20 "$O/build.log"; exit 1; }
+# bench DIR PKG K [--baseline cusparse]: spperm-run --bench of
+# .gpu/DIR/PKG.spp on $B/b.npy (median of 20 after 5 warm-ups), one line;
+# with --baseline, the best cuSPARSE algorithm's time too.
+bench() { # DIR PKG K [--baseline cusparse]
+  local d=$1 p=$2 K=$3; shift 3
+  timeout 60 $R .gpu/$d/$p.spp --device gpu --b $B/b.npy --bench "$@" \
+    --warmup 5 --runs 20 >"$O/run.txt" 2>&1
+  local spp best bms
+  spp=$(awk '$1 == "spperm" {print $2}' "$O/run.txt")
+  best=$(awk '/^best cuSPARSE/ {print $3}' "$O/run.txt" | tr -d ';')
+  bms=$(awk -v n="$best" '$1 == n {print $2}' "$O/run.txt")
+  echo "$p K=$K $d spperm_ms=$spp ${bms:+best_cusparse_ms=$bms ($best)}"
+}
