@@ -79,6 +79,19 @@ struct SpPermLowerToGPU
     : public mlir::spperm::impl::SpPermLowerToGPUBase<SpPermLowerToGPU> {
   using Base::Base;
 
+  /// Refuses `k-buckets=` in a textual pipeline. Only here can the pass
+  /// tell an empty list from an option not given: a pass made from an
+  /// options struct has every option set.
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(Base::initializeOptions(options, errorHandler)))
+      return failure();
+    if (kBuckets.hasValue() && kBuckets.empty())
+      return errorHandler(Twine("spperm-lower-to-gpu: ") + kEmptyKBucketsError);
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (std::string error =

@@ -71,6 +71,8 @@ mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
            std::to_string(o.rowBlock);
   if (std::string problem = ::spperm::checkMargin(o.margin); !problem.empty())
     return problem;
+  if (o.kBuckets.hasValue() && o.kBuckets.empty())
+    return kEmptyKBucketsError;
   return verifyKernelOptions(o.threads, o.batch, o.kSlices, o.splitRows,
                              o.target, o.kBuckets);
 }

@@ -3,6 +3,8 @@
 // RUN: spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-buckets=0" | FileCheck %s --check-prefix=NONE
 // RUN: not spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-buckets=1" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-buckets=32,0" 2>&1 | FileCheck %s --check-prefix=BAD0
+// RUN: not spperm-opt %s -split-input-file -spperm-lower-to-gpu="k-buckets=" 2>&1 | FileCheck %s --check-prefix=EMPTY
+// RUN: not spperm-opt %s -split-input-file -spperm-pipeline="k-buckets={}" 2>&1 | FileCheck %s --check-prefix=EMPTY-PIPE
 
 // K buckets: a layer compiled for any K gets a variant of its own for each
 // bucket (by default 8, 32, 64, 128, 256 and 512), generated as for that K
@@ -44,6 +46,9 @@
 
 // BAD: spperm-lower-to-gpu: k-buckets must be integers in [2, 65536] (or 0 alone: none), got 1
 // BAD0: spperm-lower-to-gpu: k-buckets must be integers in [2, 65536] (or 0 alone: none), got 0
+// An empty list is refused, not read as the default (an option not given).
+// EMPTY: error: spperm-lower-to-gpu: k-buckets needs K values (2 to 65536) or 0 alone (none), got an empty list; leave it out for the default 8,32,64,128,256,512
+// EMPTY-PIPE: error: spperm-pipeline: k-buckets needs K values
 func.func @any_k(%b: tensor<64x?xf32>) -> tensor<64x?xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x?xf32> -> tensor<64x?xf32>

@@ -321,8 +321,16 @@ std::string verifyKernelOptions(int64_t threads, int64_t batch,
                                 StringRef target,
                                 ArrayRef<int64_t> kBuckets = {});
 
+/// What is wrong with a `k-buckets` option given with no value (`k-buckets=`,
+/// `--k-buckets ''`): an empty list is refused rather than read as the
+/// default, which only an option not given means.
+constexpr const char *kEmptyKBucketsError =
+    "k-buckets needs K values (2 to 65536) or 0 alone (none), got an empty "
+    "list; leave it out for the default 8,32,64,128,256,512";
+
 /// The buckets a `k-buckets` option asks for: its values, the default
-/// when it is empty, none when it is the single value 0.
+/// when it is empty (the option not given), none when it is the single
+/// value 0.
 std::vector<int64_t> resolveKBuckets(ArrayRef<int64_t> option);
 
 /// Whether `chip` is a GPU architecture (sm_XY, sm_XYa) that LLVM's NVPTX
