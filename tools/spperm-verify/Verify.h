@@ -83,8 +83,18 @@ struct Comparison {
   }
 };
 
-/// Compares C with the float64 reference R.
-Comparison compare(const std::vector<float> &c, const std::vector<double> &r);
+/// Compares C with the float64 reference R. Each element's difference
+/// counts only beyond `slack`, the absolute error that fp32's range forces
+/// on a sum whose products fall below it (underflowSlack).
+Comparison compare(const std::vector<float> &c, const std::vector<double> &r,
+                   double slack = 0.0);
+
+/// The absolute error an fp32 row sum of `a` times B may carry where its
+/// products and partial sums fall into fp32's subnormal range: the longest
+/// row's entries times two roundings of half the smallest subnormal
+/// (2^-149 each). Values near 1e-45 are products of that size; for values
+/// of a normal range it is far below any tolerance.
+double underflowSlack(const CsrMatrix &a);
 
 /// Compares C of the 16-bit type `type` (widened exactly) with R, the
 /// float64 product of the rounded operands (docs/Testing.md, "16-bit

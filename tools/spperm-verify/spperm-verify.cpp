@@ -415,10 +415,10 @@ bool verifyPackage(const std::string &path, sprt_device device, const KList &ks,
             v = std::fabs(v);
           rAbs = reference(absA, absB, k);
         }
-        const Comparison cmp = type == ValueType::F32
-                                   ? compare(c, r)
-                                   : compareRounded(c, r, rAbs, type,
-                                                    tolerance);
+        const Comparison cmp =
+            type == ValueType::F32
+                ? compare(c, r, underflowSlack(a))
+                : compareRounded(c, r, rAbs, type, tolerance);
         const double err = cmp.error;
         const int64_t unwritten = cmp.unwritten;
         const bool ok = cmp.passes(tolerance);
