@@ -56,7 +56,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -1072,13 +1074,16 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
   std::string optionText;
   // The pipeline's parser reads integers in any base ("0x10", "010"); the
   // tools take decimal ones only.
-  llvm::StringSet<> integerOptions;
-  for (const llvm::cl::Option *option : pipeline.getOptions())
+  llvm::StringSet<> integerOptions, realOptions;
+  for (const llvm::cl::Option *option : pipeline.getOptions()) {
     if (dynamic_cast<const SpPermPipelineOptions::Option<int64_t> *>(
             option) ||
         dynamic_cast<const SpPermPipelineOptions::ListOption<int64_t> *>(
             option))
       integerOptions.insert(option->ArgStr);
+    if (dynamic_cast<const SpPermPipelineOptions::Option<double> *>(option))
+      realOptions.insert(option->ArgStr);
+  }
   for (const auto &[name, value] : request.tuning) {
     strategyGiven |= name == "strategy";
     formatGiven |= name == "format";
@@ -1093,6 +1098,19 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
           return fail("--" + name + " takes decimal integers, got '" +
                       value + "'");
       }
+    }
+    // The parser reads a number beyond a double's range as 0 or infinity
+    // (`--delta 1e-400` would mean "search"): refused as written.
+    if (realOptions.contains(name)) {
+      const std::string text = StringRef(value).trim().str();
+      char *end = nullptr;
+      errno = 0;
+      const double number = std::strtod(text.c_str(), &end);
+      if (!text.empty() && end == text.c_str() + text.size() &&
+          errno == ERANGE && (number == 0.0 || std::isinf(number)))
+        return fail("--" + name + " " + value +
+                    " is beyond the range of a double (it would be read as " +
+                    (number == 0.0 ? "0" : "infinity") + ")");
     }
     optionText += name + "=" + quoteOptionValue(value) + " ";
   }
