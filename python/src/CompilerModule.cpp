@@ -89,6 +89,11 @@ std::vector<std::pair<std::string, double>> run(CompileRequest request) {
     throw Error(kCompileError,
                 message.empty() ? "compilation failed" : message);
   }
+  // Options the compile could not use, as spperm-compile's warnings (a
+  // warnings filter may raise them; the package is complete by then).
+  for (const std::string &warning : result.warnings)
+    if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 2) < 0)
+      throw nb::python_error();
   return result.stages;
 }
 

@@ -106,8 +106,19 @@ func.func @second(%b: tensor<5x?xf32>) -> tensor<4x?xf32> {{
 
 def test_options_and_k():
     a = random_csr(200, 200, 0.03, seed=5)
-    pkg = spperm.compile(a, k=16, strategy="lpt", format="csr",
-                         k_buckets=[32], no_library_check=True)
+    # Options that the fixed K, strategy and format leave unused are said.
+    with pytest.warns(UserWarning) as said:
+        pkg = spperm.compile(a, k=16, strategy="lpt", format="csr",
+                             k_buckets=[32], block=8, alpha=0.5,
+                             no_library_check=True)
+    assert sorted(str(w.message) for w in said) == [
+        "--alpha is ignored: it applies to the bsa strategy and --strategy "
+        "lpt is fixed",
+        "--block is ignored: it applies to bell layers and --format csr "
+        "makes none",
+        "--k-buckets is ignored: it applies to packages for any K and --k 16 "
+        "compiles the matrix for one"]
+    assert all(w.filename == __file__ for w in said)
     layer = pkg[0]
     assert (layer.k, layer.strategy, layer.format) == (16, "lpt", "csr")
     check_product(pkg, a, k=16)

@@ -17,6 +17,11 @@ void spperm::reportError(const std::string &tool, const std::string &message) {
   std::fprintf(stderr, "%s: error: %s\n", tool.c_str(), message.c_str());
 }
 
+void spperm::reportWarning(const std::string &tool,
+                           const std::string &message) {
+  std::fprintf(stderr, "%s: warning: %s\n", tool.c_str(), message.c_str());
+}
+
 bool spperm::parseIntegerOption(const std::string &tool,
                                 const std::string &name,
                                 const std::string &text, int64_t lo,

@@ -988,6 +988,56 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
 
 } // namespace
 
+/// The options of `request` that the compile cannot use, given the format,
+/// strategy and K it fixes (CompileResult::warnings).
+std::vector<std::string>
+unusedOptionWarnings(const ::spperm::CompileRequest &request,
+                     const SpPermPipelineOptions &pipeline, bool mlirInput) {
+  struct Rule {
+    /// Whether the options apply to what `pipeline` fixes, and the reason
+    /// they do not.
+    bool applies;
+    std::string why;
+    std::vector<StringRef> names;
+  };
+  const FormatOption format = pipeline.format;
+  const bool fixedFormat =
+      format != FormatOption::Auto && format != FormatOption::Keep;
+  const std::optional<::spperm::Strategy> strategy =
+      getFixedStrategy(pipeline.strategy);
+  // The format and strategy as given (a fixed one is always given).
+  auto given = [&](StringRef option) {
+    std::string value;
+    for (const auto &[name, text] : request.tuning)
+      if (name == option)
+        value = text;
+    return value;
+  };
+  const std::string formatText = "--format " + given("format");
+  const Rule rules[] = {
+      {!fixedFormat || format == FormatOption::Bell,
+       "it applies to bell layers and " + formatText + " makes none",
+       {"block", "delta", "bell-columns", "precision"}},
+      {!fixedFormat || format == FormatOption::Hbp,
+       "it applies to hbp layers and " + formatText + " makes none",
+       {"row-block", "col-block"}},
+      {!strategy || *strategy == ::spperm::Strategy::Bsa,
+       "it applies to the bsa strategy and --strategy " + given("strategy") +
+           " is fixed",
+       {"alpha"}},
+      {mlirInput || pipeline.k <= 0,
+       "it applies to packages for any K and --k " +
+           std::to_string(pipeline.k) + " compiles the matrix for one",
+       {"k-buckets"}},
+  };
+  std::vector<std::string> warnings;
+  for (const auto &[name, value] : request.tuning)
+    for (const Rule &rule : rules)
+      if (!rule.applies && llvm::is_contained(rule.names, name))
+        warnings.push_back("--" + name + " is ignored: " + rule.why);
+  return warnings;
+}
+
 namespace spperm {
 
 bool compilePackage(CompileRequest request, CompileResult &result) {
@@ -1128,6 +1178,7 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
     if (!formatGiven)
       pipeline.format = FormatOption::Auto;
   }
+  result.warnings = unusedOptionWarnings(request, pipeline, mlirInput);
 
   Progress progress(request.tool.c_str(), request.progress, progressSeconds);
   StageTimes times;

@@ -177,6 +177,8 @@ int main(int argc, char **argv) {
 
   ::spperm::CompileResult result;
   bool ok = ::spperm::compilePackage(std::move(request), result);
+  for (const std::string &warning : result.warnings)
+    ::spperm::reportWarning(kTool, warning);
   for (const std::string &error : result.errors)
     reportError(kTool, error);
   if (ok && o.timing)

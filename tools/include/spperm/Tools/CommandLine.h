@@ -25,6 +25,9 @@ namespace spperm {
 /// Prints `TOOL: error: MESSAGE` on stderr.
 void reportError(const std::string &tool, const std::string &message);
 
+/// Prints `TOOL: warning: MESSAGE` on stderr.
+void reportWarning(const std::string &tool, const std::string &message);
+
 /// Parses the whole of `text` as a decimal integer in [lo, hi]; otherwise
 /// reports `--NAME must be an integer in [lo, hi], got 'TEXT'` and fails.
 bool parseIntegerOption(const std::string &tool, const std::string &name,
