@@ -38,8 +38,8 @@ struct ConcurrentCase {
   std::vector<float> b;
   std::vector<uint16_t> bBits;
   std::vector<double> r, rAbs;
-  /// fp32: underflowSlack of the layer's matrix.
-  double slack = 0.0;
+  /// underflowSlack of the layer's matrix.
+  std::vector<double> slack;
   void *deviceB = nullptr;
 
   sprt_dtype dtype() const { return toDtype(type); }
@@ -225,7 +225,8 @@ bool spperm::verify::checkConcurrency(const std::string &path,
         const Comparison cmp =
             c->type == ValueType::F32
                 ? compare(host, c->r, c->slack)
-                : compareRounded(host, c->r, c->rAbs, c->type, tolerance);
+                : compareRounded(host, c->r, c->rAbs, c->type, tolerance,
+                                 c->slack);
         {
           std::lock_guard<std::mutex> lock(errorMutex);
           if (std::isfinite(cmp.error))

@@ -146,28 +146,35 @@ bool spperm::verify::referenceMatrix(const std::string &path,
   return true;
 }
 
-double spperm::verify::underflowSlack(const CsrMatrix &a) {
-  int64_t longest = 0;
+std::vector<double> spperm::verify::underflowSlack(const CsrMatrix &a) {
+  std::vector<double> out(static_cast<size_t>(a.rows));
   for (int32_t i = 0; i < a.rows; ++i)
-    longest = std::max<int64_t>(longest, a.rowPtr[i + 1] - a.rowPtr[i]);
-  return static_cast<double>(longest) * std::ldexp(1.0, -149);
+    out[i] = static_cast<double>(a.rowPtr[i + 1] - a.rowPtr[i]) *
+             std::ldexp(1.0, -149);
+  return out;
 }
 
-Comparison spperm::verify::compare(const std::vector<float> &c,
-                                   const std::vector<double> &r, double slack) {
+/// compare with `extra` added to every row's slack.
+static Comparison compareBeyond(const std::vector<float> &c,
+                                const std::vector<double> &r,
+                                const std::vector<double> &slack,
+                                double extra) {
   Comparison out;
   double num = 0.0, den = 0.0;
+  // Elements per row: C is rows x K, row-major.
+  const size_t k = slack.empty() ? 0 : r.size() / slack.size();
   for (size_t i = 0; i < r.size(); ++i) {
     if (std::isnan(c[i]) && !std::isnan(r[i])) {
       ++out.unwritten;
       continue;
     }
     double d = static_cast<double>(c[i]) - r[i];
+    const double allowed = extra + (k ? slack[i / k] : 0.0);
     // NaN and infinite differences stay as they are.
-    if (std::fabs(d) <= slack)
+    if (std::fabs(d) <= allowed)
       d = 0.0;
     else if (std::isfinite(d))
-      d = d > 0 ? d - slack : d + slack;
+      d = d > 0 ? d - allowed : d + allowed;
     num += d * d;
     den += r[i] * r[i];
   }
@@ -175,17 +182,24 @@ Comparison spperm::verify::compare(const std::vector<float> &c,
   return out;
 }
 
+Comparison spperm::verify::compare(const std::vector<float> &c,
+                                   const std::vector<double> &r,
+                                   const std::vector<double> &slack) {
+  return compareBeyond(c, r, slack, 0.0);
+}
+
 Comparison spperm::verify::compareRounded(const std::vector<float> &c,
                                           const std::vector<double> &r,
                                           const std::vector<double> &rAbs,
-                                          ValueType type, double tolerance) {
-  Comparison out = compare(c, r);
+                                          ValueType type, double tolerance,
+                                          const std::vector<double> &slack) {
   // The unit roundoff of the type, and half its smallest subnormal (the
   // rounding error of results below its normal range).
   const double unit =
       type == ValueType::F16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
   const double tiny =
       type == ValueType::F16 ? std::ldexp(1.0, -25) : std::ldexp(1.0, -134);
+  Comparison out = compareBeyond(c, r, slack, tiny);
   out.errorLimit = unit;
   for (size_t i = 0; i < r.size(); ++i) {
     if (std::isnan(c[i]) || !std::isfinite(r[i]))

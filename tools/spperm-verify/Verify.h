@@ -83,18 +83,19 @@ struct Comparison {
   }
 };
 
-/// Compares C with the float64 reference R. Each element's difference
-/// counts only beyond `slack`, the absolute error that fp32's range forces
-/// on a sum whose products fall below it (underflowSlack).
+/// Compares C (rows x K, row-major) with the float64 reference R. Each
+/// element's difference counts only beyond its row's `slack` (none when
+/// `slack` is empty): the absolute error that fp32's range forces on a sum
+/// whose products fall below it (underflowSlack).
 Comparison compare(const std::vector<float> &c, const std::vector<double> &r,
-                   double slack = 0.0);
+                   const std::vector<double> &slack = {});
 
-/// The absolute error an fp32 row sum of `a` times B may carry where its
-/// products and partial sums fall into fp32's subnormal range: the longest
-/// row's entries times two roundings of half the smallest subnormal
-/// (2^-149 each). Values near 1e-45 are products of that size; for values
-/// of a normal range it is far below any tolerance.
-double underflowSlack(const CsrMatrix &a);
+/// The absolute error an fp32 sum of each row of `a` times B may carry where
+/// its products and partial sums fall into fp32's subnormal range: two
+/// roundings of half the smallest subnormal (2^-150) per entry of the row.
+/// Values near 1e-45 make products of that size; for values of a normal
+/// range it is far below any tolerance.
+std::vector<double> underflowSlack(const CsrMatrix &a);
 
 /// Compares C of the 16-bit type `type` (widened exactly) with R, the
 /// float64 product of the rounded operands (docs/Testing.md, "16-bit
@@ -102,11 +103,14 @@ double underflowSlack(const CsrMatrix &a);
 /// (2^-11 for f16, 2^-8 for bf16), and every element by the rounding of an
 /// fp32 sum within `tolerance` of R: |C - R| <= u |R| + (1 + u) tolerance
 /// |A||B| + half the type's smallest subnormal, with `rAbs` = |A| |B| in
-/// float64.
+/// float64. The normwise error counts each element's difference beyond
+/// half the type's smallest subnormal and its row's `slack`, as compare
+/// does: below the type's normal range its rounding is absolute.
 Comparison compareRounded(const std::vector<float> &c,
                           const std::vector<double> &r,
                           const std::vector<double> &rAbs, ValueType type,
-                          double tolerance);
+                          double tolerance,
+                          const std::vector<double> &slack = {});
 
 /// B of layer type `type` for the checks: `b` rounded to the type (kept in
 /// `b`, so that the reference multiplies the rounded inputs) and its bit
