@@ -929,18 +929,25 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
 
   popts.externalData = request.data == "external";
   popts.rebuildAlternatives = !request.storeAlternatives;
-  if (popts.externalData) {
+  {
     // A source inside the package's parent directory is recorded relative
     // to it, so that the directory can be moved as a whole
     // (docs/Package.md, "External data"); any other by its absolute path
     // (a module's sources are relative to the module's directory, which
-    // the package's reader does not know).
+    // the package's reader does not know). Embedded or not: readers of
+    // the path (the runtime for external data, spperm-verify's reference)
+    // resolve it against the package's parent directory.
     SmallString<256> parent(request.output);
     llvm::sys::fs::make_absolute(parent);
     llvm::sys::path::remove_dots(parent, /*remove_dot_dot=*/true);
     llvm::sys::path::remove_filename(parent);
     std::string prefix = std::string(parent.str()) + "/";
     auto relativize = [&](::spperm::PackageLayer &layer) {
+      // An in-memory matrix's name is no path.
+      if (layer.sourcePath.empty() ||
+          StringRef(layer.sourcePath)
+              .starts_with(::spperm::kMemorySourcePrefix))
+        return;
       SmallString<256> src(layer.sourcePath);
       llvm::sys::fs::make_absolute(src);
       llvm::sys::path::remove_dots(src, /*remove_dot_dot=*/true);
