@@ -17,7 +17,9 @@ func.func @no_features(%b: tensor<5x8xf32>) -> tensor<4x8xf32> {
 // STRATEGY: for the --strategy option: Cannot find option named 'random'!
 
 // RUN: not spperm-opt %s -spperm-select="k=0" 2>&1 | FileCheck %s --check-prefix=K
-// K: error: spperm-select: k must be positive, got 0
+// K: error: spperm-select: k must be an integer in [1, 2147483647], got 0
+// RUN: not spperm-opt %s -spperm-select="k=2147483648" 2>&1 | FileCheck %s --check-prefix=KBIG
+// KBIG: error: spperm-select: k must be an integer in [1, 2147483647], got 2147483648
 
 // RUN: not spperm-opt %s -spperm-select="target=banana" 2>&1 | FileCheck %s --check-prefix=TARGET
 // TARGET: error: spperm-select: target must be a GPU architecture such as sm_90, got 'banana'

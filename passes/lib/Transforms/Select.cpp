@@ -109,10 +109,10 @@ struct SpPermSelectPass
           << static_cast<int64_t>(maxVariants);
       return signalPassFailure();
     }
-    if (k < 1) {
+    if (k < 1 || k > ::spperm::kMaxIndex) {
       mlir::emitError(module.getLoc())
-          << "spperm-select: k must be positive, got "
-          << static_cast<int64_t>(k);
+          << "spperm-select: k must be an integer in [1, "
+          << ::spperm::kMaxIndex << "], got " << static_cast<int64_t>(k);
       return signalPassFailure();
     }
     if (std::string problem = ::spperm::checkMargin(margin); !problem.empty()) {

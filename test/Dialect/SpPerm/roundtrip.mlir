@@ -144,6 +144,16 @@ func.func @spmm_dynamic_k(%a: !spperm.matrix<4x6xf32, #spperm.csr<perm = #spperm
 
 // -----
 
+// B's and C's rows may be written ?: they are the matrix's.
+// CHECK-LABEL: func.func @spmm_dynamic_rows
+// CHECK: spperm.spmm %{{.*}}, %{{.*}} : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<?x8xf32> -> tensor<?x8xf32>
+func.func @spmm_dynamic_rows(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<?x8xf32> -> tensor<?x8xf32>
+  return %c : tensor<?x8xf32>
+}
+
+// -----
+
 // K = 1 is SpMV.
 
 // CHECK-LABEL: func.func @spmv

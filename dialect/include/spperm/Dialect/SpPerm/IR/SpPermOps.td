@@ -74,7 +74,9 @@ def SpPerm_SpMMOp : SpPerm_Op<"spmm", [Pure]> {
     tensor `B` (N × K) and returns `C` (M × K) in the *original* row order of
     `A`, whatever permutation its format carries. K may be dynamic (the
     package then serves any K); a static K is in [1, 2^31 - 1]. K = 1 is
-    sparse matrix–vector multiplication.
+    sparse matrix–vector multiplication. `B`'s rows and `C`'s rows may be
+    written `?`: they are the matrix's N and M whatever the tensor type
+    says, and a static size must equal them.
 
     `B` and `C` have one element type: `f32`, `f16` or `bf16`. `A`'s
     values are of that type or `f32` (fp32 weights with half activations);
