@@ -75,12 +75,17 @@ static LogicalResult verifyFunctionAttribute(Operation *op, StringRef name,
                               "end, rows>";
   const int64_t index = shard[0], count = shard[1], begin = shard[2],
                 end = shard[3], rows = shard[4];
-  if (count < 1 || count > ::spperm::kMaxIndex || index < 0 || index >= count ||
+  if (count == 1)
+    return op->emitError() << "'" << name
+                           << "' has a count of 1: a layer of one shard is "
+                              "the whole layer (leave the shard attributes "
+                              "out)";
+  if (count < 2 || count > ::spperm::kMaxIndex || index < 0 || index >= count ||
       rows < 0 || rows > ::spperm::kMaxIndex || begin < 0 || begin > end ||
       end > rows)
     return op->emitError() << "'" << name
-                           << "' must have 0 <= index < count and 0 <= "
-                              "begin <= end <= rows <= 2^31 - 1, got "
+                           << "' must have 0 <= index < count, 2 <= count and "
+                              "0 <= begin <= end <= rows <= 2^31 - 1, got "
                            << value;
   if (!op->hasAttr(kShardOfAttrName))
     return op->emitError() << "'" << name << "' needs '" << kShardOfAttrName

@@ -39,18 +39,23 @@ func.func private @shard_short() attributes {spperm.shard = array<i64: 0, 2, 0, 
 
 // -----
 
-// expected-error@+1 {{'spperm.shard' must have 0 <= index < count and 0 <= begin <= end <= rows <= 2^31 - 1, got array<i64: 2, 2, 0, 32, 64>}}
+// expected-error@+1 {{'spperm.shard' must have 0 <= index < count, 2 <= count and 0 <= begin <= end <= rows <= 2^31 - 1, got array<i64: 2, 2, 0, 32, 64>}}
 func.func private @shard_index() attributes {spperm.shard = array<i64: 2, 2, 0, 32, 64>, spperm.shard_of = "layer"}
 
 // -----
 
-// expected-error@+1 {{'spperm.shard' must have 0 <= index < count and 0 <= begin <= end <= rows <= 2^31 - 1, got array<i64: 0, 2, 40, 32, 64>}}
+// expected-error@+1 {{'spperm.shard' must have 0 <= index < count, 2 <= count and 0 <= begin <= end <= rows <= 2^31 - 1, got array<i64: 0, 2, 40, 32, 64>}}
 func.func private @shard_range() attributes {spperm.shard = array<i64: 0, 2, 40, 32, 64>, spperm.shard_of = "layer"}
 
 // -----
 
-// expected-error@+1 {{'spperm.shard' must have 0 <= index < count and 0 <= begin <= end <= rows <= 2^31 - 1, got array<i64: 0, 2, 0, 32, 4294967296>}}
+// expected-error@+1 {{'spperm.shard' must have 0 <= index < count, 2 <= count and 0 <= begin <= end <= rows <= 2^31 - 1, got array<i64: 0, 2, 0, 32, 4294967296>}}
 func.func private @shard_rows() attributes {spperm.shard = array<i64: 0, 2, 0, 32, 4294967296>, spperm.shard_of = "layer"}
+
+// -----
+
+// expected-error@+1 {{'spperm.shard' has a count of 1: a layer of one shard is the whole layer (leave the shard attributes out)}}
+func.func private @shard_one() attributes {spperm.shard = array<i64: 0, 1, 0, 4, 4>, spperm.shard_of = "layer"}
 
 // -----
 
