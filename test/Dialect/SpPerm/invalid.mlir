@@ -605,6 +605,11 @@ func.func private @launch_block() attributes {k = #spperm.launch<name = "k", fam
 
 // -----
 
+// expected-error@+1 {{block must have at most 1024 threads in all, got 2048 x 1 x 1}}
+func.func private @launch_block_size() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [2048, 1, 1], shared_bytes = 0>}
+
+// -----
+
 // expected-error@+1 {{grid_k must be base >= 0, ctas >= 1 and columns >= 1}}
 func.func private @launch_grid_k_values() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "r512", k_min = 260, k_max = 0, k_align = 4, zero_output = false, dependent_launch = false, args = ["K"], grid = [8, 1, 1], block = [32, 1, 1], shared_bytes = 0, grid_k = [0, 0, 128]>}
 
