@@ -4,6 +4,8 @@
 // BLOCK: error: spperm-convert-format: block must be one of 1, 2, 4, 8, 16, 32, got 3
 // RUN: not spperm-opt %s -spperm-convert-format="format=bell delta=1.5" 2>&1 | FileCheck %s --check-prefix=DELTA
 // DELTA: error: spperm-convert-format: delta must be in (0, 1] (or 0 to search), got 1.5
+// RUN: not spperm-opt %s -spperm-convert-format="format=bell delta=1.0000001" 2>&1 | FileCheck %s --check-prefix=DELTA-NEAR
+// DELTA-NEAR: error: spperm-convert-format: delta must be in (0, 1] (or 0 to search), got 1.0000001
 // RUN: not spperm-opt %s -spperm-convert-format="format=hbp row-block=100" 2>&1 | FileCheck %s --check-prefix=HBP
 // HBP: error: spperm-convert-format: row-block must be a positive multiple of 32 and col-block positive, both below 2^31, got 100 and 4096
 // RUN: not spperm-opt %s -spperm-convert-format="format=hbp col-block=4294967297" 2>&1 | FileCheck %s --check-prefix=HBP-LARGE

@@ -1031,7 +1031,7 @@ unusedOptionWarnings(const ::spperm::CompileRequest &request,
       {!strategy || *strategy == ::spperm::Strategy::Bsa,
        "it applies to the bsa strategy and --strategy " + given("strategy") +
            " is fixed",
-       {"alpha"}},
+       {"alpha", "tau"}},
       {mlirInput || pipeline.k <= 0,
        "it applies to packages for any K and --k " +
            std::to_string(pipeline.k) + " compiles the matrix for one",

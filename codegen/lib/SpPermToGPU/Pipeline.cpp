@@ -14,6 +14,7 @@
 
 #include "spperm/Conversion/Passes.h"
 #include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/Escape.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/Selector.h"
 #include "spperm/Transforms/Passes.h"
@@ -55,17 +56,11 @@ mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
   if (!llvm::isPowerOf2_64(o.line))
     return "line must be a power of two in [1, 1024], got " +
            std::to_string(o.line);
-  if (!(o.alpha > 0.0 && o.alpha <= 1.0)) {
-    char value[32];
-    std::snprintf(value, sizeof value, "%g", static_cast<double>(o.alpha));
-    return std::string("alpha must be in (0, 1], got ") + value;
-  }
-  if (!(o.delta >= 0.0 && o.delta <= 1.0)) {
-    char value[32];
-    std::snprintf(value, sizeof value, "%g", static_cast<double>(o.delta));
-    return std::string("delta must be in (0, 1] (or 0 to search), got ") +
-           value;
-  }
+  if (!(o.alpha > 0.0 && o.alpha <= 1.0))
+    return "alpha must be in (0, 1], got " + ::spperm::exactNumber(o.alpha);
+  if (!(o.delta >= 0.0 && o.delta <= 1.0))
+    return "delta must be in (0, 1] (or 0 to search), got " +
+           ::spperm::exactNumber(o.delta);
   if (o.rowBlock % 32 != 0)
     return "row-block must be a multiple of 32, got " +
            std::to_string(o.rowBlock);

@@ -7,6 +7,7 @@
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 
 #include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/Escape.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/Permutation.h"
 
@@ -155,7 +156,8 @@ LogicalResult PermAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "'alpha' only applies to the bsa strategy";
     double a = alpha.getValueAsDouble();
     if (!(a > 0.0 && a <= 1.0))
-      return emitError() << "alpha must be in (0, 1], got " << a;
+      return emitError() << "alpha must be in (0, 1], got "
+                         << ::spperm::exactNumber(a);
   }
   return success();
 }
@@ -347,7 +349,8 @@ LogicalResult BellAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (delta) {
     double d = delta.getValueAsDouble();
     if (!(d > 0.0 && d <= 1.0))
-      return emitError() << "delta must be in (0, 1], got " << d;
+      return emitError() << "delta must be in (0, 1], got "
+                         << ::spperm::exactNumber(d);
   }
   return success();
 }

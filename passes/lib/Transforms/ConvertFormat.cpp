@@ -7,6 +7,7 @@
 #include "spperm/Transforms/Passes.h"
 
 #include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/Escape.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Transforms/MatrixUtils.h"
 
@@ -76,7 +77,7 @@ struct SpPermConvertFormatPass
       mlir::emitError(module.getLoc())
           << "spperm-convert-format: delta must be in (0, 1] "
              "(or 0 to search), got "
-          << static_cast<double>(delta);
+          << ::spperm::exactNumber(delta);
       return signalPassFailure();
     }
     if ((format == FormatOption::Hbp || chosen) &&

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spperm/Sparse/Permutation.h"
+#include "spperm/Sparse/Escape.h"
 
 #include "RowLines.h"
 #include "Strategies.h"
@@ -34,7 +35,7 @@ Status spperm::validatePermutationOptions(const PermutationOptions &o) {
                          std::to_string(o.tau));
   if (!(o.alpha > 0.0 && o.alpha <= 1.0))
     return Status::error("alpha must be in (0, 1], got " +
-                         std::to_string(o.alpha));
+                         exactNumber(o.alpha));
   if (o.candidateLimit < 0)
     return Status::error("candidate limit must be >= 0 (0 = exact), got " +
                          std::to_string(o.candidateLimit));

@@ -110,6 +110,13 @@ func.func private @alpha_too_big(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spp
 
 // -----
 
+// A value just outside the range is shown as written, not rounded into it.
+// expected-error@+2 {{alpha must be in (0, 1], got 1.0000001}}
+// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+func.func private @alpha_just_above(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<bsa, alpha = 1.0000001>>>)
+
+// -----
+
 // expected-error@+2 {{alpha must be in (0, 1], got 0}}
 // expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
 func.func private @alpha_zero(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<bsa, alpha = 0.0>>>)

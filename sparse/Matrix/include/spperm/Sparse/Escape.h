@@ -13,6 +13,8 @@
 #define SPPERM_SPARSE_ESCAPE_H
 
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -42,6 +44,20 @@ inline std::string escaped(std::string_view tok) {
 /// escaped(tok) in single quotes.
 inline std::string quoted(std::string_view tok) {
   return "'" + escaped(tok) + "'";
+}
+
+/// `x` for a message in the fewest significant digits that read back as
+/// `x`, so that a value just outside a range is not shown rounded into it
+/// (1.0000001, not 1).
+inline std::string exactNumber(double x) {
+  char text[40];
+  for (int digits = 6; digits < 17; ++digits) {
+    std::snprintf(text, sizeof(text), "%.*g", digits, x);
+    if (std::strtod(text, nullptr) == x)
+      return text;
+  }
+  std::snprintf(text, sizeof(text), "%.17g", x);
+  return text;
 }
 
 } // namespace spperm
