@@ -360,18 +360,18 @@ TEST(ValuesSpec, Rejects) {
     ASSERT_FALSE(s.isOk()) << text;
     EXPECT_EQ(s.message(), message);
   };
-  expectError("random:x",
-              "invalid --values 'random:x': SEED must be a decimal integer");
-  expectError("random:",
-              "invalid --values 'random:': SEED must be a decimal integer");
-  expectError("random:-1",
-              "invalid --values 'random:-1': SEED must be a decimal integer");
-  expectError("random:+1",
-              "invalid --values 'random:+1': SEED must be a decimal integer");
-  expectError("random:12x",
-              "invalid --values 'random:12x': SEED must be a decimal integer");
-  expectError("random: 1",
-              "invalid --values 'random: 1': SEED must be a decimal integer");
+  expectError("random:x", "invalid --values 'random:x': SEED must be a "
+                          "non-negative decimal integer");
+  expectError("random:", "invalid --values 'random:': SEED must be a "
+                         "non-negative decimal integer");
+  expectError("random:-1", "invalid --values 'random:-1': SEED must be a "
+                           "non-negative decimal integer");
+  expectError("random:+1", "invalid --values 'random:+1': SEED must be a "
+                           "non-negative decimal integer");
+  expectError("random:12x", "invalid --values 'random:12x': SEED must be a "
+                            "non-negative decimal integer");
+  expectError("random: 1", "invalid --values 'random: 1': SEED must be a "
+                           "non-negative decimal integer");
   expectError("random:18446744073709551616",
               "invalid --values 'random:18446744073709551616': SEED does not "
               "fit in 64 bits");

@@ -14,7 +14,7 @@ func.func @bad_values(%w: tensor<8x8xf32, #CSR> {spperm.source = "w.mtx", spperm
 
 // -----
 
-// expected-error@+1 {{'func.func' op argument 0: spperm.source must be a string (the matrix file)}}
+// expected-error@+1 {{'func.func' op argument 0: spperm.source must be a non-empty string (the matrix file)}}
 func.func @source_not_string(%w: tensor<8x8xf32> {spperm.source = 3 : i64}) {
   return
 }

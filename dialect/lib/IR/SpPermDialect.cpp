@@ -141,8 +141,9 @@ LogicalResult SpPermDialect::verifyRegionArgAttribute(Operation *op,
   auto text = dyn_cast<StringAttr>(attr.getValue());
   if (name == kSourceAttrName) {
     if (!text || text.getValue().empty())
-      return op->emitOpError() << "argument " << argIndex << ": " << name
-                               << " must be a string (the matrix file)";
+      return op->emitOpError()
+             << "argument " << argIndex << ": " << name
+             << " must be a non-empty string (the matrix file)";
     // The matrix type takes its rows and columns from the tensor's.
     auto function = dyn_cast<FunctionOpInterface>(op);
     if (function && argIndex < function.getNumArguments())

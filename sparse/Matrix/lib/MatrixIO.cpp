@@ -56,13 +56,13 @@ StatusOr<ValuesSpec> spperm::parseValuesSpec(std::string_view text) {
   // from_chars on an unsigned type rejects signs; require digits throughout.
   if (digits.empty() ||
       !std::all_of(first, last, [](char c) { return c >= '0' && c <= '9'; }))
-    return invalid("SEED must be a decimal integer");
+    return invalid("SEED must be a non-negative decimal integer");
   uint64_t seed = 0;
   auto [ptr, ec] = std::from_chars(first, last, seed);
   if (ec == std::errc::result_out_of_range)
     return invalid("SEED does not fit in 64 bits");
   if (ec != std::errc() || ptr != last)
-    return invalid("SEED must be a decimal integer");
+    return invalid("SEED must be a non-negative decimal integer");
   spec.mode = ValueMode::Random;
   spec.seed = seed;
   return spec;

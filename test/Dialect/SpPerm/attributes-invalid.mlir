@@ -108,7 +108,7 @@ func.func private @argument_misspelled(tensor<8x8xf32> {spperm.sources = "w.mtx"
 
 // -----
 
-// expected-error@+1 {{'func.func' op argument 0: spperm.source must be a string (the matrix file)}}
+// expected-error@+1 {{'func.func' op argument 0: spperm.source must be a non-empty string (the matrix file)}}
 func.func private @source_empty(tensor<8x8xf32> {spperm.source = ""})
 
 // -----
