@@ -279,10 +279,15 @@ const ::spperm::FormattedMatrix *MatrixCache::getFormatted(SpMMOp spmm,
   if (failed(built))
     return nullptr;
   if (auto bell = dyn_cast<BellAttr>(type.getFormat()))
-    if (built->bell.width > bell.getWidth()) {
-      spmm.emitOpError() << "the data needs Blocked-ELL width "
-                         << built->bell.width << " but the type says "
-                         << bell.getWidth();
+    if (built->bell.width != bell.getWidth()) {
+      // The type records the data's width (docs/Dialects/SpPerm.md): a
+      // smaller one cannot hold the tiles, a larger one is not what runs.
+      spmm.emitOpError() << "the data "
+                         << (built->bell.width > bell.getWidth() ? "needs"
+                                                                 : "has")
+                         << " Blocked-ELL width " << built->bell.width
+                         << " but the type says " << bell.getWidth()
+                         << " (spperm-convert-format records the data's)";
       return nullptr;
     }
   return formatted

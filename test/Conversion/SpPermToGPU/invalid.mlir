@@ -41,3 +41,25 @@ func.func @layer(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x8xf32> -> tensor<64x8xf32>
   return %c : tensor<64x8xf32>
 }
+
+// -----
+
+// The type's Blocked-ELL width is the data's (blocks64 at δ = 0.5 needs 3):
+// a smaller one cannot hold its tiles, a larger one is not what runs.
+func.func @narrow(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %m = spperm.convert %a : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 2, residual = csr, delta = 5.000000e-01 : f64>>
+  // expected-error @+1 {{'spperm.spmm' op the data needs Blocked-ELL width 3 but the type says 2 (spperm-convert-format records the data's)}}
+  %c = spperm.spmm %m, %b : !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 2, residual = csr, delta = 5.000000e-01 : f64>>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @wide(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %m = spperm.convert %a : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 4, residual = csr, delta = 5.000000e-01 : f64>>
+  // expected-error @+1 {{'spperm.spmm' op the data has Blocked-ELL width 3 but the type says 4 (spperm-convert-format records the data's)}}
+  %c = spperm.spmm %m, %b : !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 4, residual = csr, delta = 5.000000e-01 : f64>>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
