@@ -962,6 +962,12 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     }
   }
 
+  // Layer names and shards are the input's: a module with two layers of
+  // one name, or some shards of a layer, is refused naming it rather than
+  // the package the writer would refuse.
+  if (::spperm::Status s = ::spperm::checkShards(layers); !s)
+    return fail(inputName + ": " + s.message());
+
   // The report first (it needs only the layers): a compile whose report
   // cannot be written leaves no package, and one whose package cannot be
   // written removes its report.
