@@ -1042,6 +1042,7 @@ unusedOptionWarnings(const ::spperm::CompileRequest &request,
        "it applies to packages for any K and --k " +
            std::to_string(pipeline.k) + " compiles the matrix for one",
        {"k-buckets"}},
+      {!pipeline.costModel, "--cost-model ranks without a model", {"model"}},
   };
   std::vector<std::string> warnings;
   for (const auto &[name, value] : request.tuning)
