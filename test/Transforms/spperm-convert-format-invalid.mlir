@@ -12,6 +12,8 @@
 // HBP-LARGE: error: spperm-convert-format: row-block must be a positive multiple of 32 and col-block positive, both below 2^31, got 512 and 4294967297
 // RUN: not spperm-opt %s -spperm-convert-format="format=bell" 2>&1 | FileCheck %s --check-prefix=ARG
 // ARG: error: 'spperm.spmm' op needs the matrix's spperm.load to compute its Blocked-ELL width
+// RUN: not spperm-opt %s -spperm-convert-format="format=auto" 2>&1 | FileCheck %s --check-prefix=ARG-AUTO
+// ARG-AUTO: error: 'spperm.spmm' op multiplies a matrix that does not come from spperm.load: format=auto has no data to choose a format for
 
 // A matrix passed in as an argument has no file to study.
 func.func @argument(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x8xf32>) -> tensor<64x8xf32> {

@@ -107,8 +107,13 @@ struct SpPermConvertFormatPass
           // whoever permuted it (the selector skips it): keep its format.
           if (perm)
             return type.getFormat();
-          op.emitOpError("has no spperm-select choice for its matrix "
-                         "(format=auto needs spperm-select first)");
+          if (!load)
+            op.emitOpError("multiplies a matrix that does not come from "
+                           "spperm.load: format=auto has no data to choose "
+                           "a format for");
+          else
+            op.emitOpError("has no spperm-select choice for its matrix "
+                           "(format=auto needs spperm-select first)");
           failed = true;
           return nullptr;
         }
