@@ -310,6 +310,72 @@ def test_cuda_graph(torch_cuda, linear):
         assert torch.allclose(y, m(x), rtol=1e-5, atol=1e-5)
 
 
+def test_cuda_as_models_call_it(torch_cuda, linear):
+    """What a served model does: batch sizes between the K buckets and above
+    them, an empty batch, inputs that are views (a column slice, a stride-0
+    broadcast, a transposed tensor), under inference_mode and in a
+    torch.compile graph with dynamic shapes."""
+    m, w = cuda_module(linear)
+    with torch.inference_mode():
+        for n in (1, 7, 33, 100, 300, 700, 2100):
+            check(m, w, linear.bias, torch.randn(n, 192, device="cuda"))
+        wide = torch.randn(40, 384, device="cuda")
+        check(m, w, linear.bias, wide[:, ::2])
+        check(m, w, linear.bias,
+              torch.randn(1, 192, device="cuda").expand(50, 192))
+        check(m, w, linear.bias, torch.randn(192, 60, device="cuda").t())
+        y = m(torch.randn(0, 192, device="cuda"))
+        assert y.shape == (0, 96) and y.is_cuda
+        assert m(torch.randn(3, 0, 192, device="cuda")).shape == (3, 0, 96)
+    compiled_m = torch.compile(m, dynamic=True)
+    with torch.no_grad():
+        for n in (5, 64, 129, 513):
+            x = torch.randn(n, 192, device="cuda")
+            y = compiled_m(x)
+            ref = torch.nn.functional.linear(x.double(), w.double().cuda(),
+                                             linear.bias.double().cuda())
+            assert (y.double() - ref).norm() / ref.norm() < 1e-5
+
+
+def test_cuda_threads_on_their_own_streams(torch_cuda, linear):
+    """Threads calling one module, each on a torch stream of its own, with
+    batch sizes that take different variants and the transposing path (a
+    row-major x): every result right."""
+    import threading
+    m, w = cuda_module(linear)
+    ref_w = w.double().cuda()
+    ref_b = linear.bias.double().cuda()
+    sizes = (8, 32, 100, 512)
+    with torch.no_grad():  # the first call for each K decides outside
+        for n in sizes:
+            m(torch.randn(n, 192, device="cuda"))
+    torch.cuda.synchronize()
+    errors, wrong = [], []
+
+    def work(seed):
+        try:
+            g = torch.Generator(device="cuda").manual_seed(seed)
+            stream = torch.cuda.Stream()
+            with torch.cuda.stream(stream), torch.no_grad():
+                for i in range(24):
+                    n = sizes[(seed + i) % len(sizes)]
+                    x = torch.randn(n, 192, device="cuda", generator=g)
+                    y = m(x)
+                    ref = torch.nn.functional.linear(x.double(), ref_w, ref_b)
+                    err = ((y.double() - ref).norm() / ref.norm()).item()
+                    if not err < 1e-5:
+                        wrong.append((seed, i, n, err))
+        except Exception as e:  # reported by the main thread
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and not wrong, (errors, wrong[:5])
+
+
 def test_cuda_gradient(torch_cuda, linear):
     pkg, a = compiled("linear_cuda")
     pkg_t, _ = compiled("linear_cuda_t")
