@@ -930,13 +930,13 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
   popts.externalData = request.data == "external";
   popts.rebuildAlternatives = !request.storeAlternatives;
   {
-    // A source inside the package's parent directory is recorded relative
-    // to it, so that the directory can be moved as a whole
-    // (docs/Package.md, "External data"); any other by its absolute path
-    // (a module's sources are relative to the module's directory, which
-    // the package's reader does not know). Embedded or not: readers of
-    // the path (the runtime for external data, spperm-verify's reference)
-    // resolve it against the package's parent directory.
+    // With external data a source inside the package's parent directory is
+    // recorded relative to it, so that the directory can be moved as a
+    // whole (docs/Package.md, "External data"); any other source by its
+    // absolute path, whatever directory the compiler ran in (a module's
+    // sources are relative to the module's directory, which no reader of
+    // the package knows). An embedded package travels alone: its sources
+    // (spperm-verify's reference) are recorded absolute.
     SmallString<256> parent(request.output);
     llvm::sys::fs::make_absolute(parent);
     llvm::sys::path::remove_dots(parent, /*remove_dot_dot=*/true);
@@ -951,9 +951,10 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
       SmallString<256> src(layer.sourcePath);
       llvm::sys::fs::make_absolute(src);
       llvm::sys::path::remove_dots(src, /*remove_dot_dot=*/true);
-      layer.sourcePath = StringRef(src).starts_with(prefix)
-                             ? StringRef(src).drop_front(prefix.size()).str()
-                             : std::string(src.str());
+      layer.sourcePath =
+          popts.externalData && StringRef(src).starts_with(prefix)
+              ? StringRef(src).drop_front(prefix.size()).str()
+              : std::string(src.str());
     };
     for (::spperm::PackageLayer &layer : layers) {
       relativize(layer);
@@ -999,11 +1000,9 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
   return errors.empty();
 }
 
-} // namespace
-
 /// The options of `request` that the compile cannot use, given the format,
 /// strategy and K it fixes (CompileResult::warnings).
-std::vector<std::string>
+static std::vector<std::string>
 unusedOptionWarnings(const ::spperm::CompileRequest &request,
                      const SpPermPipelineOptions &pipeline, bool mlirInput) {
   struct Rule {
@@ -1013,9 +1012,14 @@ unusedOptionWarnings(const ::spperm::CompileRequest &request,
     std::string why;
     std::vector<StringRef> names;
   };
+  // `keep` fixes a matrix file's CSR and row order; a module's IR may
+  // hold any format and permutation.
   const FormatOption format = pipeline.format;
-  const bool fixedFormat =
-      format != FormatOption::Auto && format != FormatOption::Keep;
+  const bool fixedFormat = format != FormatOption::Auto &&
+                           (format != FormatOption::Keep || !mlirInput);
+  const bool fixedStrategy =
+      pipeline.strategy != StrategyOption::Auto &&
+      (pipeline.strategy != StrategyOption::Keep || !mlirInput);
   const std::optional<::spperm::Strategy> strategy =
       getFixedStrategy(pipeline.strategy);
   // The format and strategy as given (a fixed one is always given).
@@ -1034,7 +1038,7 @@ unusedOptionWarnings(const ::spperm::CompileRequest &request,
       {!fixedFormat || format == FormatOption::Hbp,
        "it applies to hbp layers and " + formatText + " makes none",
        {"row-block", "col-block"}},
-      {!strategy || *strategy == ::spperm::Strategy::Bsa,
+      {!fixedStrategy || strategy == ::spperm::Strategy::Bsa,
        "it applies to the bsa strategy and --strategy " + given("strategy") +
            " is fixed",
        {"alpha", "tau"}},
@@ -1051,6 +1055,8 @@ unusedOptionWarnings(const ::spperm::CompileRequest &request,
         warnings.push_back("--" + name + " is ignored: " + rule.why);
   return warnings;
 }
+
+} // namespace
 
 namespace spperm {
 

@@ -6,6 +6,7 @@
 
 #include "spperm/Sparse/Selector.h"
 
+#include "spperm/Sparse/Escape.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/Strategy.h"
 
@@ -362,11 +363,9 @@ spperm::rankCandidates(const SelectorModel &model,
 std::string spperm::checkMargin(double margin) {
   if (margin <= 64.0) // not NaN either
     return "";
-  char value[32];
-  std::snprintf(value, sizeof value, "%g", margin);
-  return std::string("margin must be a number at most 64 (or negative: the "
-                     "model's own), got ") +
-         value;
+  return "margin must be a number at most 64 (or negative: the model's own), "
+         "got " +
+         exactNumber(margin);
 }
 
 std::map<std::string, double>

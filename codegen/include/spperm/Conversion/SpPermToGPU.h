@@ -323,7 +323,8 @@ std::string verifyKernelOptions(int64_t threads, int64_t batch,
 
 /// What is wrong with a `k-buckets` option given with no value (`k-buckets=`,
 /// `--k-buckets ''`): an empty list is refused rather than read as the
-/// default, which only an option not given means.
+/// default, which only an option not given means. It spells out
+/// defaultKBuckets(): change the two together.
 constexpr const char *kEmptyKBucketsError =
     "k-buckets needs K values (2 to 65536) or 0 alone (none), got an empty "
     "list; leave it out for the default 8,32,64,128,256,512";

@@ -85,8 +85,9 @@ struct CompileResult {
   std::vector<std::string> errors;
   /// One line per tuning option given that the compile cannot use (no tool
   /// prefix): a bell option with another --format fixed, an hbp option
-  /// likewise, a BSA option with another --strategy fixed, --k-buckets
-  /// with a matrix compiled for one K. The package is made all the same.
+  /// likewise, --alpha or --tau with another --strategy fixed, --k-buckets
+  /// with a matrix compiled for one K, --model with --cost-model. The
+  /// package is made all the same.
   std::vector<std::string> warnings;
   /// The wall time of each stage in seconds, in the order they first ran
   /// (BENCHMARK.md's compile-time split).

@@ -12,9 +12,8 @@
 #ifndef SPPERM_SPARSE_ESCAPE_H
 #define SPPERM_SPARSE_ESCAPE_H
 
+#include <charconv>
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -50,14 +49,9 @@ inline std::string quoted(std::string_view tok) {
 /// `x`, so that a value just outside a range is not shown rounded into it
 /// (1.0000001, not 1).
 inline std::string exactNumber(double x) {
-  char text[40];
-  for (int digits = 6; digits < 17; ++digits) {
-    std::snprintf(text, sizeof(text), "%.*g", digits, x);
-    if (std::strtod(text, nullptr) == x)
-      return text;
-  }
-  std::snprintf(text, sizeof(text), "%.17g", x);
-  return text;
+  char text[32];
+  const std::to_chars_result r = std::to_chars(text, text + sizeof(text), x);
+  return std::string(text, r.ptr);
 }
 
 } // namespace spperm

@@ -54,7 +54,8 @@ def SpPerm_Dialect : Dialect {
       discardable attributes: on a layer's function `spperm.alternative_of`
       (`@layer`), `spperm.precision` (`"fp32"`, `"tf32"`, `"f16"` or
       `"3xtf32"`), `spperm.shard` (`array<i64: index, count, begin, end,
-      rows>`) with `spperm.shard_of` (the layer's name); on a lowered
+      rows>`, count at least 2) with `spperm.shard_of` (the layer's name);
+      on a lowered
       `spperm.spmm` `spperm.kernels` and `spperm.in_place_b` (arrays of
       `#spperm.launch`) and `spperm.transpose_b` (one `#spperm.launch`). The
       dialect verifies each where it appears and refuses any other
