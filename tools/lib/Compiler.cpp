@@ -1002,7 +1002,7 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
 
 /// The options of `request` that the compile cannot use, given the format,
 /// strategy and K it fixes (CompileResult::warnings).
-static std::vector<std::string>
+std::vector<std::string>
 unusedOptionWarnings(const ::spperm::CompileRequest &request,
                      const SpPermPipelineOptions &pipeline, bool mlirInput) {
   struct Rule {
