@@ -16,6 +16,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::spperm;
 
@@ -282,7 +284,19 @@ FeaturesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "feature 'density' must be a float";
     double d = floatAttr.getValueAsDouble();
     if (!(d >= 0.0 && d <= 1.0))
-      return emitError() << "feature 'density' must be in [0, 1], got " << d;
+      return emitError() << "feature 'density' must be in [0, 1], got "
+                         << ::spperm::exactNumber(d);
+    // spperm-extract-features writes nnz / (rows * cols), and 0 for an empty
+    // shape; a hand-written value needs six significant digits.
+    if (rows && cols && nnz) {
+      double cells = static_cast<double>(*rows) * static_cast<double>(*cols);
+      double expected = cells > 0 ? static_cast<double>(*nnz) / cells : 0.0;
+      if (std::fabs(d - expected) > 1e-6 * expected)
+        return emitError() << "feature 'density' ("
+                           << ::spperm::exactNumber(d)
+                           << ") disagrees with nnz / (rows * cols) = "
+                           << ::spperm::exactNumber(expected);
+    }
   }
   return success();
 }

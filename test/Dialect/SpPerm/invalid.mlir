@@ -333,6 +333,24 @@ func.func private @feature_density_range() attributes {f = #spperm.features<{den
 
 // -----
 
+// expected-error@+1 {{feature 'density' (0.5) disagrees with nnz / (rows * cols) = 0.4375}}
+func.func private @feature_density_disagrees() attributes {f = #spperm.features<{rows = 4 : i64, cols = 4 : i64, nnz = 7 : i64, density = 0.5 : f64}>}
+
+// -----
+
+// A hand-written density needs six significant digits: 0.333333 is within
+// 1e-6 (relative) of 1/3 (see roundtrip.mlir); 0.33333 is not.
+// expected-error@+1 {{feature 'density' (0.33333) disagrees with nnz / (rows * cols) = 0.3333333333333333}}
+func.func private @feature_density_digits() attributes {f = #spperm.features<{rows = 3 : i64, cols = 1 : i64, nnz = 1 : i64, density = 0.33333 : f64}>}
+
+// -----
+
+// An empty shape has density 0.
+// expected-error@+1 {{feature 'density' (0.1) disagrees with nnz / (rows * cols) = 0}}
+func.func private @feature_density_empty() attributes {f = #spperm.features<{rows = 0 : i64, cols = 4 : i64, nnz = 0 : i64, density = 0.1 : f64}>}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // spperm.load
 //===----------------------------------------------------------------------===//

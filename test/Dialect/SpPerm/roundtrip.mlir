@@ -33,6 +33,17 @@ func.func @load_features() {
 
 // -----
 
+// A hand-written density agrees with nnz / (rows * cols) to six significant
+// digits.
+// CHECK-LABEL: func.func @load_features_density_digits
+// CHECK: density = 3.333330e-01 : f64
+func.func @load_features_density_digits() {
+  %0 = spperm.load "a.mtx" {features = #spperm.features<{rows = 3 : i64, cols = 1 : i64, nnz = 1 : i64, density = 0.333333 : f64}>} : !spperm.matrix<3x1xf32, #spperm.csr>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @load_choice
 // CHECK: spperm.load "a.mtx" {choice = #spperm.choice<strategy = "hybrid-2.1", format = "cusparse", source = "model m.json">}
 func.func @load_choice() {

@@ -242,7 +242,8 @@ def SpPerm_FeaturesAttr : SpPerm_Attr<"Features", "features"> {
     for example `row_nnz = {mean = 21.4 : f64, max = 83 : i64}`. The count
     keys `rows`, `cols`, `nnz` and `empty_rows` must be non-negative
     integers, `density` a float in [0, 1], and they must agree with each
-    other (`nnz ≤ rows · cols`, `empty_rows ≤ rows`).
+    other (`nnz ≤ rows · cols`, `empty_rows ≤ rows`, and `density` within
+    1e-6, relative, of `nnz / (rows · cols)`, or 0 for an empty shape).
 
     ```mlir
     #spperm.features<{rows = 4 : i64, cols = 4 : i64, nnz = 7 : i64,
