@@ -737,8 +737,54 @@ DialectRegistry compilerRegistry() {
 
 /// The compilation after the request's own checks: `errors` gets one line
 /// per problem.
+/// The K options a module leaves unused (CompileResult::warnings): `--k`
+/// and `--k-buckets` apply to multiplications whose K is dynamic, and a
+/// static K in a layer's types is what its kernels and the selector take.
+void moduleKWarnings(const ::spperm::CompileRequest &request,
+                     const SpPermPipelineOptions &pipeline, ModuleOp module,
+                     std::vector<std::string> &warnings) {
+  const bool bucketsGiven =
+      llvm::any_of(request.tuning, [](const auto &option) {
+        return option.first == "k-buckets";
+      });
+  if (pipeline.k <= 0 && !bucketsGiven)
+    return;
+  // A static K and its layer for each message: any for the buckets, one
+  // other than --k for --k (a --k the types agree with is not said).
+  std::string anyStatic, otherThanK;
+  bool anyDynamic = false;
+  module.walk([&](SpMMOp op) {
+    auto bType = cast<ShapedType>(op.getDense().getType());
+    if (bType.isDynamicDim(1)) {
+      anyDynamic = true;
+      return WalkResult::interrupt();
+    }
+    auto func = op->getParentOfType<func::FuncOp>();
+    const std::string where =
+        (func ? func.getSymName().str() + ": " : std::string()) +
+        "K = " + std::to_string(bType.getDimSize(1));
+    if (anyStatic.empty())
+      anyStatic = where;
+    if (otherThanK.empty() && bType.getDimSize(1) != pipeline.k)
+      otherThanK = where;
+    return WalkResult::advance();
+  });
+  if (anyDynamic)
+    return;
+  auto why = [&](const std::string &where) {
+    return "it applies where K is dynamic and every multiplication in " +
+           request.input + " has a static K in its types (" + where + ")";
+  };
+  if (pipeline.k > 0 && !otherThanK.empty())
+    warnings.push_back("--k " + std::to_string(pipeline.k) +
+                       " is ignored: " + why(otherThanK));
+  if (bucketsGiven && !anyStatic.empty())
+    warnings.push_back("--k-buckets is ignored: " + why(anyStatic));
+}
+
 bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
-             StageTimes &times, std::vector<std::string> &errors) {
+             StageTimes &times, std::vector<std::string> &errors,
+             std::vector<std::string> &warnings) {
   auto fail = [&](std::string message) {
     errors.push_back(std::move(message));
     return false;
@@ -830,6 +876,7 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
       if (failed(checkLayerFunction(func)))
         return false;
     }
+    moduleKWarnings(request, pipeline, *module, warnings);
     times.add("parse", since(start));
   } else {
     std::string name;
@@ -1203,7 +1250,7 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
   Progress progress(request.tool.c_str(), request.progress, progressSeconds);
   StageTimes times;
   times.progress = &progress;
-  bool ok = compile(request, pipeline, times, errors);
+  bool ok = compile(request, pipeline, times, errors, result.warnings);
   progress.finish();
   result.stages = std::move(times.seconds);
   return ok;
