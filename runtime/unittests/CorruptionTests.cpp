@@ -211,6 +211,16 @@ TEST(CorruptionTest, CraftedManifests) {
        }},
       {"block[0] is 2048",
        [](json &m) { m["layers"][0]["kernels"][0]["block"][0] = 2048; }},
+      {"kernels[0].block must have at most 1024 threads in all and 64 in z, "
+       "got 64 x 32 x 1",
+       [](json &m) {
+         m["layers"][0]["kernels"][0]["block"] = json::array({64, 32, 1});
+       }},
+      {"kernels[0].block must have at most 1024 threads in all and 64 in z, "
+       "got 1 x 1 x 128",
+       [](json &m) {
+         m["layers"][0]["kernels"][0]["block"] = json::array({1, 1, 128});
+       }},
       // A grid that grows with K: whole, positive, consistent with grid,
       // on a kernel that takes K.
       {"unexpected key 'layers[0] ('a').kernels[0].grid_k.slices'",

@@ -448,10 +448,11 @@ LogicalResult LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (sizes.size() != 3 ||
         !llvm::all_of(sizes.asArrayRef(), [](int64_t v) { return v >= 1; }))
       return emitError() << what << " must be three positive sizes";
-  // A CTA has at most 1,024 threads (docs/Limits.md).
-  if (block[0] > 1024 || block[1] > 1024 || block[2] > 1024 ||
+  // A CTA has at most 1,024 threads, 64 in z (docs/Limits.md).
+  if (block[0] > 1024 || block[1] > 1024 || block[2] > 64 ||
       block[0] * block[1] * block[2] > 1024)
-    return emitError() << "block must have at most 1024 threads in all, got "
+    return emitError() << "block must have at most 1024 threads in all and "
+                          "64 in z, got "
                        << block[0] << " x " << block[1] << " x " << block[2];
   if (sharedBytes < 0)
     return emitError() << "shared_bytes must not be negative, got "

@@ -630,8 +630,18 @@ func.func private @launch_block() attributes {k = #spperm.launch<name = "k", fam
 
 // -----
 
-// expected-error@+1 {{block must have at most 1024 threads in all, got 2048 x 1 x 1}}
+// expected-error@+1 {{block must have at most 1024 threads in all and 64 in z, got 2048 x 1 x 1}}
 func.func private @launch_block_size() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [2048, 1, 1], shared_bytes = 0>}
+
+// -----
+
+// expected-error@+1 {{block must have at most 1024 threads in all and 64 in z, got 64 x 32 x 1}}
+func.func private @launch_block_product() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [64, 32, 1], shared_bytes = 0>}
+
+// -----
+
+// expected-error@+1 {{block must have at most 1024 threads in all and 64 in z, got 1 x 1 x 128}}
+func.func private @launch_block_z() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [1, 1, 128], shared_bytes = 0>}
 
 // -----
 

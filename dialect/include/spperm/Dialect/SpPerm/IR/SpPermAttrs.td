@@ -193,7 +193,8 @@ def SpPerm_LaunchAttr : SpPerm_Attr<"Launch", "launch"> {
     k_max`, `k_max` 0 = no bound, `K % k_align == 0`), whether C is cleared
     before it, whether it may launch while the kernels before it in its
     variant still run, its parameters in order (buffer names of the layer,
-    `B`, `C`, `tickets`, `K`), grid and block sizes and dynamic shared
+    `B`, `C`, `tickets`, `K`), grid and block sizes (positive; a block of
+    at most 1024 threads, 64 in z, as CUDA launches) and dynamic shared
     memory. An optional `grid_k = [base, ctas, columns]` says that the
     grid's x grows with K: at a call with K the runtime launches `base +
     ctas * ceil(K / columns)` CTAs, one slice of `ctas` CTAs per `columns`
