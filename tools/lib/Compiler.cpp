@@ -432,6 +432,25 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     layer.values =
         *::spperm::parseValuesSpec(load.getValues().value_or("file").str());
     ChoiceAttr choice = load.getChoiceAttr();
+    // A choice the pipeline did not materialize (it does only when the
+    // selector runs; keep/keep leaves the types as written) is not what the
+    // layer runs: said, and the layer taken as it is.
+    if (choice && !parent &&
+        choice.getFormat() != StringRef(::spperm::kCusparse) &&
+        (choice.getStrategy() !=
+             StringRef(::spperm::strategyCliName(layer.permutation.strategy)) ||
+         choice.getFormat() !=
+             StringRef(::spperm::formatName(layer.format.kind)))) {
+      load.emitWarning()
+          << "spperm.load has a #spperm.choice of strategy '" << choice.getStrategy()
+          << "' and format '" << choice.getFormat()
+          << "' that the layer does not run: it runs strategy '"
+          << ::spperm::strategyCliName(layer.permutation.strategy)
+          << "' and format '" << ::spperm::formatName(layer.format.kind)
+          << "', taken as they are (the pipeline takes a module's choice "
+             "when the selector runs: --strategy auto or --format auto)";
+      choice = nullptr;
+    }
     // Kernels the selector chose are checked against the library at run
     // time; a forced choice is taken as it is.
     layer.libraryCheck = options.libraryCheck && choice &&
@@ -795,10 +814,14 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
   MLIRContext ctx(compilerRegistry());
   ctx.loadDialect<SpPermDialect, func::FuncDialect, tensor::TensorDialect,
                   arith::ArithDialect>();
-  // Diagnostics become one line each: `LOC: message`.
+  // Diagnostics become one line each: `LOC: message`, errors and warnings
+  // (CompileResult::warnings).
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Error)
+    if (diag.getSeverity() != DiagnosticSeverity::Error &&
+        diag.getSeverity() != DiagnosticSeverity::Warning)
       return success();
+    std::vector<std::string> &lines =
+        diag.getSeverity() == DiagnosticSeverity::Error ? errors : warnings;
     std::string text;
     llvm::raw_string_ostream os(text);
     // FILE:LINE:COL for ops, FILE alone for the module (line 0).
@@ -819,8 +842,8 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     os << message;
     // A pass run once per function or layer may report the same problem
     // more than once: one line each.
-    if (llvm::find(errors, text) == errors.end())
-      errors.push_back(std::move(text));
+    if (llvm::find(lines, text) == lines.end())
+      lines.push_back(std::move(text));
     return success();
   });
 

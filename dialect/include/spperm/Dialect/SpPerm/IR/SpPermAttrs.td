@@ -149,6 +149,18 @@ def SpPerm_ChoiceAttr : SpPerm_Attr<"Choice", "choice"> {
     `spperm-permute-rows{strategy=auto}` and
     `spperm-convert-format{format=auto}` materialize it.
 
+    The pipeline takes a module's choice when the selector runs
+    (`strategy=auto` or `format=auto`; the first choice of a matrix
+    stands). Its source then decides what a package does with it:
+    generated kernels of any source but `forced` are timed against the
+    library (cuSPARSE, and dense GEMM for 16-bit layers) at the first call
+    per K, the runtime's library check (docs/Rationale.md), unless the
+    pipeline runs with `no-library-check`; a choice written by hand, or
+    left from an earlier `spperm-select`, counts as the selector's, and
+    `source = "forced"` runs as it is. Under the default `keep`/`keep` the
+    layer runs its types as written: spperm-compile says so of a choice
+    they do not follow (docs/Compile.md).
+
     `alternatives`, when present, is the selector's shortlist of
     runner-ups for a choice the runtime checks (docs/Selector.md, "The
     shortlist"): generated variants (`#spperm.choice` attributes of their
