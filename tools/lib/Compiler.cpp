@@ -578,7 +578,7 @@ struct StageTimer : public PassInstrumentation {
     if (arg == "spperm-permute-rows" || arg == "spperm-convert-format" ||
         arg == "spperm-tensor-core-alternatives")
       return {"passes", "permuting rows and converting formats"};
-    if (arg == "spperm-lower-to-gpu")
+    if (arg == "spperm-lower-to-gpu" || arg == "spperm-dedup-kernels")
       return {"codegen", "generating kernels"};
     if (arg == "spperm-compile-collect")
       return {"hash", "collecting the layers (sha256 of the sources)"};

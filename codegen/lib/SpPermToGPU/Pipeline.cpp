@@ -169,6 +169,7 @@ void mlir::spperm::buildSpPermKernelPipeline(
   lower.narrowIndices = o.narrowIndices;
   lower.inPlaceB = o.inPlaceB;
   addPass(createSpPermLowerToGPU(lower));
+  addPass(createSpPermDedupKernels());
 }
 
 void mlir::spperm::registerSpPermPipeline() {
@@ -179,7 +180,8 @@ void mlir::spperm::registerSpPermPipeline() {
       "spperm-extract-features and spperm-select when the selector "
       "decides, spperm-permute-rows, spperm-convert-format, "
       "spperm-tensor-core-alternatives for selected dense-block layers, "
-      "spperm-lower-to-gpu, convert-gpu-to-nvvm, nvvm-attach-target, "
+      "spperm-lower-to-gpu, spperm-dedup-kernels, convert-gpu-to-nvvm, "
+      "nvvm-attach-target, "
       "gpu-module-to-binary",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {

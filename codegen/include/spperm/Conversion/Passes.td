@@ -149,4 +149,24 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def SpPermDedupKernels : Pass<"spperm-dedup-kernels", "::mlir::ModuleOp"> {
+  let summary = "Keep one copy of generated kernels that are the same";
+  let description = [{
+    Generated kernels are often the same, op for op: what is baked into
+    them (row ranges, group sizes, the broadcast batch, K) does not depend
+    on the row order or on which rows a shard holds when those leave the
+    plan unchanged. The csr variants of several permutations of one matrix,
+    the shards of an evenly cut matrix and every layer's transposing kernel
+    are typical. This pass keeps the first of each set of equal kernel
+    `gpu.func`s in `gpu.module @spperm_kernels` (the same attributes but
+    their name, the same body, locations aside) and points every
+    `#spperm.launch` of `spperm.kernels`, `spperm.transpose_b` and
+    `spperm.in_place_b` at it, so fewer kernels are lowered to PTX and
+    assembled and a package's `kernels.ptx` and cubin hold each once.
+    Kernels launched with different dynamic shared memory sizes stay apart
+    (the runtime sets a kernel's shared-memory limit for its launch).
+    `spperm-pipeline` runs it after `spperm-lower-to-gpu`.
+  }];
+}
+
 #endif // SPPERM_CONVERSION_PASSES_TD
