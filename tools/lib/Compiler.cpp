@@ -573,6 +573,8 @@ struct StageTimer : public PassInstrumentation {
                                "read + features",
                                "reading the layers' matrices and computing "
                                "features"};
+    if (arg == "spperm-shard-rows")
+      return {"passes", "cutting the layers into shards"};
     if (arg == "spperm-select" || arg == "spperm-expand-alternatives")
       return {"selection", "selecting the variants"};
     if (arg == "spperm-permute-rows" || arg == "spperm-convert-format" ||
