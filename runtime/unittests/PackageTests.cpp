@@ -623,6 +623,17 @@ TEST(PackageTest, WriterRefusesBadInput) {
   bad.kernels = {grows};
   refused({bad}, PackageOptions(),
           "kernel 'k0': grid_k needs a grid of base + a multiple of ctas");
+  // A block CUDA cannot launch: the reader would refuse the package.
+  KernelInfo wide = grows;
+  wide.gridX = 1;
+  wide.gridCtas = wide.gridColumns = 0;
+  wide.blockX = 64;
+  wide.blockY = 32;
+  bad = good;
+  bad.kernels = {wide};
+  refused({bad}, PackageOptions(),
+          "kernel 'k0': block must have at most 1024 threads in all and 64 in "
+          "z, got 64 x 32 x 1");
   // Nor on a transposing or an in-place kernel, which the runtime launches
   // on their own grids.
   KernelInfo transpose;

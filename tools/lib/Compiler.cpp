@@ -437,8 +437,8 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     // layer runs: said, and the layer taken as it is.
     if (choice && !parent &&
         choice.getFormat() != StringRef(::spperm::kCusparse) &&
-        (choice.getStrategy() !=
-             StringRef(::spperm::strategyCliName(layer.permutation.strategy)) ||
+        (::spperm::parseStrategy(choice.getStrategy().str()) !=
+             layer.permutation.strategy ||
          choice.getFormat() !=
              StringRef(::spperm::formatName(layer.format.kind)))) {
       load.emitWarning()
@@ -756,8 +756,6 @@ DialectRegistry compilerRegistry() {
   return registry;
 }
 
-/// The compilation after the request's own checks: `errors` gets one line
-/// per problem.
 /// The K options a module leaves unused (CompileResult::warnings): `--k`
 /// and `--k-buckets` apply to multiplications whose K is dynamic, and a
 /// static K in a layer's types is what its kernels and the selector take.
@@ -803,6 +801,8 @@ void moduleKWarnings(const ::spperm::CompileRequest &request,
     warnings.push_back("--k-buckets is ignored: " + why(anyStatic));
 }
 
+/// The compilation after the request's own checks: `errors` gets one line
+/// per problem, `warnings` one per thing said (CompileResult::warnings).
 bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
              StageTimes &times, std::vector<std::string> &errors,
              std::vector<std::string> &warnings) {

@@ -21,14 +21,13 @@ using namespace mlir::spperm;
 
 namespace {
 
-/// The launch attributes a lowered spperm.spmm carries, by name: arrays of
-/// #spperm.launch, and the one transposing launch.
+/// The attributes of a lowered spperm.spmm that hold arrays of
+/// #spperm.launch (the transposing launch, kTransposeAttrName, is one).
 constexpr StringLiteral kLaunchArrays[] = {kKernelsAttrName, kInPlaceAttrName};
 
 /// Calls `fn` on every #spperm.launch of `module` and stores what it
 /// returns in its place.
-void rewriteLaunches(ModuleOp module,
-                     function_ref<LaunchAttr(LaunchAttr)> fn) {
+void rewriteLaunches(ModuleOp module, function_ref<LaunchAttr(LaunchAttr)> fn) {
   module.walk([&](SpMMOp spmm) {
     for (StringLiteral name : kLaunchArrays) {
       auto launches = spmm->getAttrOfType<ArrayAttr>(name);
@@ -44,35 +43,61 @@ void rewriteLaunches(ModuleOp module,
   });
 }
 
-/// A kernel's attributes without its name.
-DictionaryAttr attributesButName(gpu::GPUFuncOp func) {
-  NamedAttrList attrs(func->getAttrDictionary());
-  attrs.erase(SymbolTable::getSymbolAttrName());
-  return attrs.getDictionary(func.getContext());
+/// Calls `fn` on every #spperm.launch of `module`.
+void forEachLaunch(ModuleOp module, function_ref<void(LaunchAttr)> fn) {
+  module.walk([&](SpMMOp spmm) {
+    for (StringLiteral name : kLaunchArrays)
+      if (auto launches = spmm->getAttrOfType<ArrayAttr>(name))
+        for (Attribute launch : launches)
+          fn(cast<LaunchAttr>(launch));
+    if (auto transpose = spmm->getAttrOfType<LaunchAttr>(kTransposeAttrName))
+      fn(transpose);
+  });
 }
 
+/// A kernel and what decides whether another is the same.
+struct Kernel {
+  gpu::GPUFuncOp func;
+  /// Its attributes but its name.
+  DictionaryAttr attributes;
+  /// The dynamic shared memory it is launched with.
+  int64_t sharedBytes;
+};
+
 /// A hash of what makes two kernels the same: their attributes but the
-/// name, every op of the body (locations and SSA names aside) and the
-/// dynamic shared memory they are launched with.
-llvm::hash_code kernelHash(gpu::GPUFuncOp func, int64_t sharedBytes) {
-  llvm::hash_code hash =
-      llvm::hash_combine(attributesButName(func), sharedBytes);
+/// name, the dynamic shared memory they are launched with, and every op of
+/// the body (locations and SSA names aside).
+llvm::hash_code kernelHash(const Kernel &k) {
+  llvm::hash_code hash = llvm::hash_combine(k.attributes, k.sharedBytes);
+  gpu::GPUFuncOp func = k.func;
   func.getBody().walk([&](Operation *op) {
-    hash = llvm::hash_combine(
-        hash, OperationEquivalence::computeHash(
-                  op, OperationEquivalence::ignoreHashValue,
-                  OperationEquivalence::ignoreHashValue,
-                  OperationEquivalence::IgnoreLocations));
+    hash =
+        llvm::hash_combine(hash, OperationEquivalence::computeHash(
+                                     op, OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::IgnoreLocations));
   });
   return hash;
 }
 
 /// Whether kernels `a` and `b` are the same but for their names.
-bool sameKernel(gpu::GPUFuncOp a, gpu::GPUFuncOp b) {
-  return attributesButName(a) == attributesButName(b) &&
-         OperationEquivalence::isRegionEquivalentTo(
-             &a.getBody(), &b.getBody(),
-             OperationEquivalence::IgnoreLocations);
+/// OperationEquivalence compares ops' properties by their hash, so the
+/// properties are compared again here, op for op.
+bool sameKernel(const Kernel &a, const Kernel &b) {
+  gpu::GPUFuncOp f = a.func, g = b.func;
+  if (a.attributes != b.attributes || a.sharedBytes != b.sharedBytes ||
+      !OperationEquivalence::isRegionEquivalentTo(
+          &f.getBody(), &g.getBody(), OperationEquivalence::IgnoreLocations))
+    return false;
+  SmallVector<Operation *> x, y;
+  f.getBody().walk([&](Operation *op) { x.push_back(op); });
+  g.getBody().walk([&](Operation *op) { y.push_back(op); });
+  return x.size() == y.size() &&
+         llvm::all_of(llvm::zip_equal(x, y), [](auto pair) {
+           auto [p, q] = pair;
+           return p->getPropertiesAsAttribute() ==
+                  q->getPropertiesAsAttribute();
+         });
 }
 
 struct SpPermDedupKernelsPass
@@ -89,15 +114,14 @@ struct SpPermDedupKernelsPass
     // with several sizes (none is generated so) keeps its own copy.
     constexpr int64_t kMixed = -1;
     llvm::StringMap<int64_t> sharedBytes;
-    rewriteLaunches(module, [&](LaunchAttr launch) {
+    forEachLaunch(module, [&](LaunchAttr launch) {
       auto [it, fresh] =
           sharedBytes.try_emplace(launch.getName(), launch.getSharedBytes());
       if (!fresh && it->second != launch.getSharedBytes())
         it->second = kMixed;
-      return launch;
     });
 
-    llvm::DenseMap<llvm::hash_code, SmallVector<gpu::GPUFuncOp, 1>> seen;
+    llvm::DenseMap<llvm::hash_code, SmallVector<Kernel, 1>> seen;
     llvm::StringMap<std::string> keptFor;
     for (gpu::GPUFuncOp func :
          llvm::make_early_inc_range(kernels.getOps<gpu::GPUFuncOp>())) {
@@ -106,15 +130,19 @@ struct SpPermDedupKernelsPass
       auto shared = sharedBytes.find(func.getName());
       if (shared == sharedBytes.end() || shared->second == kMixed)
         continue;
-      SmallVector<gpu::GPUFuncOp, 1> &same =
-          seen[kernelHash(func, shared->second)];
+      NamedAttrList attributes(func->getAttrDictionary());
+      attributes.erase(SymbolTable::getSymbolAttrName());
+      Kernel kernel{func, attributes.getDictionary(func.getContext()),
+                    shared->second};
+      SmallVector<Kernel, 1> &same = seen[kernelHash(kernel)];
       auto kept = llvm::find_if(
-          same, [&](gpu::GPUFuncOp other) { return sameKernel(other, func); });
+          same, [&](const Kernel &other) { return sameKernel(other, kernel); });
       if (kept == same.end()) {
-        same.push_back(func);
+        same.push_back(kernel);
         continue;
       }
-      keptFor[func.getName()] = kept->getName().str();
+      gpu::GPUFuncOp keptFunc = kept->func;
+      keptFor[func.getName()] = keptFunc.getName().str();
       func.erase();
     }
     if (keptFor.empty())

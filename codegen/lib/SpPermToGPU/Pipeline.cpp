@@ -181,8 +181,7 @@ void mlir::spperm::registerSpPermPipeline() {
       "decides, spperm-permute-rows, spperm-convert-format, "
       "spperm-tensor-core-alternatives for selected dense-block layers, "
       "spperm-lower-to-gpu, spperm-dedup-kernels, convert-gpu-to-nvvm, "
-      "nvvm-attach-target, "
-      "gpu-module-to-binary",
+      "nvvm-attach-target, gpu-module-to-binary",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         SpPermPipelineOptions options;

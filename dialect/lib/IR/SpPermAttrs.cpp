@@ -287,11 +287,12 @@ FeaturesAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "feature 'density' must be in [0, 1], got "
                          << ::spperm::exactNumber(d);
     // spperm-extract-features writes nnz / (rows * cols), and 0 for an empty
-    // shape; a hand-written value needs six significant digits.
+    // shape; a hand-written value needs six significant digits (at most
+    // 5e-6 off, relative).
     if (rows && cols && nnz) {
       double cells = static_cast<double>(*rows) * static_cast<double>(*cols);
       double expected = cells > 0 ? static_cast<double>(*nnz) / cells : 0.0;
-      if (std::fabs(d - expected) > 1e-6 * expected)
+      if (std::fabs(d - expected) > 1e-5 * expected)
         return emitError() << "feature 'density' ("
                            << ::spperm::exactNumber(d)
                            << ") disagrees with nnz / (rows * cols) = "
@@ -448,12 +449,9 @@ LogicalResult LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (sizes.size() != 3 ||
         !llvm::all_of(sizes.asArrayRef(), [](int64_t v) { return v >= 1; }))
       return emitError() << what << " must be three positive sizes";
-  // A CTA has at most 1,024 threads, 64 in z (docs/Limits.md).
-  if (block[0] > 1024 || block[1] > 1024 || block[2] > 64 ||
-      block[0] * block[1] * block[2] > 1024)
-    return emitError() << "block must have at most 1024 threads in all and "
-                          "64 in z, got "
-                       << block[0] << " x " << block[1] << " x " << block[2];
+  if (std::string why = ::spperm::blockProblem(block[0], block[1], block[2]);
+      !why.empty())
+    return emitError() << why;
   if (sharedBytes < 0)
     return emitError() << "shared_bytes must not be negative, got "
                        << sharedBytes;

@@ -64,13 +64,9 @@ bool parseKernel(ManifestReader &r, const json &kj, const std::string &kCtx,
     return false;
   if (!isValidName(k.name))
     return r.fail(kCtx + ".name must be 1 to 1024 bytes");
-  // What a CUDA launch takes (docs/Limits.md): at most 1,024 threads a
-  // block, 64 in z.
-  if (k.blockZ > 64 || k.blockX * k.blockY * k.blockZ > 1024)
-    return r.fail(kCtx + ".block must have at most 1024 threads in all and 64 "
-                         "in z, got " +
-                  std::to_string(k.blockX) + " x " + std::to_string(k.blockY) +
-                  " x " + std::to_string(k.blockZ));
+  if (std::string why = blockProblem(k.blockX, k.blockY, k.blockZ);
+      !why.empty())
+    return r.fail(kCtx + "." + why);
   if (kj.contains("grid_k")) {
     const std::string gctx = kCtx + ".grid_k";
     const json *gj = r.object(kj, kCtx, "grid_k");

@@ -251,6 +251,9 @@ Status validateKernel(const PackageLayer &layer, const KernelInfo &k,
     if (d < 1 || d > kMaxIndex)
       return Status::error(where + "kernel " + inQuotes(k.name) +
                            " has a launch dimension out of range");
+  if (std::string why = blockProblem(k.blockX, k.blockY, k.blockZ);
+      !why.empty())
+    return Status::error(where + "kernel " + inQuotes(k.name) + ": " + why);
   if (k.sharedBytes < 0 || k.sharedBytes > kMaxIndex)
     return Status::error(where + "kernel " + inQuotes(k.name) +
                          " has a shared-memory size out of range");

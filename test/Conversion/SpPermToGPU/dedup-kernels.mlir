@@ -66,3 +66,4 @@ func.func @other(%b: tensor<1024x32xf32>) -> tensor<64x32xf32> {
 func.func @nothing() {
   return
 }
+

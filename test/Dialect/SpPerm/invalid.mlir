@@ -338,10 +338,10 @@ func.func private @feature_density_disagrees() attributes {f = #spperm.features<
 
 // -----
 
-// A hand-written density needs six significant digits: 0.333333 is within
-// 1e-6 (relative) of 1/3 (see roundtrip.mlir); 0.33333 is not.
-// expected-error@+1 {{feature 'density' (0.33333) disagrees with nnz / (rows * cols) = 0.3333333333333333}}
-func.func private @feature_density_digits() attributes {f = #spperm.features<{rows = 3 : i64, cols = 1 : i64, nnz = 1 : i64, density = 0.33333 : f64}>}
+// A hand-written density needs six significant digits (within 1e-5,
+// relative; see roundtrip.mlir): 0.3333 is not enough for 1/3.
+// expected-error@+1 {{feature 'density' (0.3333) disagrees with nnz / (rows * cols) = 0.3333333333333333}}
+func.func private @feature_density_digits() attributes {f = #spperm.features<{rows = 3 : i64, cols = 1 : i64, nnz = 1 : i64, density = 0.3333 : f64}>}
 
 // -----
 

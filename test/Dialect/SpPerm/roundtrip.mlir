@@ -34,11 +34,13 @@ func.func @load_features() {
 // -----
 
 // A hand-written density agrees with nnz / (rows * cols) to six significant
-// digits.
+// digits (1/6 and 1/3, rounded either way).
 // CHECK-LABEL: func.func @load_features_density_digits
+// CHECK: density = 1.666670e-01 : f64
 // CHECK: density = 3.333330e-01 : f64
 func.func @load_features_density_digits() {
-  %0 = spperm.load "a.mtx" {features = #spperm.features<{rows = 3 : i64, cols = 1 : i64, nnz = 1 : i64, density = 0.333333 : f64}>} : !spperm.matrix<3x1xf32, #spperm.csr>
+  %0 = spperm.load "a.mtx" {features = #spperm.features<{rows = 2 : i64, cols = 3 : i64, nnz = 1 : i64, density = 0.166667 : f64}>} : !spperm.matrix<2x3xf32, #spperm.csr>
+  %1 = spperm.load "a.mtx" {features = #spperm.features<{rows = 3 : i64, cols = 1 : i64, nnz = 1 : i64, density = 0.333333 : f64}>} : !spperm.matrix<3x1xf32, #spperm.csr>
   return
 }
 

@@ -28,8 +28,9 @@ def SpPermLowerToGPU : Pass<"spperm-lower-to-gpu", "::mlir::ModuleOp"> {
     parameters, grid, block and shared memory), i.e. the `kernels` of the
     layer in the package manifest. Kernel symbols start with `l<N>_` for
     the N-th multiplication of the module (`l<N>a<M>_` for the M-th
-    alternative of layer N, a function `spperm-expand-alternatives` made),
-    as in the package. A matrix whose `spperm.load` carries a
+    alternative of layer N, a function `spperm-expand-alternatives` made);
+    after `spperm-dedup-kernels` a layer may launch an earlier layer's
+    kernel, which the package then shares. A matrix whose `spperm.load` carries a
     `#spperm.choice` of format `cusparse` gets no kernels: its one launch
     is the library's (`name = "cusparse"`).
 
@@ -156,8 +157,8 @@ def SpPermDedupKernels : Pass<"spperm-dedup-kernels", "::mlir::ModuleOp"> {
     them (row ranges, group sizes, the broadcast batch, K) does not depend
     on the row order or on which rows a shard holds when those leave the
     plan unchanged. The csr variants of several permutations of one matrix,
-    the shards of an evenly cut matrix and every layer's transposing kernel
-    are typical. This pass keeps the first of each set of equal kernel
+    the shards of an evenly cut matrix and the transposing kernels of layers
+    with as many columns (and the same static K) are typical. This pass keeps the first of each set of equal kernel
     `gpu.func`s in `gpu.module @spperm_kernels` (the same attributes but
     their name, the same body, locations aside) and points every
     `#spperm.launch` of `spperm.kernels`, `spperm.transpose_b` and

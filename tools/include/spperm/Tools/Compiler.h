@@ -83,11 +83,14 @@ struct CompileResult {
   /// One line per problem (no tool prefix), the first being the cause;
   /// empty on success.
   std::vector<std::string> errors;
-  /// One line per tuning option given that the compile cannot use (no tool
-  /// prefix): a bell option with another --format fixed, an hbp option
-  /// likewise, --alpha or --tau with another --strategy fixed, --k-buckets
-  /// with a matrix compiled for one K, --model with --cost-model. The
-  /// package is made all the same.
+  /// One line per warning (no tool prefix); the package is made all the
+  /// same. A tuning option given that the compile cannot use: a bell
+  /// option with another --format fixed, an hbp option likewise, --alpha
+  /// or --tau with another --strategy fixed, --k-buckets with a matrix
+  /// compiled for one K, --k or --k-buckets on a module whose every K is
+  /// static, --model with --cost-model; a module's #spperm.choice that its
+  /// layer does not run; any other warning a pass emits, as
+  /// `LOC: message`.
   std::vector<std::string> warnings;
   /// The wall time of each stage in seconds, in the order they first ran
   /// (BENCHMARK.md's compile-time split).

@@ -264,6 +264,17 @@ inline std::string gridKProblem(int64_t base, int64_t ctas, int64_t columns,
   return "";
 }
 
+/// Why a kernel's block [x, y, z] (each at least 1) cannot be launched:
+/// CUDA takes at most 1,024 threads a block, 64 in z (docs/Limits.md); ""
+/// when it can.
+inline std::string blockProblem(int64_t x, int64_t y, int64_t z) {
+  if (x <= 1024 && y <= 1024 && z <= 64 && x * y * z <= 1024)
+    return "";
+  return "block must have at most 1024 threads in all and 64 in z, got " +
+         std::to_string(x) + " x " + std::to_string(y) + " x " +
+         std::to_string(z);
+}
+
 /// Kernel families (informational in the manifest; docs/Kernels.md). A row
 /// kernel's family is its format's name (the residual's for bell), with a
 /// suffix for SpMV, long rows in the row kernel, or the split kernel.

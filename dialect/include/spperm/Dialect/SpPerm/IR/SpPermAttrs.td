@@ -151,7 +151,8 @@ def SpPerm_ChoiceAttr : SpPerm_Attr<"Choice", "choice"> {
 
     The pipeline takes a module's choice when the selector runs
     (`strategy=auto` or `format=auto`; the first choice of a matrix
-    stands). Its source then decides what a package does with it:
+    stands); a choice of format `cusparse` always (the layer runs on the
+    library). Its source then decides what a package does with it:
     generated kernels of any source but `forced` are timed against the
     library (cuSPARSE, and dense GEMM for 16-bit layers) at the first call
     per K, the runtime's library check (docs/Rationale.md), unless the
@@ -256,7 +257,8 @@ def SpPerm_FeaturesAttr : SpPerm_Attr<"Features", "features"> {
     keys `rows`, `cols`, `nnz` and `empty_rows` must be non-negative
     integers, `density` a float in [0, 1], and they must agree with each
     other (`nnz ≤ rows · cols`, `empty_rows ≤ rows`, and `density` within
-    1e-6, relative, of `nnz / (rows · cols)`, or 0 for an empty shape).
+    1e-5, relative, of `nnz / (rows · cols)`: six significant digits, or 0
+    for an empty shape).
 
     ```mlir
     #spperm.features<{rows = 4 : i64, cols = 4 : i64, nnz = 7 : i64,
