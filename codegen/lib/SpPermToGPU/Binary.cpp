@@ -274,11 +274,25 @@ mlir::spperm::assembleCubin(const std::string &ptx, StringRef chip) {
                                    written.message());
   }
   std::string message;
-  const int rc = runChild({ptxas, "-arch=" + chip.str(), "-O3", in, "-o", out},
-                          err, message);
-  std::string cubin, log;
-  if (auto buf = llvm::MemoryBuffer::getFile(err))
-    log = (*buf)->getBuffer().trim().str();
+  // Four threads, whatever the machine: the cubin depends on the thread
+  // count, and a package is made the same everywhere (docs/Compile.md). A
+  // ptxas without the option (before CUDA 12) assembles in one.
+  auto readLog = [&] {
+    std::string text;
+    if (auto buf = llvm::MemoryBuffer::getFile(err))
+      text = (*buf)->getBuffer().trim().str();
+    return text;
+  };
+  int rc = runChild({ptxas, "-arch=" + chip.str(), "-O3", "--split-compile",
+                     "4", in, "-o", out},
+                    err, message);
+  std::string cubin, log = readLog();
+  if (rc != 0 && message.empty() &&
+      StringRef(log).contains("split-compile")) {
+    rc = runChild({ptxas, "-arch=" + chip.str(), "-O3", in, "-o", out}, err,
+                  message);
+    log = readLog();
+  }
   if (rc == 0)
     if (auto buf = llvm::MemoryBuffer::getFile(out, /*IsText=*/false))
       cubin = (*buf)->getBuffer().str();
