@@ -442,8 +442,8 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
          choice.getFormat() !=
              StringRef(::spperm::formatName(layer.format.kind)))) {
       load.emitWarning()
-          << "spperm.load has a #spperm.choice of strategy '" << choice.getStrategy()
-          << "' and format '" << choice.getFormat()
+          << "spperm.load has a #spperm.choice of strategy '"
+          << choice.getStrategy() << "' and format '" << choice.getFormat()
           << "' that the layer does not run: it runs strategy '"
           << ::spperm::strategyCliName(layer.permutation.strategy)
           << "' and format '" << ::spperm::formatName(layer.format.kind)

@@ -26,7 +26,8 @@ namespace {
 constexpr StringLiteral kLaunchArrays[] = {kKernelsAttrName, kInPlaceAttrName};
 
 /// Calls `fn` on every #spperm.launch of `module` and stores what it
-/// returns in its place.
+/// returns in its place (an attribute whose launches all come back as they
+/// were is left alone).
 void rewriteLaunches(ModuleOp module, function_ref<LaunchAttr(LaunchAttr)> fn) {
   module.walk([&](SpMMOp spmm) {
     for (StringLiteral name : kLaunchArrays) {
@@ -36,22 +37,12 @@ void rewriteLaunches(ModuleOp module, function_ref<LaunchAttr(LaunchAttr)> fn) {
       SmallVector<Attribute> updated;
       for (Attribute launch : launches)
         updated.push_back(fn(cast<LaunchAttr>(launch)));
-      spmm->setAttr(name, ArrayAttr::get(module.getContext(), updated));
+      if (!llvm::equal(updated, launches))
+        spmm->setAttr(name, ArrayAttr::get(module.getContext(), updated));
     }
     if (auto transpose = spmm->getAttrOfType<LaunchAttr>(kTransposeAttrName))
-      spmm->setAttr(kTransposeAttrName, fn(transpose));
-  });
-}
-
-/// Calls `fn` on every #spperm.launch of `module`.
-void forEachLaunch(ModuleOp module, function_ref<void(LaunchAttr)> fn) {
-  module.walk([&](SpMMOp spmm) {
-    for (StringLiteral name : kLaunchArrays)
-      if (auto launches = spmm->getAttrOfType<ArrayAttr>(name))
-        for (Attribute launch : launches)
-          fn(cast<LaunchAttr>(launch));
-    if (auto transpose = spmm->getAttrOfType<LaunchAttr>(kTransposeAttrName))
-      fn(transpose);
+      if (LaunchAttr updated = fn(transpose); updated != transpose)
+        spmm->setAttr(kTransposeAttrName, updated);
   });
 }
 
@@ -114,11 +105,12 @@ struct SpPermDedupKernelsPass
     // with several sizes (none is generated so) keeps its own copy.
     constexpr int64_t kMixed = -1;
     llvm::StringMap<int64_t> sharedBytes;
-    forEachLaunch(module, [&](LaunchAttr launch) {
+    rewriteLaunches(module, [&](LaunchAttr launch) {
       auto [it, fresh] =
           sharedBytes.try_emplace(launch.getName(), launch.getSharedBytes());
       if (!fresh && it->second != launch.getSharedBytes())
         it->second = kMixed;
+      return launch;
     });
 
     llvm::DenseMap<llvm::hash_code, SmallVector<Kernel, 1>> seen;
