@@ -445,6 +445,11 @@ LogicalResult LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << kMin << ", " << kAlign << " and " << kMax;
   if (!llvm::all_of(args, [](Attribute a) { return isa<StringAttr>(a); }))
     return emitError() << "args must be strings";
+  for (Attribute arg : args) {
+    StringRef text = cast<StringAttr>(arg).getValue();
+    if (std::string why = ::spperm::kernelArgProblem(text); !why.empty())
+      return emitError() << "args: '" << text << "' " << why;
+  }
   for (auto [what, sizes] : {std::pair{"grid", grid}, {"block", block}})
     if (sizes.size() != 3 ||
         !llvm::all_of(sizes.asArrayRef(), [](int64_t v) { return v >= 1; }))

@@ -93,6 +93,14 @@ static LogicalResult verifyFunctionAttribute(Operation *op, StringRef name,
   return success();
 }
 
+/// The parameter names of `launch`'s kernel.
+static std::vector<std::string> launchArgs(LaunchAttr launch) {
+  std::vector<std::string> args;
+  for (auto arg : launch.getArgs().getAsRange<StringAttr>())
+    args.push_back(arg.getValue().str());
+  return args;
+}
+
 /// Checks a `spperm.kernels`, `spperm.transpose_b` or `spperm.in_place_b`
 /// attribute of a lowered multiplication.
 static LogicalResult verifyLaunchesAttribute(Operation *op, StringRef name,
@@ -102,14 +110,43 @@ static LogicalResult verifyLaunchesAttribute(Operation *op, StringRef name,
                            << "' belongs on a lowered spperm.spmm, not on '"
                            << op->getName() << "'";
   if (name == kTransposeAttrName) {
-    if (!isa<LaunchAttr>(value))
+    auto launch = dyn_cast<LaunchAttr>(value);
+    if (!launch)
       return op->emitError() << "'" << name << "' must be a #spperm.launch";
+    if (!::spperm::isTransposeArgs(launchArgs(launch)))
+      return op->emitError() << "'" << name << "': kernel '" << launch.getName()
+                             << "' must take B_col, B and optionally K";
     return success();
   }
   auto launches = dyn_cast<ArrayAttr>(value);
   if (!launches || !llvm::all_of(launches, llvm::IsaPred<LaunchAttr>))
     return op->emitError() << "'" << name
                            << "' must be an array of #spperm.launch";
+  // The arrays a kernel takes are the layer's: of its format (or the csr
+  // arrays any layer may carry), narrowed only where its columns fit.
+  auto matrix = dyn_cast<MatrixType>(op->getOperand(0).getType());
+  if (!matrix)
+    return success(); // The op's own verifier says what A must be.
+  StringRef format = matrix.getFormat().getFormatName();
+  for (auto launch : launches.getAsRange<LaunchAttr>()) {
+    std::vector<std::string> args = launchArgs(launch);
+    if (name == kInPlaceAttrName && !::spperm::isInPlaceCallArgs(args))
+      return op->emitError() << "'" << name << "': kernel '" << launch.getName()
+                             << "' must take " << ::spperm::kInPlaceArgsRule;
+    for (const std::string &arg : args) {
+      if (name == kKernelsAttrName && arg == ::spperm::call_arg::kBColumnMajor)
+        return op->emitError()
+               << "'" << name << "': kernel '" << launch.getName()
+               << "' takes B_col, which only a transposing or in-place "
+                  "kernel reads";
+      if (std::string why =
+              ::spperm::kernelArgProblem(arg, format, matrix.getCols());
+          !why.empty())
+        return op->emitError()
+               << "'" << name << "': kernel '" << launch.getName()
+               << "' takes '" << arg << "', which " << why;
+    }
+  }
   return success();
 }
 

@@ -170,14 +170,6 @@ std::string inexactValuesProblem(std::string_view name,
   return {};
 }
 
-std::string narrowIndexProblem(std::string_view arg, int64_t cols) {
-  if (narrowedBuffer(arg).empty() || cols <= kMaxNarrowColumns)
-    return {};
-  return "narrows column indices to 16 bits, but the layer has " +
-         std::to_string(cols) + " columns (at most " +
-         std::to_string(kMaxNarrowColumns) + ")";
-}
-
 } // namespace detail
 } // namespace spperm
 

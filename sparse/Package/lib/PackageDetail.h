@@ -194,12 +194,6 @@ void forEachBuffer(Matrix &f, bool withCsr, Fn &&fn) {
 /// cuSPARSE entry).
 bool hasGeneratedKernelsOf(const PackageLayer &layer);
 
-/// Why kernel parameter `arg` cannot be one of a layer of `cols` columns
-/// because it narrows column indices that may not fit 16 bits ("narrows
-/// column indices to 16 bits, but the layer has N columns (at most
-/// 65536)"); empty when it can (docs/Package.md, "Narrow column indices").
-std::string narrowIndexProblem(std::string_view arg, int64_t cols);
-
 } // namespace detail
 } // namespace spperm
 

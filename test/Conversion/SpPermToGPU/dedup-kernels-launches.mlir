@@ -17,34 +17,34 @@ module attributes {gpu.container_module} {
   func.func @hand(%a: !spperm.matrix<4x4xf32, #spperm.csr>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
     %c = spperm.spmm %a, %b {
       spperm.kernels = [
-        #spperm.launch<name = "a", family = "csr", variant = "k8", k_min = 8, k_max = 8, k_align = 1, zero_output = false, dependent_launch = false, args = ["C"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>,
-        #spperm.launch<name = "c", family = "csr", variant = "k8", k_min = 8, k_max = 8, k_align = 1, zero_output = false, dependent_launch = false, args = ["C"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 16>,
-        #spperm.launch<name = "d", family = "csr", variant = "k8", k_min = 8, k_max = 8, k_align = 1, zero_output = false, dependent_launch = false, args = ["C"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>],
+        #spperm.launch<name = "a", family = "csr", variant = "k8", k_min = 8, k_max = 8, k_align = 1, zero_output = false, dependent_launch = false, args = ["B", "C"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>,
+        #spperm.launch<name = "c", family = "csr", variant = "k8", k_min = 8, k_max = 8, k_align = 1, zero_output = false, dependent_launch = false, args = ["B", "C"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 16>,
+        #spperm.launch<name = "d", family = "csr", variant = "k8", k_min = 8, k_max = 8, k_align = 1, zero_output = false, dependent_launch = false, args = ["B", "C"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>],
       spperm.in_place_b = [
-        #spperm.launch<name = "b", family = "in-place", variant = "in-place", k_min = 8, k_max = 8, k_align = 1, zero_output = false, dependent_launch = false, args = ["C"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>]
+        #spperm.launch<name = "b", family = "in-place", variant = "in-place", k_min = 8, k_max = 8, k_align = 1, zero_output = false, dependent_launch = false, args = ["B_col", "C"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>]
     } : !spperm.matrix<4x4xf32, #spperm.csr>, tensor<4x8xf32> -> tensor<4x8xf32>
     return %c : tensor<4x8xf32>
   }
   gpu.module @spperm_kernels {
-    gpu.func @a(%c: memref<?xf32>) kernel {
+    gpu.func @a(%b: memref<?xf32>, %c: memref<?xf32>) kernel {
       %i = arith.constant 0 : index
       %v = arith.constant 1.0 : f32
       memref.store %v, %c[%i] : memref<?xf32>
       gpu.return
     }
-    gpu.func @b(%c: memref<?xf32>) kernel {
+    gpu.func @b(%b: memref<?xf32>, %c: memref<?xf32>) kernel {
       %i = arith.constant 0 : index
       %v = arith.constant 1.0 : f32
       memref.store %v, %c[%i] : memref<?xf32>
       gpu.return
     }
-    gpu.func @c(%c: memref<?xf32>) kernel {
+    gpu.func @c(%b: memref<?xf32>, %c: memref<?xf32>) kernel {
       %i = arith.constant 0 : index
       %v = arith.constant 1.0 : f32
       memref.store %v, %c[%i] : memref<?xf32>
       gpu.return
     }
-    gpu.func @d(%c: memref<?xf32>) kernel {
+    gpu.func @d(%b: memref<?xf32>, %c: memref<?xf32>) kernel {
       %i = arith.constant 0 : index
       %v = arith.constant 2.0 : f32
       memref.store %v, %c[%i] : memref<?xf32>

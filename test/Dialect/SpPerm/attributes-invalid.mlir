@@ -115,3 +115,43 @@ func.func private @source_empty(tensor<8x8xf32> {spperm.source = ""})
 
 // expected-error@+1 {{'func.func' op result 0: unknown spperm attribute 'spperm.source' (results take none)}}
 func.func private @result_attribute() -> (tensor<8x8xf32> {spperm.source = "w.mtx"})
+
+// -----
+
+func.func @kernel_other_format(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error@+1 {{'spperm.kernels': kernel 'k0' takes 'hbp.col', which is an array of the hbp format, but the layer is csr}}
+  %c = spperm.spmm %a, %b {spperm.kernels = [#spperm.launch<name = "k0", family = "csr", variant = "v", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = ["B", "C", "hbp.col"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>]} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @kernel_narrow_wide(%a: !spperm.matrix<64x70000xf32, #spperm.csr>, %b: tensor<70000x32xf32>) -> tensor<64x32xf32> {
+  // expected-error@+1 {{'spperm.kernels': kernel 'k0' takes 'csr.col_idx.u16', which narrows column indices to 16 bits, but the layer has 70000 columns (at most 65536)}}
+  %c = spperm.spmm %a, %b {spperm.kernels = [#spperm.launch<name = "k0", family = "csr", variant = "v", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = ["B", "C", "csr.row_ptr", "csr.col_idx.u16"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>]} : !spperm.matrix<64x70000xf32, #spperm.csr>, tensor<70000x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @kernel_b_col(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error@+1 {{'spperm.kernels': kernel 'k0' takes B_col, which only a transposing or in-place kernel reads}}
+  %c = spperm.spmm %a, %b {spperm.kernels = [#spperm.launch<name = "k0", family = "csr", variant = "v", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = ["B_col", "C", "csr.row_ptr"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>]} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @transpose_args(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error@+1 {{'spperm.transpose_b': kernel 't' must take B_col, B and optionally K}}
+  %c = spperm.spmm %a, %b {spperm.transpose_b = #spperm.launch<name = "t", family = "transpose", variant = "v", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = ["B_col", "C"], grid = [1, 1, 1], block = [256, 1, 1], shared_bytes = 0>} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @in_place_args(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error@+1 {{'spperm.in_place_b': kernel 'ip' must take B_col and C once each, K at most once, and none of B, tickets or acc}}
+  %c = spperm.spmm %a, %b {spperm.in_place_b = [#spperm.launch<name = "ip", family = "csr", variant = "v", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = ["B", "C", "csr.row_ptr"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>]} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}

@@ -38,6 +38,20 @@ func.func @lowered(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x32x
 
 // -----
 
+// A bell layer's kernels take its own arrays, the csr arrays any layer may
+// carry, column indices narrowed to 16 bits and the call's arguments.
+// CHECK-LABEL: func.func @lowered_bell
+// CHECK:         spperm.in_place_b = [#spperm.launch<name = "ip"
+// CHECK-SAME:      args = ["B_col", "C", "K", "order", "bell.residual.col_idx.u16"]
+// CHECK-SAME:    spperm.kernels = [#spperm.launch<name = "k0"
+// CHECK-SAME:      args = ["B", "C", "K", "acc", "tickets", "order", "csr.row_ptr", "csr.col_idx.u16", "bell.block_col", "bell.block_values"]
+func.func @lowered_bell(%a: !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 1, residual = csr>>, %b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %c = spperm.spmm %a, %b {spperm.in_place_b = [#spperm.launch<name = "ip", family = "bell", variant = "v", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = ["B_col", "C", "K", "order", "bell.residual.col_idx.u16"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>], spperm.kernels = [#spperm.launch<name = "k0", family = "bell", variant = "v", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = ["B", "C", "K", "acc", "tickets", "order", "csr.row_ptr", "csr.col_idx.u16", "bell.block_col", "bell.block_values"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>]} : !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 1, residual = csr>>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func private @named_matrix
 // CHECK-SAME:    spperm.source = "w.mtx", spperm.values = "random:7"
 func.func private @named_matrix(tensor<8x8xf32> {spperm.source = "w.mtx", spperm.values = "random:7"})

@@ -620,6 +620,16 @@ func.func private @launch_args() attributes {k = #spperm.launch<name = "k", fami
 
 // -----
 
+// expected-error@+1 {{args: 'csr.colidx' is not a buffer (docs/Package.md, "Buffers"), a column-index buffer narrowed to 16 bits (csr.col_idx.u16, bell.residual.col_idx.u16), or B, C, K, tickets, acc or B_col}}
+func.func private @launch_arg_name() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = ["B", "C", "csr.colidx"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>}
+
+// -----
+
+// expected-error@+1 {{args: 'order.u16' is not a buffer}}
+func.func private @launch_arg_narrowed() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = ["order.u16"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>}
+
+// -----
+
 // expected-error@+1 {{grid must be three positive sizes}}
 func.func private @launch_grid() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [0, 1, 1], block = [32, 1, 1], shared_bytes = 0>}
 

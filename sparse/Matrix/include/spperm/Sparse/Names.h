@@ -191,6 +191,86 @@ inline bool isCallArg(std::string_view name) {
          name == call_arg::kAccumulator;
 }
 
+namespace buffer {
+/// Every buffer name above, the one list that name checks walk.
+inline constexpr std::string_view kAll[] = {
+    kOrder,
+    kCsrRowPtr,
+    kCsrColIdx,
+    kCsrValues,
+    kBellBlockCol,
+    kBellBlockValues,
+    kBellTileCol,
+    kBellResidualRowPtr,
+    kBellResidualColIdx,
+    kBellResidualValues,
+    kHbpBlocks,
+    kHbpCol,
+    kHbpData,
+    kHbpAddSign,
+    kHbpZeroRow,
+    kHbpBeginNnz,
+    kHbpOutputHash,
+    kHbpFixedBlocks,
+    kHbpFixedBlockPtr,
+    kHbpCompetitiveBlocks,
+};
+} // namespace buffer
+
+/// The storage format whose arrays buffer `name` belongs to (`csr.row_ptr`
+/// -> `csr`): the name before its first dot; empty for `order`, which every
+/// layer has. Any layer may carry the csr arrays beside its own.
+inline constexpr std::string_view bufferFormat(std::string_view name) {
+  size_t dot = name.find('.');
+  return dot == std::string_view::npos ? std::string_view()
+                                       : name.substr(0, dot);
+}
+
+/// Why kernel parameter `arg` cannot be one of a layer of `cols` columns
+/// because it narrows column indices that may not fit 16 bits ("narrows
+/// column indices to 16 bits, but the layer has N columns (at most
+/// 65536)"); empty when it can (docs/Package.md, "Narrow column indices").
+inline std::string narrowIndexProblem(std::string_view arg, int64_t cols) {
+  if (narrowedBuffer(arg).empty() || cols <= kMaxNarrowColumns)
+    return {};
+  return "narrows column indices to 16 bits, but the layer has " +
+         std::to_string(cols) + " columns (at most " +
+         std::to_string(kMaxNarrowColumns) + ")";
+}
+
+/// What a kernel parameter's name can be, for messages.
+inline constexpr const char *kKernelArgNames =
+    "a buffer (docs/Package.md, \"Buffers\"), a column-index buffer "
+    "narrowed to 16 bits (csr.col_idx.u16, bell.residual.col_idx.u16), or "
+    "B, C, K, tickets, acc or B_col";
+
+/// Why kernel parameter `name` cannot be a parameter of a layer of format
+/// `format` (`csr`, `bell` or `hbp`; empty: any) and `cols` columns (0: any):
+/// it is no buffer, narrowed buffer or call argument (B_col included), it is
+/// an array of another format than the layer's, or it narrows column
+/// indices of more than kMaxNarrowColumns columns. Empty when it can.
+/// Which call arguments a kernel of a given role takes is checked apart
+/// (isTransposeArgs, isInPlaceCallArgs).
+inline std::string kernelArgProblem(std::string_view name,
+                                    std::string_view format = {},
+                                    int64_t cols = 0) {
+  if (isCallArg(name) || name == call_arg::kBColumnMajor)
+    return {};
+  std::string_view base = narrowedBuffer(name);
+  std::string_view buffer = base.empty() ? name : base;
+  bool known = false;
+  for (std::string_view b : buffer::kAll)
+    known = known || b == buffer;
+  if (!known)
+    return "is not " + std::string(kKernelArgNames);
+  std::string_view owner = bufferFormat(buffer);
+  if (!format.empty() && !owner.empty() && owner != format_name::kCsr &&
+      owner != format)
+    return "is an array of the " + std::string(owner) +
+           " format, but the layer is " + std::string(format);
+  return narrowIndexProblem(name, cols);
+}
+
 /// What isInPlaceCallArgs asks, for messages.
 inline constexpr const char *kInPlaceArgsRule =
     "B_col and C once each, K at most once, and none of B, tickets or acc";

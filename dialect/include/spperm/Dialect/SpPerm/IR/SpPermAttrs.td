@@ -205,8 +205,8 @@ def SpPerm_LaunchAttr : SpPerm_Attr<"Launch", "launch"> {
     library path), its family and variant, the K condition (`k_min <= K <=
     k_max`, `k_max` 0 = no bound, `K % k_align == 0`), whether C is cleared
     before it, whether it may launch while the kernels before it in its
-    variant still run, its parameters in order (buffer names of the layer,
-    `B`, `C`, `tickets`, `K`), grid and block sizes (positive; a block of
+    variant still run, its parameters in order, grid and block sizes
+    (positive; a block of
     at most 1024 threads, 64 in z, as CUDA launches) and dynamic shared
     memory. An optional `grid_k = [base, ctas, columns]` says that the
     grid's x grows with K: at a call with K the runtime launches `base +
@@ -214,6 +214,18 @@ def SpPerm_LaunchAttr : SpPerm_Attr<"Launch", "launch"> {
     columns of K after `base` CTAs (the row kernel of a range variant cut
     into K slices, which derives its slice count from its grid; `grid` is
     then the grid of the K the launch was shaped for).
+
+    A parameter is a buffer name (docs/Package.md, "Buffers"), a
+    column-index buffer narrowed to 16 bits (`csr.col_idx.u16`,
+    `bell.residual.col_idx.u16`), or one the call binds: `B`, `C`, `K`,
+    `tickets`, `acc`, and `B_col` (the caller's column-major B). Where the
+    launch sits on a `spperm.spmm`, its buffers must be the layer's: of its
+    format, or the csr arrays any layer may carry; narrowed indices need at
+    most 65,536 columns. A kernel in `spperm.kernels` does not take
+    `B_col`; the transposing kernel (`spperm.transpose_b`) takes `B_col`,
+    `B` and optionally `K`; an in-place kernel (`spperm.in_place_b`) takes
+    `B_col` and `C` once each, `K` at most once, and none of `B`,
+    `tickets` or `acc`.
 
     ```mlir
     #spperm.launch<name = "l0_csr_k16_0", family = "csr", variant = "k16",
