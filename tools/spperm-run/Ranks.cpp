@@ -15,6 +15,7 @@
 #include "Ranks.h"
 
 #include "spperm/Runtime/SpPermRuntime.h"
+#include "spperm/Sparse/Accuracy.h"
 #include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/Npy.h"
@@ -190,18 +191,11 @@ double checkRows(const CsrMatrix &a, const std::vector<float> &b,
       for (int64_t j = 0; j < k; ++j)
         want[j] += v * brow[j];
     }
-    // fp32's subnormal range forces up to 2^-149 per entry of the row
-    // (as spperm-verify allows: docs/Testing.md).
-    const double slack = a.rowLength(r) * std::ldexp(1.0, -149);
+    // As spperm-verify counts it (docs/Testing.md).
+    const double slack = underflowSlack(a.rowLength(r));
     for (int64_t j = 0; j < k; ++j) {
       const double got = c[static_cast<size_t>(r) * k + j];
-      // As spperm-verify counts it: beyond the slack; NaN and infinite
-      // differences as they are.
-      double d = got - want[j];
-      if (std::fabs(d) <= slack)
-        d = 0.0;
-      else if (std::isfinite(d))
-        d -= std::copysign(slack, d);
+      const double d = beyondAllowance(got - want[j], slack);
       diff += d * d;
       norm += want[j] * want[j];
     }

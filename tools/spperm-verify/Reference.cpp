@@ -6,6 +6,7 @@
 
 #include "Verify.h"
 
+#include "spperm/Sparse/Accuracy.h"
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Shards.h"
 
@@ -149,8 +150,7 @@ bool spperm::verify::referenceMatrix(const std::string &path,
 std::vector<double> spperm::verify::underflowSlack(const CsrMatrix &a) {
   std::vector<double> out(static_cast<size_t>(a.rows));
   for (int32_t i = 0; i < a.rows; ++i)
-    out[i] = static_cast<double>(a.rowPtr[i + 1] - a.rowPtr[i]) *
-             std::ldexp(1.0, -149);
+    out[i] = ::spperm::underflowSlack(a.rowPtr[i + 1] - a.rowPtr[i]);
   return out;
 }
 
@@ -168,13 +168,8 @@ static Comparison compareBeyond(const std::vector<float> &c,
       ++out.unwritten;
       continue;
     }
-    double d = static_cast<double>(c[i]) - r[i];
-    const double allowed = extra + (k ? slack[i / k] : 0.0);
-    // NaN and infinite differences stay as they are.
-    if (std::fabs(d) <= allowed)
-      d = 0.0;
-    else if (std::isfinite(d))
-      d = d > 0 ? d - allowed : d + allowed;
+    const double d = beyondAllowance(static_cast<double>(c[i]) - r[i],
+                                     extra + (k ? slack[i / k] : 0.0));
     num += d * d;
     den += r[i] * r[i];
   }

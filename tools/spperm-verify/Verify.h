@@ -91,10 +91,8 @@ Comparison compare(const std::vector<float> &c, const std::vector<double> &r,
                    const std::vector<double> &slack = {});
 
 /// The absolute error an fp32 sum of each row of `a` times B may carry where
-/// its products and partial sums fall into fp32's subnormal range: two
-/// roundings of half the smallest subnormal (2^-150) per entry of the row.
-/// Values near 1e-45 make products of that size; for values of a normal
-/// range it is far below any tolerance.
+/// its products and partial sums fall into fp32's subnormal range
+/// (spperm::underflowSlack of the row's entries, Accuracy.h).
 std::vector<double> underflowSlack(const CsrMatrix &a);
 
 /// Compares C of the 16-bit type `type` (widened exactly) with R, the
