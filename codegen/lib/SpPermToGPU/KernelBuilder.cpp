@@ -132,38 +132,126 @@ void KernelBuilder::atomicAddF32(Value value, Value memref, Value i) {
   auto vt = dyn_cast<VectorType>(value.getType());
   int64_t n = vt ? vt.getNumElements() : 1;
   if (vectorReductions && (n == 2 || n == 4))
-    return vectorReduceAddF32(value, memref, i);
+    return atomicAddF32Vector(value, memref, i);
   // Wider vectors (8 fp32 sums of 16-bit operands): reductions of 4.
   if (vectorReductions && n % 4 == 0) {
     for (int64_t e = 0; e < n; e += 4)
-      vectorReduceAddF32(vector::ExtractStridedSliceOp::create(
+      atomicAddF32Vector(vector::ExtractStridedSliceOp::create(
                              b, value, ArrayRef<int64_t>{e},
                              ArrayRef<int64_t>{4}, ArrayRef<int64_t>{1}),
                          memref, add(i, e));
     return;
   }
+  atomicAddF32Elements(value, memref, i);
+}
+
+void KernelBuilder::atomicAddF32Elements(Value value, Value memref, Value i) {
+  auto vt = dyn_cast<VectorType>(value.getType());
+  int64_t n = vt ? vt.getNumElements() : 1;
   for (int64_t e = 0; e < n; ++e) {
     Value elem =
         vt ? vector::ExtractOp::create(b, value, ArrayRef<int64_t>{e})
                  .getResult()
            : value;
-    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf, elem, memref,
-                                ValueRange{add(i, e)});
+    atomicAddF32Element(elem, memref, add(i, e));
   }
 }
 
-void KernelBuilder::vectorReduceAddF32(Value value, Value memref, Value i) {
+/// The magnitude below which an fp32 atomic add on global memory, which
+/// flushes subnormal operands and results, could lose what matters: a
+/// subnormal addend or partial sum in C meets an operand at least 2^24
+/// times larger only below half its ulp, and rounds away anyway.
+static constexpr float kFlushMatters = 0x1p-102f;
+
+void KernelBuilder::atomicAddF32Vector(Value value, Value memref, Value i) {
+  // The vector reduction flushes as the scalar add does. It adds the vector
+  // when every element is a large one (NaN and infinities included), else
+  // element by element.
+  auto vt = cast<VectorType>(value.getType());
+  Value tiny = arith::ConstantOp::create(
+      b, vt, DenseElementsAttr::get(vt, b.getF32FloatAttr(kFlushMatters)));
+  Value negTiny = arith::ConstantOp::create(
+      b, vt, DenseElementsAttr::get(vt, b.getF32FloatAttr(-kFlushMatters)));
+  // Not (-tiny < x < tiny): NaN compares false both ways, so it is large.
+  Value above =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::UGE, value, tiny);
+  Value below =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::ULE, value, negTiny);
+  Value large = arith::OrIOp::create(b, above, below);
+  Value all = vector::ExtractOp::create(b, large, ArrayRef<int64_t>{0});
+  for (int64_t e = 1; e < vt.getNumElements(); ++e)
+    all = andI(all, vector::ExtractOp::create(b, large, ArrayRef<int64_t>{e}));
+  ifThenElse(
+      all, [&] { vectorReduceAddF32(value, memref, i); },
+      [&] { atomicAddF32Elements(value, memref, i); });
+}
+
+void KernelBuilder::atomicAddF32Element(Value x, Value memref, Value i) {
+  // The fp32 atomic add on global memory flushes subnormal operands and
+  // results to zero (PTX ISA, atom: "without .noftz"; .noftz for f32 needs
+  // PTX ISA 9.4). Adds below kFlushMatters go through a compare-and-swap
+  // loop of a plain add; a zero adds nothing (C starts at +0, and x + 0 is
+  // x for every x that is not -0).
+  Value below = arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
+                                      f32(kFlushMatters));
+  Value above = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, x,
+                                      f32(-kFlushMatters));
+  Value small = andI(below, above);
+  ifThenElse(
+      small,
+      [&] {
+        Value nonzero =
+            arith::CmpFOp::create(b, arith::CmpFPredicate::ONE, x, f32(0.0f));
+        ifThen(nonzero, [&] { compareAndSwapAddF32(x, memref, i); });
+      },
+      [&] {
+        memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf, x, memref,
+                                    ValueRange{i});
+      });
+}
+
+Value KernelBuilder::globalF32Pointer(Value memref, Value i) {
   MLIRContext *ctx = b.getContext();
-  // The element's address as a global pointer: the memref's aligned base
-  // (its offset is 0) plus 4 bytes an element, cast from the generic
-  // address space (cvta.to.global).
+  // The memref's aligned base (its offset is 0) plus 4 bytes an element,
+  // cast from the generic address space (cvta.to.global).
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
   Value address = arith::IndexCastOp::create(b, b.getI64Type(),
                                              add(base, mul(i, int64_t{4})));
   Value generic =
       LLVM::IntToPtrOp::create(b, LLVM::LLVMPointerType::get(ctx), address);
-  Value global = LLVM::AddrSpaceCastOp::create(
+  return LLVM::AddrSpaceCastOp::create(
       b, LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1), generic);
+}
+
+void KernelBuilder::compareAndSwapAddF32(Value x, Value memref, Value i) {
+  MLIRContext *ctx = b.getContext();
+  Value global = globalF32Pointer(memref, i);
+  // Labels made unique per emitted copy (${:uid}); the registers are local
+  // to the braces. add.rn.f32 without .ftz keeps subnormals.
+  static constexpr const char *kLoop =
+      "{\n"
+      ".reg .pred %spperm_retry;\n"
+      ".reg .b32 %spperm_old, %spperm_seen, %spperm_sum;\n"
+      "ld.relaxed.gpu.global.b32 %spperm_old, [$0];\n"
+      "spperm_cas_${:uid}:\n"
+      "mov.b32 %spperm_seen, %spperm_old;\n"
+      "add.rn.f32 %spperm_sum, %spperm_seen, $1;\n"
+      "atom.relaxed.gpu.global.cas.b32 %spperm_old, [$0], %spperm_seen, "
+      "%spperm_sum;\n"
+      "setp.ne.b32 %spperm_retry, %spperm_old, %spperm_seen;\n"
+      "@%spperm_retry bra spperm_cas_${:uid};\n"
+      "}";
+  LLVM::InlineAsmOp::create(
+      b, TypeRange{}, ValueRange{global, x}, kLoop, "l,f,~{memory}",
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+}
+
+void KernelBuilder::vectorReduceAddF32(Value value, Value memref, Value i) {
+  MLIRContext *ctx = b.getContext();
+  Value global = globalF32Pointer(memref, i);
   int64_t n = cast<VectorType>(value.getType()).getNumElements();
   SmallVector<Value> operands = {global};
   std::string asmString =

@@ -169,8 +169,10 @@ public:
   /// is 1) as f32, as loadF32 returns it.
   Value widenToF32(Value loaded, Type element, int64_t width);
   /// Atomically adds `value` (f32 or vector) at memref[i], a global f32
-  /// memref: one vector reduction for 2 or 4 elements (one per 4 for a
-  /// multiple of 4) when the builder has them, else element by element.
+  /// memref, subnormal operands and results kept (the hardware's add
+  /// flushes them; docs/Kernels.md, "Subnormals"): one vector reduction for
+  /// 2 or 4 elements (one per 4 for a multiple of 4) when the builder has
+  /// them, else element by element.
   void atomicAddF32(Value value, Value memref, Value i);
   /// Atomically adds `v` to the i32 at memref[i] and returns the old value.
   Value atomicAddI32(Value memref, Value i, Value v);
@@ -217,6 +219,22 @@ public:
 private:
   /// `red.global.add.v2/v4.f32` of `value` at memref[i] (inline PTX).
   void vectorReduceAddF32(Value value, Value memref, Value i);
+  /// atomicAddF32 of a 2- or 4-element vector: one vector reduction when
+  /// no element could lose a subnormal to its flush, else element by
+  /// element.
+  void atomicAddF32Vector(Value value, Value memref, Value i);
+  /// atomicAddF32Element of each element of `value` (f32 or a vector).
+  void atomicAddF32Elements(Value value, Value memref, Value i);
+  /// Atomically adds the f32 `x` at memref[i], subnormals kept: the
+  /// hardware's atomic add where it cannot flush one that matters, a
+  /// compare-and-swap loop of a plain add where it could, nothing for a
+  /// zero (docs/Kernels.md, "Subnormals").
+  void atomicAddF32Element(Value x, Value memref, Value i);
+  /// memref[i] += x by a compare-and-swap loop (inline PTX).
+  void compareAndSwapAddF32(Value x, Value memref, Value i);
+  /// The address of the f32 memref[i] as a global (address space 1)
+  /// pointer.
+  Value globalF32Pointer(Value memref, Value i);
 
   ImplicitLocOpBuilder &b;
   const bool vectorReductions;

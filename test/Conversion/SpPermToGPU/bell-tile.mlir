@@ -39,15 +39,29 @@
 // CHECK-COUNT-4:       vector.load %{{.*}} : memref<?xf32>, vector<4xf32>
 // CHECK-COUNT-4:       vector.load %[[TILE]]
 // CHECK:               vector.fma
-// CHECK:         memref.extract_aligned_pointer_as_index %{{.*}} : memref<?xf32> -> index
-// CHECK:         llvm.addrspacecast %{{.*}} : !llvm.ptr to !llvm.ptr<1>
-// CHECK:         llvm.inline_asm has_side_effects asm_dialect = att "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};", "l,f,f,f,f,~{memory}" {{.*}} : (!llvm.ptr<1>, f32, f32, f32, f32) -> ()
-// CHECK-NOT:     memref.atomic_rmw
+// One vector reduction when no element could lose a subnormal to the
+// reduction's flush (every one at least 2^-102 in magnitude, or NaN), else
+// element by element.
+// CHECK:         %[[LARGE:.*]] = arith.constant dense<1.97215226E-31> : vector<4xf32>
+// CHECK:         %[[NLARGE:.*]] = arith.constant dense<-1.97215226E-31> : vector<4xf32>
+// CHECK:         %[[UP:.*]] = arith.cmpf uge, %[[SUMS:.*]], %[[LARGE]] : vector<4xf32>
+// CHECK:         %[[DOWN:.*]] = arith.cmpf ule, %[[SUMS]], %[[NLARGE]] : vector<4xf32>
+// CHECK:         arith.ori %[[UP]], %[[DOWN]] : vector<4xi1>
+// CHECK-COUNT-3: arith.andi
+// CHECK:         scf.if
+// CHECK:           memref.extract_aligned_pointer_as_index %{{.*}} : memref<?xf32> -> index
+// CHECK:           llvm.addrspacecast %{{.*}} : !llvm.ptr to !llvm.ptr<1>
+// CHECK:           llvm.inline_asm has_side_effects asm_dialect = att "red.global.add.v4.f32 [$0], {$1, $2, $3, $4};", "l,f,f,f,f,~{memory}" {{.*}} : (!llvm.ptr<1>, f32, f32, f32, f32) -> ()
+// CHECK:         } else {
+// CHECK-COUNT-4:   memref.atomic_rmw addf
+// CHECK:         }
 // CHECK:         gpu.return
+// Before sm_90 each element is added on its own: the hardware's atomic add,
+// or a compare-and-swap loop where a subnormal could be flushed.
 // SM80-LABEL:  gpu.func @l0_bell_tile_k32_1
-// SM80-NOT:      llvm.inline_asm
-// SM80-COUNT-4:  memref.atomic_rmw addf
-// SM80-NOT:      llvm.inline_asm
+// SM80-NOT:      red.global.add.v4.f32
+// SM80-COUNT-4:  atom.relaxed.gpu.global.cas.b32
+// SM80-NOT:      red.global.add.v4.f32
 // SM80:          gpu.return
 func.func @k32(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>

@@ -99,8 +99,21 @@
 // CHECK-COUNT-8:       vector.fma %{{.*}}, %{{[0-9]+}}#{{[0-9]+}}, %{{.*}} : vector<4xf32>
 // CHECK-COUNT-8:       vector.load
 // CHECK-COUNT-8:       vector.fma
+// Each sum below 2^-102 in magnitude (the flush of a subnormal could
+// matter) goes through a compare-and-swap loop of a plain add, a zero adds
+// nothing, the rest through the hardware's atomic add.
 // CHECK:               scf.if
-// CHECK:               memref.atomic_rmw addf
+// CHECK:               %[[TINY:.*]] = arith.constant 1.97215226E-31 : f32
+// CHECK:               %[[BELOW:.*]] = arith.cmpf olt, %[[SUM:.*]], %[[TINY]] : f32
+// CHECK:               %[[NTINY:.*]] = arith.constant -1.97215226E-31 : f32
+// CHECK:               %[[ABOVE:.*]] = arith.cmpf ogt, %[[SUM]], %[[NTINY]] : f32
+// CHECK:               %[[SMALL:.*]] = arith.andi %[[BELOW]], %[[ABOVE]] : i1
+// CHECK:               scf.if %[[SMALL]] {
+// CHECK:                 %[[NONZERO:.*]] = arith.cmpf one, %[[SUM]], %{{.*}} : f32
+// CHECK:                 scf.if %[[NONZERO]] {
+// CHECK:                   llvm.inline_asm has_side_effects asm_dialect = att "{{.*}}add.rn.f32 %spperm_sum, %spperm_seen, $1;\0Aatom.relaxed.gpu.global.cas.b32{{.*}}", "l,f,~{memory}" %{{.*}}, %[[SUM]]
+// CHECK:               } else {
+// CHECK:                 memref.atomic_rmw addf %[[SUM]]
 // The warp counts itself finished; the last one resets the counters.
 // CHECK:           memref.atomic_rmw addi %{{.*}}, %[[TICKETS]][%{{.*}}]
 // CHECK:           memref.store %{{.*}}, %[[TICKETS]]
