@@ -142,7 +142,21 @@ void KernelBuilder::atomicAddF32(Value value, Value memref, Value i) {
                          memref, add(i, e));
     return;
   }
-  atomicAddF32Elements(value, memref, i);
+  if (!vt)
+    return atomicAddF32Element(value, memref, i);
+  // One test for the whole vector: the hardware's adds one after the
+  // other when every element is large (the common case, one branch), else
+  // each element as atomicAddF32Element chooses.
+  ifThenElse(
+      allLargeF32(value),
+      [&] {
+        for (int64_t e = 0; e < n; ++e)
+          memref::AtomicRMWOp::create(
+              b, arith::AtomicRMWKind::addf,
+              vector::ExtractOp::create(b, value, ArrayRef<int64_t>{e}), memref,
+              ValueRange{add(i, e)});
+      },
+      [&] { atomicAddF32Elements(value, memref, i); });
 }
 
 void KernelBuilder::atomicAddF32Elements(Value value, Value memref, Value i) {
@@ -163,10 +177,7 @@ void KernelBuilder::atomicAddF32Elements(Value value, Value memref, Value i) {
 /// times larger only below half its ulp, and rounds away anyway.
 static constexpr float kFlushMatters = 0x1p-102f;
 
-void KernelBuilder::atomicAddF32Vector(Value value, Value memref, Value i) {
-  // The vector reduction flushes as the scalar add does. It adds the vector
-  // when every element is a large one (NaN and infinities included), else
-  // element by element.
+Value KernelBuilder::allLargeF32(Value value) {
   auto vt = cast<VectorType>(value.getType());
   Value tiny = arith::ConstantOp::create(
       b, vt, DenseElementsAttr::get(vt, b.getF32FloatAttr(kFlushMatters)));
@@ -181,8 +192,14 @@ void KernelBuilder::atomicAddF32Vector(Value value, Value memref, Value i) {
   Value all = vector::ExtractOp::create(b, large, ArrayRef<int64_t>{0});
   for (int64_t e = 1; e < vt.getNumElements(); ++e)
     all = andI(all, vector::ExtractOp::create(b, large, ArrayRef<int64_t>{e}));
+  return all;
+}
+
+void KernelBuilder::atomicAddF32Vector(Value value, Value memref, Value i) {
+  // The vector reduction flushes as the scalar add does: it adds the vector
+  // when every element is a large one, else element by element.
   ifThenElse(
-      all, [&] { vectorReduceAddF32(value, memref, i); },
+      allLargeF32(value), [&] { vectorReduceAddF32(value, memref, i); },
       [&] { atomicAddF32Elements(value, memref, i); });
 }
 

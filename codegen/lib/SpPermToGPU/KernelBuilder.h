@@ -223,6 +223,10 @@ private:
   /// no element could lose a subnormal to its flush, else element by
   /// element.
   void atomicAddF32Vector(Value value, Value memref, Value i);
+  /// Whether every element of the f32 vector `value` is at least 2^-102 in
+  /// magnitude, NaN or infinite (i1): none could lose a subnormal to the
+  /// hardware's atomic add.
+  Value allLargeF32(Value value);
   /// atomicAddF32Element of each element of `value` (f32 or a vector).
   void atomicAddF32Elements(Value value, Value memref, Value i);
   /// Atomically adds the f32 `x` at memref[i], subnormals kept: the

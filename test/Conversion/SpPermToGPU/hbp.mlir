@@ -99,10 +99,17 @@
 // CHECK-COUNT-8:       vector.fma %{{.*}}, %{{[0-9]+}}#{{[0-9]+}}, %{{.*}} : vector<4xf32>
 // CHECK-COUNT-8:       vector.load
 // CHECK-COUNT-8:       vector.fma
-// Each sum below 2^-102 in magnitude (the flush of a subnormal could
-// matter) goes through a compare-and-swap loop of a plain add, a zero adds
-// nothing, the rest through the hardware's atomic add.
+// The lane's four sums go through the hardware's atomic add when all are
+// at least 2^-102 in magnitude (or NaN); else each sum below it (where
+// the add's flush of a subnormal could matter) goes through a
+// compare-and-swap loop of a plain add, a zero adds nothing, the rest
+// through the hardware's add.
 // CHECK:               scf.if
+// CHECK:               arith.cmpf uge, %{{.*}} : vector<4xf32>
+// CHECK:               arith.cmpf ule, %{{.*}} : vector<4xf32>
+// CHECK:               scf.if
+// CHECK-COUNT-4:         memref.atomic_rmw addf
+// CHECK:               } else {
 // CHECK:               %[[TINY:.*]] = arith.constant 1.97215226E-31 : f32
 // CHECK:               %[[BELOW:.*]] = arith.cmpf olt, %[[SUM:.*]], %[[TINY]] : f32
 // CHECK:               %[[NTINY:.*]] = arith.constant -1.97215226E-31 : f32
