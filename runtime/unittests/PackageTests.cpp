@@ -748,8 +748,9 @@ TEST(PackageTest, TransposingKernelRoundTrips) {
     bad.transposeB->args = args;
     Status s = writePackage(dir.path("bad.spp"), {bad}, PackageOptions());
     ASSERT_FALSE(s);
-    EXPECT_NE(s.message().find("transposing kernel must take B_col, B"),
-              std::string::npos)
+    EXPECT_NE(
+        s.message().find("transposing kernel must take B_col and B once each"),
+        std::string::npos)
         << s.message();
   }
   // Its code assumes 256 threads a CTA.
@@ -767,8 +768,9 @@ TEST(PackageTest, TransposingKernelRoundTrips) {
   });
   StatusOr<Package> edited = readPackage(dir.path("edited.spp"));
   ASSERT_FALSE(edited);
-  EXPECT_NE(edited.message().find("transpose_b.args must be B_col, B"),
-            std::string::npos)
+  EXPECT_NE(
+      edited.message().find("transpose_b.args must take B_col and B once each"),
+      std::string::npos)
       << edited.message();
   rewriteManifest(dir.path("edited.spp"), [](json &j) {
     j["layers"][0]["transpose_b"]["args"] = {"B_col", "B", "K"};

@@ -177,18 +177,26 @@ void KernelBuilder::atomicAddF32Elements(Value value, Value memref, Value i) {
 /// times larger only below half its ulp, and rounds away anyway.
 static constexpr float kFlushMatters = 0x1p-102f;
 
+Value KernelBuilder::largeF32(Value value) {
+  Type type = value.getType();
+  auto splat = [&](float v) -> Value {
+    if (auto vt = dyn_cast<VectorType>(type))
+      return arith::ConstantOp::create(
+          b, vt, DenseElementsAttr::get(vt, b.getF32FloatAttr(v)));
+    return f32(v);
+  };
+  // Not (-kFlushMatters < x < kFlushMatters): the unordered predicates
+  // hold for NaN, which is large.
+  Value above = arith::CmpFOp::create(b, arith::CmpFPredicate::UGE, value,
+                                      splat(kFlushMatters));
+  Value below = arith::CmpFOp::create(b, arith::CmpFPredicate::ULE, value,
+                                      splat(-kFlushMatters));
+  return arith::OrIOp::create(b, above, below);
+}
+
 Value KernelBuilder::allLargeF32(Value value) {
   auto vt = cast<VectorType>(value.getType());
-  Value tiny = arith::ConstantOp::create(
-      b, vt, DenseElementsAttr::get(vt, b.getF32FloatAttr(kFlushMatters)));
-  Value negTiny = arith::ConstantOp::create(
-      b, vt, DenseElementsAttr::get(vt, b.getF32FloatAttr(-kFlushMatters)));
-  // Not (-tiny < x < tiny): NaN compares false both ways, so it is large.
-  Value above =
-      arith::CmpFOp::create(b, arith::CmpFPredicate::UGE, value, tiny);
-  Value below =
-      arith::CmpFOp::create(b, arith::CmpFPredicate::ULE, value, negTiny);
-  Value large = arith::OrIOp::create(b, above, below);
+  Value large = largeF32(value);
   Value all = vector::ExtractOp::create(b, large, ArrayRef<int64_t>{0});
   for (int64_t e = 1; e < vt.getNumElements(); ++e)
     all = andI(all, vector::ExtractOp::create(b, large, ArrayRef<int64_t>{e}));
@@ -209,21 +217,16 @@ void KernelBuilder::atomicAddF32Element(Value x, Value memref, Value i) {
   // PTX ISA 9.4). Adds below kFlushMatters go through a compare-and-swap
   // loop of a plain add; a zero adds nothing (C starts at +0, and x + 0 is
   // x for every x that is not -0).
-  Value below = arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x,
-                                      f32(kFlushMatters));
-  Value above = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, x,
-                                      f32(-kFlushMatters));
-  Value small = andI(below, above);
   ifThenElse(
-      small,
+      largeF32(x),
+      [&] {
+        memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf, x, memref,
+                                    ValueRange{i});
+      },
       [&] {
         Value nonzero =
             arith::CmpFOp::create(b, arith::CmpFPredicate::ONE, x, f32(0.0f));
         ifThen(nonzero, [&] { compareAndSwapAddF32(x, memref, i); });
-      },
-      [&] {
-        memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addf, x, memref,
-                                    ValueRange{i});
       });
 }
 

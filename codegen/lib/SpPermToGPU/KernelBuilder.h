@@ -223,9 +223,11 @@ private:
   /// no element could lose a subnormal to its flush, else element by
   /// element.
   void atomicAddF32Vector(Value value, Value memref, Value i);
-  /// Whether every element of the f32 vector `value` is at least 2^-102 in
-  /// magnitude, NaN or infinite (i1): none could lose a subnormal to the
-  /// hardware's atomic add.
+  /// Whether the f32 `value` (or each element of a vector of them: a vector
+  /// of i1) is at least 2^-102 in magnitude, NaN or infinite: the
+  /// hardware's atomic add cannot lose a subnormal that matters to it.
+  Value largeF32(Value value);
+  /// largeF32 of every element of the f32 vector `value` (i1).
   Value allLargeF32(Value value);
   /// atomicAddF32Element of each element of `value` (f32 or a vector).
   void atomicAddF32Elements(Value value, Value memref, Value i);

@@ -115,7 +115,7 @@ static LogicalResult verifyLaunchesAttribute(Operation *op, StringRef name,
       return op->emitError() << "'" << name << "' must be a #spperm.launch";
     if (!::spperm::isTransposeArgs(launchArgs(launch)))
       return op->emitError() << "'" << name << "': kernel '" << launch.getName()
-                             << "' must take B_col, B and optionally K";
+                             << "' must take " << ::spperm::kTransposeArgsRule;
     return success();
   }
   auto launches = dyn_cast<ArrayAttr>(value);

@@ -325,10 +325,7 @@ bool parseLayer(ManifestReader &r, const json &l, const std::string &where,
     if (k.gridCtas > 0)
       return r.fail(ctx + ".transpose_b cannot have grid_k");
     if (!isTransposeArgs(k.args))
-      return r.fail(ctx + ".transpose_b.args must be " +
-                    std::string(call_arg::kBColumnMajor) + ", " +
-                    std::string(call_arg::kB) + " and optionally " +
-                    std::string(call_arg::kK));
+      return r.fail(ctx + ".transpose_b.args must take " + kTransposeArgsRule);
     if (k.blockX != kTransposeThreads || k.blockY != 1 || k.blockZ != 1)
       return r.fail(ctx + ".transpose_b.block must be [" +
                     std::to_string(kTransposeThreads) + ", 1, 1]");

@@ -343,9 +343,7 @@ Status checkLayerForWriting(const PackageLayer &layer, bool externalData) {
       return s;
     if (!isTransposeArgs(layer.transposeB->args))
       return Status::error(where + "the transposing kernel must take " +
-                           std::string(call_arg::kBColumnMajor) + ", " +
-                           std::string(call_arg::kB) +
-                           " and optionally " + std::string(call_arg::kK));
+                           kTransposeArgsRule);
     const KernelInfo &t = *layer.transposeB;
     if (t.blockX != kTransposeThreads || t.blockY != 1 || t.blockZ != 1)
       return Status::error(where + "the transposing kernel's block must be " +

@@ -43,8 +43,8 @@
 // reduction's flush (every one at least 2^-102 in magnitude, or NaN), else
 // element by element.
 // CHECK:         %[[LARGE:.*]] = arith.constant dense<1.97215226E-31> : vector<4xf32>
-// CHECK:         %[[NLARGE:.*]] = arith.constant dense<-1.97215226E-31> : vector<4xf32>
 // CHECK:         %[[UP:.*]] = arith.cmpf uge, %[[SUMS:.*]], %[[LARGE]] : vector<4xf32>
+// CHECK:         %[[NLARGE:.*]] = arith.constant dense<-1.97215226E-31> : vector<4xf32>
 // CHECK:         %[[DOWN:.*]] = arith.cmpf ule, %[[SUMS]], %[[NLARGE]] : vector<4xf32>
 // CHECK:         arith.ori %[[UP]], %[[DOWN]] : vector<4xi1>
 // CHECK-COUNT-3: arith.andi

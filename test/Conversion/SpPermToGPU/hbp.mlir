@@ -111,16 +111,16 @@
 // CHECK-COUNT-4:         memref.atomic_rmw addf
 // CHECK:               } else {
 // CHECK:               %[[TINY:.*]] = arith.constant 1.97215226E-31 : f32
-// CHECK:               %[[BELOW:.*]] = arith.cmpf olt, %[[SUM:.*]], %[[TINY]] : f32
+// CHECK:               %[[ABOVE:.*]] = arith.cmpf uge, %[[SUM:.*]], %[[TINY]] : f32
 // CHECK:               %[[NTINY:.*]] = arith.constant -1.97215226E-31 : f32
-// CHECK:               %[[ABOVE:.*]] = arith.cmpf ogt, %[[SUM]], %[[NTINY]] : f32
-// CHECK:               %[[SMALL:.*]] = arith.andi %[[BELOW]], %[[ABOVE]] : i1
-// CHECK:               scf.if %[[SMALL]] {
+// CHECK:               %[[BELOW:.*]] = arith.cmpf ule, %[[SUM]], %[[NTINY]] : f32
+// CHECK:               %[[LARGE:.*]] = arith.ori %[[ABOVE]], %[[BELOW]] : i1
+// CHECK:               scf.if %[[LARGE]] {
+// CHECK:                 memref.atomic_rmw addf %[[SUM]]
+// CHECK:               } else {
 // CHECK:                 %[[NONZERO:.*]] = arith.cmpf one, %[[SUM]], %{{.*}} : f32
 // CHECK:                 scf.if %[[NONZERO]] {
 // CHECK:                   llvm.inline_asm has_side_effects asm_dialect = att "{{.*}}add.rn.f32 %spperm_sum, %spperm_seen, $1;\0Aatom.relaxed.gpu.global.cas.b32{{.*}}", "l,f,~{memory}" %{{.*}}, %[[SUM]]
-// CHECK:               } else {
-// CHECK:                 memref.atomic_rmw addf %[[SUM]]
 // The warp counts itself finished; the last one resets the counters.
 // CHECK:           memref.atomic_rmw addi %{{.*}}, %[[TICKETS]][%{{.*}}]
 // CHECK:           memref.store %{{.*}}, %[[TICKETS]]

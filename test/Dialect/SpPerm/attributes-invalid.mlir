@@ -143,7 +143,7 @@ func.func @kernel_b_col(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<6
 // -----
 
 func.func @transpose_args(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x32xf32>) -> tensor<64x32xf32> {
-  // expected-error@+1 {{'spperm.transpose_b': kernel 't' must take B_col, B and optionally K}}
+  // expected-error@+1 {{'spperm.transpose_b': kernel 't' must take B_col and B once each, K at most once, and nothing else}}
   %c = spperm.spmm %a, %b {spperm.transpose_b = #spperm.launch<name = "t", family = "transpose", variant = "v", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = ["B_col", "C"], grid = [1, 1, 1], block = [256, 1, 1], shared_bytes = 0>} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>
   return %c : tensor<64x32xf32>
 }

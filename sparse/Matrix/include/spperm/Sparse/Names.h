@@ -300,6 +300,10 @@ inline constexpr int64_t kTransposeTile = 32;
 /// tile), which its code assumes: the manifest's block must be this x 1 x 1.
 inline constexpr int64_t kTransposeThreads = 256;
 
+/// What isTransposeArgs asks, for messages.
+inline constexpr const char *kTransposeArgsRule =
+    "B_col and B once each, K at most once, and nothing else";
+
 /// Whether `args` are what a layer's transposing kernel takes: B_col and B,
 /// each once, and K at most once, nothing else.
 inline bool isTransposeArgs(const std::vector<std::string> &args) {
