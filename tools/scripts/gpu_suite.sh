@@ -39,10 +39,11 @@ MAIN_JOBS="${MAIN_JOBS:-1}"
 # Which parts run: main (the shared matrices, or those of MAIN_GLOB, and
 # the sweep's generated ones in suite/gen unless GEN=0), big (the generated
 # >= 1 M-row ones),
-# tc (tensor-core variants), san (compute-sanitizer), conc (concurrent calls
+# tc (tensor-core variants), sub (subnormal values, SUB_KS), san
+# (compute-sanitizer), conc (concurrent calls
 # from several threads and streams); BIG_GLOB (space-separated globs) narrows
 # the big packages.
-SETS="${SETS:-main big tc san conc aot}"
+SETS="${SETS:-main big tc sub san conc aot}"
 # The K values the compute-sanitizer runs check: SpMV, the scalar kernels,
 # the K buckets 8, 32, 64, 128, 256, 512 and, between them, every group
 # size of the variants for any K (docs/Kernels.md, "Variants by K"): vec4
@@ -58,6 +59,9 @@ SAN_KS="${SAN_KS:-1,4,5,8,12,24,32,44,48,64,96,100,128,200,256,512,520}"
 # take multiples of 8; 1 and 12 run their fp32 variants; 200 their range
 # variant).
 TC_KS="${TC_KS:-1,8,12,16,32,128,200,512}"
+# The K values of the subnormal packages' checks: SpMV, the small K the
+# scalar and 2-lane kernels take, the buckets and the largest.
+SUB_KS="${SUB_KS:-1,2,3,4,5,8,16,32,128,512}"
 # The compute-sanitizer tools those runs take, space-separated.
 SAN_TOOLS="${SAN_TOOLS:-memcheck racecheck initcheck synccheck}"
 # The packages of suite/san the sanitizer runs (space-separated globs of
@@ -214,6 +218,20 @@ if [[ " $SETS " == *" tc "* ]] && compgen -G "$S/tc/*.spp" >/dev/null; then
   grep '^FAIL' "$OUTDIR/tc.log" | head -20 | tee -a "$SUMMARY"
   grep -A12 '^summary' "$OUTDIR/tc.log" | tee -a "$SUMMARY"
   [[ "$ntc" == 0 ]] || fail "$ntc tensor-core checks failed"
+fi
+if [[ " $SETS " == *" sub "* ]] && compgen -G "$S/sub/*.spp" >/dev/null; then
+  # Subnormal values through the generated kernels (docs/Kernels.md,
+  # "Subnormals"): the normal tolerance, with the verifier's allowance of
+  # 2^-149 an entry for what fp32 cannot hold.
+  say "subnormal packages: K in $SUB_KS"
+  "$BUILD/bin/spperm-verify" "$S/sub" --device gpu --k "$SUB_KS" --jobs 1 \
+    >"$OUTDIR/sub.log" 2>&1 || true
+  grep -c '^ok ' "$OUTDIR/sub.log" | sed 's/^/subnormal checks passed: /' | tee -a "$SUMMARY"
+  nsub=$(grep -c '^FAIL' "$OUTDIR/sub.log")
+  echo "subnormal checks failed: $nsub" | tee -a "$SUMMARY"
+  grep '^FAIL' "$OUTDIR/sub.log" | head -20 | tee -a "$SUMMARY"
+  [[ "$nsub" == 0 ]] || fail "$nsub subnormal checks failed"
+  grep -q '^ok ' "$OUTDIR/sub.log" || fail "subnormal packages: no check ran"
 fi
 say "verified in $((SECONDS - START)) s"
 grep -c '^ok ' "$OUTDIR/verify.log" | sed 's/^/checks passed: /' | tee -a "$SUMMARY"

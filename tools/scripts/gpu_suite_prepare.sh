@@ -15,6 +15,8 @@
 #   suite/COMMIT         the commit (and whether the tree was dirty) the
 #                        packages were compiled at
 #   suite/san/*.spp      one package per kernel family for compute-sanitizer
+#   suite/sub/*.spp      a matrix of subnormal values in each format,
+#                        fp32 and bf16, the generated kernels only
 #   suite/big/*.spp      the generated >= 1 M-row matrices' packages; the
 #                        matrices themselves are regenerated on the device by
 #                        spperm-gen (deterministic; gpu_suite.sh checks the
@@ -60,9 +62,10 @@ STRATEGIES="${STRATEGIES:-identity lpt warp-aware bsa}"
 BIG="${BIG:-1}"
 SELECTED="${SELECTED:-1}"
 # Parts of the archive: main (the shared matrices), big, san, tc (the
-# tensor-core variants: bell with --precision tf32 and f16), aot (the
-# example application's package).
-PARTS="${PARTS:-main big san tc aot}"
+# tensor-core variants: bell with --precision tf32 and f16), sub (subnormal
+# values in each format, fp32 and bf16), aot (the example application's
+# package).
+PARTS="${PARTS:-main big san tc sub aot}"
 [[ " $PARTS " == *" big "* ]] || BIG=0
 JOBS="${JOBS:-$(nproc)}"
 
@@ -269,6 +272,35 @@ for l in m["layers"]:
     print(sys.argv[1].split("/")[-1], l["format"], " ".join(sorted({k["family"] + "/" + k["variant"] for k in l["kernels"]})))' "$pkg"
   done >"$STAGE/suite/san/FAMILIES.txt"
   cat "$STAGE/suite/san/FAMILIES.txt"
+fi
+# Subnormal values through every family's own kernels (docs/Kernels.md,
+# "Subnormals"): a 3,000-row matrix, about 12 entries a row and 8 rows of
+# about 400 (split long rows), values +-[1e-40, 1e-38], so that every
+# product with B and most sums are fp32 subnormals. --no-library-check:
+# cuSPARSE flushes them (docs/Limits.md), which is not what this checks.
+if [[ " $PARTS " == *" sub "* ]]; then
+  mkdir -p "$STAGE/suite/sub"
+  python3 - "$STAGE/sub.mtx" <<'PY'
+import random, sys
+rng = random.Random(62)
+n = 3000
+entries = []
+for r in range(n):
+    per_row = 400 if r < 8 else 12
+    for c in sorted(rng.sample(range(n), rng.randint(per_row // 2, per_row * 3 // 2))):
+        v = rng.choice((-1, 1)) * 10.0 ** rng.uniform(-40, -38)
+        entries.append(f"{r + 1} {c + 1} {v:.9e}")
+with open(sys.argv[1], "w") as f:
+    f.write("%%MatrixMarket matrix coordinate real general\n")
+    f.write(f"{n} {n} {len(entries)}\n" + "\n".join(entries) + "\n")
+PY
+  for f in csr bell hbp; do
+    for d in f32 bf16; do
+      "$BIN/spperm-compile" "$STAGE/sub.mtx" -o "$STAGE/suite/sub/sub.$f.$d.spp" \
+        --format "$f" --strategy lpt --dtype "$d" --no-library-check -q
+    done
+  done
+  rm -f "$STAGE/sub.mtx"
 fi
 # The AOT example's package (examples/aot: a DLMC Transformer block, every
 # layer selected), which gpu_suite.sh runs through the example application
