@@ -16,9 +16,10 @@
 # the range variants of packages for any K; timings for BENCH_KS, default
 # 32,128,256,512: BENCHMARK.md's K and 256), then
 # compute-sanitizer memcheck, racecheck, initcheck and synccheck on one
-# package per kernel family (suite/san/*.spp). Writes $OUT/summary.txt
-# (what docs/results/ keeps) and $OUT/verify.log; exits non-zero on any
-# failure.
+# package per kernel family (suite/san/*.spp) and the subnormal packages
+# (suite/sub/*.spp: the compare-and-swap adds run only on their values).
+# Writes $OUT/summary.txt (what docs/results/ keeps) and $OUT/verify.log;
+# exits non-zero on any failure.
 #
 #===------------------------------------------------------------------------===#
 set -uo pipefail
@@ -286,7 +287,7 @@ fi
 # whose check bounds the error of an fp32 sum before C's rounding.
 san_tolerance() {
   case "$(basename "$1")" in
-  *dtype-*16* | *3xtf32*) echo 1e-5 ;;
+  sub.* | *dtype-*16* | *3xtf32*) echo 1e-5 ;;
   *tf32* | *f16*) echo 5e-3 ;;
   *) echo 1e-5 ;;
   esac
@@ -333,7 +334,7 @@ elif command -v compute-sanitizer >/dev/null || [[ -x /usr/local/cuda/bin/comput
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   read -ra san_globs <<<"$SAN_GLOB"
   # shellcheck disable=SC2086
-  for pkg in $(for g in "${san_globs[@]}"; do printf '%s\n' "$S"/san/$g.spp; done | sort -u); do
+  for pkg in $(for g in "${san_globs[@]}"; do printf '%s\n' "$S"/san/$g.spp "$S"/sub/$g.spp; done | sort -u); do
     [[ -e "$pkg" ]] || continue
     # A package compiled for one K (its layers' manifest `k`) runs at it too.
     ks=$SAN_KS

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# On the device, .gpu carried (tools/scripts/gpu_prepare.sh, then
+# PARTS=sub tools/scripts/gpu_suite_prepare.sh, then mk.sh for
+# .gpu/ak/before and .gpu/ak/after):
+#   bash docs/results/atomic-k-2026-12-06-s65/device.sh suite   # the suite's sub part and its sanitizer runs
+#   bash docs/results/atomic-k-2026-12-06-s65/device.sh bench   # --k packages, before and after, twice
+set -u
+O=${OUT:?}
+case "${1:?suite or bench}" in
+suite)
+  SETS="sub san" SPPERM_CMAKE_ARGS=-DCMAKE_PREFIX_PATH=$PWD/.gpu/deps OUT=$O/suite \
+    bash tools/scripts/gpu_suite.sh >"$O/suite.out" 2>&1
+  echo "suite rc=$?"
+  cat "$O/suite/summary.txt"
+  ;;
+bench)
+  V=build-gpu/bin/spperm-verify
+  if [[ ! -x $V ]]; then
+    . tools/scripts/shared_zlib.sh
+    { cmake -G Ninja -S . -B build-gpu -DSPPERM_ENABLE_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release ${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"} -DCMAKE_PREFIX_PATH="$PWD/.gpu/deps" &&
+      cmake --build build-gpu -j 16 --target spperm-verify; } >"$O/build.log" 2>&1 || { tail -20 "$O/build.log"; exit 1; }
+  fi
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$O/gpu.txt"
+  for rep in 1 2; do for w in before after; do
+    $V .gpu/ak/$w --device gpu --k 32,128,512 --jobs 1 --bench 32,128,512 --runs 20 >"$O/own-$w-$rep.log" 2>&1
+    echo "$w $rep rc=$? $(grep -c '^ok ' "$O/own-$w-$rep.log") ok $(grep -c '^FAIL' "$O/own-$w-$rep.log") FAIL"
+  done; done
+  ;;
+esac
