@@ -17,7 +17,8 @@
 # 32,128,256,512: BENCHMARK.md's K and 256), then
 # compute-sanitizer memcheck, racecheck, initcheck and synccheck on one
 # package per kernel family (suite/san/*.spp) and the subnormal packages
-# (suite/sub/*.spp: the compare-and-swap adds run only on their values).
+# (suite/sub/*.spp: the only values on which the atomic adds' compare-
+# and-swap loops run).
 # Writes $OUT/summary.txt (what docs/results/ keeps) and $OUT/verify.log;
 # exits non-zero on any failure.
 #
@@ -65,8 +66,9 @@ TC_KS="${TC_KS:-1,8,12,16,32,128,200,512}"
 SUB_KS="${SUB_KS:-1,2,3,4,5,8,16,32,128,512}"
 # The compute-sanitizer tools those runs take, space-separated.
 SAN_TOOLS="${SAN_TOOLS:-memcheck racecheck initcheck synccheck}"
-# The packages of suite/san the sanitizer runs (space-separated globs of
-# their names without .spp).
+# The packages of suite/san and suite/sub the sanitizer runs
+# (space-separated globs of their names without .spp; sub.* names the
+# subnormal ones).
 SAN_GLOB="${SAN_GLOB:-*}"
 BIG_GLOB="${BIG_GLOB:-*}"
 # The archive gpu_suite_prepare.sh made (its ARCHIVE): two archives can run
@@ -226,13 +228,15 @@ if [[ " $SETS " == *" sub "* ]] && compgen -G "$S/sub/*.spp" >/dev/null; then
   # 2^-149 an entry for what fp32 cannot hold.
   say "subnormal packages: K in $SUB_KS"
   "$BUILD/bin/spperm-verify" "$S/sub" --device gpu --k "$SUB_KS" --jobs 1 \
-    >"$OUTDIR/sub.log" 2>&1 || true
+    >"$OUTDIR/sub.log" 2>&1
+  rc=$?
   grep -c '^ok ' "$OUTDIR/sub.log" | sed 's/^/subnormal checks passed: /' | tee -a "$SUMMARY"
   nsub=$(grep -c '^FAIL' "$OUTDIR/sub.log")
   echo "subnormal checks failed: $nsub" | tee -a "$SUMMARY"
   grep '^FAIL' "$OUTDIR/sub.log" | head -20 | tee -a "$SUMMARY"
   [[ "$nsub" == 0 ]] || fail "$nsub subnormal checks failed"
   grep -q '^ok ' "$OUTDIR/sub.log" || fail "subnormal packages: no check ran"
+  [[ $rc == 0 ]] || fail "subnormal packages: spperm-verify exited $rc"
 fi
 say "verified in $((SECONDS - START)) s"
 grep -c '^ok ' "$OUTDIR/verify.log" | sed 's/^/checks passed: /' | tee -a "$SUMMARY"
@@ -281,10 +285,11 @@ if [[ " $SETS " == *" aot "* ]] && [[ -d "$S/aot/block.spp" ]]; then
   fi
 fi
 
-# The checks' --tolerance for a package of suite/san: 5e-3 where TF32 or
-# FP16 tensor cores round fp32 operands (names *tf32*, *f16*; not
-# 3xtf32), else 1e-5 — also for 16-bit operands (*.dtype-f16, -bf16),
-# whose check bounds the error of an fp32 sum before C's rounding.
+# The checks' --tolerance for a package of suite/san or suite/sub: 5e-3
+# where TF32 or FP16 tensor cores round fp32 operands (names *tf32*, *f16*;
+# not 3xtf32), else 1e-5 — also for 16-bit operands (*.dtype-f16, -bf16,
+# sub.*.bf16), whose check bounds the error of an fp32 sum before C's
+# rounding.
 san_tolerance() {
   case "$(basename "$1")" in
   sub.* | *dtype-*16* | *3xtf32*) echo 1e-5 ;;

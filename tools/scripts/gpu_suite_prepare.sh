@@ -15,8 +15,9 @@
 #   suite/COMMIT         the commit (and whether the tree was dirty) the
 #                        packages were compiled at
 #   suite/san/*.spp      one package per kernel family for compute-sanitizer
-#   suite/sub/*.spp      a matrix of subnormal values in each format,
-#                        fp32 and bf16, the generated kernels only
+#   suite/sub/*.spp      a matrix of subnormal values in each format (csr
+#                        and bell also with split long rows), fp32 and
+#                        bf16, the generated kernels only
 #   suite/big/*.spp      the generated >= 1 M-row matrices' packages; the
 #                        matrices themselves are regenerated on the device by
 #                        spperm-gen (deterministic; gpu_suite.sh checks the
@@ -275,8 +276,10 @@ for l in m["layers"]:
 fi
 # Subnormal values through every family's own kernels (docs/Kernels.md,
 # "Subnormals"): a 3,000-row matrix, about 12 entries a row and 8 rows of
-# about 400 (split long rows), values +-[1e-40, 1e-38], so that every
-# product with B and most sums are fp32 subnormals. --no-library-check:
+# about 400, values +-[1e-40, 1e-38], so that every product with B and most
+# sums are fp32 subnormals. csr and bell as compiled by default (long rows
+# in CTAs of their own: plain stores) and with --long-rows split (chunks
+# added atomically), hbp (atomic adds of its blocks); --no-library-check:
 # cuSPARSE flushes them (docs/Limits.md), which is not what this checks.
 if [[ " $PARTS " == *" sub "* ]]; then
   mkdir -p "$STAGE/suite/sub"
@@ -294,10 +297,14 @@ with open(sys.argv[1], "w") as f:
     f.write("%%MatrixMarket matrix coordinate real general\n")
     f.write(f"{n} {n} {len(entries)}\n" + "\n".join(entries) + "\n")
 PY
-  for f in csr bell hbp; do
-    for d in f32 bf16; do
+  for d in f32 bf16; do
+    for f in csr bell hbp; do
       "$BIN/spperm-compile" "$STAGE/sub.mtx" -o "$STAGE/suite/sub/sub.$f.$d.spp" \
         --format "$f" --strategy lpt --dtype "$d" --no-library-check -q
+    done
+    for f in csr bell; do
+      "$BIN/spperm-compile" "$STAGE/sub.mtx" -o "$STAGE/suite/sub/sub.$f-split.$d.spp" \
+        --format "$f" --strategy lpt --dtype "$d" --long-rows split --no-library-check -q
     done
   done
   rm -f "$STAGE/sub.mtx"

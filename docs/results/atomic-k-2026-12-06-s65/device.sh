@@ -4,6 +4,10 @@
 # .gpu/ak/before and .gpu/ak/after):
 #   bash docs/results/atomic-k-2026-12-06-s65/device.sh suite   # the suite's sub part and its sanitizer runs
 #   bash docs/results/atomic-k-2026-12-06-s65/device.sh bench   # --k packages, before and after, twice
+#   bash docs/results/atomic-k-2026-12-06-s65/device.sh check   # .gpu/suite-main.tar.xz (PARTS="main san", six
+#     matrices): every package checked, the concurrency set, memcheck of
+#     each kernel family (the sanitizer last: a run past the call's limit
+#     cuts only it)
 set -u
 O=${OUT:?}
 case "${1:?suite or bench}" in
@@ -25,5 +29,13 @@ bench)
     $V .gpu/ak/$w --device gpu --k 32,128,512 --jobs 1 --bench 32,128,512 --runs 20 >"$O/own-$w-$rep.log" 2>&1
     echo "$w $rep rc=$? $(grep -c '^ok ' "$O/own-$w-$rep.log") ok $(grep -c '^FAIL' "$O/own-$w-$rep.log") FAIL"
   done; done
+  ;;
+check)
+  ARCHIVE=$PWD/.gpu/suite-main.tar.xz SETS="main conc san" SAN_TOOLS="${SAN_TOOLS:-memcheck}" \
+    SAN_KS="${SAN_KS:-1,5,32,100,200,520}" BENCH_KS=32,128,512 \
+    SPPERM_CMAKE_ARGS=-DCMAKE_PREFIX_PATH=$PWD/.gpu/deps OUT=$O/check \
+    timeout "${LIMIT:-540}" bash tools/scripts/gpu_suite.sh >"$O/check.out" 2>&1
+  echo "check rc=$?"
+  grep -E "checks|^FAIL|PASSED|FAILED|concurren|memcheck" "$O/check/summary.txt" | head -80
   ;;
 esac

@@ -40,7 +40,7 @@
 // CHECK-COUNT-4:       vector.load %[[TILE]]
 // CHECK:               vector.fma
 // One vector reduction when no element could lose a subnormal to the
-// reduction's flush (every one at least 2^-102 in magnitude, or NaN), else
+// reduction's flush (every one at least 2^-102 in magnitude, NaN or infinite), else
 // element by element.
 // CHECK:         %[[LARGE:.*]] = arith.constant dense<1.97215226E-31> : vector<4xf32>
 // CHECK:         %[[UP:.*]] = arith.cmpf uge, %[[SUMS:.*]], %[[LARGE]] : vector<4xf32>

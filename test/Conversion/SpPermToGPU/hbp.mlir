@@ -100,7 +100,7 @@
 // CHECK-COUNT-8:       vector.load
 // CHECK-COUNT-8:       vector.fma
 // The lane's four sums go through the hardware's atomic add when all are
-// at least 2^-102 in magnitude (or NaN); else each sum below it (where
+// at least 2^-102 in magnitude (or NaN or infinite); else each sum below it (where
 // the add's flush of a subnormal could matter) goes through a
 // compare-and-swap loop of a plain add, a zero adds nothing, the rest
 // through the hardware's add.
