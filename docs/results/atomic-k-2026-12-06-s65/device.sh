@@ -4,10 +4,11 @@
 # .gpu/ak/before and .gpu/ak/after):
 #   bash docs/results/atomic-k-2026-12-06-s65/device.sh suite   # the suite's sub part and its sanitizer runs
 #   bash docs/results/atomic-k-2026-12-06-s65/device.sh bench   # --k packages, before and after, twice
-#   bash docs/results/atomic-k-2026-12-06-s65/device.sh check   # .gpu/suite-main.tar.xz (PARTS="main san", six
-#     matrices): every package checked, the concurrency set, memcheck of
-#     each kernel family (the sanitizer last: a run past the call's limit
-#     cuts only it)
+#   bash docs/results/atomic-k-2026-12-06-s65/device.sh check   # .gpu/suite-main.tar.xz (PARTS=main, six
+#     matrices in every format and strategy): every package checked, timed
+#   bash docs/results/atomic-k-2026-12-06-s65/device.sh san     # .gpu/suite-san.tar.xz (PARTS=san): the
+#     concurrency set, then memcheck of each kernel family at six K (a run
+#     past the call's limit cuts only the sanitizer)
 set -u
 O=${OUT:?}
 case "${1:?suite or bench}" in
@@ -31,11 +32,18 @@ bench)
   done; done
   ;;
 check)
-  ARCHIVE=$PWD/.gpu/suite-main.tar.xz SETS="main conc san" SAN_TOOLS="${SAN_TOOLS:-memcheck}" \
-    SAN_KS="${SAN_KS:-1,5,32,100,200,520}" BENCH_KS=32,128,512 \
+  ARCHIVE=$PWD/.gpu/suite-main.tar.xz SETS="main" BENCH_KS=32,128,512 \
     SPPERM_CMAKE_ARGS=-DCMAKE_PREFIX_PATH=$PWD/.gpu/deps OUT=$O/check \
-    timeout "${LIMIT:-540}" bash tools/scripts/gpu_suite.sh >"$O/check.out" 2>&1
+    bash tools/scripts/gpu_suite.sh >"$O/check.out" 2>&1
   echo "check rc=$?"
-  grep -E "checks|^FAIL|PASSED|FAILED|concurren|memcheck" "$O/check/summary.txt" | head -80
+  grep -E "checks|^FAIL|PASSED|FAILED|^\| (32|128|512) " "$O/check/summary.txt" | head -40
+  ;;
+san)
+  ARCHIVE=$PWD/.gpu/suite-san.tar.xz SETS="conc san" SAN_TOOLS="${SAN_TOOLS:-memcheck}" \
+    SAN_KS="${SAN_KS:-1,5,32,100,200,520}" \
+    SPPERM_CMAKE_ARGS=-DCMAKE_PREFIX_PATH=$PWD/.gpu/deps OUT=$O/san \
+    timeout "${LIMIT:-540}" bash tools/scripts/gpu_suite.sh >"$O/san.out" 2>&1
+  echo "san rc=$?"
+  grep -E "^FAIL|PASSED|FAILED|concurren|memcheck|racecheck" "$O/san/summary.txt" | head -90
   ;;
 esac
