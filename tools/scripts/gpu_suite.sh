@@ -302,9 +302,20 @@ san_tolerance() {
 # (one per kernel family) and the hbp package of runtime/unittests/Inputs/legacy-hbp
 # (kernels with module-level tickets, from before the "tickets" parameter)
 # called from CONC_THREADS threads at once, each with its own stream and C,
-# K cycling through CONC_KS, C poisoned before and checked after every call;
+# K cycling through CONC_KS (and a package's own K, if compiled for one), C poisoned before and checked after every call;
 # then timed without checks on 1 and CONC_THREADS threads; then
 # compute-sanitizer racecheck on the hbp packages' concurrent calls.
+# KS with the K of each layer of package PKG compiled for one K (its
+# manifest's `k`) added: such a layer runs at its own K only.
+with_own_ks() { # KS PKG
+  local ks=$1 own
+  for own in $(python3 -c 'import json, sys
+print(" ".join(sorted({str(l["k"]) for l in json.load(open(sys.argv[1] + "/manifest.json"))["layers"] if l.get("k")})))' "$2"); do
+    [[ ",$ks," == *",$own,"* ]] || ks="$ks,$own"
+  done
+  echo "$ks"
+}
+
 CONC_THREADS="${CONC_THREADS:-8}"
 CONC_CALLS="${CONC_CALLS:-60}"
 CONC_KS="${CONC_KS:-1,5,8,32,64,128,512}"
@@ -315,7 +326,7 @@ if [[ " $SETS " == *" conc "* ]]; then
     [[ -e "$pkg" ]] || continue
     tol=$(san_tolerance "$pkg")
     log="$BUILD/conc.$(basename "$pkg" .spp).log"
-    "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k "$CONC_KS" --tolerance "$tol" \
+    "$BUILD/bin/spperm-verify" "$pkg" --device gpu --k "$(with_own_ks "$CONC_KS" "$pkg")" --tolerance "$tol" \
       --jobs 1 --threads "$CONC_THREADS" --calls "$CONC_CALLS" >"$log" 2>&1
     rc=$?
     line=$(grep ' concurrent threads=' "$log" | sed "s|^\(....\) .*/\([^/]*\.spp\) |\1 \2 |")
@@ -342,11 +353,7 @@ elif command -v compute-sanitizer >/dev/null || [[ -x /usr/local/cuda/bin/comput
   for pkg in $(for g in "${san_globs[@]}"; do printf '%s\n' "$S"/san/$g.spp "$S"/sub/$g.spp; done | sort -u); do
     [[ -e "$pkg" ]] || continue
     # A package compiled for one K (its layers' manifest `k`) runs at it too.
-    ks=$SAN_KS
-    for own in $(python3 -c 'import json, sys
-print(" ".join(sorted({str(l["k"]) for l in json.load(open(sys.argv[1] + "/manifest.json"))["layers"] if l.get("k")})))' "$pkg"); do
-      [[ ",$ks," == *",$own,"* ]] || ks="$ks,$own"
-    done
+    ks=$(with_own_ks "$SAN_KS" "$pkg")
     for tool in $SAN_TOOLS; do
       log="$BUILD/san.$(basename "$pkg" .spp).$tool.log"
       tol=$(san_tolerance "$pkg")
