@@ -139,10 +139,10 @@ void KernelBuilder::atomicAddF32(Value value, Value memref, Value i) {
   // lowering of its own).
   if (vectorReductions && n % 4 == 0) {
     for (int64_t e = 0; e < n; e += 4)
-      atomicAddF32Vector(vector::ShuffleOp::create(
-                             b, value, value,
-                             ArrayRef<int64_t>{e, e + 1, e + 2, e + 3}),
-                         memref, add(i, e));
+      atomicAddF32Vector(
+          vector::ShuffleOp::create(b, value, value,
+                                    ArrayRef<int64_t>{e, e + 1, e + 2, e + 3}),
+          memref, add(i, e));
     return;
   }
   if (!vt)
