@@ -298,13 +298,6 @@ san_tolerance() {
   esac
 }
 
-# Concurrency (docs/Testing.md, "Concurrency"): every package of suite/san
-# (one per kernel family) and the hbp package of runtime/unittests/Inputs/legacy-hbp
-# (kernels with module-level tickets, from before the "tickets" parameter)
-# called from CONC_THREADS threads at once, each with its own stream and C,
-# K cycling through CONC_KS (and a package's own K, if compiled for one), C poisoned before and checked after every call;
-# then timed without checks on 1 and CONC_THREADS threads; then
-# compute-sanitizer racecheck on the hbp packages' concurrent calls.
 # KS with the K of each layer of package PKG compiled for one K (its
 # manifest's `k`) added: such a layer runs at its own K only.
 with_own_ks() { # KS PKG
@@ -316,6 +309,14 @@ print(" ".join(sorted({str(l["k"]) for l in json.load(open(sys.argv[1] + "/manif
   echo "$ks"
 }
 
+# Concurrency (docs/Testing.md, "Concurrency"): every package of suite/san
+# (one per kernel family) and the hbp package of runtime/unittests/Inputs/legacy-hbp
+# (kernels with module-level tickets, from before the "tickets" parameter)
+# called from CONC_THREADS threads at once, each with its own stream and C,
+# K cycling through CONC_KS (and a package's own K, if compiled for one),
+# C poisoned before and checked after every call; then timed without
+# checks on 1 and CONC_THREADS threads; then compute-sanitizer racecheck on
+# the hbp packages' concurrent calls.
 CONC_THREADS="${CONC_THREADS:-8}"
 CONC_CALLS="${CONC_CALLS:-60}"
 CONC_KS="${CONC_KS:-1,5,8,32,64,128,512}"
