@@ -4,6 +4,8 @@
 # .gpu/ak/before and .gpu/ak/after):
 #   bash docs/results/atomic-k-2026-12-06-s65/device.sh suite   # the suite's sub part and its sanitizer runs
 #   bash docs/results/atomic-k-2026-12-06-s65/device.sh bench   # --k packages, before and after, twice
+#   bash docs/results/atomic-k-2026-12-06-s65/device.sh bench2  # KS="1 any" mk.sh packages of 2d58ed2^ (before)
+#     and of 2a9b0dd (final): K = 1 with --k, and 1, 32, 128, 512 for any K, twice
 #   bash docs/results/atomic-k-2026-12-06-s65/device.sh check   # .gpu/suite-main.tar.xz (PARTS=main, six
 #     matrices in every format and strategy): every package checked, timed
 #   bash docs/results/atomic-k-2026-12-06-s65/device.sh san     # .gpu/suite-san.tar.xz (PARTS=san): the
@@ -29,6 +31,19 @@ bench)
   for rep in 1 2; do for w in before after; do
     $V .gpu/ak/$w --device gpu --k 32,128,512 --jobs 1 --bench 32,128,512 --runs 20 >"$O/own-$w-$rep.log" 2>&1
     echo "$w $rep rc=$? $(grep -c '^ok ' "$O/own-$w-$rep.log") ok $(grep -c '^FAIL' "$O/own-$w-$rep.log") FAIL"
+  done; done
+  ;;
+bench2)
+  V=build-gpu/bin/spperm-verify
+  if [[ ! -x $V ]]; then
+    . tools/scripts/shared_zlib.sh
+    { cmake -G Ninja -S . -B build-gpu -DSPPERM_ENABLE_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release ${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"} -DCMAKE_PREFIX_PATH="$PWD/.gpu/deps" &&
+      cmake --build build-gpu -j 16 --target spperm-verify; } >"$O/build.log" 2>&1 || { tail -20 "$O/build.log"; exit 1; }
+  fi
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$O/gpu2.txt"
+  for rep in 1 2; do for w in before final; do
+    $V .gpu/ak/$w --device gpu --k 1,32,128,512 --jobs 1 --bench 1,32,128,512 --runs 20 >"$O/any-$w-$rep.log" 2>&1
+    echo "$w $rep rc=$? $(grep -c '^ok ' "$O/any-$w-$rep.log") ok $(grep -c '^FAIL' "$O/any-$w-$rep.log") FAIL"
   done; done
   ;;
 check)

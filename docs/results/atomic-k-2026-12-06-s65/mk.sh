@@ -4,6 +4,8 @@
 # flushing adds; after: this commit's), DIR where the packages go. Each
 # layer of subnormal-2026-12-06-s64's bench, compiled for K = 32, 128 and
 # 512 on its own (--k), the generated kernels only (--no-library-check).
+# KS (default "32 128 512") lists the K to compile for; "any" compiles the
+# package for any K.
 set -euo pipefail
 COMPILER=$1
 D=$2
@@ -17,8 +19,12 @@ cp examples/aot/dlmc/ffn1.smtx.gz "$M/"
 c() { # NAME SOURCE FLAGS...
   local name=$1 src=$2
   shift 2
-  for k in 32 128 512; do
-    "$COMPILER" "$src" -o "$D/$name.k$k.spp" --k $k --data external -q --no-library-check "$@"
+  for k in ${KS:-32 128 512}; do
+    if [[ $k == any ]]; then
+      "$COMPILER" "$src" -o "$D/$name.any.spp" --data external -q --no-library-check "$@"
+    else
+      "$COMPILER" "$src" -o "$D/$name.k$k.spp" --k $k --data external -q --no-library-check "$@"
+    fi
   done
 }
 c cora.hbp $M/cora.mtx.gz --format hbp
