@@ -16,8 +16,9 @@
 #                        packages were compiled at
 #   suite/san/*.spp      one package per kernel family for compute-sanitizer
 #   suite/sub/*.spp      a matrix of subnormal values in each format (csr
-#                        and bell also with split long rows), fp32 and
-#                        bf16, the generated kernels only
+#                        and bell also with split long rows, bell also
+#                        with dense tiles), fp32, bf16 and f16, the
+#                        generated kernels only
 #   suite/big/*.spp      the generated >= 1 M-row matrices' packages; the
 #                        matrices themselves are regenerated on the device by
 #                        spperm-gen (deterministic; gpu_suite.sh checks the
@@ -64,8 +65,8 @@ BIG="${BIG:-1}"
 SELECTED="${SELECTED:-1}"
 # Parts of the archive: main (the shared matrices), big, san, tc (the
 # tensor-core variants: bell with --precision tf32 and f16), sub (subnormal
-# values in each format, fp32 and bf16), aot (the example application's
-# package).
+# values in each format, fp32, bf16 and f16), aot (the example
+# application's package).
 PARTS="${PARTS:-main big san tc sub aot}"
 [[ " $PARTS " == *" big "* ]] || BIG=0
 JOBS="${JOBS:-$(nproc)}"
@@ -281,33 +282,63 @@ fi
 # in CTAs of their own: plain stores) and with --long-rows split (chunks
 # added atomically), hbp (atomic adds of its blocks); --no-library-check:
 # cuSPARSE flushes them (docs/Limits.md), which is not what this checks.
+# The same matrix with 32 dense 32 x 32 blocks on the diagonal of rows
+# 1,024-2,047 gives bf16 packages with dense tiles: bell-tile
+# (sub.bell-tile.bf16) and the tensor cores (sub.bell-tc.bf16). f16 cannot
+# hold those values, so its packages (every format above, tiles and tensor
+# cores too) take the matrix with values +-[2^-24, 2^-14], f16's
+# subnormals: values of A converted from them, and many elements of C
+# rounded to them.
 if [[ " $PARTS " == *" sub "* ]]; then
   mkdir -p "$STAGE/suite/sub"
-  python3 - "$STAGE/sub.mtx" <<'PY'
+  # subnormal_matrix OUT LOG10_LO LOG10_HI BLOCKS
+  subnormal_matrix() {
+    python3 - "$@" <<'PY'
 import random, sys
+out, lo, hi, blocks = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 rng = random.Random(62)
 n = 3000
-entries = []
+rows = []
 for r in range(n):
     per_row = 400 if r < 8 else 12
-    for c in sorted(rng.sample(range(n), rng.randint(per_row // 2, per_row * 3 // 2))):
-        v = rng.choice((-1, 1)) * 10.0 ** rng.uniform(-40, -38)
-        entries.append(f"{r + 1} {c + 1} {v:.9e}")
-with open(sys.argv[1], "w") as f:
+    rows.append({c: rng.choice((-1, 1)) * 10.0 ** rng.uniform(lo, hi)
+                 for c in sorted(rng.sample(range(n), rng.randint(per_row // 2, per_row * 3 // 2)))})
+for b in range(blocks):
+    for r in range(1024 + 32 * b, 1056 + 32 * b):
+        for c in range(1024 + 32 * b, 1056 + 32 * b):
+            rows[r][c] = rng.choice((-1, 1)) * 10.0 ** rng.uniform(lo, hi)
+entries = [f"{r + 1} {c + 1} {v:.9e}" for r in range(n) for c, v in sorted(rows[r].items())]
+with open(out, "w") as f:
     f.write("%%MatrixMarket matrix coordinate real general\n")
     f.write(f"{n} {n} {len(entries)}\n" + "\n".join(entries) + "\n")
 PY
-  for d in f32 bf16; do
+  }
+  # compile_sub NAME MATRIX FLAGS...: suite/sub/sub.NAME.spp
+  compile_sub() {
+    local name=$1 matrix=$2
+    shift 2
+    "$BIN/spperm-compile" "$matrix" -o "$STAGE/suite/sub/sub.$name.spp" "$@" --no-library-check -q
+  }
+  subnormal_matrix "$STAGE/sub.mtx" -40 -38 0
+  subnormal_matrix "$STAGE/sub-blocks.mtx" -40 -38 48
+  # f16's smallest subnormal is 2^-24 (10^-7.22), its smallest normal 2^-14.
+  subnormal_matrix "$STAGE/sub-f16.mtx" -7.2 -4.22 48
+  tile=(--format bell --block 32 --delta 0.9 --strategy identity)
+  for d in f32 bf16 f16; do
+    m="$STAGE/sub.mtx"
+    [[ $d == f16 ]] && m="$STAGE/sub-f16.mtx"
     for f in csr bell hbp; do
-      "$BIN/spperm-compile" "$STAGE/sub.mtx" -o "$STAGE/suite/sub/sub.$f.$d.spp" \
-        --format "$f" --strategy lpt --dtype "$d" --no-library-check -q
+      compile_sub "$f.$d" "$m" --format "$f" --strategy lpt --dtype "$d"
     done
     for f in csr bell; do
-      "$BIN/spperm-compile" "$STAGE/sub.mtx" -o "$STAGE/suite/sub/sub.$f-split.$d.spp" \
-        --format "$f" --strategy lpt --dtype "$d" --long-rows split --no-library-check -q
+      compile_sub "$f-split.$d" "$m" --format "$f" --strategy lpt --dtype "$d" --long-rows split
     done
   done
-  rm -f "$STAGE/sub.mtx"
+  compile_sub bell-tile.bf16 "$STAGE/sub-blocks.mtx" "${tile[@]}" --dtype bf16
+  compile_sub bell-tc.bf16 "$STAGE/sub-blocks.mtx" "${tile[@]}" --dtype bf16 --precision f16
+  compile_sub bell-tile.f16 "$STAGE/sub-f16.mtx" "${tile[@]}" --dtype f16
+  compile_sub bell-tc.f16 "$STAGE/sub-f16.mtx" "${tile[@]}" --dtype f16 --precision f16
+  rm -f "$STAGE/sub.mtx" "$STAGE/sub-blocks.mtx" "$STAGE/sub-f16.mtx"
 fi
 # The AOT example's package (examples/aot: a DLMC Transformer block, every
 # layer selected), which gpu_suite.sh runs through the example application

@@ -182,18 +182,12 @@ static constexpr float kFlushMatters = 0x1p-102f;
 
 Value KernelBuilder::largeF32(Value value) {
   Type type = value.getType();
-  auto splat = [&](float v) -> Value {
-    if (auto vt = dyn_cast<VectorType>(type))
-      return arith::ConstantOp::create(
-          b, vt, DenseElementsAttr::get(vt, b.getF32FloatAttr(v)));
-    return f32(v);
-  };
   // Not (-kFlushMatters < x < kFlushMatters): the unordered predicates
   // hold for NaN, which is large.
   Value above = arith::CmpFOp::create(b, arith::CmpFPredicate::UGE, value,
-                                      splat(kFlushMatters));
+                                      splatF32(type, kFlushMatters));
   Value below = arith::CmpFOp::create(b, arith::CmpFPredicate::ULE, value,
-                                      splat(-kFlushMatters));
+                                      splatF32(type, -kFlushMatters));
   return arith::OrIOp::create(b, above, below);
 }
 

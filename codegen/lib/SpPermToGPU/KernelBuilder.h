@@ -60,6 +60,15 @@ public:
   Value zero(Type type) {
     return arith::ConstantOp::create(b, type, b.getZeroAttr(type));
   }
+  /// A constant of `type` (f32, or a vector of f32 with every element
+  /// `v`).
+  Value splatF32(Type type, float v) {
+    auto vt = dyn_cast<VectorType>(type);
+    if (!vt)
+      return f32(v);
+    return arith::ConstantOp::create(
+        b, vt, DenseElementsAttr::get(vt, b.getF32FloatAttr(v)));
+  }
   /// A vector of i32 (`type`) with every element `v` (its bits).
   Value splatI32(VectorType type, uint32_t v) {
     return arith::ConstantOp::create(

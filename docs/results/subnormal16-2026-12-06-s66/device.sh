@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# On the device, .gpu carried (tools/scripts/gpu_prepare.sh, then
+# PARTS="tc sub" ARCHIVE=.gpu/suite-ts.tar.xz tools/scripts/gpu_suite_prepare.sh):
+#   bash docs/results/subnormal16-2026-12-06-s66/device.sh suite
+#     RuntimeTests, the tc part's checks and timings, the sub part's checks
+#     (every package: fp32, bf16 and f16; K in SUB_KS), and the four
+#     compute-sanitizer tools on the sub packages of SAN_GLOB (default:
+#     those new in this record: f16, and bf16 with dense tiles).
+set -u
+O=${OUT:?}
+case "${1:?suite}" in
+suite)
+  ARCHIVE=$PWD/.gpu/suite-ts.tar.xz SETS="tc sub san" \
+    SAN_GLOB="${SAN_GLOB:-sub.*.f16 sub.bell-t*.bf16}" \
+    SPPERM_CMAKE_ARGS=-DCMAKE_PREFIX_PATH=$PWD/.gpu/deps OUT=$O/suite \
+    timeout "${LIMIT:-560}" bash tools/scripts/gpu_suite.sh >"$O/suite.out" 2>&1
+  echo "suite rc=$?"
+  cp "$O/suite/summary.txt" "$O/summary.txt"
+  cat "$O/summary.txt"
+  ;;
+esac
