@@ -25,7 +25,9 @@ Per source matrix (the package name up to .FORMAT.STRATEGY.spp) and K:
   * the ceiling: cuSPARSE's time over the larger of the roofline floor and
     the time of an empty kernel (META's floor.empty_kernel_ms), the best
     speedup any kernel could be timed at.
-Geometric means by matrix group. Writes META (GPU, driver, clocks, floor,
+A suite of selected packages alone (no csr/identity package) takes each
+one's paired cuSPARSE and dense times as the reference and the selected
+package as the best. Geometric means by matrix group. Writes META (GPU, driver, clocks, floor,
 commit), every measurement and the table to OUT.json and prints the
 summary and the table (groups other than DLMC per matrix) as Markdown.
 """
@@ -114,6 +116,7 @@ def main():
             # timed beside csr/identity.
             if r["selected"]:
                 b["paired_cusparse_ms"] = r["cusparse_ms"]
+                b["paired_cusparse_alg"] = r.get("cusparse_alg", "?")
                 if r.get("dense_ms", -1) > 0:
                     b["paired_dense_ms"] = r["dense_ms"]
             else:
@@ -121,6 +124,19 @@ def main():
                 b["cusparse_alg"] = r["cusparse_alg"]
                 if r.get("dense_ms", -1) > 0:
                     b["dense_ms"] = r["dense_ms"]
+
+    # A suite of selected packages alone (gpu_suite_prepare.sh with
+    # FORMATS=" "): the selected package is the only candidate, so it is
+    # the best too, and its paired cuSPARSE (and dense) times are the
+    # reference.
+    for b in best.values():
+        if "cusparse_ms" not in b and "paired_cusparse_ms" in b:
+            b["cusparse_ms"] = b["paired_cusparse_ms"]
+            b["cusparse_alg"] = b["paired_cusparse_alg"]
+            if "paired_dense_ms" in b:
+                b["dense_ms"] = b["paired_dense_ms"]
+        if not math.isfinite(b["spperm_ms"]) and "selected_ms" in b:
+            b.update(spperm_ms=b["selected_ms"], variant=b["selected_variant"])
 
     table = []
     for (matrix, k), b in sorted(best.items()):

@@ -6,9 +6,13 @@
 #     (every package: fp32, bf16 and f16; K in SUB_KS), and the four
 #     compute-sanitizer tools on the sub packages of SAN_GLOB (default:
 #     those new in this record: f16, and bf16 with dense tiles).
+#   ARCHIVE=.gpu/all-N.tar.xz bash docs/results/subnormal16-2026-12-06-s66/device.sh all
+#     the selected package of each shared matrix (prepare.sh: FORMATS=""
+#     PARTS=main, split into archives of under 64 MiB a call): checked at
+#     K = 1, 32, 128, 512 and timed against cuSPARSE at K = 32, 128, 512.
 set -u
 O=${OUT:?}
-case "${1:?suite}" in
+case "${1:?suite or all}" in
 suite)
   ARCHIVE=$PWD/.gpu/suite-ts.tar.xz SETS="tc sub san" \
     SAN_GLOB="${SAN_GLOB:-sub.*.f16 sub.bell-t*.bf16}" \
@@ -17,5 +21,14 @@ suite)
   echo "suite rc=$?"
   cp "$O/suite/summary.txt" "$O/summary.txt"
   cat "$O/summary.txt"
+  ;;
+all)
+  ARCHIVE=$PWD/${ARCHIVE:?} SETS=main GEN=0 KS=1,32,128,512 BENCH_KS=32,128,512 \
+    RUNS="${RUNS:-10}" MAIN_JOBS="${MAIN_JOBS:-4}" \
+    SPPERM_CMAKE_ARGS=-DCMAKE_PREFIX_PATH=$PWD/.gpu/deps OUT=$O/all \
+    timeout "${LIMIT:-570}" bash tools/scripts/gpu_suite.sh >"$O/all.out" 2>&1
+  echo "all rc=$?"
+  cp "$O/all/summary.txt" "$O/summary.txt"
+  grep -E "checks|^FAIL|PASSED|FAILED|packages:|^\| (32|128|512) " "$O/summary.txt" | head -60
   ;;
 esac
