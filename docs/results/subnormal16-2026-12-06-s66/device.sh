@@ -10,6 +10,9 @@
 #     the selected package of each shared matrix (prepare.sh: FORMATS=""
 #     PARTS=main, split into archives of under 64 MiB a call): checked at
 #     K = 1, 32, 128, 512 and timed against cuSPARSE at K = 32, 128, 512.
+#   NAME=b16-1 ARCHIVE=.gpu/b16-1.tar.xz BENCH_KS=32 RUNS=5 device.sh all
+#     the same for the bf16 selected packages (MAIN_EXTRA auto-bf16),
+#     timed at K = 32 only.
 set -u
 O=${OUT:?}
 case "${1:?suite or all}" in
@@ -23,12 +26,14 @@ suite)
   cat "$O/summary.txt"
   ;;
 all)
-  ARCHIVE=$PWD/${ARCHIVE:?} SETS=main GEN=0 KS=1,32,128,512 BENCH_KS=32,128,512 \
+  # NAME (all): the output folder; BENCH_KS and RUNS as gpu_suite.sh's.
+  N=${NAME:-all}
+  ARCHIVE=$PWD/${ARCHIVE:?} SETS=main GEN=0 KS=1,32,128,512 BENCH_KS="${BENCH_KS:-32,128,512}" \
     RUNS="${RUNS:-10}" MAIN_JOBS="${MAIN_JOBS:-4}" \
-    SPPERM_CMAKE_ARGS=-DCMAKE_PREFIX_PATH=$PWD/.gpu/deps OUT=$O/all \
-    timeout "${LIMIT:-570}" bash tools/scripts/gpu_suite.sh >"$O/all.out" 2>&1
-  echo "all rc=$?"
-  cp "$O/all/summary.txt" "$O/summary.txt"
-  grep -E "checks|^FAIL|PASSED|FAILED|packages:|^\| (32|128|512) " "$O/summary.txt" | head -60
+    SPPERM_CMAKE_ARGS=-DCMAKE_PREFIX_PATH=$PWD/.gpu/deps OUT=$O/$N \
+    timeout "${LIMIT:-570}" bash tools/scripts/gpu_suite.sh >"$O/$N.out" 2>&1
+  echo "$N rc=$?"
+  cp "$O/$N/summary.txt" "$O/summary-$N.txt"
+  grep -E "checks|^FAIL|PASSED|FAILED|packages:|^\| (32|128|512) " "$O/summary-$N.txt" | head -60
   ;;
 esac
