@@ -23,3 +23,18 @@ files = {"suite/" + l["source"]["path"] for p in pk for l in json.load(open(p + 
 print("\n".join(["suite/COMMIT"] + sorted(files) + pk))' /tmp/all/pk.txt >/tmp/all/files.txt &&
     tar -cf - -T /tmp/all/files.txt | xz -T0 -6 >"$OLDPWD/.gpu/all-d$i.tar.xz")
 done
+# The bf16 selected packages (NAME.auto-bf16.spp), split into b16-A (the 16
+# SuiteSparse matrices, the 2 graphs and every third DLMC layer in name
+# order) and b16-B (the other DLMC layers).
+FORMATS=" " SELECTED=0 MAIN_EXTRA="auto-bf16|--format auto --strategy auto --dtype bf16" PARTS=main BIG=0 \
+  STAGE=/tmp/b16/stage ARCHIVE=/tmp/b16/all.tar.xz bash tools/scripts/gpu_suite_prepare.sh
+rm -rf /tmp/b16/x && mkdir /tmp/b16/x && xz -dc /tmp/b16/all.tar.xz | tar -C /tmp/b16/x -xf -
+(cd /tmp/b16/x && python3 -c 'import json, os
+pk = sorted(p for p in os.listdir("suite") if p.endswith(".spp"))
+dl = [p for p in pk if p.startswith("dlmc__")]
+parts = {"A": [p for p in pk if not p.startswith("dlmc__")] + dl[0::3],
+         "B": [p for i, p in enumerate(dl) if i % 3 != 0]}
+for name, part in parts.items():
+    files = {"suite/" + l["source"]["path"] for p in part for l in json.load(open("suite/" + p + "/manifest.json"))["layers"]}
+    open("/tmp/b16/" + name + ".files", "w").write("\n".join(["suite/COMMIT"] + sorted(files) + ["suite/" + p for p in part]) + "\n")')
+for n in A B; do (cd /tmp/b16/x && tar -cf - -T /tmp/b16/$n.files | xz -T0 -6 >"$OLDPWD/.gpu/b16-$n.tar.xz"); done
