@@ -152,9 +152,9 @@ WORK="$BUILD/suite-work"
 rm -rf "$WORK" && mkdir -p "$WORK"
 xz -dc "$ARCHIVE" | tar -C "$WORK" -xf -
 S="$WORK/suite"
-python3 - "$OUTDIR/meta.json" "$FLOOR" "$S/COMMIT" <<'PY'
+python3 - "$OUTDIR/meta.json" "$FLOOR" "$S/COMMIT" "$RUNS" <<'PY'
 import json, os, shlex, subprocess, sys
-out, floor, commit = sys.argv[1:4]
+out, floor, commit, runs = sys.argv[1:5]
 meta = {"commit": open(commit).read().strip() if os.path.exists(commit) else "unknown"}
 try:
     q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm",
@@ -166,7 +166,7 @@ except Exception as e:
 if floor:
     kv = dict(t.split("=", 1) for t in shlex.split(floor)[1:])
     meta["floor"] = {k: (v if k == "device" else float(v)) for k, v in kv.items()}
-meta["timing"] = "CUDA events per run, runs queued behind a host flag (nvbench blocking), median of 20 after 3 warm-ups"
+meta["timing"] = f"CUDA events per run, runs queued behind a host flag (nvbench blocking), median of {runs} after 5 warm-ups (spperm-verify --bench; fewer runs past --max-bench-ms)"
 json.dump(meta, open(out, "w"), indent=1)
 PY
 [[ -s "$OUTDIR/meta.json" ]] || echo '{}' >"$OUTDIR/meta.json"
