@@ -27,9 +27,10 @@ Per source matrix (the package name up to .FORMAT.STRATEGY.spp) and K:
     speedup any kernel could be timed at.
 A suite of selected packages alone (no csr/identity package) takes each
 one's paired cuSPARSE and dense times as the reference and the selected
-package as the best. Geometric means by matrix group. Writes META (GPU, driver, clocks, floor,
-commit), every measurement and the table to OUT.json and prints the
-summary and the table (groups other than DLMC per matrix) as Markdown.
+package as the best. Geometric means by matrix group. Writes META (GPU,
+driver, clocks, floor, commit), every measurement and the table to
+OUT.json and prints the summary and the table (groups other than DLMC per
+matrix) as Markdown.
 """
 import json
 import math

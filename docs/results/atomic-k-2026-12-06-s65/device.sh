@@ -13,6 +13,24 @@
 #     past the call's limit cuts only the sanitizer)
 set -u
 O=${OUT:?}
+# timed_pairs GPU_TXT PREFIX KS A B: builds spperm-verify (once), then checks
+# and times .gpu/ak/A and .gpu/ak/B at KS, alternating, twice
+# ($O/PREFIX-{A,B}-{1,2}.log).
+timed_pairs() {
+  local gpu=$1 prefix=$2 ks=$3 rep w log V=build-gpu/bin/spperm-verify
+  shift 3
+  if [[ ! -x $V ]]; then
+    . tools/scripts/shared_zlib.sh
+    { cmake -G Ninja -S . -B build-gpu -DSPPERM_ENABLE_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release ${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"} -DCMAKE_PREFIX_PATH="$PWD/.gpu/deps" &&
+      cmake --build build-gpu -j 16 --target spperm-verify; } >"$O/build.log" 2>&1 || { tail -20 "$O/build.log"; return 1; }
+  fi
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$O/$gpu"
+  for rep in 1 2; do for w in "$@"; do
+    log="$O/$prefix-$w-$rep.log"
+    $V .gpu/ak/$w --device gpu --k "$ks" --jobs 1 --bench "$ks" --runs 20 >"$log" 2>&1
+    echo "$w $rep rc=$? $(grep -c '^ok ' "$log") ok $(grep -c '^FAIL' "$log") FAIL"
+  done; done
+}
 case "${1:?suite or bench}" in
 suite)
   SETS="sub san" SPPERM_CMAKE_ARGS=-DCMAKE_PREFIX_PATH=$PWD/.gpu/deps OUT=$O/suite \
@@ -21,30 +39,10 @@ suite)
   cat "$O/suite/summary.txt"
   ;;
 bench)
-  V=build-gpu/bin/spperm-verify
-  if [[ ! -x $V ]]; then
-    . tools/scripts/shared_zlib.sh
-    { cmake -G Ninja -S . -B build-gpu -DSPPERM_ENABLE_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release ${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"} -DCMAKE_PREFIX_PATH="$PWD/.gpu/deps" &&
-      cmake --build build-gpu -j 16 --target spperm-verify; } >"$O/build.log" 2>&1 || { tail -20 "$O/build.log"; exit 1; }
-  fi
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$O/gpu.txt"
-  for rep in 1 2; do for w in before after; do
-    $V .gpu/ak/$w --device gpu --k 32,128,512 --jobs 1 --bench 32,128,512 --runs 20 >"$O/own-$w-$rep.log" 2>&1
-    echo "$w $rep rc=$? $(grep -c '^ok ' "$O/own-$w-$rep.log") ok $(grep -c '^FAIL' "$O/own-$w-$rep.log") FAIL"
-  done; done
+  timed_pairs gpu.txt own 32,128,512 before after || exit 1
   ;;
 bench2)
-  V=build-gpu/bin/spperm-verify
-  if [[ ! -x $V ]]; then
-    . tools/scripts/shared_zlib.sh
-    { cmake -G Ninja -S . -B build-gpu -DSPPERM_ENABLE_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release ${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"} -DCMAKE_PREFIX_PATH="$PWD/.gpu/deps" &&
-      cmake --build build-gpu -j 16 --target spperm-verify; } >"$O/build.log" 2>&1 || { tail -20 "$O/build.log"; exit 1; }
-  fi
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv >"$O/gpu2.txt"
-  for rep in 1 2; do for w in before final; do
-    $V .gpu/ak/$w --device gpu --k 1,32,128,512 --jobs 1 --bench 1,32,128,512 --runs 20 >"$O/any-$w-$rep.log" 2>&1
-    echo "$w $rep rc=$? $(grep -c '^ok ' "$O/any-$w-$rep.log") ok $(grep -c '^FAIL' "$O/any-$w-$rep.log") FAIL"
-  done; done
+  timed_pairs gpu2.txt any 1,32,128,512 before final || exit 1
   ;;
 check)
   ARCHIVE=$PWD/.gpu/suite-main.tar.xz SETS="main" BENCH_KS=32,128,512 \

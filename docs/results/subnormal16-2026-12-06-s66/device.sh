@@ -7,10 +7,11 @@
 #     compute-sanitizer tools on the sub packages of SAN_GLOB (default:
 #     those new in this record: f16, and bf16 with dense tiles).
 #   ARCHIVE=.gpu/all-N.tar.xz bash docs/results/subnormal16-2026-12-06-s66/device.sh all
-#     the selected package of each shared matrix (prepare.sh: FORMATS=""
-#     PARTS=main, split into archives of under 64 MiB a call): checked at
-#     K = 1, 32, 128, 512 and timed against cuSPARSE at K = 32, 128, 512.
-#   NAME=b16-1 ARCHIVE=.gpu/b16-1.tar.xz BENCH_KS=32 RUNS=5 device.sh all
+#     (N = 1, d0, d1) the selected package of each shared matrix
+#     (prepare.sh: FORMATS=" " PARTS=main, split into archives of under
+#     64 MiB a call): checked at K = 1, 32, 128, 512 and timed against
+#     cuSPARSE at K = 32, 128, 512.
+#   NAME=b16-A ARCHIVE=.gpu/b16-A.tar.xz BENCH_KS=32 RUNS=3 device.sh all
 #     the same for the bf16 selected packages (MAIN_EXTRA auto-bf16),
 #     timed at K = 32 only.
 set -u
