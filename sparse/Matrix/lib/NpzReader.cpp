@@ -363,8 +363,12 @@ private:
     if (kind == 'b')
       return a.data[i] ? 1.0 : 0.0;
     int64_t v = 0;
-    integerAt(a, i, v);
-    return static_cast<double>(v);
+    if (integerAt(a, i, v))
+      return static_cast<double>(v);
+    // An unsigned value past INT64_MAX (integerAt refuses it as an index).
+    uint64_t raw = 0;
+    std::memcpy(&raw, a.data.data() + i * a.width, a.width);
+    return static_cast<double>(raw);
   }
 
   Status readFormat(std::string &format) {
