@@ -316,8 +316,13 @@ def test_size_budget_drops_padded_variants(tmp_path):
     # with the shipped model, are kept.)
     assert sizes[2] <= 2 * csr <= sizes[0] or sizes[0] <= 2 * csr
     assert sizes[2] <= min(sizes[0], 2 * csr)
-    with pytest.raises(spperm.CompileError, match="size-budget"):
+    # The tool's words (spperm-compile --size-budget -1).
+    with pytest.raises(spperm.CompileError,
+                       match=r"--size-budget must be a number in "
+                             r"\[0, 1e\+09\], got '-1'$"):
         spperm.compile(a, size_budget=-1)
+    with pytest.raises(spperm.CompileError, match=r"got '2e\+09'$"):
+        spperm.compile(a, size_budget=2e9)
 
 
 def _module(tmp_path, func_name):

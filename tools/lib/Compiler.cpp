@@ -193,7 +193,7 @@ struct CollectOptions {
   bool libraryCheck = true;
   /// --size-budget: a variant's arrays may take at most this many times the
   /// matrix's CSR bytes (0: no budget).
-  double sizeBudget = 2.0;
+  double sizeBudget = ::spperm::kDefaultSizeBudget;
 };
 
 /// The CSR a variant computes with when it is plain CSR in effect: a csr
@@ -1191,9 +1191,14 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
   }
   if (!request.bench.empty() && request.report.empty())
     return fail("--report-bench needs --report");
-  if (!(request.sizeBudget >= 0))
-    return fail("--size-budget must be a number >= 0, got " +
-                std::to_string(request.sizeBudget));
+  // The text of spperm-compile's own check (parseNumberOption).
+  if (!(request.sizeBudget >= 0 &&
+        request.sizeBudget <= ::spperm::kMaxSizeBudget)) {
+    char got[32];
+    std::snprintf(got, sizeof(got), "%g", request.sizeBudget);
+    return fail("--size-budget must be a number in [0, 1e+09], got '" +
+                std::string(got) + "'");
+  }
   if (request.data != "embed" && request.data != "external")
     return fail("--data must be embed or external, got '" + request.data +
                 "'");

@@ -149,7 +149,8 @@ int main(int argc, char **argv) {
   request.valuesDtype = o.valuesDtype;
   request.storeAlternatives = o.storeAlternatives;
   if (!::spperm::parseNumberOption(kTool, "size-budget", o.sizeBudget, 0.0,
-                                   1e9, request.sizeBudget))
+                                   ::spperm::kMaxSizeBudget,
+                                   request.sizeBudget))
     return 1;
   request.progress = !o.quiet;
   request.tool = kTool;

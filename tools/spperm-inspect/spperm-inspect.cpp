@@ -15,10 +15,12 @@
 #include "PackageInfo.h"
 
 #include "spperm/Sparse/Features.h"
+#include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/Npy.h"
+#include "spperm/Sparse/Package.h"
 #include "spperm/Sparse/Permutation.h"
 #include "spperm/Sparse/Selector.h"
 #include "spperm/Tools/CommandLine.h"
@@ -50,6 +52,131 @@ struct StrategyReport {
   PermutationQuality quality;
   double seconds = 0.0;
 };
+
+/// A variant of the selector's choice and shortlist as spperm-compile would
+/// package it.
+struct PackagedVariant {
+  SelectorCandidate candidate;
+  /// Empty when the package keeps it; else why it does not.
+  std::string dropped;
+  /// It brings a 3xTF32 twin (its dense blocks on the tensor cores;
+  /// docs/Selector.md, "The shortlist").
+  bool twin = false;
+};
+
+/// What spperm-compile's package keeps of `selection` (docs/Package.md,
+/// "Variants" and "Size budget"), each variant built as the pipeline
+/// builds it by default (its strategy's row order under `popts`; bell in
+/// 16 x 16 blocks, delta searched): a bell variant with no dense block runs
+/// as the csr variant of its row order, so a variant that repeats the
+/// plain CSR of a kept one is dropped; then the variants over the default
+/// size budget (the choice's place going to the first alternative within
+/// it). The choice comes first. The first variant with dense blocks brings
+/// its 3xTF32 twin (spperm-tensor-core-alternatives), which shares its
+/// arrays and its fate.
+StatusOr<std::vector<PackagedVariant>>
+packagedVariants(const CsrMatrix &m, const Selection &selection,
+                 PermutationOptions popts) {
+  std::vector<SelectorCandidate> candidates = {selection.choice};
+  candidates.insert(candidates.end(), selection.alternatives.begin(),
+                    selection.alternatives.end());
+  std::vector<PackagedVariant> out;
+  // The row order and, for a plain-CSR variant, nothing else: what
+  // sameComputation in spperm-compile compares.
+  struct Built {
+    std::vector<int32_t> order;
+    bool plainCsr = false;
+    uint64_t bytes = 0;
+  };
+  std::map<std::string, std::vector<int32_t>> orders;
+  // The matrix's CSR bytes, the budget's yardstick (any variant's).
+  uint64_t csrSize = 0;
+  std::vector<Built> built;
+  std::optional<size_t> twin;
+  for (const SelectorCandidate &c : candidates) {
+    PackagedVariant v{c, ""};
+    std::optional<Strategy> strategy = parseStrategy(c.strategy);
+    std::optional<FormatKind> kind;
+    if (c.format == "csr")
+      kind = FormatKind::Csr;
+    else if (c.format == "bell")
+      kind = FormatKind::Bell;
+    else if (c.format == "hbp")
+      kind = FormatKind::Hbp;
+    if (!strategy || !kind) {
+      // cuSPARSE: no arrays of its own to compare.
+      out.push_back(v);
+      built.push_back({});
+      continue;
+    }
+    auto found = orders.find(c.strategy);
+    if (found == orders.end()) {
+      popts.strategy = *strategy;
+      StatusOr<Permutation> perm = computePermutation(m, popts);
+      if (!perm)
+        return perm.status();
+      found = orders.emplace(c.strategy, std::move(perm->order)).first;
+    }
+    FormatOptions fopts;
+    fopts.kind = *kind;
+    StatusOr<FormattedMatrix> f = buildFormat(m, found->second, fopts);
+    if (!f)
+      return f.status();
+    PackageLayer layer;
+    layer.matrix = std::move(*f);
+    Built b;
+    b.order = found->second;
+    b.plainCsr = *kind == FormatKind::Csr ||
+                 (*kind == FormatKind::Bell && layer.matrix.bell.width == 0);
+    b.bytes = arrayBytes(layer);
+    csrSize = csrBytes(layer.matrix);
+    if (!twin && *kind == FormatKind::Bell && layer.matrix.bell.width > 0)
+      twin = out.size();
+    if (b.plainCsr)
+      for (size_t i = 0; i < out.size(); ++i)
+        if (out[i].dropped.empty() && built[i].plainCsr &&
+            built[i].order == b.order) {
+          const std::string earlier =
+              out[i].candidate.strategy + " / " + out[i].candidate.format;
+          if (*kind == FormatKind::Bell)
+            v.dropped = "no dense block: the same computation as " + earlier;
+          else if (out[i].candidate.format == "bell")
+            v.dropped = "the same computation as " + earlier +
+                        ", which has no dense block";
+          else
+            v.dropped = "the same row order as " + earlier;
+          break;
+        }
+    out.push_back(v);
+    built.push_back(std::move(b));
+  }
+  // The size budget, after the repeats as in spperm-compile.
+  auto over = [&](size_t i) {
+    return !built[i].order.empty() &&
+           static_cast<double>(built[i].bytes) >
+               kDefaultSizeBudget * static_cast<double>(csrSize);
+  };
+  auto ratio = [&](size_t i) {
+    char text[64];
+    std::snprintf(text, sizeof(text), "over the size budget (%.1fx the CSR)",
+                  static_cast<double>(built[i].bytes) /
+                      static_cast<double>(csrSize));
+    return std::string(text);
+  };
+  for (size_t i = 1; i < out.size(); ++i)
+    if (out[i].dropped.empty() && over(i))
+      out[i].dropped = ratio(i);
+  if (out[0].dropped.empty() && over(0))
+    for (size_t i = 1; i < out.size(); ++i)
+      if (out[i].dropped.empty()) {
+        out[0].dropped = ratio(0) + ": " + out[i].candidate.strategy + " / " +
+                         out[i].candidate.format + " takes its place";
+        break;
+      }
+  if (twin && out[*twin].dropped.empty())
+    out[*twin].twin = true;
+  return out;
+}
 
 json featuresToJson(const std::vector<FeatureValue> &values) {
   json j = json::object();
@@ -333,6 +460,7 @@ int main(int argc, char **argv) {
   Features features = computeFeatures(*matrix, fopts);
 
   std::optional<Selection> selection;
+  std::optional<std::vector<PackagedVariant>> packaged;
   int64_t explainK = 32;
   bool explainAnyK = false;
   if (explain) {
@@ -372,6 +500,16 @@ int main(int argc, char **argv) {
       return 1;
     }
     selection = std::move(*chosen);
+    if (!selection->alternatives.empty()) {
+      progress.stage("building the shortlist's variants");
+      StatusOr<std::vector<PackagedVariant>> variants =
+          packagedVariants(*matrix, *selection, popts);
+      if (!variants) {
+        reportError(kTool, variants.message());
+        return 1;
+      }
+      packaged = std::move(*variants);
+    }
   }
 
   std::vector<StrategyReport> reports;
@@ -434,6 +572,24 @@ int main(int argc, char **argv) {
         shortlist.push_back(
             {{"strategy", c.strategy}, {"format", c.format}});
       sel["alternatives"] = shortlist;
+      if (packaged) {
+        nlohmann::ordered_json kept = nlohmann::ordered_json::array();
+        nlohmann::ordered_json left = nlohmann::ordered_json::array();
+        for (const PackagedVariant &v : *packaged) {
+          nlohmann::ordered_json item = {{"strategy", v.candidate.strategy},
+                                         {"format", v.candidate.format}};
+          if (v.dropped.empty()) {
+            if (v.twin)
+              item["tensor_core_twin"] = true;
+            kept.push_back(item);
+          } else {
+            item["why"] = v.dropped;
+            left.push_back(item);
+          }
+        }
+        sel["package"] = kept;
+        sel["not_packaged"] = left;
+      }
       out["selection"] = sel;
     }
     std::printf("%s\n", out.dump(2).c_str());
@@ -459,10 +615,32 @@ int main(int argc, char **argv) {
       // The runner-ups spperm-compile packages beside the choice; the
       // runtime times them all at the first call per K.
       if (!selection->alternatives.empty()) {
-        std::printf("  shortlist (timed at the first call):");
-        for (const SelectorCandidate &c : selection->alternatives)
-          std::printf(" %s / %s", c.strategy.c_str(), c.format.c_str());
+        std::printf("  shortlist:");
+        const char *sep = " ";
+        for (const SelectorCandidate &c : selection->alternatives) {
+          std::printf("%s%s / %s", sep, c.strategy.c_str(), c.format.c_str());
+          sep = ", ";
+        }
         std::printf("\n");
+      }
+      // What spperm-compile would package of the choice and the shortlist:
+      // the variants the runtime times at the first call per K.
+      if (packaged) {
+        std::printf("  package (timed at the first call):");
+        const char *sep = " ";
+        for (const PackagedVariant &v : *packaged)
+          if (v.dropped.empty()) {
+            std::printf("%s%s / %s%s", sep, v.candidate.strategy.c_str(),
+                        v.candidate.format.c_str(),
+                        v.twin ? " (and its 3xTF32 twin)" : "");
+            sep = ", ";
+          }
+        std::printf("\n");
+        for (const PackagedVariant &v : *packaged)
+          if (!v.dropped.empty())
+            std::printf("    not packaged: %s / %s, %s\n",
+                        v.candidate.strategy.c_str(),
+                        v.candidate.format.c_str(), v.dropped.c_str());
       }
     }
   }

@@ -17,6 +17,7 @@
 #define SPPERM_TOOLS_COMPILER_H
 
 #include "spperm/Sparse/CsrMatrix.h"
+#include "spperm/Sparse/Package.h"
 #include "spperm/Tools/Report.h"
 
 #include <functional>
@@ -64,7 +65,7 @@ struct CompileRequest {
   bool storeAlternatives = false;
   /// --size-budget X: every variant's arrays within X times the matrix's
   /// CSR bytes (docs/Package.md, "Size budget"); 0 for none.
-  double sizeBudget = 2.0;
+  double sizeBudget = ::spperm::kDefaultSizeBudget;
   /// The tuning options (spperm-pipeline's, tuningOptions()) by name, as
   /// given: "true" for a flag. Matrix inputs default to strategy and format
   /// `auto`.

@@ -433,6 +433,12 @@ std::string_view tensorCoreFamily(const PackageLayer &variant);
 /// (docs/Package.md, "What a package costs").
 uint64_t csrBytes(const FormattedMatrix &m);
 
+/// spperm-compile's --size-budget: by default every variant's arrays within
+/// this many times csrBytes (docs/Package.md, "Size budget"), and the
+/// largest budget it takes.
+inline constexpr double kDefaultSizeBudget = 2.0;
+inline constexpr double kMaxSizeBudget = 1e9;
+
 /// SHA-256 of `size` bytes, as 64 lowercase hex digits.
 std::string sha256Hex(const void *data, size_t size);
 
