@@ -202,7 +202,8 @@ class Layer:
     """One layer of a package: C = A · B for its fixed matrix A.
 
     Attributes ``name``, ``rows``, ``cols``, ``nnz``, ``k`` (the K its kernels
-    were specialized for; 0 for any K), ``format``, ``strategy`` and
+    were specialized for; 0 for any K), ``format`` ("csr", "bell", "hbp", or
+    "cusparse" for a layer compiled to run through cuSPARSE), ``strategy`` and
     ``dtype`` (B's and C's element type: "float32", or "float16" /
     "bfloat16" for a layer compiled with ``dtype=``) describe it, and
     ``values_dtype`` the type A's values are stored in (the ``dtype``, or

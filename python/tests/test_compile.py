@@ -126,6 +126,17 @@ def test_options_and_k():
         pkg(np.zeros((200, 8), dtype=np.float32))
 
 
+def test_cusparse_format_says_so():
+    """A layer compiled to run through cuSPARSE says so (the manifest's
+    format is its CSR's): Layer.format is "cusparse", and it computes the
+    product (docs/RuntimeABI.md, sprt_layer_info)."""
+    a = random_csr(200, 150, 0.05, seed=5)
+    pkg = spperm.compile(a, format="cusparse")
+    assert pkg[0].format == "cusparse"
+    assert "format=cusparse" in repr(pkg[0])
+    check_product(pkg, a, k=8)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(k=-1), "--k must be"),
     (dict(k=1.5), "^--k must be an integer, got '1.5'"),

@@ -15,13 +15,6 @@
 using namespace spperm;
 using namespace spperm::runtime_detail;
 
-bool spperm::runtime_detail::hasGeneratedKernels(const PackageLayer &layer) {
-  for (const KernelInfo &kernel : layer.kernels)
-    if (isGenerated(kernel))
-      return true;
-  return false;
-}
-
 bool spperm::runtime_detail::mayRunLibrary(const PackageLayer &layer) {
   const bool cusparse = cusparseComputes(layer.operandType, layer.valueType);
   if (layer.libraryCheck &&

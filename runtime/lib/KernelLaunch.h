@@ -44,9 +44,6 @@ inline bool isGenerated(const KernelInfo &kernel) {
   return kernel.variant != kCusparseVariant;
 }
 
-/// Whether some K runs `layer` through generated kernels.
-bool hasGeneratedKernels(const PackageLayer &layer);
-
 /// The alignment in bytes that B and C need on the GPU for K, with elements
 /// of `elementBytes`: the generated kernels move 4 elements at a time when
 /// K is a multiple of 4 (16-byte fp32 vectors, 8-byte 16-bit ones) and 8

@@ -285,10 +285,10 @@ sprt_status loadPackage(const char *what, const char *path,
   package->groups = groupShards(package->package.layers);
   for (const LayerGroup &g : package->groups) {
     const std::vector<PackageLayer> &layers = package->package.layers;
-    std::string format(formatName(layers[g.first].matrix.kind));
+    std::string format(runFormatName(layers[g.first]));
     std::string strategy(strategyCliName(layers[g.first].permutation.strategy));
     for (size_t i = g.first + 1; i < g.first + g.count; ++i) {
-      if (formatName(layers[i].matrix.kind) != format)
+      if (runFormatName(layers[i]) != format)
         format = "mixed";
       if (strategyCliName(layers[i].permutation.strategy) != strategy)
         strategy = "mixed";

@@ -47,7 +47,7 @@ std::vector<std::pair<std::string, uint64_t>> packageFiles(
 
 std::string describeFormat(const PackageLayer &v) {
   const FormattedMatrix &f = v.matrix;
-  std::string text(formatName(f.kind));
+  std::string text(runFormatName(v));
   if (f.kind == FormatKind::Bell)
     text += "<block " + std::to_string(f.bell.block) + ", width " +
             std::to_string(f.bell.width) + ", " +
@@ -92,7 +92,12 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
                           {"format", describeFormat(v)},
                           {"array_bytes", bytes},
                           {"gpu_bytes", gpuBytes},
-                          {"kernels", v.kernels.size()},
+                          // Generated kernels (not the cuSPARSE entry).
+                          {"kernels",
+                           std::count_if(v.kernels.begin(), v.kernels.end(),
+                                         [](const KernelInfo &k) {
+                                           return k.variant != kCusparse;
+                                         })},
                           {"tensor_cores", std::string(tensorCoreFamily(v))}});
     }
     nlohmann::json entry = {{"name", layer.name},
@@ -160,16 +165,21 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
           index == 0 ? "own" : "alternative " + std::to_string(index);
       const std::string tensorCores = v["tensor_cores"].get<std::string>();
       const size_t kernels = v["kernels"].get<size_t>();
-      std::printf("  %-13s %-10s %-44s %12llu bytes (%llu on the GPU), %zu "
-                  "kernel%s%s%s\n",
+      // A variant without generated kernels runs through cuSPARSE, which
+      // takes its CSR on the GPU at the first call.
+      const std::string run =
+          kernels == 0 ? std::string("cuSPARSE")
+                       : std::to_string(kernels) +
+                             (kernels == 1 ? " kernel" : " kernels");
+      std::printf("  %-13s %-10s %-44s %12llu bytes (%llu on the GPU), "
+                  "%s%s%s\n",
                   what.c_str(), v["strategy"].get<std::string>().c_str(),
                   v["format"].get<std::string>().c_str(),
                   static_cast<unsigned long long>(
                       v["array_bytes"].get<uint64_t>()),
                   static_cast<unsigned long long>(
                       v["gpu_bytes"].get<uint64_t>()),
-                  kernels, kernels == 1 ? "" : "s",
-                  tensorCores.empty() ? "" : ", tensor cores: ",
+                  run.c_str(), tensorCores.empty() ? "" : ", tensor cores: ",
                   tensorCores.c_str());
     }
   }

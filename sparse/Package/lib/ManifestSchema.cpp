@@ -594,7 +594,7 @@ bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
     const std::string actx = ctx + " (" + inQuotes(layer.name) + ")";
     if (!alternatives->is_array() || alternatives->empty())
       return r.fail(actx + ".alternatives must be a non-empty array");
-    if (!layer.libraryCheck || !hasGeneratedKernelsOf(layer))
+    if (!layer.libraryCheck || !hasGeneratedKernels(layer))
       return r.fail(actx + " has alternatives but not the library check "
                            "and generated kernels (the runtime chooses "
                            "among them by timing)");
@@ -633,7 +633,7 @@ bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
         return false;
       // The layer's transposing kernel serves its alternatives.
       desc.layer.transposeB.reset();
-      if (!hasGeneratedKernelsOf(desc.layer))
+      if (!hasGeneratedKernels(desc.layer))
         return r.fail(jctx + " needs generated kernels (an alternative is a "
                              "variant the runtime times)");
     }

@@ -155,9 +155,6 @@ bool carriesCsr(const FormattedMatrix &f) {
          (f.rows > 0 && f.csr.rowPtr.size() == static_cast<size_t>(f.rows) + 1);
 }
 
-bool hasGeneratedKernelsOf(const PackageLayer &layer) {
-  return !layer.kernels.empty() && layer.kernels.front().variant != kCusparse;
-}
 
 std::string inexactValuesProblem(std::string_view name,
                                  const std::vector<float> &values,
@@ -250,6 +247,19 @@ uint64_t spperm::layerUploadedBytes(const PackageLayer &layer) {
     for (UploadedArray &array : uploadedArrays(layer.variant(v)))
       arrays.push_back(std::move(array));
   return distinctBytes(arrays);
+}
+
+bool spperm::hasGeneratedKernels(const PackageLayer &variant) {
+  return std::any_of(variant.kernels.begin(), variant.kernels.end(),
+                     [](const KernelInfo &k) { return k.variant != kCusparse; });
+}
+
+std::string_view spperm::runFormatName(const PackageLayer &variant) {
+  // `--format cusparse`: the cuSPARSE entry is its one kernel. (A layer
+  // without any kernel keeps its storage format's name.)
+  return !variant.kernels.empty() && !hasGeneratedKernels(variant)
+             ? kCusparse
+             : formatName(variant.matrix.kind);
 }
 
 std::string_view spperm::tensorCoreFamily(const PackageLayer &variant) {

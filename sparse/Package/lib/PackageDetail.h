@@ -190,10 +190,6 @@ void forEachBuffer(Matrix &f, bool withCsr, Fn &&fn) {
   }
 }
 
-/// Whether `layer` runs generated kernels (it has kernels, and not the
-/// cuSPARSE entry).
-bool hasGeneratedKernelsOf(const PackageLayer &layer);
-
 } // namespace detail
 } // namespace spperm
 

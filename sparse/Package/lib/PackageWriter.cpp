@@ -380,7 +380,7 @@ Status checkAlternativesForWriting(const PackageLayer &layer,
   if (layer.alternatives.empty())
     return Status::ok();
   std::string where = "layer " + inQuotes(layer.name) + ": ";
-  if (!layer.libraryCheck || !hasGeneratedKernelsOf(layer))
+  if (!layer.libraryCheck || !hasGeneratedKernels(layer))
     return Status::error(where + "alternatives need the library check and "
                                  "generated kernels");
   for (size_t i = 0; i < layer.alternatives.size(); ++i) {
@@ -398,7 +398,7 @@ Status checkAlternativesForWriting(const PackageLayer &layer,
         !alt.libraryCheck)
       return Status::error(at + "not the layer's matrix (name, shape, nnz, "
                                 "K, source and library check must match)");
-    if (!hasGeneratedKernelsOf(alt) || !alt.alternatives.empty())
+    if (!hasGeneratedKernels(alt) || !alt.alternatives.empty())
       return Status::error(at + "needs generated kernels and no "
                                 "alternatives of its own");
     if (alt.transposeB)

@@ -109,7 +109,9 @@ typedef struct sprt_layer_desc {
   int64_t nnz;
   /** The K the kernels were specialized for; 0 when any K is accepted. */
   int64_t k;
-  /** Storage format: "csr", "bell" or "hbp". */
+  /** Storage format: "csr", "bell" or "hbp"; "cusparse" for a layer
+   *  compiled to run by cuSPARSE on its CSR (--format cusparse); "mixed" for a
+   *  sharded layer whose shards differ. */
   const char *format;
   /** Row-permutation strategy: "identity", "lpt", "bsa", ... */
   const char *strategy;

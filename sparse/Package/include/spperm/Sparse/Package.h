@@ -428,6 +428,16 @@ uint64_t layerUploadedBytes(const PackageLayer &layer);
 /// empty when it has none (docs/Kernels.md).
 std::string_view tensorCoreFamily(const PackageLayer &variant);
 
+/// Whether `variant` runs generated kernels for some K: it has a kernel
+/// other than the cuSPARSE entry (a layer compiled with `--format cusparse`
+/// has none, and the runtime runs it through cuSPARSE on its CSR).
+bool hasGeneratedKernels(const PackageLayer &variant);
+
+/// The format `variant` runs in, for people: its storage format's name, or
+/// "cusparse" when its kernels are the cuSPARSE entry alone (`--format
+/// cusparse`: its arrays are the CSR that cuSPARSE takes).
+std::string_view runFormatName(const PackageLayer &variant);
+
 /// The bytes of `m` as plain CSR with int32 indices and float values,
 /// 4 (rows + 1) + 8 nnz: the yardstick of a package's size
 /// (docs/Package.md, "What a package costs").
