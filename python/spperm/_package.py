@@ -538,6 +538,27 @@ class Package:
         return f"<spperm.Package {self._path!r} layers=[{names}]>"
 
 
+def _input_path(path: Any) -> str:
+    """A matrix (or module) file argument as text, checked readable first: a
+    missing or unreadable file raises :class:`PackageIOError` (an
+    ``OSError``) in the tools' words, ``PATH: cannot open: REASON``; a
+    package directory is refused with what reads one."""
+    text = _path_text(path)
+    if os.path.isdir(text):
+        if os.path.isfile(os.path.join(text, "manifest.json")):
+            raise InvalidArgumentError(
+                f"{text}: is a package, not a matrix file (spperm.load reads "
+                "a package; spperm-inspect PKG prints what it holds)")
+        raise InvalidArgumentError(f"{text}: is a directory, not a matrix "
+                                   "file")
+    try:
+        with open(text, "rb"):
+            pass
+    except OSError as e:
+        raise PackageIOError(f"{text}: cannot open: {e.strerror}") from None
+    return text
+
+
 def _path_text(path: Any) -> str:
     """A path argument (str, bytes or os.PathLike) as text; one with a NUL
     is refused (the file system would read it as a shorter path), and so is
@@ -655,7 +676,10 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
     by default, or ``"float32"``). The package is written to ``output`` if given,
     else to a temporary directory owned by the returned package (see
     :meth:`Package.save`). Errors raise :class:`CompileError` with
-    spperm-compile's message.
+    spperm-compile's message; a missing or unreadable file
+    :class:`PackageIOError` (an ``OSError``); an in-memory matrix that
+    cannot be read (a NaN, a complex dtype, ...) :class:`InvalidArgumentError`
+    (a ``ValueError``).
     """
     try:
         from . import _compiler
@@ -668,7 +692,9 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             f"device must be 'cpu' or 'gpu', got {device!r}")
     opts = dict(options)
     opts["k"] = k
-    if is_path(a) and _path_text(a).endswith(".mlir"):
+    if is_path(a):
+        a = _input_path(a)
+    if is_path(a) and a.endswith(".mlir"):
         # A module states its own strategy and format per spperm.load.
         if strategy != "auto":
             opts["strategy"] = strategy
@@ -690,7 +716,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
     try:
         if is_path(a):
             stages = _compiler.compile_file(
-                _path_text(a), target, tuning, values, data, name or "",
+                a, target, tuning, values, data, name or "",
                 _path_text(report) if report else "", verbose,
                 store_alternatives, float(size_budget), type_name,
                 values_name)
@@ -719,7 +745,7 @@ def inspect(a: MatrixLike, *, values: Optional[str] = None) -> Dict[str, Any]:
     same keys and values as ``spperm-inspect MATRIX --json``."""
     if is_path(a):
         rows, cols, indptr, indices, data = _core.read_matrix(
-            _path_text(a), values or "file")
+            _input_path(a), values or "file")
         return _core.features(rows, cols, indptr, indices, data)
     if values is not None:
         raise InvalidArgumentError("values= applies to matrix files")
@@ -731,9 +757,10 @@ def read_matrix(path: Union[str, "os.PathLike[str]"], *,
                 values: Optional[str] = None) -> Any:
     """Reads a matrix file as spperm does (checked; duplicates summed) and
     returns it as a ``scipy.sparse.csr_array`` (or, without SciPy, the CSR
-    arrays as a named tuple)."""
+    arrays as a named tuple). A missing or unreadable file raises
+    :class:`PackageIOError`, a bad one :class:`InvalidArgumentError`."""
     rows, cols, indptr, indices, data = _core.read_matrix(
-        _path_text(path), values or "file")
+        _input_path(path), values or "file")
     try:
         import scipy.sparse as sp
     except ImportError:

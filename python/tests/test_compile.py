@@ -2,6 +2,7 @@
 errors."""
 
 import json
+import re
 import os
 import subprocess
 
@@ -154,8 +155,21 @@ def test_option_errors(kwargs, message):
 
 
 def test_input_errors(tmp_path):
-    with pytest.raises(spperm.CompileError, match="cannot open"):
-        spperm.compile(tmp_path / "missing.mtx")
+    # A missing file is an OSError everywhere a path is read, in the tools'
+    # words; a package is not a matrix.
+    missing = tmp_path / "missing.mtx"
+    said = f"^{re.escape(str(missing))}: cannot open: No such file or directory$"
+    for read in (spperm.compile, spperm.read_matrix, spperm.inspect):
+        with pytest.raises(spperm.PackageIOError, match=said):
+            read(missing)
+        with pytest.raises(OSError):
+            read(str(missing))
+    pkg_dir = tmp_path / "p.spp"
+    spperm.compile(INPUTS / "small.mtx", output=pkg_dir)
+    for read in (spperm.compile, spperm.read_matrix, spperm.inspect):
+        with pytest.raises(spperm.InvalidArgumentError,
+                           match="is a package, not a matrix file"):
+            read(pkg_dir)
     bad = tmp_path / "bad.mtx"
     bad.write_text("%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1.0\n")
     with pytest.raises(spperm.CompileError, match="1-based"):
