@@ -476,6 +476,9 @@ class Package:
         return iter(self.layers)
 
     def __getitem__(self, key: Union[int, str]) -> Layer:
+        """The layer of index ``key`` (negative from the end) or named
+        ``key``; :class:`LayerNotFoundError` (a ``KeyError``) lists the
+        names when none is, ``IndexError`` for an index out of range."""
         if isinstance(key, bool) or not isinstance(key, (int, str)):
             raise TypeError(
                 f"a layer is named by its index or name, got "
@@ -727,7 +730,8 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
                     "matrix carries its values and is embedded")
             m = to_csr(a)
             stages = _compiler.compile_csr(
-                m.rows, m.cols, m.indptr, m.indices, m.data, name or "matrix",
+                m.rows, m.cols, m.indptr, m.indices, m.data,
+                "matrix" if name is None else name,
                 target, tuning, _path_text(report) if report else "", verbose,
                 store_alternatives, float(size_budget), type_name,
                 values_name)

@@ -374,7 +374,19 @@ class SparseLinear(nn.Module):
         K picks them or the transposing kernel, whichever is faster
         (docs/Python.md, "SparseLinear"). The module is put on ``linear``'s
         device."""
-        weight = linear.weight.detach()
+        weight = getattr(linear, "weight", None)
+        if not isinstance(linear, nn.Linear) and (
+                not isinstance(weight, torch.Tensor) or weight.dim() != 2):
+            raise InvalidArgumentError(
+                "SparseLinear.from_dense and from_linear take a "
+                "torch.nn.Linear (a module whose weight is out_features x "
+                f"in_features), got {type(linear).__name__}")
+        if sparsity is not None and (
+                isinstance(sparsity, bool) or
+                not isinstance(sparsity, (int, float, np.floating, np.integer))):
+            raise InvalidArgumentError(
+                f"sparsity must be a number in [0, 1), got {sparsity!r}")
+        weight = weight.detach()
         if weight.dtype not in (torch.float32, torch.float16, torch.bfloat16):
             if options.get("dtype") is None:
                 raise UnsupportedError(

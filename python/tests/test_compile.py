@@ -146,6 +146,8 @@ def test_cusparse_format_says_so():
     (dict(bogus=3), "unknown option bogus="),
     (dict(values="ones"), "values= and data= apply to matrix files"),
     (dict(name="not a name"), "must match"),
+    # An empty name is refused, not replaced by "matrix".
+    (dict(name=""), r"^layer name '' must match"),
     # Control characters are escaped: the message stays one line.
     (dict(name="a\nb"), r"^layer name 'a\\x0ab' must match [^\n]*$"),
 ])

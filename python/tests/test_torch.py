@@ -113,6 +113,14 @@ def test_errors(linear):
         m(torch.randn(3, 192, dtype=torch.float64))
     with pytest.raises(spperm.InvalidArgumentError, match="sparsity"):
         SparseLinear.from_dense(linear, sparsity=1.0)
+    # A sparsity that is not a number, and a module that is not a Linear,
+    # are named as such (not a TypeError from inside, nor "3 dimensions").
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match=r"sparsity must be a number in \[0, 1\), got '0.5'"):
+        SparseLinear.from_dense(linear, sparsity="0.5")
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="take a torch.nn.Linear .* got Conv1d"):
+        SparseLinear.from_linear(torch.nn.Conv1d(3, 3, 1))
     with pytest.raises(spperm.InvalidArgumentError, match="bias"):
         SparseLinear.from_package(m.package, bias=torch.zeros(3))
 

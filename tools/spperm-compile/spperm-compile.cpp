@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
   args.addOption("dtype", "TYPE",
                  "Element type of B and C: f32 (default), f16 or bf16 "
                  "(accumulation in fp32, C rounded once; 16-bit layers run "
-                 "the csr and bell kernels; matrix inputs only)",
+                 "the csr, bell and hbp kernels; matrix inputs only)",
                  &o.dtype, &o.dtypeSeen);
   args.addOption("values-dtype", "TYPE",
                  "Element type of A's values: the --dtype (default; the "

@@ -70,12 +70,14 @@ struct SpPermPipelineOptions
   // The decision (spperm-extract-features, spperm-select).
   Option<StrategyOption> strategy{
       *this, "strategy",
-      llvm::cl::desc("Row permutation: keep (the IR's; default), auto (the "
+      llvm::cl::desc("Row permutation: keep (the IR's; the default, but "
+                     "spperm-compile's for a matrix file is auto), auto (the "
                      "selector's choice) or a strategy (docs/Permutations.md)"),
       llvm::cl::init(StrategyOption::Keep), StrategyOptionValues()};
   Option<FormatOption> format{
       *this, "format",
-      llvm::cl::desc("Storage: keep (the IR's; default), auto (the "
+      llvm::cl::desc("Storage: keep (the IR's; the default, but "
+                     "spperm-compile's for a matrix file is auto), auto (the "
                      "selector's choice), csr, bell, hbp or cusparse (the "
                      "CSR run by cuSPARSE)"),
       llvm::cl::init(FormatOption::Keep), FormatOptionValues()};
