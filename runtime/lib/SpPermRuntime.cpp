@@ -297,8 +297,13 @@ sprt_status loadPackage(const char *what, const char *path,
     package->strategyNames.push_back(std::move(strategy));
   }
   if (sprt_status s = createBackend(device, package->package, package->backend);
-      s != SPRT_OK)
+      s != SPRT_OK) {
+    // No usable device (no driver, no GPU, no GPU support in the build):
+    // the message names the package being loaded, as every load error does.
+    if (s == SPRT_ERROR_DEVICE || s == SPRT_ERROR_UNSUPPORTED)
+      return failWith(s, std::string(path) + ": " + lastError);
     return s;
+  }
   *out = package.release();
   return SPRT_OK;
 }

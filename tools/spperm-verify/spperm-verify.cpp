@@ -582,7 +582,8 @@ int main(int argc, char **argv) {
   if (dev == SPRT_DEVICE_GPU) {
     sprt_device_props props;
     if (sprt_device_properties(&props) != SPRT_OK) {
-      reportError(kTool, std::string("no usable GPU: ") + sprt_last_error());
+      reportError(kTool,
+                  input + ": no usable GPU: " + std::string(sprt_last_error()));
       return 1;
     }
     std::printf("device: %s (sm_%d%d), driver %d, cuSPARSE %d\n", props.name,
