@@ -312,15 +312,16 @@ TEST_F(NpzFiles, IntegerValuesOfEveryWidth) {
   // there is refused): 2^63, 2^64 - 1 and 2^63 + 1 become their float32
   // roundings; int64's extremes and a negative int8 too.
   auto members = smallCsr();
-  members[2] = {"data.npy",
-                vectorNpy("<u8", std::vector<uint64_t>{
-                                     uint64_t(1) << 63, ~uint64_t(0),
-                                     (uint64_t(1) << 63) + 1, 2, 0})};
+  members[2] = {
+      "data.npy",
+      vectorNpy("<u8", std::vector<uint64_t>{uint64_t(1) << 63, ~uint64_t(0),
+                                             (uint64_t(1) << 63) + 1, 2, 0})};
   auto u = readArchive("u8.npz", zipOf(members, false));
   ASSERT_TRUE(u.isOk()) << u.status().message();
   EXPECT_EQ(u->values, (std::vector<float>{0x1p63f, 0x1p64f, 0x1p63f, 2, 0}));
-  members[2] = {"data.npy", vectorNpy("<i8", std::vector<int64_t>{
-                                                 INT64_MIN, INT64_MAX, -1, 2, 0})};
+  members[2] = {
+      "data.npy",
+      vectorNpy("<i8", std::vector<int64_t>{INT64_MIN, INT64_MAX, -1, 2, 0})};
   auto i = readArchive("i8.npz", zipOf(members, false));
   ASSERT_TRUE(i.isOk()) << i.status().message();
   EXPECT_EQ(i->values, (std::vector<float>{-0x1p63f, 0x1p63f, -1, 2, 0}));

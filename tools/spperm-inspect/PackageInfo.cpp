@@ -86,19 +86,18 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
       const PackageLayer &v = layer.variant(i);
       const uint64_t bytes = arrayBytes(v);
       const uint64_t gpuBytes = uploadedArrayBytes(v);
-      variants.push_back({{"variant", i},
-                          {"strategy", std::string(strategyCliName(
-                                           v.permutation.strategy))},
-                          {"format", describeFormat(v)},
-                          {"array_bytes", bytes},
-                          {"gpu_bytes", gpuBytes},
-                          // Generated kernels (not the cuSPARSE entry).
-                          {"kernels",
-                           std::count_if(v.kernels.begin(), v.kernels.end(),
-                                         [](const KernelInfo &k) {
-                                           return k.variant != kCusparse;
-                                         })},
-                          {"tensor_cores", std::string(tensorCoreFamily(v))}});
+      variants.push_back(
+          {{"variant", i},
+           {"strategy", std::string(strategyCliName(v.permutation.strategy))},
+           {"format", describeFormat(v)},
+           {"array_bytes", bytes},
+           {"gpu_bytes", gpuBytes},
+           // Generated kernels (not the cuSPARSE entry).
+           {"kernels", std::count_if(v.kernels.begin(), v.kernels.end(),
+                                     [](const KernelInfo &k) {
+                                       return k.variant != kCusparse;
+                                     })},
+           {"tensor_cores", std::string(tensorCoreFamily(v))}});
     }
     nlohmann::json entry = {{"name", layer.name},
                             {"rows", layer.matrix.rows},
@@ -167,20 +166,19 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
       const size_t kernels = v["kernels"].get<size_t>();
       // A variant without generated kernels runs through cuSPARSE, which
       // takes its CSR on the GPU at the first call.
-      const std::string run =
-          kernels == 0 ? std::string("cuSPARSE")
-                       : std::to_string(kernels) +
-                             (kernels == 1 ? " kernel" : " kernels");
-      std::printf("  %-13s %-10s %-44s %12llu bytes (%llu on the GPU), "
-                  "%s%s%s\n",
-                  what.c_str(), v["strategy"].get<std::string>().c_str(),
-                  v["format"].get<std::string>().c_str(),
-                  static_cast<unsigned long long>(
-                      v["array_bytes"].get<uint64_t>()),
-                  static_cast<unsigned long long>(
-                      v["gpu_bytes"].get<uint64_t>()),
-                  run.c_str(), tensorCores.empty() ? "" : ", tensor cores: ",
-                  tensorCores.c_str());
+      const std::string run = kernels == 0
+                                  ? std::string("cuSPARSE")
+                                  : std::to_string(kernels) +
+                                        (kernels == 1 ? " kernel" : " kernels");
+      std::printf(
+          "  %-13s %-10s %-44s %12llu bytes (%llu on the GPU), "
+          "%s%s%s\n",
+          what.c_str(), v["strategy"].get<std::string>().c_str(),
+          v["format"].get<std::string>().c_str(),
+          static_cast<unsigned long long>(v["array_bytes"].get<uint64_t>()),
+          static_cast<unsigned long long>(v["gpu_bytes"].get<uint64_t>()),
+          run.c_str(),
+          tensorCores.empty() ? "" : ", tensor cores: ", tensorCores.c_str());
     }
   }
   return 0;

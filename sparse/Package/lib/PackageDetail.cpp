@@ -155,7 +155,6 @@ bool carriesCsr(const FormattedMatrix &f) {
          (f.rows > 0 && f.csr.rowPtr.size() == static_cast<size_t>(f.rows) + 1);
 }
 
-
 std::string inexactValuesProblem(std::string_view name,
                                  const std::vector<float> &values,
                                  ValueType type) {
@@ -250,8 +249,9 @@ uint64_t spperm::layerUploadedBytes(const PackageLayer &layer) {
 }
 
 bool spperm::hasGeneratedKernels(const PackageLayer &variant) {
-  return std::any_of(variant.kernels.begin(), variant.kernels.end(),
-                     [](const KernelInfo &k) { return k.variant != kCusparse; });
+  return std::any_of(
+      variant.kernels.begin(), variant.kernels.end(),
+      [](const KernelInfo &k) { return k.variant != kCusparse; });
 }
 
 std::string_view spperm::runFormatName(const PackageLayer &variant) {
