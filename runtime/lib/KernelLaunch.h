@@ -41,7 +41,7 @@ inline constexpr std::string_view kCusparseVariant = kCusparse;
 /// Whether `kernel` is a launch of a generated kernel (not the cuSPARSE
 /// marker).
 inline bool isGenerated(const KernelInfo &kernel) {
-  return kernel.variant != kCusparseVariant;
+  return isGeneratedKernel(kernel);
 }
 
 /// The alignment in bytes that B and C need on the GPU for K, with elements

@@ -94,9 +94,7 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
            {"gpu_bytes", gpuBytes},
            // Generated kernels (not the cuSPARSE entry).
            {"kernels", std::count_if(v.kernels.begin(), v.kernels.end(),
-                                     [](const KernelInfo &k) {
-                                       return k.variant != kCusparse;
-                                     })},
+                                     isGeneratedKernel)},
            {"tensor_cores", std::string(tensorCoreFamily(v))}});
     }
     nlohmann::json entry = {{"name", layer.name},

@@ -81,10 +81,11 @@ packagedVariants(const CsrMatrix &m, const Selection &selection,
   candidates.insert(candidates.end(), selection.alternatives.begin(),
                     selection.alternatives.end());
   std::vector<PackagedVariant> out;
-  // The row order and, for a plain-CSR variant, nothing else: what
-  // sameComputation in spperm-compile compares.
+  // What sameComputation in spperm-compile compares: a plain-CSR variant
+  // is its row order (a node of `orders`). Null for cuSPARSE.
   struct Built {
-    std::vector<int32_t> order;
+    const std::vector<int32_t> *order = nullptr;
+    FormatKind kind = FormatKind::Csr;
     bool plainCsr = false;
     uint64_t bytes = 0;
   };
@@ -96,13 +97,7 @@ packagedVariants(const CsrMatrix &m, const Selection &selection,
   for (const SelectorCandidate &c : candidates) {
     PackagedVariant v{c, ""};
     std::optional<Strategy> strategy = parseStrategy(c.strategy);
-    std::optional<FormatKind> kind;
-    if (c.format == "csr")
-      kind = FormatKind::Csr;
-    else if (c.format == "bell")
-      kind = FormatKind::Bell;
-    else if (c.format == "hbp")
-      kind = FormatKind::Hbp;
+    std::optional<FormatKind> kind = parseFormatKind(c.format);
     if (!strategy || !kind) {
       // cuSPARSE: no arrays of its own to compare.
       out.push_back(v);
@@ -125,7 +120,8 @@ packagedVariants(const CsrMatrix &m, const Selection &selection,
     PackageLayer layer;
     layer.matrix = std::move(*f);
     Built b;
-    b.order = found->second;
+    b.order = &found->second;
+    b.kind = *kind;
     b.plainCsr = *kind == FormatKind::Csr ||
                  (*kind == FormatKind::Bell && layer.matrix.bell.width == 0);
     b.bytes = arrayBytes(layer);
@@ -135,12 +131,12 @@ packagedVariants(const CsrMatrix &m, const Selection &selection,
     if (b.plainCsr)
       for (size_t i = 0; i < out.size(); ++i)
         if (out[i].dropped.empty() && built[i].plainCsr &&
-            built[i].order == b.order) {
+            *built[i].order == *b.order) {
           const std::string earlier =
               out[i].candidate.strategy + " / " + out[i].candidate.format;
           if (*kind == FormatKind::Bell)
             v.dropped = "no dense block: the same computation as " + earlier;
-          else if (out[i].candidate.format == "bell")
+          else if (built[i].kind == FormatKind::Bell)
             v.dropped = "the same computation as " + earlier +
                         ", which has no dense block";
           else
@@ -152,7 +148,7 @@ packagedVariants(const CsrMatrix &m, const Selection &selection,
   }
   // The size budget, after the repeats as in spperm-compile.
   auto over = [&](size_t i) {
-    return !built[i].order.empty() &&
+    return built[i].order &&
            static_cast<double>(built[i].bytes) >
                kDefaultSizeBudget * static_cast<double>(csrSize);
   };

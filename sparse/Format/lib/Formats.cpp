@@ -94,6 +94,13 @@ std::string_view spperm::formatName(FormatKind kind) {
   return "unknown";
 }
 
+std::optional<FormatKind> spperm::parseFormatKind(std::string_view name) {
+  for (FormatKind k : {FormatKind::Csr, FormatKind::Bell, FormatKind::Hbp})
+    if (formatName(k) == name)
+      return k;
+  return std::nullopt;
+}
+
 std::string_view spperm::bellColumnsName(BellColumns columns) {
   switch (columns) {
   case BellColumns::Auto:

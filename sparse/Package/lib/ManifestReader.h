@@ -51,14 +51,6 @@ inline bool isCsrGroupName(std::string_view name) {
          name == buffer::kCsrValues;
 }
 
-/// The format named `name` in the manifest.
-inline std::optional<FormatKind> parseFormatKind(std::string_view name) {
-  for (FormatKind k : {FormatKind::Csr, FormatKind::Bell, FormatKind::Hbp})
-    if (formatName(k) == name)
-      return k;
-  return std::nullopt;
-}
-
 /// A SAX handler that accepts everything and keeps the parser's error
 /// message: nlohmann::json only reports where parsing failed through
 /// exceptions or a SAX handler, and the core is built without exceptions.

@@ -249,9 +249,8 @@ uint64_t spperm::layerUploadedBytes(const PackageLayer &layer) {
 }
 
 bool spperm::hasGeneratedKernels(const PackageLayer &variant) {
-  return std::any_of(
-      variant.kernels.begin(), variant.kernels.end(),
-      [](const KernelInfo &k) { return k.variant != kCusparse; });
+  return std::any_of(variant.kernels.begin(), variant.kernels.end(),
+                     isGeneratedKernel);
 }
 
 std::string_view spperm::runFormatName(const PackageLayer &variant) {

@@ -35,6 +35,7 @@
 #include "spperm/Sparse/Status.h"
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +46,10 @@ enum class FormatKind { Csr, Bell, Hbp };
 
 /// `csr`, `bell`, `hbp`.
 std::string_view formatName(FormatKind kind);
+
+/// The storage format named `name` (formatName's inverse); nullopt for any
+/// other name (`cusparse` included: it has no storage of its own).
+std::optional<FormatKind> parseFormatKind(std::string_view name);
 
 /// How a bell layer's tiles pick their columns.
 enum class BellColumns {

@@ -428,6 +428,12 @@ uint64_t layerUploadedBytes(const PackageLayer &layer);
 /// empty when it has none (docs/Kernels.md).
 std::string_view tensorCoreFamily(const PackageLayer &variant);
 
+/// Whether `kernel` is a generated kernel, not the cuSPARSE entry (variant
+/// "cusparse").
+inline bool isGeneratedKernel(const KernelInfo &kernel) {
+  return kernel.variant != kCusparse;
+}
+
 /// Whether `variant` runs generated kernels for some K: it has a kernel
 /// other than the cuSPARSE entry (a layer compiled with `--format cusparse`
 /// has none, and the runtime runs it through cuSPARSE on its CSR).
