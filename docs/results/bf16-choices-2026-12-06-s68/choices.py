@@ -73,3 +73,25 @@ for k in sorted({r["k"] for r, _ in joined}):
     med = lambda xs: f"{statistics.median(xs):.2f}" if xs else "—"
     print(f"| {k} | {n} | {len(gaps)} | {len(slow['library'])} | {len(slow['kernel'])} | "
           f"{med(slow['library'])} / {med(slow['kernel'])} | {max(gaps, default=0):.2f} | {len(slow['wrong'])} |")
+
+# The check's own times against the same call's steady-state ones: the
+# library it checked against (dense GEMM or cuSPARSE's algorithm) and the
+# variant it ran.
+print()
+print("| K | check / steady state: dense GEMM (n) | cuSPARSE (n) | generated kernels (n) |")
+print("|---|---|---|---|")
+for k in sorted({r["k"] for r, _ in joined}):
+    dense, sparse, kernels = [], [], []
+    for r, c in joined:
+        if r["k"] != k:
+            continue
+        if c["library"].startswith("cublas") and r["dense_ms"] > 0:
+            dense.append(c["library_ms"] / r["dense_ms"])
+        elif c["library"] == r.get("cusparse_alg"):
+            sparse.append(c["library_ms"] / r["cusparse_ms"])
+        if c["runs"].startswith("variant"):
+            v = float(r["variant_ms"].split(",")[int(c["runs"].split()[1])])
+            if v > 0:
+                kernels.append(c["generated"] / v)
+    med = lambda xs: f"{statistics.median(xs):.3f} ({len(xs)})" if xs else "—"
+    print(f"| {k} | {med(dense)} | {med(sparse)} | {med(kernels)} |")
