@@ -75,6 +75,7 @@ CudaBackend::~CudaBackend() {
   libraryPlans.clear();
   tickets.clear();
   accumulators.clear();
+  rowMajorBs.clear();
   layers.clear();
   if (module)
     d.api.cuModuleUnload(module);

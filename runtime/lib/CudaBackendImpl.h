@@ -337,14 +337,16 @@ private:
   /// call's operands; sets `libraryPlan` to cuSPARSE's plan unless the
   /// generated kernels' median is at most kCheckTieRatio of the library's,
   /// else leaves it null. A layer cuSPARSE cannot run keeps its kernels
-  /// (and the caller's last error).
+  /// (and the caller's last error); `libraryUntimedOut`, when given, is set
+  /// when that was for want of device memory.
   sprt_status checkAgainstLibrary(const DeviceLayer &device, const void *b,
                                   int64_t k, void *c, CUstream stream,
                                   const std::function<sprt_status()> &generated,
                                   std::unique_ptr<LibraryPlan> &libraryPlan,
                                   float *generatedOut = nullptr,
                                   float *libraryOut = nullptr,
-                                  std::string *libraryNameOut = nullptr);
+                                  std::string *libraryNameOut = nullptr,
+                                  bool *libraryUntimedOut = nullptr);
 
   /// What runs a layer for a K bucket, on every stream: for a checked layer
   /// the
@@ -355,6 +357,10 @@ private:
   struct Decision {
     size_t variant = 0;
     std::string library;
+    /// The library could not be timed against the variant (no device
+    /// memory for it): the choice holds for this process only, and is not
+    /// stored in the tuning cache.
+    bool libraryUntimed = false;
   };
 
   /// What a first-call decision is remembered by: the layer, its own
@@ -387,7 +393,9 @@ private:
   /// generated variant must have kernels for K, and a library call must be
   /// preparable for K (it is, into `plan`). Sets `applies`; an entry that
   /// does not apply is rejected (a warning) and leaves the caller's last
-  /// error alone. Only running out of device memory is returned.
+  /// error alone. An entry whose library call does not fit on the device
+  /// now does not apply and is kept; running out of device memory is
+  /// returned only for a library layer.
   sprt_status recall(int64_t index, const PackageLayer &layer,
                      const LaunchChoice &choice, const TuningKey &key,
                      const TuningChoice &cached, const void *b, int64_t k,

@@ -93,6 +93,10 @@ sprt_status CudaBackend::makeDecision(int64_t index, const PackageLayer &layer,
         decide(index, layer, b, k, c, stream, launch, out, plan));
   }
   ++timedDecisions;
+  // A choice made without the library's timing (no device memory for it)
+  // holds for this process only.
+  if (out.libraryUntimed)
+    return SPRT_OK;
   TuningChoice stored;
   stored.variant = out.variant;
   stored.library = out.library;
@@ -131,10 +135,16 @@ sprt_status CudaBackend::recall(int64_t index, const PackageLayer &layer,
                                          c, stream, plan);
              s != SPRT_OK) {
     // Not for this K, refused by cuSPARSE, or (the dense candidate) over
-    // this process's budget: timed again, among what works. Only running
-    // out of memory is not the entry's fault.
-    if (s == SPRT_ERROR_OUT_OF_MEMORY)
-      return s;
+    // this process's budget: timed again, among what works. Running out of
+    // memory is not the entry's fault: it is kept, and a checked layer is
+    // timed among what fits now, as without the cache (a library layer has
+    // nothing else to run).
+    if (s == SPRT_ERROR_OUT_OF_MEMORY) {
+      if (choice.cusparse)
+        return s;
+      failWith(SPRT_OK, savedError);
+      return SPRT_OK;
+    }
     const std::string why = sprt_last_error();
     failWith(SPRT_OK, savedError);
     tuning->reject(key, why);
@@ -188,13 +198,11 @@ bool CudaBackend::denseCandidate(const DeviceLayer &layer) const {
          cublasInstance().status == SPRT_OK;
 }
 
-sprt_status
-CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const void *b,
-                                 int64_t k, void *c, CUstream stream,
-                                 const std::function<sprt_status()> &generated,
-                                 std::unique_ptr<LibraryPlan> &libraryPlan,
-                                 float *generatedOut, float *libraryOut,
-                                 std::string *libraryNameOut) {
+sprt_status CudaBackend::checkAgainstLibrary(
+    const DeviceLayer &device, const void *b, int64_t k, void *c,
+    CUstream stream, const std::function<sprt_status()> &generated,
+    std::unique_ptr<LibraryPlan> &libraryPlan, float *generatedOut,
+    float *libraryOut, std::string *libraryNameOut, bool *libraryUntimedOut) {
   // A 16-bit layer of fp32 values: cuSPARSE and the dense GEMM are
   // baselines, not candidates (cusparseComputes, denseComputes).
   if (!cusparseComputes(device.operandType, device.valueType) &&
@@ -202,7 +210,10 @@ CudaBackend::checkAgainstLibrary(const DeviceLayer &device, const void *b,
     return SPRT_OK;
   std::unique_ptr<LibraryPlan> candidate;
   const std::string savedError = sprt_last_error();
-  if (choosePlan(device, b, k, c, stream, candidate) != SPRT_OK) {
+  if (sprt_status s = choosePlan(device, b, k, c, stream, candidate);
+      s != SPRT_OK) {
+    if (s == SPRT_ERROR_OUT_OF_MEMORY && libraryUntimedOut)
+      *libraryUntimedOut = true;
     failWith(SPRT_OK, savedError);
     return SPRT_OK;
   }
@@ -283,7 +294,7 @@ sprt_status CudaBackend::decide(int64_t index, const PackageLayer &layer,
   std::string libraryName = "the library";
   SPRT_RETURN_IF_ERROR(checkAgainstLibrary(device, b, k, c, stream, launch,
                                            plan, &generatedMs, &libraryMs,
-                                           &libraryName));
+                                           &libraryName, &out.libraryUntimed));
   if (plan)
     out.library = plan->variant();
   if (logChoices()) {

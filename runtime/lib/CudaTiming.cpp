@@ -112,13 +112,15 @@ sprt_status spperm::runtime_detail::timeLaunches(
         api.cuEventDestroy(e);
     }
   } guard{api, events, flag, stream};
-  for (int32_t i = 0; i < 2 * runs; ++i) {
+  // 64-bit counts: 2 * runs and a batch's end overflow an int32 for runs
+  // near its largest.
+  for (int64_t i = 0; i < int64_t{2} * runs; ++i) {
     CUevent e;
     SPRT_CU_RETURN_IF_ERROR(api, api.cuEventCreate(&e, CU_EVENT_DEFAULT));
     events.push_back(e);
   }
-  constexpr int32_t kBatch = 16;
-  for (int32_t first = 0; first < runs; first += kBatch) {
+  constexpr int64_t kBatch = 16;
+  for (int64_t first = 0; first < runs; first += kBatch) {
     // Should a launch wait for the stream inside (a library call that
     // synchronizes), the watchdog lets the stream go after a second.
     std::mutex m;
@@ -134,7 +136,8 @@ sprt_status spperm::runtime_detail::timeLaunches(
       });
     }
     auto queueBatch = [&]() -> sprt_status {
-      for (int32_t i = first; i < std::min(runs, first + kBatch); ++i) {
+      for (int64_t i = first; i < std::min<int64_t>(runs, first + kBatch);
+           ++i) {
         SPRT_CU_RETURN_IF_ERROR(api,
                                 api.cuEventRecord(events[2 * i], stream));
         SPRT_RETURN_IF_ERROR(launch());
@@ -155,7 +158,7 @@ sprt_status spperm::runtime_detail::timeLaunches(
     SPRT_RETURN_IF_ERROR(status);
     SPRT_CU_RETURN_IF_ERROR(api, api.cuStreamSynchronize(stream));
   }
-  for (int32_t i = 0; i < runs; ++i)
+  for (int64_t i = 0; i < runs; ++i)
     SPRT_CU_RETURN_IF_ERROR(api, api.cuEventElapsedTime(&timesMs[i],
                                                         events[2 * i],
                                                         events[2 * i + 1]));

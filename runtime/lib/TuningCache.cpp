@@ -449,7 +449,7 @@ bool TuningCache::merge(const std::string &id, const TuningCacheEntry &entry,
     loaded = true;
   }
   entries[id] = entry;
-  if (!writeFile(entries, error))
+  if (!writeFile(entries, id, error))
     return false;
   stamp.reset();
   if (::stat(path.c_str(), &st) == 0)
@@ -500,12 +500,18 @@ void TuningCache::readFile(EntryMap &out, std::optional<FileStamp> &read) {
     return;
   }
   size_t malformed = 0;
+  const auto now = static_cast<int64_t>(std::time(nullptr));
   for (const json &j : *list) {
     TuningCacheEntry entry;
     if (!parseEntry(j, entry)) {
       ++malformed;
       continue;
     }
+    // A time past now (a skewed clock, a foreign or edited file) would
+    // outlive every entry stored from now on: it is not trusted, and
+    // counts as the oldest.
+    if (entry.stored > now)
+      entry.stored = 0;
     std::string id = canonicalKey(entry.key);
     auto [it, fresh] = out.try_emplace(std::move(id), entry);
     if (!fresh && it->second.stored <= entry.stored)
@@ -518,12 +524,14 @@ void TuningCache::readFile(EntryMap &out, std::optional<FileStamp> &read) {
              "next store)");
 }
 
-bool TuningCache::writeFile(EntryMap &all, std::string &error) {
+bool TuningCache::writeFile(EntryMap &all, const std::string &keep,
+                            std::string &error) {
   if (all.size() > kTuningCacheMaxEntries) {
     std::vector<std::pair<int64_t, const std::string *>> byAge;
     byAge.reserve(all.size());
     for (const auto &[id, entry] : all)
-      byAge.emplace_back(entry.stored, &id);
+      if (id != keep)
+        byAge.emplace_back(entry.stored, &id);
     std::stable_sort(
         byAge.begin(), byAge.end(),
         [](const auto &a, const auto &b) { return a.first < b.first; });

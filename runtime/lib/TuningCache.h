@@ -197,9 +197,11 @@ private:
              std::string &error);
 
   /// Writes `entries` to the file (the caller holds the lock), the oldest
-  /// dropped past kTuningCacheMaxEntries, and fills in their lines. False
-  /// with `error` set on failure.
-  bool writeFile(EntryMap &entries, std::string &error);
+  /// but `keep` (the entry being stored) dropped past
+  /// kTuningCacheMaxEntries, and fills in their lines. False with `error`
+  /// set on failure.
+  bool writeFile(EntryMap &entries, const std::string &keep,
+                 std::string &error);
 
   /// A warning about the file itself, printed once per object.
   void warnFile(const std::string &message);

@@ -669,6 +669,34 @@ TEST(TuningCacheTest, OldestEntriesGoPastTheBound) {
   EXPECT_TRUE(reader.lookup(key("new"), layer()));
 }
 
+TEST(TuningCacheTest, FutureTimesDoNotCrowdOutNewEntries) {
+  // A full file whose entries were all stored "in the future" (a skewed
+  // clock, a foreign or edited file): the entry stored now is kept, and
+  // the others count as the oldest.
+  ScratchDir dir;
+  const std::string path = dir.path("tuning.json");
+  TuningCache(path).store(key("seed"), layer(), choice(0));
+  json root = json::parse(readWholeFile(path));
+  const json seed = root["entries"][0];
+  root["entries"] = json::array();
+  for (size_t i = 0; i < kTuningCacheMaxEntries; ++i) {
+    json e = seed;
+    e["key"]["layer"] = "l" + std::to_string(i);
+    e["stored"] = int64_t{9'000'000'000'000'000'000};
+    root["entries"].push_back(e);
+  }
+  writeFile(path, root.dump());
+  TuningCache cache(path);
+  cache.store(key("new"), layer(), choice(1));
+  EXPECT_EQ(entriesOf(path).size(), kTuningCacheMaxEntries);
+  EXPECT_TRUE(TuningCache(path).lookup(key("new"), layer()));
+  // Past the bound again, the new entry outlives them.
+  TuningCache(path).store(key("newer"), layer(), choice(1));
+  TuningCache reader(path);
+  EXPECT_TRUE(reader.lookup(key("new"), layer()));
+  EXPECT_TRUE(reader.lookup(key("newer"), layer()));
+}
+
 TEST(TuningCacheTest, UnwritableLocationIsTolerated) {
   ScratchDir dir;
   writeFile(dir.path("file"), "x");
