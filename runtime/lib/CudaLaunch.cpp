@@ -460,35 +460,35 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
   // cache). At another K of the bucket it may not run — an alternative's
   // kernels can cover fewer K than the layer's own, a library call can
   // refuse a K — or it may not fit on the device now: the layer's own
-  // kernels, which accept this K, run instead (RuntimeABI.md, "Functions").
-  const std::string savedError = sprt_last_error();
-  auto ownKernels = [&]() -> sprt_status {
-    failWith(SPRT_OK, savedError);
+  // kernels, which accept this K, run instead (RuntimeABI.md, "Functions"),
+  // with the caller's last error as it was (`savedError`).
+  auto ownKernels = [&](const std::string *savedError) -> sprt_status {
+    if (savedError)
+      failWith(SPRT_OK, *savedError);
     SPRT_RETURN_IF_ERROR(ensureResident(index, layer, 0));
     return generatedLaunch(device, layer, choice, b, k, c, stream, launch,
                            afterTranspose);
   };
   if (chosen.library.empty()) {
     if (chosen.variant == 0)
-      return ownKernels();
-    LaunchChoice alternative;
-    if (chooseLaunch(layer.variant(chosen.variant), k, alternative) ==
-            SPRT_OK &&
-        !alternative.cusparse) {
-      sprt_status s = ensureResident(index, layer, chosen.variant);
-      if (s == SPRT_OK)
-        return variantLaunch(index, layer, chosen.variant, b, k, c, stream,
-                             launch, afterTranspose);
-      if (s != SPRT_ERROR_OUT_OF_MEMORY)
-        return s;
-    }
-    return ownKernels();
+      return ownKernels(nullptr);
+    const std::string savedError = sprt_last_error();
+    sprt_status s = ensureResident(index, layer, chosen.variant);
+    if (s == SPRT_OK)
+      s = variantLaunch(index, layer, chosen.variant, b, k, c, stream, launch,
+                        afterTranspose);
+    // Without kernels for this K (chooseLaunch's UNSUPPORTED), or not
+    // uploaded for want of memory.
+    if (s != SPRT_ERROR_UNSUPPORTED && s != SPRT_ERROR_OUT_OF_MEMORY)
+      return s;
+    return ownKernels(&savedError);
   }
   // The bucket's library call, prepared for this K and stream at their
   // first call (without timing).
   const auto key = planKey();
   std::unique_ptr<LibraryPlan> &plan = libraryPlans[key];
   if (!plan) {
+    const std::string savedError = sprt_last_error();
     if (sprt_status s =
             streamLibraryPlan(device, chosen.library, b, k, c, stream, plan);
         s != SPRT_OK) {
@@ -496,7 +496,7 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
       // A library layer has no kernels of its own to fall back on.
       if (choice.cusparse)
         return s;
-      return ownKernels();
+      return ownKernels(&savedError);
     }
   }
   LibraryPlan *p = plan.get();
