@@ -646,9 +646,10 @@ TEST(TuningCacheTest, ConcurrentWritersFromProcessesKeepEveryEntry) {
             (std::vector<std::string>{"tuning.json", "tuning.json.lock"}));
 }
 
-TEST(TuningCacheTest, OldestEntriesGoPastTheBound) {
-  ScratchDir dir;
-  const std::string path = dir.path("tuning.json");
+/// Fills the cache file at `path` to the bound: layers l0, l1, ... of
+/// `stored(i)`.
+void writeFullCache(const std::string &path,
+                    const std::function<int64_t(size_t)> &stored) {
   TuningCache(path).store(key("seed"), layer(), choice(0));
   json root = json::parse(readWholeFile(path));
   const json seed = root["entries"][0];
@@ -656,10 +657,17 @@ TEST(TuningCacheTest, OldestEntriesGoPastTheBound) {
   for (size_t i = 0; i < kTuningCacheMaxEntries; ++i) {
     json e = seed;
     e["key"]["layer"] = "l" + std::to_string(i);
-    e["stored"] = 1000 + i; // l0 is the oldest
+    e["stored"] = stored(i);
     root["entries"].push_back(e);
   }
   writeFile(path, root.dump());
+}
+
+TEST(TuningCacheTest, OldestEntriesGoPastTheBound) {
+  ScratchDir dir;
+  const std::string path = dir.path("tuning.json");
+  // l0 is the oldest.
+  writeFullCache(path, [](size_t i) { return static_cast<int64_t>(1000 + i); });
   TuningCache cache(path);
   cache.store(key("new"), layer(), choice(1));
   EXPECT_EQ(entriesOf(path).size(), kTuningCacheMaxEntries);
@@ -675,17 +683,8 @@ TEST(TuningCacheTest, FutureTimesDoNotCrowdOutNewEntries) {
   // the others count as the oldest.
   ScratchDir dir;
   const std::string path = dir.path("tuning.json");
-  TuningCache(path).store(key("seed"), layer(), choice(0));
-  json root = json::parse(readWholeFile(path));
-  const json seed = root["entries"][0];
-  root["entries"] = json::array();
-  for (size_t i = 0; i < kTuningCacheMaxEntries; ++i) {
-    json e = seed;
-    e["key"]["layer"] = "l" + std::to_string(i);
-    e["stored"] = int64_t{9'000'000'000'000'000'000};
-    root["entries"].push_back(e);
-  }
-  writeFile(path, root.dump());
+  writeFullCache(path,
+                 [](size_t) { return int64_t{9'000'000'000'000'000'000}; });
   TuningCache cache(path);
   cache.store(key("new"), layer(), choice(1));
   EXPECT_EQ(entriesOf(path).size(), kTuningCacheMaxEntries);
