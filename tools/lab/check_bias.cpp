@@ -5,13 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // At a layer's first call the runtime times its generated kernels against
-// the library call it would run instead (docs/RuntimeABI.md, "The library
-// check"). On bf16 DLMC layers the check's time of the dense cuBLASLt GEMM
-// came out ~0.2 us above the same GEMM's steady-state time
-// (docs/results/bf16-choices-2026-12-06-s68/), while its times of the
-// generated kernels and of cuSPARSE matched theirs. This program times the
-// GEMM through the C API in the situations the check puts it in, per
-// package and K:
+// the library call it would run instead (docs/RuntimeABI.md, `sprt_spmm`
+// under "Functions"). In spperm-verify runs on bf16 DLMC layers the
+// check's time of the dense cuBLASLt GEMM came out ~0.2 us above the same
+// GEMM's steady-state time, while its times of the generated kernels and
+// of cuSPARSE matched theirs. This program times the GEMM through the C
+// API in the situations the check puts it in, per package and K:
 //   fresh5   a fresh plan, 5 warm-ups (the benchmark's baseline);
 //   fresh1   a fresh plan, 1 warm-up (the check's count);
 //   afterG   1 warm-up, right after 1 + 15 runs of the layer's own kernels
@@ -20,6 +19,10 @@
 //            the decision; with SPPERM_LOG_CHOICES=1 it logs the check's
 //            own times on stderr);
 //   spperm   the package's choice, 5 warm-ups.
+// The first call comes after the first four timings, or before them all
+// with CHECK_BIAS_FIRST=1 (spperm-verify --bench's order). In a plain
+// process the check's time equals fresh5
+// (docs/results/bf16-choices-2026-12-06-s68/).
 // Each a median of 15 queued runs (sprt_spmm_time_typed), in µs; B random.
 //
 // Build and run on the GPU machine, after gpu_suite.sh's build:
@@ -51,8 +54,8 @@ constexpr int32_t kRuns = 15;
 double timed(sprt_package *p, const char *variant, const void *b, int64_t k,
              void *c, sprt_dtype t, int32_t warmup) {
   std::vector<float> ms(kRuns);
-  if (sprt_spmm_time_typed(p, 0, variant, b, t, k, c, t, nullptr, warmup,
-                           kRuns, ms.data()) != SPRT_OK)
+  if (sprt_spmm_time_typed(p, 0, variant, b, t, k, c, t, nullptr, warmup, kRuns,
+                           ms.data()) != SPRT_OK)
     return -1.0;
   std::sort(ms.begin(), ms.end());
   return 1e3 * ms[kRuns / 2];
@@ -107,30 +110,28 @@ int main(int argc, char **argv) {
     void *b = nullptr, *c = nullptr;
     sprt_device_malloc(desc.cols * k * bytes, &b);
     sprt_device_malloc(desc.rows * k * bytes, &c);
-    sprt_memcpy_htod(b, t == SPRT_DTYPE_F32 ? static_cast<const void *>(full.data())
-                                            : half.data(),
+    sprt_memcpy_htod(b,
+                     t == SPRT_DTYPE_F32
+                         ? static_cast<const void *>(full.data())
+                         : half.data(),
                      desc.cols * k * bytes);
-    // CHECK_BIAS_FIRST=1: the first call before any timing, as
-    // spperm-verify --bench makes it (its first timed call is "spperm").
     sprt_status first = SPRT_OK;
-    const bool firstFirst = std::getenv("CHECK_BIAS_FIRST") &&
-                            std::string(std::getenv("CHECK_BIAS_FIRST")) == "1";
-    if (firstFirst) {
+    auto firstCall = [&] {
       std::fprintf(stderr, "first call of %s, k = %lld:\n", argv[a],
                    static_cast<long long>(k));
       first = sprt_spmm_typed(p, 0, b, t, k, c, t, nullptr);
       sprt_stream_synchronize(nullptr);
-    }
+    };
+    const char *env = std::getenv("CHECK_BIAS_FIRST");
+    const bool firstFirst = env && std::string(env) == "1";
+    if (firstFirst)
+      firstCall();
     const double fresh5 = timed(p, dense, b, k, c, t, 5);
     const double fresh1 = timed(p, dense, b, k, c, t, 1);
     const double own = timed(p, "spperm:0", b, k, c, t, 1);
     const double afterG = timed(p, dense, b, k, c, t, 1);
-    if (!firstFirst) {
-      std::fprintf(stderr, "first call of %s, k = %lld:\n", argv[a],
-                   static_cast<long long>(k));
-      first = sprt_spmm_typed(p, 0, b, t, k, c, t, nullptr);
-      sprt_stream_synchronize(nullptr);
-    }
+    if (!firstFirst)
+      firstCall();
     const double decided = timed(p, dense, b, k, c, t, 5);
     const double chosen = timed(p, "spperm", b, k, c, t, 5);
     std::printf("bias package=%s k=%lld rows=%lld cols=%lld first=%s "
