@@ -27,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -497,6 +498,9 @@ private:
   /// that run the library (descriptors and workspace depend on K, and a
   /// stream's calls must not share a workspace with another's).
   std::map<PlanKey, std::unique_ptr<LibraryPlan>> libraryPlans;
+  /// The (layer, K, stream) whose decided library call the library refused
+  /// (not for want of memory): the checked layer's own kernels run there.
+  std::set<PlanKey> refusedPlans;
   /// The ticket counters (call_arg::kTickets) per stream (streamKey): launches on
   /// one stream run one after the other and leave them at zero, so one pair
   /// serves every kernel of the package on that stream.

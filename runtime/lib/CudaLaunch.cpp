@@ -488,6 +488,10 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
   // The bucket's library call, prepared for this K and stream at their
   // first call (without timing).
   const auto key = planKey();
+  // A checked layer's library call refused for this K and stream: its own
+  // kernels run, without asking the library again at every call.
+  if (!choice.cusparse && refusedPlans.count(key))
+    return ownKernels(nullptr);
   std::unique_ptr<LibraryPlan> &plan = libraryPlans[key];
   if (!plan) {
     const std::string savedError = sprt_last_error();
@@ -498,6 +502,9 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
       // A library layer has no kernels of its own to fall back on.
       if (choice.cusparse)
         return s;
+      // Out of memory may pass: asked again at the next call.
+      if (s != SPRT_ERROR_OUT_OF_MEMORY)
+        refusedPlans.insert(key);
       return ownKernels(&savedError);
     }
   }

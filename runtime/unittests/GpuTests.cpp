@@ -589,6 +589,88 @@ TEST(GpuDecisionTest, DenseChoiceReadsColumnMajorB) {
   sprt_package_release(p);
 }
 
+// A bucket's choice made at one K runs at another K of the bucket only
+// where it can: here the tuning cache (edited) names variant 1, whose
+// kernels take only K = 8, for the bucket of K = 5 to 8. The call at K = 8
+// runs variant 1; the one at K = 5 falls back to the layer's own kernels
+// (RuntimeABI.md, "Functions"), and both results are right.
+TEST(GpuDecisionTest, BucketChoiceFallsBackWhereItHasNoKernels) {
+  ScratchDir dir;
+  const CsrMatrix a = generateSkewed(300, 120, 2);
+  PackageLayer checked =
+      makeLayer("checked", a, Strategy::Lpt, FormatKind::Csr);
+  checked.kernels = {testKernel("spmm_rows", "rows")};
+  checked.libraryCheck = true;
+  PackageLayer eights =
+      makeLayer("checked", a, Strategy::Identity, FormatKind::Csr);
+  eights.kernels = {testKernel("spmm_rows", "rows", 8)};
+  eights.libraryCheck = true;
+  checked.alternatives = {eights};
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(dir.path("d.spp"), {checked}, options));
+  const std::string cachePath = dir.path("tuning.json");
+  ScopedEnv cache("SPRT_TUNING_CACHE", cachePath.c_str());
+  ScopedEnv log("SPPERM_LOG_CHOICES", "1");
+
+  struct Operand {
+    int64_t k;
+    std::unique_ptr<DeviceArray> b;
+    std::vector<double> want;
+  };
+  std::vector<Operand> operands;
+  auto runAt = [&](sprt_package *p, const Operand &op) {
+    SCOPED_TRACE("K = " + std::to_string(op.k));
+    DeviceArray dc(a.rows * op.k * 4);
+    std::vector<float> c(static_cast<size_t>(a.rows * op.k), NAN);
+    ASSERT_EQ(sprt_memcpy_htod(dc.get(), c.data(), a.rows * op.k * 4), SPRT_OK);
+    ASSERT_EQ(sprt_spmm(p, 0, op.b->get(), op.k, dc.get(), nullptr), SPRT_OK)
+        << sprt_last_error();
+    ASSERT_EQ(sprt_memcpy_dtoh(c.data(), dc.get(), a.rows * op.k * 4), SPRT_OK);
+    EXPECT_LE(relativeError(c, op.want), 1e-5);
+  };
+
+  sprt_package *p = nullptr;
+  LOAD_GPU_OR_SKIP(dir.path("d.spp"), p);
+  for (int64_t k : {8, 5}) {
+    const std::vector<float> host = randomDense(a.cols * k, 40 + k);
+    operands.push_back({k, std::make_unique<DeviceArray>(a.cols * k * 4),
+                        reference(a, host, k)});
+    ASSERT_EQ(
+        sprt_memcpy_htod(operands.back().b->get(), host.data(), a.cols * k * 4),
+        SPRT_OK);
+  }
+  testing::internal::CaptureStderr();
+  runAt(p, operands[0]);
+  testing::internal::GetCapturedStderr();
+  sprt_package_release(p);
+
+  // The bucket's entry, edited to run variant 1 without a library call.
+  nlohmann::json root =
+      nlohmann::json::parse(readWholeFile(cachePath), nullptr, false);
+  ASSERT_FALSE(root.is_discarded());
+  ASSERT_EQ(root["entries"].size(), 1u);
+  root["entries"][0]["choice"]["variant"] = 1;
+  root["entries"][0]["choice"]["library"] = "";
+  root["entries"][0]["choice"]["variant_name"] = "csr/identity";
+  writeBytes(cachePath, root.dump());
+
+  p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("d.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  testing::internal::CaptureStderr();
+  for (int round = 0; round < 2; ++round)
+    for (const Operand &op : operands)
+      runAt(p, op);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("from the tuning cache: runs variant 1"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("warning"), std::string::npos) << err;
+  sprt_package_release(p);
+}
+
 // A corrupt cache file, and then entries that name what the package lacks,
 // are ignored with a warning; the layers are timed again, their results
 // are right, and the file is rewritten with valid entries.
