@@ -90,6 +90,8 @@ def _from_torch(t: Any) -> CsrArrays:
         raise InvalidArgumentError(
             "matrix: a torch tensor on the meta device has no values")
     t = t.detach().cpu()
+    if t.is_neg():  # a lazily negated view: its memory holds -t
+        t = t.resolve_neg()
     if t.is_complex():
         raise InvalidArgumentError("matrix: complex values are not supported")
     if t.dtype not in (torch.float32, torch.float64):

@@ -14,8 +14,9 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _core
-from ._errors import (CompileError, InvalidArgumentError, LayerNotFoundError,
-                      PackageIOError, UnsupportedError)
+from ._errors import (CompileError, CorruptPackageError,
+                      InvalidArgumentError, LayerNotFoundError, PackageIOError,
+                      UnsupportedError)
 from ._matrix import MatrixLike, is_path, to_csr
 
 #: The devices a package runs on.
@@ -156,7 +157,9 @@ def _stream(b: Any, kind: str, stream: Any) -> int:
     if kind == "cupy":
         import cupy
 
-        return cupy.cuda.get_current_stream().ptr
+        # The current stream of B's device, not of the current device.
+        with cupy.cuda.Device(b.device.id):
+            return cupy.cuda.get_current_stream().ptr
     return 0
 
 
@@ -164,6 +167,34 @@ def _torch_grad_enabled() -> bool:
     import torch
 
     return torch.is_grad_enabled()
+
+
+def _has_tangent(x: Any) -> bool:
+    """Whether the torch tensor x is a dual tensor of forward-mode AD (a
+    module attribute read while no dual level is entered)."""
+    import torch.autograd.forward_ad as fwad
+
+    return fwad._current_level >= 0 and \
+        fwad.unpack_dual(x).tangent is not None
+
+
+def _check_torch_out(out: Any) -> None:
+    """torch's rules for an ``out=`` tensor that spperm writes through its
+    address: none that requires a gradient while autograd records (the
+    write would bypass it), none with the neg bit (its memory is read
+    negated)."""
+    tensor = _torch_tensor()
+    if tensor is None or not isinstance(out, tensor):
+        return
+    if out.requires_grad and _torch_grad_enabled():
+        raise UnsupportedError(
+            "out= takes no tensor that requires a gradient (torch's rule "
+            "for out= arguments); call it under torch.no_grad() or pass "
+            "out.detach()")
+    if out.is_neg():
+        raise InvalidArgumentError(
+            "out is a lazily negated view (torch's neg bit); pass a tensor "
+            "that holds its values (out.resolve_neg() is a copy)")
 
 
 _NO_GRADIENT = None
@@ -182,8 +213,8 @@ def _no_gradient() -> Any:
                 ctx.layer_name = layer.name
                 if stream is None:
                     return layer._call_torch(b)
-                kind, device, out = layer._operands(b, None)
-                return layer._run(b, out, kind, device, stream)
+                b, kind, device, out = layer._operands(b, None)
+                return layer._run(b, out, kind, device, stream, True)
 
             @staticmethod
             def backward(ctx: Any, grad: Any) -> Any:
@@ -196,6 +227,49 @@ def _no_gradient() -> Any:
 
         _NO_GRADIENT = NoGradient
     return _NO_GRADIENT
+
+
+class _Loads:
+    """A package's loads per device, shared by the :class:`Package` and its
+    layers without a reference cycle (so that dropping the last reference
+    frees the device memory at once, not at the next cycle collection):
+    the directory (absolute), this rank's shards, the layers as the first
+    load described them, and the temporary directory a compiled package
+    owns (removed when the last package or layer referring to it goes)."""
+
+    def __init__(self, path: str, shard: tuple, owned_dir: Optional[str]):
+        self.path = path
+        self.shard = shard
+        self.lock = threading.Lock()
+        self.loaded: Dict[str, Any] = {}
+        # [(layer_info, shards)] of every layer, from the first load.
+        self.described: Optional[List[tuple]] = None
+        self.owned_dir = owned_dir
+        if owned_dir is not None:
+            self._finalizer = weakref.finalize(self, shutil.rmtree, owned_dir,
+                                               True)
+
+    def runtime(self, device: str) -> Any:
+        with self.lock:
+            runtime = self.loaded.get(device)
+            if runtime is None:
+                runtime = _core.Package(self.path, device, *self.shard)
+                self._check_same(runtime)
+                self.loaded[device] = runtime
+            return runtime
+
+    def _check_same(self, runtime: Any) -> None:
+        """A later load (another device, or after close()) must find the
+        package the layers describe: shapes the calls size C by."""
+        if self.described is None:
+            return
+        found = [(runtime.layer_info(i), runtime.shards(i))
+                 for i in range(runtime.layer_count())]
+        if found != self.described:
+            raise CorruptPackageError(
+                f"{self.path}: the package changed since it was loaded (its "
+                "layers differ from those this Package describes); load it "
+                "again with spperm.load")
 
 
 class Layer:
@@ -216,7 +290,10 @@ class Layer:
 
     def __init__(self, package: "Package", index: int, info: Dict[str, Any],
                  shards: Optional[List[Dict[str, int]]] = None):
-        self._package = package
+        # The package's loads, strongly; the Package itself weakly (no
+        # cycle: see _Loads).
+        self._loads: _Loads = package._loads
+        self._package_ref = weakref.ref(package)
         self.index = index
         self.name: str = info["name"]
         self.rows: int = info["rows"]
@@ -237,11 +314,21 @@ class Layer:
         return (self.rows, self.cols)
 
     @property
+    def _package(self) -> "Package":
+        """The package of this layer (a new Package object over the same
+        loads when the one it came from is gone)."""
+        package = self._package_ref()
+        if package is None:
+            package = Package._over(self._loads)
+            self._package_ref = weakref.ref(package)
+        return package
+
+    @property
     def values_dtype(self) -> str:
         """The element type of A's values as the package stores them
         (manifest.json's ``values_dtype``, docs/Package.md): "float32",
         "float16" or "bfloat16"."""
-        path = os.path.join(self._package.path, "manifest.json")
+        path = os.path.join(self._loads.path, "manifest.json")
         try:
             with open(path, encoding="utf-8") as f:
                 layers = json.load(f)["layers"]
@@ -260,6 +347,8 @@ class Layer:
                 + ">")
 
     def _operands(self, b: Any, out: Any):
+        """(B, its kind, its device, C): B as the runtime reads it (a torch
+        view with the neg bit resolved), C as given (checked) or new."""
         kind = _kind(b)
         device = _device(b, kind)
         if getattr(b, "ndim", 2) != 2:
@@ -270,6 +359,8 @@ class Layer:
             raise InvalidArgumentError(
                 f"B has {int(b.shape[1])} columns; K must be less than 2^31")
         _check_operand(b, kind, "B")
+        if kind == "torch" and b.is_neg():  # its memory holds -B
+            b = b.resolve_neg()
         if out is None:
             out = _empty(b, kind, self.rows, int(b.shape[1]), self.dtype)
         else:
@@ -283,7 +374,7 @@ class Layer:
                     f"out must be 2-D ({self.rows} x K), got {out.ndim} "
                     "dimensions")
             _check_operand(out, out_kind, "out")
-        return kind, device, out
+        return b, kind, device, out
 
     def _empty_product(self, b: Any, out: Any) -> bool:
         """Whether C = A · B has no elements (A without rows, or K = 0) with
@@ -293,14 +384,35 @@ class Layer:
         if self.rows != 0 and k != 0:
             return False
         return (int(b.shape[0]) == self.cols
-                and tuple(int(n) for n in out.shape) == (self.rows, k))
+                and tuple(int(n) for n in out.shape) == (self.rows, k)
+                and str(out.dtype).replace("torch.", "") == self.dtype)
 
     def _run(self, b: Any, out: Any, kind: str, device: str,
-             stream: Any) -> Any:
+             stream: Any, allocated: bool = False) -> Any:
+        """Runs the product into ``out`` (``allocated``: made by _operands,
+        not the caller's)."""
         if self._empty_product(b, out):
             return out
-        runtime = self._package._runtime(device)
-        runtime.spmm(self.index, b, out, _stream(b, kind, stream))
+        runtime = self._loads.runtime(device)
+        handle = _stream(b, kind, stream)
+        try:
+            runtime.spmm(self.index, b, out, handle)
+        except TypeError as e:  # the binding's: strides it cannot express
+            raise InvalidArgumentError(
+                f"layer '{self.name}': B or out is not an array the runtime "
+                f"reads (C- or F-contiguous, strides a multiple of the "
+                f"element size): {e}") from None
+        if _kind(out, "out") == "torch":
+            import torch
+
+            if not allocated:
+                # Written through its address: torch's in-place rule.
+                torch.autograd.graph.increment_version(out)
+            elif stream is not None and out.is_cuda:
+                # A new C written on another stream than it was allocated
+                # on: not reused before that stream's work is done.
+                out.record_stream(torch.cuda.ExternalStream(
+                    handle, device=out.device))
         return out
 
     def __call__(self, b: Any, *, out: Any = None, stream: Any = None) -> Any:
@@ -321,10 +433,18 @@ class Layer:
             # Subclasses too (an nn.Parameter B): none may lose its gradient.
             if b.requires_grad and _torch_grad_enabled():
                 return self._call_tracked(b, out, stream)
+            if _has_tangent(b):
+                raise UnsupportedError(
+                    f"layer '{self.name}': a package's product does not take "
+                    "forward-mode gradients (a dual B); "
+                    "spperm.torch.SparseLinear does")
+            if out is not None:
+                _check_torch_out(out)
             if type(b) is tensor and out is None and stream is None:
                 return self._call_torch(b)
-        kind, device, out = self._operands(b, out)
-        return self._run(b, out, kind, device, stream)
+        allocated = out is None
+        b, kind, device, out = self._operands(b, out)
+        return self._run(b, out, kind, device, stream, allocated)
 
     def _call_tracked(self, b: Any, out: Any, stream: Any) -> Any:
         """__call__ for a torch B that requires a gradient: the product has
@@ -363,7 +483,7 @@ class Layer:
         spperm had them do not; ``sprt_layer_accepts_order``)."""
         cached = self._column_major.get(device)
         if cached is None:
-            cached = self._package._runtime(device).accepts_column_major(
+            cached = self._loads.runtime(device).accepts_column_major(
                 self.index)
             self._column_major[device] = cached
         return cached
@@ -380,13 +500,13 @@ class Layer:
 
         k = b.shape[1]
         dtype = b.dtype
-        if k == 0:
-            return torch.empty((self.rows, 0), dtype=dtype, device=b.device)
+        if k == 0 or self.rows == 0:  # no elements: nothing to compute
+            return torch.empty((self.rows, k), dtype=dtype, device=b.device)
         c = torch.empty((self.rows, k), dtype=dtype, device=b.device)
         if b.is_cuda:
             device = b.get_device()
-            runtime = self._package._loaded.get("gpu") or \
-                self._package._runtime("gpu")
+            runtime = self._loads.loaded.get("gpu") or \
+                self._loads.runtime("gpu")
             if device != runtime.ordinal:
                 return self._slow(b)
             stream = torch._C._cuda_getCurrentRawStream(device)
@@ -394,8 +514,8 @@ class Layer:
                 b = b.contiguous()  # an older package: one transposing copy
                 column_major = False
         else:
-            runtime = self._package._loaded.get("cpu") or \
-                self._package._runtime("cpu")
+            runtime = self._loads.loaded.get("cpu") or \
+                self._loads.runtime("cpu")
             stream = 0
         runtime.spmm_addresses(self.index, b.data_ptr(), k, c.data_ptr(),
                                stream, _SPRT_DTYPE[self.dtype],
@@ -403,8 +523,8 @@ class Layer:
         return c
 
     def _slow(self, b: Any) -> Any:
-        kind, device, out = self._operands(b, None)
-        return self._run(b, out, kind, device, None)
+        b, kind, device, out = self._operands(b, None)
+        return self._run(b, out, kind, device, None, True)
 
     def time(self, b: Any, *, out: Any = None, variant: Optional[str] = None,
              warmup: int = 3, runs: int = 20,
@@ -416,8 +536,10 @@ class Layer:
         ``sprt_spmm_time``)."""
         warmup = _count("warmup", warmup, 0)
         runs = _count("runs", runs, 1)
-        kind, device, out = self._operands(b, out)
-        runtime = self._package._runtime(device)
+        if variant is not None:
+            variant = _text_argument("variant", variant)
+        b, kind, device, out = self._operands(b, out)
+        runtime = self._loads.runtime(device)
         return list(runtime.time(self.index, variant, b, out,
                                  _stream(b, kind, stream), warmup, runs))
 
@@ -435,39 +557,47 @@ class Package:
     def __init__(self, path: Union[str, "os.PathLike[str]"], *,
                  device: Optional[str] = None, _owned_dir: Optional[str] = None,
                  _shard: Optional[tuple] = None):
-        self._path = _path_text(path)
-        # (rank, ranks): this rank's shards only (spperm.distributed).
-        self._shard = _shard or (-1, 0)
-        self._lock = threading.Lock()
-        self._loaded: Dict[str, Any] = {}
-        self._owned_dir = _owned_dir
-        if _owned_dir is not None:
-            self._finalizer = weakref.finalize(self, shutil.rmtree, _owned_dir,
-                                               True)
-        self.stages: List[tuple] = []
         if device is not None and device not in DEVICES:
             raise InvalidArgumentError(
                 f"device must be 'cpu' or 'gpu', got {device!r}")
-        first = self._runtime(device or "cpu")
+        # Absolute: a later load (another device, after close()) must not
+        # depend on the working directory. (rank, ranks): this rank's
+        # shards only (spperm.distributed).
+        self._loads = _Loads(os.path.abspath(_path_text(path)),
+                             _shard or (-1, 0), _owned_dir)
+        self.stages: List[tuple] = []
+        first = self._loads.runtime(device or "cpu")
+        described = [(first.layer_info(i), first.shards(i))
+                     for i in range(first.layer_count())]
+        self._loads.described = described
         self.layers: List[Layer] = [
-            Layer(self, i, first.layer_info(i), first.shards(i))
-            for i in range(first.layer_count())
-        ]
+            Layer(self, i, info, shards)
+            for i, (info, shards) in enumerate(described)]
         if device is None:  # the CPU load only described the layers
-            self._loaded.pop("cpu", None)
+            self._loads.loaded.pop("cpu", None)
+
+    @classmethod
+    def _over(cls, loads: _Loads) -> "Package":
+        """A Package over loads that already describe their layers."""
+        package = cls.__new__(cls)
+        package._loads = loads
+        package.stages = []
+        package.layers = [Layer(package, i, info, shards)
+                          for i, (info, shards) in enumerate(loads.described)]
+        return package
 
     def _runtime(self, device: str) -> Any:
-        with self._lock:
-            runtime = self._loaded.get(device)
-            if runtime is None:
-                runtime = _core.Package(self._path, device, *self._shard)
-                self._loaded[device] = runtime
-            return runtime
+        return self._loads.runtime(device)
+
+    @property
+    def _path(self) -> str:
+        return self._loads.path
 
     @property
     def path(self) -> str:
-        """The package directory (a temporary one until :meth:`save`)."""
-        return self._path
+        """The package directory, absolute (a temporary one until
+        :meth:`save`)."""
+        return self._loads.path
 
     def __len__(self) -> int:
         return len(self.layers)
@@ -520,8 +650,8 @@ class Package:
         """Releases the package's memory on every device; a later call loads
         it again from :attr:`path`. (A compiled package's temporary directory
         goes when the package object does.)"""
-        with self._lock:
-            self._loaded.clear()
+        with self._loads.lock:
+            self._loads.loaded.clear()
 
     def __enter__(self) -> "Package":
         return self
@@ -582,6 +712,14 @@ def _plain_text(text: str, shown: str, hint: str = "") -> str:
         raise InvalidArgumentError(
             f"{shown} is not valid UTF-8{hint}") from None
     return text
+
+
+def _text_argument(name: str, value: Any) -> str:
+    """A text argument (``name=``) as the library takes it."""
+    if not isinstance(value, str):
+        raise InvalidArgumentError(
+            f"{name} must be a str, got {type(value).__name__}")
+    return _plain_text(value, f"{name}={value!r}")
 
 
 def _count(name: str, value: Any, least: int) -> int:
@@ -693,6 +831,10 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
     if device is not None and device not in DEVICES:
         raise InvalidArgumentError(
             f"device must be 'cpu' or 'gpu', got {device!r}")
+    if name is not None:
+        name = _text_argument("name", name)
+    if values is not None:
+        values = _text_argument("values", values)
     opts = dict(options)
     opts["k"] = k
     if is_path(a):

@@ -95,12 +95,17 @@ class DistributedLayer:
             raise InvalidArgumentError(
                 f"b_local must be a torch tensor of this rank's {hi - lo} "
                 f"rows of B (b_rows {lo}:{hi}) x K")
+        if chunk is not None and (isinstance(chunk, bool) or
+                                  not isinstance(chunk, int) or chunk < 1):
+            raise InvalidArgumentError(
+                f"chunk must be an integer >= 1 (or None: all at once), got "
+                f"{chunk!r}")
         k = int(b_local.shape[1])
-        width = k if not chunk or chunk >= k else int(chunk)
-        if width < 1:
-            raise InvalidArgumentError(f"chunk must be >= 1, got {chunk}")
-        per = -(-self.cols // self.ranks)
         c = b_local.new_empty((self.row_end - self.row_begin, k))
+        if k == 0:  # no columns on any rank: nothing to gather
+            return c
+        width = k if chunk is None or chunk >= k else chunk
+        per = -(-self.cols // self.ranks)
 
         def start(j0: int) -> Tuple[Any, Any]:
             w = min(width, k - j0)

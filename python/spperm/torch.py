@@ -30,6 +30,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 import torch
+import torch.autograd.forward_ad as _fwad
 from torch import nn
 
 from ._errors import InvalidArgumentError, UnsupportedError
@@ -205,7 +206,9 @@ def linear(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
 def _transposed_like(x: torch.Tensor, features: int) -> torch.Tensor:
     """An empty (..., features) result of x's leading shape, laid out as
     the products' results are (for 2-D, the transposed view)."""
-    n = x.numel() // x.shape[-1] if x.shape[-1] else 0
+    if x.numel() == 0:  # as the product returns it: no elements
+        return x.new_empty((*x.shape[:-1], features))
+    n = x.numel() // x.shape[-1]
     return x.new_empty((features, n)).t().reshape(*x.shape[:-1], features)
 
 
@@ -274,7 +277,23 @@ class _EagerLinear(torch.autograd.Function):
     def forward(ctx: Any, x: torch.Tensor, bias: Optional[torch.Tensor],
                 module: "SparseLinear") -> torch.Tensor:
         ctx.module = module
+        ctx.x_shape = x.shape
         return _linear(module.layer, x, bias, module.out_features)
+
+    @staticmethod
+    def jvp(ctx: Any, x_t: Optional[torch.Tensor],
+            bias_t: Optional[torch.Tensor], _module_t: Any) -> torch.Tensor:
+        # Linear in x and in the bias: the tangent is the product of x's
+        # tangent, plus the bias's.
+        module = ctx.module
+        if x_t is None:
+            shape = (*ctx.x_shape[:-1], module.out_features)
+            out = torch.zeros(shape, dtype=module._dtype,
+                              device=bias_t.device)
+        else:
+            out = _linear(module.layer, module._checked_input(x_t), None,
+                          module.out_features)
+        return out if bias_t is None else out + bias_t
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> Any:
@@ -402,7 +421,8 @@ class SparseLinear(nn.Module):
             if not 0 <= sparsity < 1:
                 raise InvalidArgumentError(
                     f"sparsity must be in [0, 1), got {sparsity}")
-            weight = weight.to_dense() if weight.is_sparse else weight
+            if weight.layout != torch.strided:  # COO or CSR
+                weight = weight.to_dense()
             drop = int(round(sparsity * weight.numel()))
             if drop > 0:
                 magnitude = weight.abs().flatten()
@@ -434,7 +454,8 @@ class SparseLinear(nn.Module):
             transpose = _compile(weight_t, **t_options)
             gradient = _InputGradient(transpose=transpose[0])
         elif backward == "torch":
-            dense = weight.to_dense() if weight.is_sparse else weight
+            dense = (weight.to_dense() if weight.layout != torch.strided
+                     else weight)
             # The package's values are rounded to their type (values_dtype,
             # by default the dtype): the gradient uses the same W.
             values = options.get("values_dtype") or options.get("dtype")
@@ -543,6 +564,12 @@ class SparseLinear(nn.Module):
         if torch.is_grad_enabled() and (
                 x.requires_grad or (self.bias is not None
                                     and self.bias.requires_grad)):
+            return _EagerLinear.apply(x, self.bias, self)
+        # Forward-mode AD (a dual x or bias): the tangent through jvp.
+        if _fwad._current_level >= 0 and (
+                _fwad.unpack_dual(x).tangent is not None or
+                (self.bias is not None and
+                 _fwad.unpack_dual(self.bias).tangent is not None)):
             return _EagerLinear.apply(x, self.bias, self)
         return _linear(self.layer, x, self.bias, self.out_features)
 

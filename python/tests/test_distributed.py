@@ -39,6 +39,14 @@ def _rank(rank, ranks, backend, init, pkg_path, a_path, k, out_dir):
     one_d = layer(b)
     lo, hi = layer.b_rows
     one_five = layer.allgather(b[lo:hi].contiguous(), chunk=3)
+    # No columns: an empty C, nothing gathered; chunk=0 is refused.
+    assert layer.allgather(b[lo:hi, :0].contiguous()).shape == (
+        layer.row_end - layer.row_begin, 0)
+    try:
+        layer.allgather(b[lo:hi].contiguous(), chunk=0)
+        raise AssertionError("chunk=0 was accepted")
+    except spperm.InvalidArgumentError:
+        pass
     whole = layer.gather(one_d)
     np.savez(os.path.join(out_dir, f"rank{rank}.npz"),
              rows=np.array([layer.row_begin, layer.row_end, layer.rows]),

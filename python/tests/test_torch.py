@@ -103,6 +103,10 @@ def test_torch_compile(linear):
     x = torch.randn(6, 192)
     with torch.no_grad():
         assert torch.equal(compiled(x), m(x))
+    # No input features: the graph's shapes are the eager call's.
+    none = SparseLinear.from_linear(torch.nn.Linear(0, 4))
+    y = torch.compile(none, fullgraph=True)(torch.randn(3, 0))
+    assert torch.equal(y, none(torch.randn(3, 0)))
 
 
 def test_errors(linear):
@@ -195,6 +199,9 @@ def test_sparse_weights_and_parameters(linear):
         sparse.weight = torch.nn.Parameter(weight, requires_grad=False)
         m = SparseLinear.from_linear(sparse, backward="spperm")
         check_gradients(m, w, torch.randn(3, 192), bias_grad=False)
+        # Pruned further (and with torch's backward, which densifies W).
+        pruned_more = SparseLinear.from_dense(sparse, 0.8)
+        assert pruned_more.layer.nnz == round(0.2 * w.numel())
     b = torch.nn.Parameter(torch.randn(192, 2))
     c = m.package(b)
     with pytest.raises(spperm.UnsupportedError, match="no gradient"):
