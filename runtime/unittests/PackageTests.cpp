@@ -521,6 +521,36 @@ TEST(PackageTest, ReplacesAPackageButNothingElse) {
   EXPECT_EQ(readWholeFile(dir.path("file")), "x");
 }
 
+// An interrupted write (PackageOptions::interrupted, asked once the
+// package is complete in its temporary directory) leaves what was at the
+// destination, and no temporary directory.
+TEST(PackageTest, InterruptedWriteLeavesTheOldPackage) {
+  ScratchDir dir;
+  CsrMatrix m = generateUniform(20, 20, 0.2, 8);
+  std::vector<PackageLayer> one = {
+      makeLayer("a", m, Strategy::Identity, FormatKind::Csr)};
+  std::vector<PackageLayer> two = {
+      makeLayer("b", m, Strategy::Lpt, FormatKind::Bell)};
+  PackageOptions stop;
+  int asked = 0;
+  stop.interrupted = [&asked] {
+    ++asked;
+    return true;
+  };
+  Status s = writePackage(dir.path("new.spp"), one, stop);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.message(), dir.path("new.spp") + ": interrupted");
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(entriesIn(dir.root()), 0u);
+
+  ASSERT_TRUE(writePackage(dir.path("p.spp"), one, PackageOptions()));
+  EXPECT_FALSE(writePackage(dir.path("p.spp"), two, stop));
+  StatusOr<Package> read = readPackage(dir.path("p.spp"));
+  ASSERT_TRUE(read) << read.message();
+  EXPECT_EQ(read->layers[0].name, "a");
+  EXPECT_EQ(entriesIn(dir.root()), 1u);
+}
+
 TEST(PackageTest, CopiesAPackageAsTheWriterWritesOne) {
   ScratchDir dir;
   CsrMatrix m = generateUniform(20, 20, 0.2, 8);

@@ -1000,6 +1000,7 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     return fail("interrupted");
 
   popts.externalData = request.data == "external";
+  popts.interrupted = interrupted;
   popts.rebuildAlternatives = !request.storeAlternatives;
   {
     // With external data a source inside the package's parent directory is

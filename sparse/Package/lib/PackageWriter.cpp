@@ -683,9 +683,10 @@ Status replaceThroughAside(const std::string &dir, const std::string &tmp,
 /// into a new temporary directory beside it (`.BASE.tmp-PID-XXXXXX`), which
 /// is then renamed onto the free name or exchanged with the package there
 /// (docs/Package.md, "Writing"). `dir` has no trailing slash.
-Status writeThroughTemporary(
-    const std::string &dir,
-    const std::function<Status(const std::string &tmp)> &fill) {
+Status
+writeThroughTemporary(const std::string &dir,
+                      const std::function<Status(const std::string &tmp)> &fill,
+                      const std::function<bool()> &interrupted = {}) {
   auto fail = [&](const std::string &what) {
     return Status::error(dir + ": " + what);
   };
@@ -717,7 +718,7 @@ Status writeThroughTemporary(
     ::flock(lock.fd, LOCK_EX);
   // Removed if the tool is interrupted (Interrupt.h); whatever happens
   // below, it is gone or in place (renamed) when this returns.
-  const ScopedTemporary interrupted(tmp);
+  const ScopedTemporary removedOnSignal(tmp);
   if (Status s = fill(tmp); !s) {
     removeTree(tmp);
     return s;
@@ -728,6 +729,10 @@ Status writeThroughTemporary(
     Status s = fail("cannot finish the temporary directory: " + errnoText());
     removeTree(tmp);
     return s;
+  }
+  if (interrupted && interrupted()) {
+    removeTree(tmp);
+    return fail("interrupted");
   }
 
   // Into place: renamed onto a free name, or exchanged atomically with the
@@ -851,9 +856,12 @@ Status spperm::writePackage(const std::string &dirArg,
   if (Status s = checkShards(layers); !s)
     return fail(s.message());
 
-  return writeThroughTemporary(dir, [&](const std::string &tmp) {
-    return writePackageFiles(tmp, layers, options);
-  });
+  return writeThroughTemporary(
+      dir,
+      [&](const std::string &tmp) {
+        return writePackageFiles(tmp, layers, options);
+      },
+      options.interrupted);
 }
 
 Status spperm::copyPackageDirectory(const std::string &sourceArg,

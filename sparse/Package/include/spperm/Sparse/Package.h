@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -249,6 +250,11 @@ struct PackageOptions {
   /// Code generation's outputs, written beside the manifest when non-empty.
   std::string ptx;
   std::string cubin;
+  /// Asked once the package is complete in its temporary directory, just
+  /// before it goes into place: when it returns true the directory is
+  /// removed and writePackage fails with "interrupted", leaving what was
+  /// at the destination (the Python module's Ctrl-C; docs/Python.md).
+  std::function<bool()> interrupted;
 };
 
 /// A loaded package.
