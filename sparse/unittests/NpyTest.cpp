@@ -6,11 +6,14 @@
 
 #include "SparseTestUtil.h"
 
+#include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Npy.h"
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,6 +80,36 @@ TEST(Npy, RoundTrip) {
     EXPECT_EQ(back->data, m.data);
   }
   EXPECT_EQ(dir.entryCount(), 1u) << "temporary files were left behind";
+}
+
+// A float16 matrix (`<f2`): written with each value rounded to float16,
+// read back widened exactly, and marked float16 both ways; the data is two
+// bytes a value.
+TEST(Npy, Float16RoundTrip) {
+  ScratchDir dir;
+  const std::string path = dir.path("h.npy");
+  DenseMatrix m = sampleMatrix(7, 9);
+  m.float16 = true;
+  m.data[0] = 1.0f / 3.0f; // not a float16: rounded on write
+  m.data[1] = std::numeric_limits<float>::infinity();
+  m.data[2] = -0.0f;
+  ASSERT_TRUE(writeNpy(path, m));
+  StatusOr<DenseMatrix> back = readNpy(path);
+  ASSERT_TRUE(back) << back.message();
+  EXPECT_TRUE(back->float16);
+  ASSERT_EQ(back->data.size(), m.data.size());
+  for (size_t i = 0; i < m.data.size(); ++i)
+    EXPECT_EQ(back->data[i], roundToValueType(m.data[i], ValueType::F16)) << i;
+  EXPECT_TRUE(std::signbit(back->data[2]));
+  const std::string bytes = readWholeFile(path);
+  EXPECT_NE(bytes.find("'descr': '<f2'"), std::string::npos);
+  EXPECT_EQ(bytes.size(), 128u + 2u * 7u * 9u); // 64-byte aligned header
+  // A float32 file reads as not float16.
+  m.float16 = false;
+  ASSERT_TRUE(writeNpy(path, m));
+  back = readNpy(path);
+  ASSERT_TRUE(back) << back.message();
+  EXPECT_FALSE(back->float16);
 }
 
 TEST(Npy, WrittenLayout) {
@@ -157,15 +190,18 @@ TEST(Npy, RejectsMalformedFiles) {
       {"f8.npy",
        npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }",
                 data + data),
-       "unsupported dtype '<f8' (expected '<f4', little-endian float32)"},
+       "unsupported dtype '<f8' (expected '<f4', little-endian float32, or "
+       "'<f2', float16)"},
       {"bigendian.npy",
        npyBytes("{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }",
                 data),
-       "unsupported dtype '>f4' (expected '<f4', little-endian float32)"},
+       "unsupported dtype '>f4' (expected '<f4', little-endian float32, or "
+       "'<f2', float16)"},
       {"pipe.npy",
        npyBytes("{'descr': '|f4', 'fortran_order': False, 'shape': (2, 3), }",
                 data),
-       "unsupported dtype '|f4' (expected '<f4', little-endian float32)"},
+       "unsupported dtype '|f4' (expected '<f4', little-endian float32, or "
+       "'<f2', float16)"},
       {"fortran.npy",
        npyBytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }",
                 data),
@@ -218,7 +254,7 @@ TEST(Npy, RejectsMalformedFiles) {
                     "\r', 'fortran_order': False, 'shape': (2, 3)}",
                 data),
        "unsupported dtype 'ffffffffffffffffffffffffffffffffffffffff...' "
-       "(expected '<f4', little-endian float32)"},
+       "(expected '<f4', little-endian float32, or '<f2', float16)"},
       {"notdict.npy", npyBytes("[1, 2]", data),
        "malformed .npy header: header is not a dict"},
       {"badshape.npy",

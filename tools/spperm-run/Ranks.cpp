@@ -106,6 +106,9 @@ StatusOr<std::vector<float>> readB(const std::string &spec, int64_t cols,
   StatusOr<DenseMatrix> b = readNpy(spec);
   if (!b)
     return b.status();
+  if (b->float16)
+    return Status::error(spec + ": B is float16 ('<f2'); --ranks runs "
+                                "float32 layers: give B as float32 ('<f4')");
   if (b->rows != cols || b->cols != k)
     return Status::error(spec + ": B has shape (" + std::to_string(b->rows) +
                          ", " + std::to_string(b->cols) +

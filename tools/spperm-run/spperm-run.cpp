@@ -78,7 +78,7 @@ private:
 /// Where B and C live for the runtime: host vectors on the CPU, device
 /// buffers (staged from and to the host vectors) on the GPU. For a layer of
 /// 16-bit operands, B is rounded to its type and C widened back exactly
-/// (the .npy files stay float32).
+/// (float32 .npy files, or float16 ones for a float16 layer).
 struct Operands {
   sprt_device device = SPRT_DEVICE_CPU;
   ValueType type = ValueType::F32;
@@ -245,7 +245,8 @@ int main(int argc, char **argv) {
       "(N, K) for a layer of shape M x N; C is written as a float32 .npy "
       "array of shape (M, K); for a layer of f16 or bf16 operands "
       "(--dtype), B is rounded to that type and C widened back exactly. "
-      "Nothing is written on error.");
+      "An f16 layer also takes a float16 ('<f2') B, and then writes a "
+      "float16 C. Nothing is written on error.");
   args.addPositional("PKG", "Package directory", &packagePath);
   args.addOption("layer", "NAME",
                  "The layer to run (needed when the package has several)",
@@ -471,6 +472,15 @@ int main(int argc, char **argv) {
   ops.type = layerType == SPRT_DTYPE_F16    ? ValueType::F16
              : layerType == SPRT_DTYPE_BF16 ? ValueType::BF16
                                             : ValueType::F32;
+  // A float16 B (`<f2`) is a float16 layer's own type, and its C is
+  // written so too; other layers take `<f4` (NumPy has no bfloat16).
+  if (b->float16 && ops.type != ValueType::F16)
+    return fail(bPath + ": B is float16 ('<f2'), but layer '" + info->name +
+                "' takes " +
+                (ops.type == ValueType::BF16 ? "bfloat16" : "float32") +
+                " operands: give B as float32 ('<f4', "
+                "B.astype(numpy.float32))");
+  c.float16 = b->float16;
   ops.b = &*b;
   ops.c = &c;
   if (sprt_status s = ops.prepare(); s != SPRT_OK)

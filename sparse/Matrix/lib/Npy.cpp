@@ -15,6 +15,7 @@
 #include "spperm/Sparse/Npy.h"
 
 #include "spperm/Sparse/Escape.h"
+#include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Interrupt.h"
 
 #include "NpyHeader.h"
@@ -468,9 +469,16 @@ StatusOr<DenseMatrix> spperm::readNpy(const std::string &path) {
     return error("malformed .npy header: " + why);
 
   const bool little = isLittleEndianHost();
-  if (header.descr != "<f4" && !(little && header.descr == "=f4"))
+  auto is = [&](const char *type) {
+    return header.descr == std::string("<") + type ||
+           (little && header.descr == std::string("=") + type);
+  };
+  const bool half = is("f2");
+  if (!is("f4") && !half)
     return error("unsupported dtype " + quoted(header.descr) +
-                 " (expected '<f4', little-endian float32)");
+                 " (expected '<f4', little-endian float32, or '<f2', "
+                 "float16)");
+  const uint64_t elementBytes = half ? 2 : 4;
   if (header.fortranOrder)
     return error("Fortran-order arrays are not supported (expected C order)");
   if (header.shape.size() != 2)
@@ -483,7 +491,7 @@ StatusOr<DenseMatrix> spperm::readNpy(const std::string &path) {
   uint64_t count, bytes;
   if (__builtin_mul_overflow(static_cast<uint64_t>(rows),
                              static_cast<uint64_t>(cols), &count) ||
-      __builtin_mul_overflow(count, uint64_t(4), &bytes))
+      __builtin_mul_overflow(count, elementBytes, &bytes))
     return error("shape (" + std::to_string(rows) + ", " +
                  std::to_string(cols) + ") is too large");
   const uint64_t dataStart = headerStart + headerSize;
@@ -499,11 +507,25 @@ StatusOr<DenseMatrix> spperm::readNpy(const std::string &path) {
   DenseMatrix m;
   m.rows = rows;
   m.cols = cols;
+  m.float16 = half;
   m.data.resize(count);
-  if (count > 0 && std::fread(m.data.data(), 4, count, file.get()) != count)
+  auto readError = [&] {
     return error(
         "cannot read the .npy data: " +
         (std::ferror(file.get()) ? errnoText() : std::string("file shrank")));
+  };
+  if (half) {
+    std::vector<uint16_t> bits(count);
+    if (count > 0 && std::fread(bits.data(), 2, count, file.get()) != count)
+      return readError();
+    if (!little)
+      for (uint16_t &b : bits)
+        b = static_cast<uint16_t>((b >> 8) | (b << 8));
+    widenArray(bits.data(), count, ValueType::F16, m.data.data());
+    return m;
+  }
+  if (count > 0 && std::fread(m.data.data(), 4, count, file.get()) != count)
+    return readError();
   if (!little)
     byteSwap32(reinterpret_cast<char *>(m.data.data()), count);
   return m;
@@ -517,9 +539,10 @@ Status spperm::writeNpy(const std::string &path, const DenseMatrix &m) {
                          std::to_string(m.data.size()) + " values for shape (" +
                          std::to_string(m.rows) + ", " +
                          std::to_string(m.cols) + ")");
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" +
-                       std::to_string(m.rows) + ", " + std::to_string(m.cols) +
-                       "), }";
+  std::string header =
+      std::string("{'descr': '") + (m.float16 ? "<f2" : "<f4") +
+      "', 'fortran_order': False, 'shape': (" + std::to_string(m.rows) + ", " +
+      std::to_string(m.cols) + "), }";
   // Pad with spaces so the data starts at a multiple of 64 bytes; the header
   // ends with a newline.
   size_t total = 10 + header.size() + 1;
@@ -533,6 +556,15 @@ Status spperm::writeNpy(const std::string &path, const DenseMatrix &m) {
   prefix.push_back(static_cast<char>((header.size() >> 8) & 0xff));
   prefix += header;
 
+  if (m.float16) {
+    std::vector<uint16_t> bits = narrowArray(m.data, ValueType::F16);
+    if (!isLittleEndianHost())
+      for (uint16_t &b : bits)
+        b = static_cast<uint16_t>((b >> 8) | (b << 8));
+    return writePiecesAtomically(
+        path, {{prefix.data(), prefix.size()},
+               {reinterpret_cast<const char *>(bits.data()), 2 * bits.size()}});
+  }
   const char *data = reinterpret_cast<const char *>(m.data.data());
   std::vector<float> swapped;
   if (!isLittleEndianHost()) {

@@ -6,7 +6,7 @@ Usage:
   spmm.py make-b ROWS K SEED OUT.npy [--special]
       a ROWS x K float32 array, uniform in [-1, 1); with --special, one NaN,
       one +Inf and one -Inf in it (K >= 3).
-  spmm.py check MATRIX.mtx B.npy C.npy [--values SPEC] [--tol T]
+  spmm.py check MATRIX.mtx B.npy C.npy [--values SPEC] [--tol T] [--dtype T]
       C must equal A @ B (A read here, independently of spperm, with the
       DESIGN contract's --values rules; computed in float64) to a relative
       Frobenius error <= T (default 1e-5) over the finite entries of the
@@ -92,20 +92,22 @@ def read_mtx(path, values):
 
 def check(args):
     matrix, b_path, c_path = args[:3]
-    values, tol = "file", 1e-5
+    values, tol, dtype = "file", 1e-5, "float32"
     rest = args[3:]
     while rest:
         if rest[0] == "--values":
             values = rest[1]
         elif rest[0] == "--tol":
             tol = float(rest[1])
+        elif rest[0] == "--dtype":
+            dtype = rest[1]
         else:
             sys.exit("unknown option " + rest[0])
         rest = rest[2:]
     a = read_mtx(matrix, values)
     b = np.load(b_path)
     c = np.load(c_path)
-    if c.dtype != np.float32 or c.ndim != 2:
+    if c.dtype != np.dtype(dtype) or c.ndim != 2:
         print("MISMATCH: C has dtype %s and %d dimensions" % (c.dtype, c.ndim))
         return 1
     want = a @ b.astype(np.float64)

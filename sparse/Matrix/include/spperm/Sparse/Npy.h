@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Dense operands and results travel as NumPy `.npy` files: dtype `<f4`, C
-// order, two dimensions (format versions 1.0, 2.0 and 3.0 are read; 1.0 is
-// written).
+// Dense operands and results travel as NumPy `.npy` files: dtype `<f4`
+// (`<f2` for float16 packages' operands), C order, two dimensions (format
+// versions 1.0, 2.0 and 3.0 are read; 1.0 is written).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,12 +27,15 @@ struct DenseMatrix {
   int64_t rows = 0;
   int64_t cols = 0;
   std::vector<float> data; // rows * cols, row-major
+  /// The file's type is float16 (`<f2`): read so (the values widened
+  /// exactly), or to be written so (each value rounded to float16).
+  bool float16 = false;
 
   float &at(int64_t r, int64_t c) { return data[r * cols + c]; }
   float at(int64_t r, int64_t c) const { return data[r * cols + c]; }
 };
 
-/// Reads a 2-D `<f4` C-order `.npy` file. Errors name the file.
+/// Reads a 2-D `<f4` or `<f2` C-order `.npy` file. Errors name the file.
 StatusOr<DenseMatrix> readNpy(const std::string &path);
 
 /// Writes `m` as a version 1.0 `.npy` file, atomically: the data goes to a
