@@ -62,6 +62,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <sys/stat.h>
 
 #include <unistd.h>
 
@@ -729,6 +730,31 @@ std::string checkOutputPath(const std::string &path, bool directory) {
   return "";
 }
 
+/// `path` with its directory resolved (symbolic links, "..") where that
+/// directory exists: the file a path names whatever spelling reached it
+/// (`path` as given otherwise).
+std::string resolvedPath(const std::string &path) {
+  SmallString<256> parent(path);
+  llvm::sys::path::remove_filename(parent);
+  if (parent.empty())
+    parent = ".";
+  SmallString<256> real;
+  if (llvm::sys::fs::real_path(parent, real))
+    return path;
+  llvm::sys::path::append(real, llvm::sys::path::filename(path));
+  return std::string(real.str());
+}
+
+/// Whether the existing file `path` lies inside the existing directory
+/// `dir` (both resolved).
+bool isInside(const std::string &path, const std::string &dir) {
+  SmallString<256> realPath, realDir;
+  if (llvm::sys::fs::real_path(path, realPath) ||
+      llvm::sys::fs::real_path(dir, realDir))
+    return false;
+  return StringRef(realPath).starts_with(std::string(realDir.str()) + "/");
+}
+
 /// Whether `name` can name a layer (a function symbol).
 bool isLayerName(StringRef name) {
   if (name.empty() || isdigit(static_cast<unsigned char>(name.front())))
@@ -1010,7 +1036,7 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     // sources are relative to the module's directory, which no reader of
     // the package knows). An embedded package travels alone: its sources
     // (spperm-verify's reference) are recorded absolute.
-    SmallString<256> parent(request.output);
+    SmallString<256> parent(resolvedPath(request.output));
     llvm::sys::fs::make_absolute(parent);
     llvm::sys::path::remove_dots(parent, /*remove_dot_dot=*/true);
     llvm::sys::path::remove_filename(parent);
@@ -1021,9 +1047,14 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
           StringRef(layer.sourcePath)
               .starts_with(::spperm::kMemorySourcePrefix))
         return;
-      SmallString<256> src(layer.sourcePath);
-      llvm::sys::fs::make_absolute(src);
-      llvm::sys::path::remove_dots(src, /*remove_dot_dot=*/true);
+      // The file read, links and ".." resolved on the file system (a
+      // textual "a/link/../b" may name another file).
+      SmallString<256> src;
+      if (llvm::sys::fs::real_path(layer.sourcePath, src)) {
+        src = layer.sourcePath;
+        llvm::sys::fs::make_absolute(src);
+        llvm::sys::path::remove_dots(src, /*remove_dot_dot=*/true);
+      }
       layer.sourcePath =
           popts.externalData && StringRef(src).starts_with(prefix)
               ? StringRef(src).drop_front(prefix.size()).str()
@@ -1065,7 +1096,11 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
   if (::spperm::Status s =
           ::spperm::writePackage(request.output, layers, popts);
       !s) {
-    if (!request.report.empty())
+    // The report written above goes too, where it is a file of its own: a
+    // device is left alone, and a symbolic link (written through) stays.
+    struct stat st;
+    if (!request.report.empty() && ::lstat(request.report.c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode))
       ::unlink(request.report.c_str());
     return fail(s.message());
   }
@@ -1176,17 +1211,29 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
   if (std::string bad = checkOutputPath(request.output, /*directory=*/true);
       !bad.empty())
     return fail(bad);
+  // The files the compile reads: none may be replaced by an output, nor
+  // lie inside the package directory the compile replaces.
+  std::vector<std::string> inputs = request.benchPaths;
+  if (!memory)
+    inputs.push_back(request.input);
+  for (const auto &[name, value] : request.tuning)
+    if (name == "model" && !value.empty())
+      inputs.push_back(value);
+  for (const std::string &input : inputs)
+    if (isInside(input, request.output))
+      return fail(input + ": is inside the package directory " +
+                  request.output +
+                  ", which the compile replaces (move it out first)");
   if (!request.report.empty()) {
     if (std::string bad = checkOutputPath(request.report, /*directory=*/false);
         !bad.empty())
       return fail(bad);
-    // The report may replace neither the input nor a file of a package
+    // The report may replace neither an input nor a file of a package
     // (the -o package's own directory is replaced after it is written).
-    if (llvm::sys::path::remove_leading_dotslash(request.report) ==
-        llvm::sys::path::remove_leading_dotslash(request.output))
+    if (resolvedPath(request.report) == resolvedPath(request.output))
       return fail(request.report + ": --report names the package -o");
-    if (::spperm::Status spares = ::spperm::checkOutputSparesInputs(
-            request.report, {request.input});
+    if (::spperm::Status spares =
+            ::spperm::checkOutputSparesInputs(request.report, inputs);
         !spares)
       return fail(spares.message());
   }

@@ -30,6 +30,7 @@ namespace {
 /// The tool's own flags; the tuning flags are the pipeline's options.
 struct Options {
   std::string input, output, report, reportBench;
+  bool reportSeen = false;
   bool timing = false;
   bool quiet = false;
   bool storeAlternatives = false;
@@ -98,7 +99,7 @@ int main(int argc, char **argv) {
                  "Write a self-contained HTML report: per layer spy plots "
                  "before and after the permutation, features, the "
                  "selector's ranking, format statistics; the stage times",
-                 &o.report);
+                 &o.report, &o.reportSeen);
   args.addOption("report-bench", "R.json[,R.json...]",
                  "With --report: spperm-run --bench --json records whose "
                  "times the report draws against cuSPARSE",
@@ -157,6 +158,10 @@ int main(int argc, char **argv) {
   for (const Tuning &t : tuning)
     if (t.seen)
       request.tuning.emplace_back(t.name, t.flag ? "true" : t.value);
+  if (o.reportSeen && o.report.empty()) {
+    reportError(kTool, "--report needs a file name");
+    return 1;
+  }
   // The bench records are read (and checked) before anything is compiled.
   if (!o.reportBench.empty() && o.report.empty()) {
     reportError(kTool, "--report-bench needs --report");
@@ -174,6 +179,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     request.bench.push_back(std::move(*record));
+    request.benchPaths.push_back(first.str());
   }
 
   ::spperm::CompileResult result;

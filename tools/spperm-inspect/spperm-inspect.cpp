@@ -269,7 +269,10 @@ static bool isArchitectureName(const std::string &name) {
 }
 
 int main(int argc, char **argv) {
-  // An exhausted memory ends the tool with one line (Interrupt.h).
+  // Before any thread starts: an interrupted run removes its temporaries
+  // (the --emit-permutation file being written; Interrupt.h). An exhausted
+  // memory ends the tool with one line.
+  ::spperm::installInterruptCleanup();
   ::spperm::installOutOfMemoryExit(kTool);
   std::string path, values = "file", strategyName, emitPath;
   // Options given, by flag: those of matrix files, and those of --explain.
@@ -383,11 +386,16 @@ int main(int argc, char **argv) {
       }
     return inspectPackage(kTool, path, json);
   }
-  if (emitSeen)
-    if (Status s = checkOutputSparesInputs(emitPath, {path}); !s) {
+  if (emitSeen) {
+    if (emitPath.empty()) {
+      reportError(kTool, "--emit-permutation needs a file name");
+      return 1;
+    }
+    if (Status s = checkOutputSparesInputs(emitPath, {path, modelPath}); !s) {
       reportError(kTool, s.message());
       return 1;
     }
+  }
 
   PermutationOptions popts;
   if (!parseIntOption("warps", warpsText, popts.warps) ||
@@ -588,7 +596,7 @@ int main(int argc, char **argv) {
       }
       out["selection"] = sel;
     }
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     printTable(path, features);
     if (!reports.empty())

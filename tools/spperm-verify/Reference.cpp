@@ -11,6 +11,7 @@
 #include "spperm/Sparse/Shards.h"
 
 #include <algorithm>
+#include <sys/stat.h>
 #include <thread>
 
 using namespace spperm;
@@ -100,9 +101,25 @@ bool spperm::verify::referenceMatrix(const std::string &path,
     src = parentOf(path) + "/" + src;
   ReadOptions ro;
   ro.values = l.values;
-  StatusOr<CsrMatrix> m =
-      src.empty() ? StatusOr<CsrMatrix>(Status::error("no source"))
-                  : readMatrixFile(src, ro);
+  // Only the very file the package was compiled from: a regular file (a
+  // FIFO would block the read) whose SHA-256 is the recorded one (an
+  // edited source is no reference, whatever its shape).
+  auto recordedSource = [&]() -> Status {
+    struct stat st;
+    if (src.empty())
+      return Status::error("no source");
+    if (::stat(src.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      return Status::error("not a regular file");
+    if (!l.sourceSha256.empty()) {
+      StatusOr<std::string> sha = sha256File(src);
+      if (!sha || *sha != l.sourceSha256)
+        return Status::error("changed since the package was compiled");
+    }
+    return Status::ok();
+  };
+  Status usable = recordedSource();
+  StatusOr<CsrMatrix> m = usable ? readMatrixFile(src, ro)
+                                 : StatusOr<CsrMatrix>(usable);
   // The layer's rows of the source (all of them without a recorded range).
   if (m && l.sourceRows) {
     const auto [begin, end] = *l.sourceRows;

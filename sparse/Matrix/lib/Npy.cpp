@@ -348,7 +348,7 @@ Status writePiecesAtomically(const std::string &given,
 
 Status
 spperm::checkOutputSparesInputs(const std::string &output,
-                                std::initializer_list<std::string> inputs) {
+                                const std::vector<std::string> &inputs) {
   // Regular files only: a terminal or pipe may be both stdin and stdout.
   struct stat out;
   if (::stat(output.c_str(), &out) == 0 && S_ISREG(out.st_mode))

@@ -44,9 +44,12 @@ struct CompileRequest {
   std::string layerName;
   /// The package directory to write (replaced if it is a package).
   std::string output;
-  /// The HTML report to write ("" for none) and the bench records it draws.
+  /// The HTML report to write ("" for none) and the bench records it draws,
+  /// read from `benchPaths` (which, like the input and a --model, no output
+  /// may replace).
   std::string report;
   std::vector<BenchRecord> bench;
+  std::vector<std::string> benchPaths;
   /// --values: matrix files only; "file" keeps the file's values.
   std::string values = "file";
   bool valuesGiven = false;

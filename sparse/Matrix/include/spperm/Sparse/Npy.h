@@ -54,7 +54,7 @@ Status writeFileAtomically(const std::string &path, const std::string &bytes);
 /// nor a file inside a package directory (one that holds a manifest.json).
 /// Tools check every output this way before any work.
 Status checkOutputSparesInputs(const std::string &output,
-                               std::initializer_list<std::string> inputs);
+                               const std::vector<std::string> &inputs);
 
 } // namespace spperm
 
