@@ -124,7 +124,9 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
                         {"files", files},
                         {"layers", layers}};
   if (json) {
-    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", out.dump(2, ' ', false,
+                                 nlohmann::json::error_handler_t::replace)
+                            .c_str());
     return 0;
   }
   std::printf("package %s: %s in %zu files (target %s%s)\n", dir.c_str(),

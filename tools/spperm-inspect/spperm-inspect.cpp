@@ -596,7 +596,9 @@ int main(int argc, char **argv) {
       }
       out["selection"] = sel;
     }
-    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", out.dump(2, ' ', false,
+                                 nlohmann::json::error_handler_t::replace)
+                            .c_str());
   } else {
     printTable(path, features);
     if (!reports.empty())

@@ -397,7 +397,11 @@ int spperm::runRank(const RanksOptions &o) {
                  {"times_ms", times},
                  {"median_ms", median(times)}};
   if (!o.jsonPath.empty())
-    if (Status s = writeFileAtomically(o.jsonPath, record.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"); !s)
+    if (Status s = writeFileAtomically(
+            o.jsonPath, record.dump(1, ' ', false,
+                                    nlohmann::json::error_handler_t::replace) +
+                            "\n");
+        !s)
       return fail(where + s.message());
   if (checked > 0 && !(error <= 1e-5))
     return fail(where + "C differs from the float64 product on " +
@@ -605,7 +609,11 @@ int spperm::runDriver(const RanksOptions &o) {
                 {"slowest_rank_ms", slowest},
                 {"median_ms", total},
                 {"rank_records", records}};
-    if (Status s = writeFileAtomically(o.jsonPath, out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"); !s)
+    if (Status s = writeFileAtomically(
+            o.jsonPath,
+            out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                "\n");
+        !s)
       return fail(s.message());
   }
   return 0;

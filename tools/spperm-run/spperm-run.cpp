@@ -28,13 +28,18 @@
 #include "spperm/Tools/CommandLine.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -208,6 +213,42 @@ std::string jsonNumber(double v) {
   return os.str();
 }
 
+/// Why `path` cannot be written (its directory missing, not a directory or
+/// not writable), or "": checked for every output before any work, so
+/// that a run writes all of its outputs or none.
+std::string unwritable(const std::string &path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0)
+    return path + ": cannot write: the directory " + dir + " does not exist";
+  if (!S_ISDIR(st.st_mode))
+    return path + ": cannot write: " + dir + " is not a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return path + ": cannot write in " + dir + ": " + std::strerror(errno);
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return path + ": is a directory";
+  return "";
+}
+
+/// Whether `a` and `b` name the same file (their directories resolved).
+bool sameFile(const std::string &a, const std::string &b) {
+  auto resolved = [](const std::string &path) {
+    const size_t slash = path.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "."
+                            : slash == 0               ? "/"
+                                                       : path.substr(0, slash);
+    char real[PATH_MAX];
+    if (!::realpath(dir.c_str(), real))
+      return path;
+    return std::string(real) + "/" +
+           (slash == std::string::npos ? path : path.substr(slash + 1));
+  };
+  return resolved(a) == resolved(b);
+}
+
 /// readNpy, with an exhausted memory blamed on B's file rather than the
 /// package (then named again).
 StatusOr<DenseMatrix> readB(const std::string &bPath,
@@ -316,9 +357,14 @@ int main(int argc, char **argv) {
   if (jsonSeen && jsonPath.empty())
     return fail("--json needs a file name, got ''");
   for (const std::string *output : {&outPath, &jsonPath})
-    if (!output->empty())
+    if (!output->empty()) {
       if (Status s = checkOutputSparesInputs(*output, {bPath}); !s)
         return fail(s.message());
+      if (std::string why = unwritable(*output); !why.empty())
+        return fail(why);
+    }
+  if (!outPath.empty() && !jsonPath.empty() && sameFile(outPath, jsonPath))
+    return fail(jsonPath + ": --json and --out name the same file");
 
   if (rankSeen && !ranksSeen)
     return fail("--rank needs --ranks");

@@ -118,8 +118,8 @@ bool spperm::verify::referenceMatrix(const std::string &path,
     return Status::ok();
   };
   Status usable = recordedSource();
-  StatusOr<CsrMatrix> m = usable ? readMatrixFile(src, ro)
-                                 : StatusOr<CsrMatrix>(usable);
+  StatusOr<CsrMatrix> m =
+      usable ? readMatrixFile(src, ro) : StatusOr<CsrMatrix>(usable);
   // The layer's rows of the source (all of them without a recorded range).
   if (m && l.sourceRows) {
     const auto [begin, end] = *l.sourceRows;

@@ -346,9 +346,8 @@ Status writePiecesAtomically(const std::string &given,
 
 } // namespace
 
-Status
-spperm::checkOutputSparesInputs(const std::string &output,
-                                const std::vector<std::string> &inputs) {
+Status spperm::checkOutputSparesInputs(const std::string &output,
+                                       const std::vector<std::string> &inputs) {
   // Regular files only: a terminal or pipe may be both stdin and stdout.
   struct stat out;
   if (::stat(output.c_str(), &out) == 0 && S_ISREG(out.st_mode))
