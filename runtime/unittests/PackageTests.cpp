@@ -490,13 +490,18 @@ size_t entriesIn(const std::string &path) {
                     std::filesystem::directory_iterator()));
 }
 
+/// Two one-layer packages' layers over one matrix (seeded): "a" (csr) and
+/// "b" (bell), to write one over the other.
+std::pair<std::vector<PackageLayer>, std::vector<PackageLayer>>
+twoPackages(uint64_t seed) {
+  const CsrMatrix m = generateUniform(20, 20, 0.2, seed);
+  return {{makeLayer("a", m, Strategy::Identity, FormatKind::Csr)},
+          {makeLayer("b", m, Strategy::Lpt, FormatKind::Bell)}};
+}
+
 TEST(PackageTest, ReplacesAPackageButNothingElse) {
   ScratchDir dir;
-  CsrMatrix m = generateUniform(20, 20, 0.2, 7);
-  std::vector<PackageLayer> one = {
-      makeLayer("a", m, Strategy::Identity, FormatKind::Csr)};
-  std::vector<PackageLayer> two = {
-      makeLayer("b", m, Strategy::Lpt, FormatKind::Bell)};
+  const auto [one, two] = twoPackages(7);
   PackageOptions options;
   options.ptx = "old";
   ASSERT_TRUE(writePackage(dir.path("p.spp/"), one, options));
@@ -526,11 +531,7 @@ TEST(PackageTest, ReplacesAPackageButNothingElse) {
 // destination, and no temporary directory.
 TEST(PackageTest, InterruptedWriteLeavesTheOldPackage) {
   ScratchDir dir;
-  CsrMatrix m = generateUniform(20, 20, 0.2, 8);
-  std::vector<PackageLayer> one = {
-      makeLayer("a", m, Strategy::Identity, FormatKind::Csr)};
-  std::vector<PackageLayer> two = {
-      makeLayer("b", m, Strategy::Lpt, FormatKind::Bell)};
+  const auto [one, two] = twoPackages(8);
   PackageOptions stop;
   int asked = 0;
   stop.interrupted = [&asked] {
