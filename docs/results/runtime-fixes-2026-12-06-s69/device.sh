@@ -31,6 +31,9 @@ for s in main conc; do
   if [[ -f "$OUT/$s/summary.txt" ]]; then
     echo "=== $s"
     grep -E "^(== |checks|packages|FAIL|ok  |\[  )" "$OUT/$s/summary.txt"
+    # What the checks compared with: the recorded source, or the package.
+    [[ -f "$OUT/$s/verify.log.xz" ]] &&
+      xz -dc "$OUT/$s/verify.log.xz" | grep -o 'ref=[a-z]*' | sort | uniq -c
   fi
 done
 if [[ -f "$OUT/py/stdout.log" ]]; then
