@@ -72,19 +72,28 @@ float randomElement(uint64_t seed, uint64_t index) {
   return static_cast<float>(z >> 40) * (2.0f / 16777216.0f) - 1.0f;
 }
 
+/// The seed of a "random:SEED" spec (decimal), or an error naming it.
+StatusOr<unsigned long long> randomSeed(const std::string &spec) {
+  char *tail = nullptr;
+  const char *text = spec.c_str() + 7;
+  errno = 0;
+  unsigned long long seed = std::strtoull(text, &tail, 10);
+  if (!*text || *tail || errno || *text == '-' || *text == '+')
+    return Status::error("--b random:SEED needs a decimal seed, got '" + spec +
+                         "'");
+  return seed;
+}
+
 /// Rows [begin, end) of B (cols x k): from `spec` ("random:SEED" or a .npy
 /// file of shape (cols, k)).
 StatusOr<std::vector<float>> readB(const std::string &spec, int64_t cols,
                                    int64_t k, int64_t begin, int64_t end) {
   std::vector<float> out(static_cast<size_t>((end - begin) * k));
   if (spec.rfind("random:", 0) == 0) {
-    char *tail = nullptr;
-    const char *text = spec.c_str() + 7;
-    errno = 0;
-    unsigned long long seed = std::strtoull(text, &tail, 10);
-    if (!*text || *tail || errno)
-      return Status::error("--b random:SEED needs a decimal seed, got '" +
-                           spec + "'");
+    StatusOr<unsigned long long> parsed = randomSeed(spec);
+    if (!parsed)
+      return parsed.status();
+    const unsigned long long seed = *parsed;
     // Drawn by up to 16 threads (B of a large graph is GBs).
     const int64_t rows = end - begin;
     const int64_t threads = std::max<int64_t>(
@@ -448,6 +457,27 @@ int spperm::runDriver(const RanksOptions &o) {
     return fail(manifest.message());
   if (Status s = selectShard(*manifest, 0, o.ranks); !s)
     return fail(o.package + ": " + s.message());
+  // The layer and a random B's seed, which every rank would refuse alike:
+  // one line here rather than one per rank.
+  std::vector<std::string> names;
+  for (const LayerGroup &g : groupShards(manifest->layers))
+    names.push_back(manifest->layers[g.first].name);
+  if (o.layer.empty()
+          ? names.size() != 1
+          : std::find(names.begin(), names.end(), o.layer) == names.end()) {
+    std::string list;
+    for (const std::string &n : names)
+      list += (list.empty() ? "" : ", ") + n;
+    return fail(o.layer.empty()
+                    ? o.package + ": the package has " +
+                          std::to_string(names.size()) +
+                          " layers; choose one with --layer NAME (" + list + ")"
+                    : o.package + ": no layer named '" + o.layer +
+                          "' (the package has: " + list + ")");
+  }
+  if (o.b.rfind("random:", 0) == 0)
+    if (StatusOr<unsigned long long> seed = randomSeed(o.b); !seed)
+      return fail(seed.message());
   // The communicator's id (GPU; 1-D runs without NCCL, unsynchronized).
   std::string commId;
   if (o.device == "gpu") {
