@@ -27,6 +27,8 @@
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Tools/CommandLine.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -181,26 +183,10 @@ struct Timing {
 
 /// `s` as a JSON string literal.
 std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    switch (ch) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    default:
-      if (static_cast<unsigned char>(ch) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-        out += buf;
-      } else {
-        out += ch;
-      }
-    }
-  }
-  return out + "\"";
+  // Text that is not UTF-8 (a package path's bytes) as U+FFFD: the record
+  // stays valid JSON.
+  return nlohmann::json(s).dump(-1, ' ', false,
+                                nlohmann::json::error_handler_t::replace);
 }
 
 /// A finite double as JSON (NaN and infinities become null).
