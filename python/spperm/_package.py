@@ -58,7 +58,10 @@ def _kind(x: Any, what: str = "B") -> str:
 
 def _check_operand(x: Any, kind: str, what: str) -> None:
     """What the runtime's binding cannot say itself: a sparse torch tensor,
-    a NumPy array in the other byte order, a read-only out."""
+    a NumPy array in the other byte order, a read-only out; and torch's
+    rules for an out that spperm writes through its address: none that
+    requires a gradient while autograd records (the write would bypass
+    it), none with the neg bit (its memory is read negated)."""
     if kind == "torch":
         import torch
 
@@ -66,6 +69,15 @@ def _check_operand(x: Any, kind: str, what: str) -> None:
             raise InvalidArgumentError(
                 f"{what} must be a dense tensor, got layout {x.layout} (use "
                 ".to_dense())")
+        if what == "out" and x.requires_grad and torch.is_grad_enabled():
+            raise UnsupportedError(
+                "out= takes no tensor that requires a gradient (torch's rule "
+                "for out= arguments); call it under torch.no_grad() or pass "
+                "out.detach()")
+        if what == "out" and x.is_neg():
+            raise InvalidArgumentError(
+                "out is a lazily negated view (torch's neg bit); pass a "
+                "tensor that holds its values (out.resolve_neg() is a copy)")
     elif kind == "numpy":
         if not x.dtype.isnative:
             raise InvalidArgumentError(
@@ -169,32 +181,19 @@ def _torch_grad_enabled() -> bool:
     return torch.is_grad_enabled()
 
 
+_FORWARD_AD: Any = None
+
+
 def _has_tangent(x: Any) -> bool:
     """Whether the torch tensor x is a dual tensor of forward-mode AD (a
     module attribute read while no dual level is entered)."""
-    import torch.autograd.forward_ad as fwad
+    global _FORWARD_AD
+    if _FORWARD_AD is None:
+        import torch.autograd.forward_ad
 
-    return fwad._current_level >= 0 and \
-        fwad.unpack_dual(x).tangent is not None
-
-
-def _check_torch_out(out: Any) -> None:
-    """torch's rules for an ``out=`` tensor that spperm writes through its
-    address: none that requires a gradient while autograd records (the
-    write would bypass it), none with the neg bit (its memory is read
-    negated)."""
-    tensor = _torch_tensor()
-    if tensor is None or not isinstance(out, tensor):
-        return
-    if out.requires_grad and _torch_grad_enabled():
-        raise UnsupportedError(
-            "out= takes no tensor that requires a gradient (torch's rule "
-            "for out= arguments); call it under torch.no_grad() or pass "
-            "out.detach()")
-    if out.is_neg():
-        raise InvalidArgumentError(
-            "out is a lazily negated view (torch's neg bit); pass a tensor "
-            "that holds its values (out.resolve_neg() is a copy)")
+        _FORWARD_AD = torch.autograd.forward_ad
+    return _FORWARD_AD._current_level >= 0 and \
+        _FORWARD_AD.unpack_dual(x).tangent is not None
 
 
 _NO_GRADIENT = None
@@ -244,7 +243,6 @@ class _Loads:
         self.loaded: Dict[str, Any] = {}
         # [(layer_info, shards)] of every layer, from the first load.
         self.described: Optional[List[tuple]] = None
-        self.owned_dir = owned_dir
         if owned_dir is not None:
             self._finalizer = weakref.finalize(self, shutil.rmtree, owned_dir,
                                                True)
@@ -438,8 +436,6 @@ class Layer:
                     f"layer '{self.name}': a package's product does not take "
                     "forward-mode gradients (a dual B); "
                     "spperm.torch.SparseLinear does")
-            if out is not None:
-                _check_torch_out(out)
             if type(b) is tensor and out is None and stream is None:
                 return self._call_torch(b)
         allocated = out is None

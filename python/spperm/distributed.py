@@ -28,7 +28,7 @@ import os
 from typing import Any, List, Optional, Tuple, Union
 
 from ._errors import InvalidArgumentError
-from ._package import Layer, Package
+from ._package import Layer, Package, _count
 
 __all__ = ["DistributedLayer", "DistributedPackage", "load"]
 
@@ -95,11 +95,8 @@ class DistributedLayer:
             raise InvalidArgumentError(
                 f"b_local must be a torch tensor of this rank's {hi - lo} "
                 f"rows of B (b_rows {lo}:{hi}) x K")
-        if chunk is not None and (isinstance(chunk, bool) or
-                                  not isinstance(chunk, int) or chunk < 1):
-            raise InvalidArgumentError(
-                f"chunk must be an integer >= 1 (or None: all at once), got "
-                f"{chunk!r}")
+        if chunk is not None:  # None: all at once
+            chunk = _count("chunk", chunk, 1)
         k = int(b_local.shape[1])
         c = b_local.new_empty((self.row_end - self.row_begin, k))
         if k == 0:  # no columns on any rank: nothing to gather

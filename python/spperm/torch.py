@@ -30,11 +30,11 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 import torch
-import torch.autograd.forward_ad as _fwad
 from torch import nn
 
 from ._errors import InvalidArgumentError, UnsupportedError
-from ._package import Layer, Package, _dtype_name, compile as _compile
+from ._package import (Layer, Package, _dtype_name, _has_tangent,
+                       compile as _compile)
 
 __all__ = ["SparseLinear", "linear", "linear_input_grad"]
 
@@ -566,10 +566,8 @@ class SparseLinear(nn.Module):
                                     and self.bias.requires_grad)):
             return _EagerLinear.apply(x, self.bias, self)
         # Forward-mode AD (a dual x or bias): the tangent through jvp.
-        if _fwad._current_level >= 0 and (
-                _fwad.unpack_dual(x).tangent is not None or
-                (self.bias is not None and
-                 _fwad.unpack_dual(self.bias).tangent is not None)):
+        if _has_tangent(x) or (self.bias is not None and
+                               _has_tangent(self.bias)):
             return _EagerLinear.apply(x, self.bias, self)
         return _linear(self.layer, x, self.bias, self.out_features)
 
