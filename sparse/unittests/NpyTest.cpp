@@ -363,30 +363,4 @@ TEST(WriteFileAtomically, WritesThroughLinksAndIntoDevices) {
   EXPECT_TRUE(S_ISCHR(st.st_mode));
 }
 
-TEST(CheckOutputSparesInputs, RefusesInputsAndPackageFiles) {
-  ScratchDir dir;
-  std::string input = dir.path("a.mtx");
-  writePlainFile(input, "m");
-  EXPECT_TRUE(checkOutputSparesInputs(dir.path("c.npy"), {input}).isOk());
-  // The input itself, by another name (a hard link) too.
-  Status s = checkOutputSparesInputs(input, {"", input});
-  ASSERT_FALSE(s.isOk());
-  EXPECT_EQ(s.message(), input + ": is the input " + input +
-                             " (writing the output would replace it)");
-  std::string other = dir.path("b.mtx");
-  ASSERT_EQ(::link(input.c_str(), other.c_str()), 0);
-  EXPECT_FALSE(checkOutputSparesInputs(other, {input}).isOk());
-  // Any file inside a package directory, and writeFileAtomically there.
-  std::string package = dir.path("p.spp");
-  ASSERT_EQ(::mkdir(package.c_str(), 0755), 0);
-  writePlainFile(package + "/manifest.json", "{}");
-  s = writeFileAtomically(package + "/report.html", "x");
-  ASSERT_FALSE(s.isOk());
-  EXPECT_EQ(s.message(), package + "/report.html: is inside the package " +
-                             package +
-                             " (writing there would damage it; write "
-                             "elsewhere)");
-  EXPECT_EQ(readWholeFile(package + "/manifest.json"), "{}");
-}
-
 } // namespace

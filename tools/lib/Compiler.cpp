@@ -22,6 +22,7 @@
 #include "spperm/Dialect/SpPerm/IR/SpPerm.h"
 #include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/Npy.h"
+#include "spperm/Sparse/OutputPath.h"
 #include "spperm/Sparse/Package.h"
 #include "spperm/Sparse/Selector.h"
 #include "spperm/Tools/MlirNesting.h"
@@ -706,53 +707,12 @@ std::string quoteOptionValue(const std::string &value) {
 /// `directory`, else a file), or "": its parent must be a writable
 /// directory, and an existing `path` a package (`directory`) or a file.
 std::string checkOutputPath(const std::string &path, bool directory) {
-  SmallString<256> parent(path);
-  llvm::sys::path::remove_filename(parent);
-  if (parent.empty())
-    parent = ".";
-  llvm::sys::fs::file_status st;
-  if (std::error_code ec = llvm::sys::fs::status(parent, st);
-      ec == std::errc::no_such_file_or_directory)
-    return path + ": cannot write: the directory " + std::string(parent) +
-           " does not exist";
-  if (!llvm::sys::fs::exists(st) || !llvm::sys::fs::is_directory(st))
-    return path + ": cannot write: " + std::string(parent) +
-           " is not a directory";
-  if (::access(parent.c_str(), W_OK | X_OK) != 0)
-    return path + ": cannot write in " + std::string(parent) + ": " +
-           std::strerror(errno);
-  if (directory) {
-    ::spperm::Status free = ::spperm::checkPackageDestination(path);
-    return free ? "" : free.message();
-  }
-  if (!llvm::sys::fs::status(path, st) && llvm::sys::fs::is_directory(st))
-    return path + ": is a directory";
-  return "";
-}
-
-/// `path` with its directory resolved (symbolic links, "..") where that
-/// directory exists: the file a path names whatever spelling reached it
-/// (`path` as given otherwise).
-std::string resolvedPath(const std::string &path) {
-  SmallString<256> parent(path);
-  llvm::sys::path::remove_filename(parent);
-  if (parent.empty())
-    parent = ".";
-  SmallString<256> real;
-  if (llvm::sys::fs::real_path(parent, real))
-    return path;
-  llvm::sys::path::append(real, llvm::sys::path::filename(path));
-  return std::string(real.str());
-}
-
-/// Whether the existing file `path` lies inside the existing directory
-/// `dir` (both resolved).
-bool isInside(const std::string &path, const std::string &dir) {
-  SmallString<256> realPath, realDir;
-  if (llvm::sys::fs::real_path(path, realPath) ||
-      llvm::sys::fs::real_path(dir, realDir))
-    return false;
-  return StringRef(realPath).starts_with(std::string(realDir.str()) + "/");
+  ::spperm::Status writable = directory
+                                  ? ::spperm::checkWritableDirectoryOf(path)
+                                  : ::spperm::checkWritableFile(path);
+  if (writable && directory)
+    writable = ::spperm::checkPackageDestination(path);
+  return writable ? "" : writable.message();
 }
 
 /// Whether `name` can name a layer (a function symbol).
@@ -1036,7 +996,7 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
     // sources are relative to the module's directory, which no reader of
     // the package knows). An embedded package travels alone: its sources
     // (spperm-verify's reference) are recorded absolute.
-    SmallString<256> parent(resolvedPath(request.output));
+    SmallString<256> parent(::spperm::resolvedPath(request.output));
     llvm::sys::fs::make_absolute(parent);
     llvm::sys::path::remove_dots(parent, /*remove_dot_dot=*/true);
     llvm::sys::path::remove_filename(parent);
@@ -1220,7 +1180,7 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
     if (name == "model" && !value.empty())
       inputs.push_back(value);
   for (const std::string &input : inputs)
-    if (isInside(input, request.output))
+    if (::spperm::isInside(input, request.output))
       return fail(input + ": is inside the package directory " +
                   request.output +
                   ", which the compile replaces (move it out first)");
@@ -1230,7 +1190,7 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
       return fail(bad);
     // The report may replace neither an input nor a file of a package
     // (the -o package's own directory is replaced after it is written).
-    if (resolvedPath(request.report) == resolvedPath(request.output))
+    if (::spperm::samePath(request.report, request.output))
       return fail(request.report + ": --report names the package -o");
     if (::spperm::Status spares =
             ::spperm::checkOutputSparesInputs(request.report, inputs);

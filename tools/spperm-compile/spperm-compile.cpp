@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,12 @@ int main(int argc, char **argv) {
   // and kills its children (spperm/Sparse/Interrupt.h).
   ::spperm::installInterruptCleanup();
   ::spperm::installOutOfMemoryExit(kTool);
+  // Capped at the memory available, so that a matrix too large for the
+  // machine ends in that one line, not in the kernel's out-of-memory killer.
+  if (::spperm::Status s = ::spperm::limitMemoryToAvailable(); !s) {
+    std::fprintf(stderr, "%s: error: %s\n", kTool, s.message().c_str());
+    return 1;
+  }
   Options o;
   ArgParser args(
       kTool,

@@ -41,6 +41,12 @@ bool parseFraction(const std::string &name, const std::string &text,
 int main(int argc, char **argv) {
   // An exhausted memory ends the tool with one line (Interrupt.h).
   ::spperm::installOutOfMemoryExit(kTool);
+  // Capped at the memory available, so that a matrix too large for the
+  // machine ends in that one line, not in the kernel's out-of-memory killer.
+  if (::spperm::Status s = ::spperm::limitMemoryToAvailable(); !s) {
+    std::fprintf(stderr, "%s: error: %s\n", kTool, s.message().c_str());
+    return 1;
+  }
   std::string kind, output, seedText = "1", shuffleText;
   bool shuffleSeen = false;
   // The kind-specific options given, by name.

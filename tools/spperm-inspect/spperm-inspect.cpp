@@ -20,6 +20,7 @@
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/Npy.h"
+#include "spperm/Sparse/OutputPath.h"
 #include "spperm/Sparse/Package.h"
 #include "spperm/Sparse/Permutation.h"
 #include "spperm/Sparse/Selector.h"
@@ -274,6 +275,12 @@ int main(int argc, char **argv) {
   // memory ends the tool with one line.
   ::spperm::installInterruptCleanup();
   ::spperm::installOutOfMemoryExit(kTool);
+  // Capped at the memory available, so that a matrix too large for the
+  // machine ends in that one line, not in the kernel's out-of-memory killer.
+  if (::spperm::Status s = ::spperm::limitMemoryToAvailable(); !s) {
+    std::fprintf(stderr, "%s: error: %s\n", kTool, s.message().c_str());
+    return 1;
+  }
   std::string path, values = "file", strategyName, emitPath;
   // Options given, by flag: those of matrix files, and those of --explain.
   std::map<std::string, bool> seen, explainOnly;

@@ -54,6 +54,12 @@ int main(int argc, char **argv) {
   // (spperm/Sparse/Interrupt.h). MLIR's driver, and the input's reading
   // below, route a failed allocation to LLVM's bad-alloc handler.
   ::spperm::installOutOfMemoryExit("spperm-opt");
+  // Capped at the memory available, so that a module too large for the
+  // machine ends in that one line, not in the kernel's out-of-memory killer.
+  if (::spperm::Status s = ::spperm::limitMemoryToAvailable(); !s) {
+    llvm::errs() << "spperm-opt: error: " << s.message() << "\n";
+    return 1;
+  }
   ::spperm::setOutOfMemoryFile(inputFilename);
   llvm::install_bad_alloc_error_handler(
       [](void *, const char *, bool) { ::spperm::exitOutOfMemory(); });

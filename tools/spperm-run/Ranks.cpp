@@ -475,9 +475,21 @@ int spperm::runDriver(const RanksOptions &o) {
                     : o.package + ": no layer named '" + o.layer +
                           "' (the package has: " + list + ")");
   }
-  if (o.b.rfind("random:", 0) == 0)
+  if (o.b.rfind("random:", 0) == 0) {
     if (StatusOr<unsigned long long> seed = randomSeed(o.b); !seed)
       return fail(seed.message());
+  } else {
+    // B's shape against the layer's (B's header was read by the caller).
+    const std::string &name = o.layer.empty() ? names.front() : o.layer;
+    auto layer =
+        std::find_if(manifest->layers.begin(), manifest->layers.end(),
+                     [&](const PackageLayer &l) { return l.name == name; });
+    if (o.bRows != layer->matrix.cols)
+      return fail(o.b + ": B has shape (" + std::to_string(o.bRows) + ", " +
+                  std::to_string(o.k) + "), the layer needs (" +
+                  std::to_string(layer->matrix.cols) + ", " +
+                  std::to_string(o.k) + ")");
+  }
   // The communicator's id (GPU; 1-D runs without NCCL, unsynchronized).
   std::string commId;
   if (o.device == "gpu") {

@@ -28,6 +28,8 @@ struct RanksOptions {
   /// element i of row r from SEED alone: every rank draws the same B).
   std::string b;
   int64_t k = 0;
+  /// Rows of a .npy B (its header read up front; the layer's columns).
+  int64_t bRows = 0;
   /// "1d" (B replicated) or "1.5d" (B row-partitioned, all-gathered in
   /// chunks of `chunk` columns of K; 0: all at once).
   std::string algorithm = "1d";

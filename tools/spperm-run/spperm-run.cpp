@@ -25,6 +25,7 @@
 #include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/Npy.h"
+#include "spperm/Sparse/OutputPath.h"
 #include "spperm/Tools/CommandLine.h"
 
 #include <nlohmann/json.hpp>
@@ -199,42 +200,6 @@ std::string jsonNumber(double v) {
   return os.str();
 }
 
-/// Why `path` cannot be written (its directory missing, not a directory or
-/// not writable), or "": checked for every output before any work, so
-/// that a run writes all of its outputs or none.
-std::string unwritable(const std::string &path) {
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "."
-                          : slash == 0               ? "/"
-                                                     : path.substr(0, slash);
-  struct stat st;
-  if (::stat(dir.c_str(), &st) != 0)
-    return path + ": cannot write: the directory " + dir + " does not exist";
-  if (!S_ISDIR(st.st_mode))
-    return path + ": cannot write: " + dir + " is not a directory";
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    return path + ": cannot write in " + dir + ": " + std::strerror(errno);
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    return path + ": is a directory";
-  return "";
-}
-
-/// Whether `a` and `b` name the same file (their directories resolved).
-bool sameFile(const std::string &a, const std::string &b) {
-  auto resolved = [](const std::string &path) {
-    const size_t slash = path.find_last_of('/');
-    const std::string dir = slash == std::string::npos ? "."
-                            : slash == 0               ? "/"
-                                                       : path.substr(0, slash);
-    char real[PATH_MAX];
-    if (!::realpath(dir.c_str(), real))
-      return path;
-    return std::string(real) + "/" +
-           (slash == std::string::npos ? path : path.substr(slash + 1));
-  };
-  return resolved(a) == resolved(b);
-}
-
 /// readNpy, with an exhausted memory blamed on B's file rather than the
 /// package (then named again).
 StatusOr<DenseMatrix> readB(const std::string &bPath,
@@ -346,10 +311,10 @@ int main(int argc, char **argv) {
     if (!output->empty()) {
       if (Status s = checkOutputSparesInputs(*output, {bPath}); !s)
         return fail(s.message());
-      if (std::string why = unwritable(*output); !why.empty())
-        return fail(why);
+      if (Status s = checkWritableFile(*output); !s)
+        return fail(s.message());
     }
-  if (!outPath.empty() && !jsonPath.empty() && sameFile(outPath, jsonPath))
+  if (!outPath.empty() && !jsonPath.empty() && samePath(outPath, jsonPath))
     return fail(jsonPath + ": --json and --out name the same file");
 
   if (rankSeen && !ranksSeen)
@@ -397,13 +362,18 @@ int main(int argc, char **argv) {
         !parseIntegerOption(kTool, "k", kText, 1, INT32_MAX, k))
       return 1;
     if (!random) {
-      StatusOr<DenseMatrix> b = readB(bPath, packagePath);
+      // Its header only: each rank reads the rows it needs.
+      StatusOr<NpyShape> b = readNpyShape(bPath);
       if (!b)
         return fail(b.message());
+      if (b->float16)
+        return fail(bPath + ": B is float16 ('<f2'); --ranks runs float32 "
+                            "layers: give B as float32 ('<f4')");
       if (kSeen && b->cols != k)
         return fail(bPath + ": B has " + std::to_string(b->cols) +
                     " columns, --k says " + std::to_string(k));
       k = b->cols;
+      r.bRows = b->rows;
     }
     r.ranks = static_cast<int32_t>(ranks);
     r.rank = static_cast<int32_t>(rank);

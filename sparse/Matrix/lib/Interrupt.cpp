@@ -14,14 +14,18 @@
 #include "spperm/Sparse/Interrupt.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <new>
 #include <pthread.h>
 #include <set>
+#include <sys/resource.h>
 #include <thread>
 #include <unistd.h>
 
@@ -175,6 +179,128 @@ void spperm::exitOutOfMemory() { outOfMemory(); }
 void spperm::installOutOfMemoryExit(const char *tool) {
   outOfMemoryTool = tool;
   std::set_new_handler(outOfMemory);
+}
+
+namespace {
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||     \
+    __has_feature(memory_sanitizer)
+#define SPPERM_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SPPERM_SANITIZED 1
+#endif
+#ifdef SPPERM_SANITIZED
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+/// The first number in the file `path` after `key` (the whole file when
+/// `key` is empty), or -1: a line of /proc/meminfo, a cgroup's limit. "max"
+/// (no limit) reads as -1.
+int64_t readNumber(const char *path, const char *key) {
+  std::FILE *f = std::fopen(path, "r");
+  if (!f)
+    return -1;
+  char line[256];
+  int64_t value = -1;
+  const size_t keyLength = std::strlen(key);
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, keyLength) != 0)
+      continue;
+    char *end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(line + keyLength, &end, 10);
+    if (end != line + keyLength && errno == 0 && v >= 0)
+      value = v;
+    break;
+  }
+  std::fclose(f);
+  return value;
+}
+
+/// Bytes the process may still take: the machine's available memory and
+/// free swap, or less where its cgroup (v2 or v1) limits it; -1 if unknown.
+int64_t availableBytes() {
+  const int64_t available = readNumber("/proc/meminfo", "MemAvailable:");
+  const int64_t swap = readNumber("/proc/meminfo", "SwapFree:");
+  if (available < 0)
+    return -1;
+  int64_t bytes = (available + std::max<int64_t>(swap, 0)) * 1024;
+  for (auto [limitPath, usagePath] :
+       {std::pair{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
+        std::pair{"/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                  "/sys/fs/cgroup/memory/memory.usage_in_bytes"}}) {
+    const int64_t limit = readNumber(limitPath, "");
+    const int64_t usage = readNumber(usagePath, "");
+    if (limit > 0 && usage >= 0)
+      bytes = std::min(bytes, std::max<int64_t>(limit - usage, 0));
+  }
+  return bytes;
+}
+
+/// The process's data size now (VmData), or 0.
+int64_t dataBytes() {
+  const int64_t kb = readNumber("/proc/self/status", "VmData:");
+  return kb < 0 ? 0 : kb * 1024;
+}
+
+/// `text` as a size: digits with an optional K, M, G or T (powers of 1024).
+bool parseSize(const char *text, uint64_t &bytes) {
+  char *end = nullptr;
+  errno = 0;
+  if (!(*text >= '0' && *text <= '9'))
+    return false;
+  const unsigned long long n = std::strtoull(text, &end, 10);
+  if (errno != 0)
+    return false;
+  int shift = 0;
+  if (*end) {
+    const char *units = "KMGT";
+    const char *unit = std::strchr(units, *end);
+    if (!unit || end[1] != '\0')
+      return false;
+    shift = 10 * static_cast<int>(unit - units + 1);
+  }
+  if (n == 0 || n > (UINT64_MAX >> shift))
+    return false;
+  bytes = static_cast<uint64_t>(n) << shift;
+  return true;
+}
+
+} // namespace
+
+Status spperm::limitMemoryToAvailable() {
+  // A sanitizer's shadow and allocator manage the process's memory their
+  // own way (and report exhaustion themselves).
+  if (kSanitized)
+    return Status::ok();
+  uint64_t cap = 0;
+  if (const char *given = std::getenv("SPPERM_MEMORY_LIMIT"); given && *given) {
+    if (!parseSize(given, cap))
+      return Status::error(
+          "SPPERM_MEMORY_LIMIT must be a size such as 512M or 8G (bytes, or "
+          "a number with K, M, G or T), got '" +
+          std::string(given) + "'");
+  } else {
+    const int64_t available = availableBytes();
+    if (available < 0)
+      return Status::ok(); // not Linux's /proc: no cap
+    cap = static_cast<uint64_t>(dataBytes() + available);
+  }
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_DATA, &limit) != 0)
+    return Status::ok();
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur <= cap)
+    return Status::ok();
+  limit.rlim_cur = limit.rlim_max != RLIM_INFINITY
+                       ? std::min<rlim_t>(cap, limit.rlim_max)
+                       : static_cast<rlim_t>(cap);
+  ::setrlimit(RLIMIT_DATA, &limit);
+  return Status::ok();
 }
 
 void spperm::installInterruptCleanup() {

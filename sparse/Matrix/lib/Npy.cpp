@@ -17,6 +17,7 @@
 #include "spperm/Sparse/Escape.h"
 #include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Interrupt.h"
+#include "spperm/Sparse/OutputPath.h"
 
 #include "NpyHeader.h"
 
@@ -243,14 +244,6 @@ bool writeAll(int fd, const char *data, size_t size) {
   return true;
 }
 
-/// The directory `path` names a file in ("." for a bare name).
-std::string parentOf(const std::string &path) {
-  const size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos)
-    return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 /// Writes the pieces straight into an existing file that is not a regular
 /// file (a device such as /dev/null, a FIFO): renaming over it would replace
 /// the node itself.
@@ -299,8 +292,8 @@ Status writePiecesAtomically(const std::string &given,
                            (n < 0 ? errnoText() : "too many levels"));
     target[n] = '\0';
     // A relative target is taken from the link's directory.
-    path =
-        target[0] == '/' ? std::string(target) : parentOf(path) + "/" + target;
+    path = target[0] == '/' ? std::string(target)
+                            : parentDirectory(path) + "/" + target;
   }
   if (path != given)
     if (Status s = checkOutputSparesInputs(path, {}); !s)
@@ -312,10 +305,10 @@ Status writePiecesAtomically(const std::string &given,
     // The usual cause, a mistyped directory, said as such.
     if (saved == ENOENT)
       return Status::error(given + ": cannot write: the directory " +
-                           parentOf(path) + " does not exist");
+                           parentDirectory(path) + " does not exist");
     if (saved == ENOTDIR)
       return Status::error(given + ": cannot write: a component of " +
-                           parentOf(path) + " is not a directory");
+                           parentDirectory(path) + " is not a directory");
     return Status::error(path + ": cannot create a temporary file: " +
                          std::strerror(saved));
   }
@@ -345,26 +338,6 @@ Status writePiecesAtomically(const std::string &given,
 }
 
 } // namespace
-
-Status spperm::checkOutputSparesInputs(const std::string &output,
-                                       const std::vector<std::string> &inputs) {
-  // Regular files only: a terminal or pipe may be both stdin and stdout.
-  struct stat out;
-  if (::stat(output.c_str(), &out) == 0 && S_ISREG(out.st_mode))
-    for (const std::string &input : inputs) {
-      struct stat in;
-      if (!input.empty() && ::stat(input.c_str(), &in) == 0 &&
-          in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-        return Status::error(output + ": is the input " + input +
-                             " (writing the output would replace it)");
-    }
-  const std::string parent = parentOf(output);
-  if (::access((parent + "/manifest.json").c_str(), F_OK) == 0)
-    return Status::error(output + ": is inside the package " + parent +
-                         " (writing there would damage it; write "
-                         "elsewhere)");
-  return Status::ok();
-}
 
 bool spperm::parseNpyPrefix(std::string_view bytes, NpyHeader &header,
                             size_t &dataOffset, std::string &error) {
@@ -407,7 +380,18 @@ bool spperm::parseNpyPrefix(std::string_view bytes, NpyHeader &header,
   return true;
 }
 
-StatusOr<DenseMatrix> spperm::readNpy(const std::string &path) {
+namespace {
+
+/// A `.npy` file opened and checked (type, order, shape against the file's
+/// size), positioned at its data.
+struct OpenedNpy {
+  FilePtr file;
+  NpyShape shape;
+  uint64_t count = 0; // rows * cols
+  bool little = true; // the host's byte order
+};
+
+Status openNpy(const std::string &path, OpenedNpy &out) {
   auto error = [&](const std::string &what) {
     return Status::error(path + ": " + what);
   };
@@ -419,7 +403,8 @@ StatusOr<DenseMatrix> spperm::readNpy(const std::string &path) {
   // A FIFO would block the open itself until a writer comes.
   if (!S_ISREG(st.st_mode))
     return error("not a regular file");
-  FilePtr file(std::fopen(path.c_str(), "rb"));
+  FilePtr &file = out.file;
+  file.reset(std::fopen(path.c_str(), "rb"));
   if (!file)
     return error("cannot open: " + errnoText());
   if (::fstat(::fileno(file.get()), &st) != 0)
@@ -503,19 +488,46 @@ StatusOr<DenseMatrix> spperm::readNpy(const std::string &path) {
     return error(std::to_string(available - bytes) +
                  " unexpected bytes after the .npy data");
 
+  out.shape.rows = rows;
+  out.shape.cols = cols;
+  out.shape.float16 = half;
+  out.count = count;
+  out.little = little;
+  return Status::ok();
+}
+
+} // namespace
+
+StatusOr<NpyShape> spperm::readNpyShape(const std::string &path) {
+  OpenedNpy npy;
+  if (Status s = openNpy(path, npy); !s)
+    return s;
+  return npy.shape;
+}
+
+StatusOr<DenseMatrix> spperm::readNpy(const std::string &path) {
+  OpenedNpy npy;
+  if (Status s = openNpy(path, npy); !s)
+    return s;
+  FILE *file = npy.file.get();
+  const uint64_t count = npy.count;
+  const bool little = npy.little, half = npy.shape.float16;
+  auto error = [&](const std::string &what) {
+    return Status::error(path + ": " + what);
+  };
   DenseMatrix m;
-  m.rows = rows;
-  m.cols = cols;
+  m.rows = npy.shape.rows;
+  m.cols = npy.shape.cols;
   m.float16 = half;
   m.data.resize(count);
   auto readError = [&] {
     return error(
         "cannot read the .npy data: " +
-        (std::ferror(file.get()) ? errnoText() : std::string("file shrank")));
+        (std::ferror(file) ? errnoText() : std::string("file shrank")));
   };
   if (half) {
     std::vector<uint16_t> bits(count);
-    if (count > 0 && std::fread(bits.data(), 2, count, file.get()) != count)
+    if (count > 0 && std::fread(bits.data(), 2, count, file) != count)
       return readError();
     if (!little)
       for (uint16_t &b : bits)
@@ -523,7 +535,7 @@ StatusOr<DenseMatrix> spperm::readNpy(const std::string &path) {
     widenArray(bits.data(), count, ValueType::F16, m.data.data());
     return m;
   }
-  if (count > 0 && std::fread(m.data.data(), 4, count, file.get()) != count)
+  if (count > 0 && std::fread(m.data.data(), 4, count, file) != count)
     return readError();
   if (!little)
     byteSwap32(reinterpret_cast<char *>(m.data.data()), count);

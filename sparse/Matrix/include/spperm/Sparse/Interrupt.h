@@ -17,6 +17,8 @@
 #ifndef SPPERM_SPARSE_INTERRUPT_H
 #define SPPERM_SPARSE_INTERRUPT_H
 
+#include "spperm/Sparse/Status.h"
+
 #include <string>
 #include <utility>
 
@@ -59,6 +61,18 @@ void installInterruptCleanup();
 /// registered paths removed), instead of an uncaught std::bad_alloc's abort.
 /// `tool` must outlive the process (a string literal).
 void installOutOfMemoryExit(const char *tool);
+
+/// Caps the process's data size (RLIMIT_DATA, which counts the heap and
+/// private mappings) at what it uses now plus the memory available to it
+/// now: the machine's MemAvailable and free swap, or its cgroup's limit less
+/// the cgroup's use where that is less; or at `$SPPERM_MEMORY_LIMIT` (a size
+/// such as 2048M or 8G) where that is set. Linux commits memory lazily, so
+/// without a cap a matrix too large for the machine is killed by the
+/// kernel's out-of-memory killer half way through; with it the allocation
+/// fails and installOutOfMemoryExit's line ends the tool. Never raises a
+/// lower limit. For the tools that run no GPU code (a CUDA driver reserves
+/// large mappings); an error only for a malformed `$SPPERM_MEMORY_LIMIT`.
+Status limitMemoryToAvailable();
 
 /// Ends the process as the handler of installOutOfMemoryExit does: the one
 /// line, the cleanup, exit status 1. For allocators that report exhaustion

@@ -38,6 +38,18 @@ struct DenseMatrix {
 /// Reads a 2-D `<f4` or `<f2` C-order `.npy` file. Errors name the file.
 StatusOr<DenseMatrix> readNpy(const std::string &path);
 
+/// The shape and type of a `.npy` file.
+struct NpyShape {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  bool float16 = false; // `<f2`, else `<f4`
+};
+
+/// Checks a `.npy` file as readNpy does (type, order, shape against the
+/// file's size) without reading its data: what a tool checks up front of
+/// an operand that other processes read.
+StatusOr<NpyShape> readNpyShape(const std::string &path);
+
 /// Writes `m` as a version 1.0 `.npy` file, atomically: the data goes to a
 /// temporary file beside `path` that is renamed over it only once complete.
 Status writeNpy(const std::string &path, const DenseMatrix &m);
@@ -46,15 +58,9 @@ Status writeNpy(const std::string &path, const DenseMatrix &m);
 /// nothing is left at `path` or beside it. A symbolic link is written
 /// through (the links kept); a device or FIFO is written in place (not
 /// atomically: a failure may leave part of the bytes written there); a path
-/// inside a package directory is refused (checkOutputSparesInputs).
+/// inside a package directory is refused (checkOutputSparesInputs in
+/// OutputPath.h).
 Status writeFileAtomically(const std::string &path, const std::string &bytes);
-
-/// Why writing `output` would destroy an input, or ok: `output` must not be
-/// the same file as any of `inputs` (by device and inode, through links),
-/// nor a file inside a package directory (one that holds a manifest.json).
-/// Tools check every output this way before any work.
-Status checkOutputSparesInputs(const std::string &output,
-                               const std::vector<std::string> &inputs);
 
 } // namespace spperm
 
