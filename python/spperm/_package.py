@@ -530,8 +530,9 @@ class Layer:
         as ``spperm-run --bench``: None (what ``__call__`` runs),
         ``"cusparse-spmm-default"``, ``"spperm:N"``, ... (docs/RuntimeABI.md,
         ``sprt_spmm_time``)."""
-        warmup = _count("warmup", warmup, 0)
-        runs = _count("runs", runs, 1)
+        # spperm-run's bounds: the times are held on the host, 4 bytes a run.
+        warmup = _count("warmup", warmup, 0, _MAX_RUNS)
+        runs = _count("runs", runs, 1, _MAX_RUNS)
         if variant is not None:
             variant = _text_argument("variant", variant)
         b, kind, device, out = self._operands(b, out)
@@ -718,8 +719,15 @@ def _text_argument(name: str, value: Any) -> str:
     return _plain_text(value, f"{name}={value!r}")
 
 
-def _count(name: str, value: Any, least: int) -> int:
-    """An integer argument in [least, 2^31 - 1] (the runtime's int32)."""
+#: The most warm-up or timed runs one ``Layer.time`` call takes (as
+#: ``spperm-run --warmup/--runs``).
+_MAX_RUNS = 100000
+
+
+def _count(name: str, value: Any, least: int,
+           most: int = (1 << 31) - 1) -> int:
+    """An integer argument in [least, most] (by default 2^31 - 1, the
+    runtime's int32)."""
     try:
         if isinstance(value, bool):
             raise TypeError
@@ -727,9 +735,10 @@ def _count(name: str, value: Any, least: int) -> int:
     except TypeError:
         raise TypeError(f"{name} must be an integer, got "
                         f"{type(value).__name__}") from None
-    if not least <= value <= (1 << 31) - 1:
+    if not least <= value <= most:
+        shown = "2^31 - 1" if most == (1 << 31) - 1 else str(most)
         raise InvalidArgumentError(
-            f"{name} must be in [{least}, 2^31 - 1], got {value}")
+            f"{name} must be in [{least}, {shown}], got {value}")
     return value
 
 

@@ -282,9 +282,10 @@ public:
     checkOperand(b, "B", device, ordinal, dtype);
     checkOperand(c, "C", device, ordinal, dtype);
     checkRows(layer, b, c);
-    if (runs < 1 || warmup < 0)
+    // spperm-run's bounds (the module checks them first, naming them).
+    if (runs < 1 || warmup < 0 || runs > 100000 || warmup > 100000)
       throw Error(SPRT_ERROR_INVALID_ARGUMENT,
-                  "runs must be >= 1 and warmup >= 0");
+                  "runs must be in [1, 100000] and warmup in [0, 100000]");
     std::vector<float> times(runs);
     sprt_status status;
     {

@@ -479,11 +479,17 @@ def test_time_counts_and_streams_are_checked():
     pkg = spperm.compile(a, format="csr", strategy="identity")
     b = np.ones((20, 3), np.float32)
     with pytest.raises(spperm.InvalidArgumentError,
-                       match=re.escape(f"warmup must be in [0, 2^31 - 1], "
+                       match=re.escape(f"warmup must be in [0, 100000], "
                                        f"got {2**71}")):
         pkg[0].time(b, warmup=2**71)
     with pytest.raises(spperm.InvalidArgumentError, match="runs must be in"):
         pkg[0].time(b, runs=0)
+    # spperm-run's bound, checked before the times' host buffer (4 bytes a
+    # run: 8 GB at 2^31 - 1) is allocated.
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match=re.escape("runs must be in [1, 100000], got "
+                                       "2147483647")):
+        pkg[0].time(b, runs=2**31 - 1)
     with pytest.raises(TypeError, match="warmup must be an integer, got float"):
         pkg[0].time(b, warmup=1.5)
     for stream in (object(), "12", b"0", 1.5, True):
