@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "spperm/Conversion/Passes.h"
 #include "spperm/Conversion/SpPermToGPU.h"
 
 #include "spperm/Sparse/Interrupt.h"
@@ -75,6 +76,12 @@ bool mlir::spperm::targetHasGridDependencies(StringRef chip) {
 
 void mlir::spperm::buildGpuToBinaryPipeline(OpPassManager &pm, StringRef chip,
                                             StringRef format) {
+  // PTX is made in parallel: the kernel module cut into parts, lowered
+  // (nested pass managers run sibling modules on the context's threads)
+  // and serialized part by part, then joined (docs/Passes.md).
+  const bool parallel = format == "isa";
+  if (parallel)
+    pm.addPass(createSpPermSplitKernelModule());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createConvertNVGPUToNVVMPass());
   kernels.addPass(createSCFToControlFlowPass());
@@ -91,6 +98,8 @@ void mlir::spperm::buildGpuToBinaryPipeline(OpPassManager &pm, StringRef chip,
   if (smVersion(chip) == 90)
     target.features = "+ptx81";
   pm.addPass(createGpuNVVMAttachTarget(target));
+  if (parallel)
+    pm.addPass(createSpPermSerializeKernels());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = format.str();
   pm.addPass(createGpuModuleToBinaryPass(binary));

@@ -180,8 +180,9 @@ void mlir::spperm::registerSpPermPipeline() {
       "spperm-extract-features and spperm-select when the selector "
       "decides, spperm-permute-rows, spperm-convert-format, "
       "spperm-tensor-core-alternatives for selected dense-block layers, "
-      "spperm-lower-to-gpu, spperm-dedup-kernels, convert-gpu-to-nvvm, "
-      "nvvm-attach-target, gpu-module-to-binary",
+      "spperm-lower-to-gpu, spperm-dedup-kernels, "
+      "spperm-split-kernel-module, convert-gpu-to-nvvm, "
+      "nvvm-attach-target, spperm-serialize-kernels",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         SpPermPipelineOptions options;

@@ -170,4 +170,52 @@ def SpPermDedupKernels : Pass<"spperm-dedup-kernels", "::mlir::ModuleOp"> {
   }];
 }
 
+def SpPermSplitKernelModule
+    : Pass<"spperm-split-kernel-module", "::mlir::ModuleOp"> {
+  let summary = "Cut the kernel module into parts lowered and serialized in "
+                "parallel";
+  let description = [{
+    The generated kernels of a compile all live in `gpu.module
+    @spperm_kernels`, which upstream lowers and serializes as one LLVM
+    module, on one thread. This pass cuts it into `gpu.module`s
+    `@spperm_kernels_part_0`, `_1`, ... — consecutive runs of its kernels,
+    each part with a copy of the module's other ops (globals, helper
+    functions) and attributes — so that the pass manager lowers the parts
+    to NVVM on as many threads, and `spperm-serialize-kernels` translates
+    them to PTX in parallel and joins them into one `gpu.binary
+    @spperm_kernels`. The kernels are independent (none calls another), so
+    each is lowered as in one module: the joined PTX differs from one
+    module's only in comments and in its local labels' numbers (LLVM
+    numbers them by the function's place in its module), and ptxas makes
+    the same cubin of it. `parts` bounds the number of parts; the default,
+    0, gives each kernel a part of its own, so that the package's PTX does
+    not depend on how many threads the compiling machine has (the pass
+    manager runs the parts on as many threads as the context has).
+  }];
+  let options = [
+    Option<"parts", "parts", "unsigned", /*default=*/"0",
+           "The most parts (0: one per kernel)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def SpPermSerializeKernels
+    : Pass<"spperm-serialize-kernels", "::mlir::ModuleOp"> {
+  let summary = "Translate the kernel module's parts to PTX in parallel and "
+                "join them into one gpu.binary";
+  let description = [{
+    Serializes the parts `spperm-split-kernel-module` made (after
+    `nvvm-attach-target`) to PTX, each on a thread of the context's pool,
+    with their target's own serializer (as `gpu-module-to-binary{format=isa}`
+    does one module), and joins the texts in the parts' order into
+    `gpu.binary @spperm_kernels`: one header (`.version`, `.target`,
+    `.address_size`, which must agree), then every part's entries. A
+    file-scope symbol (a global, a helper function) that several parts
+    define identically is kept once; two different definitions of one name
+    are an error. Modules other than the parts are left to
+    `gpu-module-to-binary`.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // SPPERM_CONVERSION_PASSES_TD

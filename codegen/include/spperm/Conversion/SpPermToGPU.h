@@ -268,6 +268,19 @@ struct KernelGenOptions {
 /// The name of the gpu.module that holds a package's kernels.
 constexpr const char *kKernelModuleName = "spperm_kernels";
 
+/// The name of part `index` of the kernel module that
+/// spperm-split-kernel-module makes (`spperm_kernels_part_INDEX`).
+std::string kernelPartName(unsigned index);
+
+/// Joins the PTX texts of the kernel module's parts, in order, into one
+/// module's text: the first part's header (through `.address_size`), which
+/// every part must repeat, then each part's statements; a file-scope
+/// definition that several parts repeat word for word is kept once. Sets
+/// `error` and returns false when the headers differ or two parts define
+/// one name differently.
+bool joinPtxParts(ArrayRef<StringRef> parts, std::string &joined,
+                  std::string &error);
+
 /// Returns the kernel module of `module` (marking it a GPU container),
 /// creating it when absent.
 gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module);
@@ -356,11 +369,13 @@ bool targetHasVectorReductions(StringRef chip);
 /// ISA 7.8).
 bool targetHasGridDependencies(StringRef chip);
 
-/// Adds the upstream lowering from gpu.module/gpu.func (gpu, scf, arith,
-/// memref, vector, math, nvvm) to gpu.binary: convert-scf-to-cf,
-/// convert-gpu-to-nvvm, reconcile-unrealized-casts, nvvm-attach-target
-/// {chip, O=3; PTX ISA 8.1 for targetHasVectorReductions} and
-/// gpu-module-to-binary{format}.
+/// Adds the lowering from gpu.module/gpu.func (gpu, scf, arith, memref,
+/// vector, math, nvvm) to gpu.binary: for format "isa"
+/// spperm-split-kernel-module first; then on each gpu.module
+/// convert-nvgpu-to-nvvm, convert-scf-to-cf, convert-gpu-to-nvvm,
+/// reconcile-unrealized-casts; nvvm-attach-target {chip, O=3; PTX ISA 8.1
+/// for targetHasVectorReductions}; spperm-serialize-kernels (format "isa")
+/// and gpu-module-to-binary{format} for the other modules.
 void buildGpuToBinaryPipeline(OpPassManager &pm, StringRef chip,
                               StringRef format = "isa");
 
