@@ -123,10 +123,16 @@ std::string symbolName(StringRef statement) {
 } // namespace
 
 bool mlir::spperm::joinPtxParts(ArrayRef<StringRef> parts, std::string &joined,
-                                std::string &error) {
+                                std::string &error,
+                                ArrayRef<std::string> symbolOrder) {
   // As LLVM lays out one module: the header, the variables and functions,
   // then the kernels; each group in the parts' order.
-  std::string header, declarations, kernels;
+  std::string header, kernels;
+  // The variables and functions, each with its place in `symbolOrder`.
+  SmallVector<std::pair<size_t, StringRef>> declarations;
+  llvm::StringMap<size_t> place;
+  for (auto [i, name] : llvm::enumerate(symbolOrder))
+    place.try_emplace(name, i);
   llvm::StringMap<StringRef> defined;
   for (auto [index, text] : llvm::enumerate(parts)) {
     size_t at = text.find(".address_size");
@@ -159,7 +165,10 @@ bool mlir::spperm::joinPtxParts(ArrayRef<StringRef> parts, std::string &joined,
       std::string name = symbolName(s.text);
       auto [it, inserted] = defined.try_emplace(name, s.text);
       if (inserted) {
-        declarations += s.text.str();
+        auto known = place.find(name);
+        declarations.push_back(
+            {known == place.end() ? symbolOrder.size() : known->second,
+             s.text});
         continue;
       }
       if (it->second != s.text) {
@@ -169,7 +178,15 @@ bool mlir::spperm::joinPtxParts(ArrayRef<StringRef> parts, std::string &joined,
     }
     kernels += comments;
   }
-  joined = header + declarations + kernels;
+  // In the module's order, as one module lists them (those it does not
+  // name after, as they came).
+  llvm::stable_sort(declarations, [](const auto &a, const auto &b) {
+    return a.first < b.first;
+  });
+  joined = header;
+  for (const auto &declaration : declarations)
+    joined += declaration.second.str();
+  joined += kernels;
   return true;
 }
 
@@ -217,11 +234,19 @@ struct SpPermSerializeKernels
             })))
       return signalPassFailure();
 
+    // The order of the module's variables and functions (every part has
+    // them all, in the module's order).
+    SmallVector<std::string> symbolOrder;
+    for (Operation &op : parts.front().getBody()->getOperations())
+      if (auto name =
+              op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+          name && !op.hasAttr(gpu::GPUDialect::getKernelFuncAttrName()))
+        symbolOrder.push_back(name.str());
     SmallVector<StringRef> texts;
     for (const auto &object : objects)
       texts.push_back(StringRef(object->data(), object->size()));
     std::string joined, error;
-    if (!joinPtxParts(texts, joined, error)) {
+    if (!joinPtxParts(texts, joined, error, symbolOrder)) {
       parts.front().emitError(error);
       return signalPassFailure();
     }

@@ -208,11 +208,12 @@ def SpPermSerializeKernels
     `nvvm-attach-target`) to PTX, each on a thread of the context's pool,
     with their target's own serializer (as `gpu-module-to-binary{format=isa}`
     does one module), and joins the texts in the parts' order into
-    `gpu.binary @spperm_kernels`: one header (`.version`, `.target`,
-    `.address_size`, which must agree), then every part's entries. A
-    file-scope symbol (a global, a helper function) that several parts
-    define identically is kept once; two different definitions of one name
-    are an error. Modules other than the parts are left to
+    `gpu.binary @spperm_kernels`, laid out as LLVM lays out one module:
+    one header (`.version`, `.target`, `.address_size`, which must agree),
+    the variables and helper functions in the module's order, each once
+    (several parts define the globals they use alike; two different
+    definitions of one name are an error), then the kernels in the parts'
+    order. ptxas makes the same cubin of it as of one module's PTX. Modules other than the parts are left to
     `gpu-module-to-binary`.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
