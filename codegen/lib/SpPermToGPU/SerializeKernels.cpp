@@ -21,7 +21,6 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Threading.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
 
 #include <optional>
 #include <string>
@@ -163,7 +162,14 @@ bool mlir::spperm::joinPtxParts(ArrayRef<StringRef> parts, std::string &joined,
         continue;
       }
       std::string name = symbolName(s.text);
-      auto [it, inserted] = defined.try_emplace(name, s.text);
+      // A function's prototype (LLVM declares a function before its first
+      // call) and an `.extern` are declarations, apart from the definition
+      // of the same name.
+      const bool declaration =
+          s.text.starts_with(".extern") ||
+          (s.text.contains(".func") && !s.text.contains('{'));
+      auto [it, inserted] = defined.try_emplace(
+          declaration ? name + " (declaration)" : name, s.text);
       if (inserted) {
         auto known = place.find(name);
         declarations.push_back(
