@@ -24,6 +24,7 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
 
 namespace mlir::spperm {
 #define GEN_PASS_DEF_SPPERMSERIALIZEKERNELS
@@ -124,11 +125,13 @@ std::string symbolName(StringRef statement) {
 bool mlir::spperm::joinPtxParts(ArrayRef<StringRef> parts, std::string &joined,
                                 std::string &error,
                                 ArrayRef<std::string> symbolOrder) {
-  // As LLVM lays out one module: the header, the variables and functions,
-  // then the kernels; each group in the parts' order.
+  // As LLVM lays out one module: the header, the declarations (function
+  // prototypes, `.extern`s), the variables and functions, then the kernels.
   std::string header, kernels;
-  // The variables and functions, each with its place in `symbolOrder`.
-  SmallVector<std::pair<size_t, StringRef>> declarations;
+  // The declarations, variables and functions, each with its group (0: a
+  // declaration, which must precede every use) and its place in
+  // `symbolOrder`.
+  SmallVector<std::tuple<bool, size_t, StringRef>> declarations;
   llvm::StringMap<size_t> place;
   for (auto [i, name] : llvm::enumerate(symbolOrder))
     place.try_emplace(name, i);
@@ -173,7 +176,8 @@ bool mlir::spperm::joinPtxParts(ArrayRef<StringRef> parts, std::string &joined,
       if (inserted) {
         auto known = place.find(name);
         declarations.push_back(
-            {known == place.end() ? symbolOrder.size() : known->second,
+            {!declaration,
+             known == place.end() ? symbolOrder.size() : known->second,
              s.text});
         continue;
       }
@@ -184,14 +188,16 @@ bool mlir::spperm::joinPtxParts(ArrayRef<StringRef> parts, std::string &joined,
     }
     kernels += comments;
   }
-  // In the module's order, as one module lists them (those it does not
-  // name after, as they came).
+  // The declarations first, then the definitions; each group in the
+  // module's order, as one module lists them (those it does not name after,
+  // as they came).
   llvm::stable_sort(declarations, [](const auto &a, const auto &b) {
-    return a.first < b.first;
+    return std::tie(std::get<0>(a), std::get<1>(a)) <
+           std::tie(std::get<0>(b), std::get<1>(b));
   });
   joined = header;
   for (const auto &declaration : declarations)
-    joined += declaration.second.str();
+    joined += std::get<2>(declaration).str();
   joined += kernels;
   return true;
 }

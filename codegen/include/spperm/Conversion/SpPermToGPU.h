@@ -275,11 +275,12 @@ std::string kernelPartName(unsigned index);
 /// Joins the PTX texts of the kernel module's parts, in order, into one
 /// module's text, laid out as LLVM lays out one module: the first part's
 /// header (through `.address_size`), which every part must repeat; the
-/// variables and functions, each once (a definition that several parts
-/// repeat word for word), in the order of `symbolOrder` (the module's
-/// symbols; others after, as they come); then the kernels in the parts'
-/// order. Sets `error` and returns false when the headers differ or two
-/// parts define one name differently.
+/// declarations (function prototypes, `.extern`s), which must precede any
+/// use, then the variables and functions, each once (a definition that
+/// several parts repeat word for word), each group in the order of
+/// `symbolOrder` (the module's symbols; others after, as they come); then
+/// the kernels in the parts' order. Sets `error` and returns false when the
+/// headers differ or two parts define one name differently.
 bool joinPtxParts(ArrayRef<StringRef> parts, std::string &joined,
                   std::string &error, ArrayRef<std::string> symbolOrder = {});
 
