@@ -721,6 +721,11 @@ writeThroughTemporary(const std::string &dir,
   const ScopedTemporary removedOnSignal(tmp);
   if (Status s = fill(tmp); !s) {
     removeTree(tmp);
+    // A file is named as it would be in the package, not in the temporary
+    // directory the user never sees.
+    const std::string &message = s.message();
+    if (message.compare(0, tmp.size(), tmp) == 0)
+      return Status::error(dir + message.substr(tmp.size()));
     return s;
   }
   // mkdtemp makes the directory 0700; give it the mode mkdir would.

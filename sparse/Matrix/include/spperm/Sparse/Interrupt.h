@@ -4,13 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// What a tool leaves behind when SIGINT, SIGTERM or SIGHUP stops it: the
-// code that creates a temporary file or directory, or starts a child
-// process, registers it here for as long as it exists; a tool that calls
-// installInterruptCleanup() at the start of main removes the registered
-// paths and kills the registered children (SIGKILL) when one of those
-// signals arrives, then dies of the signal (docs/Compile.md, "Errors").
-// Without installInterruptCleanup() the registry is inert.
+// What a tool leaves behind when a signal stops it: SIGINT, SIGTERM, SIGHUP
+// and every other signal that ends a process by default and that another
+// process may send (SIGQUIT, SIGUSR1/2, SIGALRM, SIGXCPU, SIGXFSZ,
+// SIGVTALRM, SIGPROF). The code that creates a temporary file or
+// directory, or starts a child process, registers it here for as long as
+// it exists; a tool that calls installInterruptCleanup() at the start of
+// main removes the registered paths and kills the registered children
+// (SIGKILL) when one of those signals arrives, then dies of the signal
+// (docs/Compile.md, "Errors"). Without installInterruptCleanup() the
+// registry is inert. A file-size limit's SIGXFSZ goes to the writing
+// thread, which has it blocked: its write fails with EFBIG instead, an
+// ordinary error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,10 +53,11 @@ private:
 void registerChild(int pid);
 void unregisterChild(int pid);
 
-/// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (and so in every
-/// thread it starts later) and starts a thread that waits for them: on one,
-/// it kills the registered children, removes the registered paths, and
-/// re-raises the signal with its default action. Call it first thing in
+/// Blocks those signals (the file comment lists them) in the calling thread
+/// (and so in every thread it starts later) and starts a thread that waits
+/// for them: on one sent to the process, it kills the registered children,
+/// removes the registered paths, and re-raises the signal with its default
+/// action. Call it first thing in
 /// main, before any other thread exists.
 void installInterruptCleanup();
 
