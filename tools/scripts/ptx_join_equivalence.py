@@ -12,7 +12,8 @@ assembled by ptxas -O3 and the cubins compared byte for byte.
 
 Prints one line per module that differs or fails and a summary; exits 1 if
 any does. Needs the build's spperm-opt, spperm-gen and CUDA's ptxas (no
-GPU). A few minutes on 2 CPUs.
+GPU). A few minutes on 2 CPUs; test/Conversion/SpPermToGPU/
+ptx-join-equivalence.test runs it.
 """
 
 import argparse
@@ -20,6 +21,7 @@ import glob
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -53,7 +55,11 @@ def main():
     parser.add_argument("--build", default=os.path.join(root, "build"))
     parser.add_argument("--work", default=None,
                         help="scratch directory (default: a new temporary)")
-    parser.add_argument("--ptxas", default="/usr/local/cuda/bin/ptxas")
+    # Found as spperm-compile finds it (docs/Kernels.md).
+    ptxas = (os.environ.get("SPPERM_PTXAS") or shutil.which("ptxas") or
+             os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
+                          "bin", "ptxas"))
+    parser.add_argument("--ptxas", default=ptxas)
     args = parser.parse_args()
     opt = os.path.join(args.build, "bin", "spperm-opt")
     gen = os.path.join(args.build, "bin", "spperm-gen")
