@@ -14,7 +14,8 @@
 # skip), unpacks the suite, regenerates the big matrices, runs spperm-verify
 # over every package for K in $KS (default 1,32,128,200,256,512: 200 runs
 # the range variants of packages for any K; timings for BENCH_KS, default
-# 32,128,256,512: BENCHMARK.md's K and 256), then
+# 32,128,256,512: BENCHMARK.md's K and 256), spperm-run with float16 B and
+# C files on the GPU against the CPU executor (f16 packages), then
 # compute-sanitizer memcheck, racecheck, initcheck and synccheck on one
 # package per kernel family (suite/san/*.spp) and the subnormal packages
 # (suite/sub/*.spp: the only values on which the atomic adds' compare-
@@ -287,6 +288,44 @@ if [[ " $SETS " == *" aot "* ]] && [[ -d "$S/aot/block.spp" ]]; then
   else
     tail -n 20 "$BUILD/aot.log" | tee -a "$SUMMARY"
     fail "the AOT example did not build against the installed runtime"
+  fi
+fi
+
+# Float16 operand files (`<f2` B and C, docs/DESIGN.md): spperm-run on the
+# GPU against the CPU executor for up to three f16 packages of the main set,
+# K = 1, 32, 128. Both accumulate in fp32 and round C once; their sums'
+# order differs, so they agree within fp16's rounding (normwise 2^-10).
+if [[ " $SETS " == *" main "* ]]; then
+  f2pkgs=$(ls -d "$S"/*.f16.spp 2>/dev/null | head -3)
+  if [[ -n "$f2pkgs" ]]; then
+    say "float16 B and C files: spperm-run --device gpu vs cpu"
+    F2="$BUILD/f2"
+    mkdir -p "$F2"
+    for pkg in $f2pkgs; do
+      cols=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['layers'][0]['cols'])" "$pkg/manifest.json")
+      for k in 1 32 128; do
+        python3 -c "import numpy as np, sys; np.save(sys.argv[1], np.random.default_rng(int(sys.argv[3])).uniform(-1, 1, (int(sys.argv[2]), int(sys.argv[3]))).astype(np.float16))" "$F2/b.npy" "$cols" "$k"
+        if ! "$BUILD/bin/spperm-run" "$pkg" --device gpu --b "$F2/b.npy" --out "$F2/gpu.npy" >>"$F2/log" 2>&1 ||
+           ! "$BUILD/bin/spperm-run" "$pkg" --device cpu --b "$F2/b.npy" --out "$F2/cpu.npy" >>"$F2/log" 2>&1; then
+          fail "f2: spperm-run failed on $(basename "$pkg") at K=$k"
+          tail -n 3 "$F2/log" >>"$SUMMARY"
+          continue
+        fi
+        python3 - "$F2" "$(basename "$pkg")" "$k" <<'PY' 2>&1 | tee -a "$SUMMARY"
+import numpy as np, sys
+d, name, k = sys.argv[1:4]
+g, c = np.load(d + "/gpu.npy"), np.load(d + "/cpu.npy")
+g64, c64 = g.astype(np.float64), c.astype(np.float64)
+err = np.linalg.norm(g64 - c64) / max(np.linalg.norm(c64), 1e-30)
+ok = (g.dtype == np.float16 and c.dtype == np.float16 and g.shape == c.shape
+      and np.isfinite(g64).all() and err <= 2.0 ** -10)
+print(f"f2 {name} K={k}: C {g.shape} {g.dtype}, normwise GPU vs CPU "
+      f"{err:.2e} {'ok' if ok else 'FAIL'}")
+PY
+        grep -q "^f2 $(basename "$pkg") K=$k: .* ok$" "$SUMMARY" ||
+          fail "f2: $(basename "$pkg") at K=$k"
+      done
+    done
   fi
 fi
 
