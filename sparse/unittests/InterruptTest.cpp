@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 
 #include <cerrno>
+#include <iterator>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -50,13 +51,9 @@ std::string readText(const std::string &path) {
 }
 
 /// The entries of `dir` other than "." and "..".
-int entries(const std::string &dir) {
-  int count = 0;
-  for (const auto &entry : std::filesystem::directory_iterator(dir)) {
-    (void)entry;
-    ++count;
-  }
-  return count;
+long entries(const std::string &dir) {
+  return std::distance(std::filesystem::directory_iterator(dir),
+                       std::filesystem::directory_iterator());
 }
 
 /// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
