@@ -19,12 +19,12 @@
 #include "gtest/gtest.h"
 
 #include <cerrno>
-#include <iterator>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <sys/inotify.h>
 #include <sys/stat.h>
