@@ -210,11 +210,15 @@ def SpPermSerializeKernels
     does one module), and joins the texts in the parts' order into
     `gpu.binary @spperm_kernels`, laid out as LLVM lays out one module:
     one header (`.version`, `.target`, `.address_size`, which must agree),
-    the variables and helper functions in the module's order, each once
-    (several parts define the globals they use alike; two different
-    definitions of one name are an error), then the kernels in the parts'
-    order. ptxas makes the same cubin of it as of one module's PTX. Modules other than the parts are left to
-    `gpu-module-to-binary`.
+    the declarations (function prototypes, `.extern`s), which must precede
+    any use, then the variables and helper functions in the module's
+    order, each once (several parts define the globals they use alike; two
+    different definitions of one name are an error), then the kernels in
+    the parts' order. Of kernels that call no helper function (every kernel
+    spperm generates), ptxas makes the same cubin as of the one module's
+    PTX (`tools/scripts/ptx_join_equivalence.py`); helpers come before the
+    kernels here, after them there. Modules other than the parts are left
+    to `gpu-module-to-binary`.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

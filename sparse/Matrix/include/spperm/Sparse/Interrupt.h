@@ -57,8 +57,7 @@ void unregisterChild(int pid);
 /// (and so in every thread it starts later) and starts a thread that waits
 /// for them: on one sent to the process, it kills the registered children,
 /// removes the registered paths, and re-raises the signal with its default
-/// action. Call it first thing in
-/// main, before any other thread exists.
+/// action. Call it first thing in main, before any other thread exists.
 void installInterruptCleanup();
 
 /// Makes a failed allocation (operator new) end the tool with one line,
