@@ -71,6 +71,7 @@ using namespace spperm::runtime_detail;
 
 CudaBackend::~CudaBackend() {
   ScopedContext context(d);
+  RelaxedCaptureMode relaxed(d.api);
   decisions.clear();
   libraryPlans.clear();
   tickets.clear();
@@ -90,6 +91,7 @@ CudaBackend::~CudaBackend() {
 
 sprt_status CudaBackend::init(const Package &package) {
   SPRT_SCOPED_CONTEXT(d);
+  RelaxedCaptureMode relaxed(d.api);
   SPRT_RETURN_IF_ERROR(denseBudget(denseBudgetBytes));
   if (const char *keep = std::getenv("SPRT_KEEP_VARIANTS");
       keep && *keep && std::string_view(keep) != "0") {
@@ -160,6 +162,7 @@ sprt_status CudaBackend::spmm(int64_t index, const PackageLayer &layer,
                               void *stream) {
   std::lock_guard<std::mutex> lock(mutex);
   SPRT_SCOPED_CONTEXT(d);
+  RelaxedCaptureMode relaxed(d.api);
   std::function<sprt_status()> launch;
   SPRT_RETURN_IF_ERROR(packageLaunch(index, layer, b, k, c,
                                      static_cast<CUstream>(stream), launch));
@@ -178,6 +181,7 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
                               int32_t warmup, int32_t runs, float *timesMs) {
   std::lock_guard<std::mutex> lock(mutex);
   SPRT_SCOPED_CONTEXT(d);
+  RelaxedCaptureMode relaxed(d.api);
   auto stream = static_cast<CUstream>(streamArg);
   std::function<sprt_status()> launch;
   std::unique_ptr<LibraryPlan> baseline;

@@ -68,6 +68,15 @@ sprt_status gpuStreamCreate(void **stream);
 sprt_status gpuStreamDestroy(void *stream);
 sprt_status gpuStreamSynchronize(void *stream);
 
+/// Stream capture for the tests (the C API has none): begins capturing
+/// `stream` in the global mode (torch.cuda.graph's default); ends the
+/// capture and instantiates what it holds as `*graph`; launches `graph` on
+/// `stream`; destroys it.
+sprt_status gpuBeginGlobalCapture(void *stream);
+sprt_status gpuEndCapture(void *stream, void **graph);
+sprt_status gpuGraphLaunch(void *graph, void *stream);
+void gpuGraphDestroy(void *graph);
+
 } // namespace spperm::runtime_detail
 
 #endif // SPPERM_RUNTIME_LIB_CUDABACKEND_H

@@ -133,7 +133,9 @@ private:
                              size_t which);
 
   /// After a decision of layer `index`: releases the arrays of its variants
-  /// that no decided K bucket runs, unless SPRT_KEEP_VARIANTS=1.
+  /// that no decided K bucket runs, unless SPRT_KEEP_VARIANTS=1. The
+  /// layer's own variant stays once a decided bucket fell back on it
+  /// (DeviceLayer::fallenBackTo).
   void releaseUnchosen(int64_t index, const PackageLayer &layer);
 
   /// Checks that `function` takes the parameters `kernel`'s args make (5

@@ -96,6 +96,7 @@ CommState::~CommState() {
   if (!d)
     return;
   ScopedContext scope(*d);
+  RelaxedCaptureMode relaxed(d->api);
   // The buffers are freed once the last call's work is done.
   if (stream)
     d->api.cuStreamSynchronize(stream);
@@ -165,8 +166,12 @@ spperm::runtime_detail::gpuCommCreate(const unsigned char *id, int32_t rank,
 
 sprt_status spperm::runtime_detail::gpuCommBarrier(CommState &comm,
                                                    void *streamArg) {
+  // One collective at a time on the communicator, as its calls
+  // (spmmAllgather) take it.
+  std::lock_guard<std::mutex> commLock(comm.mutex);
   const Driver &d = *comm.d;
   SPRT_SCOPED_CONTEXT(d);
+  RelaxedCaptureMode relaxed(d.api);
   auto stream = static_cast<CUstream>(streamArg);
   DeviceBuffer one;
   SPRT_RETURN_IF_ERROR(one.allocate(d, sizeof(float)));

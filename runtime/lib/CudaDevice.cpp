@@ -161,3 +161,59 @@ sprt_status spperm::runtime_detail::gpuStreamSynchronize(void *stream) {
     return api.cuStreamSynchronize(static_cast<CUstream>(stream));
   });
 }
+
+namespace {
+
+/// Fails where the driver lacks the stream-capture entry points.
+CUresult requireGraphs(const DriverApi &api) {
+  return api.cuStreamBeginCapture && api.cuStreamEndCapture &&
+                 api.cuGraphInstantiateWithFlags && api.cuGraphLaunch &&
+                 api.cuGraphExecDestroy && api.cuGraphDestroy
+             ? CUDA_SUCCESS
+             : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+} // namespace
+
+sprt_status spperm::runtime_detail::gpuBeginGlobalCapture(void *stream) {
+  return driverCall("cuStreamBeginCapture", [&](const DriverApi &api) {
+    if (CUresult r = requireGraphs(api); r != CUDA_SUCCESS)
+      return r;
+    return api.cuStreamBeginCapture(static_cast<CUstream>(stream),
+                                    CU_STREAM_CAPTURE_MODE_GLOBAL);
+  });
+}
+
+sprt_status spperm::runtime_detail::gpuEndCapture(void *stream, void **graph) {
+  return driverCall("cuStreamEndCapture", [&](const DriverApi &api) {
+    if (CUresult r = requireGraphs(api); r != CUDA_SUCCESS)
+      return r;
+    CUgraph captured = nullptr;
+    if (CUresult r =
+            api.cuStreamEndCapture(static_cast<CUstream>(stream), &captured);
+        r != CUDA_SUCCESS)
+      return r;
+    CUgraphExec exec = nullptr;
+    const CUresult r = api.cuGraphInstantiateWithFlags(&exec, captured, 0);
+    api.cuGraphDestroy(captured);
+    if (r == CUDA_SUCCESS)
+      *graph = exec;
+    return r;
+  });
+}
+
+sprt_status spperm::runtime_detail::gpuGraphLaunch(void *graph, void *stream) {
+  return driverCall("cuGraphLaunch", [&](const DriverApi &api) {
+    if (CUresult r = requireGraphs(api); r != CUDA_SUCCESS)
+      return r;
+    return api.cuGraphLaunch(static_cast<CUgraphExec>(graph),
+                             static_cast<CUstream>(stream));
+  });
+}
+
+void spperm::runtime_detail::gpuGraphDestroy(void *graph) {
+  if (graph)
+    driverCall("cuGraphExecDestroy", [&](const DriverApi &api) {
+      return api.cuGraphExecDestroy(static_cast<CUgraphExec>(graph));
+    });
+}

@@ -71,6 +71,7 @@ sprt_status CudaBackend::spmmAllgather(int64_t index, const PackageLayer &layer,
   std::lock_guard<std::mutex> commLock(comm.mutex);
   std::lock_guard<std::mutex> lock(mutex);
   SPRT_SCOPED_CONTEXT(d);
+  RelaxedCaptureMode relaxed(d.api);
   auto stream = static_cast<CUstream>(streamArg);
   const int64_t rows = layer.matrix.rows, cols = layer.matrix.cols;
   const int64_t per = (cols + comm.ranks - 1) / comm.ranks;

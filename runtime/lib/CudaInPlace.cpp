@@ -30,6 +30,31 @@
 using namespace spperm;
 using namespace spperm::runtime_detail;
 
+namespace {
+
+/// Moves the entries of `map` whose key `isCaptured` (state of a stream
+/// captured into a CUDA graph) out of it, and returns them.
+template <typename Map, typename IsCaptured>
+Map setAsideCaptured(Map &map, IsCaptured isCaptured) {
+  Map aside;
+  for (auto it = map.begin(); it != map.end();)
+    if (isCaptured(it->first))
+      aside.insert(map.extract(it++));
+    else
+      ++it;
+  return aside;
+}
+
+/// Drops the captured entries `map` holds now and puts `aside` back.
+template <typename Map, typename IsCaptured>
+void restoreCaptured(Map &map, Map &aside, IsCaptured isCaptured) {
+  for (auto it = map.begin(); it != map.end();)
+    it = isCaptured(it->first) ? map.erase(it) : std::next(it);
+  map.merge(aside);
+}
+
+} // namespace
+
 sprt_status CudaBackend::inPlaceModeFromEnvironment(InPlaceMode &mode) {
   mode = InPlaceMode::Auto;
   const char *value = std::getenv("SPRT_IN_PLACE_B");
@@ -200,31 +225,34 @@ sprt_status CudaBackend::decideInPlace(
   // in-place one, and the gaps between stream launches would otherwise
   // decide (docs/RuntimeABI.md, "Column-major B"). A decided library call
   // is captured too, with a plan of its own for the capturing stream
-  // (streamLibraryPlan). The plans of streams captured before are set
-  // aside meanwhile (the timing's stream may get the handle of one, whose
-  // graph may still replay its plan), and the timing's own go with it.
+  // (streamLibraryPlan). The per-stream state of streams captured before
+  // — library plans, hbp ticket counters, fp32 accumulators, row-major Bs
+  // — is set aside meanwhile (the timing's stream may get the handle of
+  // one, whose graph may still replay with it), and the timing's own goes
+  // with it.
   const size_t count = launches.size();
   std::vector<float> medians;
   TimingMode mode = TimingMode::Queued;
-  auto captured = [](const PlanKey &key) {
+  auto capturedPlan = [](const PlanKey &key) {
     return (std::get<2>(key) & kCapturedStreamKey) != 0;
   };
-  std::map<PlanKey, std::unique_ptr<LibraryPlan>> asideCaptured;
-  for (auto it = libraryPlans.begin(); it != libraryPlans.end();)
-    if (captured(it->first)) {
-      asideCaptured.insert(libraryPlans.extract(it++));
-    } else {
-      ++it;
-    }
+  auto capturedStream = [](uint64_t key) {
+    return (key & kCapturedStreamKey) != 0;
+  };
+  auto planAside = setAsideCaptured(libraryPlans, capturedPlan);
+  auto ticketAside = setAsideCaptured(tickets, capturedStream);
+  auto accumulatorAside = setAsideCaptured(accumulators, capturedStream);
+  auto rowMajorAside = setAsideCaptured(rowMajorBs, capturedStream);
   const sprt_status timed = medianTimes(d, stream, TimingMode::Graph,
                                         kCheckRuns, launches, medians, &mode);
   // A failed timing may leave replays queued on the stream that use the
-  // plans freed below.
+  // state freed below.
   if (timed != SPRT_OK && d.api.cuStreamSynchronize)
     d.api.cuStreamSynchronize(stream);
-  for (auto it = libraryPlans.begin(); it != libraryPlans.end();)
-    it = captured(it->first) ? libraryPlans.erase(it) : std::next(it);
-  libraryPlans.merge(asideCaptured);
+  restoreCaptured(libraryPlans, planAside, capturedPlan);
+  restoreCaptured(tickets, ticketAside, capturedStream);
+  restoreCaptured(accumulators, accumulatorAside, capturedStream);
+  restoreCaptured(rowMajorBs, rowMajorAside, capturedStream);
   if (timed != SPRT_OK)
     return failed(timed);
   const size_t fastest = static_cast<size_t>(

@@ -239,6 +239,7 @@ sprt_status CudaBackend::spmmColumnMajor(int64_t index,
                                          void *workspace, void *streamArg) {
   std::lock_guard<std::mutex> lock(mutex);
   SPRT_SCOPED_CONTEXT(d);
+  RelaxedCaptureMode relaxed(d.api);
   auto stream = static_cast<CUstream>(streamArg);
   const DeviceLayer &device = layers[index];
   assert(device.transposeB && "the C API checked acceptsColumnMajor");
@@ -467,6 +468,10 @@ sprt_status CudaBackend::packageLaunch(int64_t index, const PackageLayer &layer,
   auto ownKernels = [&](const std::string *savedError) -> sprt_status {
     if (savedError)
       failWith(SPRT_OK, *savedError);
+    // In place of the choice: kept from now on, as a graph may capture
+    // this call (releaseUnchosen).
+    if (chosen.variant != 0 || !chosen.library.empty())
+      layers[index].fallenBackTo = true;
     SPRT_RETURN_IF_ERROR(ensureResident(index, layer, 0));
     return generatedLaunch(device, layer, choice, b, k, c, stream, launch,
                            afterTranspose);

@@ -254,6 +254,8 @@ void CudaBackend::releaseUnchosen(int64_t index, const PackageLayer &layer) {
   if (keepVariants || layer.alternatives.empty())
     return;
   std::vector<bool> chosen(1 + layer.alternatives.size(), false);
+  // The layer's own kernels once a decided bucket fell back on them.
+  chosen[0] = layers[index].fallenBackTo;
   for (const auto &[key, decision] : decisions)
     if (std::get<0>(key) == index && decision.library.empty())
       chosen[decision.variant] = true;

@@ -64,12 +64,15 @@ namespace spperm::runtime_detail {
 /// Device memory, freed on destruction (with the primary context current,
 /// which the owners ensure).
 /// This thread's stream-capture interaction mode set to relaxed for the
-/// object's lifetime, then restored: a caller capturing a stream in the
-/// global mode (torch.cuda.graph's default) would have the capture
-/// invalidated by a cuMemAlloc of ours, the per-stream state a call makes
-/// the first time a captured stream is seen (RuntimeABI.md, "CUDA
-/// graphs"). PyTorch's caching allocator does the same around cudaMalloc.
-/// A driver without cuThreadExchangeStreamCaptureMode leaves it as it is.
+/// object's lifetime, then restored. A stream captured in the global mode
+/// (torch.cuda.graph's default), by this thread or any other, makes the
+/// driver refuse this thread's allocations, synchronous copies and frees,
+/// and invalidates the capture: the per-stream state a call makes the
+/// first time a captured stream is seen, a variant's arrays uploaded again,
+/// a first call's timing and the frees after its decision. Every call of a
+/// package runs in this mode (RuntimeABI.md, "CUDA graphs"); PyTorch's
+/// caching allocator does the same around cudaMalloc. A driver without
+/// cuThreadExchangeStreamCaptureMode leaves the mode as it is.
 class RelaxedCaptureMode {
 public:
   explicit RelaxedCaptureMode(const DriverApi &api) : api(api) {
@@ -201,6 +204,13 @@ struct DeviceLayer {
   /// again when a later first call times them (RuntimeABI.md, "Device
   /// memory").
   bool resident = false;
+  /// Set (on the layer's own variant) once a call of a decided K bucket
+  /// ran the layer's own kernels in place of the bucket's choice (an
+  /// alternative without kernels for that K, a library call refused for
+  /// it, or one that did not fit): those calls, and any CUDA graph that
+  /// captured one, read the own variant's arrays, which then stay on the
+  /// device (releaseUnchosen).
+  bool fallenBackTo = false;
   /// The function of each of the layer's kernels (parallel to
   /// PackageLayer::kernels; null for the "cusparse" variant).
   std::vector<CUfunction> functions;
