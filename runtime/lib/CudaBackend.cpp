@@ -81,10 +81,6 @@ CudaBackend::~CudaBackend() {
   if (module)
     d.api.cuModuleUnload(module);
   denseMatrices.clear();
-  if (blasHandle)
-    blas->api.cublasDestroy(blasHandle);
-  if (ltHandle)
-    blas->api.cublasLtDestroy(ltHandle);
   if (handle)
     sp.api.cusparseDestroy(handle);
 }

@@ -546,9 +546,9 @@ private:
   /// stream; made at the first column-major call for K (decideInPlace),
   /// or taken from the tuning cache there.
   std::map<std::pair<int64_t, int64_t>, InPlaceChoice> inPlaceDecisions;
-  /// cuBLAS's and cuBLASLt's handles (created at the first dense
-  /// candidate) and each layer's densified matrix (by its DeviceLayer,
-  /// which never moves after init).
+  /// The process's cuBLAS and cuBLASLt handles (sharedCublasHandles, asked
+  /// for at the first dense candidate) and each layer's densified matrix
+  /// (by its DeviceLayer, which never moves after init).
   const Cublas *blas = nullptr;
   cublasHandle_t blasHandle = nullptr;
   cublasLtHandle_t ltHandle = nullptr;

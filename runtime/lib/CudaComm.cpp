@@ -138,6 +138,7 @@ spperm::runtime_detail::gpuCommCreate(const unsigned char *id, int32_t rank,
   const Nccl *nccl = nullptr;
   SPRT_RETURN_IF_ERROR(requireNccl(nccl));
   SPRT_SCOPED_CONTEXT(*d);
+  RelaxedCaptureMode relaxed(d->api);
   auto state = std::make_unique<CommState>();
   state->d = d;
   state->nccl = nccl;

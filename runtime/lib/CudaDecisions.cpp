@@ -349,23 +349,8 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
     if (narrow && !library.hasLt())
       return SPRT_OK;
     blas = &library;
-    if (!blasHandle) {
-      cublasHandle_t created = nullptr;
-      SPRT_CUBLAS_RETURN_IF_ERROR(library.api,
-                                  library.api.cublasCreate(&created));
-      // Strict fp32: no rounding of the inputs to TF32.
-      if (cublasStatus_t r =
-              library.api.cublasSetMathMode(created, CUBLAS_DEFAULT_MATH);
-          r != CUBLAS_STATUS_SUCCESS) {
-        library.api.cublasDestroy(created);
-        return cublasFailure(library.api, r, "cublasSetMathMode", __FILE__,
-                             __LINE__);
-      }
-      blasHandle = created;
-    }
-    if (narrow && !ltHandle)
-      SPRT_CUBLAS_RETURN_IF_ERROR(library.api,
-                                  library.api.cublasLtCreate(&ltHandle));
+    SPRT_RETURN_IF_ERROR(
+        sharedCublasHandles(library, narrow, blasHandle, ltHandle));
   }
   auto [it, first] = denseMatrices.try_emplace(&layer);
   if (first) {

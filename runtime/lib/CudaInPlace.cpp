@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 using namespace spperm;
@@ -32,25 +33,34 @@ using namespace spperm::runtime_detail;
 
 namespace {
 
-/// Moves the entries of `map` whose key `isCaptured` (state of a stream
-/// captured into a CUDA graph) out of it, and returns them.
-template <typename Map, typename IsCaptured>
-Map setAsideCaptured(Map &map, IsCaptured isCaptured) {
-  Map aside;
-  for (auto it = map.begin(); it != map.end();)
-    if (isCaptured(it->first))
-      aside.insert(map.extract(it++));
+/// The key of a map's or a set's element.
+template <typename Key, typename Value>
+const Key &keyOf(const std::pair<const Key, Value> &element) {
+  return element.first;
+}
+template <typename Key> const Key &keyOf(const Key &element) { return element; }
+
+/// Moves the elements of `container` (a map or a set) whose key
+/// `isCaptured` (state of a stream captured into a CUDA graph) out of it,
+/// and returns them.
+template <typename Container, typename IsCaptured>
+Container setAsideCaptured(Container &container, IsCaptured isCaptured) {
+  Container aside;
+  for (auto it = container.begin(); it != container.end();)
+    if (isCaptured(keyOf(*it)))
+      aside.insert(container.extract(it++));
     else
       ++it;
   return aside;
 }
 
-/// Drops the captured entries `map` holds now and puts `aside` back.
-template <typename Map, typename IsCaptured>
-void restoreCaptured(Map &map, Map &aside, IsCaptured isCaptured) {
-  for (auto it = map.begin(); it != map.end();)
-    it = isCaptured(it->first) ? map.erase(it) : std::next(it);
-  map.merge(aside);
+/// Drops the captured elements `container` holds now and puts `aside` back.
+template <typename Container, typename IsCaptured>
+void restoreCaptured(Container &container, Container &aside,
+                     IsCaptured isCaptured) {
+  for (auto it = container.begin(); it != container.end();)
+    it = isCaptured(keyOf(*it)) ? container.erase(it) : std::next(it);
+  container.merge(aside);
 }
 
 } // namespace
@@ -229,7 +239,8 @@ sprt_status CudaBackend::decideInPlace(
   // — library plans, hbp ticket counters, fp32 accumulators, row-major Bs
   // — is set aside meanwhile (the timing's stream may get the handle of
   // one, whose graph may still replay with it), and the timing's own goes
-  // with it.
+  // with it; so are the library calls refused there, and the last stream
+  // of an older package's ordered launches (CrossStreamOrder).
   const size_t count = launches.size();
   std::vector<float> medians;
   TimingMode mode = TimingMode::Queued;
@@ -240,16 +251,27 @@ sprt_status CudaBackend::decideInPlace(
     return (key & kCapturedStreamKey) != 0;
   };
   auto planAside = setAsideCaptured(libraryPlans, capturedPlan);
+  auto refusedAside = setAsideCaptured(refusedPlans, capturedPlan);
   auto ticketAside = setAsideCaptured(tickets, capturedStream);
   auto accumulatorAside = setAsideCaptured(accumulators, capturedStream);
   auto rowMajorAside = setAsideCaptured(rowMajorBs, capturedStream);
+  std::vector<std::pair<CrossStreamOrder *, std::optional<uint64_t>>>
+      lastStreams;
+  for (size_t v = 0; v <= layer.alternatives.size(); ++v)
+    if (CrossStreamOrder *order =
+            (v == 0 ? layers[index] : layers[index].alternatives[v - 1])
+                .crossStreamOrder.get())
+      lastStreams.emplace_back(order, order->lastStream);
   const sprt_status timed = medianTimes(d, stream, TimingMode::Graph,
                                         kCheckRuns, launches, medians, &mode);
+  for (auto &[order, last] : lastStreams)
+    order->lastStream = last;
   // A failed timing may leave replays queued on the stream that use the
   // state freed below.
   if (timed != SPRT_OK && d.api.cuStreamSynchronize)
     d.api.cuStreamSynchronize(stream);
   restoreCaptured(libraryPlans, planAside, capturedPlan);
+  restoreCaptured(refusedPlans, refusedAside, capturedPlan);
   restoreCaptured(tickets, ticketAside, capturedStream);
   restoreCaptured(accumulators, accumulatorAside, capturedStream);
   restoreCaptured(rowMajorBs, rowMajorAside, capturedStream);

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -236,6 +237,41 @@ const Cublas &spperm::runtime_detail::cublasInstance() {
     return s;
   }();
   return *instance;
+}
+
+sprt_status spperm::runtime_detail::sharedCublasHandles(const Cublas &library,
+                                                        bool withLt,
+                                                        cublasHandle_t &blas,
+                                                        cublasLtHandle_t &lt) {
+  static std::mutex mutex;
+  static cublasHandle_t sharedBlas = nullptr;
+  static cublasLtHandle_t sharedLt = nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!sharedBlas) {
+    cublasHandle_t created = nullptr;
+    SPRT_CUBLAS_RETURN_IF_ERROR(library.api,
+                                library.api.cublasCreate(&created));
+    // Strict fp32: no rounding of the inputs to TF32.
+    if (cublasStatus_t r =
+            library.api.cublasSetMathMode(created, CUBLAS_DEFAULT_MATH);
+        r != CUBLAS_STATUS_SUCCESS) {
+      library.api.cublasDestroy(created);
+      return cublasFailure(library.api, r, "cublasSetMathMode", __FILE__,
+                           __LINE__);
+    }
+    sharedBlas = created;
+  }
+  if (withLt && !sharedLt)
+    SPRT_CUBLAS_RETURN_IF_ERROR(library.api,
+                                library.api.cublasLtCreate(&sharedLt));
+  blas = sharedBlas;
+  lt = sharedLt;
+  return SPRT_OK;
+}
+
+std::mutex &spperm::runtime_detail::cublasStreamMutex() {
+  static std::mutex mutex;
+  return mutex;
 }
 
 const Cusparse &spperm::runtime_detail::cusparseInstance() {

@@ -24,6 +24,7 @@
 #include <cuda.h>
 #include <cusparse.h>
 
+#include <mutex>
 #include <string>
 
 namespace spperm::runtime_detail {
@@ -110,6 +111,21 @@ const Cusparse &cusparseInstance();
 /// The process's cuBLAS (loaded on the first call; $SPPERM_CUBLAS_LIBRARY,
 /// else the CUDA 13 and 12 sonames).
 const Cublas &cublasInstance();
+
+/// The process's cuBLAS handle (strict fp32 math) and, where `withLt`, its
+/// cuBLASLt handle, created by the first call that asks for each (in the
+/// runtime's primary context, current then) and shared by every package.
+/// Never destroyed: cublasDestroy synchronizes the device, which a stream
+/// captured anywhere in the process refuses, invalidating that capture
+/// (RuntimeABI.md, "CUDA graphs"), as a package's release may come at any
+/// time. The cuBLAS handle's stream is set per call: hold
+/// cublasStreamMutex() from cublasSetStream through the call that runs on
+/// it (cuBLASLt takes the stream as an argument).
+sprt_status sharedCublasHandles(const Cublas &library, bool withLt,
+                                cublasHandle_t &blas, cublasLtHandle_t &lt);
+
+/// Orders the calls on the shared cuBLAS handle (sharedCublasHandles).
+std::mutex &cublasStreamMutex();
 
 /// Sets `out` to the usable driver, or records why there is none.
 sprt_status requireDriver(const Driver *&out);

@@ -61,8 +61,6 @@ private:
 
 namespace spperm::runtime_detail {
 
-/// Device memory, freed on destruction (with the primary context current,
-/// which the owners ensure).
 /// This thread's stream-capture interaction mode set to relaxed for the
 /// object's lifetime, then restored. A stream captured in the global mode
 /// (torch.cuda.graph's default), by this thread or any other, makes the
@@ -93,6 +91,8 @@ private:
   bool exchanged = false;
 };
 
+/// Device memory, freed on destruction (with the primary context current,
+/// which the owners ensure).
 class DeviceBuffer {
 public:
   DeviceBuffer() = default;

@@ -9,6 +9,7 @@
 
 #include <cassert>
 #include <climits>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -125,6 +126,8 @@ sprt_status DensePlan::prepareLt() {
 
 sprt_status DensePlan::sgemm(const void *b, bool columnMajorB, void *c) {
   const CublasApi &api = blas.api;
+  // The handle is the process's (sharedCublasHandles).
+  std::lock_guard<std::mutex> lock(cublasStreamMutex());
   SPRT_CUBLAS_RETURN_IF_ERROR(
       api, api.cublasSetStream(handle, reinterpret_cast<cudaStream_t>(stream)));
   // Column-major C^T (k x rows) = B^T * A^T. A row-major B is B^T

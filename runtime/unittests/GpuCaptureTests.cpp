@@ -29,6 +29,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace spperm;
@@ -184,9 +185,8 @@ TEST(GpuCaptureTest, PackageCallsBesideAGlobalCapture) {
 // A graph that captured a call running the layer's own kernels in place of
 // the bucket's choice (an alternative without kernels for that K) replays
 // right after a later decision of the layer chose another variant: the own
-// variant's arrays, which the graph reads, stay on the device. The call is
-// captured in the global mode, so the upload of the released own variant
-// that it needs is made outside the graph (RuntimeABI.md, "Device memory").
+// variant's arrays, which the graph reads, stay on the device
+// (RuntimeABI.md, "Device memory").
 TEST(GpuCaptureTest, CapturedFallbackSurvivesLaterDecisions) {
   ScratchDir dir;
   const CsrMatrix a = generateSkewed(300, 120, 2);
@@ -247,7 +247,11 @@ TEST(GpuCaptureTest, CapturedFallbackSurvivesLaterDecisions) {
   EXPECT_LE(k8.error(a), 1e-5);
   EXPECT_LT(gpuResidentArrayBytes() - base, loaded)
       << "the own variant was not released";
-  // K = 5, captured: variant 1 has no kernels for it, the own kernels run.
+  // K = 5: variant 1 has no kernels for it, the own kernels run (uploaded
+  // again); then the same call captured.
+  ASSERT_EQ(sprt_spmm(p, 0, k5.b->get(), 5, k5.c->get(), nullptr), SPRT_OK)
+      << sprt_last_error();
+  EXPECT_LE(k5.error(a), 1e-5);
   ASSERT_EQ(gpuBeginGlobalCapture(stream), SPRT_OK) << sprt_last_error();
   const sprt_status captured =
       sprt_spmm(p, 0, k5.b->get(), 5, k5.c->get(), stream);
