@@ -240,18 +240,21 @@ TEST(GpuCaptureTest, CapturedFallbackSurvivesLaterDecisions) {
             SPRT_OK)
       << sprt_last_error();
   const uint64_t loaded = gpuResidentArrayBytes() - base;
+  // One call on the legacy default stream, its C checked.
+  auto runChecked = [&](const Operand &op) {
+    SCOPED_TRACE("K = " + std::to_string(op.k));
+    op.poison(a);
+    ASSERT_EQ(sprt_spmm(p, 0, op.b->get(), op.k, op.c->get(), nullptr), SPRT_OK)
+        << sprt_last_error();
+    EXPECT_LE(op.error(a), 1e-5);
+  };
   // K = 8 decides from the cache: variant 1 runs, the own variant goes.
-  k8.poison(a);
-  ASSERT_EQ(sprt_spmm(p, 0, k8.b->get(), 8, k8.c->get(), nullptr), SPRT_OK)
-      << sprt_last_error();
-  EXPECT_LE(k8.error(a), 1e-5);
+  ASSERT_NO_FATAL_FAILURE(runChecked(k8));
   EXPECT_LT(gpuResidentArrayBytes() - base, loaded)
       << "the own variant was not released";
   // K = 5: variant 1 has no kernels for it, the own kernels run (uploaded
   // again); then the same call captured.
-  ASSERT_EQ(sprt_spmm(p, 0, k5.b->get(), 5, k5.c->get(), nullptr), SPRT_OK)
-      << sprt_last_error();
-  EXPECT_LE(k5.error(a), 1e-5);
+  ASSERT_NO_FATAL_FAILURE(runChecked(k5));
   ASSERT_EQ(gpuBeginGlobalCapture(stream), SPRT_OK) << sprt_last_error();
   const sprt_status captured =
       sprt_spmm(p, 0, k5.b->get(), 5, k5.c->get(), stream);
@@ -264,10 +267,7 @@ TEST(GpuCaptureTest, CapturedFallbackSurvivesLaterDecisions) {
       << "the own variant is not back";
   // K = 16 decides from the cache: variant 2 runs; the own variant stays,
   // as the graph reads it.
-  k16.poison(a);
-  ASSERT_EQ(sprt_spmm(p, 0, k16.b->get(), 16, k16.c->get(), nullptr), SPRT_OK)
-      << sprt_last_error();
-  EXPECT_LE(k16.error(a), 1e-5);
+  ASSERT_NO_FATAL_FAILURE(runChecked(k16));
   EXPECT_EQ(gpuResidentArrayBytes() - base, loaded)
       << "the own variant, which a graph reads, was released";
   // Memory the released arrays would have been handed to, filled with NaN.
