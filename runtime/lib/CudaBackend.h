@@ -70,10 +70,12 @@ sprt_status gpuStreamSynchronize(void *stream);
 
 /// Stream capture for the tests (the C API has none): begins capturing
 /// `stream` in the global mode (torch.cuda.graph's default); ends the
-/// capture and instantiates what it holds as `*graph`; launches `graph` on
-/// `stream`; destroys it.
+/// capture and instantiates what it holds as `*graph` (with, where
+/// `memoryNodes` is given, the number of its memory allocation and free
+/// nodes there); launches `graph` on `stream`; destroys it.
 sprt_status gpuBeginGlobalCapture(void *stream);
-sprt_status gpuEndCapture(void *stream, void **graph);
+sprt_status gpuEndCapture(void *stream, void **graph,
+                          int64_t *memoryNodes = nullptr);
 sprt_status gpuGraphLaunch(void *graph, void *stream);
 void gpuGraphDestroy(void *graph);
 

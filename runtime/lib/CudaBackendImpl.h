@@ -418,9 +418,6 @@ private:
   /// budget and cuBLAS loads.
   bool denseCandidate(const DeviceLayer &layer) const;
 
-  /// Sets `out` to the library call `name` (a cuSPARSE algorithm or
-  /// denseVariantOf the layer's type) prepared for `layer`, K and
-  /// `stream`: a candidate or a baseline (sprt_spmm_time).
   /// libraryPlan for a call on `stream`; while `stream` is being captured
   /// into a CUDA graph (any capture mode), prepared on a stream of the
   /// backend's outside the graph and bound to `stream` after.
@@ -429,9 +426,16 @@ private:
                                 int64_t k, void *c, CUstream stream,
                                 std::unique_ptr<LibraryPlan> &out);
 
+  /// Sets `out` to the library call `name` (a cuSPARSE algorithm or
+  /// denseVariantOf the layer's type) prepared for `layer`, K and
+  /// `stream`: a candidate or a baseline (sprt_spmm_time). `owner`, when
+  /// given, is the stream whose per-stream state (the dense plans' cuBLAS
+  /// workspace) the plan takes, where it is prepared on another stream
+  /// for it (streamLibraryPlan).
   sprt_status libraryPlan(const DeviceLayer &layer, const std::string &name,
-                          const void *b, int64_t k, void *c,
-                          CUstream stream, std::unique_ptr<LibraryPlan> &out);
+                          const void *b, int64_t k, void *c, CUstream stream,
+                          std::unique_ptr<LibraryPlan> &out,
+                          CUstream owner = nullptr);
 
   /// Decides for a checked layer at its first call for (K, stream): with
   /// alternatives, times every variant that accepts K (its generated
@@ -468,8 +472,16 @@ private:
   /// the budget (denseBudgetBytes; 0 turns the candidate off), or
   /// cuBLAS (or cusparseSparseToDense) is not there. The densified matrix
   /// is built at the first call and kept with the layer.
+  /// The plan runs on `stream` with the cuBLAS workspace of `owner`
+  /// (blasWorkspaceFor).
   sprt_status densePlan(const DeviceLayer &layer, int64_t k, CUstream stream,
-                        std::unique_ptr<DensePlan> &out);
+                        CUstream owner, std::unique_ptr<DensePlan> &out);
+
+  /// Sets `out` to the cuBLAS workspace (kDenseWorkspaceBytes) of the dense
+  /// plans of the stream `key` (streamKey), allocated at the first that
+  /// needs one and freed with the last that holds it.
+  sprt_status blasWorkspaceFor(uint64_t key,
+                               std::shared_ptr<DeviceBuffer> &out);
 
   /// Reads the dense candidate's budget in bytes (0: none) from
   /// $SPPERM_DENSE_BUDGET_MB; a value that is not a number of MiB is an
@@ -553,6 +565,12 @@ private:
   cublasHandle_t blasHandle = nullptr;
   cublasLtHandle_t ltHandle = nullptr;
   std::map<const DeviceLayer *, DeviceBuffer> denseMatrices;
+  /// The dense plans' cuBLAS workspace per stream (streamKey): a stream's
+  /// calls run one after the other, so its plans share one; another
+  /// stream's, running at the same time, must not (cuBLAS's own default
+  /// pool is not used: a capture allocates from it inside the graph). Held
+  /// by the plans (DensePlan::setWorkspace).
+  std::map<uint64_t, std::weak_ptr<DeviceBuffer>> blasWorkspaces;
 };
 
 } // namespace spperm::runtime_detail

@@ -331,8 +331,24 @@ sprt_status CudaBackend::denseBudget(int64_t &bytes) {
   return SPRT_OK;
 }
 
+sprt_status CudaBackend::blasWorkspaceFor(uint64_t key,
+                                          std::shared_ptr<DeviceBuffer> &out) {
+  std::weak_ptr<DeviceBuffer> &slot = blasWorkspaces[key];
+  out = slot.lock();
+  if (out)
+    return SPRT_OK;
+  auto buffer = std::make_shared<DeviceBuffer>();
+  SPRT_RETURN_IF_ERROR(buffer->allocate(d, kDenseWorkspaceBytes));
+  slot = buffer;
+  out = std::move(buffer);
+  // The entries of streams whose plans are gone.
+  for (auto it = blasWorkspaces.begin(); it != blasWorkspaces.end();)
+    it = it->second.expired() ? blasWorkspaces.erase(it) : std::next(it);
+  return SPRT_OK;
+}
+
 sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
-                                   CUstream stream,
+                                   CUstream stream, CUstream owner,
                                    std::unique_ptr<DensePlan> &out) {
   out.reset();
   if (layer.rows <= 0 || layer.cols <= 0 || !layer.hasCsr ||
@@ -361,9 +377,13 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
     }
   }
   auto plan = std::make_unique<DensePlan>(*blas, blasHandle, ltHandle);
-  SPRT_RETURN_IF_ERROR(plan->prepare(d, it->second.get(), layer.rows,
-                                     layer.cols, k, stream,
-                                     layer.operandType));
+  SPRT_RETURN_IF_ERROR(plan->prepare(it->second.get(), layer.rows, layer.cols,
+                                     k, stream, layer.operandType));
+  if (plan->workspaceBytes() > 0) {
+    std::shared_ptr<DeviceBuffer> workspace;
+    SPRT_RETURN_IF_ERROR(blasWorkspaceFor(streamKey(owner), workspace));
+    plan->setWorkspace(std::move(workspace));
+  }
   out = std::move(plan);
   return SPRT_OK;
 }
@@ -371,10 +391,12 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
 sprt_status CudaBackend::libraryPlan(const DeviceLayer &layer,
                                      const std::string &name, const void *b,
                                      int64_t k, void *c, CUstream stream,
-                                     std::unique_ptr<LibraryPlan> &out) {
+                                     std::unique_ptr<LibraryPlan> &out,
+                                     CUstream owner) {
   if (name == denseVariantOf(layer.operandType)) {
     std::unique_ptr<DensePlan> dense;
-    SPRT_RETURN_IF_ERROR(densePlan(layer, k, stream, dense));
+    SPRT_RETURN_IF_ERROR(
+        densePlan(layer, k, stream, owner ? owner : stream, dense));
     if (!dense)
       return failWith(SPRT_ERROR_UNSUPPORTED,
                       name + ": the layer's " +
@@ -429,7 +451,7 @@ sprt_status CudaBackend::choosePlan(const DeviceLayer &layer, const void *b,
       if (!denseComputes(layer.operandType, layer.valueType))
         continue;
       std::unique_ptr<DensePlan> dense;
-      s = densePlan(layer, k, stream, dense);
+      s = densePlan(layer, k, stream, stream, dense);
       if (s == SPRT_OK && !dense)
         continue;
       plan = std::move(dense);

@@ -14,6 +14,7 @@
 #include "CudaResources.h"
 
 #include <cstring>
+#include <vector>
 
 using namespace spperm;
 using namespace spperm::runtime_detail;
@@ -184,7 +185,8 @@ sprt_status spperm::runtime_detail::gpuBeginGlobalCapture(void *stream) {
   });
 }
 
-sprt_status spperm::runtime_detail::gpuEndCapture(void *stream, void **graph) {
+sprt_status spperm::runtime_detail::gpuEndCapture(void *stream, void **graph,
+                                                  int64_t *memoryNodes) {
   return driverCall("cuStreamEndCapture", [&](const DriverApi &api) {
     if (CUresult r = requireGraphs(api); r != CUDA_SUCCESS)
       return r;
@@ -193,6 +195,29 @@ sprt_status spperm::runtime_detail::gpuEndCapture(void *stream, void **graph) {
             api.cuStreamEndCapture(static_cast<CUstream>(stream), &captured);
         r != CUDA_SUCCESS)
       return r;
+    if (memoryNodes) {
+      size_t count = 0;
+      std::vector<CUgraphNode> nodes;
+      CUresult r = api.cuGraphGetNodes && api.cuGraphNodeGetType
+                       ? api.cuGraphGetNodes(captured, nullptr, &count)
+                       : CUDA_ERROR_NOT_SUPPORTED;
+      if (r == CUDA_SUCCESS) {
+        nodes.resize(count);
+        r = api.cuGraphGetNodes(captured, nodes.data(), &count);
+      }
+      *memoryNodes = 0;
+      for (size_t i = 0; r == CUDA_SUCCESS && i < count; ++i) {
+        CUgraphNodeType type;
+        r = api.cuGraphNodeGetType(nodes[i], &type);
+        *memoryNodes +=
+            r == CUDA_SUCCESS && (type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ||
+                                  type == CU_GRAPH_NODE_TYPE_MEM_FREE);
+      }
+      if (r != CUDA_SUCCESS) {
+        api.cuGraphDestroy(captured);
+        return r;
+      }
+    }
     CUgraphExec exec = nullptr;
     const CUresult r = api.cuGraphInstantiateWithFlags(&exec, captured, 0);
     api.cuGraphDestroy(captured);

@@ -93,7 +93,7 @@ sprt_status CudaBackend::streamLibraryPlan(const DeviceLayer &device,
   CUstream side = nullptr;
   SPRT_CU_RETURN_IF_ERROR(d.api,
                           d.api.cuStreamCreate(&side, CU_STREAM_NON_BLOCKING));
-  sprt_status status = libraryPlan(device, name, b, k, c, side, out);
+  sprt_status status = libraryPlan(device, name, b, k, c, side, out, stream);
   if (status == SPRT_OK)
     if (CUresult r = d.api.cuStreamSynchronize(side); r != CUDA_SUCCESS)
       status = cuFailure(d.api, r, "cuStreamSynchronize of a library plan",

@@ -28,9 +28,9 @@ DensePlan::~DensePlan() {
     api.cublasLtMatmulDescDestroy(operation);
 }
 
-sprt_status DensePlan::prepare(const Driver &d, const void *dense,
-                               int64_t rowsIn, int64_t colsIn, int64_t kIn,
-                               CUstream s, ValueType typeIn) {
+sprt_status DensePlan::prepare(const void *dense, int64_t rowsIn,
+                               int64_t colsIn, int64_t kIn, CUstream s,
+                               ValueType typeIn) {
   if (rowsIn > INT_MAX || colsIn > INT_MAX || kIn > INT_MAX)
     return failWith(SPRT_ERROR_UNSUPPORTED,
                     std::string(denseVariantOf(typeIn)) +
@@ -43,10 +43,11 @@ sprt_status DensePlan::prepare(const Driver &d, const void *dense,
   stream = s;
   if (type == ValueType::F32)
     return SPRT_OK;
-  SPRT_RETURN_IF_ERROR(prepareLt());
-  if (workspaceBytes > 0)
-    SPRT_RETURN_IF_ERROR(workspace.allocate(d, workspaceBytes));
-  return SPRT_OK;
+  return prepareLt();
+}
+
+size_t DensePlan::workspaceBytes() const {
+  return type == ValueType::F32 ? kDenseWorkspaceBytes : ltWorkspaceBytes;
 }
 
 sprt_status DensePlan::prepareLt() {
@@ -116,7 +117,7 @@ sprt_status DensePlan::prepareLt() {
                           " that reduces in fp32 and takes B and C aligned "
                           "to the element type");
     algorithm = result.algo;
-    workspaceBytes = result.workspaceSize;
+    ltWorkspaceBytes = result.workspaceSize;
     return SPRT_OK;
   };
   sprt_status status = heuristic();
@@ -125,11 +126,18 @@ sprt_status DensePlan::prepareLt() {
 }
 
 sprt_status DensePlan::sgemm(const void *b, bool columnMajorB, void *c) {
+  assert(workspace && workspace->get() && "setWorkspace before a call");
   const CublasApi &api = blas.api;
-  // The handle is the process's (sharedCublasHandles).
+  // The handle is the process's (sharedCublasHandles). Setting its stream
+  // resets its workspace to cuBLAS's default pool, so the plan's is bound
+  // after it, every call.
   std::lock_guard<std::mutex> lock(cublasStreamMutex());
   SPRT_CUBLAS_RETURN_IF_ERROR(
       api, api.cublasSetStream(handle, reinterpret_cast<cudaStream_t>(stream)));
+  void *buffer = workspace ? workspace->get() : nullptr;
+  SPRT_CUBLAS_RETURN_IF_ERROR(
+      api, api.cublasSetWorkspace(handle, buffer,
+                                  buffer ? kDenseWorkspaceBytes : 0));
   // Column-major C^T (k x rows) = B^T * A^T. A row-major B is B^T
   // column-major (leading dimension k); a column-major B is read as a
   // cols x k column-major matrix (leading dimension cols), transposed.
@@ -146,11 +154,14 @@ sprt_status DensePlan::sgemm(const void *b, bool columnMajorB, void *c) {
 sprt_status DensePlan::run(const void *b, void *c) {
   if (type == ValueType::F32)
     return sgemm(b, /*columnMajorB=*/false, c);
+  assert((ltWorkspaceBytes == 0 || (workspace && workspace->get())) &&
+         "setWorkspace before a call");
   const CublasApi &api = blas.api;
   SPRT_CUBLAS_RETURN_IF_ERROR(
       api, api.cublasLtMatmul(lt, operation, &one, b, layoutB, a, layoutA,
                               &zero, c, layoutC, c, layoutC, &algorithm,
-                              workspace.get(), workspaceBytes,
+                              workspace ? workspace->get() : nullptr,
+                              workspace ? ltWorkspaceBytes : 0,
                               reinterpret_cast<cudaStream_t>(stream)));
   return SPRT_OK;
 }

@@ -10,7 +10,9 @@
 // timed as a dense GEMM on its rows x cols row-major copy, built once per
 // layer on the device from the original-order CSR (cusparseSparseToDense):
 //  * fp32 layers: cublasSgemm in cuBLAS's default math mode, which does not
-//    round to TF32 (strict fp32);
+//    round to TF32 (strict fp32), on a workspace of the runtime's bound
+//    before each call (never cuBLAS's default pool, which a capture would
+//    allocate from inside the graph);
 //  * 16-bit layers: cublasLtMatmul with fp32 compute, restricted to the
 //    algorithms that keep split-K partial sums in fp32 (or do not split),
 //    so that each element of C is its fp32 sum rounded once, as the
@@ -24,6 +26,7 @@
 #include "CusparsePlan.h"
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 namespace spperm::runtime_detail {
@@ -50,8 +53,10 @@ inline bool libraryReadsColumnMajor(std::string_view library, ValueType type) {
 /// The default budget of a densified matrix, in MiB.
 inline constexpr int64_t kDefaultDenseBudgetMb = 256;
 
-/// The most workspace a 16-bit dense plan may take (cuBLASLt's split-K
-/// partial sums).
+/// The cuBLAS workspace of a stream's dense plans
+/// (CudaBackend::blasWorkspaceFor; docs/RuntimeABI.md, "Device memory"):
+/// cublasSgemm is given all of it (cuBLAS's recommended size on Hopper), a
+/// 16-bit plan what its cuBLASLt algorithm asks, at most this.
 inline constexpr size_t kDenseWorkspaceBytes = 32u << 20;
 
 /// cuBLAS GEMM made ready for a densified layer, K and stream.
@@ -67,11 +72,23 @@ public:
   /// Binds the densified matrix (rows x cols, row-major, on the device, of
   /// `type` like B and C), K and the stream; for a 16-bit type, chooses
   /// cuBLASLt's algorithm (its heuristic's first among those that reduce
-  /// in fp32) and allocates its workspace. The primary context must be
-  /// current.
-  sprt_status prepare(const Driver &d, const void *dense, int64_t rows,
-                      int64_t cols, int64_t k, CUstream stream,
-                      ValueType type = ValueType::F32);
+  /// in fp32). The plan runs only once it has its workspace
+  /// (setWorkspace) where workspaceBytes() says it needs one. The primary
+  /// context must be current.
+  sprt_status prepare(const void *dense, int64_t rows, int64_t cols, int64_t k,
+                      CUstream stream, ValueType type = ValueType::F32);
+
+  /// The workspace the plan needs: all of kDenseWorkspaceBytes for
+  /// cublasSgemm (cuBLAS does not say what an SGEMM uses), what the chosen
+  /// algorithm asks for a 16-bit type (often none).
+  size_t workspaceBytes() const;
+
+  /// Gives the plan its workspace, at least workspaceBytes(), shared with
+  /// the other dense plans of its stream (whose calls run one after the
+  /// other) and kept while the plan lives.
+  void setWorkspace(std::shared_ptr<DeviceBuffer> buffer) {
+    workspace = std::move(buffer);
+  }
 
   /// C (rows x K) = dense (rows x cols) * B (cols x K), all row-major: in
   /// cuBLAS's column-major terms C^T = B^T * A^T.
@@ -101,8 +118,9 @@ private:
   cublasLtMatrixLayout_t layoutA = nullptr, layoutB = nullptr,
                          layoutC = nullptr;
   cublasLtMatmulAlgo_t algorithm{};
-  DeviceBuffer workspace;
-  size_t workspaceBytes = 0;
+  std::shared_ptr<DeviceBuffer> workspace;
+  /// What the 16-bit algorithm asks (cublasLtMatmulHeuristicResult_t).
+  size_t ltWorkspaceBytes = 0;
   const void *a = nullptr;
   ValueType type = ValueType::F32;
   int rows = 0, cols = 0, k = 0;

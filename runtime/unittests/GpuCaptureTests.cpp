@@ -294,6 +294,58 @@ TEST(GpuCaptureTest, CapturedFallbackSurvivesLaterDecisions) {
   EXPECT_EQ(gpuResidentArrayBytes(), base);
 }
 
+// A call of the dense choice (cublasSgemm) captured into a graph holds only
+// kernels: its workspace is the runtime's, made outside the graph, not
+// cuBLAS's default pool, which a capture allocates from inside the graph
+// (memory nodes). The graph replays right (RuntimeABI.md, "CUDA graphs").
+TEST(GpuCaptureTest, CapturedDenseCallHoldsOnlyKernels) {
+  ScratchDir dir;
+  const CsrMatrix a = generateUniform(512, 2048, 0.3, 7);
+  const std::string cachePath = dir.path("tuning.json");
+  ScopedEnv cache("SPRT_TUNING_CACHE", cachePath.c_str());
+  constexpr int64_t k = 32;
+  writeDenseChoice(dir.path("d.spp"), cachePath, a, k);
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("d.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  void *stream = nullptr;
+  ASSERT_EQ(sprt_stream_create(&stream), SPRT_OK) << sprt_last_error();
+  Operand op(a, k, 91);
+  // The decision (from the cache), outside the capture.
+  ASSERT_EQ(sprt_spmm(p, 0, op.b->get(), k, op.c->get(), stream), SPRT_OK)
+      << sprt_last_error();
+  ASSERT_EQ(sprt_stream_synchronize(stream), SPRT_OK);
+  EXPECT_LE(op.error(a), 1e-5);
+
+  ASSERT_EQ(gpuBeginGlobalCapture(stream), SPRT_OK) << sprt_last_error();
+  const sprt_status captured =
+      sprt_spmm(p, 0, op.b->get(), k, op.c->get(), stream);
+  const std::string captureError = sprt_last_error();
+  void *graph = nullptr;
+  int64_t memoryNodes = -1;
+  const sprt_status ended = gpuEndCapture(stream, &graph, &memoryNodes);
+  ASSERT_EQ(captured, SPRT_OK) << captureError;
+  ASSERT_EQ(ended, SPRT_OK) << sprt_last_error();
+  EXPECT_EQ(memoryNodes, 0) << "the graph allocates";
+  for (int replay = 0; replay < 2; ++replay) {
+    SCOPED_TRACE("replay " + std::to_string(replay));
+    op.host = randomDense(a.cols * k, 92 + replay);
+    op.want = reference(a, op.host, k);
+    ASSERT_EQ(sprt_memcpy_htod(op.b->get(), op.host.data(), a.cols * k * 4),
+              SPRT_OK);
+    op.poison(a);
+    ASSERT_EQ(gpuGraphLaunch(graph, stream), SPRT_OK) << sprt_last_error();
+    ASSERT_EQ(sprt_stream_synchronize(stream), SPRT_OK) << sprt_last_error();
+    EXPECT_LE(op.error(a), 1e-5);
+  }
+  gpuGraphDestroy(graph);
+  EXPECT_EQ(sprt_stream_destroy(stream), SPRT_OK);
+  sprt_package_release(p);
+}
+
 #else
 
 TEST(GpuCaptureTest, PackageCallsBesideAGlobalCapture) {
@@ -301,6 +353,10 @@ TEST(GpuCaptureTest, PackageCallsBesideAGlobalCapture) {
 }
 
 TEST(GpuCaptureTest, CapturedFallbackSurvivesLaterDecisions) {
+  GTEST_SKIP() << "GPU support is not built";
+}
+
+TEST(GpuCaptureTest, CapturedDenseCallHoldsOnlyKernels) {
   GTEST_SKIP() << "GPU support is not built";
 }
 

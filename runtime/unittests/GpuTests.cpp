@@ -517,16 +517,12 @@ TEST(GpuDecisionTest, TuningCacheSkipsTimingAtTheNextLoad) {
 TEST(GpuDecisionTest, DenseChoiceReadsColumnMajorB) {
   ScratchDir dir;
   const CsrMatrix a = generateUniform(96, 80, 0.3, 4);
-  PackageLayer layer = makeLayer("dense", a, Strategy::Identity,
-                                 FormatKind::Csr);
-  const KernelInfo transpose = testTransposeKernel();
-  layer.transposeB = transpose;
-  PackageOptions options;
-  options.ptx = testPtx();
-  ASSERT_TRUE(writePackage(dir.path("d.spp"), {layer}, options));
   const std::string cachePath = dir.path("tuning.json");
   ScopedEnv cache("SPRT_TUNING_CACHE", cachePath.c_str());
   const int64_t k = 32, bBytes = a.cols * k * 4, cBytes = a.rows * k * 4;
+  writeDenseChoice(dir.path("d.spp"), cachePath, a, k, testTransposeKernel());
+  if (IsSkipped() || HasFatalFailure())
+    return;
   const std::vector<float> b = randomDense(a.cols * k, 5);
   const std::vector<double> want = reference(a, b, k);
   std::vector<float> bCol(b.size());
@@ -534,23 +530,10 @@ TEST(GpuDecisionTest, DenseChoiceReadsColumnMajorB) {
     for (int64_t j = 0; j < k; ++j)
       bCol[static_cast<size_t>(i + j * a.cols)] =
           b[static_cast<size_t>(i * k + j)];
-  sprt_package *p = nullptr;
-  LOAD_GPU_OR_SKIP(dir.path("d.spp"), p);
-  DeviceArray db(bBytes), dcol(bBytes), dc(cBytes), dw(bBytes);
-  ASSERT_EQ(sprt_memcpy_htod(db.get(), b.data(), bBytes), SPRT_OK);
+  DeviceArray dcol(bBytes), dc(cBytes), dw(bBytes);
   ASSERT_EQ(sprt_memcpy_htod(dcol.get(), bCol.data(), bBytes), SPRT_OK);
-  ASSERT_EQ(sprt_spmm(p, 0, db.get(), k, dc.get(), nullptr), SPRT_OK)
-      << sprt_last_error();
-  sprt_package_release(p);
-  nlohmann::json root =
-      nlohmann::json::parse(readWholeFile(cachePath), nullptr, false);
-  ASSERT_FALSE(root.is_discarded());
-  ASSERT_EQ(root["entries"].size(), 1u);
-  if (!root["entries"][0]["key"]["dense"].get<bool>())
-    GTEST_SKIP() << "no dense candidate here (cuBLAS did not load)";
-  root["entries"][0]["choice"]["library"] = "cublas-sgemm";
-  writeBytes(cachePath, root.dump());
 
+  sprt_package *p = nullptr;
   ASSERT_EQ(sprt_package_load(dir.path("d.spp").c_str(), SPRT_DEVICE_GPU, &p),
             SPRT_OK)
       << sprt_last_error();
@@ -586,6 +569,67 @@ TEST(GpuDecisionTest, DenseChoiceReadsColumnMajorB) {
   EXPECT_LE(relativeError(c, want), 1e-5);
   EXPECT_EQ(gpuScratchAllocations(), scratch)
       << "a row-major B was allocated for a call that reads B in place";
+  sprt_package_release(p);
+}
+
+// The dense choice on four streams at once: eight calls on each, issued
+// round robin so that the streams' GEMMs overlap, each into its own C, then
+// every C checked; three times. cublasSgemm's split-K algorithms use a
+// workspace at this shape (a long reduction), and streams sharing one give
+// wrong results (docs/results/workspace-2026-12-07-s73); the runtime
+// gives each stream its own.
+TEST(GpuDecisionTest, DenseChoiceOnStreamsAtOnce) {
+  ScratchDir dir;
+  const CsrMatrix a = generateUniform(128, 16384, 0.2, 6);
+  const std::string cachePath = dir.path("tuning.json");
+  ScopedEnv cache("SPRT_TUNING_CACHE", cachePath.c_str());
+  constexpr int64_t k = 128;
+  writeDenseChoice(dir.path("d.spp"), cachePath, a, k);
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  sprt_package *p = nullptr;
+  ASSERT_EQ(sprt_package_load(dir.path("d.spp").c_str(), SPRT_DEVICE_GPU, &p),
+            SPRT_OK)
+      << sprt_last_error();
+  constexpr int kStreams = 4, kCalls = 8, kRounds = 3;
+  struct Stream {
+    void *stream = nullptr;
+    std::unique_ptr<DeviceArray> b;
+    std::vector<double> want;
+    std::vector<std::unique_ptr<DeviceArray>> cs;
+  };
+  std::vector<Stream> streams(kStreams);
+  for (int s = 0; s < kStreams; ++s) {
+    Stream &st = streams[s];
+    ASSERT_EQ(sprt_stream_create(&st.stream), SPRT_OK) << sprt_last_error();
+    const std::vector<float> host = randomDense(a.cols * k, 60 + s);
+    st.want = reference(a, host, k);
+    st.b = std::make_unique<DeviceArray>(a.cols * k * 4);
+    ASSERT_EQ(sprt_memcpy_htod(st.b->get(), host.data(), a.cols * k * 4),
+              SPRT_OK);
+    for (int i = 0; i < kCalls; ++i)
+      st.cs.push_back(std::make_unique<DeviceArray>(a.rows * k * 4));
+  }
+  int wrong = 0;
+  std::vector<float> got(static_cast<size_t>(a.rows * k));
+  for (int round = 0; round < kRounds; ++round) {
+    for (int i = 0; i < kCalls; ++i)
+      for (Stream &st : streams)
+        ASSERT_EQ(sprt_spmm(p, 0, st.b->get(), k, st.cs[i]->get(), st.stream),
+                  SPRT_OK)
+            << sprt_last_error();
+    for (Stream &st : streams) {
+      ASSERT_EQ(sprt_stream_synchronize(st.stream), SPRT_OK);
+      for (const auto &c : st.cs) {
+        ASSERT_EQ(sprt_memcpy_dtoh(got.data(), c->get(), a.rows * k * 4),
+                  SPRT_OK);
+        wrong += relativeError(got, st.want) > 1e-5;
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0) << "of " << kRounds * kCalls * kStreams << " calls";
+  for (Stream &st : streams)
+    EXPECT_EQ(sprt_stream_destroy(st.stream), SPRT_OK);
   sprt_package_release(p);
 }
 

@@ -410,6 +410,42 @@ struct DeviceArray {
   float *get() const { return static_cast<float *>(ptr); }
 };
 
+/// Writes at `path` a package of one library layer of `a` (csr, identity
+/// order, no kernels of its own; `transposeB` its transposing kernel where
+/// given) and makes the dense candidate, cublas-sgemm, the choice for the
+/// bucket of `k` in the tuning cache `cachePath` (the caller's
+/// $SPRT_TUNING_CACHE): a first call at `k` times the candidates, then its
+/// entry is edited. Skips the test where there is no usable GPU or no dense
+/// candidate (cuBLAS did not load); the caller returns when IsSkipped() or
+/// HasFatalFailure().
+inline void writeDenseChoice(const std::string &path,
+                             const std::string &cachePath, const CsrMatrix &a,
+                             int64_t k,
+                             std::optional<KernelInfo> transposeB = {}) {
+  PackageLayer layer =
+      makeLayer("dense", a, Strategy::Identity, FormatKind::Csr);
+  layer.transposeB = std::move(transposeB);
+  PackageOptions options;
+  options.ptx = testPtx();
+  ASSERT_TRUE(writePackage(path, {layer}, options));
+  sprt_package *p = nullptr;
+  LOAD_GPU_OR_SKIP(path, p);
+  {
+    DeviceArray b(a.cols * k * 4), c(a.rows * k * 4);
+    ASSERT_EQ(sprt_spmm(p, 0, b.get(), k, c.get(), nullptr), SPRT_OK)
+        << sprt_last_error();
+  }
+  sprt_package_release(p);
+  nlohmann::json root =
+      nlohmann::json::parse(readWholeFile(cachePath), nullptr, false);
+  ASSERT_FALSE(root.is_discarded());
+  ASSERT_EQ(root["entries"].size(), 1u);
+  if (!root["entries"][0]["key"]["dense"].get<bool>())
+    GTEST_SKIP() << "no dense candidate here (cuBLAS did not load)";
+  root["entries"][0]["choice"]["library"] = "cublas-sgemm";
+  writeBytes(cachePath, root.dump());
+}
+
 } // namespace spperm::test
 
 #endif // SPPERM_UNITTESTS_RUNTIME_RUNTIMETESTUTIL_H
