@@ -477,10 +477,11 @@ private:
   sprt_status densePlan(const DeviceLayer &layer, int64_t k, CUstream stream,
                         CUstream owner, std::unique_ptr<DensePlan> &out);
 
-  /// Sets `out` to the cuBLAS workspace (kDenseWorkspaceBytes) of the dense
-  /// plans of the stream `key` (streamKey), allocated at the first that
-  /// needs one and freed with the last that holds it.
-  sprt_status blasWorkspaceFor(uint64_t key,
+  /// Sets `out` to a cuBLAS workspace of at least `bytes` for a dense plan
+  /// of the stream `key` (streamKey): the stream's (kDenseWorkspaceBytes),
+  /// allocated at its first plan that needs one and freed with the last
+  /// that holds it; for a stream being captured, one of the plan's own.
+  sprt_status blasWorkspaceFor(uint64_t key, size_t bytes,
                                std::shared_ptr<DeviceBuffer> &out);
 
   /// Reads the dense candidate's budget in bytes (0: none) from
@@ -565,11 +566,12 @@ private:
   cublasHandle_t blasHandle = nullptr;
   cublasLtHandle_t ltHandle = nullptr;
   std::map<const DeviceLayer *, DeviceBuffer> denseMatrices;
-  /// The dense plans' cuBLAS workspace per stream (streamKey): a stream's
-  /// calls run one after the other, so its plans share one; another
-  /// stream's, running at the same time, must not (cuBLAS's own default
-  /// pool is not used: a capture allocates from it inside the graph). Held
-  /// by the plans (DensePlan::setWorkspace).
+  /// The dense plans' cuBLAS workspace per stream (streamKey; not for
+  /// streams being captured, whose plans have their own): a stream's calls
+  /// run one after the other, so its plans share one; another stream's,
+  /// running at the same time, must not (cuBLAS's own default pool is not
+  /// used: a capture allocates from it inside the graph). Held by the
+  /// plans (DensePlan::setWorkspace).
   std::map<uint64_t, std::weak_ptr<DeviceBuffer>> blasWorkspaces;
 };
 

@@ -331,14 +331,23 @@ sprt_status CudaBackend::denseBudget(int64_t &bytes) {
   return SPRT_OK;
 }
 
-sprt_status CudaBackend::blasWorkspaceFor(uint64_t key,
+sprt_status CudaBackend::blasWorkspaceFor(uint64_t key, size_t bytes,
                                           std::shared_ptr<DeviceBuffer> &out) {
+  // A plan for a stream being captured: its own, which only its graph
+  // uses, so that graphs of different layers may replay at once.
+  if (key & kCapturedStreamKey) {
+    out = std::make_shared<DeviceBuffer>();
+    return out->allocate(d, bytes);
+  }
   std::weak_ptr<DeviceBuffer> &slot = blasWorkspaces[key];
   out = slot.lock();
   if (out)
     return SPRT_OK;
   auto buffer = std::make_shared<DeviceBuffer>();
-  SPRT_RETURN_IF_ERROR(buffer->allocate(d, kDenseWorkspaceBytes));
+  if (sprt_status s = buffer->allocate(d, kDenseWorkspaceBytes); s != SPRT_OK) {
+    blasWorkspaces.erase(key);
+    return s;
+  }
   slot = buffer;
   out = std::move(buffer);
   // The entries of streams whose plans are gone.
@@ -381,7 +390,8 @@ sprt_status CudaBackend::densePlan(const DeviceLayer &layer, int64_t k,
                                      k, stream, layer.operandType));
   if (plan->workspaceBytes() > 0) {
     std::shared_ptr<DeviceBuffer> workspace;
-    SPRT_RETURN_IF_ERROR(blasWorkspaceFor(streamKey(owner), workspace));
+    SPRT_RETURN_IF_ERROR(
+        blasWorkspaceFor(streamKey(owner), plan->workspaceBytes(), workspace));
     plan->setWorkspace(std::move(workspace));
   }
   out = std::move(plan);

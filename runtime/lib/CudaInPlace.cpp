@@ -236,12 +236,11 @@ sprt_status CudaBackend::decideInPlace(
   // decide (docs/RuntimeABI.md, "Column-major B"). A decided library call
   // is captured too, with a plan of its own for the capturing stream
   // (streamLibraryPlan). The per-stream state of streams captured before
-  // — library plans, hbp ticket counters, fp32 accumulators, row-major Bs,
-  // cuBLAS workspaces — is set aside meanwhile (the timing's stream may
-  // get the handle of one, whose graph may still replay with it), and the
-  // timing's own goes with it; so are the library calls refused there, and
-  // the last stream of an older package's ordered launches
-  // (CrossStreamOrder).
+  // — library plans, hbp ticket counters, fp32 accumulators, row-major Bs
+  // — is set aside meanwhile (the timing's stream may get the handle of
+  // one, whose graph may still replay with it), and the timing's own goes
+  // with it; so are the library calls refused there, and the last stream
+  // of an older package's ordered launches (CrossStreamOrder).
   const size_t count = launches.size();
   std::vector<float> medians;
   TimingMode mode = TimingMode::Queued;
@@ -256,7 +255,6 @@ sprt_status CudaBackend::decideInPlace(
   auto ticketAside = setAsideCaptured(tickets, capturedStream);
   auto accumulatorAside = setAsideCaptured(accumulators, capturedStream);
   auto rowMajorAside = setAsideCaptured(rowMajorBs, capturedStream);
-  auto workspaceAside = setAsideCaptured(blasWorkspaces, capturedStream);
   std::vector<std::pair<CrossStreamOrder *, std::optional<uint64_t>>>
       lastStreams;
   for (size_t v = 0; v <= layer.alternatives.size(); ++v)
@@ -277,7 +275,6 @@ sprt_status CudaBackend::decideInPlace(
   restoreCaptured(tickets, ticketAside, capturedStream);
   restoreCaptured(accumulators, accumulatorAside, capturedStream);
   restoreCaptured(rowMajorBs, rowMajorAside, capturedStream);
-  restoreCaptured(blasWorkspaces, workspaceAside, capturedStream);
   if (timed != SPRT_OK)
     return failed(timed);
   const size_t fastest = static_cast<size_t>(

@@ -40,6 +40,7 @@ namespace {
 #ifdef SPPERM_HAVE_CUDA
 
 using runtime_detail::gpuBeginGlobalCapture;
+using runtime_detail::gpuDecisionCounts;
 using runtime_detail::gpuEndCapture;
 using runtime_detail::gpuGraphDestroy;
 using runtime_detail::gpuGraphLaunch;
@@ -294,11 +295,51 @@ TEST(GpuCaptureTest, CapturedFallbackSurvivesLaterDecisions) {
   EXPECT_EQ(gpuResidentArrayBytes(), base);
 }
 
-// A call of the dense choice (cublasSgemm) captured into a graph holds only
-// kernels: its workspace is the runtime's, made outside the graph, not
-// cuBLAS's default pool, which a capture allocates from inside the graph
-// (memory nodes). The graph replays right (RuntimeABI.md, "CUDA graphs").
-TEST(GpuCaptureTest, CapturedDenseCallHoldsOnlyKernels) {
+/// Loads `path` for the GPU and makes each layer's first call at K on
+/// `stream`, which decides from the tuning cache without timing (the dense
+/// choice writeDenseChoice wrote).
+sprt_package *loadDecidedFromCache(const std::string &path,
+                                   const std::vector<Operand *> &operands,
+                                   void *stream) {
+  sprt_package *p = nullptr;
+  EXPECT_EQ(sprt_package_load(path.c_str(), SPRT_DEVICE_GPU, &p), SPRT_OK)
+      << sprt_last_error();
+  if (!p)
+    return nullptr;
+  const runtime_detail::DecisionCounts before = gpuDecisionCounts();
+  for (size_t i = 0; i < operands.size(); ++i)
+    EXPECT_EQ(sprt_spmm(p, static_cast<int64_t>(i), operands[i]->b->get(),
+                        operands[i]->k, operands[i]->c->get(), stream),
+              SPRT_OK)
+        << sprt_last_error();
+  const runtime_detail::DecisionCounts after = gpuDecisionCounts();
+  EXPECT_EQ(after.cached - before.cached, operands.size())
+      << "the tuning cache's dense choice was not taken";
+  EXPECT_EQ(after.timed - before.timed, 0u);
+  EXPECT_EQ(sprt_stream_synchronize(stream), SPRT_OK);
+  return p;
+}
+
+/// Captures `call` on `stream` in the global mode and returns the graph
+/// (null on failure, recorded), with its memory nodes in `memoryNodes`.
+void *captureGraph(void *stream, const std::function<sprt_status()> &call,
+                   int64_t &memoryNodes) {
+  EXPECT_EQ(gpuBeginGlobalCapture(stream), SPRT_OK) << sprt_last_error();
+  const sprt_status captured = call();
+  const std::string captureError = sprt_last_error();
+  void *graph = nullptr;
+  memoryNodes = -1;
+  const sprt_status ended = gpuEndCapture(stream, &graph, &memoryNodes);
+  EXPECT_EQ(captured, SPRT_OK) << captureError;
+  EXPECT_EQ(ended, SPRT_OK) << sprt_last_error();
+  return captured == SPRT_OK && ended == SPRT_OK ? graph : nullptr;
+}
+
+// A call of the dense choice (cublasSgemm) captured into a graph holds no
+// memory nodes: its workspace is the runtime's, made outside the graph, not
+// cuBLAS's default pool, which a capture allocates from inside the graph.
+// The graph replays right (RuntimeABI.md, "CUDA graphs").
+TEST(GpuCaptureTest, CapturedDenseCallHoldsNoMemoryNodes) {
   ScratchDir dir;
   const CsrMatrix a = generateUniform(512, 2048, 0.3, 7);
   const std::string cachePath = dir.path("tuning.json");
@@ -307,28 +348,19 @@ TEST(GpuCaptureTest, CapturedDenseCallHoldsOnlyKernels) {
   writeDenseChoice(dir.path("d.spp"), cachePath, a, k);
   if (IsSkipped() || HasFatalFailure())
     return;
-  sprt_package *p = nullptr;
-  ASSERT_EQ(sprt_package_load(dir.path("d.spp").c_str(), SPRT_DEVICE_GPU, &p),
-            SPRT_OK)
-      << sprt_last_error();
   void *stream = nullptr;
   ASSERT_EQ(sprt_stream_create(&stream), SPRT_OK) << sprt_last_error();
   Operand op(a, k, 91);
-  // The decision (from the cache), outside the capture.
-  ASSERT_EQ(sprt_spmm(p, 0, op.b->get(), k, op.c->get(), stream), SPRT_OK)
-      << sprt_last_error();
-  ASSERT_EQ(sprt_stream_synchronize(stream), SPRT_OK);
+  sprt_package *p = loadDecidedFromCache(dir.path("d.spp"), {&op}, stream);
+  ASSERT_NE(p, nullptr);
   EXPECT_LE(op.error(a), 1e-5);
 
-  ASSERT_EQ(gpuBeginGlobalCapture(stream), SPRT_OK) << sprt_last_error();
-  const sprt_status captured =
-      sprt_spmm(p, 0, op.b->get(), k, op.c->get(), stream);
-  const std::string captureError = sprt_last_error();
-  void *graph = nullptr;
   int64_t memoryNodes = -1;
-  const sprt_status ended = gpuEndCapture(stream, &graph, &memoryNodes);
-  ASSERT_EQ(captured, SPRT_OK) << captureError;
-  ASSERT_EQ(ended, SPRT_OK) << sprt_last_error();
+  void *graph = captureGraph(
+      stream,
+      [&] { return sprt_spmm(p, 0, op.b->get(), k, op.c->get(), stream); },
+      memoryNodes);
+  ASSERT_NE(graph, nullptr);
   EXPECT_EQ(memoryNodes, 0) << "the graph allocates";
   for (int replay = 0; replay < 2; ++replay) {
     SCOPED_TRACE("replay " + std::to_string(replay));
@@ -346,6 +378,60 @@ TEST(GpuCaptureTest, CapturedDenseCallHoldsOnlyKernels) {
   sprt_package_release(p);
 }
 
+// Graphs of two dense-run layers, captured one after the other on one
+// stream (as torch captures every graph on one stream), replayed at the
+// same time on two streams: each call captured has a cuBLAS workspace of
+// its own, so both are right every time (RuntimeABI.md, "CUDA graphs").
+// The layer's shape makes cublasSgemm use its workspace (a long reduction).
+TEST(GpuCaptureTest, DenseGraphsOfTwoLayersReplayAtOnce) {
+  ScratchDir dir;
+  const CsrMatrix a = generateUniform(128, 16384, 0.2, 8);
+  const std::string cachePath = dir.path("tuning.json");
+  ScopedEnv cache("SPRT_TUNING_CACHE", cachePath.c_str());
+  constexpr int64_t k = 128;
+  writeDenseChoice(dir.path("d.spp"), cachePath, a, k, std::nullopt, 2);
+  if (IsSkipped() || HasFatalFailure())
+    return;
+  void *streams[3] = {};
+  for (void *&s : streams)
+    ASSERT_EQ(sprt_stream_create(&s), SPRT_OK) << sprt_last_error();
+  Operand first(a, k, 101), second(a, k, 102);
+  std::vector<Operand *> ops = {&first, &second};
+  sprt_package *p = loadDecidedFromCache(dir.path("d.spp"), ops, streams[0]);
+  ASSERT_NE(p, nullptr);
+  void *graphs[2] = {};
+  for (int64_t layer = 0; layer < 2; ++layer) {
+    Operand &op = *ops[static_cast<size_t>(layer)];
+    int64_t memoryNodes = -1;
+    graphs[layer] = captureGraph(
+        streams[0],
+        [&] {
+          return sprt_spmm(p, layer, op.b->get(), k, op.c->get(), streams[0]);
+        },
+        memoryNodes);
+    ASSERT_NE(graphs[layer], nullptr);
+  }
+  int wrong = 0;
+  constexpr int kRounds = 8;
+  for (int round = 0; round < kRounds; ++round) {
+    for (Operand *op : ops)
+      op->poison(a);
+    for (int g = 0; g < 2; ++g)
+      ASSERT_EQ(gpuGraphLaunch(graphs[g], streams[1 + g]), SPRT_OK)
+          << sprt_last_error();
+    for (int g = 0; g < 2; ++g)
+      ASSERT_EQ(sprt_stream_synchronize(streams[1 + g]), SPRT_OK);
+    for (Operand *op : ops)
+      wrong += op->error(a) > 1e-5;
+  }
+  EXPECT_EQ(wrong, 0) << "of " << 2 * kRounds << " replays";
+  for (void *graph : graphs)
+    gpuGraphDestroy(graph);
+  for (void *s : streams)
+    EXPECT_EQ(sprt_stream_destroy(s), SPRT_OK);
+  sprt_package_release(p);
+}
+
 #else
 
 TEST(GpuCaptureTest, PackageCallsBesideAGlobalCapture) {
@@ -356,7 +442,11 @@ TEST(GpuCaptureTest, CapturedFallbackSurvivesLaterDecisions) {
   GTEST_SKIP() << "GPU support is not built";
 }
 
-TEST(GpuCaptureTest, CapturedDenseCallHoldsOnlyKernels) {
+TEST(GpuCaptureTest, CapturedDenseCallHoldsNoMemoryNodes) {
+  GTEST_SKIP() << "GPU support is not built";
+}
+
+TEST(GpuCaptureTest, DenseGraphsOfTwoLayersReplayAtOnce) {
   GTEST_SKIP() << "GPU support is not built";
 }
 

@@ -591,6 +591,7 @@ TEST(GpuDecisionTest, DenseChoiceOnStreamsAtOnce) {
   ASSERT_EQ(sprt_package_load(dir.path("d.spp").c_str(), SPRT_DEVICE_GPU, &p),
             SPRT_OK)
       << sprt_last_error();
+  const DecisionCounts before = gpuDecisionCounts();
   constexpr int kStreams = 4, kCalls = 8, kRounds = 3;
   struct Stream {
     void *stream = nullptr;
@@ -612,7 +613,12 @@ TEST(GpuDecisionTest, DenseChoiceOnStreamsAtOnce) {
   }
   int wrong = 0;
   std::vector<float> got(static_cast<size_t>(a.rows * k));
+  const std::vector<float> nan(got.size(), NAN);
   for (int round = 0; round < kRounds; ++round) {
+    for (Stream &st : streams)
+      for (const auto &c : st.cs)
+        ASSERT_EQ(sprt_memcpy_htod(c->get(), nan.data(), a.rows * k * 4),
+                  SPRT_OK);
     for (int i = 0; i < kCalls; ++i)
       for (Stream &st : streams)
         ASSERT_EQ(sprt_spmm(p, 0, st.b->get(), k, st.cs[i]->get(), st.stream),
@@ -628,6 +634,10 @@ TEST(GpuDecisionTest, DenseChoiceOnStreamsAtOnce) {
     }
   }
   EXPECT_EQ(wrong, 0) << "of " << kRounds * kCalls * kStreams << " calls";
+  const DecisionCounts after = gpuDecisionCounts();
+  EXPECT_EQ(after.cached - before.cached, 1u)
+      << "the tuning cache's dense choice was not taken";
+  EXPECT_EQ(after.timed - before.timed, 0u);
   for (Stream &st : streams)
     EXPECT_EQ(sprt_stream_destroy(st.stream), SPRT_OK);
   sprt_package_release(p);

@@ -410,39 +410,46 @@ struct DeviceArray {
   float *get() const { return static_cast<float *>(ptr); }
 };
 
-/// Writes at `path` a package of one library layer of `a` (csr, identity
-/// order, no kernels of its own; `transposeB` its transposing kernel where
-/// given) and makes the dense candidate, cublas-sgemm, the choice for the
-/// bucket of `k` in the tuning cache `cachePath` (the caller's
-/// $SPRT_TUNING_CACHE): a first call at `k` times the candidates, then its
-/// entry is edited. Skips the test where there is no usable GPU or no dense
-/// candidate (cuBLAS did not load); the caller returns when IsSkipped() or
-/// HasFatalFailure().
+/// Writes at `path` a package of `layers` library layers of `a` (csr,
+/// identity order, no kernels of their own; `transposeB` their transposing
+/// kernel where given), named dense0, dense1, ..., and makes the dense
+/// candidate, cublas-sgemm, their choice for the bucket of `k` in the
+/// tuning cache `cachePath` (the caller's $SPRT_TUNING_CACHE): a first call
+/// of each at `k` times the candidates, then the entries are edited. Skips
+/// the test where there is no usable GPU or no dense candidate (cuBLAS did
+/// not load); the caller returns when IsSkipped() or HasFatalFailure().
 inline void writeDenseChoice(const std::string &path,
                              const std::string &cachePath, const CsrMatrix &a,
                              int64_t k,
-                             std::optional<KernelInfo> transposeB = {}) {
-  PackageLayer layer =
-      makeLayer("dense", a, Strategy::Identity, FormatKind::Csr);
-  layer.transposeB = std::move(transposeB);
+                             std::optional<KernelInfo> transposeB = {},
+                             int layers = 1) {
+  std::vector<PackageLayer> written;
+  for (int i = 0; i < layers; ++i) {
+    written.push_back(makeLayer("dense" + std::to_string(i), a,
+                                Strategy::Identity, FormatKind::Csr));
+    written.back().transposeB = transposeB;
+  }
   PackageOptions options;
   options.ptx = testPtx();
-  ASSERT_TRUE(writePackage(path, {layer}, options));
+  ASSERT_TRUE(writePackage(path, written, options));
   sprt_package *p = nullptr;
   LOAD_GPU_OR_SKIP(path, p);
   {
     DeviceArray b(a.cols * k * 4), c(a.rows * k * 4);
-    ASSERT_EQ(sprt_spmm(p, 0, b.get(), k, c.get(), nullptr), SPRT_OK)
-        << sprt_last_error();
+    for (int i = 0; i < layers; ++i)
+      ASSERT_EQ(sprt_spmm(p, i, b.get(), k, c.get(), nullptr), SPRT_OK)
+          << sprt_last_error();
   }
   sprt_package_release(p);
   nlohmann::json root =
       nlohmann::json::parse(readWholeFile(cachePath), nullptr, false);
   ASSERT_FALSE(root.is_discarded());
-  ASSERT_EQ(root["entries"].size(), 1u);
-  if (!root["entries"][0]["key"]["dense"].get<bool>())
-    GTEST_SKIP() << "no dense candidate here (cuBLAS did not load)";
-  root["entries"][0]["choice"]["library"] = "cublas-sgemm";
+  ASSERT_EQ(root["entries"].size(), static_cast<size_t>(layers));
+  for (nlohmann::json &entry : root["entries"]) {
+    if (!entry["key"]["dense"].get<bool>())
+      GTEST_SKIP() << "no dense candidate here (cuBLAS did not load)";
+    entry["choice"]["library"] = "cublas-sgemm";
+  }
   writeBytes(cachePath, root.dump());
 }
 
