@@ -50,9 +50,10 @@ class DeviceMemoryError(SppermError, MemoryError):
     """GPU memory could not be allocated (SPRT_ERROR_OUT_OF_MEMORY)."""
 
 
-class CompileError(SppermError):
-    """The compiler refused the input or the options; the message is what
-    spperm-compile prints, one problem per line, the cause first."""
+class CompileError(SppermError, ValueError):
+    """The compiler refused the input or the options (a bad matrix file
+    too): a ``ValueError``, as :class:`InvalidArgumentError` is; the message
+    is what spperm-compile prints, one problem per line, the cause first."""
 
 
 _BY_STATUS = {

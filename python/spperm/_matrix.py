@@ -41,6 +41,10 @@ def _values(data: Any, what: str) -> np.ndarray:
     data = np.asarray(data)
     if np.iscomplexobj(data):
         raise InvalidArgumentError(f"{what}: complex values are not supported")
+    if data.dtype.kind not in "biuf":
+        raise InvalidArgumentError(
+            f"{what}: values of dtype {data.dtype} are not numbers (convert "
+            "with .astype(numpy.float32))")
     if data.dtype not in (np.float32, np.float64):
         data = data.astype(np.float64)
     return np.ascontiguousarray(data)

@@ -270,6 +270,14 @@ class _Loads:
                 "again with spperm.load")
 
 
+_NOT_PICKLED = (
+    "a spperm {what} cannot be pickled or copied (it holds device memory and "
+    "a loaded runtime), nor can a module holding one (torch.save(model), "
+    "copy.deepcopy): save the package with pkg.save(path) and load it again "
+    "with spperm.load(path) (a SparseLinear: SparseLinear.from_package; "
+    "copy.copy of a SparseLinear shares its package)")
+
+
 class Layer:
     """One layer of a package: C = A · B for its fixed matrix A.
 
@@ -336,6 +344,11 @@ class Layer:
                                  f"'{self.name}' ({e})") from None
         return {"f16": "float16", "bf16": "bfloat16"}.get(
             info.get("values_dtype", "f32"), "float32")
+
+    def __reduce__(self) -> Any:
+        # Reached first when a module holding the layer (SparseLinear) is
+        # pickled or deep-copied: torch.save(model), copy.deepcopy(model).
+        raise UnsupportedError(_NOT_PICKLED.format(what="Layer"))
 
     def __repr__(self) -> str:
         return (f"<spperm.Layer '{self.name}' {self.rows}x{self.cols} "
@@ -525,11 +538,12 @@ class Layer:
     def time(self, b: Any, *, out: Any = None, variant: Optional[str] = None,
              warmup: int = 3, runs: int = 20,
              stream: Any = None) -> List[float]:
-        """Times ``runs`` runs (after ``warmup``) of this layer's product in
-        milliseconds, each on its own (CUDA events on the GPU); ``variant``
-        as ``spperm-run --bench``: None (what ``__call__`` runs),
-        ``"cusparse-spmm-default"``, ``"spperm:N"``, ... (docs/RuntimeABI.md,
-        ``sprt_spmm_time``)."""
+        """Times ``runs`` runs (after ``warmup``) of this layer's product and
+        returns their times in milliseconds, one per run, in order (CUDA
+        events on the GPU); ``variant`` as ``spperm-run --bench``: None
+        (what ``__call__`` runs), ``"cusparse-spmm-default"``,
+        ``"spperm:N"``, ... (docs/RuntimeABI.md, ``sprt_spmm_time``); one
+        the package or device cannot run raises :class:`UnsupportedError`."""
         # spperm-run's bounds: the times are held on the host, 4 bytes a run.
         warmup = _count("warmup", warmup, 0, _MAX_RUNS)
         runs = _count("runs", runs, 1, _MAX_RUNS)
@@ -657,11 +671,7 @@ class Package:
         self.close()
 
     def __reduce__(self) -> Any:
-        raise UnsupportedError(
-            "a spperm Package cannot be pickled or copied (it holds device "
-            "memory and a loaded runtime): save it with pkg.save(path) and "
-            "load it again with spperm.load(path) (a SparseLinear: "
-            "SparseLinear.from_package)")
+        raise UnsupportedError(_NOT_PICKLED.format(what="Package"))
 
     def __repr__(self) -> str:
         names = ", ".join(layer.name for layer in self.layers)
@@ -821,11 +831,12 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
     accepted) and ``values_dtype`` A's (``--values-dtype``: the ``dtype``
     by default, or ``"float32"``). The package is written to ``output`` if given,
     else to a temporary directory owned by the returned package (see
-    :meth:`Package.save`). Errors raise :class:`CompileError` with
-    spperm-compile's message; a missing or unreadable file
-    :class:`PackageIOError` (an ``OSError``); an in-memory matrix that
-    cannot be read (a NaN, a complex dtype, ...) :class:`InvalidArgumentError`
-    (a ``ValueError``).
+    :meth:`Package.save`). Errors raise :class:`CompileError` (a
+    ``ValueError``) with spperm-compile's message, a bad matrix file among
+    them; a missing or unreadable file, or an ``output`` whose directory
+    does not exist, :class:`PackageIOError` (an ``OSError``); an in-memory
+    matrix that cannot be read (a NaN, a complex or non-numeric dtype, ...)
+    :class:`InvalidArgumentError` (a ``ValueError``).
     """
     try:
         from . import _compiler
@@ -862,7 +873,16 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
         owned = tempfile.mkdtemp(prefix="spperm-")
         target = os.path.join(owned, "package.spp")
     else:
-        target = os.path.abspath(_path_text(output))
+        shown = _path_text(output)
+        target = os.path.abspath(shown)
+        # Where the package cannot be written at all: an OSError in the
+        # tools' words, as Package.save gives, before any work.
+        parent = os.path.dirname(shown.rstrip("/")) or "."
+        if not os.path.isdir(parent):
+            raise PackageIOError(
+                f"{shown}: cannot write: the directory {parent} does not "
+                "exist" if not os.path.exists(parent) else
+                f"{shown}: cannot write: {parent} is not a directory")
     try:
         if is_path(a):
             stages = _compiler.compile_file(

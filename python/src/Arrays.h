@@ -109,10 +109,9 @@ inline CsrMatrix csrFromArrays(int64_t rows, int64_t cols,
                    "summed and indices sorted first)");
       m.colIdx[i] = static_cast<int32_t>(col);
       const double v = valueAt(data, i);
-      if (!std::isfinite(v) || std::fabs(v) > std::numeric_limits<float>::max())
+      if (const char *problem = float32ValueProblem(v))
         throw fail("the value of entry (" + std::to_string(r) + ", " +
-                   std::to_string(col) +
-                   ") is not a finite float32 number");
+                   std::to_string(col) + ") " + problem);
       m.values[i] = static_cast<float>(v);
     }
   }

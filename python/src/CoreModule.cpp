@@ -38,10 +38,23 @@ using namespace spperm::python;
 
 namespace {
 
+/// The runtime's last error as Python shows it: without the C function's
+/// name the C API puts first ("sprt_spmm_ordered: layer 'fc' was compiled
+/// for ..."), which a Python caller did not call.
+std::string lastErrorForPython() {
+  std::string message = sprt_last_error();
+  if (message.rfind("sprt_", 0) == 0) {
+    const size_t colon = message.find(": ");
+    if (colon != std::string::npos && message.find_first_of(" '\"") > colon)
+      message.erase(0, colon + 2);
+  }
+  return message;
+}
+
 /// Throws the runtime's last error when `status` is not SPRT_OK.
 void check(sprt_status status) {
   if (status != SPRT_OK)
-    throw Error(status, sprt_last_error());
+    throw Error(status, lastErrorForPython());
 }
 
 /// A dense operand of C = A * B: a 2-D array of any device.
@@ -153,7 +166,7 @@ public:
     if (this->device == SPRT_DEVICE_GPU) {
       sprt_device_props props;
       if (sprt_status s = sprt_device_properties(&props); s != SPRT_OK) {
-        std::string message = sprt_last_error();
+        std::string message = lastErrorForPython();
         sprt_package_release(package);
         throw Error(s, message);
       }

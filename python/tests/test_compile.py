@@ -176,6 +176,19 @@ def test_input_errors(tmp_path):
     bad.write_text("%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1.0\n")
     with pytest.raises(spperm.CompileError, match="1-based"):
         spperm.compile(bad)
+    # A bad matrix is a ValueError whichever function reads it.
+    for read in (spperm.compile, spperm.read_matrix, spperm.inspect):
+        with pytest.raises(ValueError, match="1-based"):
+            read(bad)
+    with pytest.raises(spperm.InvalidArgumentError, match="not numbers"):
+        spperm.compile(np.array([["a"]]))
+    # An output where nothing can be written: an OSError before any work,
+    # in the tools' words.
+    with pytest.raises(spperm.PackageIOError,
+                       match="cannot write: the directory .*no-dir does not "
+                             "exist"):
+        spperm.compile(INPUTS / "small.mtx", output=tmp_path / "no-dir" /
+                       "p.spp")
     nan = sp.csr_matrix(np.array([[np.nan, 1.0]], dtype=np.float32))
     with pytest.raises(spperm.InvalidArgumentError, match="finite"):
         spperm.compile(nan)

@@ -69,6 +69,19 @@ def test_operand_errors(small_package):
         pkg(good, out=[[0.0] * 4] * rows)
 
 
+def test_runtime_messages_name_no_c_function(small_package):
+    """The runtime's messages come without the C function's name that
+    starts them in C (sprt_spmm_ordered: ...)."""
+    pkg = spperm.load(small_package)
+    rows, cols = pkg[0].shape
+    with pytest.raises(spperm.InvalidArgumentError) as e:
+        pkg(np.ones((cols + 1, 4), dtype=np.float32))
+    assert not str(e.value).startswith("sprt_"), str(e.value)
+    with pytest.raises(spperm.UnsupportedError) as e:
+        pkg[0].time(np.ones((cols, 4), dtype=np.float32), variant="nope")
+    assert str(e.value).startswith("variant 'nope' is unknown"), str(e.value)
+
+
 def test_empty_products(small_package):
     """C with no elements (K = 0, or A without rows) is returned as it is,
     on the NumPy and torch paths alike, without calling the runtime."""
@@ -120,14 +133,31 @@ def test_packages_are_not_pickled(small_package, tmp_path):
         pickle.dumps(pkg)
     with pytest.raises(spperm.UnsupportedError, match="spperm.load"):
         copy.deepcopy(pkg)
+    # A layer too: a module holding one meets it first.
+    for copier in (pickle.dumps, copy.deepcopy):
+        with pytest.raises(spperm.UnsupportedError, match="a spperm Layer"):
+            copier(pkg[0])
+    missing_dir = tmp_path / "no" / "such" / "dir"
     with pytest.raises(spperm.PackageIOError,
-                       match="cannot create a temporary directory beside it"):
-        pkg.save(tmp_path / "no" / "such" / "dir" / "p.spp")
+                       match=f"cannot write: the directory "
+                             f"{re.escape(str(missing_dir))} does not exist"):
+        pkg.save(missing_dir / "p.spp")
 
 
 def test_load_errors(tmp_path, small_package):
-    with pytest.raises(spperm.PackageIOError):
-        spperm.load(tmp_path / "missing.spp")
+    # A missing package, and a directory that is not one, are named as
+    # such (not as a missing manifest.json).
+    missing = tmp_path / "missing.spp"
+    with pytest.raises(spperm.PackageIOError,
+                       match=f"^{re.escape(str(missing))}: cannot open: "
+                             "No such file or directory$"):
+        spperm.load(missing)
+    empty = tmp_path / "empty.spp"
+    empty.mkdir()
+    with pytest.raises(spperm.PackageIOError,
+                       match="is a directory, not a spperm package "
+                             r"\(no manifest.json"):
+        spperm.load(empty)
     with pytest.raises(spperm.SppermError, match="not a spperm package"):
         spperm.load(INPUTS / "small.mtx")
     broken = tmp_path / "broken.spp"

@@ -446,9 +446,19 @@ def test_what_a_module_cannot_do_is_refused(linear):
         mk(x)
 
 
-def test_handles_and_copies(linear):
+def test_handles_and_copies(linear, tmp_path):
     import copy
+    import pickle
     m = SparseLinear.from_dense(linear, sparsity=0.6)
+    # Its layer holds device memory and a runtime: no pickle, no deep copy,
+    # of the module or of a model holding it (docs/Python.md, "Errors").
+    for copier in (copy.deepcopy, pickle.dumps,
+                   lambda x: torch.save(x, tmp_path / "m.pt"),
+                   lambda x: torch.save(torch.nn.Sequential(x),
+                                        tmp_path / "s.pt")):
+        with pytest.raises(spperm.UnsupportedError,
+                           match="SparseLinear.from_package"):
+            copier(m)
     c = copy.copy(m)
     assert c._handle != m._handle and c.layer is m.layer
     x = torch.randn(3, 192)

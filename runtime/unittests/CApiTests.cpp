@@ -211,7 +211,7 @@ TEST(RuntimeTest, ArgumentErrors) {
 #endif
   expectError(
       sprt_package_load(dir.path("missing").c_str(), SPRT_DEVICE_CPU, &p),
-      SPRT_ERROR_IO, dir.path("missing/manifest.json") + ": cannot open");
+      SPRT_ERROR_IO, dir.path("missing") + ": cannot open");
 
   ASSERT_EQ(sprt_package_load(path.c_str(), SPRT_DEVICE_CPU, &p), SPRT_OK);
   int64_t n, index;

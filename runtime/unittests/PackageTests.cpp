@@ -392,7 +392,16 @@ TEST(PackageTest, ManifestAloneHasTheMetadataAndNoArrays) {
   std::filesystem::remove_all(dir.path("a.spp"));
   bad = readPackageManifest(dir.path("a.spp"));
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.message().find("manifest.json"), std::string::npos);
+  EXPECT_EQ(bad.message(),
+            dir.path("a.spp") + ": cannot open: No such file or directory");
+  // A directory without a manifest is named as not a package.
+  std::filesystem::create_directory(dir.path("a.spp"));
+  bad = readPackageManifest(dir.path("a.spp"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.message(), dir.path("a.spp") +
+                               ": is a directory, not a spperm package (no "
+                               "manifest.json; spperm-compile writes "
+                               "packages)");
 }
 
 TEST(PackageTest, AlternativesRoundTrip) {

@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 
 using namespace spperm;
@@ -258,7 +259,17 @@ TEST(MatrixFiles, MissingFileAndDirectory) {
   EXPECT_EQ(m.message(), missing + ": cannot open: No such file or directory");
   m = readMatrixFile(dir.root());
   ASSERT_FALSE(m.isOk());
-  EXPECT_EQ(m.message(), dir.root() + ": is a directory");
+  EXPECT_EQ(m.message(), dir.root() + ": is a directory, not a matrix file");
+  // A package (a directory with a manifest.json) is named as one.
+  const std::string package = dir.path("p.spp");
+  ASSERT_TRUE(std::filesystem::create_directory(package));
+  std::ofstream(package + "/manifest.json") << "{}";
+  m = readMatrixFile(package);
+  ASSERT_FALSE(m.isOk());
+  EXPECT_EQ(m.message(),
+            package + ": is a spperm package, not a matrix file (spperm-run "
+                      "and spperm-verify run a package; spperm-inspect PKG "
+                      "prints what it holds)");
 }
 
 TEST(MatrixFiles, EmptyFileOnDisk) {

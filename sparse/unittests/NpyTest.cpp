@@ -280,7 +280,7 @@ TEST(Npy, MissingFileAndDirectory) {
             dir.path("nope.npy") + ": cannot open: No such file or directory");
   m = readNpy(dir.root());
   ASSERT_FALSE(m.isOk());
-  EXPECT_EQ(m.message(), dir.root() + ": is a directory");
+  EXPECT_EQ(m.message(), dir.root() + ": is a directory, not a .npy file");
 }
 
 TEST(Npy, WriteRejectsInconsistentMatrix) {

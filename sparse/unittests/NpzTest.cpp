@@ -495,10 +495,10 @@ TEST_F(NpzErrors, Arrays) {
               "data.npy: not a .npy array");
   expectError(with(2, "data.npy",
                    vectorNpy("<f8", std::vector<double>{1, 2, NAN, 3, 4})),
-              "data.npy element 2 (nan) is not a finite float32 value");
+              "data.npy element 2 (nan) is not a finite number");
   expectError(with(2, "data.npy",
                    vectorNpy("<f8", std::vector<double>{1, 2, 1e300, 3, 4})),
-              "data.npy element 2 (1e+300) is not a finite float32 value");
+              "data.npy element 2 (1e+300) is out of the float32 range");
   // A data size that disagrees with the header's shape.
   expectError(with(2, "data.npy", npy("<f8", {5}, std::string(16, '\0'))),
               "data.npy: the data is 16 bytes");

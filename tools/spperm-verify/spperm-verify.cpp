@@ -317,6 +317,17 @@ bool verifyPackage(const std::string &path, sprt_device device, const KList &ks,
                   path.c_str(), layer.name.c_str(),
                   static_cast<long long>(layer.k));
       ++totals.skippedLayers;
+    } else if (layer.k != 0 && ks.given && ks.ks.size() > 1) {
+      // The other K of --k, which this layer does not take, said once.
+      std::string others;
+      for (int64_t k : ks.ks)
+        if (k != layer.k)
+          others += (others.empty() ? "" : ",") + std::to_string(k);
+      std::lock_guard<std::mutex> lock(totals.mutex);
+      std::printf("skip %s %s K=%s: compiled for K=%lld, checked at that K "
+                  "only\n",
+                  path.c_str(), layer.name.c_str(), others.c_str(),
+                  static_cast<long long>(layer.k));
     }
     for (int64_t k : layerKs) {
       std::vector<float> b = makeB(cols, k);

@@ -19,6 +19,7 @@
 #include "spperm/Sparse/CsrMatrix.h"
 
 #include <cassert>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
@@ -235,4 +236,12 @@ CsrMatrix spperm::permuteRows(const CsrMatrix &m,
     out.rowPtr[p + 1] = static_cast<int32_t>(out.colIdx.size());
   }
   return out;
+}
+
+const char *spperm::float32ValueProblem(double v) {
+  if (!std::isfinite(v))
+    return "is not a finite number";
+  if (std::fabs(v) >= 0x1.ffffffp127)
+    return "is out of the float32 range";
+  return nullptr;
 }

@@ -211,13 +211,27 @@ StatusOr<CsrMatrix> spperm::parseMatrixText(std::string_view text,
   return checkSums(parseWith(sc, format, name, options), name);
 }
 
+Status spperm::directoryGivenForFile(const std::string &path,
+                                     std::string_view what) {
+  // A package is the directory spperm-compile writes, its manifest.json
+  // first (docs/Package.md).
+  struct stat st;
+  if (::stat((path + "/manifest.json").c_str(), &st) == 0)
+    return Status::error(path + ": is a spperm package, not a " +
+                         std::string(what) +
+                         " file (spperm-run and spperm-verify run a "
+                         "package; spperm-inspect PKG prints what it holds)");
+  return Status::error(path + ": is a directory, not a " + std::string(what) +
+                       " file");
+}
+
 StatusOr<CsrMatrix> spperm::readMatrixFile(const std::string &path,
                                            const ReadOptions &options) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
     return Status::error(path + ": cannot open: " + std::strerror(errno));
   if (S_ISDIR(st.st_mode))
-    return Status::error(path + ": is a directory");
+    return directoryGivenForFile(path, "matrix");
   // A pipe or device is read once, as a stream: no sniffing by a second
   // open (which would wait on a FIFO, or find a pipe drained).
   const bool regular = S_ISREG(st.st_mode);

@@ -223,14 +223,9 @@ private:
       if (!parseReal(tok, value))
         return failHere("value " + quoted(tok) + " is not a number");
       // Only values that will be used must be representable.
-      if (options.values.mode == ValueMode::File) {
-        if (!std::isfinite(value))
-          return failHere("value " + quoted(tok) + " is not a finite number");
-        // Values from 2^128 - 2^103 up round to infinity as float32.
-        if (std::fabs(value) >= 0x1.ffffffp127)
-          return failHere("value " + quoted(tok) +
-                          " is out of the float32 range");
-      }
+      if (options.values.mode == ValueMode::File)
+        if (const char *problem = float32ValueProblem(value))
+          return failHere("value " + quoted(tok) + " " + problem);
     }
     sc.advance(tok.size());
     return Status::ok();

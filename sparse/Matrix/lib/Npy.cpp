@@ -17,6 +17,7 @@
 #include "spperm/Sparse/Escape.h"
 #include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Interrupt.h"
+#include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/OutputPath.h"
 
 #include "NpyHeader.h"
@@ -399,7 +400,7 @@ Status openNpy(const std::string &path, OpenedNpy &out) {
   if (::stat(path.c_str(), &st) != 0)
     return error("cannot open: " + errnoText());
   if (S_ISDIR(st.st_mode))
-    return error("is a directory");
+    return directoryGivenForFile(path, ".npy");
   // A FIFO would block the open itself until a writer comes.
   if (!S_ISREG(st.st_mode))
     return error("not a regular file");

@@ -420,9 +420,9 @@ private:
     if (options.values.mode == ValueMode::File && kind == 'f')
       for (int64_t i = 0; i < count; ++i) {
         const double v = valueAt(data, i);
-        if (!std::isfinite(v) || std::fabs(v) > FLT_MAX)
+        if (const char *problem = float32ValueProblem(v))
           return fail("data.npy element " + std::to_string(i) + " (" +
-                      shortDouble(v) + ") is not a finite float32 value");
+                      shortDouble(v) + ") " + problem);
       }
     coo.value.reserve(static_cast<size_t>(count));
     return Status::ok();

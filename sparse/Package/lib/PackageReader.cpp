@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <memory>
 #include <optional>
@@ -272,12 +273,18 @@ Status readManifest(const std::string &dir, std::string &text,
                     ManifestDesc &m) {
   // A matrix (or any other file) where a package was expected.
   struct stat st;
-  if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+  if (::stat(dir.c_str(), &st) != 0)
+    return Status::error(dir + ": cannot open: " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode))
     return Status::error(
         dir + ": is a file, not a spperm package (a package is the "
               "directory spperm-compile writes; make one with "
               "`spperm-compile " + dir + " -o NAME.spp`)");
   const std::string manifestPath = dir + "/" + kManifestFile;
+  // No manifest at all (a link to nowhere is named as the file below).
+  if (::lstat(manifestPath.c_str(), &st) != 0 && errno == ENOENT)
+    return Status::error(dir + ": is a directory, not a spperm package (no " +
+                         kManifestFile + "; spperm-compile writes packages)");
   if (Status s = readSmallFile(manifestPath, kMaxManifestBytes, text); !s)
     return s;
   return parseManifestText(manifestPath, text, m);

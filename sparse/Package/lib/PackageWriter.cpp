@@ -16,6 +16,7 @@
 #include "Sha256.h"
 
 #include "spperm/Sparse/Interrupt.h"
+#include "spperm/Sparse/OutputPath.h"
 
 #include <nlohmann/json.hpp>
 
@@ -702,9 +703,13 @@ writeThroughTemporary(const std::string &dir,
   sweepStaleTemporaries(parent, base);
   std::string tmp =
       parent + "/." + base + ".tmp-" + std::to_string(::getpid()) + "-XXXXXX";
-  if (!::mkdtemp(tmp.data()))
+  if (!::mkdtemp(tmp.data())) {
+    // A missing or unwritable directory in the tools' words.
+    if (Status s = checkWritableDirectoryOf(dir); !s)
+      return s;
     return fail("cannot create a temporary directory beside it: " +
                 errnoText());
+  }
   // Locked while it is written, so that no sweep removes it
   // (sweepStaleTemporaries); the lock goes with the descriptor.
   struct Lock {

@@ -59,6 +59,12 @@ CsrMatrix buildCsr(const CooTriplets &coo);
 /// Returns the rows of `m` in the order `order` (position -> original row).
 CsrMatrix permuteRows(const CsrMatrix &m, const std::vector<int32_t> &order);
 
+/// What keeps `v` from being a stored (float32) value, in the words every
+/// matrix reader uses — "is not a finite number" (NaN, infinity) or "is out
+/// of the float32 range" (|v| from 2^128 - 2^103 up, which rounds to
+/// infinity) — or nullptr where it can be one.
+const char *float32ValueProblem(double v);
+
 } // namespace spperm
 
 #endif // SPPERM_SPARSE_CSRMATRIX_H

@@ -82,6 +82,11 @@ StatusOr<CsrMatrix> parseMatrixText(std::string_view text,
                                     std::string_view name,
                                     const ReadOptions &options = {});
 
+/// The error for the directory `path` given where a `what` file ("matrix",
+/// ".npy") was expected: a spperm package is named as one, with the tools
+/// that read it.
+Status directoryGivenForFile(const std::string &path, std::string_view what);
+
 /// Whether `path` ends with `suffix`, letters compared in any case (the
 /// readers and writers take `.MTX.GZ` as `.mtx.gz`).
 bool endsWithIgnoreCase(std::string_view path, std::string_view suffix);
