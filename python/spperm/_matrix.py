@@ -41,10 +41,19 @@ def _values(data: Any, what: str) -> np.ndarray:
     data = np.asarray(data)
     if np.iscomplexobj(data):
         raise InvalidArgumentError(f"{what}: complex values are not supported")
-    if data.dtype.kind not in "biuf":
+    if data.dtype.kind in "USMm":  # text, bytes, dates and durations
         raise InvalidArgumentError(
             f"{what}: values of dtype {data.dtype} are not numbers (convert "
             "with .astype(numpy.float32))")
+    if data.dtype.kind not in "biuf":
+        # Extension types (ml_dtypes' bfloat16, ...) are read where NumPy
+        # can make them floats.
+        try:
+            data = data.astype(np.float64)
+        except (TypeError, ValueError) as e:
+            raise InvalidArgumentError(
+                f"{what}: values of dtype {data.dtype} cannot be read as "
+                f"numbers ({e})") from None
     if data.dtype not in (np.float32, np.float64):
         data = data.astype(np.float64)
     return np.ascontiguousarray(data)

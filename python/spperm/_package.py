@@ -350,6 +350,10 @@ class Layer:
         # pickled or deep-copied: torch.save(model), copy.deepcopy(model).
         raise UnsupportedError(_NOT_PICKLED.format(what="Layer"))
 
+    def __copy__(self) -> "Layer":
+        # A shallow copy would share everything: the layer itself.
+        return self
+
     def __repr__(self) -> str:
         return (f"<spperm.Layer '{self.name}' {self.rows}x{self.cols} "
                 f"nnz={self.nnz} format={self.format} "
@@ -883,6 +887,9 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
                 f"{shown}: cannot write: the directory {parent} does not "
                 "exist" if not os.path.exists(parent) else
                 f"{shown}: cannot write: {parent} is not a directory")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise PackageIOError(
+                f"{shown}: cannot write in {parent}: Permission denied")
     try:
         if is_path(a):
             stages = _compiler.compile_file(

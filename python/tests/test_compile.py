@@ -182,6 +182,8 @@ def test_input_errors(tmp_path):
             read(bad)
     with pytest.raises(spperm.InvalidArgumentError, match="not numbers"):
         spperm.compile(np.array([["a"]]))
+    with pytest.raises(spperm.InvalidArgumentError, match="not numbers"):
+        spperm.compile(np.array([[np.datetime64("2026-01-01")]]))
     # An output where nothing can be written: an OSError before any work,
     # in the tools' words.
     with pytest.raises(spperm.PackageIOError,

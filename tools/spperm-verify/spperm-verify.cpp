@@ -32,7 +32,6 @@
 #include "spperm/Sparse/Package.h"
 #include "spperm/Tools/CommandLine.h"
 
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -44,6 +43,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -317,17 +317,20 @@ bool verifyPackage(const std::string &path, sprt_device device, const KList &ks,
                   path.c_str(), layer.name.c_str(),
                   static_cast<long long>(layer.k));
       ++totals.skippedLayers;
-    } else if (layer.k != 0 && ks.given && ks.ks.size() > 1) {
+    } else if (layer.k != 0 && ks.given) {
       // The other K of --k, which this layer does not take, said once.
-      std::string others;
-      for (int64_t k : ks.ks)
-        if (k != layer.k)
-          others += (others.empty() ? "" : ",") + std::to_string(k);
-      std::lock_guard<std::mutex> lock(totals.mutex);
-      std::printf("skip %s %s K=%s: compiled for K=%lld, checked at that K "
-                  "only\n",
-                  path.c_str(), layer.name.c_str(), others.c_str(),
-                  static_cast<long long>(layer.k));
+      std::set<int64_t> others(ks.ks.begin(), ks.ks.end());
+      others.erase(layer.k);
+      std::string list;
+      for (int64_t k : others)
+        list += (list.empty() ? "" : ",") + std::to_string(k);
+      if (!list.empty()) {
+        std::lock_guard<std::mutex> lock(totals.mutex);
+        std::printf("skip %s %s K=%s: compiled for K=%lld, checked at that "
+                    "K only\n",
+                    path.c_str(), layer.name.c_str(), list.c_str(),
+                    static_cast<long long>(layer.k));
+      }
     }
     for (int64_t k : layerKs) {
       std::vector<float> b = makeB(cols, k);
