@@ -21,7 +21,8 @@
 // makes, each on what was made before the capture, in the thread's relaxed
 // capture mode as the runtime makes them: `x-free` (cuMemFree), `x-unload`
 // (cuModuleUnload of an empty kernel's PTX), `x-unload-cubin` (of the
-// package's kernels.sm_90.cubin), `x-cusparse` (cusparseDestroy),
+// package's kernels.sm_90.cubin; `x-unload-resolved`: of a copy whose
+// functions were enumerated first), `x-cusparse` (cusparseDestroy),
 // `x-event` (cuEventDestroy), `x-free-many` (64 buffers of 256 B to
 // 16 MiB, cuMemFree each); and each made and released during the
 // capture: `x-alloc-free`, `x-load-unload`, `x-load-unload-cubin`,
@@ -46,6 +47,7 @@
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -108,6 +110,13 @@ int main(int argc, char **argv) {
   sprt_stream_create(&ownStream);
   cudaStream_t captured;
   cudaStreamCreateWithFlags(&captured, cudaStreamNonBlocking);
+  // For a runtime built with release-probe.patch (its README): the stream
+  // whose capture status its release prints after each step.
+  char probeStream[32];
+  std::snprintf(probeStream, sizeof probeStream, "%llx",
+                static_cast<unsigned long long>(
+                    reinterpret_cast<uintptr_t>(captured)));
+  setenv("SPRT_LAB_PROBE_STREAM", probeStream, 1);
   // What the x- steps release.
   cudaFree(nullptr);
   CUdeviceptr freed = 0;
@@ -117,7 +126,7 @@ int main(int argc, char **argv) {
                     ".visible .entry empty() { ret; }\n";
   cuModuleLoadData(&module, ptx);
   std::vector<char> cubin;
-  CUmodule cubinModule = nullptr;
+  CUmodule cubinModule = nullptr, resolvedModule = nullptr;
   if (FILE *f = std::fopen((std::string(path) + "/kernels.sm_90.cubin").c_str(),
                            "rb")) {
     char chunk[65536];
@@ -125,6 +134,13 @@ int main(int argc, char **argv) {
       cubin.insert(cubin.end(), chunk, chunk + n);
     std::fclose(f);
     cuModuleLoadData(&cubinModule, cubin.data());
+    // A second copy whose functions are resolved, as a package load does.
+    cuModuleLoadData(&resolvedModule, cubin.data());
+    unsigned count = 0;
+    cuModuleGetFunctionCount(&count, resolvedModule);
+    std::vector<CUfunction> functions(count);
+    cuModuleEnumerateFunctions(functions.data(), count, resolvedModule);
+    std::printf("resolved %u functions of the cubin\n", count);
   }
   cusparseHandle_t sparse = nullptr;
   cusparseCreate(&sparse);
@@ -202,6 +218,8 @@ int main(int argc, char **argv) {
           r = cuEventDestroy(fresh);
       } else if (step == "x-unload-cubin")
         r = cubinModule ? cuModuleUnload(cubinModule) : -2;
+      else if (step == "x-unload-resolved")
+        r = resolvedModule ? cuModuleUnload(resolvedModule) : -2;
       else if (step == "x-load-unload-cubin") {
         CUmodule fresh = nullptr;
         r = cubin.empty() ? -2 : cuModuleLoadData(&fresh, cubin.data());
