@@ -1,4 +1,4 @@
-//===- capture_beside.cu - Which package call breaks a capture beside it -*- CUDA -*-===//
+//===- capture_beside.cu - A package's calls beside a capture -*- CUDA -*-===//
 //
 // Part of the spperm project.
 //
@@ -14,21 +14,26 @@
 //   capture_beside PACKAGE [thread|here] STEP...
 //
 // The capture is begun on another thread (`thread`, the default) or on
-// this one (`here`) before the first step. Steps: `load`, `K` (a number:
-// sprt_spmm at that K on the legacy default stream), `sync`
-// (sprt_stream_synchronize of a stream made before the capture: a call
-// of the caller's, which the capture refuses), `release`; the calls a release
-// makes, each on what was made before the capture, in the thread's relaxed
-// capture mode as the runtime makes them: `x-free` (cuMemFree), `x-unload`
-// (cuModuleUnload of an empty kernel's PTX), `x-unload-cubin` (of the
-// package's kernels.sm_90.cubin; `x-unload-resolved`: of a copy whose
-// functions were enumerated first), `x-cusparse` (cusparseDestroy),
-// `x-event` (cuEventDestroy), `x-free-many` (64 buffers of 256 B to
-// 16 MiB, cuMemFree each); and each made and released during the
-// capture: `x-alloc-free`, `x-load-unload`, `x-load-unload-cubin`,
-// `x-create-destroy`, `x-event-fresh`. A first step `preload` loads the package before the
-// capture begins. The output is one line a step: its status and the
-// capture's. C is only checked to be finite, after the capture.
+// this one (`here`) before the first step. Steps:
+//   load, release       sprt_package_load / sprt_package_release;
+//   K (a number)        sprt_spmm at that K on the legacy default stream;
+//   sync                sprt_stream_synchronize of a stream made before the
+//                       capture (a call of the caller's: the capture
+//                       refuses it);
+//   preload             (first step only) the load before the capture.
+// And the calls a release makes, one at a time, in the thread's relaxed
+// capture mode as the runtime makes them, on what was made before the
+// capture: `x-free` (cuMemFree), `x-free-many` (64 buffers of 256 B to
+// 16 MiB), `x-unload` (cuModuleUnload of an empty kernel's PTX),
+// `x-unload-cubin` (of the package's kernels.sm_90.cubin),
+// `x-unload-resolved` (of a copy whose functions were enumerated first),
+// `x-cusparse` (cusparseDestroy), `x-event` (cuEventDestroy); or made and
+// released during the capture: `x-alloc-free`, `x-load-unload`,
+// `x-load-unload-cubin`, `x-create-destroy`, `x-event-fresh`.
+// The output is one line a step, its status and the capture's; C is only
+// checked to be finite, after the capture. A runtime built with
+// docs/results/workspace-2026-12-07-s73/release-probe.patch also prints
+// the capture's status after each step of its release.
 //
 // Build and run on the GPU machine (B: a build of the runtime):
 //   nvcc -O2 -std=c++17 -o /tmp/capture_beside tools/lab/capture_beside.cu \

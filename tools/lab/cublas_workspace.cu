@@ -1,4 +1,4 @@
-//===- cublas_workspace.cu - What cublasSgemm does with its workspace -*- CUDA -*-===//
+//===- cublas_workspace.cu - cublasSgemm and its workspace ---*- CUDA -*-===//
 //
 // Part of the spperm project.
 //
