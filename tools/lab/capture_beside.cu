@@ -27,6 +27,8 @@
 // 16 MiB), `x-unload` (cuModuleUnload of an empty kernel's PTX),
 // `x-unload-cubin` (of the package's kernels.sm_90.cubin),
 // `x-unload-resolved` (of a copy whose functions were enumerated first),
+// `x-unload-named` (of one whose kernels were looked up by name, as the
+// runtime does), `x-unload-params` (and their parameters asked too),
 // `x-cusparse` (cusparseDestroy), `x-event` (cuEventDestroy); or made and
 // released during the capture: `x-alloc-free`, `x-load-unload`,
 // `x-load-unload-cubin`, `x-create-destroy`, `x-event-fresh`.
@@ -131,7 +133,8 @@ int main(int argc, char **argv) {
                     ".visible .entry empty() { ret; }\n";
   cuModuleLoadData(&module, ptx);
   std::vector<char> cubin;
-  CUmodule cubinModule = nullptr, resolvedModule = nullptr;
+  CUmodule cubinModule = nullptr, resolvedModule = nullptr,
+           namedModule = nullptr, paramsModule = nullptr;
   if (FILE *f = std::fopen((std::string(path) + "/kernels.sm_90.cubin").c_str(),
                            "rb")) {
     char chunk[65536];
@@ -146,6 +149,25 @@ int main(int argc, char **argv) {
     std::vector<CUfunction> functions(count);
     cuModuleEnumerateFunctions(functions.data(), count, resolvedModule);
     std::printf("resolved %u functions of the cubin\n", count);
+    // Two more copies, their kernels looked up by name as the runtime
+    // does (lookUpKernel), the second also with each parameter's place
+    // asked (checkParams).
+    for (CUmodule *copy : {&namedModule, &paramsModule}) {
+      cuModuleLoadData(copy, cubin.data());
+      for (CUfunction f : functions) {
+        const char *name = nullptr;
+        CUfunction named = nullptr;
+        if (cuFuncGetName(&name, f) != CUDA_SUCCESS ||
+            cuModuleGetFunction(&named, *copy, name) != CUDA_SUCCESS)
+          continue;
+        if (copy == &paramsModule)
+          for (size_t i = 0;; ++i) {
+            size_t offset = 0, size = 0;
+            if (cuFuncGetParamInfo(named, i, &offset, &size) != CUDA_SUCCESS)
+              break;
+          }
+      }
+    }
   }
   cusparseHandle_t sparse = nullptr;
   cusparseCreate(&sparse);
@@ -225,6 +247,10 @@ int main(int argc, char **argv) {
         r = cubinModule ? cuModuleUnload(cubinModule) : -2;
       else if (step == "x-unload-resolved")
         r = resolvedModule ? cuModuleUnload(resolvedModule) : -2;
+      else if (step == "x-unload-named")
+        r = namedModule ? cuModuleUnload(namedModule) : -2;
+      else if (step == "x-unload-params")
+        r = paramsModule ? cuModuleUnload(paramsModule) : -2;
       else if (step == "x-load-unload-cubin") {
         CUmodule fresh = nullptr;
         r = cubin.empty() ? -2 : cuModuleLoadData(&fresh, cubin.data());
