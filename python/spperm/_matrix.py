@@ -45,17 +45,16 @@ def _values(data: Any, what: str) -> np.ndarray:
         raise InvalidArgumentError(
             f"{what}: values of dtype {data.dtype} are not numbers (convert "
             "with .astype(numpy.float32))")
-    if data.dtype.kind not in "biuf":
-        # Extension types (ml_dtypes' bfloat16, ...) are read where NumPy
-        # can make them floats.
+    if data.dtype not in (np.float32, np.float64):
+        # Integers, float16 and extension types NumPy can make floats
+        # (ml_dtypes' bfloat16, ...) go through float64, rounded once
+        # to float32 later as float64 values are.
         try:
             data = data.astype(np.float64)
         except (TypeError, ValueError) as e:
             raise InvalidArgumentError(
                 f"{what}: values of dtype {data.dtype} cannot be read as "
                 f"numbers ({e})") from None
-    if data.dtype not in (np.float32, np.float64):
-        data = data.astype(np.float64)
     return np.ascontiguousarray(data)
 
 

@@ -881,15 +881,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
         target = os.path.abspath(shown)
         # Where the package cannot be written at all: an OSError in the
         # tools' words, as Package.save gives, before any work.
-        parent = os.path.dirname(shown.rstrip("/")) or "."
-        if not os.path.isdir(parent):
-            raise PackageIOError(
-                f"{shown}: cannot write: the directory {parent} does not "
-                "exist" if not os.path.exists(parent) else
-                f"{shown}: cannot write: {parent} is not a directory")
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise PackageIOError(
-                f"{shown}: cannot write in {parent}: Permission denied")
+        _core.check_writable_directory_of(shown.rstrip("/") or shown)
     try:
         if is_path(a):
             stages = _compiler.compile_file(

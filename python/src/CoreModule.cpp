@@ -18,6 +18,7 @@
 #include "spperm/Runtime/SpPermRuntime.h"
 #include "spperm/Sparse/Features.h"
 #include "spperm/Sparse/MatrixIO.h"
+#include "spperm/Sparse/OutputPath.h"
 #include "spperm/Sparse/Package.h"
 
 #include <nanobind/nanobind.h>
@@ -454,6 +455,13 @@ NB_MODULE(_core, m) {
       },
       nb::arg("rows"), nb::arg("cols"), nb::arg("indptr"), nb::arg("indices"),
       nb::arg("data"));
+  m.def(
+      "check_writable_directory_of",
+      [](const std::string &path) {
+        if (Status s = checkWritableDirectoryOf(path); !s)
+          throw Error(SPRT_ERROR_IO, s.message());
+      },
+      nb::arg("path"));
   m.def(
       "check_package_destination",
       [](const std::string &path) {
