@@ -1,5 +1,5 @@
 // RUN: not spperm-opt %s -spperm-convert-format="format=ell" 2>&1 | FileCheck %s --check-prefix=FORMAT
-// FORMAT: for the --format option: Cannot find option named 'ell'!
+// FORMAT: for the --format option: unknown value 'ell' (one of: keep, auto, csr, bell, hbp, cusparse)
 // RUN: not spperm-opt %s -spperm-convert-format="format=bell block=3" 2>&1 | FileCheck %s --check-prefix=BLOCK
 // BLOCK: error: spperm-convert-format: block must be one of 1, 2, 4, 8, 16, 32, got 3
 // RUN: not spperm-opt %s -spperm-convert-format="format=bell delta=1.5" 2>&1 | FileCheck %s --check-prefix=DELTA

@@ -19,7 +19,7 @@
 // records the choice.
 // CONDENSED-LABEL: func.func @layer
 // CONDENSED:         spperm.convert {{.*}} -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 3, residual = csr, delta = 5.000000e-01 : f64, condensed = true>>
-// BADCOLUMNS: for the --columns option: Cannot find option named 'diagonal'!
+// BADCOLUMNS: for the --columns option: unknown value 'diagonal' (one of: {{.*}})
 // HBP-LABEL: func.func @layer
 // HBP:          spperm.convert {{.*}} -> !spperm.matrix<64x64xf32, #spperm.hbp<rows = 64, cols = 32>>
 // CSR-LABEL: func.func @layer

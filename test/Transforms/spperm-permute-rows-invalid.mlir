@@ -1,7 +1,15 @@
 // Invalid pass options are reported once, with the rule that failed.
 
 // RUN: not spperm-opt %s -spperm-permute-rows="strategy=random" 2>&1 | FileCheck %s --check-prefix=STRATEGY
-// STRATEGY: for the --strategy option: Cannot find option named 'random'!
+// STRATEGY: for the --strategy option: unknown value 'random' (one of: keep, auto, identity, plain, flipped, lpt, warp-aware, cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa)
+// STRATEGY-NOT: did you mean
+
+// The IR's spelling of a strategy (#spperm.perm<warp_aware>) is not the
+// option's: the nearest value is named.
+// RUN: not spperm-opt %s -spperm-permute-rows="strategy=warp_aware" 2>&1 | FileCheck %s --check-prefix=NEAR
+// NEAR: for the --strategy option: unknown value 'warp_aware' (one of: {{.*}}); did you mean 'warp-aware'?
+// RUN: not spperm-opt %s -spperm-pipeline="strategy=hybrid1" 2>&1 | FileCheck %s --check-prefix=NEAR-PIPELINE
+// NEAR-PIPELINE: for the --strategy option: unknown value 'hybrid1' (one of: {{.*}}); did you mean 'hybrid-1'?
 
 // RUN: not spperm-opt %s -spperm-permute-rows="strategy=lpt warps=0" 2>&1 | FileCheck %s --check-prefix=WARPS
 // WARPS: error: spperm-permute-rows: warps must be in [1, 1024], got 0

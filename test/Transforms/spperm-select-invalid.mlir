@@ -11,15 +11,20 @@ func.func @no_features(%b: tensor<5x8xf32>) -> tensor<4x8xf32> {
 // Bad options and models are reported once, in one line.
 
 // RUN: not spperm-opt %s -spperm-select="format=coo" 2>&1 | FileCheck %s --check-prefix=FORMAT
-// FORMAT: for the --format option: Cannot find option named 'coo'!
+// FORMAT: for the --format option: unknown value 'coo' (one of: keep, auto, csr, bell, hbp, cusparse)
 
 // RUN: not spperm-opt %s -spperm-select="strategy=random" 2>&1 | FileCheck %s --check-prefix=STRATEGY
-// STRATEGY: for the --strategy option: Cannot find option named 'random'!
+// STRATEGY: for the --strategy option: unknown value 'random' (one of: keep, auto, identity, plain, flipped, lpt, warp-aware, cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3, bsa)
 
 // RUN: not spperm-opt %s -spperm-select="k=0" 2>&1 | FileCheck %s --check-prefix=K
 // K: error: spperm-select: k must be an integer in [1, 2147483647], got 0
 // RUN: not spperm-opt %s -spperm-select="k=2147483648" 2>&1 | FileCheck %s --check-prefix=KBIG
 // KBIG: error: spperm-select: k must be an integer in [1, 2147483647], got 2147483648
+
+// RUN: not spperm-opt %s -spperm-select="max-variants=65" 2>&1 | FileCheck %s --check-prefix=VARIANTS
+// VARIANTS: error: spperm-select: max-variants must be an integer in [0, 64], got 65
+// RUN: not spperm-opt %s -spperm-select="max-variants=-1" 2>&1 | FileCheck %s --check-prefix=VARIANTS-NEG
+// VARIANTS-NEG: error: spperm-select: max-variants must be an integer in [0, 64], got -1
 
 // RUN: not spperm-opt %s -spperm-select="target=banana" 2>&1 | FileCheck %s --check-prefix=TARGET
 // TARGET: error: spperm-select: target must be a GPU architecture such as sm_90, got 'banana'

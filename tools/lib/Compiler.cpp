@@ -649,9 +649,6 @@ std::string spellAsFlags(StringRef message) {
     std::string flag = parsedFlag.str();
     if (!StringRef(flag).starts_with("--") && StringRef(flag).starts_with("-"))
       flag = "-" + flag;
-    if (detail.consume_front("Cannot find option named "))
-      return flag + ": unknown value " + detail.rtrim("!").str() +
-             " (see --help)";
     for (auto [suffix, what] :
          {std::pair<StringRef, StringRef>{" value invalid for long argument!",
                                           "an integer"},

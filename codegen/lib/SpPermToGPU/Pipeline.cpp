@@ -41,7 +41,7 @@ mlir::spperm::verifyPipelineOptions(const SpPermPipelineOptions &o) {
   for (std::string error :
        {range("k", o.k, 0, ::spperm::kMaxIndex),
         range("shards", o.shards, 1, ::spperm::kMaxIndex),
-        range("max-variants", o.maxVariants, 0, 64),
+        range("max-variants", o.maxVariants, 0, ::spperm::kMaxVariantsLimit),
         range("warps", o.warps, 1, 1024), range("line", o.line, 1, 1024),
         range("tau", o.tau, 1, 1024), range("block", o.block, 1, 32),
         range("row-block", o.rowBlock, 32, ::spperm::kMaxIndex),

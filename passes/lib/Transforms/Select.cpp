@@ -102,10 +102,10 @@ struct SpPermSelectPass
         getFixedStrategy(strategy);
     const bool fixedFormat =
         format != FormatOption::Keep && format != FormatOption::Auto;
-    if (maxVariants < 0) {
+    if (maxVariants < 0 || maxVariants > ::spperm::kMaxVariantsLimit) {
       mlir::emitError(module.getLoc())
-          << "spperm-select: max-variants must not be "
-             "negative, got "
+          << "spperm-select: max-variants must be an integer in [0, "
+          << ::spperm::kMaxVariantsLimit << "], got "
           << static_cast<int64_t>(maxVariants);
       return signalPassFailure();
     }

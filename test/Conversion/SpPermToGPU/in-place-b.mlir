@@ -5,7 +5,7 @@
 // RUN: rm -rf %t.spp && not spperm-compile %S/../../Inputs/blocks64.mtx -o %t.spp --k 32 --in-place-b sometimes 2>&1 | FileCheck %s --check-prefix=BADFLAG
 // RUN: not ls %t.spp
 
-// BAD: for the --in-place-b option: Cannot find option named 'sometimes'!
+// BAD: for the --in-place-b option: unknown value 'sometimes' (one of: {{.*}})
 // BADFLAG: spperm-compile: error: --in-place-b: unknown value 'sometimes'
 
 // In-place kernels (docs/Kernels.md, "In-place column-major B"): with

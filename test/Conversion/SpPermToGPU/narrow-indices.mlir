@@ -11,7 +11,7 @@
 // most 65,536 columns (every index fits): the parameter names the
 // narrowed buffer, its memref is i16, and each load is zero-extended.
 
-// BAD: for the --narrow-indices option: Cannot find option named 'bogus'!
+// BAD: for the --narrow-indices option: unknown value 'bogus' (one of: {{.*}})
 
 // CHECK-LABEL: func.func @fits
 // BELL-LABEL:   func.func @fits

@@ -35,7 +35,7 @@
 // NEVER-NOT:     csr-window
 // NEVER:         family = "csr"
 
-// BAD: for the --row-windows option: Cannot find option named 'bogus'!
+// BAD: for the --row-windows option: unknown value 'bogus' (one of: {{.*}})
 func.func @windows(%b: tensor<64x256xf32>) -> tensor<64x256xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x256xf32> -> tensor<64x256xf32>

@@ -104,4 +104,4 @@ func.func @long(%b: tensor<1024x32xf32>) -> tensor<64x32xf32> {
 // NONE-NOT:     gpu.func
 
 // BAD: spperm-lower-to-gpu: split-rows must be an integer in [0, 2147483647], got -1
-// BADMODE: for the --long-rows option: Cannot find option named 'chunks'!
+// BADMODE: for the --long-rows option: unknown value 'chunks' (one of: auto, cta, split)

@@ -21,6 +21,7 @@
 #include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/HalfFloat.h"
 #include "spperm/Sparse/Package.h"
+#include "spperm/Transforms/OptionValues.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -393,5 +394,11 @@ FailureOr<std::string> extractPtx(ModuleOp module);
                                               StringRef chip);
 
 } // namespace mlir::spperm
+
+SPPERM_ENUM_OPTION_PARSER(::mlir::spperm::Precision)
+SPPERM_ENUM_OPTION_PARSER(::mlir::spperm::LongRowMode)
+SPPERM_ENUM_OPTION_PARSER(::mlir::spperm::RowWindowMode)
+SPPERM_ENUM_OPTION_PARSER(::mlir::spperm::NarrowIndexMode)
+SPPERM_ENUM_OPTION_PARSER(::mlir::spperm::InPlaceBMode)
 
 #endif // SPPERM_CONVERSION_SPPERMTOGPU_H

@@ -19,11 +19,82 @@
 #include "spperm/Sparse/Shards.h"
 #include "spperm/Sparse/Strategy.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir::spperm {
+
+/// The message for `value`, which is none of an option's `names`: the names,
+/// and the nearest one where the value looks like a misspelling of it
+/// (`warp_aware` for `warp-aware`).
+std::string describeUnknownOptionValue(llvm::StringRef value,
+                                       llvm::ArrayRef<llvm::StringRef> names);
+
+/// The llvm::cl parser of the passes' and spperm-pipeline's enum options
+/// (llvm::cl::parser<T> is this for each of them, below): llvm::cl's
+/// generic parser, whose error for an unknown value lists the values and
+/// names the nearest (describeUnknownOptionValue) rather than "Cannot find
+/// option named".
+template <typename T>
+class EnumOptionParser : public llvm::cl::generic_parser_base {
+protected:
+  class OptionInfo : public GenericOptionInfo {
+  public:
+    OptionInfo(llvm::StringRef name, T value, llvm::StringRef help)
+        : GenericOptionInfo(name, help), V(value) {}
+    llvm::cl::OptionValue<T> V;
+  };
+  // Named as llvm::cl::parser's: MLIR's pass-option parser reads it.
+  llvm::SmallVector<OptionInfo, 8> Values;
+
+public:
+  using parser_data_type = T;
+
+  explicit EnumOptionParser(llvm::cl::Option &option)
+      : generic_parser_base(option) {}
+
+  unsigned getNumOptions() const override {
+    return static_cast<unsigned>(Values.size());
+  }
+  llvm::StringRef getOption(unsigned n) const override {
+    return Values[n].Name;
+  }
+  llvm::StringRef getDescription(unsigned n) const override {
+    return Values[n].HelpStr;
+  }
+  const llvm::cl::GenericOptionValue &
+  getOptionValue(unsigned n) const override {
+    return Values[n].V;
+  }
+
+  /// Sets `value` to the enumerator named `arg`; true (after reporting it
+  /// through `option`) when there is none.
+  bool parse(llvm::cl::Option &option, llvm::StringRef, llvm::StringRef arg,
+             T &value) {
+    llvm::SmallVector<llvm::StringRef, 16> names;
+    for (const OptionInfo &info : Values) {
+      if (info.Name == arg) {
+        value = info.V.getValue();
+        return false;
+      }
+      names.push_back(info.Name);
+    }
+    return option.error(describeUnknownOptionValue(arg, names));
+  }
+
+  /// Adds the value `name` (the options' modifiers call it).
+  template <typename U>
+  void addLiteralOption(llvm::StringRef name, const U &value,
+                        llvm::StringRef help) {
+    Values.emplace_back(name, static_cast<T>(value), help);
+    llvm::cl::AddLiteralOption(Owner, name);
+  }
+};
 
 /// A `strategy` option: `keep` (leave the IR's permutation), `auto` (each
 /// load's spperm-select choice) or one of the sparse core's strategies,
@@ -144,5 +215,18 @@ struct ShardCutOptionValues {
 };
 
 } // namespace mlir::spperm
+
+/// Makes EnumOptionParser<T> llvm::cl's parser of the enum option type T.
+#define SPPERM_ENUM_OPTION_PARSER(T)                                           \
+  template <>                                                                  \
+  class llvm::cl::parser<T> : public ::mlir::spperm::EnumOptionParser<T> {     \
+  public:                                                                      \
+    using ::mlir::spperm::EnumOptionParser<T>::EnumOptionParser;               \
+  };
+
+SPPERM_ENUM_OPTION_PARSER(::mlir::spperm::StrategyOption)
+SPPERM_ENUM_OPTION_PARSER(::mlir::spperm::FormatOption)
+SPPERM_ENUM_OPTION_PARSER(::spperm::BellColumns)
+SPPERM_ENUM_OPTION_PARSER(::spperm::ShardCut)
 
 #endif // SPPERM_TRANSFORMS_OPTIONVALUES_H

@@ -345,7 +345,8 @@ def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
     // The default is spperm::kAnyKSelectionK (Selector.h), as
     // spperm-compile ranks a package for any K.
     Option<"k", "k", "int64_t", /*default=*/"32",
-           "K to choose for when the multiplication's K is dynamic">,
+           "K to choose for when the multiplication's K is dynamic (at "
+           "least 1; spperm-pipeline's k=0, any K, chooses for 32)">,
     Option<"margin", "margin", "double", /*default=*/"-1.0",
            "How much faster (log2) a generated variant must be predicted "
            "than cuSPARSE to be chosen; negative: the model's own">,
@@ -355,7 +356,8 @@ def SpPermSelect : Pass<"spperm-select", "::mlir::ModuleOp"> {
     Option<"maxVariants", "max-variants", "int64_t", /*default=*/"0",
            "With library-check, the most variants (the choice included) "
            "from the model's shortlist a layer carries for the runtime to "
-           "time: 0 the model's shortlist, 1 the choice alone">,
+           "time: 0 the model's shortlist, 1 the choice alone, at most "
+           "64">,
   ];
 }
 

@@ -51,6 +51,10 @@ struct SelectorCandidate {
 /// The most candidates of one format a model's shortlist may name.
 constexpr int kMaxShortlist = 8;
 
+/// The largest `max-variants` (`--max-variants`) accepted: the most
+/// variants, the choice included, a layer may carry for the runtime to time.
+constexpr int64_t kMaxVariantsLimit = 64;
+
 /// The most stored entries a layer's variants may hold together unless
 /// `SelectionOptions::maxVariants` says otherwise: compile time and package
 /// size grow with them (a bell variant of a 10.9 M-entry block matrix adds

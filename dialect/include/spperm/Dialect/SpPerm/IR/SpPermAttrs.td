@@ -144,8 +144,13 @@ def SpPerm_ChoiceAttr : SpPerm_Attr<"Choice", "choice"> {
     What `spperm-select` decided for a loaded matrix: a permutation
     `strategy` and a storage `format` by their command-line names
     (`--strategy`, `--format`; format `cusparse` is the library path, run
-    on the CSR), and `source`, how the choice was made (`shipped model
-    sm_90`, `model FILE`, `cost model` or `forced`).
+    on the CSR), and `source`, how the choice was made: free text for
+    people, which only `forced` gives a meaning. The selector writes
+    `shipped model sm_90`, `model FILE` or `cost model`, followed by
+    `, outside its domain (FEATURE = VALUE)` where the matrix lies
+    outside the model's training range (docs/Selector.md), and `forced`
+    where both the strategy and the format were fixed (by the pass's
+    options, or by the layer's own `spperm.permute` and `spperm.convert`).
     `spperm-permute-rows{strategy=auto}` and
     `spperm-convert-format{format=auto}` materialize it.
 
