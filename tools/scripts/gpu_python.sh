@@ -23,6 +23,10 @@
 # tarball holds pybench_t/ (TRANSPOSES=1), the gradient benchmark
 # (tools/scripts/bench_sparse_linear_grad.py) runs after it, into
 # $OUT/bench_grad.{log,json}.
+# WHEEL=1 installs the package as a user would instead (pip install ., which
+# leaves the compiler out where there is no LLVM/MLIR: docs/Python.md
+# "Installing"; scikit-build-core from
+# .gpu/deps/pybuild) into a folder of its own, and runs everything on that.
 #
 #===-----------------------------------------------------------------------===#
 set -uo pipefail
@@ -33,22 +37,44 @@ mkdir -p "$OUTDIR"
 PY="${PYTHON:-python3}"
 status=0
 
-gen=()
-command -v ninja >/dev/null && gen=(-G Ninja)
 # The extension links the machine's shared zlib (ZLIB_FLAGS).
 . "$ROOT/tools/scripts/shared_zlib.sh"
-gen+=(${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"})
-# shellcheck disable=SC2086
-cmake "${gen[@]}" -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-  -DSPPERM_ENABLE_COMPILER=OFF -DSPPERM_ENABLE_TESTS="${SPPERM_ENABLE_TESTS:-OFF}" \
-  -DPython_EXECUTABLE="$(command -v "$PY")" \
-  -Dnanobind_DIR="$ROOT/.gpu/deps/nanobind/cmake" \
-  ${SPPERM_CMAKE_ARGS:-} >"$OUTDIR/configure.log" 2>&1 ||
-  { tail -n 30 "$OUTDIR/configure.log"; exit 1; }
-cmake --build "$BUILD" --target _core -j "${JOBS:-16}" >"$OUTDIR/build.log" 2>&1 ||
-  { grep -E "error|Error" "$OUTDIR/build.log" | head -30; exit 1; }
-
-export PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}"
+if [[ "${WHEEL:-0}" == 1 ]]; then
+  # A fresh build, as a first install is (CMake's cache would keep an
+  # earlier run's choices).
+  site="$BUILD/site"
+  rm -rf "$site" "$BUILD/pip"
+  # No SPPERM_ENABLE_COMPILER: the wheel finds no LLVM/MLIR here and
+  # leaves the compiler out by itself, as on a user's GPU server.
+  defines=(-C "cmake.define.nanobind_DIR=$ROOT/.gpu/deps/nanobind/cmake"
+    -C "cmake.define.CMAKE_PREFIX_PATH=$ROOT/.gpu/deps")
+  for flag in ${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"}; do
+    defines+=(-C "cmake.define.${flag#-D}")
+  done
+  echo "== pip install . (the runtime-only wheel)"
+  PYTHONPATH="$ROOT/.gpu/deps/pybuild" CMAKE_BUILD_PARALLEL_LEVEL="${JOBS:-16}" \
+    "$PY" -m pip install -v --no-deps \
+    --no-index --no-build-isolation --target "$site" "$ROOT" \
+    -C "build-dir=$BUILD/pip" "${defines[@]}" >"$OUTDIR/build.log" 2>&1 ||
+    { tail -n 40 "$OUTDIR/build.log"; exit 1; }
+  export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+  "$PY" -c "import spperm, sys; assert spperm.__file__.startswith(sys.argv[1]), spperm.__file__; print('spperm', spperm.__version__, 'from', spperm.__file__)" "$site" ||
+    exit 1
+else
+  gen=()
+  command -v ninja >/dev/null && gen=(-G Ninja)
+  gen+=(${ZLIB_FLAGS[@]+"${ZLIB_FLAGS[@]}"})
+  # shellcheck disable=SC2086
+  cmake "${gen[@]}" -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+    -DSPPERM_ENABLE_COMPILER=OFF -DSPPERM_ENABLE_TESTS="${SPPERM_ENABLE_TESTS:-OFF}" \
+    -DPython_EXECUTABLE="$(command -v "$PY")" \
+    -Dnanobind_DIR="$ROOT/.gpu/deps/nanobind/cmake" \
+    ${SPPERM_CMAKE_ARGS:-} >"$OUTDIR/configure.log" 2>&1 ||
+    { tail -n 30 "$OUTDIR/configure.log"; exit 1; }
+  cmake --build "$BUILD" --target _core -j "${JOBS:-16}" >"$OUTDIR/build.log" 2>&1 ||
+    { grep -E "error|Error" "$OUTDIR/build.log" | head -30; exit 1; }
+  export PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}"
+fi
 "$PY" -c "import pytest" 2>/dev/null ||
   export PYTHONPATH="$PYTHONPATH:$ROOT/.gpu/deps/pylib"
 work=$(mktemp -d)

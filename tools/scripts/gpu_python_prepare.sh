@@ -9,6 +9,8 @@
 # makes .gpu/deps): adds to .gpu/
 #   deps/nanobind     nanobind's source and CMake package (from build/venv),
 #                     which the GPU machine's Python lacks
+#   deps/pybuild      scikit-build-core and what it imports (PyPI), for
+#                     gpu_python.sh's WHEEL=1 (pip install . there)
 #   pypk.tar.xz       pypk/: the Python GPU tests' packages and matrices
 #                     (python/tests/conftest.py, save_gpu_packages)
 #   pybench.tar.xz    pybench/: one package per MATRIX for
@@ -36,6 +38,15 @@ DEST="$ROOT/.gpu"
 nanobind=$("$PY" -c "import nanobind, os; print(os.path.dirname(nanobind.__file__))")
 rm -rf "$DEST/deps/nanobind"
 cp -r "$nanobind" "$DEST/deps/nanobind"
+
+# pip's build backend, installed as files (the GPU machine has no network):
+# the versions of build/venv, and tomli for a Python before 3.11.
+rm -rf "$DEST/deps/pybuild"
+"$PY" -m pip install -q --no-deps --target "$DEST/deps/pybuild" \
+  $("$PY" -c "import importlib.metadata as m; print(' '.join(f'{p}=={m.version(p)}' for p in ('scikit-build-core', 'packaging', 'pathspec')))")
+# tomli as Python files (its wheels for this interpreter are compiled).
+"$PY" -m pip install -q --no-deps --target "$DEST/deps/pybuild" \
+  --no-binary tomli tomli
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
