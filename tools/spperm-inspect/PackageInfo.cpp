@@ -51,7 +51,10 @@ std::string describeFormat(const PackageLayer &v) {
   if (f.kind == FormatKind::Bell)
     text += "<block " + std::to_string(f.bell.block) + ", width " +
             std::to_string(f.bell.width) + ", " +
-            std::to_string(f.bell.denseNnz) + " entries in blocks>";
+            std::to_string(f.bell.denseNnz) + " entries in blocks>" +
+            // Every entry in the residual: the csr computation
+            // (docs/Package.md, "Variants").
+            (f.bell.width == 0 ? " (no dense block: csr)" : "");
   if (f.kind == FormatKind::Hbp)
     text += "<" + std::to_string(f.hbp.rowBlock) + " x " +
             std::to_string(f.hbp.colBlock) + ">";

@@ -23,8 +23,17 @@ Type MatrixType::parse(AsmParser &parser) {
   if (failed(parser.parseLess()) ||
       failed(parser.parseDimensionList(shape, /*allowDynamic=*/false,
                                        /*withTrailingX=*/true)) ||
-      failed(parser.parseType(elementType)) || failed(parser.parseComma()) ||
-      failed(parser.parseAttribute(format)) || failed(parser.parseGreater()))
+      failed(parser.parseType(elementType)))
+    return {};
+  // The format is not optional: say which attribute is missing.
+  if (failed(parser.parseOptionalComma())) {
+    parser.emitError(parser.getCurrentLocation(),
+                     "expected ',' and the storage format after the element "
+                     "type (#spperm.csr, #spperm.bell<...> or "
+                     "#spperm.hbp<...>)");
+    return {};
+  }
+  if (failed(parser.parseAttribute(format)) || failed(parser.parseGreater()))
     return {};
   if (shape.size() != 2) {
     parser.emitError(loc, "expected a 2-D shape, got ")

@@ -37,6 +37,12 @@ func.func private @not_a_format(!spperm.matrix<4x4xf32, #spperm.perm<lpt>>)
 
 // -----
 
+// The storage format is part of the type.
+// expected-error@+1 {{expected ',' and the storage format after the element type (#spperm.csr, #spperm.bell<...> or #spperm.hbp<...>)}}
+func.func private @no_format(!spperm.matrix<4x4xf32>)
+
+// -----
+
 // A dimension of the matrix type may not be dynamic: the matrix is fixed.
 // expected-error@+1 {{expected static shape}}
 func.func private @dynamic_dim(!spperm.matrix<?x4xf32, #spperm.csr>)
