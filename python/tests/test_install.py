@@ -2,6 +2,8 @@
 "Installing"). The runtime-only wheel is built here, installed into a
 folder of its own, and run from there in a fresh interpreter."""
 
+import pathlib
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -68,3 +70,39 @@ def test_runtime_wheel_installs_and_runs(tmp_path, small_package):
                                          "PATH": "/usr/bin:/bin"})
     assert run.returncode == 0 and run.stdout.startswith("ok"), (
         run.stdout + run.stderr)
+
+
+def _configure(build, *defines):
+    """Configures the project into `build` as pip's builds do
+    (SPPERM_ENABLE_COMPILER=AUTO); returns CMake's output."""
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("no cmake here")
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    run = subprocess.run(
+        [cmake, "-S", str(ROOT), "-B", str(build), *generator,
+         "-DSPPERM_ENABLE_COMPILER=AUTO", "-DSPPERM_ENABLE_TESTS=OFF",
+         f"-DPython_EXECUTABLE={sys.executable}", *defines],
+        capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return run.stdout
+
+
+def _has_compiler_target(build):
+    """Whether the configured build makes spperm._compiler."""
+    return (build / "python" / "CMakeFiles" / "_compiler.dir").is_dir()
+
+
+def test_auto_compiler_is_decided_at_every_configure(tmp_path):
+    """AUTO leaves the compiler out where no LLVM/MLIR 22 is found, builds it
+    where it is, and decides again when the build folder is configured
+    again (an earlier decision does not stick)."""
+    if not pathlib.Path("/usr/lib/llvm-22/lib/cmake/mlir").is_dir():
+        pytest.skip("no LLVM/MLIR 22 here (the runtime-only machine)")
+    build = tmp_path / "build"
+    out = _configure(build, "-DCMAKE_DISABLE_FIND_PACKAGE_MLIR=ON")
+    assert "LLVM/MLIR 22 not found: the runtime half alone" in out, out
+    assert not _has_compiler_target(build)
+    out = _configure(build, "-DCMAKE_DISABLE_FIND_PACKAGE_MLIR=OFF")
+    assert "LLVM/MLIR 22 found in" in out, out
+    assert _has_compiler_target(build)

@@ -9,7 +9,8 @@
 # makes .gpu/deps): adds to .gpu/
 #   deps/nanobind     nanobind's source and CMake package (from build/venv),
 #                     which the GPU machine's Python lacks
-#   deps/pybuild      scikit-build-core and what it imports (PyPI), for
+#   deps/pybuild      scikit-build-core and what it imports (PyPI; on Python
+#                     3.9 and 3.10 also tomli and exceptiongroup), for
 #                     gpu_python.sh's WHEEL=1 (pip install . there)
 #   pypk.tar.xz       pypk/: the Python GPU tests' packages and matrices
 #                     (python/tests/conftest.py, save_gpu_packages)
@@ -44,9 +45,10 @@ cp -r "$nanobind" "$DEST/deps/nanobind"
 rm -rf "$DEST/deps/pybuild"
 "$PY" -m pip install -q --no-deps --target "$DEST/deps/pybuild" \
   $("$PY" -c "import importlib.metadata as m; print(' '.join(f'{p}=={m.version(p)}' for p in ('scikit-build-core', 'packaging', 'pathspec')))")
-# tomli as Python files (its wheels for this interpreter are compiled).
+# What scikit-build-core imports on a Python before 3.11, as Python files
+# (tomli's wheels for this interpreter are compiled).
 "$PY" -m pip install -q --no-deps --target "$DEST/deps/pybuild" \
-  --no-binary tomli tomli
+  --no-binary tomli tomli exceptiongroup
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

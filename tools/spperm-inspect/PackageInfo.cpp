@@ -51,10 +51,7 @@ std::string describeFormat(const PackageLayer &v) {
   if (f.kind == FormatKind::Bell)
     text += "<block " + std::to_string(f.bell.block) + ", width " +
             std::to_string(f.bell.width) + ", " +
-            std::to_string(f.bell.denseNnz) + " entries in blocks>" +
-            // Every entry in the residual: the csr computation
-            // (docs/Package.md, "Variants").
-            (f.bell.width == 0 ? " (no dense block: csr)" : "");
+            std::to_string(f.bell.denseNnz) + " entries in blocks>";
   if (f.kind == FormatKind::Hbp)
     text += "<" + std::to_string(f.hbp.rowBlock) + " x " +
             std::to_string(f.hbp.colBlock) + ">";
@@ -173,11 +170,17 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
                                   ? std::string("cuSPARSE")
                                   : std::to_string(kernels) +
                                         (kernels == 1 ? " kernel" : " kernels");
+      std::string format = v["format"].get<std::string>();
+      // Every entry in the residual: the csr computation (docs/Package.md,
+      // "Variants").
+      if (format.rfind("bell<", 0) == 0 &&
+          format.find(", width 0,") != std::string::npos)
+        format += " (no dense block: csr)";
       std::printf(
           "  %-13s %-10s %-44s %12llu bytes (%llu on the GPU), "
           "%s%s%s\n",
           what.c_str(), v["strategy"].get<std::string>().c_str(),
-          v["format"].get<std::string>().c_str(),
+          format.c_str(),
           static_cast<unsigned long long>(v["array_bytes"].get<uint64_t>()),
           static_cast<unsigned long long>(v["gpu_bytes"].get<uint64_t>()),
           run.c_str(),

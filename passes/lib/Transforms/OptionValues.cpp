@@ -15,7 +15,9 @@ std::string mlir::spperm::describeUnknownOptionValue(
   std::string message = "unknown value '" + value.str() +
                         "' (one of: " + llvm::join(names, ", ") + ")";
   // The nearest name, where it is near: a third of its letters at most
-  // (`warp_aware`, `hybird`), as LLVM suggests a misspelt option.
+  // (`warp_aware`, `hybrid1`, `condenced`), as LLVM suggests a misspelt
+  // option. Names shorter than five letters are one or two letters from
+  // other values (bf16 is no misspelt f16), so none is suggested for them.
   llvm::StringRef nearest;
   unsigned best = 0;
   for (llvm::StringRef name : names) {
@@ -26,7 +28,7 @@ std::string mlir::spperm::describeUnknownOptionValue(
       best = distance;
     }
   }
-  if (!nearest.empty() && best > 0 && 3 * best <= nearest.size())
+  if (nearest.size() >= 5 && best > 0 && 3 * best <= nearest.size())
     message += "; did you mean '" + nearest.str() + "'?";
   return message;
 }

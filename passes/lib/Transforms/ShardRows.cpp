@@ -121,8 +121,8 @@ struct SpPermShardRowsPass
       const ::spperm::CsrMatrix *m = cache.get(load, baseDir);
       if (!m)
         return signalPassFailure();
-      ::spperm::StatusOr<std::vector<int32_t>> bounds =
-          ::spperm::planShards(*m, static_cast<int32_t>(shards), cut);
+      ::spperm::StatusOr<std::vector<int32_t>> bounds = ::spperm::planShards(
+          *m, static_cast<int32_t>(shards), toShardCut(cut));
       if (!bounds) {
         load.emitOpError("cannot be cut into shards: ") << bounds.message();
         return signalPassFailure();

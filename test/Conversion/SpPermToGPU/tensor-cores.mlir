@@ -50,7 +50,7 @@
 // FP32-NOT:     bell-tf32
 // FP32-NOT:   nvgpu.mma.sync
 
-// BAD: for the --precision option: unknown value 'bf16' (one of: fp32, tf32, f16, 3xtf32)
+// BAD: for the --precision option: unknown value 'bf16' (one of: fp32, tf32, f16, 3xtf32){{$}}
 func.func @layer(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
   %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x32xf32> -> tensor<64x32xf32>

@@ -170,13 +170,22 @@ struct FormatOptionValues {
   }
 };
 
-/// A bell `columns` option: the core's BellColumns (auto, blocks,
-/// condensed).
-using BellColumnsOption = ::spperm::BellColumns;
+/// A bell `columns` option (auto, blocks, condensed): the core's
+/// BellColumns, as an enum of its own so that its llvm::cl parser (below)
+/// is declared with it.
+enum class BellColumnsOption { Auto, Blocks, Condensed };
 
 /// The core's column mode for `option`.
 inline ::spperm::BellColumns toBellColumns(BellColumnsOption option) {
-  return option;
+  switch (option) {
+  case BellColumnsOption::Auto:
+    return ::spperm::BellColumns::Auto;
+  case BellColumnsOption::Blocks:
+    return ::spperm::BellColumns::Blocks;
+  case BellColumnsOption::Condensed:
+    return ::spperm::BellColumns::Condensed;
+  }
+  return ::spperm::BellColumns::Blocks;
 }
 
 /// An llvm::cl modifier giving a BellColumnsOption option its values.
@@ -187,18 +196,24 @@ struct BellColumnsOptionValues {
         "whichever the cost model prices lower",
         "block consecutive columns per tile",
         "any block columns of the block row per tile"};
-    for (::spperm::BellColumns c :
-         {::spperm::BellColumns::Auto, ::spperm::BellColumns::Blocks,
-          ::spperm::BellColumns::Condensed})
+    for (BellColumnsOption c :
+         {BellColumnsOption::Auto, BellColumnsOption::Blocks,
+          BellColumnsOption::Condensed})
       option.getParser().addLiteralOption(
-          llvm::StringRef(::spperm::bellColumnsName(c)), c,
+          llvm::StringRef(::spperm::bellColumnsName(toBellColumns(c))), c,
           kHelp[static_cast<int>(c)]);
   }
 };
 
-/// A `cut` option of spperm-shard-rows: the core's ShardCut (balanced,
-/// equal-rows).
-using ShardCutOption = ::spperm::ShardCut;
+/// A `cut` option of spperm-shard-rows (balanced, equal-rows): the core's
+/// ShardCut, as an enum of its own like BellColumnsOption.
+enum class ShardCutOption { Balanced, EqualRows };
+
+/// The core's cut for `option`.
+inline ::spperm::ShardCut toShardCut(ShardCutOption option) {
+  return option == ShardCutOption::EqualRows ? ::spperm::ShardCut::EqualRows
+                                             : ::spperm::ShardCut::Balanced;
+}
 
 /// An llvm::cl modifier giving a ShardCutOption option its values.
 struct ShardCutOptionValues {
@@ -206,11 +221,11 @@ struct ShardCutOptionValues {
   void apply(Opt &option) const {
     option.getParser().addLiteralOption(
         llvm::StringRef(::spperm::shardCutName(::spperm::ShardCut::Balanced)),
-        ::spperm::ShardCut::Balanced,
+        ShardCutOption::Balanced,
         "shards of equal predicted time (entries + 1 per row)");
     option.getParser().addLiteralOption(
         llvm::StringRef(::spperm::shardCutName(::spperm::ShardCut::EqualRows)),
-        ::spperm::ShardCut::EqualRows, "shards of equal row counts");
+        ShardCutOption::EqualRows, "shards of equal row counts");
   }
 };
 
@@ -226,7 +241,7 @@ struct ShardCutOptionValues {
 
 SPPERM_ENUM_OPTION_PARSER(::mlir::spperm::StrategyOption)
 SPPERM_ENUM_OPTION_PARSER(::mlir::spperm::FormatOption)
-SPPERM_ENUM_OPTION_PARSER(::spperm::BellColumns)
-SPPERM_ENUM_OPTION_PARSER(::spperm::ShardCut)
+SPPERM_ENUM_OPTION_PARSER(::mlir::spperm::BellColumnsOption)
+SPPERM_ENUM_OPTION_PARSER(::mlir::spperm::ShardCutOption)
 
 #endif // SPPERM_TRANSFORMS_OPTIONVALUES_H

@@ -148,7 +148,11 @@ def SpPerm_ChoiceAttr : SpPerm_Attr<"Choice", "choice"> {
     people, which only `forced` gives a meaning. The selector writes
     `shipped model sm_90`, `model FILE` or `cost model`, followed by
     `, outside its domain (FEATURE = VALUE)` where the matrix lies
-    outside the model's training range (docs/Selector.md), and `forced`
+    outside the model's training range (docs/Selector.md; then
+    `: checked against cuSPARSE at run time` for a checked choice) and
+    by `, restricted to generated kernels for 16-bit operands` where a
+    16-bit layer's choice skipped the library; its `alternatives` have
+    source `shortlist`; and `forced`
     where both the strategy and the format were fixed (by the pass's
     options, or by the layer's own `spperm.permute` and `spperm.convert`).
     `spperm-permute-rows{strategy=auto}` and
