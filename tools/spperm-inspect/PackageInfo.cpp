@@ -135,7 +135,8 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
   for (auto it = files.begin(); it != files.end(); ++it)
     std::printf("  %-28s %12llu bytes\n", it.key().c_str(),
                 static_cast<unsigned long long>(it.value().get<uint64_t>()));
-  for (const nlohmann::json &l : layers) {
+  for (size_t layerIndex = 0; layerIndex < layers.size(); ++layerIndex) {
+    const nlohmann::json &l = layers[layerIndex];
     const uint64_t csr = l["csr_bytes"].get<uint64_t>();
     const uint64_t gpu = l["gpu_array_bytes"].get<uint64_t>();
     const int64_t k = l["k"].get<int64_t>();
@@ -173,8 +174,9 @@ int spperm::inspectPackage(const char *tool, const std::string &dir,
       std::string format = v["format"].get<std::string>();
       // Every entry in the residual: the csr computation (docs/Package.md,
       // "Variants").
-      if (format.rfind("bell<", 0) == 0 &&
-          format.find(", width 0,") != std::string::npos)
+      const FormattedMatrix &m =
+          package->layers[layerIndex].variant(index).matrix;
+      if (m.kind == FormatKind::Bell && m.bell.width == 0)
         format += " (no dense block: csr)";
       std::printf(
           "  %-13s %-10s %-44s %12llu bytes (%llu on the GPU), "

@@ -76,14 +76,14 @@ public:
   /// through `option`) when there is none.
   bool parse(llvm::cl::Option &option, llvm::StringRef, llvm::StringRef arg,
              T &value) {
-    llvm::SmallVector<llvm::StringRef, 16> names;
-    for (const OptionInfo &info : Values) {
+    for (const OptionInfo &info : Values)
       if (info.Name == arg) {
         value = info.V.getValue();
         return false;
       }
+    llvm::SmallVector<llvm::StringRef, 16> names;
+    for (const OptionInfo &info : Values)
       names.push_back(info.Name);
-    }
     return option.error(describeUnknownOptionValue(arg, names));
   }
 
@@ -219,13 +219,14 @@ inline ::spperm::ShardCut toShardCut(ShardCutOption option) {
 struct ShardCutOptionValues {
   template <typename Opt>
   void apply(Opt &option) const {
-    option.getParser().addLiteralOption(
-        llvm::StringRef(::spperm::shardCutName(::spperm::ShardCut::Balanced)),
-        ShardCutOption::Balanced,
-        "shards of equal predicted time (entries + 1 per row)");
-    option.getParser().addLiteralOption(
-        llvm::StringRef(::spperm::shardCutName(::spperm::ShardCut::EqualRows)),
-        ShardCutOption::EqualRows, "shards of equal row counts");
+    static constexpr const char *kHelp[] = {
+        "shards of equal predicted time (entries + 1 per row)",
+        "shards of equal row counts"};
+    for (ShardCutOption c :
+         {ShardCutOption::Balanced, ShardCutOption::EqualRows})
+      option.getParser().addLiteralOption(
+          llvm::StringRef(::spperm::shardCutName(toShardCut(c))), c,
+          kHelp[static_cast<int>(c)]);
   }
 };
 
