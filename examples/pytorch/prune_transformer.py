@@ -62,6 +62,8 @@ def prune_(linear, sparsity):
     with torch.no_grad():
         w = linear.weight
         drop = int(round(sparsity * w.numel()))
+        if drop == 0:
+            return
         threshold = w.abs().flatten().kthvalue(drop).values
         w.mul_(w.abs() > threshold)
 
@@ -125,6 +127,9 @@ def main():
         parser.error("--load needs --packages")
     if args.tokens < 1 or args.layers < 1 or args.d_model < 1:
         parser.error("--tokens, --layers and --d-model must be at least 1")
+    if args.d_model % 8:
+        parser.error("--d-model must be a multiple of 8 (the attention's "
+                     "8 heads)")
     if not 0.0 <= args.sparsity <= 1.0:
         parser.error("--sparsity must be in [0, 1]")
     if args.device == "cuda" and not torch.cuda.is_available():

@@ -16,7 +16,7 @@ import numpy as np
 from . import _core
 from ._errors import (CompileError, CorruptPackageError,
                       InvalidArgumentError, LayerNotFoundError, PackageIOError,
-                      UnsupportedError)
+                      UnsupportedError, did_you_mean)
 from ._matrix import MatrixLike, is_path, to_csr
 
 #: The devices a package runs on.
@@ -109,6 +109,15 @@ def _device(x: Any, kind: str) -> str:
     raise InvalidArgumentError(
         f"operand on DLPack device type {device_type}; spperm runs on the CPU "
         "(1) and CUDA (2) (copy pinned or managed memory to one of them)")
+
+
+def _dtype_text(x: Any) -> str:
+    """The NumPy / torch name of an operand's element type ("float32")."""
+    return str(getattr(x, "dtype", "")).replace("torch.", "")
+
+
+def _layers_text(count: int) -> str:
+    return f"{count} layer" + ("" if count == 1 else "s")
 
 
 # The runtime's sprt_dtype of each layer dtype name (Layer.dtype).
@@ -398,9 +407,11 @@ class Layer:
         k = int(b.shape[1])
         if self.rows != 0 and k != 0:
             return False
+        # Anything else, a dtype among it, the runtime's binding refuses.
         return (int(b.shape[0]) == self.cols
                 and tuple(int(n) for n in out.shape) == (self.rows, k)
-                and str(out.dtype).replace("torch.", "") == self.dtype)
+                and _dtype_text(b) == self.dtype
+                and _dtype_text(out) == self.dtype)
 
     def _run(self, b: Any, out: Any, kind: str, device: str,
              stream: Any, allocated: bool = False) -> Any:
@@ -554,6 +565,10 @@ class Layer:
         if variant is not None:
             variant = _text_argument("variant", variant)
         b, kind, device, out = self._operands(b, out)
+        if int(b.shape[1]) == 0:
+            raise InvalidArgumentError(
+                f"layer '{self.name}': B has no columns (K = 0), so there is "
+                "no product to time")
         runtime = self._loads.runtime(device)
         return list(runtime.time(self.index, variant, b, out,
                                  _stream(b, kind, stream), warmup, runs))
@@ -620,6 +635,13 @@ class Package:
     def __iter__(self) -> Iterator[Layer]:
         return iter(self.layers)
 
+    def __contains__(self, key: Any) -> bool:
+        """Whether the package has a layer named ``key`` (a str), or is the
+        package of the :class:`Layer` ``key``."""
+        if isinstance(key, str):
+            return any(layer.name == key for layer in self.layers)
+        return any(layer is key for layer in self.layers)
+
     def __getitem__(self, key: Union[int, str]) -> Layer:
         """The layer of index ``key`` (negative from the end) or named
         ``key``; :class:`LayerNotFoundError` (a ``KeyError``) lists the
@@ -632,7 +654,7 @@ class Package:
             if not -len(self.layers) <= key < len(self.layers):
                 raise IndexError(
                     f"{self._path}: layer index {key} out of range (the "
-                    f"package has {len(self.layers)} layers)")
+                    f"package has {_layers_text(len(self.layers))})")
             return self.layers[key]
         for layer in self.layers:
             if layer.name == key:
@@ -646,8 +668,8 @@ class Package:
         if len(self.layers) != 1:
             names = ", ".join(layer.name for layer in self.layers)
             raise InvalidArgumentError(
-                f"the package has {len(self.layers)} layers ({names}); call "
-                "one: pkg['name'](B)")
+                f"the package has {_layers_text(len(self.layers))} "
+                f"({names}); call one: pkg['name'](B)")
         return self.layers[0](b, out=out, stream=stream)
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> "Package":
@@ -772,6 +794,22 @@ def _option_value(value: Any) -> str:
     return str(value)
 
 
+#: compile()'s own keywords besides the compilation options.
+_COMPILE_KEYWORDS = ("name", "values", "data", "report", "output", "device",
+                     "verbose", "store_alternatives", "size_budget", "dtype",
+                     "values_dtype")
+
+#: spperm-compile's flags that compile() has no keyword for, and why.
+_TOOL_ONLY_FLAGS = {
+    "timing": "the stage times are the returned package's .stages",
+    "q": "compile() prints no progress lines unless verbose=True",
+    "quiet": "compile() prints no progress lines unless verbose=True",
+    "report_bench": "draw the report's benchmark with spperm-compile "
+                    "--report-bench",
+    "o": "write output=",
+}
+
+
 def _tuning(options: Dict[str, Any]) -> List[tuple]:
     from . import _compiler
 
@@ -782,11 +820,26 @@ def _tuning(options: Dict[str, Any]) -> List[tuple]:
             continue
         name = key.replace("_", "-")
         if name not in known:
+            if key in _TOOL_ONLY_FLAGS:
+                raise CompileError(
+                    f"{key}= is not an option of compile(): "
+                    f"{_TOOL_ONLY_FLAGS[key]}")
+            keywords = [n.replace("-", "_") for n in known]
+            keywords += _COMPILE_KEYWORDS
             raise CompileError(
-                f"unknown option {key}= (spperm-compile --help lists the "
-                f"compilation options; write --{name} as {key}=)")
-        if known[name] and value is False:
-            continue
+                f"unknown option {key}= (compile() takes spperm-compile's "
+                "compilation options, which spperm-compile --help lists, "
+                f"with _ for -){did_you_mean(key, keywords)}")
+        if known[name]:
+            if not (isinstance(value, (bool, np.bool_))
+                    or (isinstance(value, int) and value in (0, 1))):
+                raise CompileError(
+                    f"{key}= is a flag: True or False, got {value!r}")
+            if not value:
+                continue
+        elif isinstance(value, (bool, np.bool_)):
+            raise CompileError(
+                f"{key}= takes a value (--{name}=VALUE), not {value!r}")
         text = _option_value(value)
         tuning.append((name, _plain_text(text, f"{key}={text!r}")))
     return tuning
@@ -855,6 +908,17 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
         name = _text_argument("name", name)
     if values is not None:
         values = _text_argument("values", values)
+    for flag, given in (("verbose", verbose),
+                        ("store_alternatives", store_alternatives)):
+        if not isinstance(given, (bool, np.bool_)):
+            raise CompileError(
+                f"{flag}= is a flag: True or False, got {given!r}")
+    if (isinstance(size_budget, (bool, np.bool_))
+            or not isinstance(size_budget, (int, float, np.integer,
+                                            np.floating))):
+        raise CompileError(
+            f"size_budget= must be a number (0: no budget), got "
+            f"{size_budget!r}")
     opts = dict(options)
     opts["k"] = k
     if is_path(a):
@@ -872,22 +936,29 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
     type_name = None if dtype is None else _dtype_name(dtype, "dtype")
     values_name = "" if values_dtype is None else _dtype_name(
         values_dtype, "values_dtype")
+    # Where an output cannot be written at all: the errors Package.save
+    # gives (PackageIOError, an OSError, in the tools' words; a directory
+    # that is not a package: InvalidArgumentError), before any work.
+    report_path = None
+    if report:
+        report_path = os.path.abspath(_path_text(report))
+        _core.check_writable_directory_of(report_path)
+        if os.path.isdir(report_path):
+            raise PackageIOError(f"{report_path}: is a directory")
     owned = None
     if output is None:
         owned = tempfile.mkdtemp(prefix="spperm-")
         target = os.path.join(owned, "package.spp")
     else:
-        shown = _path_text(output)
-        target = os.path.abspath(shown)
-        # Where the package cannot be written at all: an OSError in the
-        # tools' words, as Package.save gives, before any work.
-        _core.check_writable_directory_of(shown.rstrip("/") or shown)
+        target = os.path.abspath(_path_text(output))
+        _core.check_writable_directory_of(target)
+        _core.check_package_destination(target)
     try:
         if is_path(a):
             stages = _compiler.compile_file(
                 a, target, tuning, values, data, name or "",
-                _path_text(report) if report else "", verbose,
-                store_alternatives, float(size_budget), type_name,
+                report_path or "", bool(verbose),
+                bool(store_alternatives), float(size_budget), type_name,
                 values_name)
         else:
             if values is not None or data != "embed":
@@ -898,8 +969,8 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
             stages = _compiler.compile_csr(
                 m.rows, m.cols, m.indptr, m.indices, m.data,
                 "matrix" if name is None else name,
-                target, tuning, _path_text(report) if report else "", verbose,
-                store_alternatives, float(size_budget), type_name,
+                target, tuning, report_path or "", bool(verbose),
+                bool(store_alternatives), float(size_budget), type_name,
                 values_name)
     except BaseException:
         if owned is not None:

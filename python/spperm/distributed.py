@@ -159,7 +159,8 @@ class DistributedPackage:
         return len(self.layers)
 
     def __getitem__(self, key: Union[int, str]) -> DistributedLayer:
-        # The package's lookup (its LayerNotFoundError for a wrong name).
+        """This rank's part of the layer ``key`` (an index or a name; a name
+        the package lacks raises :class:`spperm.LayerNotFoundError`)."""
         return self.layers[self.package[key].index]
 
     def __repr__(self) -> str:

@@ -194,13 +194,21 @@ def _linear(layer: Layer, x: torch.Tensor, bias: Optional[torch.Tensor],
 
 
 @torch.library.custom_op("spperm::linear", mutates_args=())
+def _linear_op(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
+               out_features: int) -> torch.Tensor:
+    return _linear(_module("linear", handle).layer, x, bias, out_features)
+
+
 def linear(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
            out_features: int) -> torch.Tensor:
-    """``x · Wᵀ + bias`` for the registered layer ``handle`` (W is the
-    layer's out_features x in_features matrix). x: (..., in_features), of
-    the layer's dtype, on the CPU or a CUDA device; the result has x's
-    device and dtype."""
-    return _linear(_module("linear", handle).layer, x, bias, out_features)
+    """The custom op ``torch.ops.spperm.linear``: ``x · Wᵀ + bias`` for the
+    registered layer ``handle`` (a SparseLinear's ``_handle``; W is its
+    out_features x in_features matrix). x: (..., in_features), of the
+    layer's dtype, on the CPU or a CUDA device; the result has x's device
+    and dtype. Differentiable with respect to x and bias (its backward is
+    :func:`linear_input_grad`); usable in ``torch.compile`` graphs
+    (docs/Python.md, "Gradients")."""
+    return _linear_op(x, bias, handle, out_features)
 
 
 def _transposed_like(x: torch.Tensor, features: int) -> torch.Tensor:
@@ -212,23 +220,29 @@ def _transposed_like(x: torch.Tensor, features: int) -> torch.Tensor:
     return x.new_empty((features, n)).t().reshape(*x.shape[:-1], features)
 
 
-@linear.register_fake
+@_linear_op.register_fake
 def _(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
       out_features: int) -> torch.Tensor:
     return _transposed_like(x, out_features)
 
 
 @torch.library.custom_op("spperm::linear_input_grad", mutates_args=())
-def linear_input_grad(grad: torch.Tensor, handle: int,
-                      in_features: int) -> torch.Tensor:
-    """``grad · W`` for the registered layer ``handle`` (W is its
-    out_features x in_features matrix): the gradient of ``spperm::linear``
-    with respect to x. Raises :class:`UnsupportedError` for a layer
-    without a way to compute it (docs/Python.md, "Gradients")."""
+def _linear_input_grad_op(grad: torch.Tensor, handle: int,
+                          in_features: int) -> torch.Tensor:
     return _module("linear_input_grad", handle)._gradient(grad, in_features)
 
 
-@linear_input_grad.register_fake
+def linear_input_grad(grad: torch.Tensor, handle: int,
+                      in_features: int) -> torch.Tensor:
+    """The custom op ``torch.ops.spperm.linear_input_grad``: ``grad · W``
+    for the registered layer ``handle`` (W is its out_features x
+    in_features matrix), the gradient of :func:`linear` with respect to x.
+    Raises :class:`UnsupportedError` for a layer without a way to compute
+    it (docs/Python.md, "Gradients")."""
+    return _linear_input_grad_op(grad, handle, in_features)
+
+
+@_linear_input_grad_op.register_fake
 def _(grad: torch.Tensor, handle: int, in_features: int) -> torch.Tensor:
     return _transposed_like(grad, in_features)
 
@@ -242,13 +256,13 @@ def _setup_context(ctx: Any, inputs: Any, output: Any) -> None:
 def _backward(ctx: Any, grad: torch.Tensor) -> Any:
     grad_x = grad_bias = None
     if ctx.needs_input_grad[0]:
-        grad_x = linear_input_grad(grad, ctx.handle, ctx.in_features)
+        grad_x = _linear_input_grad_op(grad, ctx.handle, ctx.in_features)
     if ctx.needs_input_grad[1]:
         grad_bias = _bias_grad(grad)
     return grad_x, grad_bias, None, None
 
 
-linear.register_autograd(_backward, setup_context=_setup_context)
+_linear_op.register_autograd(_backward, setup_context=_setup_context)
 
 
 def _setup_input_grad(ctx: Any, inputs: Any, output: Any) -> None:
@@ -259,11 +273,11 @@ def _setup_input_grad(ctx: Any, inputs: Any, output: Any) -> None:
 
 def _backward_input_grad(ctx: Any, gg: torch.Tensor) -> Any:
     # d(grad · W) / d(grad) applied to gg: gg · Wᵀ, the layer's product.
-    return linear(gg, None, ctx.handle, ctx.out_features), None, None
+    return _linear_op(gg, None, ctx.handle, ctx.out_features), None, None
 
 
-linear_input_grad.register_autograd(_backward_input_grad,
-                                    setup_context=_setup_input_grad)
+_linear_input_grad_op.register_autograd(_backward_input_grad,
+                                        setup_context=_setup_input_grad)
 
 
 class _EagerLinear(torch.autograd.Function):
@@ -482,15 +496,16 @@ class SparseLinear(nn.Module):
     def from_package(cls, package: Package, layer: Any = 0,
                      bias: Optional[torch.Tensor] = None, *,
                      transpose: Any = None,
-                     weight: Optional[torch.Tensor] = None) -> "SparseLinear":
+                     weight: Any = None) -> "SparseLinear":
         """A module over ``package[layer]`` (its matrix is the weight, of
         shape out_features x in_features). The input's gradient is computed
         by ``transpose``, a layer (or a one-layer package) of Wᵀ compiled
         from the same weight (spperm's kernels), or from ``weight``, the
         weight the package was compiled from (a dense or torch sparse
-        tensor: torch's sparse product, as :meth:`from_dense`'s
-        ``backward="torch"``); with neither, a backward through the module
-        raises :class:`UnsupportedError`."""
+        tensor, a NumPy array or a SciPy sparse matrix: torch's sparse
+        product, as :meth:`from_dense`'s ``backward="torch"``); with
+        neither, a backward through the module raises
+        :class:`UnsupportedError`."""
         forward = package[layer]
         gradient = None
         if transpose is not None and weight is not None:
@@ -554,7 +569,7 @@ class SparseLinear(nn.Module):
         # Graphs being compiled see the custom ops; eager calls skip the
         # dispatcher's custom-op overhead (tens of microseconds a call).
         if torch.compiler.is_compiling():
-            return linear(x, self.bias, self._handle, self.out_features)
+            return _linear_op(x, self.bias, self._handle, self.out_features)
         if torch.jit.is_tracing():
             raise UnsupportedError(
                 "torch.jit.trace cannot record SparseLinear (its product "

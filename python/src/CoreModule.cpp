@@ -88,10 +88,43 @@ const char *dtypeName(sprt_dtype dtype) {
                                     : "float32";
 }
 
-/// Checks that `a` (the operand `name`) can be passed to sprt_spmm_typed on
-/// `device` for a layer of `dtype`: of that element type, C-contiguous rows
-/// (unit column stride, row stride = columns), on the device the package
-/// runs on. The runtime checks shapes, alignment and overlap itself.
+/// The NumPy / torch name of a DLPack element type (`float64`, `int32`,
+/// ...), for errors.
+std::string dlpackTypeName(nb::dlpack::dtype type) {
+  std::string kind;
+  switch (static_cast<nb::dlpack::dtype_code>(type.code)) {
+  case nb::dlpack::dtype_code::Int:
+    kind = "int";
+    break;
+  case nb::dlpack::dtype_code::UInt:
+    kind = "uint";
+    break;
+  case nb::dlpack::dtype_code::Float:
+    kind = "float";
+    break;
+  case nb::dlpack::dtype_code::Bfloat:
+    kind = "bfloat";
+    break;
+  case nb::dlpack::dtype_code::Complex:
+    kind = "complex";
+    break;
+  case nb::dlpack::dtype_code::Bool:
+    return "bool";
+  default:
+    kind = "type code " + std::to_string(type.code) + " of ";
+  }
+  std::string name = kind + std::to_string(type.bits);
+  if (type.lanes != 1)
+    name += " x " + std::to_string(type.lanes);
+  return name;
+}
+
+/// Checks that `a` (the operand `name`: "B", or "out" for C) can be passed
+/// to sprt_spmm_typed on `device` for a layer of `dtype`: of that element
+/// type, C-contiguous rows (unit column stride, row stride = columns), or
+/// for B with `columnMajor` given also F-contiguous, on the device the
+/// package runs on. The runtime checks shapes, alignment and overlap
+/// itself.
 template <typename Array>
 void checkOperand(const Array &a, const char *name, sprt_device device,
                   int32_t ordinal, sprt_dtype dtype,
@@ -101,13 +134,14 @@ void checkOperand(const Array &a, const char *name, sprt_device device,
                  std::string(name) + " " + message);
   };
   if (a.dtype() != dlpackType(dtype))
-    throw fail(std::string("must be ") + dtypeName(dtype) +
-               (dtype == SPRT_DTYPE_F32
-                    ? ""
-                    : " (the layer was compiled with --dtype " +
-                          std::string(dtype == SPRT_DTYPE_F16 ? "f16"
-                                                              : "bf16") +
-                          ")"));
+    throw fail(
+        std::string("must be ") + dtypeName(dtype) + ", got " +
+        dlpackTypeName(a.dtype()) +
+        (dtype == SPRT_DTYPE_F32
+             ? ""
+             : " (the layer was compiled with --dtype " +
+                   std::string(dtype == SPRT_DTYPE_F16 ? "f16" : "bf16") +
+                   ")"));
   // B may also be column-major (F-contiguous, e.g. X.t() of a row-major
   // X): sprt_spmm_ordered with SPRT_ORDER_COL. An array with no elements
   // is row-major whatever strides its exporter gives it.
@@ -116,21 +150,20 @@ void checkOperand(const Array &a, const char *name, sprt_device device,
       empty ||
       ((a.shape(1) <= 1 || a.stride(1) == 1) &&
        (a.shape(0) <= 1 || a.stride(0) == static_cast<int64_t>(a.shape(1))));
+  const bool colMajor =
+      !rowMajor && (a.shape(0) <= 1 || a.stride(0) == 1) &&
+      (a.shape(1) <= 1 || a.stride(1) == static_cast<int64_t>(a.shape(0)));
   if (columnMajor)
-    *columnMajor =
-        !rowMajor && (a.shape(0) <= 1 || a.stride(0) == 1) &&
-        (a.shape(1) <= 1 || a.stride(1) == static_cast<int64_t>(a.shape(0)));
-  if (empty || (columnMajor && *columnMajor))
-    ; // Checked: contiguous columns, or no elements.
-  else if (a.shape(1) > 1 && a.stride(1) != 1)
-    throw fail(std::string("must be row-major with contiguous rows (a "
-                           "C-contiguous array") +
-               (columnMajor ? " or an F-contiguous one" : "") +
-               "; use .contiguous() / np.ascontiguousarray)");
-  else if (a.shape(0) > 1 && a.stride(0) != static_cast<int64_t>(a.shape(1)))
-    throw fail("must be C-contiguous (its rows are " +
-               std::to_string(a.stride(0)) + " elements apart, not " +
-               std::to_string(a.shape(1)) + ")");
+    *columnMajor = colMajor;
+  if (!rowMajor && !(columnMajor && colMajor))
+    throw fail(std::string("must be ") +
+               (columnMajor ? "C-contiguous or F-contiguous (row- or "
+                              "column-major, such as x.t() of a row-major x)"
+                            : "C-contiguous (row-major)") +
+               ", got strides (" + std::to_string(a.stride(0)) + ", " +
+               std::to_string(a.stride(1)) + ") elements for shape (" +
+               std::to_string(a.shape(0)) + ", " + std::to_string(a.shape(1)) +
+               "); use .contiguous() / np.ascontiguousarray");
   if (a.device_type() != dlpackDevice(device))
     throw fail(device == SPRT_DEVICE_GPU
                    ? "must be on the GPU (a CUDA array) for a package "
@@ -249,11 +282,11 @@ public:
     const sprt_dtype dtype = layerDtype(layer);
     bool columnMajor = false;
     checkOperand(b, "B", device, ordinal, dtype, &columnMajor);
-    checkOperand(c, "C", device, ordinal, dtype);
+    checkOperand(c, "out", device, ordinal, dtype);
     const int64_t k = static_cast<int64_t>(b.shape(1));
     if (static_cast<int64_t>(c.shape(1)) != k)
       throw Error(SPRT_ERROR_INVALID_ARGUMENT,
-                  "C has " + std::to_string(c.shape(1)) +
+                  "out has " + std::to_string(c.shape(1)) +
                       " columns but B has " + std::to_string(k));
     checkRows(layer, b, c);
     sprt_status status;
@@ -294,7 +327,7 @@ public:
                           int32_t warmup, int32_t runs) {
     const sprt_dtype dtype = layerDtype(layer);
     checkOperand(b, "B", device, ordinal, dtype);
-    checkOperand(c, "C", device, ordinal, dtype);
+    checkOperand(c, "out", device, ordinal, dtype);
     checkRows(layer, b, c);
     // spperm-run's bounds (the module checks them first, naming them).
     if (runs < 1 || warmup < 0 || runs > 100000 || warmup > 100000)
@@ -330,7 +363,7 @@ private:
     if (static_cast<int64_t>(c.shape(0)) != desc.rows ||
         c.shape(1) != b.shape(1))
       throw Error(SPRT_ERROR_INVALID_ARGUMENT,
-                  "C is " + std::to_string(c.shape(0)) + " x " +
+                  "out is " + std::to_string(c.shape(0)) + " x " +
                       std::to_string(c.shape(1)) + " but must be " +
                       std::to_string(desc.rows) + " x " +
                       std::to_string(b.shape(1)) + " (rows of layer '" +

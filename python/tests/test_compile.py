@@ -143,7 +143,24 @@ def test_cusparse_format_says_so():
     (dict(k=1.5), "^--k must be an integer, got '1.5'"),
     (dict(strategy="fastest"), "--strategy: unknown value 'fastest'"),
     (dict(format="coo"), "--format: unknown value 'coo'"),
-    (dict(bogus=3), "unknown option bogus="),
+    (dict(bogus=3), r"^unknown option bogus= \(compile\(\) takes [^;]*\)$"),
+    # Slips name what was meant.
+    (dict(presicion="tf32"), r"unknown option presicion= .*; did you mean "
+                             r"'precision'\?$"),
+    (dict(kbuckets=[32]), r"did you mean 'k_buckets'\?$"),
+    (dict(strategy="hybrid-2"), r"did you mean one of 'hybrid-2.1', "
+                                r"'hybrid-2.2', 'hybrid-2.3'\?$"),
+    (dict(format="CSR"), r"did you mean 'csr'\?$"),
+    # spperm-compile's flags that compile() has another way for.
+    (dict(timing=True), r"^timing= is not an option of compile\(\): the "
+                        r"stage times are the returned package's .stages$"),
+    # Values of the wrong kind, in spperm's words rather than a TypeError.
+    (dict(k=True), r"^k= takes a value \(--k=VALUE\), not True$"),
+    (dict(no_library_check="yes"), r"^no_library_check= is a flag"),
+    (dict(store_alternatives="yes"), r"^store_alternatives= is a flag"),
+    (dict(verbose="x"), r"^verbose= is a flag"),
+    (dict(size_budget="x"), r"^size_budget= must be a number"),
+    (dict(size_budget=None), r"^size_budget= must be a number"),
     (dict(values="ones"), "values= and data= apply to matrix files"),
     (dict(name="not a name"), "must match"),
     # An empty name is refused, not replaced by "matrix".
@@ -220,7 +237,9 @@ def test_output_save_and_load(tmp_path):
     with pytest.raises(spperm.InvalidArgumentError, match="is not a spperm package"):
         tmp_pkg.save(tmp_path / "notpkg")
     assert (tmp_path / "notpkg" / "keep.txt").read_text() == "mine"
-    with pytest.raises(spperm.CompileError, match="is not a spperm package"):
+    # compile(output=) refuses it as save does, before any work.
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="is not a spperm package"):
         spperm.compile(a, output=tmp_path / "notpkg")
     assert not [p for p in os.listdir(tmp_path) if ".tmp-" in p]
 
@@ -241,6 +260,19 @@ def test_report(tmp_path):
     spperm.compile(random_csr(40, 40, 0.1, seed=9), format="csr",
                    report=report)
     assert "<svg" in report.read_text()
+    # A report that cannot be written: an OSError before any work, as an
+    # output's, and no package.
+    with pytest.raises(spperm.PackageIOError,
+                       match="cannot write: the directory .*no-dir does not "
+                             "exist"):
+        spperm.compile(random_csr(40, 40, 0.1, seed=9),
+                       report=tmp_path / "no-dir" / "r.html",
+                       output=tmp_path / "p.spp")
+    with pytest.raises(spperm.PackageIOError, match="r.html: is a directory"):
+        (tmp_path / "d" / "r.html").mkdir(parents=True)
+        spperm.compile(random_csr(40, 40, 0.1, seed=9),
+                       report=tmp_path / "d" / "r.html")
+    assert not (tmp_path / "p.spp").exists()
 
 
 def test_inspect_matches_the_cli():
@@ -410,7 +442,9 @@ def test_packages_are_not_written_inside_packages(tmp_path):
     a = random_csr(20, 20, 0.2, seed=9)
     outer = tmp_path / "outer.spp"
     pkg = spperm.compile(a, format="csr", output=outer)
-    with pytest.raises(spperm.CompileError, match="is inside the package"):
+    # The same error from both, before any work.
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="is inside the package"):
         spperm.compile(a, format="csr", output=outer / "inner.spp")
     with pytest.raises(spperm.InvalidArgumentError,
                        match="is inside the package"):

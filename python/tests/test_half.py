@@ -53,10 +53,11 @@ def test_numpy_float16_and_errors():
     c = pkg(b)
     assert c.dtype == np.float16 and c.shape == (60, 8)
     with pytest.raises(spperm.InvalidArgumentError,
-                       match=r"B must be float16 \(the layer was compiled "
-                             r"with --dtype f16\)"):
+                       match=r"B must be float16, got float32 \(the layer "
+                             r"was compiled with --dtype f16\)"):
         pkg(b.astype(np.float32))
-    with pytest.raises(spperm.InvalidArgumentError, match="C must be float16"):
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="out must be float16, got float32"):
         pkg(b, out=np.empty((60, 8), dtype=np.float32))
     bf = spperm.compile(a, dtype="bfloat16")
     with pytest.raises(spperm.InvalidArgumentError, match="no bfloat16"):

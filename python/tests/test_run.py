@@ -46,16 +46,31 @@ def test_operand_errors(small_package):
     good = np.ones((cols, 4), dtype=np.float32)
     cases = [
         (np.ones((cols + 1, 4), dtype=np.float32), "B has"),
-        (np.ones((cols, 4), dtype=np.float64), "float32"),
-        (np.ones((cols, 8), dtype=np.float32)[:, ::2], "row-major"),
+        (np.ones((cols, 4), dtype=np.float64),
+         "^B must be float32, got float64$"),
+        (np.ones((cols, 4), dtype=np.int32), "^B must be float32, got int32$"),
+        (np.ones((cols, 8), dtype=np.float32)[:, ::2],
+         re.escape(f"B must be C-contiguous or F-contiguous (row- or "
+                   f"column-major, such as x.t() of a row-major x), got "
+                   f"strides (8, 2) elements for shape ({cols}, 4)")),
+        (np.ones((2 * cols, 4), dtype=np.float32)[::2],
+         re.escape(f"got strides (8, 1) elements for shape ({cols}, 4)")),
         (np.ones((cols, 4, 1), dtype=np.float32), "2-D"),
         ("not an array", "must be an array"),
     ]
     for b, message in cases:
         with pytest.raises(spperm.InvalidArgumentError, match=message):
             pkg(b)
-    with pytest.raises(spperm.InvalidArgumentError, match="C (is|has)"):
+    # C is the caller's out=, and the errors call it so.
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="^out has 5 columns but B has 4$"):
         pkg(good, out=np.empty((rows, 5), dtype=np.float32))
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="^out must be float32, got float64$"):
+        pkg(good, out=np.empty((rows, 4), dtype=np.float64))
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match=re.escape("out must be C-contiguous (row-major)")):
+        pkg(good, out=np.empty((rows, 4), dtype=np.float32, order="F"))
     with pytest.raises(ValueError):  # InvalidArgumentError is a ValueError
         pkg(good, out=np.empty((rows + 1, 4), dtype=np.float32))
     readonly = np.empty((rows, 4), dtype=np.float32)
@@ -67,6 +82,18 @@ def test_operand_errors(small_package):
     with pytest.raises(spperm.InvalidArgumentError,
                        match="out must be an array"):
         pkg(good, out=[[0.0] * 4] * rows)
+
+
+def test_layers_by_name_and_index(small_package):
+    pkg = spperm.load(small_package)
+    assert "small" in pkg and "other" not in pkg and 0 not in pkg
+    assert pkg[0] in pkg and pkg["small"] is pkg[0]
+    assert pkg[0] not in spperm.load(small_package)
+    with pytest.raises(IndexError, match=r"the package has 1 layer\)$"):
+        pkg[1]
+    with pytest.raises(spperm.LayerNotFoundError,
+                       match=r"no layer named 'other' \(layers: small\)$"):
+        pkg["other"]
 
 
 def test_runtime_messages_name_no_c_function(small_package):
@@ -101,6 +128,14 @@ def test_empty_products(small_package):
     assert no_rows(torch.ones(4, 5)).shape == (0, 5)
     t_out = torch.empty(rows, 0)
     assert pkg(torch.ones(cols, 0), out=t_out) is t_out
+    # With nothing to compute, a B of another dtype is still refused.
+    for b in (np.ones((cols, 0)), torch.ones(cols, 0, dtype=torch.float64)):
+        with pytest.raises(spperm.InvalidArgumentError,
+                           match="^B must be float32, got float64$"):
+            pkg(b)
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="no product to time"):
+        pkg[0].time(np.ones((cols, 0), dtype=np.float32))
 
 
 def sp_csr(shape):

@@ -10,6 +10,11 @@
 // NEAR: for the --strategy option: unknown value 'warp_aware' (one of: {{.*}}); did you mean 'warp-aware'?
 // RUN: not spperm-opt %s -spperm-pipeline="strategy=hybrid1" 2>&1 | FileCheck %s --check-prefix=NEAR-PIPELINE
 // NEAR-PIPELINE: for the --strategy option: unknown value 'hybrid1' (one of: {{.*}}); did you mean 'hybrid-1'?
+// A value that differs only in case, and one that begins several values.
+// RUN: not spperm-opt %s -spperm-permute-rows="strategy=LPT" 2>&1 | FileCheck %s --check-prefix=CASE
+// CASE: for the --strategy option: unknown value 'LPT' (one of: {{.*}}); did you mean 'lpt'?
+// RUN: not spperm-opt %s -spperm-pipeline="strategy=hybrid-2" 2>&1 | FileCheck %s --check-prefix=PREFIX
+// PREFIX: for the --strategy option: unknown value 'hybrid-2' (one of: {{.*}}); did you mean one of 'hybrid-2.1', 'hybrid-2.2', 'hybrid-2.3'?
 
 // RUN: not spperm-opt %s -spperm-permute-rows="strategy=lpt warps=0" 2>&1 | FileCheck %s --check-prefix=WARPS
 // WARPS: error: spperm-permute-rows: warps must be in [1, 1024], got 0

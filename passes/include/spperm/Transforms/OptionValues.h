@@ -30,8 +30,9 @@
 namespace mlir::spperm {
 
 /// The message for `value`, which is none of an option's `names`: the names,
-/// and the nearest one where the value looks like a misspelling of it
-/// (`warp_aware` for `warp-aware`).
+/// and those the value looks like a slip of: the one that differs only in
+/// case (`LPT`), else the ones it begins (`hybrid-2`), else the nearest
+/// where it is near (`warp_aware` for `warp-aware`).
 std::string describeUnknownOptionValue(llvm::StringRef value,
                                        llvm::ArrayRef<llvm::StringRef> names);
 
