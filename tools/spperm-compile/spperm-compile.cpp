@@ -15,6 +15,7 @@
 #include "spperm/Tools/Report.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
@@ -51,6 +52,14 @@ int main(int argc, char **argv) {
   // and kills its children (spperm/Sparse/Interrupt.h).
   ::spperm::installInterruptCleanup();
   ::spperm::installOutOfMemoryExit(kTool);
+  // LLVM's own reports of exhaustion (its allocators' failures, a thread
+  // that cannot be started) end the tool the same way: one line, the
+  // temporaries removed, exit status 1.
+  llvm::install_bad_alloc_error_handler(
+      [](void *, const char *, bool) { ::spperm::exitOutOfMemory(); });
+  llvm::install_fatal_error_handler([](void *, const char *reason, bool) {
+    ::spperm::exitFatalError(reason);
+  });
   // Capped at the memory available, so that a matrix too large for the
   // machine ends in that one line, not in the kernel's out-of-memory killer.
   if (::spperm::Status s = ::spperm::limitMemoryToAvailable(); !s) {

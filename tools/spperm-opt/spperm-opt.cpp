@@ -63,6 +63,10 @@ int main(int argc, char **argv) {
   ::spperm::setOutOfMemoryFile(inputFilename);
   llvm::install_bad_alloc_error_handler(
       [](void *, const char *, bool) { ::spperm::exitOutOfMemory(); });
+  // So are LLVM's other fatal errors (a thread that cannot be started).
+  llvm::install_fatal_error_handler([](void *, const char *reason, bool) {
+    ::spperm::exitFatalError(reason);
+  });
   // MLIR's parser has no depth limit: text nested thousands of levels deep
   // (or long affine operator chains) would overflow the stack. The input (a
   // file or standard input) is read once, here, measured, and handed to

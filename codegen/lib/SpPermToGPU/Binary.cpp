@@ -217,6 +217,7 @@ static int runChild(const std::vector<std::string> &args,
     sigset_t none;
     ::sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::spperm::restoreStartMemoryLimit();
     ::dup2(log, STDOUT_FILENO);
     ::dup2(log, STDERR_FILENO);
     ::execv(argv[0], argv.data());

@@ -40,7 +40,10 @@ struct Registry {
 };
 
 Registry &registry() {
-  static Registry *r = new Registry(); // never destroyed: used until _exit
+  // In static storage, not on the heap: the out-of-memory handler may be
+  // the first to ask for it. Never destroyed: used until _exit.
+  alignas(Registry) static unsigned char storage[sizeof(Registry)];
+  static Registry *r = new (storage) Registry();
   return *r;
 }
 
@@ -117,6 +120,17 @@ void spperm::unregisterChild(int pid) {
 /// The tool that installOutOfMemoryExit named.
 static const char *outOfMemoryTool = "spperm";
 
+/// Memory set aside by installOutOfMemoryExit and given back when the tool
+/// runs out, so that the cleanup (which allocates a little: paths, a
+/// directory walk) has room.
+static void *outOfMemoryReserve = nullptr;
+constexpr size_t kOutOfMemoryReserveBytes = size_t{1} << 20;
+
+/// RLIMIT_DATA as the tool started, before limitMemoryToAvailable (valid
+/// when dataLimitCapped).
+static struct rlimit startDataLimit;
+static bool dataLimitCapped = false;
+
 /// The file setOutOfMemoryFile named, NUL-terminated (empty: none). A
 /// fixed buffer: the handler must not allocate to read it.
 static char outOfMemoryFile[208];
@@ -128,10 +142,14 @@ static char *append(char *end, const char *last, const char *text) {
   return end;
 }
 
-[[noreturn]] static void outOfMemory() {
+/// Ends the tool with `TOOL: error: [FILE: ]what`, the cleanup of an
+/// interruption, and exit status 1.
+[[noreturn]] static void exitWith(const char *what) {
+  ::free(outOfMemoryReserve);
+  outOfMemoryReserve = nullptr;
   // Nothing here may allocate: the line is assembled on the stack and goes
   // out in one write(2), so that other threads' output cannot split it.
-  char line[512];
+  char line[1024];
   const char *last = line + sizeof line - 1;
   char *end = append(line, last, outOfMemoryTool);
   end = append(end, last, ": error: ");
@@ -139,7 +157,12 @@ static char *append(char *end, const char *last, const char *text) {
     end = append(end, last, outOfMemoryFile);
     end = append(end, last, ": ");
   }
-  end = append(end, last, "out of memory");
+  // One line: a multi-line reason is cut at its first line break.
+  const char *stop = what;
+  while (*stop && *stop != '\n')
+    ++stop;
+  while (what < stop && end < last)
+    *end++ = *what++;
   *end++ = '\n';
   for (const char *p = line; p < end;) {
     const ssize_t n = ::write(STDERR_FILENO, p, end - p);
@@ -174,11 +197,24 @@ void spperm::setOutOfMemoryFile(const std::string &file) {
   outOfMemoryFile[i] = '\0';
 }
 
+[[noreturn]] static void outOfMemory() { exitWith("out of memory"); }
+
 void spperm::exitOutOfMemory() { outOfMemory(); }
+
+void spperm::exitFatalError(const char *reason) {
+  exitWith(reason && *reason ? reason : "fatal error");
+}
 
 void spperm::installOutOfMemoryExit(const char *tool) {
   outOfMemoryTool = tool;
+  if (!outOfMemoryReserve)
+    outOfMemoryReserve = ::malloc(kOutOfMemoryReserveBytes);
   std::set_new_handler(outOfMemory);
+}
+
+void spperm::restoreStartMemoryLimit() {
+  if (dataLimitCapped)
+    ::setrlimit(RLIMIT_DATA, &startDataLimit);
 }
 
 namespace {
@@ -296,6 +332,8 @@ Status spperm::limitMemoryToAvailable() {
     return Status::ok();
   if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur <= cap)
     return Status::ok();
+  startDataLimit = limit;
+  dataLimitCapped = true;
   limit.rlim_cur = limit.rlim_max != RLIM_INFINITY
                        ? std::min<rlim_t>(cap, limit.rlim_max)
                        : static_cast<rlim_t>(cap);

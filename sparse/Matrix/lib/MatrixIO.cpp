@@ -124,7 +124,7 @@ public:
     else if (errnum == Z_ERRNO)
       error = std::string("read error: ") + std::strerror(errno);
     else if (errnum == Z_MEM_ERROR)
-      error = "out of memory while inflating gzip data";
+      error = "out of memory (zlib's buffers)";
     else
       error = "corrupt gzip data: " + withoutPathPrefix(msg ? msg : "unknown");
     return -1;

@@ -64,7 +64,8 @@ void installInterruptCleanup();
 /// `TOOL: error: [FILE: ]out of memory` (setOutOfMemoryFile), exit status 1,
 /// after the same cleanup as an interruption (registered children killed,
 /// registered paths removed), instead of an uncaught std::bad_alloc's abort.
-/// `tool` must outlive the process (a string literal).
+/// Sets 1 MiB aside, given back to make room for that cleanup. `tool` must
+/// outlive the process (a string literal).
 void installOutOfMemoryExit(const char *tool);
 
 /// Caps the process's data size (RLIMIT_DATA, which counts the heap and
@@ -79,10 +80,24 @@ void installOutOfMemoryExit(const char *tool);
 /// large mappings); an error only for a malformed `$SPPERM_MEMORY_LIMIT`.
 Status limitMemoryToAvailable();
 
+/// Gives RLIMIT_DATA back the value it had before limitMemoryToAvailable
+/// (nothing if that set no cap). For a forked child before it executes
+/// another program (ptxas): the cap is this process's, and a program that
+/// fails its allocations may not end cleanly (ptxas was seen to hang); one
+/// that outgrows the machine is killed, which the tool reports. A single
+/// system call, safe between fork and exec.
+void restoreStartMemoryLimit();
+
 /// Ends the process as the handler of installOutOfMemoryExit does: the one
 /// line, the cleanup, exit status 1. For allocators that report exhaustion
 /// another way (LLVM's bad-alloc handler); allocates nothing.
 [[noreturn]] void exitOutOfMemory();
+
+/// Ends the process as exitOutOfMemory does, with `reason` (its first line)
+/// in place of "out of memory": `TOOL: error: [FILE: ]REASON`. For LLVM's
+/// fatal-error handler (a thread that cannot be started, ...), so that the
+/// tool still cleans up and prints one line; allocates nothing.
+[[noreturn]] void exitFatalError(const char *reason);
 
 /// Names the file the tool is working on in the out-of-memory line:
 /// `TOOL: error: FILE: out of memory` (docs/Compile.md, "Errors"). The
