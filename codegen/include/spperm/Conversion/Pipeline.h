@@ -104,9 +104,11 @@ struct SpPermPipelineOptions
       llvm::cl::init(false)};
   Option<int64_t> maxVariants{
       *this, "max-variants",
-      llvm::cl::desc("The most variants (the choice included, 0 to 64) a "
-                     "layer carries for the runtime to time: 0 the model's "
-                     "shortlist (default), 1 the choice alone"),
+      llvm::cl::desc("The most variants (the choice included, 0 to 64) the "
+                     "selector gives a layer for the runtime to time: 0 the "
+                     "model's shortlist (default), 1 the choice alone; a "
+                     "3xtf32 tensor-core copy may come on top "
+                     "(--no-tensor-core-alternatives)"),
       llvm::cl::init(0)};
 
   // The permutation (spperm-extract-features, spperm-permute-rows).
