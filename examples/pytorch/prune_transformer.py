@@ -112,12 +112,19 @@ def timed(model, x, runs=20):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sparsity", type=float, default=0.9)
-    parser.add_argument("--d-model", type=int, default=512)
-    parser.add_argument("--layers", type=int, default=2)
-    parser.add_argument("--tokens", type=int, default=128)
+    parser.add_argument("--sparsity", type=float, default=0.9,
+                        help="share of each feed-forward weight pruned, 0 "
+                             "to 1 (default 0.9)")
+    parser.add_argument("--d-model", type=int, default=512,
+                        help="model width, a multiple of 8 (default 512)")
+    parser.add_argument("--layers", type=int, default=2,
+                        help="encoder layers (default 2)")
+    parser.add_argument("--tokens", type=int, default=128,
+                        help="tokens in the input (default 128)")
     parser.add_argument("--device", choices=("cuda", "cpu"),
-                        default="cuda" if torch.cuda.is_available() else "cpu")
+                        default="cuda" if torch.cuda.is_available() else "cpu",
+                        help="where to run (default: cuda where torch has a "
+                             "GPU)")
     parser.add_argument("--packages", help="save the packages in this folder")
     parser.add_argument("--load", action="store_true",
                         help="load the packages from --packages instead of "

@@ -251,8 +251,12 @@ def test_no_gradient_is_an_error_not_a_silence(linear):
     assert y.requires_grad  # forward runs; the backward says why it cannot
     with pytest.raises(spperm.UnsupportedError, match="backward='none'"):
         y.sum().backward()
-    with pytest.raises(spperm.InvalidArgumentError, match="backward must"):
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match=r"backward must be .*, got 'dense'$"):
         SparseLinear.from_dense(linear, sparsity=0.5, backward="dense")
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match=r"got 'Torch'; did you mean 'torch'\?$"):
+        SparseLinear.from_dense(linear, sparsity=0.5, backward="Torch")
     # A module over a package: the layer of Wᵀ gives the gradient.
     w = pruned(linear, 0.5)
     pkg = spperm.compile(w, format="csr", name="fc")
