@@ -86,8 +86,9 @@ def _edit_distance(a: str, b: str) -> int:
 
 def did_you_mean(value: str, names: "list[str]") -> str:
     """``"; did you mean 'NAME'?"`` for the names ``value`` is likely a slip
-    of, else ``""``; the rule of spperm-compile's option errors: the name
-    that differs only in case; else those it begins (``hybrid-2``: the
+    of, else ``""``; the rule of the tools' errors for an option's value
+    (describeUnknownOptionValue): the name that differs only in case; else
+    those it begins (``hybrid-2``: the
     three ``hybrid-2.x``); else the nearest by edit distance where a third
     of its letters at most differ and it has five or more."""
     low = value.lower()

@@ -407,11 +407,14 @@ class Layer:
         k = int(b.shape[1])
         if self.rows != 0 and k != 0:
             return False
-        # Anything else, a dtype among it, the runtime's binding refuses.
+        # Anything else the runtime's binding refuses: a B of another dtype
+        # among it, where B names its dtype as NumPy and torch do (another
+        # DLPack array's dtype is its own business, as ever).
         return (int(b.shape[0]) == self.cols
                 and tuple(int(n) for n in out.shape) == (self.rows, k)
-                and _dtype_text(b) == self.dtype
-                and _dtype_text(out) == self.dtype)
+                and all(_kind(x, what) == "dlpack"
+                        or _dtype_text(x) == self.dtype
+                        for x, what in ((b, "B"), (out, "out"))))
 
     def _run(self, b: Any, out: Any, kind: str, device: str,
              stream: Any, allocated: bool = False) -> Any:
@@ -565,7 +568,9 @@ class Layer:
         if variant is not None:
             variant = _text_argument("variant", variant)
         b, kind, device, out = self._operands(b, out)
-        if int(b.shape[1]) == 0:
+        # K = 0 with operands that are right otherwise (else the binding
+        # says what is wrong with them).
+        if int(b.shape[1]) == 0 and self._empty_product(b, out):
             raise InvalidArgumentError(
                 f"layer '{self.name}': B has no columns (K = 0), so there is "
                 "no product to time")
@@ -832,7 +837,8 @@ def _tuning(options: Dict[str, Any]) -> List[tuple]:
                 f"with _ for -){did_you_mean(key, keywords)}")
         if known[name]:
             if not (isinstance(value, (bool, np.bool_))
-                    or (isinstance(value, int) and value in (0, 1))):
+                    or (isinstance(value, (int, np.integer))
+                        and value in (0, 1))):
                 raise CompileError(
                     f"{key}= is a flag: True or False, got {value!r}")
             if not value:
@@ -910,7 +916,9 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
         values = _text_argument("values", values)
     for flag, given in (("verbose", verbose),
                         ("store_alternatives", store_alternatives)):
-        if not isinstance(given, (bool, np.bool_)):
+        if not (isinstance(given, (bool, np.bool_))
+                or (isinstance(given, (int, np.integer))
+                    and given in (0, 1))):
             raise CompileError(
                 f"{flag}= is a flag: True or False, got {given!r}")
     if (isinstance(size_budget, (bool, np.bool_))

@@ -164,7 +164,7 @@ def _linear(layer: Layer, x: torch.Tensor, bias: Optional[torch.Tensor],
     if x.dtype != getattr(torch, layer.dtype):
         raise InvalidArgumentError(
             f"spperm::linear: x must be {layer.dtype} (the layer's dtype), "
-            f"got {x.dtype}")
+            f"got {str(x.dtype).replace('torch.', '')}")
     if x.shape[-1] != layer.cols:
         raise InvalidArgumentError(
             f"spperm::linear: x has {x.shape[-1]} features but the layer "
@@ -199,16 +199,16 @@ def _linear_op(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
     return _linear(_module("linear", handle).layer, x, bias, out_features)
 
 
-def linear(x: torch.Tensor, bias: Optional[torch.Tensor], handle: int,
-           out_features: int) -> torch.Tensor:
-    """The custom op ``torch.ops.spperm.linear``: ``x · Wᵀ + bias`` for the
-    registered layer ``handle`` (a SparseLinear's ``_handle``; W is its
-    out_features x in_features matrix). x: (..., in_features), of the
-    layer's dtype, on the CPU or a CUDA device; the result has x's device
-    and dtype. Differentiable with respect to x and bias (its backward is
-    :func:`linear_input_grad`); usable in ``torch.compile`` graphs
-    (docs/Python.md, "Gradients")."""
-    return _linear_op(x, bias, handle, out_features)
+#: The custom op ``torch.ops.spperm.linear`` (a ``CustomOpDef``: opcheck,
+#: register_kernel, ... apply).
+linear = _linear_op
+linear.__doc__ = """The custom op ``torch.ops.spperm.linear(x, bias, handle,
+out_features)``: ``x · Wᵀ + bias`` for the registered layer ``handle`` (a
+SparseLinear's ``_handle``; W is its out_features x in_features matrix). x:
+(..., in_features), of the layer's dtype, on the CPU or a CUDA device; the
+result has x's device and dtype. Differentiable with respect to x and bias
+(its backward is :data:`linear_input_grad`); usable in ``torch.compile``
+graphs (docs/Python.md, "Gradients")."""
 
 
 def _transposed_like(x: torch.Tensor, features: int) -> torch.Tensor:
@@ -232,14 +232,14 @@ def _linear_input_grad_op(grad: torch.Tensor, handle: int,
     return _module("linear_input_grad", handle)._gradient(grad, in_features)
 
 
-def linear_input_grad(grad: torch.Tensor, handle: int,
-                      in_features: int) -> torch.Tensor:
-    """The custom op ``torch.ops.spperm.linear_input_grad``: ``grad · W``
-    for the registered layer ``handle`` (W is its out_features x
-    in_features matrix), the gradient of :func:`linear` with respect to x.
-    Raises :class:`UnsupportedError` for a layer without a way to compute
-    it (docs/Python.md, "Gradients")."""
-    return _linear_input_grad_op(grad, handle, in_features)
+#: The custom op ``torch.ops.spperm.linear_input_grad``.
+linear_input_grad = _linear_input_grad_op
+linear_input_grad.__doc__ = """The custom op
+``torch.ops.spperm.linear_input_grad(grad, handle, in_features)``: ``grad ·
+W`` for the registered layer ``handle`` (W is its out_features x in_features
+matrix), the gradient of :data:`linear` with respect to x. Raises
+:class:`UnsupportedError` for a layer without a way to compute it
+(docs/Python.md, "Gradients")."""
 
 
 @_linear_input_grad_op.register_fake

@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
@@ -60,6 +61,9 @@ int main(int argc, char **argv) {
   llvm::install_fatal_error_handler([](void *, const char *reason, bool) {
     ::spperm::exitFatalError(reason);
   });
+  // Those ends, and a crash under the memory cap, remove the output files
+  // LLVM was told of (a partial -o) as its own signal handlers do.
+  ::spperm::setExitHook(llvm::sys::RunInterruptHandlers);
   // Capped at the memory available, so that a matrix too large for the
   // machine ends in that one line, not in the kernel's out-of-memory killer.
   if (::spperm::Status s = ::spperm::limitMemoryToAvailable(); !s) {

@@ -27,6 +27,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -67,6 +68,9 @@ int main(int argc, char **argv) {
   llvm::install_fatal_error_handler([](void *, const char *reason, bool) {
     ::spperm::exitFatalError(reason);
   });
+  // Those ends, and a crash under the memory cap, remove the output files
+  // LLVM was told of (a partial -o) as its own signal handlers do.
+  ::spperm::setExitHook(llvm::sys::RunInterruptHandlers);
   // MLIR's parser has no depth limit: text nested thousands of levels deep
   // (or long affine operator chains) would overflow the stack. The input (a
   // file or standard input) is read once, here, measured, and handed to

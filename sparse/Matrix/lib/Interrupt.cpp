@@ -14,12 +14,14 @@
 #include "spperm/Sparse/Interrupt.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <mutex>
 #include <new>
@@ -123,13 +125,26 @@ static const char *outOfMemoryTool = "spperm";
 /// Memory set aside by installOutOfMemoryExit and given back when the tool
 /// runs out, so that the cleanup (which allocates a little: paths, a
 /// directory walk) has room.
-static void *outOfMemoryReserve = nullptr;
+static std::atomic<void *> outOfMemoryReserve{nullptr};
 constexpr size_t kOutOfMemoryReserveBytes = size_t{1} << 20;
+
+/// Set by the first thread that ends the tool: another that fails at the
+/// same time waits for it to exit.
+static std::atomic<bool> exiting{false};
+
+/// What setExitHook named: run before the cleanup (e.g. LLVM's removal of
+/// the output files it was told of).
+static std::atomic<void (*)()> exitHook{nullptr};
 
 /// RLIMIT_DATA as the tool started, before limitMemoryToAvailable (valid
 /// when dataLimitCapped).
 static struct rlimit startDataLimit;
 static bool dataLimitCapped = false;
+
+/// The data-size limit in force after limitMemoryToAvailable, in bytes (0:
+/// none), and the page size, for the crash handler.
+static uint64_t dataCapBytes = 0;
+static uint64_t pageBytes = 4096;
 
 /// The file setOutOfMemoryFile named, NUL-terminated (empty: none). A
 /// fixed buffer: the handler must not allocate to read it.
@@ -145,8 +160,10 @@ static char *append(char *end, const char *last, const char *text) {
 /// Ends the tool with `TOOL: error: [FILE: ]what`, the cleanup of an
 /// interruption, and exit status 1.
 [[noreturn]] static void exitWith(const char *what) {
-  ::free(outOfMemoryReserve);
-  outOfMemoryReserve = nullptr;
+  if (exiting.exchange(true))
+    for (;;)
+      ::pause();
+  ::free(outOfMemoryReserve.exchange(nullptr));
   // Nothing here may allocate: the line is assembled on the stack and goes
   // out in one write(2), so that other threads' output cannot split it.
   char line[1024];
@@ -174,6 +191,8 @@ static char *append(char *end, const char *last, const char *text) {
   // may have been allocating inside it); it allocates little, and a second
   // failure ends the process here anyway.
   std::set_new_handler(nullptr);
+  if (void (*hook)() = exitHook.load())
+    hook();
   Registry &r = registry();
   if (r.lock.try_lock())
     cleanUpRegistered(r);
@@ -207,9 +226,90 @@ void spperm::exitFatalError(const char *reason) {
 
 void spperm::installOutOfMemoryExit(const char *tool) {
   outOfMemoryTool = tool;
-  if (!outOfMemoryReserve)
+  if (!outOfMemoryReserve.load())
     outOfMemoryReserve = ::malloc(kOutOfMemoryReserveBytes);
   std::set_new_handler(outOfMemory);
+}
+
+void spperm::setExitHook(void (*hook)()) { exitHook = hook; }
+
+/// Whether the process's data size is within a margin of dataCapBytes (an
+/// eighth of it, at least 16 MiB): a crash there is taken for an
+/// allocation that failed where its result was not checked. Reads
+/// /proc/self/statm with async-signal-safe calls only.
+static bool nearDataCap() {
+  if (dataCapBytes == 0)
+    return false;
+  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  char text[256];
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (n <= 0)
+    return false;
+  text[n] = '\0';
+  // size resident shared text lib data dt: the sixth, data + stack, in
+  // pages.
+  const char *p = text;
+  for (int field = 0; field < 5; ++field) {
+    while (*p && *p != ' ')
+      ++p;
+    if (!*p)
+      return false;
+    ++p;
+  }
+  uint64_t pages = 0;
+  for (; *p >= '0' && *p <= '9'; ++p)
+    pages = 10 * pages + static_cast<uint64_t>(*p - '0');
+  const uint64_t margin =
+      std::max<uint64_t>(dataCapBytes / 8, uint64_t{16} << 20);
+  return pages * pageBytes + margin >= dataCapBytes;
+}
+
+static struct sigaction previousSegv, previousBus;
+
+/// SIGSEGV and SIGBUS while the data size is capped: near the cap, the
+/// out-of-memory line, the cleanup and exit status 1 (a library that does
+/// not check malloc's result, such as MLIR's operation storage, faults on
+/// the null pointer); elsewhere the children killed, the exit hook run
+/// (both async-signal-safe; the temporary directories stay, for the next
+/// compile to sweep: removing them allocates, which a crash inside malloc
+/// could deadlock), and the signal's previous action (a crash is a crash).
+static void onCrash(int sig, siginfo_t *, void *) {
+  if (nearDataCap())
+    exitWith("out of memory (an allocation failed where its result was "
+             "not checked)");
+  if (!exiting.exchange(true)) {
+    if (void (*hook)() = exitHook.load())
+      hook();
+    Registry &r = registry();
+    if (r.lock.try_lock())
+      for (int pid : r.children)
+        ::kill(pid, SIGKILL);
+  }
+  // Returning re-runs the faulting instruction under the previous action.
+  ::sigaction(sig, sig == SIGSEGV ? &previousSegv : &previousBus, nullptr);
+}
+
+static void installCrashHandler() {
+  static bool installed = false;
+  if (installed)
+    return;
+  installed = true;
+  // The main thread's own stack for the handler: it runs there even when
+  // the fault was a stack overflow.
+  static char alternate[64 * 1024];
+  stack_t stack = {};
+  stack.ss_sp = alternate;
+  stack.ss_size = sizeof alternate;
+  ::sigaltstack(&stack, nullptr);
+  struct sigaction action = {};
+  action.sa_sigaction = onCrash;
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGSEGV, &action, &previousSegv);
+  ::sigaction(SIGBUS, &action, &previousBus);
 }
 
 void spperm::restoreStartMemoryLimit() {
@@ -330,14 +430,19 @@ Status spperm::limitMemoryToAvailable() {
   struct rlimit limit;
   if (::getrlimit(RLIMIT_DATA, &limit) != 0)
     return Status::ok();
-  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur <= cap)
+  pageBytes = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  installCrashHandler();
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur <= cap) {
+    dataCapBytes = static_cast<uint64_t>(limit.rlim_cur);
     return Status::ok();
+  }
   startDataLimit = limit;
   dataLimitCapped = true;
   limit.rlim_cur = limit.rlim_max != RLIM_INFINITY
                        ? std::min<rlim_t>(cap, limit.rlim_max)
                        : static_cast<rlim_t>(cap);
   ::setrlimit(RLIMIT_DATA, &limit);
+  dataCapBytes = static_cast<uint64_t>(limit.rlim_cur);
   return Status::ok();
 }
 

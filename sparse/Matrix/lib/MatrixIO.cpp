@@ -18,10 +18,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <charconv>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <string>
 #include <sys/stat.h>
@@ -123,9 +124,14 @@ public:
       error = "truncated gzip data (unexpected end of file)";
     else if (errnum == Z_ERRNO)
       error = std::string("read error: ") + std::strerror(errno);
-    else if (errnum == Z_MEM_ERROR)
+    else if (errnum == Z_MEM_ERROR) {
+      // zlib's allocation failed: the process's policy for a failed
+      // allocation decides (a tool's ends it with its one line,
+      // spperm/Sparse/Interrupt.h); without one, an error.
+      if (std::new_handler handler = std::get_new_handler())
+        handler();
       error = "out of memory (zlib's buffers)";
-    else
+    } else
       error = "corrupt gzip data: " + withoutPathPrefix(msg ? msg : "unknown");
     return -1;
   }

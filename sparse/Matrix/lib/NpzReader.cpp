@@ -33,6 +33,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <new>
 #include <sys/stat.h>
 
 using namespace spperm;
@@ -223,8 +224,15 @@ private:
     } else if (m.method == 8) {
       out.assign(m.size, '\0');
       z_stream z{};
-      if (inflateInit2(&z, -MAX_WBITS) != Z_OK)
-        return fail("cannot initialize zlib");
+      if (const int rc = inflateInit2(&z, -MAX_WBITS); rc != Z_OK) {
+        // A failed allocation: the process's policy decides, as for
+        // operator new (MatrixIO.cpp, GzFileSource).
+        if (rc == Z_MEM_ERROR)
+          if (std::new_handler handler = std::get_new_handler())
+            handler();
+        return fail(rc == Z_MEM_ERROR ? "out of memory (zlib's buffers)"
+                                      : "cannot initialize zlib");
+      }
       z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(packed.data()));
       z.avail_in = static_cast<uInt>(packed.size());
       z.next_out = reinterpret_cast<Bytef *>(out.data());
@@ -232,6 +240,11 @@ private:
       const int rc = inflate(&z, Z_FINISH);
       const uint64_t produced = z.total_out;
       inflateEnd(&z);
+      if (rc == Z_MEM_ERROR) {
+        if (std::new_handler handler = std::get_new_handler())
+          handler();
+        return fail("out of memory (zlib's buffers)");
+      }
       if (rc != Z_STREAM_END || produced != m.size)
         return fail("corrupt deflated data in " + quoted(name));
     } else {

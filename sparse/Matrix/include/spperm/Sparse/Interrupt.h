@@ -68,6 +68,13 @@ void installInterruptCleanup();
 /// outlive the process (a string literal).
 void installOutOfMemoryExit(const char *tool);
 
+/// Runs `hook` when installOutOfMemoryExit's handler, exitOutOfMemory or
+/// exitFatalError end the tool, before the cleanup, and when the tool
+/// crashes under its memory cap: for a library's own cleanup that is safe
+/// in a signal handler (LLVM's removal of its tools' output files,
+/// llvm::sys::RunInterruptHandlers).
+void setExitHook(void (*hook)());
+
 /// Caps the process's data size (RLIMIT_DATA, which counts the heap and
 /// private mappings) at what it uses now plus the memory available to it
 /// now: the machine's MemAvailable and free swap, or its cgroup's limit less
@@ -75,7 +82,11 @@ void installOutOfMemoryExit(const char *tool);
 /// such as 2048M or 8G) where that is set. Linux commits memory lazily, so
 /// without a cap a matrix too large for the machine is killed by the
 /// kernel's out-of-memory killer half way through; with it the allocation
-/// fails and installOutOfMemoryExit's line ends the tool. Never raises a
+/// fails and installOutOfMemoryExit's line ends the tool. A library that
+/// does not check malloc's result faults instead: a SIGSEGV or SIGBUS near
+/// the limit (within an eighth of it, at least 16 MiB) ends the tool with
+/// the same line; any other is left to its previous action, after the
+/// registered children are killed. Never raises a
 /// lower limit. For the tools that run no GPU code (a CUDA driver reserves
 /// large mappings); an error only for a malformed `$SPPERM_MEMORY_LIMIT`.
 Status limitMemoryToAvailable();

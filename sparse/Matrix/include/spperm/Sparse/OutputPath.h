@@ -41,8 +41,7 @@ bool samePath(const std::string &a, const std::string &b);
 bool isInside(const std::string &path, const std::string &dir);
 
 /// Why an entry cannot be created or replaced at `path`, or ok: its
-/// directory must exist, be a directory and be writable (an entry is made
-/// there, `.spperm-write-check-XXXXXX`, and removed).
+/// directory must exist, be a directory and be writable.
 Status checkWritableDirectoryOf(const std::string &path);
 
 /// Why the file `path` cannot be written, or ok: checkWritableDirectoryOf,
