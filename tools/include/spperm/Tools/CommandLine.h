@@ -95,6 +95,9 @@ private:
 
   void printHelp() const;
   Option *find(const std::string &name);
+  /// The spelling of the option `name` (no dashes) is likely a slip of, or
+  /// empty.
+  std::string nearestSpelling(const std::string &name) const;
 
   std::string toolName;
   std::string synopsis;
