@@ -815,6 +815,12 @@ _TOOL_ONLY_FLAGS = {
 }
 
 
+def _is_flag_value(value: Any) -> bool:
+    """Whether ``value`` sets a flag: a bool, or the integer 0 or 1."""
+    return (isinstance(value, (bool, np.bool_))
+            or (isinstance(value, (int, np.integer)) and value in (0, 1)))
+
+
 def _tuning(options: Dict[str, Any]) -> List[tuple]:
     from . import _compiler
 
@@ -836,9 +842,7 @@ def _tuning(options: Dict[str, Any]) -> List[tuple]:
                 "compilation options, which spperm-compile --help lists, "
                 f"with _ for -){did_you_mean(key, keywords)}")
         if known[name]:
-            if not (isinstance(value, (bool, np.bool_))
-                    or (isinstance(value, (int, np.integer))
-                        and value in (0, 1))):
+            if not _is_flag_value(value):
                 raise CompileError(
                     f"{key}= is a flag: True or False, got {value!r}")
             if not value:
@@ -916,9 +920,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
         values = _text_argument("values", values)
     for flag, given in (("verbose", verbose),
                         ("store_alternatives", store_alternatives)):
-        if not (isinstance(given, (bool, np.bool_))
-                or (isinstance(given, (int, np.integer))
-                    and given in (0, 1))):
+        if not _is_flag_value(given):
             raise CompileError(
                 f"{flag}= is a flag: True or False, got {given!r}")
     if (isinstance(size_budget, (bool, np.bool_))
