@@ -72,37 +72,3 @@ def error_class(status: int) -> type:
     """The exception class of a runtime status (sprt_status) or of a compile
     failure (-1)."""
     return _BY_STATUS.get(status, SppermError)
-
-
-def _edit_distance(a: str, b: str) -> int:
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        previous, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1,
-                                           previous + (ca != cb))
-    return row[-1]
-
-
-def did_you_mean(value: str, names: "list[str]") -> str:
-    """``"; did you mean 'NAME'?"`` for the names ``value`` is likely a slip
-    of, else ``""``; the rule of the tools' errors for an option's value
-    (describeUnknownOptionValue): the name that differs only in case; else
-    those it begins (``hybrid-2``: the
-    three ``hybrid-2.x``); else the nearest by edit distance where a third
-    of its letters at most differ and it has five or more."""
-    low = value.lower()
-    same = [n for n in names if n.lower() == low]
-    if not same and len(low) >= 2:
-        same = [n for n in names if n.lower().startswith(low)]
-    if not same:
-        best = min(names, key=lambda n: _edit_distance(low, n.lower()),
-                   default="")
-        distance = _edit_distance(low, best.lower())
-        if len(best) >= 5 and 0 < distance and 3 * distance <= len(best):
-            same = [best]
-    if not same:
-        return ""
-    if len(same) == 1:
-        return f"; did you mean '{same[0]}'?"
-    return "; did you mean one of " + ", ".join(f"'{n}'" for n in same) + "?"

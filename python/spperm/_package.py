@@ -16,7 +16,7 @@ import numpy as np
 from . import _core
 from ._errors import (CompileError, CorruptPackageError,
                       InvalidArgumentError, LayerNotFoundError, PackageIOError,
-                      UnsupportedError, did_you_mean)
+                      UnsupportedError)
 from ._matrix import MatrixLike, is_path, to_csr
 
 #: The devices a package runs on.
@@ -840,7 +840,7 @@ def _tuning(options: Dict[str, Any]) -> List[tuple]:
             raise CompileError(
                 f"unknown option {key}= (compile() takes spperm-compile's "
                 "compilation options, which spperm-compile --help lists, "
-                f"with _ for -){did_you_mean(key, keywords)}")
+                f"with _ for -){_core.did_you_mean(key, keywords)}")
         if known[name]:
             if not _is_flag_value(value):
                 raise CompileError(
@@ -952,9 +952,7 @@ def compile(a: MatrixLike, k: Optional[int] = None, strategy: str = "auto",
     report_path = None
     if report:
         report_path = os.path.abspath(_path_text(report))
-        _core.check_writable_directory_of(report_path)
-        if os.path.isdir(report_path):
-            raise PackageIOError(f"{report_path}: is a directory")
+        _core.check_writable_file(report_path)
     owned = None
     if output is None:
         owned = tempfile.mkdtemp(prefix="spperm-")

@@ -20,6 +20,7 @@
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/OutputPath.h"
 #include "spperm/Sparse/Package.h"
+#include "spperm/Sparse/Spelling.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -495,6 +496,23 @@ NB_MODULE(_core, m) {
           throw Error(SPRT_ERROR_IO, s.message());
       },
       nb::arg("path"));
+  m.def(
+      "check_writable_file",
+      [](const std::string &path) {
+        if (Status s = checkWritableFile(path); !s)
+          throw Error(SPRT_ERROR_IO, s.message());
+      },
+      nb::arg("path"));
+  m.def(
+      "did_you_mean",
+      [](const std::string &value, const std::vector<std::string> &names) {
+        return didYouMean(value, std::vector<std::string_view>(names.begin(),
+                                                               names.end()));
+      },
+      nb::arg("value"), nb::arg("names"),
+      "The end of an 'unknown name' message: \"; did you mean 'NAME'?\" for "
+      "the names value is likely a slip of (spperm/Sparse/Spelling.h), or "
+      "\"\".");
   m.def(
       "check_package_destination",
       [](const std::string &path) {

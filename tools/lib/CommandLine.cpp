@@ -6,8 +6,8 @@
 
 #include "spperm/Tools/CommandLine.h"
 
-#include <algorithm>
-#include <cctype>
+#include "spperm/Sparse/Spelling.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -111,41 +111,14 @@ ArgParser::Option *ArgParser::find(const std::string &name) {
   return nullptr;
 }
 
-/// The edit distance of `a` and `b`, letters compared without case.
-static size_t editDistance(const std::string &a, const std::string &b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + !same});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string ArgParser::nearestSpelling(const std::string &name) const {
-  // As for an option's unknown value (describeUnknownOptionValue): a third
-  // of the letters at most, and names of five letters or more.
-  const Option *nearest = nullptr;
-  size_t best = 0;
-  for (const Option &o : options) {
-    const size_t distance = editDistance(name, o.name);
-    if (!nearest || distance < best) {
-      nearest = &o;
-      best = distance;
-    }
-  }
-  if (!nearest || nearest->name.size() < 5 || best == 0 ||
-      3 * best > nearest->name.size())
-    return "";
-  return nearest->spelling;
+std::string ArgParser::slipHint(const std::string &name) const {
+  std::vector<std::string_view> names;
+  for (const Option &o : options)
+    names.push_back(o.name);
+  std::vector<std::string> spellings;
+  for (size_t i : likelySlips(name, names))
+    spellings.push_back(options[i].spelling);
+  return didYouMean(spellings);
 }
 
 void ArgParser::printHelp() const {
@@ -198,11 +171,8 @@ std::optional<int> ArgParser::parse(int argc, char **argv) {
       }
       Option *o = find(name);
       if (!o) {
-        const std::string nearest = nearestSpelling(name);
-        reportError(
-            toolName,
-            "unknown option '" + arg + "' (see --help)" +
-                (nearest.empty() ? "" : "; did you mean '" + nearest + "'?"));
+        reportError(toolName, "unknown option '" + arg + "' (see --help)" +
+                                  slipHint(name));
         return 1;
       }
       if (o->flag) {

@@ -95,9 +95,10 @@ private:
 
   void printHelp() const;
   Option *find(const std::string &name);
-  /// The spelling of the option `name` (no dashes) is likely a slip of, or
-  /// empty.
-  std::string nearestSpelling(const std::string &name) const;
+  /// The end of the "unknown option" error for `name` (no dashes): the
+  /// spellings of the options it is likely a slip of (spperm/Sparse/
+  /// Spelling.h), or empty.
+  std::string slipHint(const std::string &name) const;
 
   std::string toolName;
   std::string synopsis;
