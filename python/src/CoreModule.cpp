@@ -506,8 +506,8 @@ NB_MODULE(_core, m) {
   m.def(
       "did_you_mean",
       [](const std::string &value, const std::vector<std::string> &names) {
-        return didYouMean(value, std::vector<std::string_view>(names.begin(),
-                                                               names.end()));
+        return didYouMean(
+            value, std::vector<std::string_view>(names.begin(), names.end()));
       },
       nb::arg("value"), nb::arg("names"),
       "The end of an 'unknown name' message: \"; did you mean 'NAME'?\" for "

@@ -15,9 +15,9 @@ using namespace spperm;
 namespace {
 
 const std::vector<std::string_view> kStrategies = {
-    "identity",    "lpt",         "warp-aware",  "cta-aware",
-    "hybrid-1",    "hybrid-2.1",  "hybrid-2.2",  "hybrid-2.3",
-    "hybrid-3",    "bsa",         "auto"};
+    "identity", "lpt",        "warp-aware", "cta-aware",
+    "hybrid-1", "hybrid-2.1", "hybrid-2.2", "hybrid-2.3",
+    "hybrid-3", "bsa",        "auto"};
 
 TEST(SpellingTest, EditDistanceIgnoresCase) {
   EXPECT_EQ(editDistanceIgnoringCase("", ""), 0u);
@@ -44,8 +44,8 @@ TEST(SpellingTest, EditDistanceIsAMetric) {
     const size_t ab = editDistanceIgnoringCase(a, b);
     EXPECT_EQ(ab, editDistanceIgnoringCase(b, a));
     EXPECT_LE(ab, std::max(a.size(), b.size()));
-    EXPECT_GE(ab, a.size() > b.size() ? a.size() - b.size()
-                                      : b.size() - a.size());
+    EXPECT_GE(ab,
+              a.size() > b.size() ? a.size() - b.size() : b.size() - a.size());
     EXPECT_LE(editDistanceIgnoringCase(a, c),
               ab + editDistanceIgnoringCase(b, c));
   }

@@ -1,4 +1,4 @@
-//===- Spelling.h - The names a mistyped one is likely a slip of -*- C++ -*-===//
+//===- Spelling.h - What a mistyped name is likely a slip of -----*- C++ -*-===/
 //
 // Part of the spperm project.
 //
