@@ -10,9 +10,12 @@
 #include "spperm/Sparse/Escape.h"
 #include "spperm/Sparse/Names.h"
 #include "spperm/Sparse/Permutation.h"
+#include "spperm/Sparse/Spelling.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -36,14 +39,15 @@ FieldParser<::spperm::Strategy>::parse(AsmParser &parser) {
   std::optional<::spperm::Strategy> strategy =
       ::spperm::parseStrategy(keyword);
   if (!strategy) {
-    std::string names;
+    std::vector<std::string_view> names;
     for (::spperm::Strategy s : ::spperm::kAllStrategies)
-      names += (names.empty() ? "" : ", ") +
-               std::string(::spperm::strategyIrName(s));
+      names.push_back(::spperm::strategyIrName(s));
     return parser.emitError(loc, "unknown row-permutation strategy '")
-           << keyword << "' (expected one of " << names
+           << keyword << "' (expected one of "
+           << llvm::join(names.begin(), names.end(), ", ")
            << "; a command-line name is written in quotes, e.g. "
-              "\"warp-aware\")";
+              "\"warp-aware\")"
+           << ::spperm::didYouMean(keyword, names);
   }
   return *strategy;
 }
@@ -102,7 +106,9 @@ Attribute PermAttr::parse(AsmParser &parser, Type) {
       continue;
     }
     parser.emitError(loc, "unknown parameter '")
-        << key << "' (expected warps, line, tau or alpha)";
+        << key << "' (expected warps, line, tau or alpha)"
+        << ::spperm::didYouMean(std::string_view(key),
+                                {"warps", "line", "tau", "alpha"});
     return {};
   }
   if (failed(parser.parseGreater()))
@@ -330,8 +336,92 @@ FormatAttrInterface FormatAttrInterface::withPerm(PermAttr perm) const {
 }
 
 //===----------------------------------------------------------------------===//
+// Format parameters
+//===----------------------------------------------------------------------===//
+
+/// Parses a format attribute's `key = value, ...>` (its `<` already read):
+/// each key one of `keys`, at most once, its value read by `parseValue`;
+/// every key of `required` present. Each error is one diagnostic, where it
+/// is: the value's own (`unknown row-permutation strategy ...`), or an
+/// unknown, repeated or missing parameter, naming the attribute.
+static ParseResult
+parseFormatParameters(AsmParser &parser, StringRef attrName,
+                      ArrayRef<StringRef> keys, ArrayRef<StringRef> required,
+                      function_ref<ParseResult(StringRef key)> parseValue) {
+  llvm::SmallDenseSet<StringRef> seen;
+  do {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef key;
+    if (failed(parser.parseOptionalKeyword(&key)))
+      return parser.emitError(loc, "expected a parameter of #spperm.")
+             << attrName << " (" << llvm::join(keys, ", ") << ")";
+    if (!llvm::is_contained(keys, key)) {
+      std::vector<std::string_view> names(keys.begin(), keys.end());
+      return parser.emitError(loc, "unknown parameter '")
+             << key << "' of #spperm." << attrName << " (expected "
+             << llvm::join(keys, ", ") << ")"
+             << ::spperm::didYouMean(std::string_view(key), names);
+    }
+    if (!seen.insert(key).second)
+      return parser.emitError(loc, "duplicate parameter '") << key << "'";
+    if (failed(parser.parseEqual()) || failed(parseValue(key)))
+      return failure();
+  } while (succeeded(parser.parseOptionalComma()));
+  SMLoc end = parser.getCurrentLocation();
+  if (failed(parser.parseGreater()))
+    return failure();
+  for (StringRef key : required)
+    if (!seen.contains(key))
+      return parser.emitError(end, "#spperm.")
+             << attrName << " needs '" << key
+             << "' (its required parameters: " << llvm::join(required, ", ")
+             << ")";
+  return success();
+}
+
+/// The value of the `perm` parameter: a #spperm.perm attribute.
+static ParseResult parsePermValue(AsmParser &parser, PermAttr &perm) {
+  SMLoc loc = parser.getCurrentLocation();
+  Attribute attr;
+  if (failed(parser.parseAttribute(attr)))
+    return failure();
+  perm = dyn_cast<PermAttr>(attr);
+  if (!perm)
+    return parser.emitError(loc, "perm must be a #spperm.perm<...>, got ")
+           << attr;
+  return success();
+}
+
+/// Prints `, perm = #spperm.perm<...>` where there is a permutation.
+static void printPermParameter(AsmPrinter &printer, PermAttr perm, bool first) {
+  if (!perm)
+    return;
+  printer << (first ? "" : ", ") << "perm = ";
+  printer.printAttribute(perm);
+}
+
+//===----------------------------------------------------------------------===//
 // CsrAttr
 //===----------------------------------------------------------------------===//
+
+Attribute CsrAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  PermAttr perm;
+  if (succeeded(parser.parseOptionalLess()) &&
+      failed(parseFormatParameters(
+          parser, getMnemonic(), {"perm"}, {},
+          [&](StringRef) { return parsePermValue(parser, perm); })))
+    return {};
+  return parser.getChecked<CsrAttr>(loc, parser.getContext(), perm);
+}
+
+void CsrAttr::print(AsmPrinter &printer) const {
+  if (!getPerm())
+    return;
+  printer << '<';
+  printPermParameter(printer, getPerm(), /*first=*/true);
+  printer << '>';
+}
 
 Attribute CsrAttr::getPermAttr() const { return getPerm(); }
 
@@ -352,6 +442,72 @@ LogicalResult CsrAttr::verifyShape(function_ref<InFlightDiagnostic()>,
 //===----------------------------------------------------------------------===//
 // BellAttr
 //===----------------------------------------------------------------------===//
+
+Attribute BellAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  int64_t block = 0, width = 0;
+  std::optional<ResidualFormat> residual;
+  FloatAttr delta;
+  bool condensed = false;
+  PermAttr perm;
+  auto parseValue = [&](StringRef key) -> ParseResult {
+    if (key == "block")
+      return parser.parseInteger(block);
+    if (key == "width")
+      return parser.parseInteger(width);
+    if (key == "residual") {
+      SMLoc at = parser.getCurrentLocation();
+      std::string name;
+      if (failed(parser.parseKeywordOrString(&name)))
+        return failure();
+      residual = symbolizeResidualFormat(name);
+      if (!residual)
+        return parser.emitError(at, "unknown residual format '")
+               << name << "' (expected csr)";
+      return success();
+    }
+    if (key == "delta") {
+      SMLoc at = parser.getCurrentLocation();
+      Attribute attr;
+      if (failed(parser.parseAttribute(attr)))
+        return failure();
+      delta = dyn_cast<FloatAttr>(attr);
+      if (!delta)
+        return parser.emitError(at, "delta must be a float in (0, 1], got ")
+               << attr;
+      return success();
+    }
+    if (key == "condensed") {
+      FailureOr<bool> value = FieldParser<bool>::parse(parser);
+      if (failed(value))
+        return failure();
+      condensed = *value;
+      return success();
+    }
+    return parsePermValue(parser, perm);
+  };
+  if (failed(parser.parseLess()) ||
+      failed(parseFormatParameters(
+          parser, getMnemonic(),
+          {"block", "width", "residual", "delta", "condensed", "perm"},
+          {"block", "width", "residual"}, parseValue)))
+    return {};
+  return parser.getChecked<BellAttr>(loc, parser.getContext(), block, width,
+                                     *residual, delta, condensed, perm);
+}
+
+void BellAttr::print(AsmPrinter &printer) const {
+  printer << "<block = " << getBlock() << ", width = " << getWidth()
+          << ", residual = " << stringifyResidualFormat(getResidual());
+  if (getDelta()) {
+    printer << ", delta = ";
+    printer.printStrippedAttrOrType(getDelta());
+  }
+  if (getCondensed())
+    printer << ", condensed = true";
+  printPermParameter(printer, getPerm(), /*first=*/false);
+  printer << '>';
+}
 
 LogicalResult BellAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                int64_t block, int64_t width, ResidualFormat,
@@ -397,6 +553,31 @@ BellAttr::verifyShape(function_ref<InFlightDiagnostic()> emitError,
 //===----------------------------------------------------------------------===//
 // HbpAttr
 //===----------------------------------------------------------------------===//
+
+Attribute HbpAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  int64_t rows = 0, cols = 0;
+  PermAttr perm;
+  auto parseValue = [&](StringRef key) -> ParseResult {
+    if (key == "rows")
+      return parser.parseInteger(rows);
+    if (key == "cols")
+      return parser.parseInteger(cols);
+    return parsePermValue(parser, perm);
+  };
+  if (failed(parser.parseLess()) ||
+      failed(parseFormatParameters(parser, getMnemonic(),
+                                   {"rows", "cols", "perm"}, {"rows", "cols"},
+                                   parseValue)))
+    return {};
+  return parser.getChecked<HbpAttr>(loc, parser.getContext(), rows, cols, perm);
+}
+
+void HbpAttr::print(AsmPrinter &printer) const {
+  printer << "<rows = " << getRows() << ", cols = " << getCols();
+  printPermParameter(printer, getPerm(), /*first=*/false);
+  printer << '>';
+}
 
 LogicalResult HbpAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                               int64_t rows, int64_t cols, PermAttr) {

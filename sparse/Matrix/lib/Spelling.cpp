@@ -1,4 +1,4 @@
-//===- Spelling.cpp - The names a mistyped one is likely a slip of -------===//
+//===- Spelling.cpp - The names a mistyped one is likely a slip of --------===//
 //
 // Part of the spperm project.
 //

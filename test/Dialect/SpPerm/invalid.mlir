@@ -59,85 +59,150 @@ func.func private @bell_too_wide(!spperm.matrix<8x9xf32, #spperm.bell<block = 4,
 // #spperm.perm
 //===----------------------------------------------------------------------===//
 
-// expected-error@+2 {{unknown row-permutation strategy 'random'}}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{unknown row-permutation strategy 'random'}}
 func.func private @unknown_strategy(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<random>>>)
 
 // -----
 
 // A command-line name unquoted: its '-' ends the keyword.
-// expected-error@+2 {{unknown row-permutation strategy 'warp' (expected one of identity, }}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{unknown row-permutation strategy 'warp' (expected one of identity, }}
 func.func private @cli_name(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<warp-aware>>>)
 
 // -----
 
-// expected-error@+2 {{warps must be in [1, 1024], got 0}}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{warps must be in [1, 1024], got 0}}
 func.func private @zero_warps(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt, warps = 0>>>)
 
 // -----
 
-// expected-error@+2 {{warps must be in [1, 1024], got 2048}}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{warps must be in [1, 1024], got 2048}}
 func.func private @many_warps(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt, warps = 2048>>>)
 
 // -----
 
-// expected-error@+2 {{line must be a power of two in [1, 1024], got 48}}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{line must be a power of two in [1, 1024], got 48}}
 func.func private @line_not_pow2(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<warp_aware, line = 48>>>)
 
 // -----
 
 // tau and alpha are BSA's parameters; on another strategy they would be
 // silently meaningless.
-// expected-error@+2 {{'tau' only applies to the bsa strategy}}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{'tau' only applies to the bsa strategy}}
 func.func private @tau_not_bsa(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt, tau = 16>>>)
 
 // -----
 
-// expected-error@+2 {{tau must be in [1, 1024], got 0}}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{tau must be in [1, 1024], got 0}}
 func.func private @tau_zero(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<bsa, tau = 0>>>)
 
 // -----
 
-// expected-error@+2 {{'alpha' only applies to the bsa strategy}}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{'alpha' only applies to the bsa strategy}}
 func.func private @alpha_not_bsa(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<plain, alpha = 0.5>>>)
 
 // -----
 
-// expected-error@+2 {{alpha must be in (0, 1], got 1.5}}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{alpha must be in (0, 1], got 1.5}}
 func.func private @alpha_too_big(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<bsa, alpha = 1.5>>>)
 
 // -----
 
 // A value just outside the range is shown as written, not rounded into it.
-// expected-error@+2 {{alpha must be in (0, 1], got 1.0000001}}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{alpha must be in (0, 1], got 1.0000001}}
 func.func private @alpha_just_above(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<bsa, alpha = 1.0000001>>>)
 
 // -----
 
-// expected-error@+2 {{alpha must be in (0, 1], got 0}}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{alpha must be in (0, 1], got 0}}
 func.func private @alpha_zero(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<bsa, alpha = 0.0>>>)
 
 // -----
 
-// expected-error@+2 {{duplicate parameter 'warps'}}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{duplicate parameter 'warps'}}
 func.func private @duplicate_param(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt, warps = 8, warps = 16>>>)
 
 // -----
 
-// expected-error@+2 {{unknown parameter 'delta' (expected warps, line, tau or alpha)}}
-// expected-error@+1 {{failed to parse SpPerm_CsrAttr parameter 'perm'}}
+// expected-error@+1 {{unknown parameter 'delta' (expected warps, line, tau or alpha)}}
 func.func private @unknown_param(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<bsa, delta = 0.5>>>)
+
+// -----
+
+// A strategy that differs only in case, or that a name begins, is named
+// (the rule of every "unknown name" error: spperm/Sparse/Spelling.h).
+// expected-error@+1 {{unknown row-permutation strategy 'LPT' (expected one of identity, plain, flipped, lpt, warp_aware, cta_aware, hybrid_1, hybrid_2_1, hybrid_2_2, hybrid_2_3, bsa; a command-line name is written in quotes, e.g. "warp-aware"); did you mean 'lpt'?}}
+func.func private @strategy_case(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<LPT>>>)
+
+// -----
+
+// expected-error@+1 {{did you mean one of 'hybrid_2_1', 'hybrid_2_2', 'hybrid_2_3'?}}
+func.func private @strategy_prefix(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<hybrid_2>>>)
+
+// -----
+
+// expected-error@+1 {{unknown parameter 'warpz' (expected warps, line, tau or alpha); did you mean 'warps'?}}
+func.func private @param_slip(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt, warpz = 8>>>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Format parameters: each error once, where it is
+//===----------------------------------------------------------------------===//
+
+// An error inside `perm` is the only one (no "failed to parse ... 'perm'").
+// expected-error@+1 {{perm must be a #spperm.perm<...>, got #spperm.csr}}
+func.func private @perm_kind(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.csr>>)
+
+// -----
+
+// expected-error@+1 {{expected a parameter of #spperm.csr (perm)}}
+func.func private @csr_empty(!spperm.matrix<4x4xf32, #spperm.csr<>>)
+
+// -----
+
+// expected-error@+1 {{unknown parameter 'prem' of #spperm.csr (expected perm)}}
+func.func private @csr_unknown(!spperm.matrix<4x4xf32, #spperm.csr<prem = #spperm.perm<lpt>>>)
+
+// -----
+
+// expected-error@+1 {{unknown parameter 'condenced' of #spperm.bell (expected block, width, residual, delta, condensed, perm); did you mean 'condensed'?}}
+func.func private @bell_unknown(!spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 1, residual = csr, condenced = true>>)
+
+// -----
+
+// expected-error@+1 {{duplicate parameter 'block'}}
+func.func private @bell_duplicate(!spperm.matrix<64x64xf32, #spperm.bell<block = 16, block = 8, width = 1, residual = csr>>)
+
+// -----
+
+// expected-error@+1 {{#spperm.bell needs 'residual' (its required parameters: block, width, residual)}}
+func.func private @bell_missing(!spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 1>>)
+
+// -----
+
+// A missing comma: the '>' expected, not a missing parameter.
+// expected-error@+1 {{expected '>'}}
+func.func private @bell_comma(!spperm.matrix<64x64xf32, #spperm.bell<block = 16 width = 1, residual = csr>>)
+
+// -----
+
+// expected-error@+1 {{expected integer value}}
+func.func private @bell_block_kind(!spperm.matrix<64x64xf32, #spperm.bell<block = x, width = 1, residual = csr>>)
+
+// -----
+
+// expected-error@+1 {{delta must be a float in (0, 1], got "half"}}
+func.func private @bell_delta_kind(!spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 1, residual = csr, delta = "half">>)
+
+// -----
+
+// expected-error@+1 {{#spperm.hbp needs 'cols' (its required parameters: rows, cols)}}
+func.func private @hbp_missing(!spperm.matrix<1024x1024xf32, #spperm.hbp<rows = 512>>)
+
+// -----
+
+// expected-error@+1 {{integer value too large}}
+func.func private @hbp_overflow(!spperm.matrix<1024x1024xf32, #spperm.hbp<rows = 512, cols = 99999999999999999999>>)
 
 // -----
 
@@ -165,8 +230,7 @@ func.func private @bell_delta(!spperm.matrix<64x64xf32, #spperm.bell<block = 16,
 
 // -----
 
-// expected-error@+2 {{expected ::mlir::spperm::ResidualFormat to be one of: csr}}
-// expected-error@+1 {{failed to parse SpPerm_BellAttr parameter 'residual'}}
+// expected-error@+1 {{unknown residual format 'coo' (expected csr)}}
 func.func private @bell_residual(!spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 1, residual = coo>>)
 
 // -----

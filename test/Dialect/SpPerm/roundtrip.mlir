@@ -139,6 +139,21 @@ func.func @formats(
 
 // -----
 
+// Parameters in any order, a quoted residual and a delta without its type
+// print in the one canonical form.
+// CHECK-LABEL: func.func @format_spellings
+// CHECK-SAME: #spperm.bell<block = 16, width = 2, residual = csr, delta = 5.000000e-01 : f64, condensed = true, perm = #spperm.perm<lpt>>
+// CHECK-SAME: #spperm.hbp<rows = 512, cols = 4096, perm = #spperm.perm<lpt>>
+// CHECK-SAME: #spperm.csr>
+func.func @format_spellings(
+    %a: !spperm.matrix<64x64xf32, #spperm.bell<perm = #spperm.perm<lpt>, condensed = true, residual = "csr", delta = 0.5, width = 2, block = 16>>,
+    %b: !spperm.matrix<1024x8192xf32, #spperm.hbp<perm = #spperm.perm<lpt>, cols = 4096, rows = 512>>,
+    %c: !spperm.matrix<64x64xf32, #spperm.csr>) {
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @spmm_static
 // CHECK: spperm.spmm %{{.*}}, %{{.*}} : !spperm.matrix<4x6xf32, #spperm.csr>, tensor<6x32xf32> -> tensor<4x32xf32>
 func.func @spmm_static(%a: !spperm.matrix<4x6xf32, #spperm.csr>, %b: tensor<6x32xf32>) -> tensor<4x32xf32> {

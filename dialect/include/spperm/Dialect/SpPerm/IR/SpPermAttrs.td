@@ -311,7 +311,9 @@ def SpPerm_CsrAttr : SpPerm_Attr<"Csr", "csr", [
     ```
   }];
   let parameters = (ins SpPerm_PermParameter:$perm);
-  let assemblyFormat = "(`<` struct($perm)^ `>`)?";
+  // Hand-written, as the other formats': an error inside a parameter is
+  // reported once, where it is (SpPermAttrs.cpp, "Format parameters").
+  let hasCustomAssemblyFormat = 1;
 }
 
 def SpPerm_BellAttr : SpPerm_Attr<"Bell", "bell", [
@@ -322,7 +324,9 @@ def SpPerm_BellAttr : SpPerm_Attr<"Bell", "bell", [
     The (permuted) matrix tiled into `block` × `block` tiles; dense enough
     tiles are stored as Blocked-ELL — per block row, `width` block columns
     (padded) with their dense values — and every other entry goes to the
-    `residual` format. `block = 1` gives plain ELL/HYB.
+    `residual` format. `block = 1` gives plain ELL/HYB. The parameters are
+    written `key = value`, in any order; `block`, `width` and `residual` are
+    required:
 
     * `block` — τ, one of 1, 2, 4, 8, 16, 32;
     * `width` — the ELL width in blocks, at most the number of block columns
@@ -352,7 +356,7 @@ def SpPerm_BellAttr : SpPerm_Attr<"Bell", "bell", [
     DefaultValuedParameter<"bool", "false">:$condensed,
     SpPerm_PermParameter:$perm
   );
-  let assemblyFormat = "`<` struct(params) `>`";
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
 
@@ -366,6 +370,8 @@ def SpPerm_HbpAttr : SpPerm_Attr<"Hbp", "hbp", [
     SpMM the B tile of a column block must fit in shared memory, so `cols`
     is a parameter.
 
+    Parameters (`key = value`, in any order; `perm` optional, as in every
+    format):
     * `rows` — row-block height, a positive multiple of 32 (default in the
       paper: 512);
     * `cols` — column-block width, positive.
@@ -379,7 +385,7 @@ def SpPerm_HbpAttr : SpPerm_Attr<"Hbp", "hbp", [
     "int64_t":$cols,
     SpPerm_PermParameter:$perm
   );
-  let assemblyFormat = "`<` struct(params) `>`";
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
 
