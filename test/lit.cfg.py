@@ -52,6 +52,14 @@ if config.sanitized:
 if os.path.exists("/usr/bin/chromium"):
     config.available_features.add("chromium")
 
+# The Python package, where the build made it (build/venv's interpreter,
+# tools/scripts/setup.sh): tests of its installation ask for `python-module`.
+venv_python = os.path.join(config.spperm_obj_root, "venv", "bin", "python")
+if os.path.exists(os.path.join(config.spperm_obj_root, "python", "spperm",
+                               "__init__.py")) and os.path.exists(venv_python):
+    config.available_features.add("python-module")
+    config.substitutions.append(("%spperm_venv_python", venv_python))
+
 tool_dirs = [config.spperm_tools_dir, config.llvm_tools_dir]
 tools = ["spperm-opt", "spperm-inspect", "spperm-gen", "spperm-compile", "spperm-run",
          "spperm-verify"]
