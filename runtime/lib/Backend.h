@@ -18,7 +18,9 @@
 #include "spperm/Sparse/Package.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace spperm::runtime_detail {
 
@@ -27,6 +29,22 @@ struct CommState;
 /// Records `message` as the calling thread's last error (sprt_last_error)
 /// and returns `status`.
 sprt_status failWith(sprt_status status, std::string message);
+
+/// N of a variant name "spperm:N" (N of one to four digits: the layer's
+/// variant N, 0 its own and 1.. its alternatives), else nullopt.
+inline std::optional<size_t> parseVariantIndex(std::string_view variant) {
+  constexpr std::string_view prefix = "spperm:";
+  if (variant.size() <= prefix.size() || variant.size() > prefix.size() + 4 ||
+      variant.substr(0, prefix.size()) != prefix)
+    return std::nullopt;
+  size_t n = 0;
+  for (char ch : variant.substr(prefix.size())) {
+    if (ch < '0' || ch > '9')
+      return std::nullopt;
+    n = 10 * n + static_cast<size_t>(ch - '0');
+  }
+  return n;
+}
 
 /// What a device does with the layers of a loaded package. A backend is
 /// created per package and owns what it derives from the layers. The C API
@@ -56,11 +74,13 @@ public:
   /// Runs `variant` of layer `index` `warmup` times untimed, then `runs`
   /// times, each timed on its own, and stores the times in milliseconds in
   /// timesMs[0 .. runs). C holds the result of the last run. `variant` is
-  /// "spperm" (what spmm runs) or a baseline the backend knows.
-  virtual sprt_status time(int64_t index, const PackageLayer &layer,
-                           const std::string &variant, const void *b,
-                           int64_t k, void *c, void *stream, int32_t warmup,
-                           int32_t runs, float *timesMs) = 0;
+  /// "spperm" (what spmm runs), "spperm:N" (parseVariantIndex) or a
+  /// baseline the backend knows; `what` names the entry point in errors.
+  virtual sprt_status time(const char *what, int64_t index,
+                           const PackageLayer &layer,
+                           const std::string &variant, const void *b, int64_t k,
+                           void *c, void *stream, int32_t warmup, int32_t runs,
+                           float *timesMs) = 0;
 
   /// SPRT_OK when layer `index` can run K, else the error spmm would
   /// return, before anything is enqueued (sprt_spmm checks every shard of

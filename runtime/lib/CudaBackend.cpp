@@ -171,7 +171,8 @@ sprt_status CudaBackend::accepts(int64_t /*index*/, const PackageLayer &layer,
   return chooseLaunch(layer, k, choice);
 }
 
-sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
+sprt_status CudaBackend::time(const char *what, int64_t index,
+                              const PackageLayer &layer,
                               const std::string &variant, const void *b,
                               int64_t k, void *c, void *streamArg,
                               int32_t warmup, int32_t runs, float *timesMs) {
@@ -211,9 +212,8 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
         names += std::string(", ") + a.variant;
       names += std::string(", ") + dense;
       return failWith(SPRT_ERROR_UNSUPPORTED,
-                      "sprt_spmm_time: unknown "
-                      "variant '" +
-                          variant + "' (known: " + names + ", spperm:N)");
+                      std::string(what) + ": unknown variant '" + variant +
+                          "' (known: " + names + ", spperm:N)");
     }
     if (algorithm && algorithm->spmv && k != 1)
       return failWith(SPRT_ERROR_UNSUPPORTED,
@@ -231,21 +231,6 @@ sprt_status CudaBackend::time(int64_t index, const PackageLayer &layer,
     }
   }
   return timeLaunches(d, stream, warmup, runs, timesMs, launch);
-}
-
-std::optional<size_t>
-CudaBackend::parseVariantIndex(const std::string &variant) {
-  constexpr std::string_view prefix = "spperm:";
-  if (variant.size() <= prefix.size() || variant.size() > prefix.size() + 4 ||
-      variant.compare(0, prefix.size(), prefix) != 0)
-    return std::nullopt;
-  size_t n = 0;
-  for (char ch : variant.substr(prefix.size())) {
-    if (ch < '0' || ch > '9')
-      return std::nullopt;
-    n = 10 * n + static_cast<size_t>(ch - '0');
-  }
-  return n;
 }
 
 const Algorithm *CudaBackend::findAlgorithm(const std::string &variant) {

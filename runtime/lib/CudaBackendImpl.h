@@ -52,7 +52,7 @@ public:
   sprt_status spmm(int64_t index, const PackageLayer &layer, const void *b,
                    int64_t k, void *c, void *stream) override;
 
-  sprt_status time(int64_t index, const PackageLayer &layer,
+  sprt_status time(const char *what, int64_t index, const PackageLayer &layer,
                    const std::string &variant, const void *b, int64_t k,
                    void *c, void *streamArg, int32_t warmup, int32_t runs,
                    float *timesMs) override;
@@ -78,9 +78,6 @@ public:
                             int64_t chunk, void *c, void *stream) override;
 
 private:
-  /// N of a variant name "spperm:N" (decimal, at most 4 digits).
-  static std::optional<size_t> parseVariantIndex(const std::string &variant);
-
   /// The cuSPARSE algorithm named `variant`, or null.
   static const Algorithm *findAlgorithm(const std::string &variant);
 

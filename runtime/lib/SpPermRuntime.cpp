@@ -91,22 +91,25 @@ public:
     return SPRT_OK;
   }
 
-  sprt_status time(int64_t /*index*/, const PackageLayer &layer,
-                   const std::string &variant, const void *b, int64_t k,
-                   void *c, void * /*stream*/, int32_t warmup, int32_t runs,
-                   float *timesMs) override {
+  sprt_status time(const char *what, int64_t /*index*/,
+                   const PackageLayer &layer, const std::string &variant,
+                   const void *b, int64_t k, void *c, void * /*stream*/,
+                   int32_t warmup, int32_t runs, float *timesMs) override {
     if (variant != "spperm") {
-      const bool gpuVariant = variant.rfind("spperm:", 0) == 0 ||
+      // The GPU's variants: the layer's own (spperm:N), cuSPARSE's
+      // algorithms and the dense GEMMs (docs/RuntimeABI.md).
+      const bool gpuVariant = parseVariantIndex(variant) ||
                               variant.rfind("cusparse-", 0) == 0 ||
+                              variant.rfind("cublas-", 0) == 0 ||
                               variant.rfind("cublaslt-", 0) == 0;
       return failWith(SPRT_ERROR_UNSUPPORTED,
-                      "sprt_spmm_time: variant '" + variant +
+                      std::string(what) + ": variant '" + variant +
                           (gpuVariant
                                ? "' needs the GPU device (the CPU runs only "
                                  "'spperm')"
                                : "' is unknown (spperm, spperm:N, "
-                                 "cusparse-..., cublaslt-gemm; the CPU runs "
-                                 "only 'spperm')"));
+                                 "cusparse-..., cublas-sgemm, cublaslt-gemm; "
+                                 "the CPU runs only 'spperm')"));
     }
     for (int32_t i = 0; i < warmup; ++i)
       run(layer, b, k, c);
@@ -216,6 +219,12 @@ std::underlying_type_t<Enum> bitsOf(const Enum &value) {
   std::memcpy(&raw, &value, sizeof(raw));
   return raw;
 }
+
+/// An enum's bits in a message, as the C caller wrote the value: an int
+/// (-1, not 4294967295).
+template <typename Bits> std::string enumNumber(Bits raw) {
+  return std::to_string(static_cast<std::make_signed_t<Bits>>(raw));
+}
 } // namespace
 
 int32_t sprt_abi_version(void) { return SPRT_ABI_VERSION; }
@@ -262,8 +271,7 @@ sprt_status loadPackage(const char *what, const char *path,
   const auto raw = bitsOf(device);
   if (raw != SPRT_DEVICE_CPU && raw != SPRT_DEVICE_GPU)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
-                    std::string(what) + ": unknown device " +
-                        std::to_string(static_cast<int>(raw)));
+                    std::string(what) + ": unknown device " + enumNumber(raw));
   if (ranks > 0 && (rank < 0 || rank >= ranks))
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     std::string(what) + ": rank must be in [0, ranks), got " +
@@ -351,6 +359,7 @@ sprt_status sprt_layer_find(const sprt_package *package, const char *name,
   std::string names;
   for (size_t i = 0; i < package->groups.size(); ++i)
     names += (names.empty() ? "" : ", ") + package->first(i).name;
+  // No function name: the tools print it after the package's path.
   return failWith(SPRT_ERROR_NOT_FOUND, "no layer named '" + std::string(name) +
                                             "' (the package has: " + names +
                                             ")");
@@ -486,7 +495,7 @@ sprt_status checkSpmmArguments(const char *what, const sprt_package *package,
   for (auto [name, dtype] : {std::pair<const char *, DtypeBits>{"b", bType},
                              std::pair<const char *, DtypeBits>{"c", cType}})
     if (!toValueType(dtype))
-      return invalid(std::string(name) + "_dtype " + std::to_string(dtype) +
+      return invalid(std::string(name) + "_dtype " + enumNumber(dtype) +
                      " is not an sprt_dtype (SPRT_DTYPE_F32, _F16, _BF16)");
   const ValueType type = layer.operandType;
   if (*toValueType(bType) != type || *toValueType(cType) != type) {
@@ -628,10 +637,20 @@ sprt_status timeTyped(const char *what, sprt_package *package,
   if (!times_ms)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
                     std::string(what) + ": times_ms is NULL");
+  if (variant && !*variant)
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    std::string(what) +
+                        ": variant is empty (NULL or \"spperm\" times what "
+                        "sprt_spmm runs)");
+  const std::string name = variant ? variant : "spperm";
+  if (name.rfind("spperm:", 0) == 0 && !parseVariantIndex(name))
+    return failWith(SPRT_ERROR_INVALID_ARGUMENT,
+                    std::string(what) + ": variant '" + name +
+                        "' is not spperm:N (N the layer's variant: 0 its own, "
+                        "1 and up its alternatives)");
   const LayerGroup &g = package->groups[layerIndex];
-  const std::string name = variant && *variant ? variant : "spperm";
   if (g.count == 1)
-    return package->backend->time(static_cast<int64_t>(g.first),
+    return package->backend->time(what, static_cast<int64_t>(g.first),
                                   package->package.layers[g.first], name, b, k,
                                   c, stream, warmup, runs, times_ms);
   // A layer of several shards, run as sprt_spmm runs it: timed on the host
@@ -686,7 +705,7 @@ sprt_status sprt_layer_accepts_order(const sprt_package *package,
   const auto raw = bitsOf(order);
   if (raw != SPRT_ORDER_ROW && raw != SPRT_ORDER_COL)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
-                    std::string(what) + ": order " + std::to_string(raw) +
+                    std::string(what) + ": order " + enumNumber(raw) +
                         " is not an sprt_order (SPRT_ORDER_ROW, _COL)");
   *accepted = 1;
   if (raw == SPRT_ORDER_COL) {
@@ -709,7 +728,7 @@ sprt_status sprt_spmm_ordered(sprt_package *package, int64_t layerIndex,
   const auto order = bitsOf(b_order);
   if (order != SPRT_ORDER_ROW && order != SPRT_ORDER_COL)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
-                    std::string(what) + ": b_order " + std::to_string(order) +
+                    std::string(what) + ": b_order " + enumNumber(order) +
                         " is not an sprt_order (SPRT_ORDER_ROW, _COL)");
   if (order == SPRT_ORDER_ROW)
     return spmmTyped(what, package, layerIndex, b, bitsOf(b_dtype), k, c,
@@ -819,11 +838,13 @@ struct sprt_comm {
 
 sprt_status sprt_comm_b_rows(int64_t cols, int32_t rank, int32_t ranks,
                              int64_t *row_begin, int64_t *row_end) {
-  if (!row_begin || !row_end || cols < 0 || ranks < 1 || rank < 0 ||
-      rank >= ranks)
+  // A layer has at most 2^31 - 1 columns (docs/Limits.md), which also
+  // keeps per * ranks below 2^62.
+  if (!row_begin || !row_end || cols < 0 || cols > INT32_MAX || ranks < 1 ||
+      rank < 0 || rank >= ranks)
     return failWith(SPRT_ERROR_INVALID_ARGUMENT,
-                    "sprt_comm_b_rows: needs cols >= 0, 0 <= rank < ranks and "
-                    "output pointers, got cols " +
+                    "sprt_comm_b_rows: needs 0 <= cols <= 2^31 - 1, 0 <= rank "
+                    "< ranks and output pointers, got cols " +
                         std::to_string(cols) + ", rank " +
                         std::to_string(rank) + " of " + std::to_string(ranks));
   const int64_t per = (cols + ranks - 1) / ranks;

@@ -266,6 +266,50 @@ TEST(RuntimeTest, ArgumentErrors) {
               SPRT_ERROR_INVALID_ARGUMENT, "larger than the address space");
   EXPECT_EQ(sprt_spmm(p, 0, b.data(), 4, c.data(), nullptr), SPRT_OK);
   EXPECT_EQ(sprt_spmm(p, 1, b.data(), 4, c.data(), nullptr), SPRT_OK);
+
+  // sprt_spmm_time's variants on the CPU: the GPU's names need the GPU, a
+  // malformed or empty one is refused as such, and the errors name the
+  // entry point called.
+  float ms[2];
+  for (const char *gpuOnly :
+       {"cublas-sgemm", "cublaslt-gemm", "cusparse-spmm-default", "spperm:1"})
+    expectError(
+        sprt_spmm_time(p, 0, gpuOnly, b.data(), 4, c.data(), nullptr, 0, 1, ms),
+        SPRT_ERROR_UNSUPPORTED,
+        "sprt_spmm_time: variant '" + std::string(gpuOnly) +
+            "' needs the GPU device (the CPU runs only 'spperm')");
+  expectError(
+      sprt_spmm_time(p, 0, "mkl", b.data(), 4, c.data(), nullptr, 0, 1, ms),
+      SPRT_ERROR_UNSUPPORTED,
+      "variant 'mkl' is unknown (spperm, spperm:N, cusparse-..., "
+      "cublas-sgemm, cublaslt-gemm; the CPU runs only 'spperm')");
+  for (const char *malformed : {"spperm:", "spperm:x", "spperm:12345"})
+    expectError(sprt_spmm_time(p, 0, malformed, b.data(), 4, c.data(), nullptr,
+                               0, 1, ms),
+                SPRT_ERROR_INVALID_ARGUMENT,
+                "' is not spperm:N (N the layer's variant");
+  expectError(
+      sprt_spmm_time(p, 0, "", b.data(), 4, c.data(), nullptr, 0, 1, ms),
+      SPRT_ERROR_INVALID_ARGUMENT, "sprt_spmm_time: variant is empty");
+  expectError(sprt_spmm_time_typed(p, 0, "cublas-sgemm", b.data(),
+                                   SPRT_DTYPE_F32, 4, c.data(), SPRT_DTYPE_F32,
+                                   nullptr, 0, 1, ms),
+              SPRT_ERROR_UNSUPPORTED, "sprt_spmm_time_typed: variant");
+  // An enum out of range reads as the int the caller passed.
+  expectError(sprt_spmm_ordered(p, 0, b.data(), SPRT_DTYPE_F32,
+                                static_cast<sprt_order>(-1), 4, c.data(),
+                                SPRT_DTYPE_F32, nullptr, 0, nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT,
+              "sprt_spmm_ordered: b_order -1 is not an sprt_order");
+  expectError(sprt_spmm_typed(p, 0, b.data(), static_cast<sprt_dtype>(-2), 4,
+                              c.data(), SPRT_DTYPE_F32, nullptr),
+              SPRT_ERROR_INVALID_ARGUMENT, "b_dtype -2 is not an sprt_dtype");
+  EXPECT_EQ(
+      sprt_spmm_time(p, 0, nullptr, b.data(), 4, c.data(), nullptr, 0, 2, ms),
+      SPRT_OK);
+  EXPECT_EQ(
+      sprt_spmm_time(p, 0, "spperm", b.data(), 4, c.data(), nullptr, 0, 2, ms),
+      SPRT_OK);
   sprt_package_release(p);
   sprt_package_release(nullptr);
 

@@ -31,6 +31,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace spperm;
@@ -389,6 +390,20 @@ TEST(PackageTest, ManifestAloneHasTheMetadataAndNoArrays) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.message().rfind(dir.path("a.spp/manifest.json") + ": ", 0), 0u)
       << bad.message();
+  // A file of the package in the package's place names the package; a
+  // FIFO is no file to compile.
+  bad = readPackageManifest(dir.path("a.spp/manifest.json"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.message(),
+            dir.path("a.spp/manifest.json") + ": is a file of the package " +
+                dir.path("a.spp") + "; pass the package directory itself");
+  ASSERT_EQ(::mkfifo(dir.path("fifo").c_str(), 0600), 0);
+  bad = readPackageManifest(dir.path("fifo"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.message(), dir.path("fifo") +
+                               ": is not a directory, not a spperm package (a "
+                               "package is the directory spperm-compile "
+                               "writes)");
   std::filesystem::remove_all(dir.path("a.spp"));
   bad = readPackageManifest(dir.path("a.spp"));
   ASSERT_FALSE(bad);

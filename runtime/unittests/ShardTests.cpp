@@ -375,6 +375,26 @@ TEST(CommTest, BRowsAndArgumentChecksWithoutAGpu) {
             SPRT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(sprt_comm_b_rows(10, 0, 1, nullptr, &end),
             SPRT_ERROR_INVALID_ARGUMENT);
+  // Past a layer's 2^31 - 1 columns: refused, never a wrapped range.
+  EXPECT_EQ(sprt_comm_b_rows(INT64_MAX, 1, 2, &begin, &end),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(sprt_comm_b_rows(int64_t{INT32_MAX} + 1, 0, 4, &begin, &end),
+            SPRT_ERROR_INVALID_ARGUMENT);
+  // The largest: every range within [0, cols], the ranks tiling it.
+  const int64_t cols = INT32_MAX;
+  int64_t next = 0;
+  for (int32_t r = 0; r < 7; ++r) {
+    ASSERT_EQ(sprt_comm_b_rows(cols, r, 7, &begin, &end), SPRT_OK);
+    EXPECT_EQ(begin, next);
+    EXPECT_LE(begin, end);
+    EXPECT_LE(end, cols);
+    next = end;
+  }
+  EXPECT_EQ(next, cols);
+  ASSERT_EQ(sprt_comm_b_rows(cols, INT32_MAX - 1, INT32_MAX, &begin, &end),
+            SPRT_OK);
+  EXPECT_EQ(begin, cols - 1);
+  EXPECT_EQ(end, cols);
 
   unsigned char id[SPRT_COMM_ID_BYTES] = {};
   sprt_comm *comm = reinterpret_cast<sprt_comm *>(0x1);

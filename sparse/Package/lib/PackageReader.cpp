@@ -18,6 +18,7 @@
 #include "PackageDetail.h"
 #include "Sha256.h"
 
+#include "spperm/Sparse/OutputPath.h"
 #include "spperm/Sparse/Shards.h"
 
 #include <algorithm>
@@ -275,11 +276,23 @@ Status readManifest(const std::string &dir, std::string &text,
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0)
     return Status::error(dir + ": cannot open: " + std::strerror(errno));
-  if (!S_ISDIR(st.st_mode))
+  if (!S_ISDIR(st.st_mode)) {
+    // A file of a package (its manifest, say): the package is the folder.
+    const std::string parent = parentDirectory(dir);
+    struct stat manifest;
+    if (::stat((parent + "/" + kManifestFile).c_str(), &manifest) == 0 &&
+        S_ISREG(manifest.st_mode))
+      return Status::error(dir + ": is a file of the package " + parent +
+                           "; pass the package directory itself");
+    if (!S_ISREG(st.st_mode))
+      return Status::error(dir + ": is not a directory, not a spperm package "
+                                 "(a package is the directory "
+                                 "spperm-compile writes)");
     return Status::error(
         dir + ": is a file, not a spperm package (a package is the "
               "directory spperm-compile writes; make one with "
               "`spperm-compile " + dir + " -o NAME.spp`)");
+  }
   const std::string manifestPath = dir + "/" + kManifestFile;
   // No manifest at all (a link to nowhere is named as the file below).
   if (::lstat(manifestPath.c_str(), &st) != 0 && errno == ENOENT)

@@ -352,7 +352,8 @@ SPRT_EXPORT sprt_status sprt_comm_barrier(sprt_comm *comm, void *stream);
 
 /** The rows of B rank `rank` of `ranks` holds for sprt_spmm_allgather on a
  *  layer of `cols` columns: [rank * P, min(cols, rank * P + P)) with
- *  P = ceil(cols / ranks) (empty on ranks past the columns). */
+ *  P = ceil(cols / ranks) (empty on ranks past the columns); cols is at
+ *  most 2^31 - 1, as a layer's. */
 SPRT_EXPORT sprt_status sprt_comm_b_rows(int64_t cols, int32_t rank,
                                          int32_t ranks, int64_t *row_begin,
                                          int64_t *row_end);

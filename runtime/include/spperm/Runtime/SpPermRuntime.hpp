@@ -22,6 +22,10 @@
 #ifndef SPPERM_RUNTIME_SPPERMRUNTIME_HPP
 #define SPPERM_RUNTIME_SPPERMRUNTIME_HPP
 
+#if __cplusplus < 201703L
+#error "SpPermRuntime.hpp needs C++17 (-std=c++17, or CMake's CXX_STANDARD 17); the C API, SpPermRuntime.h, needs no C++"
+#endif
+
 #include "spperm/Runtime/SpPermRuntime.h"
 
 #include <cassert>
