@@ -63,3 +63,47 @@ func.func @chosen(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
   return %c : tensor<64x8xf32>
 }
 
+
+// -----
+
+// The multiplication in a branch: not a layer, never left whole silently.
+// expected-error@+1 {{'func.func' op cannot be cut into shards: its spperm.spmm is inside 'scf.if': a layer is a function whose body multiplies once, not inside a loop or a branch}}
+func.func @branch(%p: i1, %b: tensor<5x8xf32>) -> tensor<4x8xf32> {
+  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %r = scf.if %p -> tensor<4x8xf32> {
+    %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<4x8xf32>
+    scf.yield %c : tensor<4x8xf32>
+  } else {
+    %e = tensor.empty() : tensor<4x8xf32>
+    scf.yield %e : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A layer of a nested module (the file's module holds @inner).
+module {
+  module @inner {
+    // expected-error@+1 {{'func.func' op cannot be cut into shards: its spperm.spmm is in a function of a nested module: layers are the top-level module's functions}}
+    func.func @g(%b: tensor<5x8xf32>) -> tensor<4x8xf32> {
+      %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+      %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<4x8xf32>
+      return %c : tensor<4x8xf32>
+    }
+  }
+}
+
+// -----
+
+// A layer the module calls: its shards would leave the call dangling.
+// expected-error@+1 {{'func.func' op cannot be cut into shards: 'func.call' uses it, and its shards replace it (a layer is run by the runtime, not called in the module)}}
+func.func @called(%b: tensor<5x8xf32>) -> tensor<4x8xf32> {
+  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
+}
+func.func @caller(%b: tensor<5x8xf32>) -> tensor<4x8xf32> {
+  %c = func.call @called(%b) : (tensor<5x8xf32>) -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
+}

@@ -27,6 +27,7 @@
 #include "spperm/Sparse/Selector.h"
 #include "spperm/Tools/MlirNesting.h"
 #include "spperm/Tools/Progress.h"
+#include "spperm/Transforms/Layers.h"
 #include "spperm/Transforms/MatrixUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -330,22 +331,13 @@ LogicalResult checkLayerFunction(func::FuncOp func) {
 /// a loop or a branch, or in a nested module, would be left out (or the
 /// input called empty) without a word.
 LogicalResult checkLayerPlacement(ModuleOp module) {
-  WalkResult walk =
-      module.walk([&](SpMMOp spmm) {
-        Operation *parent = spmm->getParentOp();
-        if (isa<func::FuncOp>(parent) && parent->getParentOp() == module)
-          return WalkResult::advance();
-        if (!isa<func::FuncOp>(parent))
-          spmm.emitOpError()
-              << "is inside '" << parent->getName()
-              << "': spperm-compile makes a layer of a function whose body "
-                 "multiplies once, not inside a loop or a branch";
-        else
-          spmm.emitOpError() << "is in a function of a nested module: "
-                                "spperm-compile makes layers of the top-level "
-                                "module's functions only";
-        return WalkResult::interrupt();
-      });
+  WalkResult walk = module.walk([&](SpMMOp spmm) {
+    std::string problem = layerPlacementProblem(spmm, module);
+    if (problem.empty())
+      return WalkResult::advance();
+    spmm.emitOpError() << problem << " (spperm-compile packages layers)";
+    return WalkResult::interrupt();
+  });
   return failure(walk.wasInterrupted());
 }
 

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "spperm/Transforms/Alternatives.h"
+#include "spperm/Transforms/Layers.h"
 #include "spperm/Transforms/MatrixUtils.h"
 #include "spperm/Transforms/Passes.h"
 
@@ -39,9 +40,10 @@ SmallVector<LoadOp> loadsOf(func::FuncOp func) {
 }
 
 /// The load in `func` whose choice lists alternatives, or null. More than
-/// one such load, or one in a function without exactly one multiplication,
-/// is an error (emitted; `failed` set).
-LoadOp findShortlistedLoad(func::FuncOp func, bool &failed) {
+/// one such load, or one in a function that is not a layer of `module` (one
+/// multiplication, of this matrix, in the body of a function of `module`:
+/// Layers.h), is an error (emitted; `failed` set).
+LoadOp findShortlistedLoad(func::FuncOp func, ModuleOp module, bool &failed) {
   LoadOp found;
   func.walk([&](LoadOp load) {
     ChoiceAttr choice = load.getChoiceAttr();
@@ -58,11 +60,18 @@ LoadOp findShortlistedLoad(func::FuncOp func, bool &failed) {
   });
   if (!found || failed)
     return found;
-  SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
+  SmallVector<SpMMOp> spmms = multiplicationsOf(func);
   if (spmms.size() != 1 || getSourceLoad(spmms.front().getMatrix()) != found) {
     found.emitOpError("has alternatives, but function @")
         << func.getSymName()
         << " is not a layer (one spperm.spmm of this matrix)";
+    failed = true;
+    return found;
+  }
+  if (std::string problem = layerPlacementProblem(spmms.front(), module);
+      !problem.empty()) {
+    spmms.front().emitOpError(problem).attachNote(found.getLoc())
+        << "its matrix has alternatives, which only a layer takes";
     failed = true;
   }
   return found;
@@ -78,11 +87,13 @@ struct SpPermExpandAlternativesPass
     MLIRContext *ctx = &getContext();
     SymbolTable symbols(module);
     // Collected first: the copies are inserted into the module being
-    // walked.
-    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    // walked. Every function, those of nested modules too, so that a list
+    // there is an error rather than left behind.
+    SmallVector<func::FuncOp> funcs;
+    module.walk([&](func::FuncOp func) { funcs.push_back(func); });
     for (func::FuncOp func : funcs) {
       bool failedHere = false;
-      LoadOp load = findShortlistedLoad(func, failedHere);
+      LoadOp load = findShortlistedLoad(func, module, failedHere);
       if (failedHere)
         return signalPassFailure();
       if (!load)

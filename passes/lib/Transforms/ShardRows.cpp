@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "spperm/Transforms/Layers.h"
 #include "spperm/Transforms/MatrixUtils.h"
 #include "spperm/Transforms/Passes.h"
 
@@ -35,8 +36,8 @@ namespace {
 /// matrix comes straight from a spperm.load of the whole file and whose
 /// result only func.return uses. Null when `func` has no multiplication;
 /// an error (emitted, `failed` set) when it has one that cannot be sharded.
-SpMMOp shardableSpmm(func::FuncOp func, bool &failed) {
-  SmallVector<SpMMOp> spmms(func.getOps<SpMMOp>());
+SpMMOp shardableSpmm(func::FuncOp func, ModuleOp module, bool &failed) {
+  SmallVector<SpMMOp> spmms = multiplicationsOf(func);
   if (spmms.empty())
     return nullptr;
   auto fail = [&](const Twine &why) {
@@ -48,6 +49,16 @@ SpMMOp shardableSpmm(func::FuncOp func, bool &failed) {
     return fail("it holds " + Twine(spmms.size()) +
                 " spperm.spmm ops; a layer is one multiplication");
   SpMMOp spmm = spmms.front();
+  if (std::string problem = layerPlacementProblem(spmm, module);
+      !problem.empty())
+    return fail("its spperm.spmm " + problem);
+  // The copies replace the layer: a call of it would be left dangling.
+  if (std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(func, module);
+      uses && !uses->empty())
+    return fail("'" + uses->begin()->getUser()->getName().getStringRef() +
+                "' uses it, and its shards replace it (a layer is run by "
+                "the runtime, not called in the module)");
   auto load = spmm.getMatrix().getDefiningOp<LoadOp>();
   if (!load)
     return fail("its matrix does not come straight from spperm.load (shard "
@@ -88,13 +99,16 @@ struct SpPermShardRowsPass
     MLIRContext *ctx = &getContext();
     MatrixCache &cache = getAnalysis<MatrixCache>();
     SymbolTable symbols(module);
-    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    // Every function, those of nested modules too: a multiplication that
+    // is not a layer's is an error rather than left whole.
+    SmallVector<func::FuncOp> funcs;
+    module.walk([&](func::FuncOp func) { funcs.push_back(func); });
     for (func::FuncOp func : funcs) {
       // Shards already, or what another layer's copies became.
       if (func->hasAttr(kShardAttrName))
         continue;
       bool failedHere = false;
-      SpMMOp spmm = shardableSpmm(func, failedHere);
+      SpMMOp spmm = shardableSpmm(func, module, failedHere);
       if (failedHere)
         return signalPassFailure();
       if (!spmm)
@@ -145,7 +159,7 @@ struct SpPermShardRowsPass
         copy->setAttr(kShardOfAttrName,
                       StringAttr::get(ctx, func.getSymName()));
         // The shard's rows: the load, the product, the function's results.
-        SpMMOp product = *copy.getOps<SpMMOp>().begin();
+        SpMMOp product = multiplicationsOf(copy).front();
         auto shardLoad = product.getMatrix().getDefiningOp<LoadOp>();
         MatrixType type = shardLoad.getResult().getType();
         shardLoad.setRowsAttr(DenseI64ArrayAttr::get(ctx, {begin, end}));

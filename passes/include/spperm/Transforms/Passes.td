@@ -90,8 +90,10 @@ def SpPermExpandAlternatives
     call per K and runs the fastest (docs/Selector.md, "The shortlist").
     The pass is idempotent: it leaves no list behind.
 
-    A function that holds the list but not exactly one `spperm.spmm`, or
-    whose copy's name is taken, is an error.
+    A function that holds the list but is not a layer (one `spperm.spmm`,
+    in the body of a function of the top-level module, not inside a loop,
+    a branch or a nested module: docs/Pipeline.md, "Layers"), or whose
+    copy's name is taken, is an error.
 
     Before:
     ```mlir
@@ -375,7 +377,10 @@ def SpPermShardRows : Pass<"spperm-shard-rows", "::mlir::ModuleOp"> {
     one row (docs/Distributed.md). Each copy records
     `spperm.shard = array<i64: index, count, begin, end, rows>` and
     `spperm.shard_of = "NAME"`, from which spperm-compile packages the
-    shards as one sharded layer.
+    shards as one sharded layer. A function with a multiplication that is
+    not a layer's (two of them, one inside a loop, a branch or a nested
+    module: docs/Pipeline.md, "Layers"), or one that the module calls
+    (the shards replace it), is an error.
 
     Before (`shards=2`):
     ```mlir
