@@ -58,3 +58,21 @@ func.func @returned() -> !spperm.matrix<64x64xf32, #spperm.csr> {
   %a = spperm.load "a.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
   return %a : !spperm.matrix<64x64xf32, #spperm.csr>
 }
+
+// -----
+
+// A convert from the load to the multiplication takes the permutation: the
+// permute goes between the load and the convert, whose result records it
+// (a convert keeps the row order).
+
+// LPT-LABEL: func.func @converted
+// LPT:         %[[A:.*]] = spperm.load "a.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+// LPT-NEXT:    %[[P:.*]] = spperm.permute %[[A]] : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<lpt>>>
+// LPT-NEXT:    %[[H:.*]] = spperm.convert %[[P]] : !spperm.matrix<64x64xf32, #spperm.csr<perm = #spperm.perm<lpt>>> -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 3, residual = csr, perm = #spperm.perm<lpt>>>
+// LPT-NEXT:    %[[C:.*]] = spperm.spmm %[[H]], %{{.*}} : !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 3, residual = csr, perm = #spperm.perm<lpt>>>, tensor<64x32xf32> -> tensor<64x32xf32>
+func.func @converted(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %a = spperm.load "a.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+  %h = spperm.convert %a : !spperm.matrix<64x64xf32, #spperm.csr> -> !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 3, residual = csr>>
+  %c = spperm.spmm %h, %b : !spperm.matrix<64x64xf32, #spperm.bell<block = 16, width = 3, residual = csr>>, tensor<64x32xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}

@@ -35,3 +35,13 @@ func.func @values_alone(%x: tensor<8x4xf32>, %w: tensor<8x8xf32> {spperm.values 
 func.func @dynamic_rows(%w: tensor<?x8xf32, #CSR> {spperm.source = "w.mtx"}) {
   return
 }
+
+// -----
+
+// A matrix has at most 2^31 - 1 rows and columns: the type spperm.source
+// would make is refused where the attribute is written.
+#CSR = #sparse_tensor.encoding<{map = (i, j) -> (i : dense, j : compressed)}>
+// expected-error@+1 {{'func.func' op argument 0: spperm.source names a matrix of 3000000000 x 64; a matrix has at most 2^31 - 1 rows and columns}}
+func.func @too_many_rows(%w: tensor<3000000000x64xf32, #CSR> {spperm.source = "w.mtx"}) {
+  return
+}

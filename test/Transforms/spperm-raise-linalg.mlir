@@ -114,3 +114,20 @@ func.func @transposed(%w: tensor<8x8xf32, #CSR> {spperm.source = "w.mtx"}, %x: t
   } -> tensor<8x4xf32>
   return %y : tensor<8x4xf32>
 }
+
+// -----
+
+// Left alone too: an empty product (K = 0), which spperm.spmm does not
+// take.
+
+#CSR = #sparse_tensor.encoding<{map = (i, j) -> (i : dense, j : compressed)}>
+
+// CHECK-LABEL: func.func @no_columns
+// CHECK:         linalg.matmul
+// CHECK-NOT:     spperm.
+func.func @no_columns(%w: tensor<64x64xf32, #CSR> {spperm.source = "w.mtx"}, %x: tensor<64x0xf32>, %init: tensor<64x0xf32>) -> tensor<64x0xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = linalg.fill ins(%zero : f32) outs(%init : tensor<64x0xf32>) -> tensor<64x0xf32>
+  %y = linalg.matmul ins(%w, %x : tensor<64x64xf32, #CSR>, tensor<64x0xf32>) outs(%c : tensor<64x0xf32>) -> tensor<64x0xf32>
+  return %y : tensor<64x0xf32>
+}

@@ -30,6 +30,34 @@ func.func @converted(%b: tensor<5x512xf32>) -> tensor<4x512xf32> {
 
 // -----
 
+// Converted first and permuted after: the same.
+
+// CHECK-LABEL: func.func @converted_then_permuted
+// CHECK:         spperm.load {{.*}}choice = #spperm.choice<strategy = "lpt", format = "hbp", source = "forced">
+func.func @converted_then_permuted(%b: tensor<5x512xf32>) -> tensor<4x512xf32> {
+  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %h = spperm.convert %a : !spperm.matrix<4x5xf32, #spperm.csr> -> !spperm.matrix<4x5xf32, #spperm.hbp<rows = 32, cols = 4>>
+  %p = spperm.permute %h : !spperm.matrix<4x5xf32, #spperm.hbp<rows = 32, cols = 4>> -> !spperm.matrix<4x5xf32, #spperm.hbp<rows = 32, cols = 4, perm = #spperm.perm<lpt>>>
+  %c = spperm.spmm %p, %b : !spperm.matrix<4x5xf32, #spperm.hbp<rows = 32, cols = 4, perm = #spperm.perm<lpt>>>, tensor<5x512xf32> -> tensor<4x512xf32>
+  return %c : tensor<4x512xf32>
+}
+
+// -----
+
+// Converted and not permuted: the format is forced, the strategy the
+// model's.
+
+// CHECK-LABEL: func.func @converted_only
+// CHECK:         spperm.load {{.*}}choice = #spperm.choice<strategy = "identity", format = "hbp", source = "model
+func.func @converted_only(%b: tensor<5x512xf32>) -> tensor<4x512xf32> {
+  %a = spperm.load "../Inputs/small.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %h = spperm.convert %a : !spperm.matrix<4x5xf32, #spperm.csr> -> !spperm.matrix<4x5xf32, #spperm.hbp<rows = 32, cols = 4>>
+  %c = spperm.spmm %h, %b : !spperm.matrix<4x5xf32, #spperm.hbp<rows = 32, cols = 4>>, tensor<5x512xf32> -> tensor<4x512xf32>
+  return %c : tensor<4x512xf32>
+}
+
+// -----
+
 // Unpermuted, the same layer gets the model's pick.
 
 // CHECK-LABEL: func.func @free

@@ -116,14 +116,22 @@ struct SpPermLowerToGPU
     base.inPlaceB = inPlaceB;
 
     // The kernels' module takes a reserved name: another symbol of that
-    // name (before lowering there is no kernel module) is refused up front.
+    // name is refused up front, and so is a gpu.module of that name while
+    // a multiplication is still to be lowered (before lowering there is no
+    // kernel module: its kernels would clash with the generated ones).
     if (Operation *taken =
-            SymbolTable::lookupSymbolIn(module, kKernelModuleName);
-        taken && !isa<gpu::GPUModuleOp>(taken)) {
-      taken->emitOpError() << "is named @" << kKernelModuleName
-                           << ", the name spperm-lower-to-gpu gives the "
-                              "generated kernels' gpu.module; rename it";
-      return signalPassFailure();
+            SymbolTable::lookupSymbolIn(module, kKernelModuleName)) {
+      bool toLower = false;
+      module.walk([&](SpMMOp spmm) {
+        toLower |= !spmm->hasAttr(kKernelsAttrName);
+        return toLower ? WalkResult::interrupt() : WalkResult::advance();
+      });
+      if (!isa<gpu::GPUModuleOp>(taken) || toLower) {
+        taken->emitOpError() << "is named @" << kKernelModuleName
+                             << ", the name spperm-lower-to-gpu gives the "
+                                "generated kernels' gpu.module; rename it";
+        return signalPassFailure();
+      }
     }
     MatrixCache &matrices = getAnalysis<MatrixCache>();
     gpu::GPUModuleOp kernels;

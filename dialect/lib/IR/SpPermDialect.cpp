@@ -186,12 +186,21 @@ LogicalResult SpPermDialect::verifyRegionArgAttribute(Operation *op,
     if (function && argIndex < function.getNumArguments())
       if (auto tensor =
               dyn_cast<RankedTensorType>(function.getArgumentTypes()[argIndex]);
-          tensor && !tensor.hasStaticShape())
-        return op->emitOpError()
-               << "argument " << argIndex << ": " << name
-               << " names a matrix whose tensor type has a dynamic "
-                  "dimension; give its rows and columns (tensor<RxCxf32, "
-                  "...>)";
+          tensor) {
+        if (!tensor.hasStaticShape())
+          return op->emitOpError()
+                 << "argument " << argIndex << ": " << name
+                 << " names a matrix whose tensor type has a dynamic "
+                    "dimension; give its rows and columns (tensor<RxCxf32, "
+                    "...>)";
+        for (int64_t extent : tensor.getShape())
+          if (extent > ::spperm::kMaxIndex)
+            return op->emitOpError()
+                   << "argument " << argIndex << ": " << name
+                   << " names a matrix of " << tensor.getDimSize(0) << " x "
+                   << tensor.getDimSize(1)
+                   << "; a matrix has at most 2^31 - 1 rows and columns";
+      }
     return success();
   }
   auto function = dyn_cast<FunctionOpInterface>(op);

@@ -23,7 +23,16 @@ using namespace mlir::spperm;
 
 namespace {
 
-/// spmm(load(f)) => spmm(permute(load(f))) for an unpermuted load.
+/// Whether `convert` takes the rows its source has to multiplications only:
+/// a permutation put on its source goes through it.
+bool convertsForMultiplications(ConvertOp convert) {
+  return !convert.getResult().use_empty() &&
+         llvm::all_of(convert->getUsers(), llvm::IsaPred<SpMMOp>);
+}
+
+/// spmm(load(f)) => spmm(permute(load(f))) for an unpermuted load, and
+/// spmm(convert(load(f))) => spmm(convert(permute(load(f)))), the convert's
+/// result taking the permutation (a convert keeps the row order).
 struct PermuteLoadedMatrix : public OpRewritePattern<LoadOp> {
   PermuteLoadedMatrix(MLIRContext *ctx, PermChooser choose)
       : OpRewritePattern<LoadOp>(ctx), choose(std::move(choose)) {}
@@ -33,7 +42,13 @@ struct PermuteLoadedMatrix : public OpRewritePattern<LoadOp> {
     MatrixType type = op.getResult().getType();
     if (type.getPerm())
       return rewriter.notifyMatchFailure(op, "matrix is already permuted");
-    if (llvm::none_of(op->getUsers(), llvm::IsaPred<SpMMOp>))
+    SmallVector<ConvertOp> converts;
+    for (Operation *user : op->getUsers())
+      if (auto convert = dyn_cast<ConvertOp>(user);
+          convert && convertsForMultiplications(convert))
+        converts.push_back(convert);
+    if (converts.empty() &&
+        llvm::none_of(op->getUsers(), llvm::IsaPred<SpMMOp>))
       return rewriter.notifyMatchFailure(op, "no spperm.spmm uses it");
     PermAttr perm = choose(op);
     if (!perm)
@@ -43,12 +58,20 @@ struct PermuteLoadedMatrix : public OpRewritePattern<LoadOp> {
     MatrixType permuted = type.withFormat(type.getFormat().withPerm(perm));
     auto permute = PermuteOp::create(rewriter, op.getLoc(), permuted,
                                      op.getResult());
-    // Only the multiplications switch: they compute in the original row
-    // order whatever the storage, while other users keep the type they have.
-    rewriter.replaceUsesWithIf(op.getResult(), permute.getResult(),
-                               [](OpOperand &use) {
-                                 return isa<SpMMOp>(use.getOwner());
-                               });
+    // Only the multiplications (and the converts that feed only them)
+    // switch: they compute in the original row order whatever the storage,
+    // while other users keep the type they have.
+    rewriter.replaceUsesWithIf(
+        op.getResult(), permute.getResult(), [&](OpOperand &use) {
+          return isa<SpMMOp>(use.getOwner()) ||
+                 llvm::is_contained(converts, use.getOwner());
+        });
+    for (ConvertOp convert : converts)
+      rewriter.modifyOpInPlace(convert, [&] {
+        MatrixType to = convert.getResult().getType();
+        convert.getResult().setType(
+            to.withFormat(to.getFormat().withPerm(perm)));
+      });
     return success();
   }
 
@@ -60,18 +83,23 @@ struct SpPermPermuteRowsPass
   using Base::Base;
 
   /// Refuses an unpermuted matrix that is converted before a multiplication
-  /// uses it: the permutation goes on the loaded matrix, and a convert keeps
-  /// the row order it is given (the pipeline permutes, then converts).
+  /// uses it where the permutation cannot go through the convert: the
+  /// permutation goes on the loaded matrix, and a convert keeps the row
+  /// order it is given. A convert straight from the load that feeds only
+  /// multiplications takes it (PermuteLoadedMatrix).
   LogicalResult checkNotConverted() {
     WalkResult walk = getOperation().walk([&](ConvertOp convert) {
       if (convert.getResult().getType().getPerm() ||
-          llvm::none_of(convert->getUsers(), llvm::IsaPred<SpMMOp>))
+          llvm::none_of(convert->getUsers(), llvm::IsaPred<SpMMOp>) ||
+          (convert.getSource().getDefiningOp<LoadOp>() &&
+           convertsForMultiplications(convert)))
         return WalkResult::advance();
       convert.emitOpError("converts an unpermuted matrix that a "
-                          "multiplication uses: ")
+                          "multiplication uses, but ")
           << getArgument()
-          << " permutes a loaded matrix, so it runs before "
-             "spperm-convert-format (as spperm-pipeline runs them)";
+          << " permutes a loaded matrix and takes the permutation through a "
+             "convert only from the load to multiplications: permute "
+             "before converting (as spperm-pipeline runs them)";
       return WalkResult::interrupt();
     });
     return failure(walk.wasInterrupted());

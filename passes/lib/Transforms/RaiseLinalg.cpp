@@ -96,6 +96,10 @@ struct RaiseSparseMatmul : OpInterfaceRewritePattern<linalg::LinalgOp> {
 
     auto aType = cast<RankedTensorType>(a.getType());
     auto cType = cast<RankedTensorType>(op->getResult(0).getType());
+    // An empty product (K = 0) stays a matmul: spperm.spmm needs K >= 1.
+    // (The arguments' verifier refuses a matrix spperm.spmm cannot hold.)
+    if (cast<RankedTensorType>(b.getType()).getDimSize(1) == 0)
+      return rewriter.notifyMatchFailure(op, "B has no columns (K = 0)");
     MLIRContext *ctx = rewriter.getContext();
     auto matrixType =
         MatrixType::get(ctx, aType.getDimSize(0), aType.getDimSize(1),

@@ -52,6 +52,19 @@ mlir::spperm::getSelectorInputs(FeaturesAttr features, int64_t k) {
 
 namespace {
 
+/// Whether `matrix` comes from its load through a spperm.convert (before or
+/// after a spperm.permute).
+bool isConverted(Value matrix) {
+  for (Operation *op = matrix.getDefiningOp(); op;
+       op = op->getOperand(0).getDefiningOp()) {
+    if (isa<ConvertOp>(op))
+      return true;
+    if (!isa<PermuteOp>(op))
+      return false;
+  }
+  return false;
+}
+
 /// Whether `format` has kernels for 16-bit operands (every generated
 /// format; a cuSPARSE layer has none, and not every cuSPARSE algorithm
 /// rounds a 16-bit C once: the runtime's library check brings in those
@@ -158,7 +171,7 @@ struct SpPermSelectPass
       if (PermAttr perm = type.getPerm())
         layerOptions.strategy =
             std::string(::spperm::strategyCliName(perm.getStrategy()));
-      if (op.getMatrix().getDefiningOp<ConvertOp>())
+      if (isConverted(op.getMatrix()))
         layerOptions.format = std::string(
             ::spperm::formatName(getFormatOptions(type.getFormat()).kind));
       const bool layerFixed =

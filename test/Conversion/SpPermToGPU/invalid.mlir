@@ -44,6 +44,23 @@ func.func @layer(%b: tensor<64x8xf32>) -> tensor<64x8xf32> {
 
 // -----
 
+// So is a gpu.module of that name written before lowering: its kernels
+// would clash with the generated ones after the pass had run.
+
+module attributes {gpu.container_module} {
+  // expected-error @below {{'gpu.module' op is named @spperm_kernels, the name spperm-lower-to-gpu gives the generated kernels' gpu.module; rename it}}
+  gpu.module @spperm_kernels {
+    gpu.func @l0_csr_k16_0() kernel { gpu.return }
+  }
+  func.func @layer(%b: tensor<64x16xf32>) -> tensor<64x16xf32> {
+    %a = spperm.load "../../Inputs/blocks64.mtx" : !spperm.matrix<64x64xf32, #spperm.csr>
+    %c = spperm.spmm %a, %b : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x16xf32> -> tensor<64x16xf32>
+    return %c : tensor<64x16xf32>
+  }
+}
+
+// -----
+
 // The type's Blocked-ELL width is the data's (blocks64 at δ = 0.5 needs 3):
 // a smaller one cannot hold its tiles, a larger one is not what runs.
 func.func @narrow(%b: tensor<64x32xf32>) -> tensor<64x32xf32> {
