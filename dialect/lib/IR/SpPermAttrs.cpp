@@ -638,8 +638,10 @@ LogicalResult LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (std::string why = ::spperm::blockProblem(block[0], block[1], block[2]);
       !why.empty())
     return emitError() << why;
-  if (sharedBytes < 0)
-    return emitError() << "shared_bytes must not be negative, got "
+  // The package's bound (docs/Package.md); the GPU's own is checked when
+  // the runtime loads the kernel.
+  if (sharedBytes < 0 || sharedBytes > ::spperm::kMaxIndex)
+    return emitError() << "shared_bytes must be in [0, 2^31 - 1], got "
                        << sharedBytes;
   if (!gridK)
     return success();

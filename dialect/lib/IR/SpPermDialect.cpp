@@ -80,17 +80,28 @@ static LogicalResult verifyFunctionAttribute(Operation *op, StringRef name,
                            << "' has a count of 1: a layer of one shard is "
                               "the whole layer (leave the shard attributes "
                               "out)";
+  // Every shard has a row at least (docs/Distributed.md).
   if (count < 2 || count > ::spperm::kMaxIndex || index < 0 || index >= count ||
-      rows < 0 || rows > ::spperm::kMaxIndex || begin < 0 || begin > end ||
+      rows < 0 || rows > ::spperm::kMaxIndex || begin < 0 || begin >= end ||
       end > rows)
     return op->emitError() << "'" << name
                            << "' must have 0 <= index < count, 2 <= count and "
-                              "0 <= begin <= end <= rows <= 2^31 - 1, got "
+                              "0 <= begin < end <= rows <= 2^31 - 1, got "
                            << value;
   if (!op->hasAttr(kShardOfAttrName))
     return op->emitError() << "'" << name << "' needs '" << kShardOfAttrName
                            << "' beside it";
-  return success();
+  // The shard's loads read its rows.
+  WalkResult loads = op->walk([&](LoadOp load) {
+    std::optional<ArrayRef<int64_t>> read = load.getRows();
+    if (!read ||
+        (read->size() == 2 && (*read)[0] == begin && (*read)[1] == end))
+      return WalkResult::advance();
+    load.emitOpError() << "reads rows other than its function's '" << name
+                       << "' [" << begin << ", " << end << ")";
+    return WalkResult::interrupt();
+  });
+  return failure(loads.wasInterrupted());
 }
 
 /// The parameter names of `launch`'s kernel.
@@ -128,7 +139,23 @@ static LogicalResult verifyLaunchesAttribute(Operation *op, StringRef name,
   if (!matrix)
     return success(); // The op's own verifier says what A must be.
   StringRef format = matrix.getFormat().getFormatName();
+  // A static K: every launch of the multiplication takes it.
+  auto dense = dyn_cast<ShapedType>(op->getOperand(1).getType());
+  const int64_t k =
+      dense && dense.hasRank() && dense.getRank() == 2 && !dense.isDynamicDim(1)
+          ? dense.getDimSize(1)
+          : 0;
   for (auto launch : launches.getAsRange<LaunchAttr>()) {
+    if (name == kKernelsAttrName && k > 0 &&
+        (k < launch.getKMin() ||
+         (launch.getKMax() != 0 && k > launch.getKMax()) ||
+         k % launch.getKAlign() != 0))
+      return op->emitError()
+             << "'" << name << "': kernel '" << launch.getName()
+             << "' runs K in [" << launch.getKMin() << ", "
+             << (launch.getKMax() ? std::to_string(launch.getKMax()) : "any")
+             << "] (multiples of " << launch.getKAlign() << ")"
+             << ", not the multiplication's K = " << k;
     std::vector<std::string> args = launchArgs(launch);
     if (name == kInPlaceAttrName && !::spperm::isInPlaceCallArgs(args))
       return op->emitError() << "'" << name << "': kernel '" << launch.getName()

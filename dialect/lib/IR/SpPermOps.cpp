@@ -40,8 +40,10 @@ LogicalResult LoadOp::verify() {
     return emitOpError("loads a matrix in file order; use spperm.permute to "
                        "reorder its rows");
   if (std::optional<ArrayRef<int64_t>> rows = getRows()) {
-    if (rows->size() != 2 || (*rows)[0] < 0 || (*rows)[1] <= (*rows)[0])
-      return emitOpError("rows must be [begin, end) with 0 <= begin < end");
+    if (rows->size() != 2 || (*rows)[0] < 0 || (*rows)[1] <= (*rows)[0] ||
+        (*rows)[1] > ::spperm::kMaxIndex)
+      return emitOpError("rows must be [begin, end) with 0 <= begin < end "
+                         "<= 2^31 - 1");
     if ((*rows)[1] - (*rows)[0] != type.getRows())
       return emitOpError("rows [")
              << (*rows)[0] << ", " << (*rows)[1] << ") are "

@@ -39,18 +39,34 @@ func.func private @shard_short() attributes {spperm.shard = array<i64: 0, 2, 0, 
 
 // -----
 
-// expected-error@+1 {{'spperm.shard' must have 0 <= index < count, 2 <= count and 0 <= begin <= end <= rows <= 2^31 - 1, got array<i64: 2, 2, 0, 32, 64>}}
+// expected-error@+1 {{'spperm.shard' must have 0 <= index < count, 2 <= count and 0 <= begin < end <= rows <= 2^31 - 1, got array<i64: 2, 2, 0, 32, 64>}}
 func.func private @shard_index() attributes {spperm.shard = array<i64: 2, 2, 0, 32, 64>, spperm.shard_of = "layer"}
 
 // -----
 
-// expected-error@+1 {{'spperm.shard' must have 0 <= index < count, 2 <= count and 0 <= begin <= end <= rows <= 2^31 - 1, got array<i64: 0, 2, 40, 32, 64>}}
+// expected-error@+1 {{'spperm.shard' must have 0 <= index < count, 2 <= count and 0 <= begin < end <= rows <= 2^31 - 1, got array<i64: 0, 2, 40, 32, 64>}}
 func.func private @shard_range() attributes {spperm.shard = array<i64: 0, 2, 40, 32, 64>, spperm.shard_of = "layer"}
 
 // -----
 
-// expected-error@+1 {{'spperm.shard' must have 0 <= index < count, 2 <= count and 0 <= begin <= end <= rows <= 2^31 - 1, got array<i64: 0, 2, 0, 32, 4294967296>}}
+// expected-error@+1 {{'spperm.shard' must have 0 <= index < count, 2 <= count and 0 <= begin < end <= rows <= 2^31 - 1, got array<i64: 0, 2, 0, 32, 4294967296>}}
 func.func private @shard_rows() attributes {spperm.shard = array<i64: 0, 2, 0, 32, 4294967296>, spperm.shard_of = "layer"}
+
+// -----
+
+// An empty shard: every shard has a row at least.
+// expected-error@+1 {{'spperm.shard' must have 0 <= index < count, 2 <= count and 0 <= begin < end <= rows <= 2^31 - 1, got array<i64: 1, 2, 32, 32, 64>}}
+func.func private @shard_empty() attributes {spperm.shard = array<i64: 1, 2, 32, 32, 64>, spperm.shard_of = "layer"}
+
+// -----
+
+// The shard's load reads its rows.
+func.func @shard_load(%b: tensor<5x8xf32>) -> tensor<2x8xf32> attributes {spperm.shard = array<i64: 0, 2, 0, 2, 4>, spperm.shard_of = "layer"} {
+  // expected-error@+1 {{'spperm.load' op reads rows other than its function's 'spperm.shard' [0, 2)}}
+  %a = spperm.load "a.mtx" {rows = array<i64: 1, 3>} : !spperm.matrix<2x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<2x5xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<2x8xf32>
+  return %c : tensor<2x8xf32>
+}
 
 // -----
 
@@ -130,6 +146,23 @@ func.func @kernel_narrow_wide(%a: !spperm.matrix<64x70000xf32, #spperm.csr>, %b:
   // expected-error@+1 {{'spperm.kernels': kernel 'k0' takes 'csr.col_idx.u16', which narrows column indices to 16 bits, but the layer has 70000 columns (at most 65536)}}
   %c = spperm.spmm %a, %b {spperm.kernels = [#spperm.launch<name = "k0", family = "csr", variant = "v", k_min = 1, k_max = 0, k_align = 1, zero_output = false, dependent_launch = false, args = ["B", "C", "csr.row_ptr", "csr.col_idx.u16"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>]} : !spperm.matrix<64x70000xf32, #spperm.csr>, tensor<70000x32xf32> -> tensor<64x32xf32>
   return %c : tensor<64x32xf32>
+}
+
+// -----
+
+// A static K: every launch takes it.
+func.func @kernel_k_range(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  // expected-error@+1 {{'spperm.kernels': kernel 'k0' runs K in [64, 128] (multiples of 1), not the multiplication's K = 16}}
+  %c = spperm.spmm %a, %b {spperm.kernels = [#spperm.launch<name = "k0", family = "csr", variant = "v", k_min = 64, k_max = 128, k_align = 1, zero_output = false, dependent_launch = false, args = ["B", "C", "csr.row_ptr"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>]} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x16xf32> -> tensor<64x16xf32>
+  return %c : tensor<64x16xf32>
+}
+
+// -----
+
+func.func @kernel_k_align(%a: !spperm.matrix<64x64xf32, #spperm.csr>, %b: tensor<64x18xf32>) -> tensor<64x18xf32> {
+  // expected-error@+1 {{'spperm.kernels': kernel 'k0' runs K in [8, any] (multiples of 4), not the multiplication's K = 18}}
+  %c = spperm.spmm %a, %b {spperm.kernels = [#spperm.launch<name = "k0", family = "csr", variant = "v", k_min = 8, k_max = 0, k_align = 4, zero_output = false, dependent_launch = false, args = ["B", "C", "csr.row_ptr"], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 0>]} : !spperm.matrix<64x64xf32, #spperm.csr>, tensor<64x18xf32> -> tensor<64x18xf32>
+  return %c : tensor<64x18xf32>
 }
 
 // -----

@@ -760,7 +760,7 @@ func.func private @launch_grid_k_big() attributes {k = #spperm.launch<name = "k"
 
 // -----
 
-// expected-error@+1 {{shared_bytes must not be negative, got -4}}
+// expected-error@+1 {{shared_bytes must be in [0, 2^31 - 1], got -4}}
 func.func private @launch_shared() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = -4>}
 
 // -----
@@ -786,3 +786,17 @@ func.func @load_rows_mismatch() {
   %a = spperm.load "a.mtx" {rows = array<i64: 0, 3>} : !spperm.matrix<4x9xf32, #spperm.csr>
   return
 }
+
+// -----
+
+// Rows past a matrix's 2^31 - 1 are refused, not wrapped.
+func.func @load_rows_past_limit() {
+  // expected-error@+1 {{rows must be [begin, end) with 0 <= begin < end <= 2^31 - 1}}
+  %a = spperm.load "a.mtx" {rows = array<i64: 2147483647, 2147483649>} : !spperm.matrix<2x5xf32, #spperm.csr>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{shared_bytes must be in [0, 2^31 - 1], got 99999999999}}
+func.func private @launch_shared_big() attributes {k = #spperm.launch<name = "k", family = "csr", variant = "k32", k_min = 32, k_max = 32, k_align = 1, zero_output = false, dependent_launch = false, args = [], grid = [1, 1, 1], block = [32, 1, 1], shared_bytes = 99999999999>}
