@@ -72,3 +72,17 @@ def error_class(status: int) -> type:
     """The exception class of a runtime status (sprt_status) or of a compile
     failure (-1)."""
     return _BY_STATUS.get(status, SppermError)
+
+
+def did_you_mean(value: str, names: "list[str]") -> str:
+    """``"; did you mean 'NAME'?"`` for the names ``value`` is likely a slip
+    of, else ``""``: the rule of every spperm tool's "unknown name" errors
+    (spperm/Sparse/Spelling.h, bound as ``_core.did_you_mean``). Text that
+    is not valid UTF-8 (a lone surrogate) is compared with U+FFFD in its
+    place."""
+    from . import _core
+
+    def text(s: str) -> str:
+        return s.encode("utf-8", "replace").decode("utf-8")
+
+    return _core.did_you_mean(text(value), [text(n) for n in names])

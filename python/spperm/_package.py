@@ -16,7 +16,7 @@ import numpy as np
 from . import _core
 from ._errors import (CompileError, CorruptPackageError,
                       InvalidArgumentError, LayerNotFoundError, PackageIOError,
-                      UnsupportedError)
+                      UnsupportedError, did_you_mean)
 from ._matrix import MatrixLike, is_path, to_csr
 
 #: The devices a package runs on.
@@ -840,7 +840,7 @@ def _tuning(options: Dict[str, Any]) -> List[tuple]:
             raise CompileError(
                 f"unknown option {key}= (compile() takes spperm-compile's "
                 "compilation options, which spperm-compile --help lists, "
-                f"with _ for -){_core.did_you_mean(key, keywords)}")
+                f"with _ for -){did_you_mean(key, keywords)}")
         if known[name]:
             if not _is_flag_value(value):
                 raise CompileError(

@@ -32,8 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from . import _core
-from ._errors import InvalidArgumentError, UnsupportedError
+from ._errors import InvalidArgumentError, UnsupportedError, did_you_mean
 from ._package import (Layer, Package, _dtype_name, _has_tangent,
                        compile as _compile)
 
@@ -450,7 +449,7 @@ class SparseLinear(nn.Module):
                 keep[ties[excess:, 0]] = True
                 weight = weight * keep.reshape(weight.shape)
         if backward not in ("torch", "spperm", "none"):
-            hint = (_core.did_you_mean(backward, ["torch", "spperm", "none"])
+            hint = (did_you_mean(backward, ["torch", "spperm", "none"])
                     if isinstance(backward, str) else "")
             raise InvalidArgumentError(
                 f"backward must be 'torch', 'spperm' or 'none', got "

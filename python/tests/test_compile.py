@@ -151,6 +151,9 @@ def test_cusparse_format_says_so():
     (dict(strategy="hybrid-2"), r"did you mean one of 'hybrid-2.1', "
                                 r"'hybrid-2.2', 'hybrid-2.3'\?$"),
     (dict(format="CSR"), r"did you mean 'csr'\?$"),
+    # A key that is not valid UTF-8 (a lone surrogate) still gets its hint.
+    ({"presicion\udc80": "tf32"}, "unknown option presicion\udc80= .*; "
+                                  r"did you mean 'precision'\?$"),
     # spperm-compile's flags that compile() has another way for.
     (dict(timing=True), r"^timing= is not an option of compile\(\): the "
                         r"stage times are the returned package's .stages$"),

@@ -257,6 +257,9 @@ def test_no_gradient_is_an_error_not_a_silence(linear):
     with pytest.raises(spperm.InvalidArgumentError,
                        match=r"got 'Torch'; did you mean 'torch'\?$"):
         SparseLinear.from_dense(linear, sparsity=0.5, backward="Torch")
+    with pytest.raises(spperm.InvalidArgumentError,
+                       match="got 'x\\\\udc80'$"):
+        SparseLinear.from_dense(linear, sparsity=0.5, backward="x\udc80")
     # A module over a package: the layer of Wᵀ gives the gradient.
     w = pruned(linear, 0.5)
     pkg = spperm.compile(w, format="csr", name="fc")

@@ -59,6 +59,24 @@ sprt_status spperm::runtime_detail::failWith(sprt_status status,
 
 namespace {
 
+/// Why the CPU cannot time `variant`, to follow the entry point's name, or
+/// "" for what it runs: "spperm", and "spperm:0" (the layer's own variant,
+/// the same thing on the CPU). The GPU's variants are the layer's
+/// alternatives (spperm:N), cuSPARSE's algorithms and the dense GEMMs
+/// (docs/RuntimeABI.md).
+std::string cpuVariantProblem(const std::string &variant) {
+  if (variant == "spperm" || parseVariantIndex(variant) == size_t{0})
+    return "";
+  const bool gpuVariant =
+      parseVariantIndex(variant) || variant.rfind("cusparse-", 0) == 0 ||
+      variant.rfind("cublas-", 0) == 0 || variant.rfind("cublaslt-", 0) == 0;
+  return ": variant '" + variant +
+         (gpuVariant ? "' needs the GPU device (the CPU runs only 'spperm')"
+                     : "' is unknown (spperm, spperm:N, cusparse-..., "
+                       "cublas-sgemm, cublaslt-gemm; the CPU runs only "
+                       "'spperm')");
+}
+
 /// The host executor of the sparse core. Stateless, so concurrent calls are
 /// safe.
 class CpuBackend final : public Backend {
@@ -95,22 +113,8 @@ public:
                    const PackageLayer &layer, const std::string &variant,
                    const void *b, int64_t k, void *c, void * /*stream*/,
                    int32_t warmup, int32_t runs, float *timesMs) override {
-    if (variant != "spperm") {
-      // The GPU's variants: the layer's own (spperm:N), cuSPARSE's
-      // algorithms and the dense GEMMs (docs/RuntimeABI.md).
-      const bool gpuVariant = parseVariantIndex(variant) ||
-                              variant.rfind("cusparse-", 0) == 0 ||
-                              variant.rfind("cublas-", 0) == 0 ||
-                              variant.rfind("cublaslt-", 0) == 0;
-      return failWith(SPRT_ERROR_UNSUPPORTED,
-                      std::string(what) + ": variant '" + variant +
-                          (gpuVariant
-                               ? "' needs the GPU device (the CPU runs only "
-                                 "'spperm')"
-                               : "' is unknown (spperm, spperm:N, "
-                                 "cusparse-..., cublas-sgemm, cublaslt-gemm; "
-                                 "the CPU runs only 'spperm')"));
-    }
+    if (std::string problem = cpuVariantProblem(variant); !problem.empty())
+      return failWith(SPRT_ERROR_UNSUPPORTED, std::string(what) + problem);
     for (int32_t i = 0; i < warmup; ++i)
       run(layer, b, k, c);
     for (int32_t i = 0; i < runs; ++i) {
@@ -655,7 +659,10 @@ sprt_status timeTyped(const char *what, sprt_package *package,
                                   c, stream, warmup, runs, times_ms);
   // A layer of several shards, run as sprt_spmm runs it: timed on the host
   // on the CPU; on the GPU each rank times its own shard.
-  if (package->device != SPRT_DEVICE_CPU || name != "spperm")
+  if (package->device == SPRT_DEVICE_CPU)
+    if (std::string problem = cpuVariantProblem(name); !problem.empty())
+      return failWith(SPRT_ERROR_UNSUPPORTED, std::string(what) + problem);
+  if (package->device != SPRT_DEVICE_CPU)
     return failWith(SPRT_ERROR_UNSUPPORTED,
                     std::string(what) + ": layer '" +
                         package->first(layerIndex).name + "' has " +

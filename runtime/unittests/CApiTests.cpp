@@ -310,6 +310,10 @@ TEST(RuntimeTest, ArgumentErrors) {
   EXPECT_EQ(
       sprt_spmm_time(p, 0, "spperm", b.data(), 4, c.data(), nullptr, 0, 2, ms),
       SPRT_OK);
+  EXPECT_EQ(sprt_spmm_time(p, 0, "spperm:0", b.data(), 4, c.data(), nullptr, 0,
+                           2, ms),
+            SPRT_OK)
+      << sprt_last_error();
   sprt_package_release(p);
   sprt_package_release(nullptr);
 

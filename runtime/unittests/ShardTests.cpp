@@ -142,6 +142,14 @@ TEST(ShardTest, RoundTripAndWholeRun) {
                              nullptr, 1, 2, times.data()),
               SPRT_OK)
         << sprt_last_error();
+    // A GPU variant of a sharded layer on the CPU: as for a whole one.
+    EXPECT_EQ(sprt_spmm_time(p, index, "cusparse-spmm-default", b.data(), k,
+                             c.data(), nullptr, 1, 2, times.data()),
+              SPRT_ERROR_UNSUPPORTED);
+    EXPECT_NE(std::string(sprt_last_error())
+                  .find("variant 'cusparse-spmm-default' needs the GPU device"),
+              std::string::npos)
+        << sprt_last_error();
   }
   sprt_package_release(p);
 }

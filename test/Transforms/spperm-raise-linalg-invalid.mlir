@@ -45,3 +45,9 @@ func.func @dynamic_rows(%w: tensor<?x8xf32, #CSR> {spperm.source = "w.mtx"}) {
 func.func @too_many_rows(%w: tensor<3000000000x64xf32, #CSR> {spperm.source = "w.mtx"}) {
   return
 }
+
+// -----
+
+// Not a matrix at all.
+// expected-error@+1 {{'func.func' op argument 0: spperm.source names a matrix, but the argument is a tensor of rank 3}}
+func.func private @rank3(%w: tensor<2x3x4294967296xf32> {spperm.source = "w.mtx"})

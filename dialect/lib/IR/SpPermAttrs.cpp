@@ -199,7 +199,12 @@ LogicalResult ChoiceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "unknown strategy '" << strategy
                        << "' (expected a --strategy name: identity, plain, "
                           "flipped, lpt, warp-aware, cta-aware, hybrid-1, "
-                          "hybrid-2.1, hybrid-2.2, hybrid-2.3 or bsa)";
+                          "hybrid-2.1, hybrid-2.2, hybrid-2.3 or bsa; or its "
+                          "IR keyword, such as warp_aware)";
+  // Two spellings of one strategy are the same choice.
+  auto sameStrategy = [](StringRef a, StringRef b) {
+    return ::spperm::parseStrategy(a.str()) == ::spperm::parseStrategy(b.str());
+  };
   if (!::spperm::isFormatChoice(format))
     return emitError() << "unknown format '" << format
                        << "' (expected csr, bell, hbp or cusparse)";
@@ -224,11 +229,11 @@ LogicalResult ChoiceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
         alt.getFormat() != StringRef(::spperm::format_name::kBell))
       return emitError() << "alternatives[" << i << "] has format '"
                          << alt.getFormat() << "' (expected csr or bell)";
-    if (alt.getStrategy() == strategy && alt.getFormat() == format)
+    if (sameStrategy(alt.getStrategy(), strategy) && alt.getFormat() == format)
       return emitError() << "alternatives[" << i << "] repeats the choice";
     for (Attribute other : alternatives.getValue().take_front(i)) {
       auto before = cast<ChoiceAttr>(other);
-      if (before.getStrategy() == alt.getStrategy() &&
+      if (sameStrategy(before.getStrategy(), alt.getStrategy()) &&
           before.getFormat() == alt.getFormat())
         return emitError() << "alternatives[" << i << "] repeats an earlier "
                            << "alternative";
@@ -379,11 +384,16 @@ parseFormatParameters(AsmParser &parser, StringRef attrName,
   return success();
 }
 
-/// The value of the `perm` parameter: a #spperm.perm attribute.
+/// The value of the `perm` parameter: a #spperm.perm attribute, or its body
+/// alone (`<lpt>`).
 static ParseResult parsePermValue(AsmParser &parser, PermAttr &perm) {
   SMLoc loc = parser.getCurrentLocation();
   Attribute attr;
-  if (failed(parser.parseAttribute(attr)))
+  if (failed(parser.parseCustomAttributeWithFallback(
+          attr, Type(), [&](Attribute &result, Type type) -> ParseResult {
+            result = PermAttr::parse(parser, type);
+            return success(static_cast<bool>(result));
+          })))
     return failure();
   perm = dyn_cast<PermAttr>(attr);
   if (!perm)
@@ -407,7 +417,9 @@ static void printPermParameter(AsmPrinter &printer, PermAttr perm, bool first) {
 Attribute CsrAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   PermAttr perm;
+  // `#spperm.csr<>` is `#spperm.csr`.
   if (succeeded(parser.parseOptionalLess()) &&
+      failed(parser.parseOptionalGreater()) &&
       failed(parseFormatParameters(
           parser, getMnemonic(), {"perm"}, {},
           [&](StringRef) { return parsePermValue(parser, perm); })))

@@ -91,14 +91,18 @@ static LogicalResult verifyFunctionAttribute(Operation *op, StringRef name,
   if (!op->hasAttr(kShardOfAttrName))
     return op->emitError() << "'" << name << "' needs '" << kShardOfAttrName
                            << "' beside it";
-  // The shard's loads read its rows.
+  // The shard's loads read its rows (a load without `rows` reads all).
   WalkResult loads = op->walk([&](LoadOp load) {
     std::optional<ArrayRef<int64_t>> read = load.getRows();
-    if (!read ||
-        (read->size() == 2 && (*read)[0] == begin && (*read)[1] == end))
+    const int64_t first = read && read->size() == 2 ? (*read)[0] : 0;
+    const int64_t last = read && read->size() == 2
+                             ? (*read)[1]
+                             : load.getResult().getType().getRows();
+    if (first == begin && last == end)
       return WalkResult::advance();
-    load.emitOpError() << "reads rows other than its function's '" << name
-                       << "' [" << begin << ", " << end << ")";
+    load.emitOpError() << "reads rows [" << first << ", " << last
+                       << "), not its function's '" << name << "' [" << begin
+                       << ", " << end << ")";
     return WalkResult::interrupt();
   });
   return failure(loads.wasInterrupted());
@@ -110,6 +114,27 @@ static std::vector<std::string> launchArgs(LaunchAttr launch) {
   for (auto arg : launch.getArgs().getAsRange<StringAttr>())
     args.push_back(arg.getValue().str());
   return args;
+}
+
+/// Checks that `launch`, of the attribute `name` of the multiplication `op`,
+/// takes the multiplication's K where it is static.
+static LogicalResult verifyLaunchTakesK(Operation *op, StringRef name,
+                                        LaunchAttr launch) {
+  auto dense = dyn_cast<ShapedType>(op->getOperand(1).getType());
+  if (!dense || !dense.hasRank() || dense.getRank() != 2 ||
+      dense.isDynamicDim(1))
+    return success();
+  const int64_t k = dense.getDimSize(1);
+  if (k >= launch.getKMin() &&
+      (launch.getKMax() == 0 || k <= launch.getKMax()) &&
+      k % launch.getKAlign() == 0)
+    return success();
+  return op->emitError() << "'" << name << "': kernel '" << launch.getName()
+                         << "' runs K in [" << launch.getKMin() << ", "
+                         << (launch.getKMax() ? std::to_string(launch.getKMax())
+                                              : std::string("any"))
+                         << "] (multiples of " << launch.getKAlign()
+                         << "), not the multiplication's K = " << k;
 }
 
 /// Checks a `spperm.kernels`, `spperm.transpose_b` or `spperm.in_place_b`
@@ -127,7 +152,7 @@ static LogicalResult verifyLaunchesAttribute(Operation *op, StringRef name,
     if (!::spperm::isTransposeArgs(launchArgs(launch)))
       return op->emitError() << "'" << name << "': kernel '" << launch.getName()
                              << "' must take " << ::spperm::kTransposeArgsRule;
-    return success();
+    return verifyLaunchTakesK(op, name, launch);
   }
   auto launches = dyn_cast<ArrayAttr>(value);
   if (!launches || !llvm::all_of(launches, llvm::IsaPred<LaunchAttr>))
@@ -139,23 +164,9 @@ static LogicalResult verifyLaunchesAttribute(Operation *op, StringRef name,
   if (!matrix)
     return success(); // The op's own verifier says what A must be.
   StringRef format = matrix.getFormat().getFormatName();
-  // A static K: every launch of the multiplication takes it.
-  auto dense = dyn_cast<ShapedType>(op->getOperand(1).getType());
-  const int64_t k =
-      dense && dense.hasRank() && dense.getRank() == 2 && !dense.isDynamicDim(1)
-          ? dense.getDimSize(1)
-          : 0;
   for (auto launch : launches.getAsRange<LaunchAttr>()) {
-    if (name == kKernelsAttrName && k > 0 &&
-        (k < launch.getKMin() ||
-         (launch.getKMax() != 0 && k > launch.getKMax()) ||
-         k % launch.getKAlign() != 0))
-      return op->emitError()
-             << "'" << name << "': kernel '" << launch.getName()
-             << "' runs K in [" << launch.getKMin() << ", "
-             << (launch.getKMax() ? std::to_string(launch.getKMax()) : "any")
-             << "] (multiples of " << launch.getKAlign() << ")"
-             << ", not the multiplication's K = " << k;
+    if (failed(verifyLaunchTakesK(op, name, launch)))
+      return failure();
     std::vector<std::string> args = launchArgs(launch);
     if (name == kInPlaceAttrName && !::spperm::isInPlaceCallArgs(args))
       return op->emitError() << "'" << name << "': kernel '" << launch.getName()
@@ -214,6 +225,11 @@ LogicalResult SpPermDialect::verifyRegionArgAttribute(Operation *op,
       if (auto tensor =
               dyn_cast<RankedTensorType>(function.getArgumentTypes()[argIndex]);
           tensor) {
+        if (tensor.getRank() != 2)
+          return op->emitOpError()
+                 << "argument " << argIndex << ": " << name
+                 << " names a matrix, but the argument is a tensor of rank "
+                 << tensor.getRank();
         if (!tensor.hasStaticShape())
           return op->emitOpError()
                  << "argument " << argIndex << ": " << name

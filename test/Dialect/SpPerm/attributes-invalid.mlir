@@ -62,10 +62,20 @@ func.func private @shard_empty() attributes {spperm.shard = array<i64: 1, 2, 32,
 
 // The shard's load reads its rows.
 func.func @shard_load(%b: tensor<5x8xf32>) -> tensor<2x8xf32> attributes {spperm.shard = array<i64: 0, 2, 0, 2, 4>, spperm.shard_of = "layer"} {
-  // expected-error@+1 {{'spperm.load' op reads rows other than its function's 'spperm.shard' [0, 2)}}
+  // expected-error@+1 {{'spperm.load' op reads rows [1, 3), not its function's 'spperm.shard' [0, 2)}}
   %a = spperm.load "a.mtx" {rows = array<i64: 1, 3>} : !spperm.matrix<2x5xf32, #spperm.csr>
   %c = spperm.spmm %a, %b : !spperm.matrix<2x5xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<2x8xf32>
   return %c : tensor<2x8xf32>
+}
+
+// -----
+
+// A load without `rows` reads the whole matrix: not a shard's rows.
+func.func @shard_load_whole(%b: tensor<5x8xf32>) -> tensor<4x8xf32> attributes {spperm.shard = array<i64: 0, 2, 0, 2, 4>, spperm.shard_of = "layer"} {
+  // expected-error@+1 {{'spperm.load' op reads rows [0, 4), not its function's 'spperm.shard' [0, 2)}}
+  %a = spperm.load "a.mtx" : !spperm.matrix<4x5xf32, #spperm.csr>
+  %c = spperm.spmm %a, %b : !spperm.matrix<4x5xf32, #spperm.csr>, tensor<5x8xf32> -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
 }
 
 // -----

@@ -156,7 +156,7 @@ func.func private @perm_kind(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.
 // -----
 
 // expected-error@+1 {{expected a parameter of #spperm.csr (perm)}}
-func.func private @csr_empty(!spperm.matrix<4x4xf32, #spperm.csr<>>)
+func.func private @csr_trailing_comma(!spperm.matrix<4x4xf32, #spperm.csr<perm = #spperm.perm<lpt>,>>)
 
 // -----
 
@@ -261,7 +261,7 @@ func.func private @hbp_cols_too_large(!spperm.matrix<64x64xf32, #spperm.hbp<rows
 // #spperm.choice
 //===----------------------------------------------------------------------===//
 
-// expected-error@+1 {{unknown strategy 'random' (expected a --strategy name: identity, plain, flipped, lpt, warp-aware, cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3 or bsa)}}
+// expected-error@+1 {{unknown strategy 'random' (expected a --strategy name: identity, plain, flipped, lpt, warp-aware, cta-aware, hybrid-1, hybrid-2.1, hybrid-2.2, hybrid-2.3 or bsa; or its IR keyword, such as warp_aware)}}
 func.func private @choice_strategy() attributes {c = #spperm.choice<strategy = "random", format = "csr", source = "forced">}
 
 // -----
@@ -298,6 +298,12 @@ func.func private @choice_alternative_hbp() attributes {c = #spperm.choice<strat
 
 // expected-error@+1 {{alternatives[0] repeats the choice}}
 func.func private @choice_alternative_same() attributes {c = #spperm.choice<strategy = "lpt", format = "csr", source = "s", alternatives = [#spperm.choice<strategy = "lpt", format = "csr", source = "shortlist">]>}
+
+// -----
+
+// The same strategy in its two spellings is the same choice.
+// expected-error@+1 {{alternatives[0] repeats the choice}}
+func.func private @choice_alternative_spelled() attributes {c = #spperm.choice<strategy = "warp-aware", format = "csr", source = "s", alternatives = [#spperm.choice<strategy = "warp_aware", format = "csr", source = "shortlist">]>}
 
 // -----
 

@@ -139,16 +139,19 @@ func.func @formats(
 
 // -----
 
-// Parameters in any order, a quoted residual and a delta without its type
-// print in the one canonical form.
+// Parameters in any order, a quoted residual, a delta without its type, a
+// perm without its `#spperm.perm` and an empty `<>` print in the one
+// canonical form.
 // CHECK-LABEL: func.func @format_spellings
 // CHECK-SAME: #spperm.bell<block = 16, width = 2, residual = csr, delta = 5.000000e-01 : f64, condensed = true, perm = #spperm.perm<lpt>>
 // CHECK-SAME: #spperm.hbp<rows = 512, cols = 4096, perm = #spperm.perm<lpt>>
 // CHECK-SAME: #spperm.csr>
+// CHECK-SAME: #spperm.csr<perm = #spperm.perm<bsa>>>
 func.func @format_spellings(
     %a: !spperm.matrix<64x64xf32, #spperm.bell<perm = #spperm.perm<lpt>, condensed = true, residual = "csr", delta = 0.5, width = 2, block = 16>>,
     %b: !spperm.matrix<1024x8192xf32, #spperm.hbp<perm = #spperm.perm<lpt>, cols = 4096, rows = 512>>,
-    %c: !spperm.matrix<64x64xf32, #spperm.csr>) {
+    %c: !spperm.matrix<64x64xf32, #spperm.csr<>>,
+    %d: !spperm.matrix<64x64xf32, #spperm.csr<perm = <bsa>>>) {
   return
 }
 

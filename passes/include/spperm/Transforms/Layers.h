@@ -1,5 +1,4 @@
-//===- Layers.h - What a layer of a module is --------------------*- C++
-//-*-===//
+//===- Layers.h - What a layer of a module is -------------------*- C++ -*-===//
 //
 // Part of the spperm project.
 //

@@ -201,15 +201,18 @@ def SpPermPermuteRows : Pass<"spperm-permute-rows", "::mlir::ModuleOp"> {
 
     ```
     spmm(load(f)) => spmm(permute(load(f)))    // same result, original row order
+    spmm(convert(load(f))) => spmm(convert(permute(load(f))))
     ```
 
     The permutation itself is not materialized in the IR: it is a
     deterministic function of the matrix and the attribute, recomputed when
     the package is written. Matrices that are already permuted are left
-    alone. It runs before `spperm-convert-format` and
-    `spperm-lower-to-gpu`: an unpermuted matrix converted before a
-    multiplication uses it, or a multiplication already lowered, is refused
-    with an error.
+    alone. A `spperm.convert` straight from the load that feeds only
+    multiplications takes the permutation (its result type records it; a
+    convert keeps the row order). It runs before `spperm-lower-to-gpu`: an
+    unpermuted matrix converted in any other way before a multiplication
+    uses it (from another convert, or for other users too), or a
+    multiplication already lowered, is refused with an error.
 
     Before:
     ```mlir

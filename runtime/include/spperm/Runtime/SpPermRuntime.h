@@ -301,10 +301,13 @@ SPRT_EXPORT sprt_status sprt_layer_accepts_order(const sprt_package *package,
  *  descriptors, buffer and preprocessing made before the first run). On
  *  the GPU, "spperm:N" runs one variant of the layer as it is, unchecked:
  *  N = 0 its own generated kernels, N >= 1 its alternative N (the
- *  selector's shortlist, which the first sprt_spmm call chooses among).
- *  SPRT_ERROR_UNSUPPORTED: an unknown variant, one that cuSPARSE refuses
- *  for this matrix and K, or a variant the layer lacks or that has no
- *  kernels for K. */
+ *  selector's shortlist, which the first sprt_spmm call chooses among);
+ *  "cublas-sgemm" (fp32) or "cublaslt-gemm" (16-bit) is the dense GEMM on
+ *  the densified matrix. The CPU runs "spperm" (and "spperm:0", the same).
+ *  SPRT_ERROR_UNSUPPORTED: an unknown variant, a GPU variant on the CPU,
+ *  one that cuSPARSE refuses for this matrix and K, or a variant the layer
+ *  lacks or that has no kernels for K. SPRT_ERROR_INVALID_ARGUMENT: an
+ *  empty variant, or "spperm:" without a number of one to four digits. */
 SPRT_EXPORT sprt_status sprt_spmm_time(sprt_package *package, int64_t layer,
                                        const char *variant, const float *b,
                                        int64_t k, float *c, void *stream,
