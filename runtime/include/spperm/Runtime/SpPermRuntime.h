@@ -7,9 +7,10 @@
  * A flat C ABI over a compiled package (docs/RuntimeABI.md): load a package
  * directory once, look its layers up, run C = A * B many times, release.
  *
- *  - Every function returns an sprt_status; on failure it leaves a one-line
- *    message that sprt_last_error() returns on the same thread. No C++
- *    exception ever crosses this interface.
+ *  - Every function returns an sprt_status (but the two releases and the
+ *    version, status-name and last-error queries); on failure it leaves a
+ *    one-line message that sprt_last_error() returns on the same thread. No
+ *    C++ exception ever crosses this interface.
  *  - Every function checks its arguments (NULL pointers, ranges, sizes)
  *    before it touches anything.
  *  - A package is verified completely (schema, sizes, bounds, checksums,
