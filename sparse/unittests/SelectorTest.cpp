@@ -79,13 +79,16 @@ TEST(SelectorTest, MalformedModels) {
       {"\"spperm-selector\"", "\"other\"", "format must be"},
       {"\"version\": 1", "\"version\": 2", "unsupported version"},
       {"\"learning_rate\": 0.5", "\"learning_rate\": -1", "must be positive"},
-      {"\"init\": [0.1, 0.1, 0.5]", "\"init\": [0.1]", "one value per candidate"},
+      {"\"init\": [0.1, 0.1, 0.5]", "\"init\": [0.1]",
+       "one value per candidate"},
       {"\"threshold\": [16.0, -2.0, -2.0], \"value\": [0.0, 0.0, 1.0]",
        "\"threshold\": [16.0, -2.0], \"value\": [0.0, 0.0, 1.0]",
        "same, non-zero length"},
-      {"\"left\": [1, -1, -1], \"right\": [2, -1, -1], \"feature\": [1, -2, -2],\n"
+      {"\"left\": [1, -1, -1], \"right\": [2, -1, -1], \"feature\": [1, -2, "
+       "-2],\n"
        "      \"threshold\": [16.0, -2.0, -2.0], \"value\": [0.0, 0.0, 1.0]",
-       "\"left\": [0, -1, -1], \"right\": [2, -1, -1], \"feature\": [1, -2, -2],\n"
+       "\"left\": [0, -1, -1], \"right\": [2, -1, -1], \"feature\": [1, -2, "
+       "-2],\n"
        "      \"threshold\": [16.0, -2.0, -2.0], \"value\": [0.0, 0.0, 1.0]",
        "children must come after their parent"},
       {"\"feature\": [1, -2, -2],\n      \"threshold\": [16.0, -2.0, -2.0], "
@@ -96,6 +99,25 @@ TEST(SelectorTest, MalformedModels) {
       {"\"target\": \"sm_90\",", "", "missing 'target'"},
       {"\"features\": [\"log2_k\", \"row_nnz.mean\"]", "\"features\": []",
        "non-empty"},
+      {"\"format\": \"bell\"", "\"format\": \"ellpack\"",
+       "candidates[1].format: unknown format 'ellpack' (expected csr, bell, "
+       "hbp or cusparse)"},
+      {"\"format\": \"bell\"", "\"format\": \"Bell\"", "did you mean 'bell'?"},
+      {"\"strategy\": \"lpt\"", "\"strategy\": \"fast\"",
+       "candidates[0].strategy: unknown strategy 'fast' (expected identity, "},
+      {"\"strategy\": \"lpt\", \"format\": \"csr\"",
+       "\"strategy\": \"identity\", \"format\": \"cusparse\"",
+       "candidates[2]: repeats candidates[0] (strategy 'identity', format "
+       "'cusparse')"},
+      {"\"learning_rate\": 0.5",
+       "\"learning_rate\": 0.5, "
+       "\"format_penalty\": {\"ellpack\": 0.1}",
+       "format_penalty.ellpack: unknown format 'ellpack'"},
+      {"\"learning_rate\": 0.5",
+       "\"learning_rate\": 0.5, "
+       "\"shortlist\": {\"cs\": 1}",
+       "shortlist.cs: unknown format 'cs'"},
+      {"\"version\": 1,", "\"version\": 1,,", "not valid JSON: line 2, column"},
   };
   for (const Case &c : cases) {
     std::string text = kModel;
@@ -108,6 +130,14 @@ TEST(SelectorTest, MalformedModels) {
     EXPECT_NE(model.message().find(c.expect), std::string::npos)
         << model.message();
     EXPECT_EQ(model.message().find('\n'), std::string::npos);
+  }
+  // Either spelling of a strategy names the same candidate.
+  {
+    std::string text = kModel;
+    text.replace(text.find("\"lpt\""), 5, "\"warp_aware\"");
+    StatusOr<SelectorModel> model = parseSelectorModel(text, "m.json");
+    ASSERT_TRUE(model.isOk()) << model.message();
+    EXPECT_EQ(model->candidates[0].strategy, "warp-aware");
   }
   EXPECT_FALSE(parseSelectorModel("{", "x.json").isOk());
   EXPECT_FALSE(parseSelectorModel("[1]", "x.json").isOk());
@@ -516,7 +546,8 @@ TEST(SelectorTest, SelectVariantOptions) {
   StatusOr<Selection> e = selectVariant(in, missing);
   ASSERT_FALSE(e.isOk());
   EXPECT_EQ(e.message(),
-            "/nonexistent/model.json: cannot open the selector model");
+            "/nonexistent/model.json: cannot open the selector model: No "
+            "such file or directory");
 }
 
 /// The cost model ranks its four candidates with the lightest traffic

@@ -11,6 +11,15 @@
 // RUN: %spperm_python %S/../tools/spperm-run/spmm.py replace %t.domain.json '"margin": 0.1' '"margin": 0.1, "domain": {"rows": [0, 2]}'
 // RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="model=%t.domain.json" | FileCheck %s --check-prefix=OUTSIDE
 // RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="model=%t.domain.json library-check=1" | FileCheck %s --check-prefix=OUTSIDE-CHECKED
+// A target without a shipped model ranks by the cost model and says so,
+// unless the cost model was asked for; a model trained on another target
+// is used, with a warning.
+// RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="target=sm_80" 2>&1 >/dev/null | FileCheck %s --check-prefix=NOMODEL
+// RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="target=sm_80 cost-model=1" 2>&1 >/dev/null | count 0
+// RUN: spperm-opt %s -split-input-file -spperm-select="target=sm_80 strategy=lpt format=csr" 2>&1 >/dev/null | count 0
+// RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="target=sm_100 model=%S/../Inputs/selector-tiny.json" 2>&1 >/dev/null | FileCheck %s --check-prefix=OTHERTARGET
+// NOMODEL: warning: spperm-select: spperm ships no selector model for sm_80 (its models are for sm_90): the cost model ranks the candidates (docs/Selector.md, "The cost model"); give a model trained on the target (--model FILE), or --cost-model to choose it
+// OTHERTARGET: warning: spperm-select: the model {{.*}}selector-tiny.json was trained on sm_90, and the target is sm_100: its predictions are for the GPU it was trained on
 
 // The shipped sm_90 model chooses one of its candidates; the tiny model
 // (test/Inputs/selector-tiny.json: csr/lpt predicted 0 for K <= 64 and 1

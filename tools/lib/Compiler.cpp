@@ -1273,6 +1273,13 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
       pipeline.format = FormatOption::Auto;
   }
   result.warnings = unusedOptionWarnings(request, pipeline, mlirInput);
+  // A --model file is checked before any work, and its problem named as
+  // the model's, not as one of the first layer that reads it.
+  if (!pipeline.model.empty() && !pipeline.costModel)
+    if (::spperm::StatusOr<::spperm::SelectorModel> model =
+            ::spperm::readSelectorModel(pipeline.model);
+        !model)
+      return fail(model.message());
 
   Progress progress(request.tool.c_str(), request.progress, progressSeconds);
   StageTimes times;

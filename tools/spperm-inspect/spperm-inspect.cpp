@@ -448,32 +448,12 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  StatusOr<ValuesSpec> spec = parseValuesSpec(values);
-  if (!spec) {
-    reportError(kTool, spec.message());
-    return 1;
-  }
-  ReadOptions readOptions;
-  readOptions.values = *spec;
-  Progress progress(kTool, !quiet, progressSeconds);
-  progress.stage("reading " + path);
-  StatusOr<CsrMatrix> matrix = readMatrixFile(path, readOptions);
-  if (!matrix) {
-    reportError(kTool, matrix.message());
-    return 1;
-  }
-
-  FeatureOptions fopts;
-  fopts.warps = popts.warps;
-  fopts.lineWidth = popts.lineWidth;
-  fopts.rowsPerWarp = popts.rowsPerWarp;
-  progress.stage("computing features");
-  Features features = computeFeatures(*matrix, fopts);
-
-  std::optional<Selection> selection;
-  std::optional<std::vector<PackagedVariant>> packaged;
+  // --explain's options, checked before the matrix is read; the model is
+  // read once, here.
   int64_t explainK = 32;
   bool explainAnyK = false;
+  SelectionOptions sopts;
+  std::optional<SelectorModel> explainModel;
   if (explain) {
     // K as spperm-compile takes it: 0 for a package for any K, which the
     // selector ranks as for K = 32 (docs/Compile.md).
@@ -498,14 +478,68 @@ int main(int argc, char **argv) {
                              target + "'");
       return 1;
     }
-    SelectionOptions sopts;
+    if (explainOnly["--model"] && explainOnly["--cost-model"]) {
+      reportError(kTool, "--model and --cost-model exclude each other "
+                         "(--cost-model ranks without a model)");
+      return 1;
+    }
     sopts.modelPath = modelPath;
     sopts.target = target;
     sopts.costModel = explainOnly["--cost-model"];
     // What spperm-compile chooses by default: the runtime checks it.
     sopts.libraryCheck = true;
+    if (usesSelectorModel(sopts)) {
+      StatusOr<SelectorModel> model = loadSelectorModel(sopts);
+      if (!model) {
+        reportError(kTool, model.message());
+        return 1;
+      }
+      if (!modelPath.empty() && model->target != target)
+        reportWarning(kTool, "the model " + modelPath + " was trained on " +
+                                 model->target + ", and the target is " +
+                                 target +
+                                 ": its predictions are for the GPU it was "
+                                 "trained on");
+      explainModel = std::move(*model);
+    } else if (!sopts.costModel) {
+      reportWarning(kTool, "spperm ships no selector model for " + target +
+                               " (its models are for " +
+                               shippedSelectorTargets() +
+                               "): the cost model ranks the candidates "
+                               "(docs/Selector.md, \"The cost model\"); give "
+                               "a model trained on the target (--model "
+                               "FILE), or --cost-model to choose it");
+    }
+  }
+
+  StatusOr<ValuesSpec> spec = parseValuesSpec(values);
+  if (!spec) {
+    reportError(kTool, spec.message());
+    return 1;
+  }
+  ReadOptions readOptions;
+  readOptions.values = *spec;
+  Progress progress(kTool, !quiet, progressSeconds);
+  progress.stage("reading " + path);
+  StatusOr<CsrMatrix> matrix = readMatrixFile(path, readOptions);
+  if (!matrix) {
+    reportError(kTool, matrix.message());
+    return 1;
+  }
+
+  FeatureOptions fopts;
+  fopts.warps = popts.warps;
+  fopts.lineWidth = popts.lineWidth;
+  fopts.rowsPerWarp = popts.rowsPerWarp;
+  progress.stage("computing features");
+  Features features = computeFeatures(*matrix, fopts);
+
+  std::optional<Selection> selection;
+  std::optional<std::vector<PackagedVariant>> packaged;
+  if (explain) {
     StatusOr<Selection> chosen =
-        selectVariant(selectorInputs(features, explainK), sopts);
+        selectVariant(selectorInputs(features, explainK), sopts,
+                      explainModel ? &*explainModel : nullptr);
     if (!chosen) {
       reportError(kTool, chosen.message());
       return 1;

@@ -156,6 +156,9 @@ struct SpPermSelectPass
     options.maxVariants = maxVariants;
     // The learned model, read when the first matrix needs it, once.
     std::optional<::spperm::SelectorModel> learned;
+    // Whether a layer was ranked by the cost model for want of a model for
+    // the target (not because costModel asked for it).
+    bool fellBack = false;
 
     WalkResult result = module.walk([&](SpMMOp op) -> WalkResult {
       LoadOp load = getSourceLoad(op.getMatrix());
@@ -194,7 +197,14 @@ struct SpPermSelectPass
         if (!loaded)
           return load.emitOpError() << loaded.message();
         learned = std::move(*loaded);
+        if (!model.empty() && learned->target != target)
+          mlir::emitWarning(module.getLoc())
+              << "spperm-select: the model " << model << " was trained on "
+              << learned->target << ", and the target is " << target
+              << ": its predictions are for the GPU it was trained on";
       }
+      fellBack |= !layerFixed && !costModel &&
+                  !::spperm::usesSelectorModel(layerOptions);
       ::spperm::StatusOr<::spperm::Selection> selection =
           ::spperm::selectVariant(inputs, layerOptions,
                                   learned ? &*learned : nullptr);
@@ -222,7 +232,14 @@ struct SpPermSelectPass
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    if (fellBack)
+      mlir::emitWarning(module.getLoc())
+          << "spperm-select: spperm ships no selector model for " << target
+          << " (its models are for " << ::spperm::shippedSelectorTargets()
+          << "): the cost model ranks the candidates "
+             "(docs/Selector.md, \"The cost model\"); give a model trained "
+             "on the target (--model FILE), or --cost-model to choose it";
   }
 };
 

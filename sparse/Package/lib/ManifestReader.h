@@ -51,45 +51,6 @@ inline bool isCsrGroupName(std::string_view name) {
          name == buffer::kCsrValues;
 }
 
-/// A SAX handler that accepts everything and keeps the parser's error
-/// message: nlohmann::json only reports where parsing failed through
-/// exceptions or a SAX handler, and the core is built without exceptions.
-class ErrorRecorder : public nlohmann::json_sax<json> {
-public:
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t &) override { return true; }
-  bool string(string_t &) override { return true; }
-  bool binary(binary_t &) override { return true; }
-  bool start_object(std::size_t) override { return true; }
-  bool key(string_t &) override { return true; }
-  bool end_object() override { return true; }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string &,
-                   const nlohmann::detail::exception &ex) override {
-    message = ex.what();
-    return false;
-  }
-
-  std::string message;
-};
-
-/// Turns nlohmann's "[json.exception.parse_error.101] parse error at line 3,
-/// column 7: ..." into "line 3, column 7: ...", printable ASCII only.
-inline std::string cleanParseError(std::string message) {
-  const std::string marker = "parse error at ";
-  if (size_t at = message.find(marker); at != std::string::npos)
-    message = message.substr(at + marker.size());
-  for (char &c : message)
-    if (static_cast<unsigned char>(c) < 0x20 ||
-        static_cast<unsigned char>(c) >= 0x7f)
-      c = '?';
-  return message;
-}
-
 /// Type- and range-checked access to the parsed manifest. The first problem
 /// is kept as `MANIFEST: message`; every accessor returns false once there
 /// is one.

@@ -18,6 +18,7 @@
 #include "ManifestReader.h"
 #include "PackageDetail.h"
 #include "spperm/Sparse/Escape.h"
+#include "spperm/Sparse/JsonSyntax.h"
 
 #include <nlohmann/json.hpp>
 
@@ -685,10 +686,8 @@ bool parseManifest(ManifestReader &r, const json &root, ManifestDesc &out) {
 
 Status detail::parseManifestText(const std::string &manifestPath,
                                  const std::string &text, ManifestDesc &m) {
-  ErrorRecorder recorder;
-  if (!json::sax_parse(text, &recorder))
-    return Status::error(manifestPath + ": not valid JSON: " +
-                         cleanParseError(recorder.message));
+  if (std::string syntax = jsonSyntaxError(text); !syntax.empty())
+    return Status::error(manifestPath + ": not valid JSON: " + syntax);
   json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded())
     return Status::error(manifestPath + ": not valid JSON");

@@ -7,18 +7,25 @@
 #include "spperm/Sparse/Selector.h"
 
 #include "spperm/Sparse/Escape.h"
+#include "spperm/Sparse/JsonSyntax.h"
+#include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Names.h"
+#include "spperm/Sparse/Spelling.h"
 #include "spperm/Sparse/Strategy.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <type_traits>
+
+#include <sys/stat.h>
 
 using namespace spperm;
 using json = nlohmann::json;
@@ -35,6 +42,26 @@ namespace {
 /// The candidate of strategy `s` in storage `format` (a format choice).
 SelectorCandidate candidate(Strategy s, std::string_view format) {
   return {std::string(strategyCliName(s)), std::string(format)};
+}
+
+/// "unknown strategy 'NAME' (expected ...)", with a likely slip named.
+std::string unknownStrategy(const std::string &name) {
+  std::vector<std::string_view> names;
+  std::string list;
+  for (Strategy s : kAllStrategies) {
+    names.push_back(strategyCliName(s));
+    list += (list.empty() ? "" : ", ") + std::string(strategyCliName(s));
+  }
+  return "unknown strategy " + spperm::quoted(name) + " (expected " + list +
+         ")" + didYouMean(name, names);
+}
+
+/// "unknown format 'NAME' (expected csr, bell, hbp or cusparse)".
+std::string unknownFormatChoice(const std::string &name) {
+  const std::vector<std::string_view> names = {
+      format_name::kCsr, format_name::kBell, format_name::kHbp, kCusparse};
+  return "unknown format " + spperm::quoted(name) +
+         " (expected csr, bell, hbp or cusparse)" + didYouMean(name, names);
 }
 
 /// Reads the model's JSON without exceptions: each accessor reports the
@@ -173,6 +200,8 @@ void sortByPrediction(std::vector<RankedCandidate> &ranked) {
 
 StatusOr<SelectorModel> spperm::parseSelectorModel(const std::string &text,
                                                    const std::string &path) {
+  if (std::string syntax = jsonSyntaxError(text); !syntax.empty())
+    return Status::error(path + ": not valid JSON: " + syntax);
   json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded())
     return Status::error(path + ": not valid JSON");
@@ -219,6 +248,19 @@ StatusOr<SelectorModel> spperm::parseSelectorModel(const std::string &text,
     if (!r.string(c, at, "strategy", cand.strategy, status) ||
         !r.string(c, at, "format", cand.format, status))
       return status;
+    std::optional<Strategy> strategy = parseStrategy(cand.strategy);
+    if (!strategy)
+      return r.fail(at + ".strategy", unknownStrategy(cand.strategy));
+    if (!isFormatChoice(cand.format))
+      return r.fail(at + ".format", unknownFormatChoice(cand.format));
+    // One spelling of each strategy, so that candidates compare by name.
+    cand.strategy = std::string(strategyCliName(*strategy));
+    for (size_t j = 0; j < model.candidates.size(); ++j)
+      if (model.candidates[j].strategy == cand.strategy &&
+          model.candidates[j].format == cand.format)
+        return r.fail(at, "repeats candidates[" + std::to_string(j) +
+                              "] (strategy '" + cand.strategy + "', format '" +
+                              cand.format + "')");
     model.candidates.push_back(std::move(cand));
   }
   const json *rate = r.field(root, "model", "learning_rate", status);
@@ -251,6 +293,9 @@ StatusOr<SelectorModel> spperm::parseSelectorModel(const std::string &text,
       double v = 0.0;
       if (!r.number(it.value(), "format_penalty." + it.key(), v, status))
         return status;
+      if (!isFormatChoice(it.key()))
+        return r.fail("format_penalty." + it.key(),
+                      unknownFormatChoice(it.key()));
       if (v < 0)
         return r.fail("format_penalty." + it.key(), "must not be negative");
       model.formatPenalty[it.key()] = v;
@@ -268,6 +313,8 @@ StatusOr<SelectorModel> spperm::parseSelectorModel(const std::string &text,
         return r.fail("shortlist." + it.key(),
                       "must be an integer in [0, " +
                           std::to_string(kMaxShortlist) + "]");
+      if (!isFormatChoice(it.key()))
+        return r.fail("shortlist." + it.key(), unknownFormatChoice(it.key()));
       if (it.key() == kCusparse)
         return r.fail("shortlist.cusparse",
                       "the library is always timed; only generated formats "
@@ -316,6 +363,12 @@ StatusOr<SelectorModel> spperm::parseSelectorModel(const std::string &text,
 }
 
 StatusOr<SelectorModel> spperm::readSelectorModel(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return Status::error(
+        path + ": cannot open the selector model: " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return directoryGivenForFile(path, "selector model");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Status::error(path + ": cannot open the selector model");

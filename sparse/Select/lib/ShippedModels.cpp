@@ -40,6 +40,13 @@ bool spperm::hasShippedSelectorModel(const std::string &target) {
   return false;
 }
 
+std::string spperm::shippedSelectorTargets() {
+  std::string out;
+  for (const ShippedModel &m : kShippedModels)
+    out += (out.empty() ? "" : ", ") + std::string(m.target);
+  return out;
+}
+
 StatusOr<SelectorModel>
 spperm::shippedSelectorModel(const std::string &target) {
   for (const ShippedModel &m : kShippedModels)

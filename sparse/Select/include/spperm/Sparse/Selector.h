@@ -156,8 +156,11 @@ std::vector<RankedCandidate>
 rankByCostModel(const std::map<std::string, double> &inputs);
 
 /// Whether a model for `target` ("sm_90") is built into spperm
-/// (tools/selector/models/TARGET.json; library SpPermShippedModels).
+/// (tools/selector/models/TARGET.json; compiled into SpPermSelect).
 bool hasShippedSelectorModel(const std::string &target);
+
+/// The targets of the shipped models, as "sm_90" or "sm_80, sm_90".
+std::string shippedSelectorTargets();
 
 /// The model built in for `target`, parsed.
 StatusOr<SelectorModel> shippedSelectorModel(const std::string &target);
