@@ -41,7 +41,9 @@ import csv
 import json
 import math
 import os
+import re
 import sys
+import tempfile
 
 import numpy as np
 from sklearn.ensemble import GradientBoostingRegressor
@@ -90,23 +92,126 @@ SHORTLISTS = [{"csr": 1, "bell": 1}, {"csr": 2, "bell": 1}, {"csr": 2, "bell": 2
               {"csr": 3, "bell": 1}, SHORTLIST]
 
 
+# The names a dataset's time columns may use: `t:FORMAT.STRATEGY` for a
+# generated candidate (the formats and --strategy names of docs/DESIGN.md)
+# and `t:cusparse` for the library, which every row needs.
+FORMATS = ("csr", "bell", "hbp")
+STRATEGIES = ("identity", "plain", "flipped", "lpt", "warp-aware", "cta-aware",
+              "hybrid-1", "hybrid-2.1", "hybrid-2.2", "hybrid-2.3", "bsa")
+META = ("name", "set", "group", "k")
+# Inputs the training itself reads: the shortlist's entry budget (nnz) and
+# the domain's.
+NEEDED = ("nnz",) + tuple(DOMAIN)
+# Row-length histogram buckets exist only where some row falls in them: a
+# blank cell there is an empty bucket; elsewhere it is an error.
+OPTIONAL_PREFIX = "row_nnz_histogram."
+
+
+def fail(path, what):
+    raise SystemExit("train.py: error: %s: %s" % (path, what))
+
+
 def load(path):
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+    """The dataset's rows, inputs, candidates, input matrix, times (NaN where
+    a candidate did not run) and groups; any problem exits with one line
+    naming the file and where."""
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            cols = list(reader.fieldnames or [])
+    except OSError as e:
+        fail(path, "cannot read: %s" % (e.strerror or e))
+    except (csv.Error, UnicodeDecodeError) as e:
+        fail(path, "not a CSV file: %s" % e)
+    if not cols:
+        fail(path, "empty (a sweep dataset has a header and one row per "
+                   "matrix and K; make_dataset.py writes one)")
     if not rows:
-        raise SystemExit("train.py: error: %s: no rows" % path)
-    cols = list(rows[0].keys())
-    cands = [c[2:] for c in cols if c.startswith("t:")]
-    meta = {"name", "set", "group", "k", "cusparse_alg"}
+        fail(path, "no rows")
+    for c in cols:
+        if cols.count(c) > 1:
+            fail(path, "column %r appears twice" % c)
+    for c in META + ("t:cusparse",):
+        if c not in cols:
+            fail(path, "no %r column (columns: %s, inputs, t:FORMAT.STRATEGY "
+                       "times, t:cusparse)" % (c, ", ".join(META)))
+    cands = []
+    for c in cols:
+        if not c.startswith("t:") or c == "t:cusparse":
+            continue
+        fmt, _, strategy = c[2:].partition(".")
+        if fmt not in FORMATS or strategy not in STRATEGIES:
+            fail(path, "column %r: a time column is t:FORMAT.STRATEGY (FORMAT "
+                       "one of %s, STRATEGY a --strategy name) or t:cusparse"
+                       % (c, ", ".join(FORMATS)))
+        cands.append(c[2:])
+    if not cands:
+        fail(path, "no t:FORMAT.STRATEGY column: nothing to choose from")
+    cands.append("cusparse")
+    meta = set(META) | {"cusparse_alg"}
+    inputs = [c for c in cols if c not in meta and not c.startswith("t:")]
+    for c in NEEDED:
+        if c not in inputs:
+            fail(path, "no %r column, which training needs" % c)
+
+    def where(i, r):
+        # Line i + 2: the header is line 1.
+        return "line %d (%s, K = %s)" % (i + 2, r["name"], r["k"])
+
+    def number(i, r, c, what):
+        try:
+            v = float(r[c])
+        except ValueError:
+            v = math.nan
+        if not math.isfinite(v):
+            fail(path, "%s: %s: expected %s, got %r" % (where(i, r), c, what, r[c]))
+        return v
+
+    for i, r in enumerate(rows):
+        if None in r or None in r.values():
+            fail(path, "line %d has %s fields than the header's %d"
+                 % (i + 2, "more" if None in r else "fewer", len(cols)))
+        k = r["k"]
+        if not k.isdigit() or not 1 <= int(k) <= 2**31 - 1:
+            fail(path, "%s: k: expected an integer in [1, 2147483647], got %r"
+                 % (where(i, r), k))
+        if not r["group"]:
+            fail(path, "%s: group: blank (validation holds out one group at "
+                       "a time)" % where(i, r))
+        for c in inputs:
+            if r[c] == "" and c.startswith(OPTIONAL_PREFIX):
+                continue
+            if r[c] == "":
+                fail(path, "%s: %s: blank (only %s* buckets may be)"
+                     % (where(i, r), c, OPTIONAL_PREFIX))
+            number(i, r, c, "a number")
+        for c in cands:
+            col = "t:" + c
+            if r[col] == "" and c != "cusparse":
+                continue  # the candidate did not run on this matrix
+            if number(i, r, col, "a time above 0") <= 0:
+                fail(path, "%s: %s: expected a time above 0, got %r"
+                     % (where(i, r), col, r[col]))
     # Inputs: the features every row has (the row-length histogram's
     # buckets exist only where some row falls in them) and log2(K).
-    feats = [c for c in cols if c not in meta and not c.startswith("t:")
-             and all(r[c] != "" for r in rows)]
+    feats = [c for c in inputs if all(r[c] != "" for r in rows)]
     x = np.array([[float(r[f]) for f in feats] + [math.log2(float(r["k"]))]
                   for r in rows])
     t = np.array([[float(r["t:" + c]) if r["t:" + c] else np.nan for c in cands]
                   for r in rows])
     groups = np.array([r["group"] for r in rows])
+    names = sorted(set(groups))
+    if len(names) < 2:
+        fail(path, "one group (%s): validation holds out one group at a time "
+                   "and needs two or more" % names[0])
+    # Every held-out model is trained on every candidate.
+    for c, col in zip(cands, t.T):
+        ran = set(groups[np.isfinite(col)])
+        if len(ran) < 2:
+            fail(path, "t:%s: times in %s: every candidate needs times in two "
+                       "groups or more" % (c, "no group" if not ran else
+                                            "group %s only" % ran.pop()))
     return rows, feats + ["log2_k"], cands, x, t, groups
 
 
@@ -262,6 +367,34 @@ def export(models, feats, cands, margin, checked_margin, penalty, domain, target
     return json.dumps(out, separators=(",", ":"), sort_keys=False) + "\n"
 
 
+def write_both(files):
+    """Writes each (path, text) of `files`, all or none: each is written
+    beside its path and renamed onto it once all are written."""
+    staged = []
+    try:
+        for path, text in files:
+            if os.path.isdir(path):
+                fail(path, "is a directory")
+            fd, tmp = tempfile.mkstemp(
+                prefix="." + os.path.basename(path) + ".",
+                dir=os.path.dirname(os.path.abspath(path)))
+            staged.append((tmp, path))
+            # The mode a plain open() would give (mkstemp's is 0600).
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except OSError as e:
+        fail(e.filename or files[0][0], "cannot write: %s" % (e.strerror or e))
+    finally:
+        for tmp, _ in staged:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.path.join(HERE, "dataset", "sm_90.csv"))
@@ -271,8 +404,10 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="retrain and compare with --model instead of writing it")
     args = ap.parse_args()
+    if not re.fullmatch(r"sm_[0-9]+a?", args.target):
+        ap.error("--target must be a GPU architecture such as sm_90, got %r"
+                 % args.target)
     rows, feats, cands, x, t, groups = load(args.data)
-    cands = cands if "cusparse" in cands else cands + ["cusparse"]
     cus = cands.index("cusparse")
     best = np.nanmin(t, axis=1)
     y = log2(t / best[:, None])
@@ -431,16 +566,18 @@ def main():
         # Writes nothing: the shipped model and its report must both be what
         # retraining makes.
         for path, made in ((args.model, text), (args.report, report)):
-            if not os.path.exists(path) or open(path).read() != made:
+            if not os.path.isfile(path) or open(path).read() != made:
                 print("train.py: error: %s differs from what retraining on %s makes"
                       % (path, args.data), file=sys.stderr)
                 return 1
         print("train.py: %s and %s reproduced from %s"
               % (args.model, args.report, args.data))
         return 0
-    os.makedirs(os.path.dirname(os.path.abspath(args.model)), exist_ok=True)
-    open(args.model, "w").write(text)
-    open(args.report, "w").write(report)
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(args.model)), exist_ok=True)
+    except OSError as e:
+        fail(args.model, "cannot make its directory: %s" % (e.strerror or e))
+    write_both([(args.model, text), (args.report, report)])
     print(report)
     print("train.py: wrote %s (%d candidates, %d inputs, %d bytes) and %s"
           % (args.model, len(cands), len(feats), len(text), args.report))
