@@ -204,8 +204,8 @@ TEST(ShardTest, EachRankRunsItsShard) {
             SPRT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(p, nullptr);
   EXPECT_NE(std::string(sprt_last_error())
-                .find("layer 'graph' is cut into 4 shards, for as many ranks; "
-                      "got 2 ranks"),
+                .find("layer 'graph' is cut into 4 shards, one per rank: it "
+                      "runs on 4 ranks, not 2"),
             std::string::npos)
       << sprt_last_error();
   for (auto [rank, n] : {std::pair{4, 4}, std::pair{-1, 4}, std::pair{0, 0}})

@@ -475,15 +475,22 @@ int spperm::runDriver(const RanksOptions &o) {
                     : o.package + ": no layer named '" + o.layer +
                           "' (the package has: " + list + ")");
   }
-  if (o.b.rfind("random:", 0) == 0) {
+  const std::string &name = o.layer.empty() ? names.front() : o.layer;
+  auto layer =
+      std::find_if(manifest->layers.begin(), manifest->layers.end(),
+                   [&](const PackageLayer &l) { return l.name == name; });
+  const bool random = o.b.rfind("random:", 0) == 0;
+  if (layer->k != 0 && o.k != layer->k)
+    return fail(
+        (random ? "--k " + std::to_string(o.k)
+                : o.b + ": B has K = " + std::to_string(o.k) + " columns") +
+        ", but layer '" + name +
+        "' was compiled for K = " + std::to_string(layer->k));
+  if (random) {
     if (StatusOr<unsigned long long> seed = randomSeed(o.b); !seed)
       return fail(seed.message());
   } else {
     // B's shape against the layer's (B's header was read by the caller).
-    const std::string &name = o.layer.empty() ? names.front() : o.layer;
-    auto layer =
-        std::find_if(manifest->layers.begin(), manifest->layers.end(),
-                     [&](const PackageLayer &l) { return l.name == name; });
     if (o.bRows != layer->matrix.cols)
       return fail(o.b + ": B has shape (" + std::to_string(o.bRows) + ", " +
                   std::to_string(o.k) + "), the layer needs (" +

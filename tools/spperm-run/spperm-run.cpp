@@ -290,8 +290,8 @@ int main(int argc, char **argv) {
                  &kSeen);
   args.addOption("check-rows", "N",
                  "With --ranks: rows of C each rank checks against a "
-                 "float64 product (random rows and the 64 longest; default "
-                 "4096, 0 for none)",
+                 "float64 product: N random rows and the 64 longest "
+                 "(default 4096; 0 checks none)",
                  &checkRowsText);
   args.addOption("rank", "R", "Internal: run as rank R of --ranks (the "
                               "driver starts the ranks)",
@@ -355,6 +355,9 @@ int main(int argc, char **argv) {
       return fail("--chunk applies to --algorithm 1.5d");
     if (baselineSeen)
       return fail("--baseline applies to one device, not --ranks");
+    if (bench)
+      return fail("--bench applies to one device: --ranks times its runs "
+                  "itself (--warmup, --runs)");
     const bool random = bPath.rfind("random:", 0) == 0;
     if (random && !kSeen)
       return fail("--b random:SEED needs --k K");

@@ -131,8 +131,9 @@ Status selectShard(Package &package, int32_t rank, int32_t ranks) {
     if (first.shard.count != ranks)
       return Status::error("layer '" + first.name + "' is cut into " +
                            std::to_string(first.shard.count) +
-                           " shards, for as many ranks; got " +
-                           std::to_string(ranks) + " ranks");
+                           " shards, one per rank: it runs on " +
+                           std::to_string(first.shard.count) + " ranks, not " +
+                           std::to_string(ranks));
     kept.push_back(std::move(package.layers[g.first + rank]));
   }
   package.layers = std::move(kept);
