@@ -183,42 +183,53 @@ TEST_F(Interrupt, WithoutInstallingTheRegistryIsInert) {
 // and the file it would have replaced stays as it was. The signal is sent
 // the moment the temporary appears (inotify); writing 64 MiB takes far
 // longer than the cleanup.
+/// The signal comes when the temporary appears, from another thread; on a
+/// loaded machine the write may still finish first (then the new file is
+/// whole, which is atomic too, and the attempt is repeated), so that at
+/// least one attempt interrupts the write.
 TEST_F(Interrupt, AnInterruptedAtomicWriteLeavesTheOldFile) {
   ScratchDir dir;
   const std::string out = dir.path("out.bin");
-  writeText(out, "old");
-  EXPECT_EXIT(
-      {
-        installInterruptCleanup();
-        const int watch = ::inotify_init1(IN_CLOEXEC);
-        if (watch < 0 ||
-            ::inotify_add_watch(watch, dir.root().c_str(), IN_CREATE) < 0)
-          std::_Exit(2);
-        std::thread([watch] {
-          alignas(struct inotify_event) char buffer[4096];
-          for (;;) {
-            const ssize_t n = ::read(watch, buffer, sizeof buffer);
-            if (n <= 0)
-              std::_Exit(3);
-            for (ssize_t at = 0; at < n;) {
-              const auto *event =
-                  reinterpret_cast<const struct inotify_event *>(buffer + at);
-              if (event->len &&
-                  std::string(event->name).find(".tmp.") != std::string::npos)
-                interruptSelf(SIGTERM);
-              at += static_cast<ssize_t>(sizeof(struct inotify_event) +
-                                         event->len);
+  constexpr size_t kBytes = size_t(64) << 20;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    writeText(out, "old");
+    EXPECT_EXIT(
+        {
+          installInterruptCleanup();
+          const int watch = ::inotify_init1(IN_CLOEXEC);
+          if (watch < 0 ||
+              ::inotify_add_watch(watch, dir.root().c_str(), IN_CREATE) < 0)
+            std::_Exit(2);
+          std::thread([watch] {
+            alignas(struct inotify_event) char buffer[4096];
+            for (;;) {
+              const ssize_t n = ::read(watch, buffer, sizeof buffer);
+              if (n <= 0)
+                std::_Exit(3);
+              for (ssize_t at = 0; at < n;) {
+                const auto *event =
+                    reinterpret_cast<const struct inotify_event *>(buffer + at);
+                if (event->len &&
+                    std::string(event->name).find(".tmp.") != std::string::npos)
+                  interruptSelf(SIGTERM);
+                at += static_cast<ssize_t>(sizeof(struct inotify_event) +
+                                           event->len);
+              }
             }
-          }
-        }).detach();
-        const std::string bytes(size_t(64) << 20, 'n');
-        (void)writeFileAtomically(out, bytes);
-        // Finished before the cleanup ran: not what this test is for.
-        interruptSelf(SIGTERM);
-      },
-      ::testing::KilledBySignal(SIGTERM), "");
-  EXPECT_EQ(readText(out), "old");
-  EXPECT_EQ(entries(dir.root()), 1) << "a temporary was left beside out.bin";
+          }).detach();
+          const std::string bytes(kBytes, 'n');
+          (void)writeFileAtomically(out, bytes);
+          // Finished before the signal: the attempt is repeated.
+          interruptSelf(SIGTERM);
+        },
+        ::testing::KilledBySignal(SIGTERM), "");
+    ASSERT_EQ(entries(dir.root()), 1) << "a temporary was left beside out.bin";
+    if (readText(out) == "old")
+      return;
+    // Not interrupted: the new file, whole.
+    ASSERT_EQ(std::filesystem::file_size(out), kBytes);
+  }
+  ADD_FAILURE() << "20 writes of 64 MiB all finished before the signal";
 }
 
 } // namespace
