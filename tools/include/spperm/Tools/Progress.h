@@ -12,7 +12,8 @@
 #include <cstdio>
 #include <mutex>
 #include <string>
-#include <thread>
+
+#include <pthread.h>
 
 namespace spperm {
 
@@ -28,20 +29,29 @@ bool progressThreshold(double &seconds, std::string &error);
 /// sooner print nothing. The tools disable it with -q.
 class Progress {
 public:
+  /// Without a thread (a memory cap leaves none to start: its stack counts
+  /// against it) the tool runs on without progress lines.
   Progress(const char *tool, bool enabled, double threshold)
-      : tool(tool), enabled(enabled), threshold(threshold) {
-    if (enabled)
-      watcher = std::thread([this] { watch(); });
+      : tool(tool), threshold(threshold) {
+    // pthread_create reports failure where std::thread would throw, and the
+    // tools are built without exceptions.
+    this->enabled = enabled && ::pthread_create(
+                                   &watcher, nullptr,
+                                   [](void *self) -> void * {
+                                     static_cast<Progress *>(self)->watch();
+                                     return nullptr;
+                                   },
+                                   this) == 0;
   }
   ~Progress() {
     finish();
-    if (watcher.joinable()) {
+    if (enabled) {
       {
         std::lock_guard<std::mutex> lock(m);
         stopping = true;
       }
       wake.notify_all();
-      watcher.join();
+      ::pthread_join(watcher, nullptr);
     }
   }
   Progress(const Progress &) = delete;
@@ -97,11 +107,11 @@ private:
   }
 
   const char *tool;
-  const bool enabled;
+  bool enabled;
   const double threshold;
   std::mutex m;
   std::condition_variable wake;
-  std::thread watcher;
+  pthread_t watcher;
   std::string current;
   std::chrono::steady_clock::time_point started;
   bool announced = false, stopping = false;
