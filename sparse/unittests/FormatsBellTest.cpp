@@ -18,8 +18,10 @@
 
 #include "gtest/gtest.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <random>
@@ -333,4 +335,76 @@ TEST(FormatsBell, CostModelOrdersTheObviousCases) {
   BellCostShape lonely{32, 1, 1, 32, 0};
   BellCostShape lonelyCsr{32, 1, 0, 32, 1};
   EXPECT_GT(bellCost(lonely, 32), bellCost(lonelyCsr, 32));
+}
+
+/// Non-finite B (docs/Formats.md, "Non-finite B"): a NaN in B's row c
+/// reaches C's row r in csr and hbp where A stores (r, c), explicit zeros
+/// included, as a dense product over the stored entries does; in bell also
+/// where a kept tile of r's block row covers column c. Property over random
+/// matrices with explicit zeros, in both column modes.
+TEST(FormatsBell, NonFiniteBFollowsStoredEntriesAndTiles) {
+  std::mt19937_64 rng(77);
+  // Rows reached through a tile alone, and through an explicit zero.
+  int64_t throughTiles = 0, throughZeros = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int32_t rows = 1 + static_cast<int32_t>(rng() % 70);
+    const int32_t cols = 1 + static_cast<int32_t>(rng() % 70);
+    CsrMatrix m = generateBlockSparse(rows, cols, 4, 0.3, rng());
+    // Every fifth entry an explicit zero (of either sign).
+    for (size_t e = 0; e < m.values.size(); e += 5)
+      m.values[e] = (e / 5) % 2 ? 0.0f : -0.0f;
+    const int64_t k = 1 + static_cast<int64_t>(rng() % 5);
+    std::vector<float> b = randomDense(cols, k, rng());
+    const int32_t nanCol = static_cast<int32_t>(rng() % cols);
+    const float bad = trial % 2 ? std::numeric_limits<float>::quiet_NaN()
+                                : std::numeric_limits<float>::infinity();
+    for (int64_t x = 0; x < k; ++x)
+      b[nanCol * k + x] = bad;
+    // The rows that store column nanCol.
+    std::vector<char> stores(static_cast<size_t>(rows), 0);
+    for (int32_t r = 0; r < rows; ++r)
+      for (int32_t e = m.rowPtr[r]; e < m.rowPtr[r + 1]; ++e)
+        if (m.colIdx[e] == nanCol) {
+          stores[r] = 1;
+          throughZeros += m.values[e] == 0.0f;
+        }
+    const std::vector<int32_t> order =
+        randomOrder(rows, static_cast<uint64_t>(rng()));
+    for (const FormatOptions &o : allConfigs()) {
+      FormattedMatrix f = buildOk(m, order, o);
+      std::vector<float> c(static_cast<size_t>(rows) * k);
+      spmmCpu(f, b.data(), k, c.data());
+      // Rows (original) whose kept tiles cover nanCol.
+      std::vector<char> tiled(static_cast<size_t>(rows), 0);
+      if (f.kind == FormatKind::Bell) {
+        const BellStorage &bl = f.bell;
+        const int64_t tau = bl.block;
+        for (int64_t br = 0; br < bl.blockRows; ++br)
+          for (int64_t w = 0; w < bl.width; ++w) {
+            const int64_t bc = bl.blockCol[br * bl.width + w];
+            if (bc < 0)
+              continue;
+            bool covers = false;
+            for (int64_t j = 0; j < tau; ++j)
+              covers |=
+                  bl.condensed
+                      ? bl.tileCol[(br * bl.width + w) * tau + j] == nanCol
+                      : bc * tau + j == nanCol;
+            for (int64_t i = 0; covers && i < tau; ++i)
+              if (br * tau + i < rows)
+                tiled[f.order[br * tau + i]] = 1;
+          }
+      }
+      for (int32_t r = 0; r < rows; ++r) {
+        const bool expectBad = stores[r] || tiled[r];
+        throughTiles += tiled[r] && !stores[r];
+        for (int64_t x = 0; x < k; ++x)
+          ASSERT_EQ(!std::isfinite(c[r * k + x]), expectBad)
+              << describe(o) << " trial " << trial << " row " << r;
+      }
+    }
+  }
+  // Both cases were met.
+  EXPECT_GT(throughTiles, 0);
+  EXPECT_GT(throughZeros, 0);
 }

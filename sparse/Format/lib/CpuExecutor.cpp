@@ -8,7 +8,9 @@
 // (FormatTraversal.h) and adding each segment's sum to C's row of the
 // segment's original position. The reference the GPU kernels are checked
 // against; with 16-bit B and C, it widens B, accumulates in fp32 and rounds
-// each element of C once.
+// each element of C once. As the tile kernels do, a bell tile's zeros
+// multiply B too, which only a NaN or infinity in B's row can tell
+// (docs/Formats.md, "Non-finite B").
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <vector>
 
 using namespace spperm;
@@ -73,14 +76,28 @@ template <bool kOne>
 class SpmmVisitor {
 public:
   SpmmVisitor(const FormattedMatrix &a, const float *b, int64_t k, float *c)
-      : order(a.order), k(k), c(c), sum(b, k),
-        partial(static_cast<size_t>(k)) {}
+      : order(a.order), k(k), c(c), sum(b, k), partial(static_cast<size_t>(k)) {
+    if (a.kind != FormatKind::Bell)
+      return;
+    nonFinite.assign(static_cast<size_t>(a.cols), 0);
+    for (int64_t col = 0; col < a.cols; ++col)
+      for (int64_t x = 0; x < k; ++x)
+        if (!std::isfinite(b[col * k + x])) {
+          nonFinite[col] = 1;
+          break;
+        }
+  }
 
   void begin(int32_t position) {
     row = c + static_cast<int64_t>(order[position]) * k;
     sum.begin(partial.data());
   }
   void add(int32_t col, float v) { sum.add(col, v); }
+  /// 0 * B[col]: NaN where B's row holds a NaN or infinity, else nothing.
+  void addZero(int32_t col) {
+    if (nonFinite[col])
+      sum.add(col, 0.0f);
+  }
   void end() {
     sum.finish();
     for (int64_t x = 0; x < k; ++x)
@@ -93,6 +110,8 @@ private:
   float *c;
   RowSum<kOne> sum;
   std::vector<float> partial;
+  /// Per column of A (bell): whether B's row holds a NaN or infinity.
+  std::vector<char> nonFinite;
   float *row = nullptr;
 };
 

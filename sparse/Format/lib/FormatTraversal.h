@@ -26,8 +26,11 @@ namespace spperm {
 namespace detail {
 
 /// Calls visitor.begin(position), then visitor.add(col, value) for each
-/// entry of the segment, then visitor.end(), for every segment of `f`. The
-/// format must have passed verifyFormat.
+/// entry of the segment, then visitor.end(), for every segment of `f`. A
+/// bell tile's positions that hold 0 (no entry there, or an entry of
+/// value 0) inside the matrix are visitor.addZero(col): the tile kernels
+/// multiply them too (docs/Formats.md, "Non-finite B"). The format must
+/// have passed verifyFormat.
 template <typename Visitor>
 void forEachSegment(const FormattedMatrix &f, Visitor &visitor) {
   switch (f.kind) {
@@ -59,12 +62,16 @@ void forEachSegment(const FormattedMatrix &f, Visitor &visitor) {
           for (int64_t j = 0; j < tau && cols[j] >= 0; ++j)
             if (v[j] != 0.0f)
               visitor.add(cols[j], v[j]);
+            else
+              visitor.addZero(cols[j]);
           continue;
         }
         const int64_t jEnd = std::min<int64_t>(tau, f.cols - bc * tau);
         for (int64_t j = 0; j < jEnd; ++j)
           if (v[j] != 0.0f)
             visitor.add(static_cast<int32_t>(bc * tau + j), v[j]);
+          else
+            visitor.addZero(static_cast<int32_t>(bc * tau + j));
       }
       for (int32_t e = res.rowPtr[p]; e < res.rowPtr[p + 1]; ++e)
         visitor.add(res.colIdx[e], res.values[e]);

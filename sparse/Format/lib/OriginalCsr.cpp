@@ -32,6 +32,7 @@ void forEachEntry(const FormattedMatrix &f, Visit &&visit) {
     int32_t position = 0;
     void begin(int32_t p) { position = p; }
     void add(int32_t col, float value) { visit(position, col, value); }
+    void addZero(int32_t) {}
     void end() {}
   } visitor{visit};
   detail::forEachSegment(f, visitor);
