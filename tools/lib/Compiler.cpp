@@ -193,6 +193,9 @@ struct CheckInterrupted
 /// What the package needs of a compilation, besides the layers.
 struct CollectOptions {
   std::string baseDir;
+  /// The strategy --strategy fixes for every layer, if it does: a layer
+  /// its module already permutes keeps its own (said).
+  std::optional<::spperm::Strategy> strategy;
   bool libraryCheck = true;
   /// --size-budget: a variant's arrays may take at most this many times the
   /// matrix's CSR bytes (0: no budget).
@@ -425,6 +428,15 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
     layer.sourceSha256 = hashed->second;
     layer.values =
         *::spperm::parseValuesSpec(load.getValues().value_or("file").str());
+    // spperm-permute-rows leaves a permuted matrix alone (docs/Passes.md).
+    if (options.strategy && !parent &&
+        layer.permutation.strategy != *options.strategy)
+      load.emitWarning()
+          << "--strategy " << ::spperm::strategyCliName(*options.strategy)
+          << " is ignored for layer '" << layer.name
+          << "': its module permutes the matrix ("
+          << ::spperm::strategyCliName(layer.permutation.strategy)
+          << "), and a permuted matrix keeps its order";
     ChoiceAttr choice = load.getChoiceAttr();
     // A choice the pipeline did not materialize (it does only when the
     // selector runs; keep/keep leaves the types as written) is not what the
@@ -943,6 +955,7 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
   collect.baseDir = pipeline.baseDir;
   collect.libraryCheck = !pipeline.noLibraryCheck;
   collect.sizeBudget = request.sizeBudget;
+  collect.strategy = getFixedStrategy(pipeline.strategy);
   pm.addPass(std::make_unique<CollectLayers>(collect, layers));
   pm.addPass(std::make_unique<EraseUnlaunchedKernels>(layers));
   checkInterrupted(pm);
