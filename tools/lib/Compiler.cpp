@@ -25,6 +25,7 @@
 #include "spperm/Sparse/OutputPath.h"
 #include "spperm/Sparse/Package.h"
 #include "spperm/Sparse/Selector.h"
+#include "spperm/Sparse/Spelling.h"
 #include "spperm/Tools/MlirNesting.h"
 #include "spperm/Tools/Progress.h"
 #include "spperm/Transforms/Layers.h"
@@ -1210,13 +1211,14 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
                 std::string(got) + "'");
   }
   if (request.data != "embed" && request.data != "external")
-    return fail("--data must be embed or external, got '" + request.data +
-                "'");
+    return fail("--data must be embed or external, got '" + request.data + "'" +
+                ::spperm::didYouMean(request.data, {"embed", "external"}));
   if (StatusOr<ValuesSpec> spec = parseValuesSpec(request.values); !spec)
     return fail(spec.message());
   if (!::spperm::parseValueType(request.dtype))
     return fail("--dtype must be f32, f16 or bf16, got '" + request.dtype +
-                "'");
+                "'" +
+                ::spperm::didYouMean(request.dtype, {"f32", "f16", "bf16"}));
   if (!request.valuesDtype.empty() && request.valuesDtype != "f32" &&
       request.valuesDtype != request.dtype)
     return fail("--values-dtype must be f32 or the --dtype (" +

@@ -14,6 +14,7 @@
 #include "spperm/Sparse/Generators.h"
 #include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/MatrixIO.h"
+#include "spperm/Sparse/Spelling.h"
 #include "spperm/Tools/CommandLine.h"
 
 #include <algorithm>
@@ -272,9 +273,12 @@ int main(int argc, char **argv) {
         static_cast<int32_t>(rows), static_cast<int32_t>(cols),
         static_cast<int32_t>(communities), inDegree, outDegree, seed);
   } else {
-    reportError(kTool, "unknown KIND '" + kind +
-                           "' (expected rmat, banded, uniform, block, skewed, "
-                           "stencil or communities)");
+    reportError(kTool,
+                "unknown KIND '" + kind +
+                    "' (expected rmat, banded, uniform, block, skewed, "
+                    "stencil or communities)" +
+                    didYouMean(kind, {"rmat", "banded", "uniform", "block",
+                                      "skewed", "stencil", "communities"}));
     return 1;
   }
 

@@ -24,6 +24,7 @@
 #include "spperm/Sparse/Package.h"
 #include "spperm/Sparse/Permutation.h"
 #include "spperm/Sparse/Selector.h"
+#include "spperm/Sparse/Spelling.h"
 #include "spperm/Tools/CommandLine.h"
 #include "spperm/Tools/Progress.h"
 
@@ -439,7 +440,12 @@ int main(int argc, char **argv) {
       reportError(kTool, "unknown strategy '" + strategyName +
                              "' (expected identity, plain, flipped, lpt, "
                              "warp-aware, cta-aware, hybrid-1, hybrid-2.1, "
-                             "hybrid-2.2, hybrid-2.3, bsa or all)");
+                             "hybrid-2.2, hybrid-2.3, bsa or all)" +
+                             didYouMean(strategyName,
+                                        {"identity", "plain", "flipped", "lpt",
+                                         "warp-aware", "cta-aware", "hybrid-1",
+                                         "hybrid-2.1", "hybrid-2.2",
+                                         "hybrid-2.3", "bsa", "all"}));
       return 1;
     }
   }

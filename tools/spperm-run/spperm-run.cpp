@@ -26,6 +26,7 @@
 #include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/Npy.h"
 #include "spperm/Sparse/OutputPath.h"
+#include "spperm/Sparse/Spelling.h"
 #include "spperm/Tools/CommandLine.h"
 
 #include <nlohmann/json.hpp>
@@ -398,7 +399,8 @@ int main(int argc, char **argv) {
   else if (deviceName == "gpu")
     device = SPRT_DEVICE_GPU;
   else
-    return fail("unknown device '" + deviceName + "' (expected cpu or gpu)");
+    return fail("unknown device '" + deviceName + "' (expected cpu or gpu)" +
+                didYouMean(deviceName, {"cpu", "gpu"}));
   if (!bSeen)
     return fail("missing --b B.npy (see --help)");
   if (!outSeen && !bench)

@@ -30,6 +30,7 @@
 #include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/MatrixIO.h"
 #include "spperm/Sparse/Package.h"
+#include "spperm/Sparse/Spelling.h"
 #include "spperm/Tools/CommandLine.h"
 
 #include <algorithm>
@@ -529,7 +530,8 @@ int main(int argc, char **argv) {
     return *exitCode;
   ::spperm::setOutOfMemoryFile(input);
   if (device != "gpu" && device != "cpu") {
-    reportError(kTool, "--device must be gpu or cpu, got '" + device + "'");
+    reportError(kTool, "--device must be gpu or cpu, got '" + device + "'" +
+                           didYouMean(device, {"gpu", "cpu"}));
     return 1;
   }
   auto parseList = [](const std::string &name, const std::string &text,
