@@ -105,10 +105,11 @@ double since(std::chrono::steady_clock::time_point start) {
 /// A layer name from a file name: its stem without matrix extensions, with
 /// characters outside [A-Za-z0-9_] replaced by '_'.
 std::string layerNameFor(StringRef path) {
+  // The extensions in any case, as the readers take them (A.MTX.GZ).
   StringRef name = llvm::sys::path::filename(path);
-  name.consume_back(".gz");
+  name.consume_back_insensitive(".gz");
   for (StringRef ext : {".mtx", ".smtx", ".npz"})
-    if (name.consume_back(ext))
+    if (name.consume_back_insensitive(ext))
       break;
   std::string out;
   for (char c : name)
@@ -1169,6 +1170,9 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
   }
   if (request.output.empty())
     return fail("missing -o PKG (see --help)");
+  // A package is a directory: `-o new.spp/` names new.spp.
+  while (request.output.size() > 1 && request.output.back() == '/')
+    request.output.pop_back();
   // Every output is checked before any work: a compile that cannot write
   // all of them writes none.
   if (std::string bad = checkOutputPath(request.output, /*directory=*/true);
