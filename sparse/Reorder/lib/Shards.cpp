@@ -36,8 +36,10 @@ StatusOr<std::vector<int32_t>> planShards(const CsrMatrix &m, int32_t shards,
     return Status::error(
         "shards must be an integer in [1, " +
         std::to_string(std::max<int32_t>(m.rows, 1)) +
-        "] (at least one row per shard; the matrix has " +
-        std::to_string(m.rows) + " rows), got " + std::to_string(shards));
+        (m.rows == 0 ? "] (the matrix has no rows to cut)"
+                     : "] (at least one row per shard; the matrix has " +
+                           std::to_string(m.rows) + " rows)") +
+        ", got " + std::to_string(shards));
   std::vector<int32_t> bounds(static_cast<size_t>(shards) + 1, 0);
   bounds.back() = m.rows;
   if (cut == ShardCut::EqualRows) {
