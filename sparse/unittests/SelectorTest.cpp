@@ -144,6 +144,19 @@ TEST(SelectorTest, MalformedModels) {
   EXPECT_FALSE(readSelectorModel("/nonexistent/model.json").isOk());
 }
 
+/// A syntax error says where, in one short line, however long the token.
+TEST(SelectorTest, SyntaxErrorsSayWhereInOneShortLine) {
+  StatusOr<SelectorModel> m = parseSelectorModel(
+      "{\"a\": \"" + std::string(1 << 20, 'a') + "\x01\"}", "long.json");
+  ASSERT_FALSE(m.isOk());
+  EXPECT_EQ(m.message().rfind("long.json: not valid JSON: line 1, column ", 0),
+            0u)
+      << m.message();
+  EXPECT_LT(m.message().size(), 300u);
+  EXPECT_EQ(m.message().find('\n'), std::string::npos);
+  EXPECT_NE(m.message().find("aaa...'"), std::string::npos) << m.message();
+}
+
 /// Property: a random full tree of depth d predicts the value of the leaf a
 /// direct walk of the same thresholds reaches.
 TEST(SelectorTest, RandomTreesAgreeWithAWalk) {

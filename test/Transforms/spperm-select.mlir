@@ -18,7 +18,7 @@
 // RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="target=sm_80 cost-model=1" 2>&1 >/dev/null | count 0
 // RUN: spperm-opt %s -split-input-file -spperm-select="target=sm_80 strategy=lpt format=csr" 2>&1 >/dev/null | count 0
 // RUN: spperm-opt %s -split-input-file -spperm-extract-features -spperm-select="target=sm_100 model=%S/../Inputs/selector-tiny.json" 2>&1 >/dev/null | FileCheck %s --check-prefix=OTHERTARGET
-// NOMODEL: warning: spperm-select: spperm ships no selector model for sm_80 (its models are for sm_90): the cost model ranks the candidates (docs/Selector.md, "The cost model"); give a model trained on the target (--model FILE), or --cost-model to choose it
+// NOMODEL: warning: spperm-select: spperm ships no selector model for sm_80 (its models are for sm_90): the cost model ranks the candidates (docs/Selector.md, "The cost model"); give a model trained on the target (--model FILE; the pass option model=FILE), or choose the cost model (--cost-model; cost-model=1)
 // OTHERTARGET: warning: spperm-select: the model {{.*}}selector-tiny.json was trained on sm_90, and the target is sm_100: its predictions are for the GPU it was trained on
 
 // The shipped sm_90 model chooses one of its candidates; the tiny model

@@ -195,9 +195,10 @@ struct CheckInterrupted
 /// What the package needs of a compilation, besides the layers.
 struct CollectOptions {
   std::string baseDir;
-  /// The strategy --strategy fixes for every layer, if it does: a layer
-  /// its module already permutes keeps its own (said).
+  /// The strategy --strategy fixes for every layer, if it does, with its
+  /// --warps: a layer its module already permutes keeps its own (said).
   std::optional<::spperm::Strategy> strategy;
+  int64_t warps = 0;
   bool libraryCheck = true;
   /// --size-budget: a variant's arrays may take at most this many times the
   /// matrix's CSR bytes (0: no budget).
@@ -432,13 +433,22 @@ LogicalResult collectLayers(ModuleOp module, MatrixCache &matrices,
         *::spperm::parseValuesSpec(load.getValues().value_or("file").str());
     // spperm-permute-rows leaves a permuted matrix alone (docs/Passes.md).
     if (options.strategy && !parent &&
-        layer.permutation.strategy != *options.strategy)
-      load.emitWarning()
-          << "--strategy " << ::spperm::strategyCliName(*options.strategy)
-          << " is ignored for layer '" << layer.name
-          << "': its module permutes the matrix ("
-          << ::spperm::strategyCliName(layer.permutation.strategy)
-          << "), and a permuted matrix keeps its order";
+        (layer.permutation.strategy != *options.strategy ||
+         layer.permutation.warps != options.warps)) {
+      auto describe = [](::spperm::Strategy s, int64_t warps) {
+        return std::string(::spperm::strategyCliName(s)) + ", --warps " +
+               std::to_string(warps);
+      };
+      load.emitWarning() << "--strategy "
+                         << ::spperm::strategyCliName(*options.strategy)
+                         << " and its parameters are ignored for layer '"
+                         << layer.name << "': its module permutes the matrix ("
+                         << describe(layer.permutation.strategy,
+                                     layer.permutation.warps)
+                         << "; the options say "
+                         << describe(*options.strategy, options.warps)
+                         << "), and a permuted matrix keeps its order";
+    }
     ChoiceAttr choice = load.getChoiceAttr();
     // A choice the pipeline did not materialize (it does only when the
     // selector runs; keep/keep leaves the types as written) is not what the
@@ -958,6 +968,7 @@ bool compile(::spperm::CompileRequest &request, SpPermPipelineOptions &pipeline,
   collect.libraryCheck = !pipeline.noLibraryCheck;
   collect.sizeBudget = request.sizeBudget;
   collect.strategy = getFixedStrategy(pipeline.strategy);
+  collect.warps = pipeline.warps;
   pm.addPass(std::make_unique<CollectLayers>(collect, layers));
   pm.addPass(std::make_unique<EraseUnlaunchedKernels>(layers));
   checkInterrupted(pm);
@@ -1292,9 +1303,12 @@ bool compilePackage(CompileRequest request, CompileResult &result) {
       pipeline.format = FormatOption::Auto;
   }
   result.warnings = unusedOptionWarnings(request, pipeline, mlirInput);
-  // A --model file is checked before any work, and its problem named as
-  // the model's, not as one of the first layer that reads it.
-  if (!pipeline.model.empty() && !pipeline.costModel)
+  // A --model file the selector may read is checked before any work, and
+  // its problem named as the model's, not as one of the first layer that
+  // reads it.
+  if (!pipeline.model.empty() && !pipeline.costModel &&
+      (pipeline.strategy == StrategyOption::Auto ||
+       pipeline.format == FormatOption::Auto))
     if (::spperm::StatusOr<::spperm::SelectorModel> model =
             ::spperm::readSelectorModel(pipeline.model);
         !model)

@@ -116,9 +116,13 @@ def load(path):
     a candidate did not run) and groups; any problem exits with one line
     naming the file and where."""
     try:
-        with open(path, newline="") as f:
+        # utf-8-sig: a spreadsheet's byte-order mark is not part of "name".
+        with open(path, newline="", encoding="utf-8-sig") as f:
             reader = csv.DictReader(f)
-            rows = list(reader)
+            rows, lines = [], []
+            for row in reader:
+                rows.append(row)
+                lines.append(reader.line_num)
             cols = list(reader.fieldnames or [])
     except OSError as e:
         fail(path, "cannot read: %s" % (e.strerror or e))
@@ -130,6 +134,9 @@ def load(path):
     if not rows:
         fail(path, "no rows")
     for c in cols:
+        if not c.strip():
+            fail(path, "the header has an empty column name (column %d)"
+                 % (cols.index(c) + 1))
         if cols.count(c) > 1:
             fail(path, "column %r appears twice" % c)
     for c in META + ("t:cusparse",):
@@ -156,8 +163,7 @@ def load(path):
             fail(path, "no %r column, which training needs" % c)
 
     def where(i, r):
-        # Line i + 2: the header is line 1.
-        return "line %d (%s, K = %s)" % (i + 2, r["name"], r["k"])
+        return "line %d (%s, K = %s)" % (lines[i], r["name"], r["k"])
 
     def number(i, r, c, what):
         try:
@@ -171,9 +177,9 @@ def load(path):
     for i, r in enumerate(rows):
         if None in r or None in r.values():
             fail(path, "line %d has %s fields than the header's %d"
-                 % (i + 2, "more" if None in r else "fewer", len(cols)))
+                 % (lines[i], "more" if None in r else "fewer", len(cols)))
         k = r["k"]
-        if not k.isdigit() or not 1 <= int(k) <= 2**31 - 1:
+        if not re.fullmatch(r"[0-9]+", k) or not 1 <= int(k) <= 2**31 - 1:
             fail(path, "%s: k: expected an integer in [1, 2147483647], got %r"
                  % (where(i, r), k))
         if not r["group"]:
@@ -368,29 +374,32 @@ def export(models, feats, cands, margin, checked_margin, penalty, domain, target
 
 
 def write_both(files):
-    """Writes each (path, text) of `files`, all or none: each is written
-    beside its path and renamed onto it once all are written."""
+    """Writes each (path, text) of `files`: each beside its path (through a
+    symbolic link, beside its target), renamed onto it once all are written,
+    so that a failure leaves every file as it was."""
     staged = []
     try:
-        for path, text in files:
-            if os.path.isdir(path):
-                fail(path, "is a directory")
+        for user_path, text in files:
+            path = os.path.realpath(user_path)
             fd, tmp = tempfile.mkstemp(
                 prefix="." + os.path.basename(path) + ".",
                 dir=os.path.dirname(os.path.abspath(path)))
-            staged.append((tmp, path))
+            staged.append((tmp, path, user_path))
             # The mode a plain open() would give (mkstemp's is 0600).
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp, 0o666 & ~umask)
             with os.fdopen(fd, "w") as f:
                 f.write(text)
-        for tmp, path in staged:
+        for tmp, path, _ in staged:
             os.replace(tmp, path)
     except OSError as e:
-        fail(e.filename or files[0][0], "cannot write: %s" % (e.strerror or e))
+        # The file as the user named it, not the temporary.
+        named = next((u for t, p, u in staged if e.filename in (t, p)),
+                     files[len(staged) - 1][0] if staged else files[0][0])
+        fail(named, "cannot write: %s" % (e.strerror or e))
     finally:
-        for tmp, _ in staged:
+        for tmp, _, _ in staged:
             if os.path.exists(tmp):
                 os.unlink(tmp)
 
@@ -407,6 +416,17 @@ def main():
     if not re.fullmatch(r"sm_[0-9]+a?", args.target):
         ap.error("--target must be a GPU architecture such as sm_90, got %r"
                  % args.target)
+    if not args.check:
+        # The outputs, before the training: not directories, and their
+        # directories (made when the files are written) under a directory.
+        for path in (args.model, args.report):
+            if os.path.isdir(path):
+                fail(path, "is a directory")
+            folder = os.path.dirname(os.path.realpath(path))
+            while not os.path.exists(folder):
+                folder = os.path.dirname(folder)
+            if not os.path.isdir(folder):
+                fail(path, "cannot write: %s is not a directory" % folder)
     rows, feats, cands, x, t, groups = load(args.data)
     cus = cands.index("cusparse")
     best = np.nanmin(t, axis=1)
@@ -573,10 +593,11 @@ def main():
         print("train.py: %s and %s reproduced from %s"
               % (args.model, args.report, args.data))
         return 0
-    try:
-        os.makedirs(os.path.dirname(os.path.abspath(args.model)), exist_ok=True)
-    except OSError as e:
-        fail(args.model, "cannot make its directory: %s" % (e.strerror or e))
+    for path in (args.model, args.report):
+        try:
+            os.makedirs(os.path.dirname(os.path.realpath(path)), exist_ok=True)
+        except OSError as e:
+            fail(path, "cannot make its directory: %s" % (e.strerror or e))
     write_both([(args.model, text), (args.report, report)])
     print(report)
     print("train.py: wrote %s (%d candidates, %d inputs, %d bytes) and %s"

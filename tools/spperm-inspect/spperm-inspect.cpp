@@ -508,13 +508,9 @@ int main(int argc, char **argv) {
                                  "trained on");
       explainModel = std::move(*model);
     } else if (!sopts.costModel) {
-      reportWarning(kTool, "spperm ships no selector model for " + target +
-                               " (its models are for " +
-                               shippedSelectorTargets() +
-                               "): the cost model ranks the candidates "
-                               "(docs/Selector.md, \"The cost model\"); give "
-                               "a model trained on the target (--model "
-                               "FILE), or --cost-model to choose it");
+      reportWarning(kTool, costModelFallbackReason(target) +
+                               "; give a model trained on the target "
+                               "(--model FILE), or --cost-model to choose it");
     }
   }
 

@@ -16,6 +16,7 @@
 
 #include "spperm/Runtime/SpPermRuntime.h"
 #include "spperm/Sparse/Accuracy.h"
+#include "spperm/Sparse/Escape.h"
 #include "spperm/Sparse/Formats.h"
 #include "spperm/Sparse/Interrupt.h"
 #include "spperm/Sparse/Npy.h"
@@ -171,10 +172,15 @@ using DevicePtr = std::unique_ptr<void, DeviceDeleter>;
 
 /// The normwise error of sampled rows of C (this rank's rows, c: rows x k)
 /// against a float64 product with the shard's matrix: `sample` random rows
-/// and the longest rows.
+/// and the longest rows. Elements the product makes NaN or infinite (B may
+/// hold them) must be non-finite in C too and are left out of the norm; a
+/// non-finite element the product lacks is allowed where `denseTiles` (a
+/// bell layer's tiles multiply their zeros too: docs/Formats.md,
+/// "Non-finite B"). The first element against these rules is described in
+/// `mismatch`.
 double checkRows(const CsrMatrix &a, const std::vector<float> &b,
-                 const std::vector<float> &c, int64_t k,
-                 int64_t sample, int64_t &checked) {
+                 const std::vector<float> &c, int64_t k, int64_t sample,
+                 bool denseTiles, int64_t &checked, std::string &mismatch) {
   std::vector<int32_t> rows;
   if (sample >= a.rows) {
     for (int32_t r = 0; r < a.rows; ++r)
@@ -207,6 +213,15 @@ double checkRows(const CsrMatrix &a, const std::vector<float> &b,
     const double slack = underflowSlack(a.rowLength(r));
     for (int64_t j = 0; j < k; ++j) {
       const double got = c[static_cast<size_t>(r) * k + j];
+      if (!std::isfinite(want[j]) || !std::isfinite(got)) {
+        const bool lost = std::isfinite(got);
+        const bool extra = std::isfinite(want[j]) && !denseTiles;
+        if (mismatch.empty() && (lost || extra))
+          mismatch = "row " + std::to_string(r) + ", column " +
+                     std::to_string(j) + " of C is " + exactNumber(got) +
+                     " where the float64 product is " + exactNumber(want[j]);
+        continue;
+      }
       const double d = beyondAllowance(got - want[j], slack);
       diff += d * d;
       norm += want[j] * want[j];
@@ -337,6 +352,7 @@ int spperm::runRank(const RanksOptions &o) {
       return fail(where + runtimeError(s));
   double error = 0;
   int64_t checked = 0;
+  std::string mismatch;
   if (o.checkRows > 0) {
     // The shard's matrix as the sparse core reads it, in its original row
     // order, against B in float64 (1.5-D: the whole B, drawn again).
@@ -358,8 +374,10 @@ int spperm::runRank(const RanksOptions &o) {
       if (!fullB)
         return fail(where + fullB.message());
     }
-    error = checkRows(toOriginalCsr(mine->matrix), split ? *fullB : *b, c,
-                      o.k, o.checkRows, checked);
+    const bool denseTiles =
+        mine->matrix.kind == FormatKind::Bell && mine->matrix.bell.width > 0;
+    error = checkRows(toOriginalCsr(mine->matrix), split ? *fullB : *b, c, o.k,
+                      o.checkRows, denseTiles, checked, mismatch);
   }
 
   // Timed runs: each between barriers, host-timed to the stream's end.
@@ -412,6 +430,10 @@ int spperm::runRank(const RanksOptions &o) {
                             "\n");
         !s)
       return fail(where + s.message());
+  if (!mismatch.empty())
+    return fail(where + mismatch +
+                " (NaN and infinity in B carry through: "
+                "docs/Formats.md, \"Non-finite B\")");
   if (checked > 0 && !(error <= 1e-5))
     return fail(where + "C differs from the float64 product on " +
                 std::to_string(checked) + " sampled rows by " +

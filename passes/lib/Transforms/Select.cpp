@@ -235,11 +235,10 @@ struct SpPermSelectPass
       return signalPassFailure();
     if (fellBack)
       mlir::emitWarning(module.getLoc())
-          << "spperm-select: spperm ships no selector model for " << target
-          << " (its models are for " << ::spperm::shippedSelectorTargets()
-          << "): the cost model ranks the candidates "
-             "(docs/Selector.md, \"The cost model\"); give a model trained "
-             "on the target (--model FILE), or --cost-model to choose it";
+          << "spperm-select: " << ::spperm::costModelFallbackReason(target)
+          << "; give a model trained on the target (--model FILE; the "
+             "pass option model=FILE), or choose the cost model "
+             "(--cost-model; cost-model=1)";
   }
 };
 

@@ -52,6 +52,15 @@ std::string spperm::jsonSyntaxError(const std::string &text) {
   const std::string marker = "parse error at ";
   if (size_t at = message.find(marker); at != std::string::npos)
     message = message.substr(at + marker.size());
+  // "...; last read: 'TOKEN'": a token may be a whole long string.
+  const std::string lastRead = "last read: '";
+  if (size_t at = message.find(lastRead); at != std::string::npos) {
+    const size_t begin = at + lastRead.size();
+    const size_t end = message.find('\'', begin);
+    constexpr size_t kMaxToken = 40;
+    if (end != std::string::npos && end - begin > kMaxToken)
+      message.replace(begin + kMaxToken, end - begin - kMaxToken, "...");
+  }
   for (char &c : message)
     if (static_cast<unsigned char>(c) < 0x20 ||
         static_cast<unsigned char>(c) >= 0x7f)

@@ -47,6 +47,15 @@ std::string spperm::shippedSelectorTargets() {
   return out;
 }
 
+std::string spperm::costModelFallbackReason(const std::string &target) {
+  const std::string targets = shippedSelectorTargets();
+  return "spperm ships no selector model for " + target +
+         (targets.empty() ? " (it ships none)"
+                          : " (its models are for " + targets + ")") +
+         ": the cost model ranks the candidates (docs/Selector.md, \"The "
+         "cost model\")";
+}
+
 StatusOr<SelectorModel>
 spperm::shippedSelectorModel(const std::string &target) {
   for (const ShippedModel &m : kShippedModels)

@@ -7,12 +7,14 @@
 #ifndef SPPERM_TOOLS_PROGRESS_H
 #define SPPERM_TOOLS_PROGRESS_H
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
 #include <string>
 
+#include <climits>
 #include <pthread.h>
 
 namespace spperm {
@@ -29,23 +31,33 @@ bool progressThreshold(double &seconds, std::string &error);
 /// sooner print nothing. The tools disable it with -q.
 class Progress {
 public:
-  /// Without a thread (a memory cap leaves none to start: its stack counts
-  /// against it) the tool runs on without progress lines.
+  /// Without a thread (a memory cap may leave none to start) the tool
+  /// runs on, and only the stages announced at once (threshold 0) print.
   Progress(const char *tool, bool enabled, double threshold)
-      : tool(tool), threshold(threshold) {
-    // pthread_create reports failure where std::thread would throw, and the
-    // tools are built without exceptions.
-    this->enabled = enabled && ::pthread_create(
-                                   &watcher, nullptr,
-                                   [](void *self) -> void * {
-                                     static_cast<Progress *>(self)->watch();
-                                     return nullptr;
-                                   },
-                                   this) == 0;
+      : tool(tool), enabled(enabled), threshold(threshold) {
+    if (!enabled || threshold <= 0)
+      return;
+    // pthread_create reports failure where std::thread would throw (the
+    // tools are built without exceptions), and takes a small stack: the
+    // default, 8 MiB, would count against a memory cap (SPPERM_MEMORY_LIMIT)
+    // that the tool alone stays within.
+    pthread_attr_t attr;
+    if (::pthread_attr_init(&attr) != 0)
+      return;
+    ::pthread_attr_setstacksize(
+        &attr, std::max<size_t>(size_t(64) << 10, PTHREAD_STACK_MIN));
+    watching = ::pthread_create(
+                   &watcher, &attr,
+                   [](void *self) -> void * {
+                     static_cast<Progress *>(self)->watch();
+                     return nullptr;
+                   },
+                   this) == 0;
+    ::pthread_attr_destroy(&attr);
   }
   ~Progress() {
     finish();
-    if (enabled) {
+    if (watching) {
       {
         std::lock_guard<std::mutex> lock(m);
         stopping = true;
@@ -107,8 +119,10 @@ private:
   }
 
   const char *tool;
-  bool enabled;
+  const bool enabled;
   const double threshold;
+  /// Whether the watcher thread runs.
+  bool watching = false;
   std::mutex m;
   std::condition_variable wake;
   pthread_t watcher;

@@ -162,6 +162,12 @@ bool hasShippedSelectorModel(const std::string &target);
 /// The targets of the shipped models, as "sm_90" or "sm_80, sm_90".
 std::string shippedSelectorTargets();
 
+/// Why a selection for `target`, which has no shipped model, ranks with
+/// the cost model: "spperm ships no selector model for sm_80 (its models
+/// are for sm_90): the cost model ranks the candidates (...)", for a
+/// warning that the caller ends with how to choose otherwise.
+std::string costModelFallbackReason(const std::string &target);
+
 /// The model built in for `target`, parsed.
 StatusOr<SelectorModel> shippedSelectorModel(const std::string &target);
 
