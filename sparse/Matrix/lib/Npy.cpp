@@ -22,13 +22,17 @@
 
 #include "NpyHeader.h"
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <initializer_list>
 #include <memory>
+#include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <sys/stat.h>
@@ -299,8 +303,29 @@ Status writePiecesAtomically(const std::string &given,
   if (path != given)
     if (Status s = checkOutputSparesInputs(path, {}); !s)
       return s;
-  std::string tmp = path + ".tmp.XXXXXX";
-  int fd = ::mkstemp(tmp.data());
+  // The temporary is registered for removal on an interruption before it
+  // is created (mkstemp would leave a moment where it exists unregistered):
+  // a name of our own, created exclusively, another one drawn if taken.
+  std::string tmp;
+  std::optional<ScopedTemporary> interrupted;
+  int fd = -1;
+  static std::atomic<uint64_t> drawn{0};
+  std::mt19937_64 rng(
+      static_cast<uint64_t>(::getpid()) * 0x9E3779B97F4A7C15u ^
+      static_cast<uint64_t>(
+          std::chrono::steady_clock::now().time_since_epoch().count()) ^
+      drawn.fetch_add(1));
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    static const char kLetters[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    tmp = path + ".tmp.";
+    for (int i = 0; i < 6; ++i)
+      tmp += kLetters[rng() % (sizeof kLetters - 1)];
+    interrupted.emplace(tmp);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST)
+      break;
+  }
   if (fd < 0) {
     const int saved = errno;
     // The usual cause, a mistyped directory, said as such.
@@ -313,7 +338,6 @@ Status writePiecesAtomically(const std::string &given,
     return Status::error(path + ": cannot create a temporary file: " +
                          std::strerror(saved));
   }
-  const ScopedTemporary interrupted(tmp); // removed if the tool is interrupted
   auto abandon = [&](const std::string &what) {
     int saved = errno;
     if (fd >= 0)
