@@ -437,15 +437,17 @@ int main(int argc, char **argv) {
     } else if (std::optional<Strategy> s = parseStrategy(strategyName)) {
       strategies.push_back(*s);
     } else {
-      reportError(kTool, "unknown strategy '" + strategyName +
-                             "' (expected identity, plain, flipped, lpt, "
-                             "warp-aware, cta-aware, hybrid-1, hybrid-2.1, "
-                             "hybrid-2.2, hybrid-2.3, bsa or all)" +
-                             didYouMean(strategyName,
-                                        {"identity", "plain", "flipped", "lpt",
-                                         "warp-aware", "cta-aware", "hybrid-1",
-                                         "hybrid-2.1", "hybrid-2.2",
-                                         "hybrid-2.3", "bsa", "all"}));
+      // The names from the one table (strategyCliName), and "all".
+      std::vector<std::string_view> names;
+      std::string list;
+      for (Strategy s : kAllStrategies) {
+        names.push_back(strategyCliName(s));
+        list += std::string(strategyCliName(s)) + ", ";
+      }
+      names.push_back("all");
+      reportError(kTool, "unknown strategy '" + strategyName + "' (expected " +
+                             list.substr(0, list.size() - 2) + " or all)" +
+                             didYouMean(strategyName, names));
       return 1;
     }
   }
@@ -500,12 +502,9 @@ int main(int argc, char **argv) {
         reportError(kTool, model.message());
         return 1;
       }
-      if (!modelPath.empty() && model->target != target)
-        reportWarning(kTool, "the model " + modelPath + " was trained on " +
-                                 model->target + ", and the target is " +
-                                 target +
-                                 ": its predictions are for the GPU it was "
-                                 "trained on");
+      if (std::string other = otherTargetWarning(modelPath, *model, target);
+          !modelPath.empty() && !other.empty())
+        reportWarning(kTool, other);
       explainModel = std::move(*model);
     } else if (!sopts.costModel) {
       reportWarning(kTool, costModelFallbackReason(target) +

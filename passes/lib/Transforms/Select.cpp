@@ -197,11 +197,10 @@ struct SpPermSelectPass
         if (!loaded)
           return load.emitOpError() << loaded.message();
         learned = std::move(*loaded);
-        if (!model.empty() && learned->target != target)
-          mlir::emitWarning(module.getLoc())
-              << "spperm-select: the model " << model << " was trained on "
-              << learned->target << ", and the target is " << target
-              << ": its predictions are for the GPU it was trained on";
+        if (std::string other =
+                ::spperm::otherTargetWarning(model, *learned, target);
+            !model.empty() && !other.empty())
+          mlir::emitWarning(module.getLoc()) << "spperm-select: " << other;
       }
       fellBack |= !layerFixed && !costModel &&
                   !::spperm::usesSelectorModel(layerOptions);

@@ -56,6 +56,16 @@ std::string spperm::costModelFallbackReason(const std::string &target) {
          "cost model\")";
 }
 
+std::string spperm::otherTargetWarning(const std::string &modelPath,
+                                       const SelectorModel &model,
+                                       const std::string &target) {
+  if (model.target == target)
+    return "";
+  return "the model " + modelPath + " was trained on " + model.target +
+         ", and the target is " + target +
+         ": its predictions are for the GPU it was trained on";
+}
+
 StatusOr<SelectorModel>
 spperm::shippedSelectorModel(const std::string &target) {
   for (const ShippedModel &m : kShippedModels)

@@ -168,6 +168,12 @@ std::string shippedSelectorTargets();
 /// warning that the caller ends with how to choose otherwise.
 std::string costModelFallbackReason(const std::string &target);
 
+/// The warning for a model file trained on another target than `target`,
+/// or "" when it was trained on it.
+std::string otherTargetWarning(const std::string &modelPath,
+                               const SelectorModel &model,
+                               const std::string &target);
+
 /// The model built in for `target`, parsed.
 StatusOr<SelectorModel> shippedSelectorModel(const std::string &target);
 
